@@ -1,0 +1,187 @@
+"""Events the engine yields, in the past tense, and the result records they carry.
+
+The engine never writes a report. It yields these events; handlers (the emit.jsonl writer, the
+console) consume them. `record()` turns an event into the JSON object written as one line of
+`emit.jsonl`, the source of truth every report is rebuilt from (`schemas/emit-event.v1.schema.json`).
+Every string in a record has already passed the run's redactor: no secret value reaches here.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any
+
+EMIT_SCHEMA = "flowwalk.emit/1"
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value
+
+
+# --- result records -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RecoveryAttempt:
+    """One bounded recovery step the walker took after a failure (RFC 011 style)."""
+
+    strategy: str   # dismiss_and_retry | re_resolve_target | retry_redo | rerun_scenario | relaunch_browser
+    outcome: str    # recovered | failed | skipped
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Failure:
+    failure_class: str            # one of model.FAILURE_CLASSES
+    runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
+    retryable: bool
+    step_kind: str                # one of model.STEP_KINDS
+    message: str
+    step_index: int | None = None  # 1-based, within the rule
+    step_text: str = ""
+    expected: str = ""
+    observed: str = ""
+    path: str | None = None       # the spec file and line of the failing step
+    line: int | None = None
+    col: int | None = None
+    screenshot: str | None = None  # relative to the report folder
+    parent: str | None = None     # parent_failed: which parent
+    recovery: tuple[RecoveryAttempt, ...] = ()
+    max_recovery_attempts: int = 3
+    candidates: tuple[dict[str, Any], ...] = ()  # target re-resolution evidence
+    context: dict[str, Any] = field(default_factory=dict)  # console, network, a11y snapshot, url
+
+
+@dataclass(frozen=True)
+class Finding:
+    """A verified finding that does not halt: a failed optional step or a graded assertion."""
+
+    severity: str       # critical | warning | info
+    source: str         # "step" | "assertion"
+    message: str
+    step_index: int | None = None
+    kind: str = ""
+
+
+# --- events ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Event:
+    def record(self) -> dict[str, Any]:
+        name = _EVENT_NAMES[type(self)]
+        return {"event": name, **_plain(self)}
+
+
+@dataclass(frozen=True)
+class RunStarted(Event):
+    run_id: str
+    started_at: str           # ISO 8601, UTC
+    flowwalk_version: str
+    shard: dict[str, int]     # {"index": K, "total": N}
+    #: every scenario of the full plan (all shards) in plan order, with its rules and test ids;
+    #: `assigned` lists the ids this shard runs. Merge checks shards against it.
+    plan: dict[str, Any]
+    settings: dict[str, Any]
+    schema: str = EMIT_SCHEMA
+
+
+@dataclass(frozen=True)
+class ScenarioStarted(Event):
+    scenario_id: str
+    attempt: int              # 1-based; > 1 for a --retries rerun
+    worker: int
+    t: float                  # seconds since the run started
+
+
+@dataclass(frozen=True)
+class StepFinished(Event):
+    scenario_id: str
+    rule: str
+    test_id: str
+    attempt: int
+    index: int                # 1-based within the rule
+    text: str
+    kind: str                 # goto | act | expect | wait | extract | emit
+    role: str                 # guard | body
+    status: str               # passed | failed | warning | skipped
+    duration_ms: float
+    path: str
+    line: int
+    reads: int | None = None  # stabilized checks: fresh reads taken
+    failure: Failure | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EmitRecorded(Event):
+    scenario_id: str
+    rule: str
+    name: str
+    url: str
+    fields: dict[str, Any]
+    t: float
+
+
+@dataclass(frozen=True)
+class RuleFinished(Event):
+    scenario_id: str
+    rule: str
+    test_id: str
+    attempt: int
+    status: str               # passed | failed | skipped
+    duration_ms: float
+    path: str
+    line: int
+    reason: str = ""          # skipped: parent_failed | guard_failed | run_timeout | cancelled | halted
+    failure: Failure | None = None
+    skipped_steps: tuple[str, ...] = ()   # "step 6 (expect url_contains '/done')"
+    findings: tuple[Finding, ...] = ()
+    guard_attempts: int = 0
+    screenshots: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ScenarioFinished(Event):
+    scenario_id: str
+    attempt: int
+    status: str               # passed | failed | skipped
+    duration_ms: float
+    #: this attempt is the last one for the scenario (no further --retries rerun follows)
+    final: bool = True
+    trace: str | None = None
+    trace_withheld: str | None = None
+
+
+@dataclass(frozen=True)
+class RunCancelled(Event):
+    signal: str
+    t: float
+
+
+@dataclass(frozen=True)
+class RunFinished(Event):
+    finished_at: str
+    duration_ms: float
+    exit_code: int
+    counts: dict[str, int]
+    cancelled: bool = False
+
+
+_EVENT_NAMES: dict[type, str] = {
+    RunStarted: "run_started",
+    ScenarioStarted: "scenario_started",
+    StepFinished: "step_finished",
+    EmitRecorded: "emit_recorded",
+    RuleFinished: "rule_finished",
+    ScenarioFinished: "scenario_finished",
+    RunCancelled: "run_cancelled",
+    RunFinished: "run_finished",
+}

@@ -1,0 +1,249 @@
+"""The one internal model every input becomes: Suite -> Scenario -> Rule -> Step.
+
+A flow spec is a scenario with one rule (its steps, no guard split). Rule files and aitester-bdd
+suites are scenarios with many rules. Loaders (`spec/`) build these frozen objects; the walker
+(`walk/`) only reads them. Strings may hold `{{NAME}}` placeholders; they are resolved by the
+walker at the browser boundary (see `spec/variables.py`), never here.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal, Mapping
+
+from flowwalk.errors import Location
+
+# --- vocabularies (one place; docs, models and the walker read these) --------------------------
+
+ACT_ACTIONS = ("click", "fill", "press", "hover", "scroll",  # flow-spec v1
+               "select", "check", "uncheck", "dblclick", "focus", "upload")  # v1.x for rules
+#: actions whose `value` is required (everything else refuses one, except scroll's optional amount)
+VALUE_ACTIONS = ("fill", "press", "select", "upload")
+
+EXPECT_KINDS = (
+    # flow-spec v1
+    "url_contains", "url_matches", "text_contains", "beacon",
+    # v1.x additions for rules and .robot suites
+    "url_not_contains", "text_not_contains", "text_matches", "has_text",
+    "selector_exists", "selector_absent", "count",
+    "visible", "hidden", "enabled", "disabled", "checked", "unchecked",
+    "attribute", "input_value",
+)
+#: expect kinds that read an element (and so take a selector, required unless noted)
+ELEMENT_EXPECTS = ("text_contains", "text_not_contains", "text_matches", "has_text", "selector_exists",
+                   "selector_absent", "count", "visible", "hidden", "enabled", "disabled", "checked",
+                   "unchecked", "attribute", "input_value")
+#: expect kinds whose selector defaults to `body`
+BODY_DEFAULT_EXPECTS = ("text_contains", "text_not_contains", "text_matches")
+
+ASSERTION_KINDS = ("no_console_errors", "beacon_fires")
+SEVERITIES = ("critical", "warning", "info")
+EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled",
+                "is_checked", "js", "url", "title")
+
+FAILURE_CLASSES = (
+    "assertion_failed",        # the site verifiably misbehaved: the only class that alerts
+    "spec_step_unresolvable",  # selector/target unresolvable, navigation blocked, step timeout
+    "credential_rejected",     # a {{VAR}} the run cannot supply, or a login rejected
+    "agent_uncertain",         # the model backend was unavailable while re-resolving a target
+    "quota_exceeded",          # the hard model-call cap was hit
+    "infrastructure_error",    # v1.x: the browser crashed, the run timed out, flowwalk broke mid-scenario
+)
+#: where in a rule a failure happened (the walker's `failure_step_kind`)
+STEP_KINDS = ("guard", "action", "observation_or_assertion", "parent_failed", "run_timeout",
+              "assertion", "setup")
+STATUSES = ("passed", "failed", "skipped", "flaky")
+
+
+# --- steps ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Stabilize:
+    """RFC 010 verify-until-stable settings for one check (bounds are enforced by the loaders)."""
+
+    window_ms: int = 1000          # 500..1500
+    stable_reads: int = 2          # consecutive matching fresh reads, 1..5
+    interval_ms: int = 150         # 100..200 between reads
+    max_rechecks: int = 3          # 0..5
+    stale_ms: int = 500            # 300..800
+
+    BOUNDS = {"window_ms": (500, 1500), "stable_reads": (1, 5), "interval_ms": (100, 200),
+              "max_rechecks": (0, 5), "stale_ms": (300, 800)}
+
+
+@dataclass(frozen=True)
+class VerifierRef:
+    """A verifier named on a step or rule: `read_after_write`, `invariant_check`, or a user module."""
+
+    name: str
+    loc: Location
+    options: Mapping[str, object] = field(default_factory=dict)
+    timeout_ms: int = 5000
+
+
+@dataclass(frozen=True)
+class Step:
+    loc: Location
+    #: the step as written, for people: "expect text_contains 'Saved'", "act click 'the submit button'"
+    text: str
+    optional: bool = False
+    verify: tuple[VerifierRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class Goto(Step):
+    url: str = ""
+
+
+@dataclass(frozen=True)
+class Act(Step):
+    action: str = "click"
+    #: CSS or `text=` selector; may be a pipe fallback `a | b | c` (first that matches wins)
+    selector: str | None = None
+    #: a short human description used to re-resolve when the selector is missing or matches nothing
+    target: str | None = None
+    value: str | None = None
+    #: after the action, wait until this selector is attached (rules' `await`)
+    await_selector: str | None = None
+
+
+@dataclass(frozen=True)
+class Expect(Step):
+    kind: str = "url_contains"
+    value: str | None = None
+    selector: str | None = None
+    vendor: str | None = None
+    event: str | None = None
+    #: count: the number compared with `op`
+    count: int | None = None
+    op: Literal["eq", "gte", "lte"] = "eq"
+    #: attribute: which attribute, and whether `value` must equal it or be contained in it
+    attr: str | None = None
+    match: Literal["equals", "contains"] = "equals"
+    #: compiled at load for url_matches / text_matches (never substituted for url_matches)
+    pattern: re.Pattern[str] | None = None
+    stabilize: Stabilize | None = None
+    #: observation timeout override for this check (ms); None -> the rule's timeout
+    timeout_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class Wait(Step):
+    ms: int | None = None
+    for_selector: str | None = None
+
+
+@dataclass(frozen=True)
+class Extract(Step):
+    selector: str = ""
+    into: str = ""
+
+
+@dataclass(frozen=True)
+class EmitField:
+    name: str
+    source: str = "text"
+    selector: str | None = None
+    attr: str | None = None
+    expr: str | None = None
+
+
+@dataclass(frozen=True)
+class Emit(Step):
+    """Record page state into emit.jsonl. Never fails the rule. Ends the guard section."""
+
+    name: str = ""
+    fields: tuple[EmitField, ...] = ()
+
+
+@dataclass(frozen=True)
+class Assertion:
+    """A flow-level grade evaluated after the flow (never halts it)."""
+
+    kind: str
+    loc: Location
+    text: str
+    severity: Literal["critical", "warning", "info"] = "warning"
+    vendor: str | None = None
+    event: str | None = None
+
+
+# --- rules, scenarios, suites -----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Retry:
+    max: int = 0
+    delay_ms: int = 1000
+
+
+@dataclass(frozen=True)
+class Rule:
+    name: str
+    loc: Location
+    steps: tuple[Step, ...]
+    parents: tuple[str, ...] = ()
+    retry: Retry = Retry()
+    guard_policy: Literal["skip", "abort"] = "skip"
+    #: bounds guards and observations; None -> the run's default (30 s observations, 200 ms guards)
+    timeout_ms: int | None = None
+    guard_timeout_ms: int | None = None
+    #: selectors of this rule's descendants are prefixed with `child_scope >> `
+    child_scope: str | None = None
+    interrupts: Literal["inherit", "paused", "override"] = "inherit"
+    interrupt_selectors: tuple[str, ...] = ()
+    screenshot_on_enter: bool = False
+    screenshot_on_fail: bool = True
+    #: flows have no guard section: every step is body, a failed required step halts the flow
+    guards_enabled: bool = True
+    verify: tuple[VerifierRef, ...] = ()
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """The unit of scheduling and sharding: one browser context, an entry URL and a rule DAG."""
+
+    #: stable across runs and machines: "<relative path>#<scenario name>"
+    id: str
+    name: str
+    #: the file it came from, relative to the working directory, with forward slashes
+    source: str
+    kind: Literal["flow", "rules", "robot"]
+    loc: Location
+    entry_url: str | None
+    rules: tuple[Rule, ...]
+    description: str = ""
+    allowed_hosts: tuple[str, ...] = ()
+    assertions: tuple[Assertion, ...] = ()
+    dismiss_selectors: tuple[str, ...] = ()
+    #: defaults declared in the file (rules `variables:`, robot `*** Variables ***`); --var wins
+    variables: Mapping[str, str] = field(default_factory=dict)
+    #: variable names the file itself marks secret (robot `type secret`, rules `secrets:`)
+    secrets: frozenset[str] = frozenset()
+
+    def test_id(self, rule: Rule) -> str:
+        """The id of one testcase: the scenario id for a flow, `<scenario id>/<rule>` otherwise."""
+        return self.id if self.kind == "flow" else f"{self.id}/{rule.name}"
+
+
+@dataclass(frozen=True)
+class Suite:
+    """One input file."""
+
+    path: str
+    kind: Literal["flow", "rules", "robot"]
+    scenarios: tuple[Scenario, ...]
+
+
+def step_selectors(step: Step) -> tuple[str, ...]:
+    """Every selector a step uses (for scope prefixing, validation and docs)."""
+    out: list[str] = []
+    for name in ("selector", "for_selector", "await_selector"):
+        value = getattr(step, name, None)
+        if value:
+            out.append(value)
+    if isinstance(step, Emit):
+        out.extend(f.selector for f in step.fields if f.selector)
+    return tuple(out)

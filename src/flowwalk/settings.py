@@ -1,0 +1,155 @@
+"""Frozen Settings, built once from command-line options, the environment and `flowwalk.yaml`.
+
+Precedence, highest first: command-line option, action input (`INPUT_*`), `FLOWWALK_*`
+environment variable, `flowwalk.yaml`, built-in default. `build_settings` is the one pure function
+that does this; tests build settings from plain dicts. Secret *values* live only in `Secrets`,
+whose repr never shows them.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any, Mapping
+
+from flowwalk.errors import UsageError
+from flowwalk.model import Stabilize
+
+HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
+FULL_CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run")
+COMMENT_MODES = ("always", "on-failure", "on-change", "off")
+FLAKY_POLICIES = ("pass", "fail")
+TRACE_MODES = ("off", "on-failure", "on")
+SCREENSHOT_MODES = ("off", "on-failure", "on")
+
+
+def default_executable(env: Mapping[str, str] | None = None) -> str:
+    """The headless shell when installed (about half the wall time), else the full browser."""
+    env = os.environ if env is None else env
+    if env.get("FLOWWALK_CHROMIUM"):
+        return env["FLOWWALK_CHROMIUM"]
+    return HEADLESS_SHELL if os.path.exists(HEADLESS_SHELL) else FULL_CHROMIUM
+
+
+class Secrets:
+    """Secret values by variable name. Never printed: repr and str show only the names."""
+
+    def __init__(self, values: Mapping[str, str] | None = None):
+        self._values = dict(values or {})
+
+    def names(self) -> frozenset[str]:
+        return frozenset(self._values)
+
+    def get(self, name: str) -> str | None:
+        return self._values.get(name)
+
+    def values(self) -> list[str]:
+        return [v for v in self._values.values() if v]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._values
+
+    def __repr__(self) -> str:
+        return f"Secrets(names={sorted(self._values)})"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secrets) and self._values == other._values
+
+    def __hash__(self) -> int:
+        return hash(tuple(sorted(self._values)))
+
+
+@dataclass(frozen=True)
+class GitHubSettings:
+    token: str | None = field(default=None, repr=False)
+    api_url: str = "https://api.github.com"
+    server_url: str = "https://github.com"
+    repository: str | None = None          # owner/name
+    pr_number: int | None = None
+    sha: str | None = None
+    run_id: str | None = None
+    run_attempt: str | None = None
+    event_name: str | None = None
+    event_path: str | None = None
+    step_summary: str | None = None        # GITHUB_STEP_SUMMARY file
+    output: str | None = None              # GITHUB_OUTPUT file
+    comment_mode: str = "always"
+    check_run: bool = False
+    commit_status: bool = False
+    artifact_url: str | None = None
+
+
+@dataclass(frozen=True)
+class Settings:
+    paths: tuple[str, ...] = (".",)
+    out_dir: str = "flowwalk-report"
+    base_url: str | None = None
+    variables: Mapping[str, str] = field(default_factory=dict)
+    secret_names: tuple[str, ...] = ()
+    secrets: Secrets = field(default_factory=Secrets, compare=False)
+    shard_index: int = 1
+    shard_total: int = 1
+    durations_file: str | None = None
+    workers: int = 1
+    retries: int = 0
+    flaky_policy: str = "pass"             # does a flaky scenario fail the job?
+    run_timeout_s: float = 300.0
+    rule_timeout_ms: int = 30_000          # observations and the rule deadline
+    guard_timeout_ms: int = 200
+    action_timeout_ms: int = 10_000
+    navigation_timeout_ms: int = 30_000
+    stabilize: Stabilize = Stabilize()
+    dismiss_selectors: tuple[str, ...] = ()
+    executable: str = FULL_CHROMIUM
+    browser_args: tuple[str, ...] = CHROMIUM_ARGS
+    screenshots: str = "on-failure"
+    full_page_screenshots: bool = False
+    trace: str = "off"
+    verifiers_dir: str = "verifiers"
+    on_github_actions: bool = False
+    github: GitHubSettings = GitHubSettings()
+
+    def with_(self, **changes: Any) -> "Settings":
+        return replace(self, **changes)
+
+
+SETTING_NAMES = tuple(f.name for f in fields(Settings))
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """`K/N` with 1 <= K <= N."""
+    try:
+        k_text, n_text = text.split("/")
+        k, n = int(k_text), int(n_text)
+    except ValueError:
+        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4") from None
+    if not 1 <= k <= n:
+        raise UsageError(f"--shard '{text}': K must be between 1 and N\n  hint: shards are numbered 1..N")
+    return k, n
+
+
+def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var") -> dict[str, str]:
+    out: dict[str, str] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"{what} '{pair}' is not NAME=VALUE\n  hint: for example {what} BASE=https://127.0.0.1:8080")
+        out[name.strip()] = value
+    return out
+
+
+def cpu_count() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def find_config(start: str | Path = ".") -> Path | None:
+    path = Path(start) / "flowwalk.yaml"
+    return path if path.is_file() else None
