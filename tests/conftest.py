@@ -1,0 +1,52 @@
+"""Shared fixtures: one loopback site server and one Chromium per test session, a fresh context per test."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterator
+
+import pytest
+
+from flowwalk.serve import StaticServer
+from flowwalk.settings import CHROMIUM_ARGS, default_executable
+
+SITE = Path(__file__).parent / "site" / "pages"
+EXAMPLES_SITE = Path(__file__).parent.parent / "examples" / "site"
+
+
+@pytest.fixture(scope="session")
+def site() -> Iterator[StaticServer]:
+    """tests/site/pages served on 127.0.0.1:<free port>."""
+    with StaticServer(SITE) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def example_site() -> Iterator[StaticServer]:
+    """examples/site served on 127.0.0.1:<free port>."""
+    with StaticServer(EXAMPLES_SITE) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def playwright_instance():  # type: ignore[no-untyped-def]
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        yield pw
+
+
+@pytest.fixture(scope="session")
+def chromium(playwright_instance):  # type: ignore[no-untyped-def]
+    """The one raw Playwright browser of the session (for tests of the browser layer)."""
+    browser = playwright_instance.chromium.launch(executable_path=default_executable(), args=list(CHROMIUM_ARGS))
+    yield browser
+    browser.close()
+
+
+@pytest.fixture()
+def page(chromium):  # type: ignore[no-untyped-def]
+    context = chromium.new_context()
+    page = context.new_page()
+    yield page
+    context.close()
