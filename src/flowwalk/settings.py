@@ -153,3 +153,106 @@ def cpu_count() -> int:
 def find_config(start: str | Path = ".") -> Path | None:
     path = Path(start) / "flowwalk.yaml"
     return path if path.is_file() else None
+
+
+def _env_bool(text: str | None) -> bool | None:
+    if text is None or text.strip() == "":
+        return None
+    return text.strip().lower() in ("1", "true", "yes", "on")
+
+
+def _positive_int(name: str, value: Any, minimum: int = 0) -> int:
+    try:
+        number = int(value)
+    except (TypeError, ValueError):
+        raise UsageError(f"{name} '{value}' is not a whole number\n  hint: for example {name} 2") from None
+    if number < minimum:
+        raise UsageError(f"{name} {number} is below {minimum}\n  hint: use {minimum} or more")
+    return number
+
+
+def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None,
+                   config: Mapping[str, Any] | None = None) -> Settings:
+    """The one place configuration is read. `options` holds only what the command line set.
+
+    `config` is the validated `flowwalk.yaml` as a plain dict (only the keys the file sets).
+    Secret values are read from the environment variables the run names (`--secret NAME` or the
+    config's `secrets`); a named secret missing from the environment is simply not available,
+    and a spec that needs it fails with `credential_rejected` before the browser starts.
+    """
+    env = dict(os.environ if env is None else env)
+    config = dict(config or {})
+    merged: dict[str, Any] = {}
+
+    def pick(name: str, *env_names: str) -> Any:
+        if options.get(name) not in (None, (), []):
+            return options[name]
+        for env_name in env_names:
+            if env.get(env_name, "").strip():
+                return env[env_name]
+        return config.get(name)
+
+    for name, env_names in {
+        "out_dir": ("FLOWWALK_OUT",), "base_url": ("FLOWWALK_BASE_URL",),
+        "durations_file": ("FLOWWALK_DURATIONS",), "flaky_policy": ("FLOWWALK_FLAKY_POLICY",),
+        "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
+        "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
+    }.items():
+        value = pick(name, *env_names)
+        if value is not None:
+            merged[name] = str(value)
+
+    for name, env_names, minimum in (
+        ("workers", ("FLOWWALK_WORKERS",), 1), ("retries", ("FLOWWALK_RETRIES",), 0),
+        ("rule_timeout_ms", (), 1), ("guard_timeout_ms", (), 0), ("action_timeout_ms", (), 1),
+        ("navigation_timeout_ms", (), 1),
+    ):
+        value = pick(name, *env_names)
+        if value is not None:
+            merged[name] = _positive_int(name.replace("_", "-"), value, minimum)
+    if "workers" not in merged:
+        merged["workers"] = cpu_count()
+
+    run_timeout = pick("run_timeout_s", "FLOWWALK_RUN_TIMEOUT")
+    if run_timeout is not None:
+        try:
+            merged["run_timeout_s"] = float(run_timeout)
+        except ValueError:
+            raise UsageError(f"--run-timeout '{run_timeout}' is not a number of seconds") from None
+        if merged["run_timeout_s"] <= 0:
+            raise UsageError("--run-timeout must be above 0 seconds")
+
+    paths = options.get("paths") or config.get("paths")
+    if paths:
+        merged["paths"] = tuple(str(p) for p in paths)
+
+    shard = options.get("shard") or env.get("FLOWWALK_SHARD")
+    if shard:
+        merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
+
+    variables = dict(config.get("variables") or {})
+    variables.update(parse_assignments(options.get("variables") or ()))
+    merged["variables"] = {str(k): str(v) for k, v in variables.items()}
+
+    secret_names = list(config.get("secrets") or [])
+    for name in options.get("secret_names") or ():
+        if name not in secret_names:
+            secret_names.append(name)
+    merged["secret_names"] = tuple(secret_names)
+    merged["secrets"] = Secrets({n: env[n] for n in secret_names if env.get(n)})
+
+    dismiss = tuple(config.get("dismiss_selectors") or ())
+    if dismiss:
+        merged["dismiss_selectors"] = dismiss
+    if config.get("stabilize"):
+        merged["stabilize"] = Stabilize(**config["stabilize"])
+    if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
+        merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
+
+    for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("trace", TRACE_MODES),
+                          ("screenshots", SCREENSHOT_MODES)):
+        if name in merged and merged[name] not in allowed:
+            raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
+    merged.setdefault("executable", default_executable(env))
+    merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
+    return Settings(**merged)

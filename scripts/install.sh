@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The one install script: the README's commands, .ci/run and the Dockerfile all call it.
+#
+#   scripts/install.sh               Debian's Chromium (when missing) + flowwalk into ./.venv
+#   scripts/install.sh --with-tests  the same, plus the test dependencies
+#   scripts/install.sh --system      into the current Python instead of a venv (the container image)
+#
+# Chromium comes from Debian's packages (chromium + chromium-headless-shell); Playwright's own
+# browser download is never used. Safe to run again: it skips what is already there.
+set -euo pipefail
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+extras=""
+mode=venv
+for arg in "$@"; do
+  case "$arg" in
+    --with-tests) extras="[test]" ;;
+    --system) mode=system ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
+  esac
+done
+
+say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
+  say "installing Chromium from Debian's packages"
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "install.sh: need root or sudo to apt-get install chromium" >&2; exit 1; }
+    sudo=sudo
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends chromium chromium-headless-shell fonts-liberation >/dev/null
+fi
+
+if [ "$mode" = venv ]; then
+  python=${PYTHON:-python3}
+  if [ ! -x "$here/.venv/bin/python" ]; then
+    say "creating the virtual environment .venv"
+    "$python" -m venv "$here/.venv"
+  fi
+  pip="$here/.venv/bin/python -m pip"
+else
+  pip="${PYTHON:-python3} -m pip"
+fi
+
+say "installing flowwalk${extras}"
+$pip install --quiet --disable-pip-version-check --editable "$here$extras"
+say "ready: $( [ "$mode" = venv ] && echo "$here/.venv/bin/flowwalk" || command -v flowwalk )"

@@ -1,0 +1,247 @@
+"""What each command does, end to end: settings, loading, planning, running, reports, publishing.
+
+`cli.py` parses and calls exactly one function here. Each returns the process exit code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+import traceback
+from contextlib import ExitStack
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+from flowwalk.errors import Problem, UsageError
+from flowwalk.exitcodes import ExitCode
+from flowwalk.settings import Settings, build_settings, find_config
+
+#: files a run writes into its report folder; a new run replaces them (nothing else is touched)
+REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
+REPORT_DIRS = ("screenshots", "traces", "context")
+
+
+def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
+    """Every problem as `path:line:col: error: ...` + hint; under Actions also an ::error annotation."""
+    stream = stream or sys.stderr
+    problems = list(problems)
+    for problem in problems:
+        print(problem.render(), file=stream)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for problem in problems[:50]:
+            print(problem.annotation(), file=sys.stdout)
+    files = len({p.loc.path for p in problems})
+    print(f"\n{len(problems)} error{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}; "
+          f"nothing was run.", file=stream)
+
+
+def report_crash(error: BaseException) -> None:
+    """A bug in flowwalk: one clear line for the user, the traceback in a file for the bug report."""
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"flowwalk-crash-{os.getpid()}.txt"
+    try:
+        path.write_text("".join(traceback.format_exception(error)))
+        where = f"details in {path}"
+    except OSError:
+        where = "no details could be written"
+    print(f"flowwalk: internal error: {type(error).__name__}: {error} ({where}); "
+          f"this is a bug in flowwalk, please report it", file=sys.stderr)
+
+
+# --- settings --------------------------------------------------------------------------------
+
+
+def _settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
+    env = os.environ if env is None else env
+    config: dict[str, Any] = {}
+    config_path = options.get("config_path") or find_config(".")
+    if options.get("config_path") and not Path(options["config_path"]).is_file():
+        raise UsageError(f"--config '{options['config_path']}' does not exist")
+    if config_path:
+        from flowwalk.spec.config import load_config
+
+        loaded = load_config(Path(config_path))
+        config = loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
+    return build_settings({k: v for k, v in options.items() if k != "config_path"}, env, config)
+
+
+def _load(settings: Settings) -> list[Any]:
+    from flowwalk.spec.loader import load_suites
+
+    return load_suites(list(settings.paths), settings)
+
+
+def _with_paths(options: Mapping[str, Any]) -> dict[str, Any]:
+    opts = dict(options)
+    opts["paths"] = tuple(opts.get("paths") or ())
+    return opts
+
+
+# --- commands --------------------------------------------------------------------------------
+
+
+def validate(options: Mapping[str, Any]) -> int:
+    settings = _settings(_with_paths(options))
+    suites = _load(settings)
+    scenarios = sum(len(s.scenarios) for s in suites)
+    rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
+    print(f"ok: {len(suites)} file{'s' * (len(suites) != 1)}, {scenarios} scenario"
+          f"{'s' * (scenarios != 1)}, {rules} rule{'s' * (rules != 1)}; no errors")
+    return ExitCode.OK
+
+
+def plan(options: Mapping[str, Any]) -> int:
+    from flowwalk.plan.shard import plan_run, render_plan
+
+    settings = _settings(_with_paths(options))
+    the_plan = plan_run(_load(settings), settings)
+    if options.get("as_json"):
+        print(json.dumps(the_plan.record(), indent=2))
+    else:
+        print(render_plan(the_plan))
+    return ExitCode.OK
+
+
+def _clear_report_dir(out: Path) -> None:
+    """A new run replaces the previous run's artifacts in the folder, and only those."""
+    import shutil
+
+    out.mkdir(parents=True, exist_ok=True)
+    for name in REPORT_FILES:
+        (out / name).unlink(missing_ok=True)
+    for name in REPORT_DIRS:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+
+
+class Handlers:
+    """Fans each event out to every handler; a handler that breaks is reported once and dropped,
+    so a broken reporter cannot kill the run (the emit writer is never dropped silently)."""
+
+    def __init__(self, handlers: list[Callable[[Any], None]]):
+        self._handlers = list(handlers)
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Any) -> None:
+        with self._lock:
+            for handler in list(self._handlers):
+                try:
+                    handler(event)
+                except Exception as error:  # noqa: BLE001 - isolation is the point
+                    self._handlers.remove(handler)
+                    print(f"flowwalk: warning: {type(handler).__name__} failed and was turned off: "
+                          f"{type(error).__name__}: {error}", file=sys.stderr)
+
+
+def _install_cancel_handlers(cancel: threading.Event) -> Callable[[], None]:
+    """SIGINT/SIGTERM (what CI sends on cancel or timeout) stop the run cleanly; a second one
+    kills at once. Returns a function that restores the previous handlers."""
+    previous: dict[int, Any] = {}
+
+    def handle(signum: int, _frame: Any) -> None:
+        if cancel.is_set():
+            raise KeyboardInterrupt
+        cancel.set()
+        cancel.signal_name = signal.Signals(signum).name  # type: ignore[attr-defined]
+        print(f"\nflowwalk: {signal.Signals(signum).name} received: finishing the reports for what ran",
+              file=sys.stderr)
+
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        previous[sig] = signal.signal(sig, handle)
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
+def run(options: Mapping[str, Any]) -> int:
+    from flowwalk.plan.shard import plan_run
+    from flowwalk.report.build import build_reports
+    from flowwalk.report.console import ConsoleReporter
+    from flowwalk.report.emit import EmitWriter
+    from flowwalk.serve import StaticServer
+    from flowwalk.walk.run import run_plan
+
+    options = _with_paths(options)
+    serve_dir = options.pop("serve_dir", None)
+    with ExitStack() as stack:
+        if serve_dir:
+            server = stack.enter_context(StaticServer(serve_dir))
+            if not options.get("base_url"):
+                options["base_url"] = server.url
+            print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
+        settings = _settings(options)
+        suites = _load(settings)  # every input is validated before a browser starts
+        the_plan = plan_run(suites, settings)
+        out = Path(settings.out_dir)
+        _clear_report_dir(out)
+        _write_pr_context(out, settings)
+
+        cancel = threading.Event()
+        restore = _install_cancel_handlers(cancel)
+        stack.callback(restore)
+        writer = EmitWriter(out)
+        stack.callback(writer.close)
+        console = ConsoleReporter(sys.stdout, report_dir=str(out))
+        run_plan(the_plan, settings, Handlers([writer, console]), cancel=cancel)
+        writer.close()
+        verdict = build_reports(out)
+        console.finish(verdict)
+        return int(verdict["exit_code"])
+    return ExitCode.INTERNAL_ERROR  # pragma: no cover - ExitStack does not swallow
+
+
+def _write_pr_context(out: Path, settings: Settings) -> None:
+    """On a pull_request event, remember the PR in the report for the fork-safe publish workflow."""
+    if not settings.on_github_actions:
+        return
+    try:
+        from flowwalk.github.publish import write_pr_context
+    except ImportError:  # pragma: no cover
+        return
+    write_pr_context(out, None)
+
+
+def merge(dirs: Iterable[str], out_dir: str) -> int:
+    from flowwalk.report.merge import merge_reports
+
+    result = merge_reports([Path(d) for d in dirs], Path(out_dir))
+    for warning in getattr(result, "warnings", ()):
+        print(f"flowwalk: warning: {warning}", file=sys.stderr)
+    verdict = result.verdict
+    counts = verdict["counts"]
+    print(f"merged {len(list(dirs))} report folders into {out_dir}: {counts['total']} tests, "
+          f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped, "
+          f"{counts['flaky']} flaky")
+    return int(verdict["exit_code"])
+
+
+def rebuild(report_dir: str) -> int:
+    from flowwalk.report.build import build_reports
+
+    verdict = build_reports(Path(report_dir))
+    print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
+    return int(verdict["exit_code"])
+
+
+def publish(options: Mapping[str, Any]) -> int:
+    from flowwalk.github.env import github_settings_from_env
+    from flowwalk.github.publish import publish as publish_report
+
+    overrides = {k: v for k, v in options.items() if k != "report_dir" and v is not None}
+    gh = github_settings_from_env(os.environ, overrides)
+    result = publish_report(Path(options["report_dir"]), gh)
+    return int(result.exit_code)
+
+
+def write_schemas(out_dir: str) -> int:
+    from flowwalk.spec.schemas import write_schemas as write
+
+    written = write(Path(out_dir))
+    for path in written or ():
+        print(f"wrote {path}")
+    return ExitCode.OK

@@ -1,0 +1,177 @@
+"""The `flowwalk` command line: parses options, calls one function in `app`, maps errors to exit codes.
+
+Heavy modules (playwright, pydantic models, reports) are imported inside the commands so that
+`flowwalk --help` and the first result of a run come quickly.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any, Callable
+
+import click
+
+from flowwalk import __version__
+from flowwalk.exitcodes import ExitCode
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  every scenario passed
+  1  the site misbehaved (an assertion_failed)
+  2  a spec needs review (spec_step_unresolvable, credential_rejected, ...)
+  3  input refused (a spec, rule file, suite or option is invalid)
+  4  flowwalk itself broke
+  5  cancelled (SIGINT/SIGTERM); reports cover what ran
+  6  infrastructure failed (browser crash, run timeout)"""
+
+
+def _guarded(action: Callable[[], int]) -> None:
+    """Run a command body; turn flowwalk's own errors into messages and exit codes, never tracebacks."""
+    from flowwalk.errors import BrowserLaunchError, FlowwalkError, SpecError, UsageError
+
+    try:
+        code = action()
+    except SpecError as error:
+        from flowwalk.app import print_problems
+
+        print_problems(error.problems)
+        code = ExitCode.INPUT_REFUSED
+    except UsageError as error:
+        click.echo(f"flowwalk: error: {error}", err=True)
+        code = ExitCode.INPUT_REFUSED
+    except BrowserLaunchError as error:
+        click.echo(f"flowwalk: cannot start Chromium: {error}\n  hint: run scripts/install.sh, or set "
+                   f"FLOWWALK_CHROMIUM to a Chromium executable", err=True)
+        code = ExitCode.INTERNAL_ERROR
+    except FlowwalkError as error:
+        click.echo(f"flowwalk: error: {error}", err=True)
+        code = ExitCode.INTERNAL_ERROR
+    except KeyboardInterrupt:
+        click.echo("flowwalk: cancelled", err=True)
+        code = ExitCode.CANCELLED
+    except Exception as error:  # a bug: say so plainly, keep the traceback out of the user's face
+        from flowwalk.app import report_crash
+
+        report_crash(error)
+        code = ExitCode.INTERNAL_ERROR
+    sys.exit(int(code))
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+             epilog=EXIT_CODES_HELP)
+@click.version_option(__version__, prog_name="flowwalk")
+def main() -> None:
+    """Browser checks kept as data, walked headless in Chromium, reported on the pull request."""
+
+
+paths_argument = click.argument("paths", nargs=-1, type=click.Path())
+config_option = click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                             help="flowwalk.yaml to read (default: ./flowwalk.yaml when present).")
+var_option = click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
+                          help="A run variable for {{NAME}} placeholders (repeatable).")
+secret_option = click.option("--secret", "secret_names", multiple=True, metavar="NAME",
+                             help="Read the secret NAME from the environment variable NAME (repeatable).")
+base_url_option = click.option("--base-url", help="Base URL that relative urls ('/login') resolve against.")
+shard_option = click.option("--shard", metavar="K/N", help="Run only shard K of N (1-based).")
+durations_option = click.option("--durations", "durations_file", type=click.Path(dir_okay=False),
+                                help="An earlier emit.jsonl or a JSON {scenario id: seconds} to balance shards.")
+
+
+@main.command()
+@paths_argument
+@config_option
+@var_option
+@secret_option
+@base_url_option
+def validate(**options: Any) -> None:
+    """Check specs, rule files and .robot suites without starting a browser."""
+    from flowwalk import app
+
+    _guarded(lambda: app.validate(options))
+
+
+@main.command(epilog=EXIT_CODES_HELP)
+@paths_argument
+@config_option
+@click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Report folder [flowwalk-report].")
+@var_option
+@secret_option
+@base_url_option
+@click.option("--serve", "serve_dir", type=click.Path(file_okay=False, exists=True),
+              help="Serve this folder on 127.0.0.1 for the run and use it as the base URL.")
+@shard_option
+@durations_option
+@click.option("--workers", type=int, help="Scenarios run concurrently, one browser each [number of CPUs].")
+@click.option("--retries", type=int, help="Rerun a failed scenario up to N times; passing on a retry is flaky [0].")
+@click.option("--flaky-policy", type=click.Choice(["pass", "fail"]), help="Does a flaky scenario fail the job? [pass]")
+@click.option("--run-timeout", "run_timeout_s", type=float, help="Seconds for the whole run [300].")
+@click.option("--screenshots", type=click.Choice(["off", "on-failure", "on"]), help="When to take screenshots [on-failure].")
+@click.option("--full-page-screenshots/--no-full-page-screenshots", default=None, help="Capture the whole page, not the viewport.")
+@click.option("--trace", type=click.Choice(["off", "on-failure", "on"]),
+              help="Keep a Playwright trace (never for flows that typed a secret) [off].")
+@click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
+def run(**options: Any) -> None:
+    """Walk specs in headless Chromium and write the report folder."""
+    from flowwalk import app
+
+    _guarded(lambda: app.run(options))
+
+
+@main.command()
+@paths_argument
+@config_option
+@shard_option
+@durations_option
+@click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
+def plan(**options: Any) -> None:
+    """Print which scenarios each shard runs, without running them."""
+    from flowwalk import app
+
+    _guarded(lambda: app.plan(options))
+
+
+@main.command()
+@click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Merged report folder.")
+def merge(dirs: tuple[str, ...], out_dir: str) -> None:
+    """Combine shard report folders into the report one unsharded run would have written."""
+    from flowwalk import app
+
+    _guarded(lambda: app.merge(dirs, out_dir))
+
+
+@main.command()
+@click.argument("report_dir", type=click.Path(file_okay=False, exists=True))
+def report(report_dir: str) -> None:
+    """Rebuild junit.xml, verdict.json, summary.md and report.html from a folder's emit.jsonl."""
+    from flowwalk import app
+
+    _guarded(lambda: app.rebuild(report_dir))
+
+
+@main.command()
+@click.option("--report", "report_dir", default="flowwalk-report", type=click.Path(file_okay=False),
+              help="The report folder to publish [flowwalk-report].")
+@click.option("--token", envvar="GITHUB_TOKEN", help="GitHub token [$GITHUB_TOKEN].")
+@click.option("--comment-mode", type=click.Choice(["always", "on-failure", "on-change", "off"]), help="[always]")
+@click.option("--check-run/--no-check-run", default=None, help="Also create a check run with annotations.")
+@click.option("--commit-status/--no-commit-status", default=None, help="Also set a commit status.")
+@click.option("--comment-name", help="Name of the sticky comment when several flowwalk jobs comment on one PR.")
+def publish(**options: Any) -> None:
+    """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
+    from flowwalk import app
+
+    _guarded(lambda: app.publish(options))
+
+
+@main.command()
+@click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
+def schema(out_dir: str) -> None:
+    """Write the JSON Schemas generated from the models (flow spec, rules, config, emit, verdict)."""
+    from flowwalk import app
+
+    _guarded(lambda: app.write_schemas(out_dir))
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
