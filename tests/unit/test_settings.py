@@ -1,0 +1,65 @@
+"""Settings are built once, by one pure function, from options, environment and flowwalk.yaml."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowwalk.errors import UsageError
+from flowwalk.settings import HEADLESS_SHELL, build_settings, parse_shard
+
+
+def test_command_line_beats_environment_beats_config() -> None:
+    settings = build_settings({"workers": 3}, {"FLOWWALK_WORKERS": "2", "FLOWWALK_RETRIES": "1"},
+                              {"workers": 1, "retries": 4, "run_timeout_s": 60})
+    assert settings.workers == 3
+    assert settings.retries == 1
+    assert settings.run_timeout_s == 60
+
+
+def test_variables_merge_with_the_command_line_winning() -> None:
+    settings = build_settings({"variables": ["A=cli", "C=x=y"]}, {}, {"variables": {"A": "file", "B": "file"}})
+    assert dict(settings.variables) == {"A": "cli", "B": "file", "C": "x=y"}
+
+
+def test_secret_values_come_only_from_the_environment_and_never_print() -> None:
+    settings = build_settings({"secret_names": ["PW", "ABSENT"]}, {"PW": "hunter2"}, {"secrets": ["TOKEN"]})
+    assert settings.secret_names == ("TOKEN", "PW", "ABSENT")
+    assert settings.secrets.get("PW") == "hunter2"
+    assert "ABSENT" not in settings.secrets  # named but not set: specs needing it fail credential_rejected
+    assert "hunter2" not in repr(settings)
+    assert "hunter2" not in str(settings.secrets)
+
+
+@pytest.mark.parametrize("text, expected", [("1/1", (1, 1)), ("2/4", (2, 4))])
+def test_shard_parsing(text: str, expected: tuple[int, int]) -> None:
+    assert parse_shard(text) == expected
+
+
+@pytest.mark.parametrize("text", ["0/2", "3/2", "2", "a/b", "1/0"])
+def test_bad_shards_are_refused_with_a_hint(text: str) -> None:
+    with pytest.raises(UsageError, match="hint"):
+        parse_shard(text)
+
+
+def test_bad_values_are_usage_errors_not_tracebacks() -> None:
+    with pytest.raises(UsageError, match="--var 'novalue' is not NAME=VALUE"):
+        build_settings({"variables": ["novalue"]}, {})
+    with pytest.raises(UsageError, match="workers"):
+        build_settings({"workers": 0}, {})
+    with pytest.raises(UsageError, match="trace 'sometimes'"):
+        build_settings({"trace": "sometimes"}, {})
+
+
+def test_the_headless_shell_is_preferred_and_can_be_pinned(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pinned = build_settings({}, {"FLOWWALK_CHROMIUM": "/usr/bin/chromium"})
+    assert pinned.executable == "/usr/bin/chromium"
+    assert build_settings({"executable": "/x/chrome"}, {}).executable == "/x/chrome"
+    import os
+
+    if os.path.exists(HEADLESS_SHELL):
+        assert build_settings({}, {}).executable == HEADLESS_SHELL
+
+
+def test_github_actions_is_detected() -> None:
+    assert build_settings({}, {"GITHUB_ACTIONS": "true"}).on_github_actions
+    assert not build_settings({}, {}).on_github_actions
