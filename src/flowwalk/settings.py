@@ -82,6 +82,8 @@ class GitHubSettings:
     check_run: bool = False
     commit_status: bool = False
     artifact_url: str | None = None
+    #: names the sticky comment when several flowwalk jobs comment on one PR (marker suffix)
+    comment_name: str | None = None
 
 
 @dataclass(frozen=True)
