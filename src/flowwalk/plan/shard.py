@@ -1,0 +1,273 @@
+"""Sharding: which scenarios each of N CI jobs runs. Pure, deterministic, balanced by time.
+
+Every job of a matrix computes the same plan from the same files and the same durations file,
+so the assignment must not depend on the machine, the Python process or the order files were
+found in: scenarios are sorted by id, weights are integer milliseconds, and every tie is broken
+by id or shard number (never `hash()`, which is salted per process). The unit is a scenario, so
+a rule DAG never crosses shards.
+
+Balancing is longest-first bin packing (LPT) followed by a small exchange pass: LPT alone can be
+a third worse than the best split on unlucky inputs; moving or swapping one scenario at a time
+between the heaviest shard and another closes most of that gap at negligible cost.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import statistics
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
+
+from flowwalk.errors import Problem, SpecError, UsageError
+from flowwalk.model import Scenario, Suite
+from flowwalk.plan.model import DurationSource, Plan
+
+if TYPE_CHECKING:  # settings are passed in, never built here
+    from flowwalk.settings import Settings
+
+#: exchange-pass rounds per scenario; each round strictly lowers one shard pair's maximum
+_ROUNDS_PER_SCENARIO = 4
+
+
+# --- durations ---------------------------------------------------------------------------------
+
+
+def _durations_from_emit(lines: Iterable[str]) -> tuple[dict[str, float], int]:
+    """Seconds per scenario from an emit.jsonl: all attempts of a scenario count (a retried
+    scenario costs its shard every attempt). Unreadable lines are skipped: a cancelled run
+    legitimately ends with a truncated one. Also returns how many event records were read."""
+    sections: list[dict[str, float]] = [{}]
+    events = 0
+    for line in lines:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            continue
+        if not isinstance(record, dict):
+            continue
+        event = record.get("event")
+        events += isinstance(event, str)
+        if event == "run_started" and sections[-1]:
+            sections.append({})
+        elif event == "scenario_finished":
+            sid, ms = record.get("scenario_id"), record.get("duration_ms")
+            if isinstance(sid, str) and isinstance(ms, (int, float)) and not isinstance(ms, bool) and ms >= 0:
+                sections[-1][sid] = sections[-1].get(sid, 0.0) + ms / 1000.0
+    # a merged emit.jsonl has one section per shard; a scenario duplicated across sections
+    # (a shard given twice) keeps its last measurement
+    out: dict[str, float] = {}
+    for section in sections:
+        out.update(section)
+    return out, events
+
+
+def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
+    """Seconds per scenario id from an earlier run's emit.jsonl (or its report folder) or from
+    a JSON object `{scenario id: seconds}`. Returns (durations, "emit" | "json")."""
+    p = Path(path)
+    if p.is_dir():
+        p = p / "emit.jsonl"
+    hint = ("  hint: pass an earlier run's emit.jsonl (or its report folder), or a JSON object "
+            "{\"<scenario id>\": seconds}")
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UsageError(f"--durations '{path}': no such file\n{hint}") from None
+    except (OSError, UnicodeDecodeError) as error:
+        raise UsageError(f"--durations '{path}': cannot read it ({error})\n{hint}") from None
+    try:
+        whole = json.loads(text)
+    except ValueError:
+        whole = None
+    if isinstance(whole, dict) and "event" not in whole:
+        out: dict[str, float] = {}
+        for key, value in whole.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+                raise UsageError(f"--durations '{path}': the duration of '{key}' is {json.dumps(value)}, "
+                                 f"not a number of seconds >= 0\n{hint}")
+            out[key] = float(value)
+        return out, "json"
+    durations, events = _durations_from_emit(text.splitlines())
+    if not events:
+        raise UsageError(f"--durations '{path}': neither an emit.jsonl nor a JSON object of durations\n{hint}")
+    return durations, "emit"
+
+
+# --- assignment --------------------------------------------------------------------------------
+
+
+def _lpt(weights: Mapping[str, int], total: int) -> list[list[str]]:
+    """Longest first onto the least-loaded shard; ties by id, then by the lower shard number."""
+    bins: list[list[str]] = [[] for _ in range(total)]
+    loads = [0] * total
+    for sid in sorted(weights, key=lambda s: (-weights[s], s)):
+        target = min(range(total), key=lambda k: (loads[k], k))
+        bins[target].append(sid)
+        loads[target] += weights[sid]
+    return bins
+
+
+def _improve(bins: list[list[str]], weights: Mapping[str, int], max_rounds: int) -> list[list[str]]:
+    """Move or swap one scenario between the heaviest shard and another while that lowers the pair's
+    maximum. Each accepted exchange strictly lowers the sum of squared loads, so this terminates."""
+    loads = [sum(weights[s] for s in b) for b in bins]
+    for _ in range(max_rounds):
+        heavy = min(range(len(bins)), key=lambda k: (-loads[k], k))
+        best: tuple[int, int, str, str] | None = None  # (new pair max, shard, from heavy, from other)
+        for other in range(len(bins)):
+            gap = loads[heavy] - loads[other]
+            if other == heavy or gap <= 1:
+                continue
+            # items of the other shard by weight; "" means "move without swapping" (weight 0)
+            theirs = sorted((weights[s], s) for s in bins[other])
+            their_weights = [w for w, _ in theirs]
+            for mine in sorted(bins[heavy]):
+                wa = weights[mine]
+                # the best transfer d = wa - wb is the one nearest gap / 2, with 0 < d < gap
+                options: list[tuple[int, str]] = [(0, "")]
+                ideal = wa - gap / 2
+                pos = bisect.bisect_left(their_weights, ideal)
+                for j in (pos - 1, pos, pos + 1):
+                    if 0 <= j < len(theirs):
+                        options.append(theirs[j])
+                for wb, theirs_id in options:
+                    d = wa - wb
+                    if 0 < d < gap:
+                        pair_max = max(loads[heavy] - d, loads[other] + d)
+                        candidate = (pair_max, other, mine, theirs_id)
+                        if best is None or candidate < best:
+                            best = candidate
+        if best is None:
+            break
+        _, other, mine, theirs_id = best
+        bins[heavy].remove(mine)
+        bins[other].append(mine)
+        loads[heavy] -= weights[mine]
+        loads[other] += weights[mine]
+        if theirs_id:
+            bins[other].remove(theirs_id)
+            bins[heavy].append(theirs_id)
+            loads[other] -= weights[theirs_id]
+            loads[heavy] += weights[theirs_id]
+    return bins
+
+
+def assign_shards(weights: Mapping[str, int], total: int) -> list[list[str]]:
+    """Split scenario ids into `total` shards of near-equal summed weight; each shard in id order.
+
+    Deterministic for the same input on any machine: integer weights, and ties broken by id.
+    """
+    if total < 1:
+        raise ValueError("total must be >= 1")
+    bins = _lpt(weights, total)
+    if total > 1:
+        bins = _improve(bins, weights, _ROUNDS_PER_SCENARIO * max(1, len(weights)))
+    # heaviest shard first would depend on durations; keep shard content sorted, shard order as packed
+    return [sorted(b) for b in bins]
+
+
+# --- the plan ----------------------------------------------------------------------------------
+
+
+def _scenarios(suites: Sequence[Suite]) -> list[Scenario]:
+    seen: dict[str, Scenario] = {}
+    problems: list[Problem] = []
+    for suite in suites:
+        for sc in suite.scenarios:
+            if sc.id in seen:
+                first = seen[sc.id]
+                problems.append(Problem(sc.loc, f"scenario id '{sc.id}' is used twice (first at {first.loc})",
+                                        "give each scenario of a file its own name"))
+            else:
+                seen[sc.id] = sc
+    if problems:
+        raise SpecError(problems)
+    return sorted(seen.values(), key=lambda s: s.id)
+
+
+def plan_run(suites: Sequence[Suite], settings: Settings) -> Plan:
+    """The plan of a run: all scenarios in id order, and the ones shard K of N runs.
+
+    `settings` is a `flowwalk.settings.Settings` (only `shard_index`, `shard_total` and
+    `durations_file` are read).
+    """
+    index, total = int(settings.shard_index), int(settings.shard_total)
+    if total < 1 or not 1 <= index <= total:
+        raise UsageError(f"--shard '{index}/{total}': K must be between 1 and N\n  hint: shards are numbered 1..N")
+    scenarios = _scenarios(suites)
+    ids = [s.id for s in scenarios]
+
+    learned: dict[str, float] = {}
+    kind, path = "none", None
+    if getattr(settings, "durations_file", None):
+        path = str(settings.durations_file)
+        learned, kind = load_durations(path)
+    known = {sid: learned[sid] for sid in ids if sid in learned}
+    estimates: dict[str, float] = {}
+    default_s: float | None = None
+    if known:
+        default_s = round(float(statistics.median(known.values())), 3)
+        estimates = {sid: round(known.get(sid, default_s), 3) for sid in ids}
+        # integer milliseconds, at least 1, so that packing never depends on float rounding and a
+        # zero-length scenario still counts
+        weights = {sid: max(1, round(estimates[sid] * 1000)) for sid in ids}
+    else:
+        weights = {sid: 1 for sid in ids}
+    shards = assign_shards(weights, total)
+    if known:
+        source = DurationSource(kind=kind, path=path, known=len(known), unknown=len(ids) - len(known),
+                                default_s=default_s)
+    else:  # nothing learned that applies to this plan: count-balanced, and the record says so
+        source = DurationSource(kind="none", path=path)
+    return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
+                shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
+                measured=frozenset(known), durations=source)
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.1f} s" if value < 600 else f"{value / 60:.1f} min"
+
+
+def render_plan(plan: Plan) -> str:
+    """What `flowwalk plan --shard K/N` prints: how the plan was balanced, then every shard."""
+    n = len(plan.scenarios)
+    head = f"plan: {n} scenario{'s' * (n != 1)}"
+    head += f" in {plan.shard_total} shards" if plan.shard_total > 1 else ", one shard"
+    src = plan.durations
+    if src.kind == "none":
+        how = "balanced by count"
+        if src.path:
+            how += f" (no scenario of this plan has a duration in {src.path})"
+        elif plan.shard_total > 1:
+            how += " (pass --durations with an earlier run's emit.jsonl to balance by time)"
+    else:
+        how = f"balanced by durations from {src.path} ({src.known} known"
+        if src.unknown:
+            how += f", {src.unknown} estimated at {_seconds(src.default_s or 0.0)}, the median"
+        how += ")"
+    lines = [f"{head}, {how}"]
+    by_id = {s.id: s for s in plan.scenarios}
+    width = max((len(i) for i in by_id), default=0)
+    for number, (ids, est) in enumerate(zip(plan.shards, plan.shard_estimates()), start=1):
+        mark = " (this job)" if number == plan.shard_index and plan.shard_total > 1 else ""
+        size = f"{len(ids)} scenario{'s' * (len(ids) != 1)}"
+        if src.kind != "none":
+            size += f", ~{_seconds(est)}"
+        lines.append("")
+        lines.append(f"shard {number}/{plan.shard_total}{mark}: {size}")
+        for sid in ids:
+            sc = by_id[sid]
+            rules = f"{len(sc.rules)} rule{'s' * (len(sc.rules) != 1)}" if sc.kind != "flow" else "flow"
+            row = f"  {sid.ljust(width)}  {rules}"
+            if src.kind != "none":
+                row += f"  {_seconds(plan.estimates[sid])}"
+                if sid not in plan.measured:
+                    row += " (median, not measured)"
+            lines.append(row.rstrip())
+    if not plan.scenarios:
+        lines.append("(no scenarios found)")
+    return "\n".join(lines)
