@@ -1,0 +1,205 @@
+"""verdict.json: the machine verdict of a run, and the exit code every command derives from it.
+
+Built from `RunRecords` alone (so a merge of shards rebuilds it). The shape is fixed in
+docs/architecture.md and `schemas/verdict.v1.schema.json`. Rules, in order:
+
+- a cancelled run is `cancelled` (exit 5), whatever else happened;
+- any failed test of class `assertion_failed`: the site misbehaved (exit 1), the only alerting one;
+- else any `infrastructure_error`, or tests cut short (run timeout, a missing shard, never run):
+  infrastructure failed (exit 6) - rerunning may pass, and a partial run never reads as a pass;
+- else any other failure class: a spec needs review (exit 2);
+- else flaky tests fail the run only under `flaky_policy: fail` (exit 2); otherwise it passed (0).
+
+Root causes are the failed tests that did not fail because a parent did, each with every test
+skipped (transitively) because of it: one broken login reads as one failure with its dependents,
+not as thirty failures.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any, Mapping
+
+from flowwalk.exitcodes import ExitCode
+from flowwalk.model import FAILURE_CLASSES
+from flowwalk.report.records import RunRecords, TestRecord
+
+VERDICT_SCHEMA = "flowwalk.verdict/1"
+#: skip reasons that mean "this check was cut short", not "this check decided to skip"
+INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
+SLOWEST = 10
+
+OUTCOME_EXIT = {
+    "passed": ExitCode.OK,
+    "site_misbehaved": ExitCode.SITE_MISBEHAVED,
+    "spec_needs_review": ExitCode.SPEC_NEEDS_REVIEW,
+    "infrastructure_failed": ExitCode.INFRASTRUCTURE_FAILED,
+    "cancelled": ExitCode.CANCELLED,
+}
+
+
+def failure_class(test: TestRecord) -> str | None:
+    """The failure class of a failed test. A failed test without a failure record is flowwalk's
+    own fault, so it counts as `infrastructure_error` rather than being lost."""
+    if test.status != "failed":
+        return None
+    failure = test.failure
+    cls = failure.get("failure_class") if failure else None
+    return str(cls) if cls else "infrastructure_error"
+
+
+def is_parent_failed(test: TestRecord) -> bool:
+    failure = test.failure or {}
+    return test.reason == "parent_failed" or failure.get("step_kind") == "parent_failed"
+
+
+def step_label(failure: Mapping[str, Any] | None) -> str:
+    """`step 5 (expect text_contains 'Saved')`: the failing step by its 1-based index and its text."""
+    if not failure:
+        return ""
+    index, text = failure.get("step_index"), str(failure.get("step_text") or "")
+    if isinstance(index, int) and text:
+        return f"step {index} ({text})"
+    if isinstance(index, int):
+        return f"step {index}"
+    if text:
+        return text
+    kind = str(failure.get("step_kind") or "")
+    return {"assertion": "a flow assertion", "run_timeout": "the run timeout", "setup": "before the browser started",
+            "parent_failed": f"parent '{failure.get('parent')}'" if failure.get("parent") else "a parent"}.get(kind, kind)
+
+
+def failure_message(failure: Mapping[str, Any] | None) -> str:
+    """`step 5 (expect text_contains 'Saved'): <message>` (the JUnit message, the console line)."""
+    if not failure:
+        return ""
+    label, message = step_label(failure), str(failure.get("message") or "").strip()
+    return f"{label}: {message}" if label and message else (label or message)
+
+
+def skip_message(test: TestRecord) -> str:
+    """`parent_failed: login`, `guard_failed: step 1 (...)`, `shard_missing: shard 2`."""
+    reason = test.reason or "skipped"
+    failure = test.failure or {}
+    if reason == "parent_failed":
+        parent = failure.get("parent") or next(iter(test.parents), "")
+        return f"parent_failed: {parent}" if parent else reason
+    if reason == "shard_missing" and test.shard:
+        return f"shard_missing: shard {test.shard} did not report"
+    detail = failure_message(failure) if failure else ""
+    return f"{reason}: {detail}" if detail else reason
+
+
+def _dependents(records: RunRecords) -> dict[str, list[str]]:
+    """test id -> the tests that were not run (or failed) directly because of it."""
+    by_rule = {(t.scenario_id, t.rule): t for t in records.tests}
+    children: dict[str, list[str]] = {}
+    for test in records.tests:
+        if test.status == "passed" or not is_parent_failed(test):
+            continue
+        named = (test.failure or {}).get("parent")
+        parents = [str(named)] if named else [p for p in test.parents
+                                              if by_rule.get((test.scenario_id, p)) is not None
+                                              and by_rule[(test.scenario_id, p)].status not in ("passed", "flaky")]
+        for parent in parents:
+            parent_test = by_rule.get((test.scenario_id, parent))
+            if parent_test is not None:
+                children.setdefault(parent_test.test_id, []).append(test.test_id)
+    return children
+
+
+def _transitive(root: str, children: Mapping[str, list[str]], order: Mapping[str, int]) -> list[str]:
+    seen: set[str] = set()
+    queue = deque(children.get(root, ()))
+    while queue:
+        tid = queue.popleft()
+        if tid in seen or tid == root:
+            continue
+        seen.add(tid)
+        queue.extend(children.get(tid, ()))
+    return sorted(seen, key=lambda t: order.get(t, 1 << 30))
+
+
+def describe_test(test: TestRecord) -> dict[str, Any]:
+    failure = test.failure if test.status in ("failed", "skipped") else None
+    return {
+        "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,
+        "source": test.source, "line": test.line, "kind": test.kind, "status": test.status, "reason": test.reason,
+        "duration_ms": round(test.duration_ms, 1), "attempts": test.attempts,
+        "failure": dict(failure) if failure else None,
+        "findings": [dict(f) for f in test.findings],
+        "skipped_steps": test.skipped_steps,
+        "screenshots": test.screenshots,
+    }
+
+
+def decide(records: RunRecords) -> tuple[str, int]:
+    """(outcome, exit code) by the rules in the module docstring."""
+    classes = {failure_class(t) for t in records.tests if t.status == "failed"}
+    incomplete = any(t.status == "skipped" and t.reason in INCOMPLETE_REASONS for t in records.tests)
+    flaky = any(t.status == "flaky" for t in records.tests)
+    if records.cancelled:
+        outcome = "cancelled"
+    elif "assertion_failed" in classes:
+        outcome = "site_misbehaved"
+    elif "infrastructure_error" in classes or incomplete:
+        outcome = "infrastructure_failed"
+    elif classes:
+        outcome = "spec_needs_review"
+    elif flaky and str(records.settings.get("flaky_policy", "pass")) == "fail":
+        outcome = "spec_needs_review"
+    else:
+        outcome = "passed"
+    return outcome, int(OUTCOME_EXIT[outcome])
+
+
+def build_verdict(records: RunRecords) -> dict[str, Any]:
+    """The verdict.json dict of a run (see the module docstring and docs/architecture.md)."""
+    tests = records.tests
+    order = {t.test_id: t.order for t in tests}
+    counts = {"total": len(tests), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
+    by_class = {cls: 0 for cls in FAILURE_CLASSES}
+    for test in tests:
+        counts[test.status if test.status in counts else "failed"] += 1
+        cls = failure_class(test)
+        if cls:
+            by_class[cls] = by_class.get(cls, 0) + 1
+
+    children = _dependents(records)
+    root_causes: list[dict[str, Any]] = []
+    for test in tests:
+        if test.status != "failed" or is_parent_failed(test):
+            continue
+        failure = test.failure or {}
+        root_causes.append({
+            "test_id": test.test_id,
+            "failure_class": failure_class(test),
+            "message": str(failure.get("message") or "failed without a failure record (a flowwalk bug)"),
+            "step_text": str(failure.get("step_text") or ""),
+            "path": str(failure.get("path") or test.source),
+            "line": failure.get("line") if isinstance(failure.get("line"), int) else test.line,
+            "expected": str(failure.get("expected") or ""),
+            "observed": str(failure.get("observed") or ""),
+            "dependents": _transitive(test.test_id, children, order),
+        })
+
+    outcome, exit_code = decide(records)
+    ran = [t for t in tests if t.final is not None]
+    slowest = sorted(ran, key=lambda t: (-t.duration_ms, t.order))[:SLOWEST]
+    return {
+        "schema": VERDICT_SCHEMA,
+        "outcome": outcome,
+        "exit_code": exit_code,
+        "run_id": records.run_id,
+        "started_at": records.started_at,
+        "duration_ms": round(records.duration_ms, 1),
+        "shards": {"total": records.shard_total, "reported": list(records.reported), "missing": list(records.missing),
+                   "duplicated": list(records.duplicated), "mismatched": list(records.mismatched)},
+        "counts": counts,
+        "by_class": by_class,
+        "tests": [describe_test(t) for t in tests],
+        "root_causes": root_causes,
+        "flaky": [t.test_id for t in tests if t.status == "flaky"],
+        "slowest": [{"test_id": t.test_id, "duration_ms": round(t.duration_ms, 1)} for t in slowest],
+        "warnings": list(records.problems),
+    }
