@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 #: the demo account built into the site (examples/README.md documents it)
 DEMO_EMAIL = "ada@example.com"
-DEMO_PASSWORD = "analytical-engine-1843"
+DEMO_PASSWORD = "correct-horse-battery"
 
 PAGES = ("index", "signup", "login", "notes", "reports", "team", "settings", "help")
 
@@ -220,6 +220,7 @@ def test_notes_add_complete_filter_count_and_persist(page: Page, example_site: S
     count = page.get_by_test_id("notes-count")
     expect(count).to_have_text("0 notes left")
     expect(page.get_by_test_id("notes-empty")).to_be_visible()
+    expect(page.get_by_role("button", name="Clear completed")).to_be_hidden()
 
     page.get_by_role("button", name="Add note").click()
     expect(page.get_by_test_id("note-error")).to_have_text("Write something first.")
@@ -235,8 +236,10 @@ def test_notes_add_complete_filter_count_and_persist(page: Page, example_site: S
     expect(count).to_have_text("3 notes left")
     expect(new_note).to_have_value("")
 
+    expect(page.get_by_test_id("notes-empty")).to_be_hidden()
     page.get_by_role("checkbox", name="Call Alan about the report").check()
     expect(count).to_have_text("2 notes left")
+    expect(page.get_by_role("button", name="Clear completed")).to_be_visible()
     page.get_by_role("button", name="Active").click()
     expect(page.get_by_role("button", name="Active")).to_have_attribute("aria-pressed", "true")
     expect(page.get_by_test_id("note")).to_have_text(["Buy milk Delete", "Ship v2 Delete"], use_inner_text=True)
