@@ -1,0 +1,33 @@
+"""The browser layer: the ONLY package that imports Playwright.
+
+`launch.Browser` starts Debian's Chromium once per worker and opens a `session.PageSession`
+(fresh context + page) per scenario attempt; `network` holds the analytics vendor table, the host
+allowlist and offline routing; `locate` resolves pipe-fallback and scoped selectors; `errors`
+translates Playwright's failures into flowwalk's (`BrowserCrashed`, `NavigationBlocked`) and lets
+the walker classify the rest (`is_timeout`) without importing Playwright itself.
+"""
+
+from __future__ import annotations
+
+from flowwalk.browser.errors import (
+    BrowserCrashed,
+    InvalidSelector,
+    NavigationBlocked,
+    PlaywrightError,
+    PlaywrightTimeoutError,
+    first_line,
+    is_closed_error,
+    is_invalid_selector,
+    is_timeout,
+)
+from flowwalk.browser.launch import Browser
+from flowwalk.browser.locate import Located, locate, scoped, split_pipe
+from flowwalk.browser.network import Beacon, VENDORS, beacon_matches, matching_beacons, normalize_vendor, vendor_names
+from flowwalk.browser.session import PageSession
+
+__all__ = [
+    "Beacon", "Browser", "BrowserCrashed", "InvalidSelector", "Located", "NavigationBlocked", "PageSession",
+    "PlaywrightError", "PlaywrightTimeoutError", "VENDORS", "beacon_matches", "first_line", "is_closed_error",
+    "is_invalid_selector", "is_timeout", "locate", "matching_beacons", "normalize_vendor", "scoped",
+    "split_pipe", "vendor_names",
+]

@@ -1,0 +1,470 @@
+"""One scenario attempt's browser context and page, and everything observed in it.
+
+A `PageSession` owns a fresh context + page (made by `Browser.new_session`) and records, from
+the moment it opens: analytics beacons from every request the page makes (`sendBeacon`, fetch,
+XHR, images), console errors and uncaught page errors, the last network requests with status
+and timing, blocked requests and navigations, dialogs and popups. Nothing here judges a step:
+the walker asks (`check_navigation`, `beacons`, `console_errors`) and decides.
+
+Behaviour a user sees, on purpose:
+
+* Top-level navigations obey the allowlist (flow-spec v1 `allowed_hosts`): `goto` refuses an
+  outside host before navigating; a link, form, script or redirect that tries to leave is stopped
+  in the browser (the page stays where it was; for a server redirect the browser shows its error
+  page) and `check_navigation()` raises `NavigationBlocked`.
+* Offline routing (default): subresource requests to hosts outside loopback, the entry host and
+  the allowed hosts are aborted and listed in `evidence()["blocked"]`. Analytics vendors' hosts are
+  always answered locally with 204 and never leave the machine.
+* Dialogs are answered at once and recorded: alert, confirm and prompt are dismissed (confirm ->
+  false, prompt -> null); a `beforeunload` prompt is accepted, because a step that navigates away
+  means to leave, and staying would turn it into a confusing timeout.
+* Popups (`window.open`, `target=_blank`) are recorded with their URL and closed; the scenario
+  stays on its page.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable, Iterator
+
+from flowwalk.browser.errors import (
+    BrowserCrashed,
+    NavigationBlocked,
+    PlaywrightError,
+    first_line,
+    is_closed_error,
+)
+from flowwalk.browser.network import (
+    Beacon,
+    host_of,
+    navigation_allowed,
+    outside_pattern,
+    parse_beacons,
+    request_allowed,
+    vendor_for_host,
+    vendor_pattern,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import (
+        BrowserContext,
+        ConsoleMessage,
+        Dialog,
+        Frame,
+        Page,
+        Request,
+        Response,
+        Route,
+    )
+
+__all__ = ["Beacon", "NavigationBlocked", "PageSession", "SNAPSHOT_LIMIT"]
+
+#: aria snapshots go into failure evidence; a whole page's tree can be megabytes
+SNAPSHOT_LIMIT = 20_000
+MAX_CONSOLE_ERRORS = 200
+MAX_RECORDS = 100          # blocked requests, dialogs, popups
+MAX_MESSAGE = 2000         # characters kept of one console message or page error
+MAX_URL = 500
+NETWORK_KEPT = 30
+CONSOLE_KEPT = 20
+# Chromium logs a failed subresource; when it failed on flowwalk's own offline sink it is noise.
+_OWN_BLOCK_MARKERS = ("net::ERR_PROXY_CONNECTION_FAILED", "net::ERR_BLOCKED_BY_CLIENT")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class PageSession:
+    """A fresh browser context + page for one scenario attempt (see the module docstring)."""
+
+    page: "Page"
+    beacons: list[Beacon]
+    console_errors: list[str]
+
+    def __init__(self, *, context: "BrowserContext", page: "Page", entry_url: str | None,
+                 allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
+                 browser_alive: Callable[[], bool] = lambda: True):
+        self.context = context
+        self.page = page
+        self.entry_url = entry_url
+        self.entry_host: str | None = host_of(entry_url) if entry_url else None
+        self.allowed_hosts = tuple(h.lower() for h in allowed_hosts)
+        self.offline = offline
+        self.beacons = []
+        self.console_errors = []
+        #: how many console errors and page errors happened (the list keeps the last ones only)
+        self.console_error_count = 0
+        self.page_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self.console: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self.network: deque[dict[str, Any]] = deque(maxlen=NETWORK_KEPT)
+        self.blocked: list[dict[str, Any]] = []
+        self.dialogs: list[dict[str, Any]] = []
+        self.popups: list[dict[str, Any]] = []
+        #: top-level URLs the page committed, in order (last 20)
+        self.navigations: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self._tracing = tracing
+        self._browser_alive = browser_alive
+        self._t0 = time.monotonic()
+        self._pending: dict["Request", tuple[dict[str, Any], float]] = {}
+        self._blocked_navigation: NavigationBlocked | None = None
+        self._crashed = False
+        self._closed = False
+        self._outside_route: Any = None
+        self._install()
+
+    # --- wiring -----------------------------------------------------------------------------------
+
+    def _install(self) -> None:
+        context, page = self.context, self.page
+        context.on("request", self._on_request)
+        context.on("response", self._on_response)
+        context.on("requestfailed", self._on_request_failed)
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+        page.on("framenavigated", self._on_frame_navigated)
+        page.on("dialog", self._on_dialog)
+        page.on("popup", self._on_popup)
+        page.on("crash", self._on_crash)
+        self._route_outside_hosts()
+        # registered last, so it wins over the outside route: vendors never leave the machine,
+        # even when a vendor host is also an allowed host
+        context.route(vendor_pattern(), self._answer_vendor)
+
+    def _route_outside_hosts(self) -> None:
+        if self._outside_route is not None:
+            self.context.unroute(self._outside_route, self._handle_outside)
+        self._outside_route = outside_pattern(self.entry_host, self.allowed_hosts)
+        self.context.route(self._outside_route, self._handle_outside)
+
+    def t(self) -> float:
+        """Seconds since the session opened."""
+        return time.monotonic() - self._t0
+
+    # --- allowlist --------------------------------------------------------------------------------
+
+    def is_allowed(self, url: str) -> bool:
+        """May the top-level page go to `url`? (http/https only; about:blank always.)"""
+        if url.startswith("about:"):
+            return True
+        if not url.lower().startswith(("http://", "https://")):
+            return False
+        return navigation_allowed(host_of(url), self.entry_host, self.allowed_hosts)
+
+    def _record_blocked(self, url: str, kind: str, reason: str) -> None:
+        if len(self.blocked) < MAX_RECORDS:
+            self.blocked.append({"url": _clip(url, MAX_URL), "kind": kind, "reason": reason, "t": round(self.t(), 3)})
+
+    def _block_navigation(self, url: str, how: str) -> None:
+        self._record_blocked(url, "navigation", "outside the allowlist")
+        if self._blocked_navigation is None:
+            self._blocked_navigation = NavigationBlocked(host_of(url), url, how)
+
+    def _is_top_level(self, request: "Request") -> bool:
+        try:
+            frame = request.frame
+        except PlaywrightError:   # service-worker requests have no frame
+            return False
+        return request.is_navigation_request() and frame.parent_frame is None
+
+    # --- event handlers (run inside Playwright's dispatcher: they must never raise) ---------------
+
+    def _on_request(self, request: "Request") -> None:
+        url = request.url
+        host = host_of(url)
+        if vendor_for_host(host) is not None:
+            try:
+                body = request.post_data
+            except (UnicodeDecodeError, PlaywrightError):
+                buffer = request.post_data_buffer
+                body = buffer.decode("utf-8", "replace") if buffer else None
+            self.beacons.extend(parse_beacons(url, request.method, body, self.t()))
+        entry = {"method": request.method, "url": _clip(url, MAX_URL), "resource_type": request.resource_type,
+                 "status": None, "duration_ms": None}
+        self.network.append(entry)
+        self._pending[request] = (entry, time.monotonic())
+        if len(self._pending) > 500:   # long polls that never finish must not grow without bound
+            self._pending.pop(next(iter(self._pending)))
+        if request.redirected_from is not None and url.lower().startswith(("http://", "https://")):
+            # redirect hops are never routed; the offline proxy stops them, this records them
+            if self._is_top_level(request) and not navigation_allowed(host, self.entry_host, self.allowed_hosts):
+                if request.frame.page == self.page:
+                    self._block_navigation(url, "redirect")
+                else:
+                    self._record_blocked(url, "navigation", "popup outside the allowlist")
+            elif self.offline and not request_allowed(host, self.entry_host, self.allowed_hosts):
+                self._record_blocked(url, "subresource", "offline: third-party host (redirect)")
+
+    def _finish(self, request: "Request", status: int | None, failure: str | None) -> None:
+        pending = self._pending.pop(request, None)
+        if pending is None:
+            return
+        entry, started = pending
+        entry["status"] = status
+        if failure:
+            entry["failure"] = failure
+        timing = request.timing
+        if status is not None and timing and timing.get("responseStart", -1) >= 0:
+            entry["duration_ms"] = round(float(timing["responseStart"]), 1)
+        else:
+            entry["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
+
+    def _on_response(self, response: "Response") -> None:
+        self._finish(response.request, response.status, None)
+
+    def _on_request_failed(self, request: "Request") -> None:
+        self._finish(request, None, request.failure or "failed")
+
+    def _handle_outside(self, route: "Route", request: "Request") -> None:
+        """A request to a host outside the navigation allowlist (the pattern pre-filters)."""
+        url = request.url
+        host = host_of(url)
+        try:
+            if self._is_top_level(request):
+                if navigation_allowed(host, self.entry_host, self.allowed_hosts):
+                    route.continue_()
+                    return
+                if request.frame.page == self.page:
+                    self._block_navigation(url, "navigation")
+                else:
+                    self._record_blocked(url, "navigation", "popup outside the allowlist")
+                # ERR_ABORTED cancels a navigation without committing an error page: the page stays
+                route.abort("aborted")
+            elif self.offline and not request_allowed(host, self.entry_host, self.allowed_hosts):
+                self._record_blocked(url, "subresource", "offline: third-party host")
+                route.abort("aborted")
+            else:
+                route.continue_()
+        except PlaywrightError:  # the page or context closed while the request was paused
+            pass
+
+    def _answer_vendor(self, route: "Route", request: "Request") -> None:
+        # Beacons were parsed from the request event; here the call is only answered. CORS headers
+        # keep fetch/XHR callers (Segment, Plausible) from logging console errors about it.
+        origin = request.headers.get("origin")
+        headers = {"access-control-allow-origin": origin or "*", "cache-control": "no-store"}
+        if origin:
+            headers["access-control-allow-credentials"] = "true"
+        try:
+            route.fulfill(status=204, headers=headers, body="")
+        except PlaywrightError:
+            pass
+
+    def _on_console(self, message: "ConsoleMessage") -> None:
+        kind = message.type
+        text = _clip(message.text, MAX_MESSAGE)
+        self.console.append(f"{kind}: {text}")
+        if kind == "error" and not any(marker in text for marker in _OWN_BLOCK_MARKERS):
+            self._add_error(text)
+
+    def _on_page_error(self, error: Any) -> None:
+        name = getattr(error, "name", "") or "Error"
+        message = getattr(error, "message", "") or str(error)
+        text = _clip(f"{name}: {message}" if not message.startswith(name) else message, MAX_MESSAGE)
+        self.page_errors.append(text)
+        self._add_error(text)
+
+    def _add_error(self, text: str) -> None:
+        self.console_error_count += 1
+        self.console_errors.append(text)
+        if len(self.console_errors) > MAX_CONSOLE_ERRORS:
+            del self.console_errors[0]
+
+    def _on_frame_navigated(self, frame: "Frame") -> None:
+        if frame.parent_frame is not None:
+            return
+        url = frame.url
+        self.navigations.append(_clip(url, MAX_URL))
+        # A navigation the routes could not stop (offline off and a redirect): the page is there now.
+        if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
+            self._block_navigation(url, "navigation")
+
+    def _on_dialog(self, dialog: "Dialog") -> None:
+        kind = dialog.type
+        action = "accepted" if kind == "beforeunload" else "dismissed"
+        if len(self.dialogs) < MAX_RECORDS:
+            self.dialogs.append({"type": kind, "message": _clip(dialog.message, MAX_MESSAGE),
+                                 "action": action, "t": round(self.t(), 3)})
+        try:
+            dialog.accept() if kind == "beforeunload" else dialog.dismiss()
+        except PlaywrightError:
+            pass
+
+    def _on_popup(self, popup: "Page") -> None:
+        if len(self.popups) < MAX_RECORDS:
+            self.popups.append({"url": _clip(popup.url, MAX_URL), "t": round(self.t(), 3), "action": "closed"})
+        try:
+            popup.close()
+        except PlaywrightError:
+            pass
+
+    def _on_crash(self, _page: "Page") -> None:
+        self._crashed = True
+
+    # --- liveness ---------------------------------------------------------------------------------
+
+    @property
+    def crashed(self) -> bool:
+        """The renderer crashed or the browser is gone."""
+        return self._crashed or not self._browser_alive()
+
+    def translate(self, exc: BaseException) -> BaseException:
+        """`BrowserCrashed` for an error caused by a dead browser or renderer, else `exc` itself."""
+        if isinstance(exc, BrowserCrashed):
+            return exc
+        if isinstance(exc, PlaywrightError) and (self.crashed or (is_closed_error(exc) and not self._closed
+                                                                  and not self._page_closed_by_site())):
+            return BrowserCrashed(f"the browser or page crashed: {first_line(exc)}")
+        return exc
+
+    def _page_closed_by_site(self) -> bool:
+        # window.close() closes the page while the browser lives: not a crash
+        try:
+            return self.page.is_closed() and self._browser_alive() and not self._crashed
+        except Exception:  # noqa: BLE001
+            return False
+
+    @contextmanager
+    def guard(self) -> Iterator[None]:
+        """`with session.guard(): session.page.click(...)` turns a dead browser into BrowserCrashed."""
+        try:
+            yield
+        except PlaywrightError as exc:
+            translated = self.translate(exc)
+            if translated is exc:
+                raise
+            raise translated from exc
+
+    def raise_if_crashed(self) -> None:
+        if self.crashed:
+            raise BrowserCrashed("the browser or page crashed")
+
+    def pump(self) -> None:
+        """Let Playwright deliver pending events (requests, navigations, console) to the listeners."""
+        self.wait(0)
+
+    def wait(self, ms: float) -> None:
+        """Sleep `ms` while Playwright keeps delivering events (beacons, navigations) meanwhile."""
+        self.raise_if_crashed()
+        if self._closed or self.page.is_closed():
+            time.sleep(ms / 1000)
+            return
+        with self.guard():
+            self.page.wait_for_timeout(ms)
+
+    # --- the interface the walker uses --------------------------------------------------------------
+
+    def goto(self, url: str, timeout_ms: int, wait_until: str = "load") -> None:
+        """Navigate the page. Raises NavigationBlocked for a host outside the allowlist (before
+        navigating) or a redirect that tried to leave it; BrowserCrashed when the browser died;
+        Playwright's TimeoutError / Error for a slow or failing page."""
+        self.raise_if_crashed()
+        if self.entry_host is None and url.lower().startswith(("http://", "https://")):
+            # a scenario without an entry URL: its first goto defines the entry host
+            self.entry_host = host_of(url)
+            self._route_outside_hosts()
+        if not self.is_allowed(url):
+            self._record_blocked(url, "navigation", "goto outside the allowlist")
+            raise NavigationBlocked(host_of(url), url, "goto")
+        self._blocked_navigation = None
+        try:
+            with self.guard():
+                self.page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+        except PlaywrightError as exc:
+            if self._blocked_navigation is not None:
+                blocked, self._blocked_navigation = self._blocked_navigation, None
+                raise blocked from exc
+            raise
+        self.check_navigation(pump=False)
+
+    def check_navigation(self, pump: bool = True) -> None:
+        """Raise NavigationBlocked if a top-level navigation since the last check left the allowlist."""
+        if pump and not self._closed and not self.page.is_closed() and not self.crashed:
+            try:
+                self.pump()
+            except PlaywrightError:
+                pass
+        if self._blocked_navigation is not None:
+            blocked, self._blocked_navigation = self._blocked_navigation, None
+            raise blocked
+
+    def screenshot(self, path: Path, full_page: bool = False) -> bool:
+        """Save a PNG. Never raises: False when it could not (crashed, closed, timed out)."""
+        if self._closed or self.crashed:
+            return False
+        try:
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            self.page.screenshot(path=str(path), full_page=full_page, timeout=10_000)
+        except Exception:  # noqa: BLE001 - evidence is best effort
+            return False
+        return True
+
+    def a11y_snapshot(self, selector: str | None = None) -> str:
+        """The aria snapshot of the page (or of a selector's first match), at most ~20 kB. '' if none."""
+        if self._closed or self.crashed:
+            return ""
+        from flowwalk.browser.locate import locate
+
+        try:
+            if selector:
+                found = locate(self.page, selector)
+                locator = found.locator.first
+            else:
+                locator = self.page.locator("body")
+            text = locator.aria_snapshot(timeout=5_000)
+        except Exception:  # noqa: BLE001 - evidence is best effort
+            return ""
+        if len(text) <= SNAPSHOT_LIMIT:
+            return text
+        cut = text.rfind("\n", 0, SNAPSHOT_LIMIT)
+        cut = cut if cut > 0 else SNAPSHOT_LIMIT
+        return text[:cut] + f"\n# … truncated ({len(text) - cut} more characters)"
+
+    def title(self) -> str:
+        if self._closed or self.crashed:
+            return ""
+        try:
+            return self.page.title()
+        except Exception:  # noqa: BLE001
+            return ""
+
+    def evidence(self) -> dict[str, Any]:
+        """What a failure report shows about the page: never raises."""
+        try:
+            url = self.page.url
+        except Exception:  # noqa: BLE001
+            url = ""
+        return {
+            "url": url,
+            "title": self.title(),
+            "console": list(self.console),
+            "page_errors": list(self.page_errors),
+            "console_error_count": self.console_error_count,
+            "network": [dict(entry) for entry in self.network],
+            "blocked": list(self.blocked),
+            "dialogs": list(self.dialogs),
+            "popups": list(self.popups),
+            "crashed": self.crashed,
+        }
+
+    def close(self, trace_path: Path | None = None) -> None:
+        """Close the context, saving the trace to `trace_path` when tracing. Idempotent, never raises."""
+        if self._closed:
+            return
+        self._closed = True
+        if self._tracing:
+            try:
+                if trace_path is not None:
+                    Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
+                    self.context.tracing.stop(path=str(trace_path))
+                else:
+                    self.context.tracing.stop()
+            except Exception:  # noqa: BLE001 - a dead browser has no trace to give
+                pass
+        try:
+            self.context.close()
+        except Exception:  # noqa: BLE001
+            pass
