@@ -1,0 +1,329 @@
+"""summary.md: the human verdict, and the failure grouping the PR comment reuses.
+
+`group_failures(verdict)` sorts root causes into three groups by what a reader should do: the
+site misbehaved (`assertion_failed`: look at the site), a spec needs review (unresolvable step,
+credential, model or quota trouble: look at the spec) and infrastructure (rerun). Each item is
+one root cause with the tests skipped because of it, so a broken login reads as one problem.
+GitHub publishing renders the same groups under GitHub's own size limit.
+
+`render_summary` writes the Markdown for `GITHUB_STEP_SUMMARY` and the report folder; it stays
+under 1 MiB (the job-summary cap) by cutting whole items and saying how many were cut.
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+from flowwalk.report.records import RunRecords
+from flowwalk.report.verdict import INCOMPLETE_REASONS
+
+SUMMARY_FILE = "summary.md"
+#: GitHub's job summary limit per step (bytes)
+SUMMARY_LIMIT = 1024 * 1024
+
+#: (key, title, what the reader should do, failure classes) in the order a reader needs them
+CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
+    ("site", "The site misbehaved", "a required check failed on the live page",
+     ("assertion_failed",)),
+    ("spec", "A spec needs review", "the spec could not be carried out as written",
+     ("spec_step_unresolvable", "credential_rejected", "agent_uncertain", "quota_exceeded")),
+    ("infrastructure", "Infrastructure", "the browser or the run broke; a rerun may pass",
+     ("infrastructure_error",)),
+)
+
+OUTCOME_TEXT = {
+    "passed": ("✅", "all checks passed"),
+    "site_misbehaved": ("❌", "the site misbehaved"),
+    "spec_needs_review": ("⚠️", "a spec needs review"),
+    "infrastructure_failed": ("🛠️", "the infrastructure failed"),
+    "cancelled": ("⏹️", "the run was cancelled"),
+}
+
+
+@dataclass(frozen=True)
+class FailureItem:
+    """One root cause: a failed test that did not fail because of a parent."""
+
+    test_id: str
+    name: str
+    failure_class: str
+    #: `step 5 (expect text_contains 'Saved')`, or "" when no step is named
+    step: str
+    step_text: str
+    message: str
+    expected: str
+    observed: str
+    path: str
+    line: int | None
+    screenshot: str | None
+    #: tests skipped (transitively) because of this one, in plan order
+    dependents: tuple[str, ...]
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}" if self.line else self.path
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    key: str
+    title: str
+    meaning: str
+    classes: tuple[str, ...]
+    items: tuple[FailureItem, ...]
+
+    @property
+    def affected(self) -> int:
+        """Tests this group accounts for: its root causes and everything they took down."""
+        return len(self.items) + sum(len(i.dependents) for i in self.items)
+
+
+def _category(cls: str) -> str:
+    for key, _title, _meaning, classes in CATEGORIES:
+        if cls in classes:
+            return key
+    return "spec"  # a class this version does not know needs a person, not an alert
+
+
+def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
+    """The verdict's root causes grouped by category (only non-empty groups, most urgent first).
+
+    Within a group: by failure class (contract order), then the cause that took most tests down
+    first, then plan order.
+    """
+    tests = {t["test_id"]: (n, t) for n, t in enumerate(verdict.get("tests") or ())}
+    class_rank = {cls: n for n, (_k, _t, _m, classes) in enumerate(CATEGORIES) for cls in classes}
+    items: dict[str, list[tuple[tuple[int, int, int], FailureItem]]] = {}
+    for cause in verdict.get("root_causes") or ():
+        position, test = tests.get(cause["test_id"], (1 << 30, {}))
+        failure = test.get("failure") or {}
+        index = failure.get("step_index")
+        step_text = str(cause.get("step_text") or failure.get("step_text") or "")
+        step = f"step {index} ({step_text})" if isinstance(index, int) and step_text else step_text
+        cls = str(cause.get("failure_class") or "infrastructure_error")
+        item = FailureItem(test_id=cause["test_id"], name=str(test.get("name") or cause["test_id"]), failure_class=cls,
+                           step=step, step_text=step_text, message=str(cause.get("message") or ""),
+                           expected=str(cause.get("expected") or ""), observed=str(cause.get("observed") or ""),
+                           path=str(cause.get("path") or test.get("source") or ""),
+                           line=cause.get("line") if isinstance(cause.get("line"), int) else None,
+                           screenshot=failure.get("screenshot") or next(iter(test.get("screenshots") or ()), None),
+                           dependents=tuple(cause.get("dependents") or ()))
+        rank = (class_rank.get(cls, len(class_rank)), -len(item.dependents), position)
+        items.setdefault(_category(cls), []).append((rank, item))
+    groups = []
+    for key, title, meaning, classes in CATEGORIES:
+        if key in items:
+            ordered = tuple(item for _rank, item in sorted(items[key], key=lambda p: p[0]))
+            groups.append(FailureGroup(key=key, title=title, meaning=meaning, classes=classes, items=ordered))
+    return groups
+
+
+def not_run(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """Tests the plan had but the run did not finish (missing shard, cancelled, timed out)."""
+    return [t for t in verdict.get("tests") or ()
+            if t.get("status") == "skipped" and t.get("reason") in (*INCOMPLETE_REASONS, "cancelled")]
+
+
+# --- Markdown ------------------------------------------------------------------------------------
+
+
+def code(text: Any, limit: int = 300) -> str:
+    """Inline code that survives backticks and newlines in the value."""
+    value = " ".join(str(text).split())
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    if not value:
+        return "` `"
+    fence = "`"
+    while fence in value:
+        fence += "`"
+    pad = " " if value.startswith("`") or value.endswith("`") or fence != "`" else ""
+    return f"{fence}{pad}{value}{pad}{fence}"
+
+
+def plain(text: Any, limit: int = 500) -> str:
+    """Text outside code: HTML-escaped (GitHub renders HTML), Markdown emphasis neutralised."""
+    value = " ".join(str(text).split())
+    if len(value) > limit:
+        value = value[: limit - 1] + "…"
+    value = html.escape(value, quote=False)
+    for char in ("\\", "*", "_", "[", "]", "`", "|"):
+        value = value.replace(char, "\\" + char)
+    return value
+
+
+def _duration(ms: float) -> str:
+    seconds = ms / 1000
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, rest = divmod(int(round(seconds)), 60)
+    return f"{minutes} min {rest:02d} s"
+
+
+def verdict_headline(verdict: Mapping[str, Any]) -> str:
+    """`❌ flowwalk: the site misbehaved: 3 of 14 tests failed (exit 1)`."""
+    icon, text = OUTCOME_TEXT.get(str(verdict.get("outcome")), ("❔", str(verdict.get("outcome"))))
+    counts = verdict.get("counts") or {}
+    total, failed = counts.get("total", 0), counts.get("failed", 0)
+    if verdict.get("outcome") == "passed":
+        detail = f"{total} test{'s' * (total != 1)}"
+    elif failed:
+        detail = f"{failed} of {total} test{'s' * (total != 1)} failed"
+    else:
+        detail = f"{total} test{'s' * (total != 1)}"
+    return f"{icon} flowwalk: {text}: {detail} (exit {verdict.get('exit_code')})"
+
+
+def counts_line(verdict: Mapping[str, Any]) -> str:
+    counts = verdict.get("counts") or {}
+    parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "flaky")]
+    return f"{counts.get('total', 0)} tests: " + " · ".join(parts)
+
+
+def shards_line(verdict: Mapping[str, Any]) -> str:
+    """`2 of 3 shards reported (missing: 3)`; "" for an unsharded run."""
+    shards = verdict.get("shards") or {}
+    total = int(shards.get("total") or 1)
+    reported = list(shards.get("reported") or ())
+    if total <= 1 and not shards.get("duplicated") and not shards.get("missing"):
+        return ""
+    line = f"{len(reported)} of {total} shards reported"
+    notes = []
+    if shards.get("missing"):
+        notes.append("missing: " + ", ".join(str(k) for k in shards["missing"]))
+    if shards.get("duplicated"):
+        notes.append("reported twice: " + ", ".join(str(k) for k in shards["duplicated"]))
+    if shards.get("mismatched"):
+        notes.append("different plan: " + ", ".join(str(k) for k in shards["mismatched"]))
+    return line + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:
+    """One root cause as Markdown (the failing step as written, expected vs observed, file:line)."""
+    lines = [f"#### {code(item.test_id, 200)}", ""]
+    head = f"**{item.failure_class}**"
+    if item.step:
+        head += f" at {code(item.step, 200)}"
+    head += f" · {code(item.location, 200)}"
+    lines.append(head)
+    lines.append("")
+    if item.message:
+        lines.append(f"> {plain(item.message)}")
+        lines.append("")
+    if item.expected or item.observed:
+        lines.append(f"- expected: {code(item.expected) if item.expected else '—'}")
+        lines.append(f"- observed: {code(item.observed) if item.observed else '—'}")
+    if item.screenshot:
+        lines.append(f"- screenshot: {code(item.screenshot, 200)}")
+    if item.dependents:
+        names = [code(tests.get(d, {}).get("name") or d, 80) for d in item.dependents[:20]]
+        more = f" and {len(item.dependents) - 20} more" if len(item.dependents) > 20 else ""
+        lines.append(f"- skipped because of it ({len(item.dependents)}): {', '.join(names)}{more}")
+    lines.append("")
+    return "\n".join(lines)
+
+
+class _Budget:
+    """Collects blocks until the byte budget is spent, then counts what it had to leave out."""
+
+    def __init__(self, limit: int):
+        self.limit = limit
+        self.parts: list[str] = []
+        self.size = 0
+        self.cut = 0
+
+    def add(self, text: str) -> bool:
+        size = len(text.encode("utf-8")) + 1
+        if self.cut or self.size + size > self.limit:
+            self.cut += 1
+            return False
+        self.parts.append(text)
+        self.size += size
+        return True
+
+
+def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None,
+                   limit: int = SUMMARY_LIMIT) -> str:
+    """summary.md for a verdict (records add the flaky history; everything else is in the verdict)."""
+    tests = {t["test_id"]: t for t in verdict.get("tests") or ()}
+    footer_parts = [f"run {verdict.get('run_id') or '?'}", f"started {verdict.get('started_at') or '?'}",
+                    _duration(float(verdict.get("duration_ms") or 0.0))]
+    shard_text = shards_line(verdict)
+    if shard_text:
+        footer_parts.append(shard_text)
+    footer = "\n<sub>" + plain(" · ".join(footer_parts), 1000) + "</sub>\n"
+    cut_note_reserve = 400
+    budget = _Budget(limit - len(footer.encode("utf-8")) - cut_note_reserve)
+
+    budget.add(f"## {verdict_headline(verdict)}\n")
+    counts = verdict.get("counts") or {}
+    budget.add("| total | passed | failed | skipped | flaky |\n|---:|---:|---:|---:|---:|\n"
+               f"| {counts.get('total', 0)} | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
+               f"{counts.get('skipped', 0)} | {counts.get('flaky', 0)} |\n")
+    warnings = list(verdict.get("warnings") or ())
+    if warnings:
+        budget.add("> [!WARNING]\n" + "\n".join(f"> {plain(w)}  " for w in warnings[:20]) + "\n")
+
+    groups = group_failures(verdict)
+    for group in groups:
+        causes = len(group.items)
+        title = (f"### {group.title}: {causes} root cause{'s' * (causes != 1)}"
+                 + (f", {group.affected} tests affected" if group.affected != causes else ""))
+        budget.add(f"{title}\n\n_{plain(group.meaning)}_\n")
+        for item in group.items:
+            budget.add(render_item(item, tests))
+
+    missing = not_run(verdict)
+    if missing:
+        reasons: dict[str, int] = {}
+        for t in missing:
+            reasons[str(t.get("reason"))] = reasons.get(str(t.get("reason")), 0) + 1
+        explained = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
+        lines = [f"### Did not run: {len(missing)} test{'s' * (len(missing) != 1)} ({explained})", ""]
+        lines.extend(f"- {code(t['test_id'], 200)}: {plain(t.get('reason'))}" for t in missing[:50])
+        if len(missing) > 50:
+            lines.append(f"- … and {len(missing) - 50} more")
+        budget.add("\n".join(lines) + "\n")
+
+    flaky = list(verdict.get("flaky") or ())
+    if flaky:
+        policy = str((records.settings if records else {}).get("flaky_policy", "pass"))
+        lines = [f"### Flaky: {len(flaky)}", "",
+                 "_failed, then passed on a retry; "
+                 + ("they fail this run (flaky policy: fail)_" if policy == "fail" else "counted as passed_"), ""]
+        for tid in flaky:
+            note = ""
+            record = records.test(tid) if records else None
+            if record and record.earlier_failures:
+                first = record.earlier_failures[0]
+                failure = first.failure or {}
+                note = (f" — attempt {first.attempt}: {plain(failure.get('failure_class', 'failed'))} at "
+                        f"{code(failure.get('step_text') or '?', 120)}; passed on attempt {record.history[-1].attempt}")
+            lines.append(f"- {code(tid, 200)}{note}")
+        budget.add("\n".join(lines) + "\n")
+
+    slowest = list(verdict.get("slowest") or ())[:5]
+    if slowest:
+        lines = ["### Slowest", "", "| test | duration |", "|---|---:|"]
+        lines.extend(f"| {code(s['test_id'], 150)} | {_duration(float(s['duration_ms']))} |" for s in slowest)
+        budget.add("\n".join(lines) + "\n")
+
+    text = "\n".join(budget.parts)
+    if budget.cut:
+        text += (f"\n_… {budget.cut} more section{'s' * (budget.cut != 1)} cut to stay under "
+                 f"{limit // 1024} KiB: see junit.xml and report.html in the report folder._\n")
+    return text + footer
+
+
+def write_summary(verdict: Mapping[str, Any], records: RunRecords | None, out_dir: str | Path) -> Path:
+    path = Path(out_dir) / SUMMARY_FILE
+    path.write_text(render_summary(verdict, records), encoding="utf-8")
+    return path
+
+
+__all__: Sequence[str] = ("CATEGORIES", "FailureGroup", "FailureItem", "group_failures", "not_run", "render_item",
+                          "render_summary", "write_summary", "verdict_headline", "counts_line", "shards_line", "code",
+                          "plain")
