@@ -1,0 +1,172 @@
+"""The console reporter: one line per test as its scenario's final attempt finishes, then totals.
+
+It is an event handler like the emit writer. Passed steps stay quiet; a failure line carries
+what a reader needs to act without opening a file: the failure class and `step N (text)`.
+A retried scenario gets one dim line per failed attempt, and its tests are printed once, as
+they finally ended. `finish(verdict)` adds the verdict and where the reports are.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Mapping, TextIO
+
+from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished
+from flowwalk.report.verdict import failure_message
+
+_SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
+_ASCII = {"passed": "ok   ", "failed": "FAIL ", "skipped": "skip ", "flaky": "flaky"}
+_COLORS = {"passed": "32", "failed": "31", "skipped": "33", "flaky": "35", "dim": "2", "bold": "1"}
+_OUTCOMES = {"passed": "all checks passed", "site_misbehaved": "the site misbehaved",
+             "spec_needs_review": "a spec needs review", "infrastructure_failed": "the infrastructure failed",
+             "cancelled": "the run was cancelled"}
+_REPORT_FILES = ("summary.md", "report.html", "junit.xml", "verdict.json", "emit.jsonl")
+
+
+def _wants_color(stream: TextIO, color: bool | str, env: Mapping[str, str]) -> bool:
+    if isinstance(color, bool):
+        return color
+    if env.get("NO_COLOR"):
+        return False
+    if env.get("FORCE_COLOR") or env.get("GITHUB_ACTIONS") == "true":  # Actions logs render ANSI colour
+        return True
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def _can_encode(stream: TextIO, text: str) -> bool:
+    encoding = getattr(stream, "encoding", None) or "utf-8"
+    try:
+        text.encode(encoding)
+        return True
+    except (UnicodeEncodeError, LookupError):
+        return False
+
+
+def _seconds(ms: float) -> str:
+    return f"{ms / 1000:.1f}s"
+
+
+def _one_line(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class ConsoleReporter:
+    """`ConsoleReporter(stream, color="auto", report_dir=None)`; call it with each event."""
+
+    def __init__(self, stream: TextIO, color: bool | str = "auto", report_dir: str | None = None,
+                 env: Mapping[str, str] | None = None):
+        self.stream = stream
+        self.report_dir = report_dir
+        self.color = _wants_color(stream, color, os.environ if env is None else env)
+        self.symbols = _SYMBOLS if _can_encode(stream, "".join(_SYMBOLS.values()) + "…·") else _ASCII
+        self._lock = threading.Lock()
+        self._pending: dict[tuple[str, int], list[RuleFinished]] = {}
+        self._failed_before: dict[str, set[str]] = {}
+        self._names: dict[str, str] = {}
+        self.tally = {"total": 0, "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
+        self._width = 0
+
+    # -- output --------------------------------------------------------------------------------
+
+    def _paint(self, text: str, what: str) -> str:
+        return f"\033[{_COLORS[what]}m{text}\033[0m" if self.color else text
+
+    def _print(self, text: str) -> None:
+        if self.symbols is not _SYMBOLS:
+            text = text.replace("…", "...").replace("·", "-")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+    # -- events --------------------------------------------------------------------------------
+
+    def __call__(self, event: Event) -> None:
+        with self._lock:
+            if isinstance(event, RunStarted):
+                self._started(event)
+            elif isinstance(event, RuleFinished):
+                self._pending.setdefault((event.scenario_id, event.attempt), []).append(event)
+            elif isinstance(event, ScenarioFinished):
+                self._scenario_finished(event)
+            elif isinstance(event, RunFinished):
+                self._run_finished(event)
+
+    def _started(self, event: RunStarted) -> None:
+        plan = event.plan or {}
+        scenarios = [s for s in plan.get("scenarios") or () if isinstance(s, dict)]
+        assigned = set(plan.get("assigned") or ())
+        tests = [tid for s in scenarios if not assigned or s.get("id") in assigned for tid in s.get("test_ids") or ()]
+        self._width = min(max((len(t) for t in tests), default=0), 70)
+        shard = event.shard or {}
+        where = f" (shard {shard.get('index')}/{shard.get('total')})" if int(shard.get("total", 1) or 1) > 1 else ""
+        n = len(assigned) if assigned else len(scenarios)
+        self._print(self._paint(f"flowwalk: {n} scenario{'s' * (n != 1)}, {len(tests)} test"
+                                f"{'s' * (len(tests) != 1)}{where}", "bold"))
+
+    def _scenario_finished(self, event: ScenarioFinished) -> None:
+        rules = self._pending.pop((event.scenario_id, event.attempt), [])
+        failed = self._failed_before.setdefault(event.scenario_id, set())
+        if not event.final:
+            failed.update(r.test_id for r in rules if r.status == "failed")
+            self._print(self._paint(f"  ↻ {event.scenario_id}: attempt {event.attempt} {event.status}, retrying"
+                                    if self.symbols is _SYMBOLS else
+                                    f"  retry {event.scenario_id}: attempt {event.attempt} {event.status}", "dim"))
+            return
+        for rule in rules:
+            status = rule.status
+            if status == "passed" and rule.test_id in failed:
+                status = "flaky"
+            self.tally["total"] += 1
+            self.tally[status if status in self.tally else "failed"] += 1
+            self._print(self._line(rule, status))
+        self._failed_before.pop(event.scenario_id, None)
+
+    def _line(self, rule: RuleFinished, status: str) -> str:
+        symbol = self._paint(self.symbols.get(status, "?"), status)
+        head = f"  {symbol} {rule.test_id.ljust(self._width)}"
+        if status == "skipped":
+            reason = rule.reason or "skipped"
+            if rule.reason == "parent_failed" and rule.failure and rule.failure.parent:
+                reason += f": {rule.failure.parent}"
+            return f"{head}  {self._paint(_one_line(reason), 'skipped')}"
+        line = f"{head}  {self._paint(_seconds(rule.duration_ms), 'dim')}"
+        if status == "flaky":
+            return f"{line}  {self._paint(f'flaky: passed on attempt {rule.attempt}', 'flaky')}"
+        if status == "failed":
+            failure = rule.failure
+            if failure is None:
+                return f"{line}  {self._paint('failed (no failure recorded)', 'failed')}"
+            detail = failure_message({"step_index": failure.step_index, "step_text": failure.step_text,
+                                      "message": failure.message, "step_kind": failure.step_kind,
+                                      "parent": failure.parent})
+            return f"{line}  {self._paint(failure.failure_class, 'failed')}  {_one_line(detail)}"
+        warnings = [f for f in rule.findings if f.severity in ("critical", "warning")]
+        if warnings:
+            line += "  " + self._paint(f"{len(warnings)} warning{'s' * (len(warnings) != 1)}", "skipped")
+        return line
+
+    def _run_finished(self, event: RunFinished) -> None:
+        t = self.tally
+        parts = [self._paint(f"{t['passed']} passed", "passed") if t["passed"] else "0 passed",
+                 self._paint(f"{t['failed']} failed", "failed") if t["failed"] else "0 failed",
+                 f"{t['skipped']} skipped"]
+        if t["flaky"]:
+            parts.append(self._paint(f"{t['flaky']} flaky", "flaky"))
+        cancelled = " (cancelled)" if event.cancelled else ""
+        self._print("")
+        self._print(f"{t['total']} test{'s' * (t['total'] != 1)}: {', '.join(parts)} in "
+                    f"{_seconds(event.duration_ms)}{cancelled}")
+
+    def finish(self, verdict: Mapping[str, Any]) -> None:
+        """After the reports are built: the verdict and where to look."""
+        with self._lock:
+            outcome = str(verdict.get("outcome"))
+            text = f"verdict: {_OUTCOMES.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
+            self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
+            if self.report_dir:
+                folder = Path(self.report_dir)
+                present = [name for name in _REPORT_FILES if (folder / name).exists()]
+                self._print(f"report: {folder}/ ({', '.join(present)})" if present else f"report: {folder}/")
