@@ -1,0 +1,96 @@
+"""Build every report of a folder from its emit.jsonl alone: verdict.json, junit.xml, summary.md,
+report.html. `flowwalk run`, `flowwalk report DIR` and `flowwalk merge` all end here.
+
+Each report is built and written on its own: a reporter that breaks is reported on stderr and
+the others are still written (a bad HTML template must not cost a team its JUnit results).
+Files are replaced atomically, so a reader never sees half a report. Only when the verdict itself
+cannot be built does this raise, after writing what it could: the exit code comes from it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from flowwalk.report.records import RunRecords, read_run
+from flowwalk.report.verdict import build_verdict
+
+VERDICT_FILE = "verdict.json"
+
+
+def write_atomic(path: Path, text: str) -> Path:
+    """Write text to path through a temporary file in the same folder and a rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    return path
+
+
+def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
+    frame = traceback.extract_tb(error.__traceback__)[-1:] if error.__traceback__ else []
+    where = f" ({frame[0].filename.rsplit('/', 1)[-1]}:{frame[0].lineno})" if frame else ""
+    print(f"flowwalk: error: could not write {name}: {type(error).__name__}: {error}{where}; "
+          f"the other reports were written", file=stream)
+
+
+def _html(records: RunRecords, verdict: dict[str, Any]) -> str:
+    from flowwalk.report.html import render_html  # imported here: a broken module breaks only this report
+
+    return render_html(verdict, records)
+
+
+def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None) -> dict[str, Any]:
+    """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
+
+    `warn=False` leaves the reading problems (truncated line, missing shard, ...) to the caller;
+    they are in `verdict["warnings"]` either way.
+    """
+    out = Path(out_dir)
+    stream = stderr or sys.stderr
+    records = read_run(out)
+    if warn:
+        for problem in records.problems:
+            print(f"flowwalk: warning: {problem}", file=stream)
+
+    verdict: dict[str, Any] | None = None
+    verdict_error: BaseException | None = None
+    try:
+        verdict = build_verdict(records)
+        write_atomic(out / VERDICT_FILE, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+    except Exception as error:  # noqa: BLE001 - isolation is the point
+        verdict_error = error
+        _report_failure(VERDICT_FILE, error, stream)
+
+    def junit() -> str:
+        from flowwalk.report.junit import render_junit
+
+        return render_junit(records)
+
+    builders: list[tuple[str, Callable[[], str]]] = [("junit.xml", junit)]
+    if verdict is not None:
+        from flowwalk.report.summary import SUMMARY_FILE, render_summary
+
+        done = verdict
+        builders.append((SUMMARY_FILE, lambda: render_summary(done, records)))
+        builders.append(("report.html", lambda: _html(records, done)))
+    for name, build in builders:
+        try:
+            write_atomic(out / name, build())
+        except Exception as error:  # noqa: BLE001
+            _report_failure(name, error, stream)
+
+    if verdict is None:
+        assert verdict_error is not None
+        raise verdict_error
+    return verdict

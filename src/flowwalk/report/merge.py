@@ -1,0 +1,118 @@
+"""`flowwalk merge`: shard report folders in, the report one unsharded run would have written out.
+
+The shards' emit.jsonl sections are concatenated in shard order (a folder may itself be an
+earlier merge: sections are what count, not folders), screenshots, traces and failure context
+files are copied beside them, and `build_reports` rebuilds every report from the merged
+emit.jsonl. Because every report orders tests by the plan recorded in `run_started`, the result
+equals an unsharded run test by test. A missing shard (`2 of 3 reported`), a shard given twice
+(the later run counts) and shards that planned differently are said plainly: in the result's
+warnings, in `verdict.shards`, and in the reports.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Sequence
+
+from flowwalk.errors import UsageError
+from flowwalk.report.build import build_reports, write_atomic
+from flowwalk.report.records import EMIT_FILE, RawSection, split_sections
+
+#: folders of files the records reference by relative path
+ARTIFACT_DIRS = ("screenshots", "traces", "context")
+#: files merge writes (and so replaces) in the output folder
+OUTPUT_FILES = (EMIT_FILE, "junit.xml", "verdict.json", "summary.md", "report.html")
+#: the PR context `run` leaves for the fork-safe publish workflow; carried over as is
+PR_CONTEXT = "pr.json"
+
+
+@dataclass(frozen=True)
+class MergeResult:
+    out_dir: Path
+    verdict: dict[str, Any]
+    #: everything a person should know about the merge, one sentence each
+    warnings: tuple[str, ...]
+    #: verdict["shards"]: total, reported, missing, duplicated, mismatched
+    shards: dict[str, Any]
+    #: artifact files copied
+    copied: int
+
+
+def _same_folder(a: Path, b: Path) -> bool:
+    try:
+        return a.resolve() == b.resolve()
+    except OSError:
+        return False
+
+
+def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResult:
+    """Merge shard report folders into out_dir and rebuild its reports; returns the result."""
+    folders = [Path(d) for d in dirs]
+    out = Path(out_dir)
+    if not folders:
+        raise UsageError("nothing to merge\n  hint: flowwalk merge shard-1/ shard-2/ --out merged/")
+    for folder in folders:
+        if _same_folder(folder, out):
+            raise UsageError(f"--out '{out}' is also an input folder; merging into it would overwrite a shard\n"
+                             f"  hint: merge into a new folder, e.g. --out merged-report")
+        if not folder.is_dir():
+            raise UsageError(f"'{folder}' is not a folder\n  hint: pass the report folders the shard jobs uploaded")
+
+    warnings: list[str] = []
+    sections: list[tuple[RawSection, int]] = []
+    for n, folder in enumerate(folders):
+        found, problems = split_sections(folder)
+        warnings.extend(problems)
+        sections.extend((section, n) for section in found)
+
+    def shard_key(item: tuple[RawSection, int]) -> tuple[int, str, int]:
+        shard = item[0].start.get("shard") if isinstance(item[0].start.get("shard"), dict) else {}
+        index = shard.get("index") if isinstance(shard.get("index"), int) else 1
+        return index, str(item[0].start.get("started_at", "")), item[1]
+
+    sections.sort(key=shard_key)
+
+    out.mkdir(parents=True, exist_ok=True)
+    for name in OUTPUT_FILES:
+        (out / name).unlink(missing_ok=True)
+    for name in ARTIFACT_DIRS:
+        if (out / name).is_dir():
+            shutil.rmtree(out / name)
+    write_atomic(out / EMIT_FILE, "".join(line + "\n" for section, _ in sections for line in section.lines))
+
+    # artifacts, in the same order as the sections: a later run of a duplicated shard wins
+    copied = 0
+    origin: dict[Path, Path] = {}
+    ordered_folders = list(dict.fromkeys(folders[n] for _, n in sections))
+    for folder in ordered_folders:
+        for name in ARTIFACT_DIRS:
+            base = folder / name
+            if not base.is_dir():
+                continue
+            for source in sorted(p for p in base.rglob("*") if p.is_file()):
+                relative = source.relative_to(folder)
+                target = out / relative
+                if target.exists():
+                    if filecmp.cmp(source, target, shallow=False):
+                        continue
+                    warnings.append(f"{relative} differs between {origin.get(target, '?')} and {folder}; "
+                                    f"kept the one from {folder}")
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(source, target)
+                origin[target] = folder
+                copied += 1
+    for folder in ordered_folders:
+        if (folder / PR_CONTEXT).is_file() and not (out / PR_CONTEXT).exists():
+            shutil.copy2(folder / PR_CONTEXT, out / PR_CONTEXT)
+
+    verdict = build_reports(out, warn=False)
+    # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
+    # each sentence once, in a stable order
+    for problem in verdict.get("warnings") or ():
+        if problem not in warnings:
+            warnings.append(problem)
+    return MergeResult(out_dir=out, verdict=verdict, warnings=tuple(warnings), shards=dict(verdict["shards"]),
+                       copied=copied)
