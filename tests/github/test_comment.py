@@ -1,0 +1,124 @@
+"""Rendering the verdict comment: what a reviewer reads on the PR, and how it is cut to GitHub's limit."""
+
+from __future__ import annotations
+
+import re
+
+from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, many_failures, passing_verdict
+
+from flowwalk.github.comment import (
+    COMMENT_LIMIT, RunLinks, code, links_from_settings, marker, parse_marker, render_comment, verdict_digest,
+)
+from flowwalk.settings import GitHubSettings
+
+SHA = "0123456789abcdef0123456789abcdef01234567"
+LINKS = RunLinks(server_url="https://github.com", repository="octo-org/shop", sha=SHA,
+                 run_url="https://github.com/octo-org/shop/actions/runs/42",
+                 artifact_url="https://github.com/octo-org/shop/actions/runs/42/artifacts/9",
+                 base_url="https://staging.example.com")
+
+
+def _section(body: str, title: str) -> str:
+    start = body.index(f"#### {title}")
+    end = body.find("\n#### ", start + 1)
+    return body[start: end if end != -1 else len(body)]
+
+
+def test_the_comment_starts_with_the_hidden_marker_and_says_the_verdict() -> None:
+    body = render_comment(failing_verdict(), LINKS)
+    first, second = body.splitlines()[:2]
+    assert first.startswith("<!-- flowwalk:verdict ") and first.endswith(" -->")
+    assert second == "### ❌ flowwalk: the site misbehaved"
+    assert "8 tests: **3 failed**, 2 passed, 2 skipped, 1 flaky" in body
+    assert "shards reported: 2 of 3" in body
+    assert "Shard 3 of 3 did not report" in body
+
+
+def test_failures_are_grouped_by_class_with_step_expected_observed_and_a_linked_line() -> None:
+    body = render_comment(failing_verdict(), LINKS)
+    site = _section(body, "The site misbehaved (1)")
+    assert f"[{CHECKOUT}:12](https://github.com/octo-org/shop/blob/{SHA}/{CHECKOUT}#L12)" in site
+    assert "step: `expect text_contains 'Saved'`" in site
+    assert "expected: `'#status' contains 'Saved'`" in site
+    assert "observed: " in site and "Saving failed, try again" in site
+    assert "screenshot: `screenshots/checkout-saves-the-order-5.png`" in site
+    spec = _section(body, "A spec needs review (1)")
+    assert f"{SHOP}:17" in spec and "`act click 'the sign in button'`" in spec
+    # the root cause carries the tests skipped because of it
+    assert f"2 skipped because of it: `{SHOP}#shop/cart`, `{SHOP}#shop/checkout`" in spec
+    infra = _section(body, "Infrastructure (1)")
+    assert f"{ACCOUNT}:4" in infra and "the browser crashed" in infra
+    # order: site, then spec, then infrastructure
+    assert body.index("The site misbehaved (1)") < body.index("A spec needs review") < body.index("Infrastructure (1)")
+
+
+def test_flaky_slowest_links_and_the_reproduce_command() -> None:
+    body = render_comment(failing_verdict(), LINKS)
+    assert "Flaky: passed on a retry (1)" in body and "`examples/flows/about.flow.yaml#About page` (attempt 2)" in body
+    assert f"| `{ACCOUNT}#Account settings` | 30.0 s |" in body
+    assert "[the run](https://github.com/octo-org/shop/actions/runs/42)" in body
+    assert "(https://github.com/octo-org/shop/actions/runs/42/artifacts/9)" in body
+    assert f"flowwalk run {CHECKOUT} --base-url 'https://staging.example.com'" in body
+
+
+def test_a_loopback_base_url_becomes_a_placeholder_in_the_reproduce_command() -> None:
+    links = RunLinks(repository="octo-org/shop", sha=SHA, base_url="http://127.0.0.1:41234")
+    assert f"flowwalk run {CHECKOUT} --base-url <URL>" in render_comment(failing_verdict(), links)
+
+
+def test_text_from_the_site_only_appears_inside_code_spans() -> None:
+    body = render_comment(failing_verdict(), LINKS)
+    (observed,) = [line for line in body.splitlines() if "observed:" in line]
+    # `rm -rf` holds backticks, so the span's fence is longer; @octocat cannot mention anyone
+    assert observed.strip() == "- observed: ``'#status' reads 'Saving failed, try again' @octocat `rm -rf` <script>``"
+    assert code("a\nb") == "`a ⏎ b`"
+    assert code("`x`") == "`` `x` ``"
+
+
+def test_a_passing_verdict_is_short_and_has_no_failure_sections() -> None:
+    body = render_comment(passing_verdict(), LINKS)
+    assert "### ✅ flowwalk: all checks passed" in body
+    assert "####" not in body and "Reproduce" not in body and "shards reported" not in body
+
+
+def test_a_huge_verdict_is_cut_to_githubs_limit_and_says_what_was_cut() -> None:
+    verdict = many_failures(300)
+    body = render_comment(verdict, LINKS)
+    assert len(body) <= COMMENT_LIMIT
+    assert body.startswith("<!-- flowwalk:verdict")
+    assert "Cut to fit GitHub's comment limit (65,536 characters)" in body
+    assert "… and 250 more (see report.html)" in body  # beyond 50 failures the rest is in report.html
+
+
+def test_a_smaller_limit_drops_failures_and_says_how_many() -> None:
+    body = render_comment(many_failures(60), LINKS, limit=12_000)
+    assert len(body) <= 12_000
+    cut = re.search(r"Cut to fit GitHub's comment limit \(12,000 characters\): (\d+) failures", body)
+    assert cut is not None and int(cut.group(1)) > 0
+    shown = body.count("- **`generated/")
+    assert shown + int(cut.group(1)) == 50  # what is shown plus what was cut: the 50 it lists at most
+    assert "slowest" not in body.lower().split("cut to fit")[0]  # the slowest table went first
+
+
+def test_marker_round_trip_and_the_digest_ignores_timings() -> None:
+    assert parse_marker(marker()) == (None, None)
+    assert parse_marker(marker("e2e", "abc123") + "\nbody") == ("e2e", "abc123")
+    assert parse_marker("> <!-- flowwalk:verdict -->") is None  # a quote of it is someone else's comment
+    verdict = failing_verdict()
+    slower = failing_verdict()
+    slower["duration_ms"] = 99_999
+    slower["run_id"] = "another"
+    slower["tests"][0]["duration_ms"] = 1
+    assert verdict_digest(verdict) == verdict_digest(slower)
+    changed = failing_verdict()
+    changed["tests"][1]["status"] = "passed"
+    assert verdict_digest(changed) != verdict_digest(verdict)
+
+
+def test_links_come_from_the_settings() -> None:
+    settings = GitHubSettings(server_url="https://ghe.example.com", repository="octo-org/shop", sha=SHA,
+                              run_id="77", run_attempt="2")
+    links = links_from_settings(settings)
+    assert links.run_url == "https://ghe.example.com/octo-org/shop/actions/runs/77/attempts/2"
+    assert links.artifact_url == links.run_url + "#artifacts"
+    assert links.blob("specs/a b.flow.yaml", 3) == f"https://ghe.example.com/octo-org/shop/blob/{SHA}/specs/a%20b.flow.yaml#L3"
