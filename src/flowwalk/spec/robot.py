@@ -1,0 +1,669 @@
+"""aitester-bdd `.robot` suites -> `model.Suite`, through Robot Framework's own parser.
+
+Owns reading a suite: `get_model` gives the file as RF sees it (sections, settings, test cases,
+keyword calls with line and column, `...` continuations already joined); this module replays the
+calls in the order RF would run them (Suite Setup, then each test's [Setup], body, [Teardown], then
+Suite Teardown), substitutes `${VARS}` (the suite's *** Variables ***, `--var` winning), resolves
+each call against the keyword table of `robot_keywords.py` and assembles frozen scenarios. Every
+problem comes back as a located `errors.Problem`; nothing here raises for bad input.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterator
+from urllib.parse import urljoin, urlsplit
+
+from robot.api import Token, get_model
+from robot.api.parsing import ModelVisitor
+from robot.parsing.model import blocks, statements
+from robot.utils import unescape
+from robot.variables import VariableMatches, search_variable
+
+from flowwalk.errors import Location, Problem
+from flowwalk.model import Act, Expect, Goto, Rule, Scenario, Step, Suite
+from flowwalk.settings import Settings
+from flowwalk.spec.robot_keywords import (
+    Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
+    match_keyword, typed_secrets,
+)
+
+LIBRARY = "aitester_bdd.AITester"
+#: the rule `And I configure state setup` becomes in every scenario
+STATE_SETUP_RULE = "state_setup"
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
+_BUILTINS = {"empty": "", "space": " "}
+
+
+# --- discovery --------------------------------------------------------------------------------------
+
+
+class _ImportFinder(ModelVisitor):
+    def __init__(self) -> None:
+        self.found: list[statements.LibraryImport] = []
+
+    def visit_LibraryImport(self, node: statements.LibraryImport) -> None:  # noqa: N802 (RF's visitor API)
+        if node.name == LIBRARY:
+            self.found.append(node)
+
+
+def is_aitester_suite(path: Path) -> bool:
+    """A `.robot` file whose *** Settings *** import `aitester_bdd.AITester`."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+    if "aitester_bdd" not in text:  # cheap pre-check: most .robot files are plain RF suites
+        return False
+    try:
+        model = get_model(text, data_only=True)
+    except Exception:  # RF's parser is lenient; anything it cannot read is simply not a suite
+        return False
+    finder = _ImportFinder()
+    finder.visit(model)
+    return bool(finder.found)
+
+
+# --- the raw layer: calls in RF's execution order ---------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _CallSite:
+    name: str
+    loc: Location
+    cells: tuple[Cell, ...]
+    text: str
+
+
+@dataclass(frozen=True)
+class _TestStart:
+    name: str
+    loc: Location
+    description: str
+
+
+@dataclass(frozen=True)
+class _TestEnd:
+    pass
+
+
+@dataclass(frozen=True)
+class _Variable:
+    name: str
+    value: str
+    loc: Location
+
+
+@dataclass
+class _Reader:
+    """Walks RF's model once and keeps what flowwalk needs, with positions."""
+
+    rel: str
+    problems: list[Problem] = field(default_factory=list)
+    variables: dict[str, _Variable] = field(default_factory=dict)
+    imports_library: bool = False
+    suite_setup: _CallSite | None = None
+    suite_teardown: _CallSite | None = None
+    test_setup: _CallSite | None = None
+    test_teardown: _CallSite | None = None
+    events: list[_CallSite | _TestStart | _TestEnd] = field(default_factory=list)
+
+    def loc(self, token: Token) -> Location:
+        return Location(self.rel, token.lineno, token.col_offset + 1)
+
+    def node_loc(self, node: statements.Statement) -> Location:
+        tokens = [t for t in node.tokens if t.type not in (Token.SEPARATOR, Token.EOL, Token.EOS)]
+        first = tokens[0] if tokens else node.tokens[0]
+        return self.loc(first)
+
+    def problem(self, loc: Location, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(loc, message, hint))
+
+    def call_from(self, node: statements.Statement, name_type: str) -> _CallSite | None:
+        name_token = node.get_token(name_type)
+        if name_token is None or not name_token.value or name_token.value.upper() == "NONE":
+            return None
+        cells = tuple(Cell(t.value, self.loc(t)) for t in node.get_tokens(Token.ARGUMENT))
+        text = "    ".join([name_token.value, *(c.raw for c in cells)])
+        return _CallSite(name_token.value, self.loc(name_token), cells, text)
+
+    # -- sections
+
+    def read(self, model: blocks.File) -> None:
+        for section in model.sections:
+            if section.header is not None:
+                self.rf_errors(section.header)
+            if isinstance(section, blocks.SettingSection):
+                for node in section.body:
+                    self.setting(node)
+            elif isinstance(section, blocks.VariableSection):
+                for node in section.body:
+                    self.variable(node)
+            elif isinstance(section, blocks.TestCaseSection):
+                for test in section.body:
+                    if isinstance(test, blocks.TestCase):
+                        self.test_case(test)
+                    else:
+                        self.other(test, "in *** Test Cases ***")
+            elif isinstance(section, blocks.KeywordSection):
+                if any(isinstance(n, blocks.Keyword) for n in section.body):
+                    assert section.header is not None
+                    self.problem(self.node_loc(section.header), "user keywords (*** Keywords ***) are not supported",
+                                 "flowwalk reads a suite as data: write the aitester-bdd keywords in the test cases")
+            elif isinstance(section, (blocks.ImplicitCommentSection, blocks.CommentSection)):
+                continue
+            else:
+                for node in section.body:
+                    self.rf_errors(node)
+
+    def rf_errors(self, node: object) -> None:
+        for error in getattr(node, "errors", ()) or ():
+            loc = self.node_loc(node) if isinstance(node, statements.Statement) else Location(self.rel)
+            self.problem(loc, f"Robot Framework cannot read this line: {error}",
+                         "see the Robot Framework user guide for the syntax of this line")
+
+    def setting(self, node: statements.Statement) -> None:
+        if isinstance(node, statements.LibraryImport):
+            if node.name == LIBRARY:
+                self.imports_library = True
+        elif isinstance(node, statements.SuiteSetup):
+            self.suite_setup = self.call_from(node, Token.NAME)
+        elif isinstance(node, statements.SuiteTeardown):
+            self.suite_teardown = self.call_from(node, Token.NAME)
+        elif isinstance(node, statements.TestSetup):
+            self.test_setup = self.call_from(node, Token.NAME)
+        elif isinstance(node, statements.TestTeardown):
+            self.test_teardown = self.call_from(node, Token.NAME)
+        elif isinstance(node, (statements.ResourceImport, statements.VariablesImport)):
+            what = "resource files" if isinstance(node, statements.ResourceImport) else "variable files"
+            self.problem(self.node_loc(node), f"importing {what} ('{node.name}') is not supported",
+                         "flowwalk reads only this file: put the variables in its *** Variables *** "
+                         "section or pass them with --var")
+        elif isinstance(node, statements.TestTemplate):
+            self.problem(self.node_loc(node), "Test Template is not supported",
+                         "write each keyword call out in the test cases")
+        else:
+            self.rf_errors(node)
+
+    def variable(self, node: statements.Statement) -> None:
+        if not isinstance(node, statements.Variable):
+            self.rf_errors(node)
+            return
+        if node.errors:
+            self.rf_errors(node)
+            return
+        token = node.get_token(Token.VARIABLE)
+        assert token is not None
+        loc = self.loc(token)
+        raw = token.value.rstrip("=").rstrip()
+        match = search_variable(raw)
+        if match.identifier != "$":
+            self.problem(loc, f"'{raw}': only scalar ${{NAME}} variables are supported",
+                         "aitester-bdd keywords take strings; define a scalar, e.g. ${NAMES}    a, b")
+            return
+        if ":" in match.base:
+            self.problem(loc, f"'{raw}': typed variables are not supported", f"write ${{{match.base.split(':')[0]}}}")
+            return
+        values = list(node.value)
+        if values and values[0].startswith("separator="):
+            sep, values = values[0][len("separator="):], values[1:]
+        else:
+            sep = " "
+        key = _normalize(match.base)
+        if key in self.variables:
+            self.problem(loc, f"variable '{raw}' is defined twice",
+                         f"the first definition is at {self.variables[key].loc}; keep one")
+            return
+        args = node.get_tokens(Token.ARGUMENT)
+        value_loc = self.loc(args[0]) if args else loc
+        self.variables[key] = _Variable(match.base, sep.join(values), value_loc)
+
+    def test_case(self, test: blocks.TestCase) -> None:
+        name_token = test.header.get_token(Token.TESTCASE_NAME)
+        assert name_token is not None
+        setup: _CallSite | None = self.test_setup
+        teardown: _CallSite | None = self.test_teardown
+        description = ""
+        body: list[_CallSite] = []
+        for node in test.body:
+            if isinstance(node, statements.Setup):
+                setup = self.call_from(node, Token.NAME)
+            elif isinstance(node, statements.Teardown):
+                teardown = self.call_from(node, Token.NAME)
+            elif isinstance(node, statements.Documentation):
+                description = node.value
+            elif isinstance(node, (statements.Tags, statements.Timeout, statements.EmptyLine, statements.Comment)):
+                continue
+            elif isinstance(node, statements.KeywordCall):
+                if node.errors:
+                    self.rf_errors(node)
+                elif node.assign:
+                    self.problem(self.node_loc(node), f"assigning '{node.keyword}' to {', '.join(node.assign)} "
+                                 "is not supported", "aitester-bdd keywords return nothing; call it without "
+                                 "the variable")
+                else:
+                    site = self.call_from(node, Token.KEYWORD)
+                    if site is not None:
+                        body.append(site)
+            elif isinstance(node, statements.Template):
+                self.problem(self.node_loc(node), "[Template] is not supported",
+                             "write each keyword call out in the test case")
+            else:
+                self.other(node, "in a test case")
+        self.events.append(_TestStart(name_token.value, self.loc(name_token), description))
+        self.events.extend(s for s in (setup, *body, teardown) if s is not None)
+        self.events.append(_TestEnd())
+
+    def other(self, node: object, where: str) -> None:
+        if getattr(node, "errors", None) and isinstance(node, statements.Statement):
+            self.rf_errors(node)
+            return
+        header = getattr(node, "header", node)
+        if isinstance(header, statements.Statement):
+            kind = header.type if header.type else type(node).__name__
+            self.problem(self.node_loc(header), f"{kind} {where} is not supported",
+                         "flowwalk reads a suite as data: write each aitester-bdd keyword call on its own line")
+
+    def calls_in_order(self) -> Iterator[_CallSite | _TestStart | _TestEnd]:
+        if self.suite_setup is not None:
+            yield self.suite_setup
+        yield from self.events
+        if self.suite_teardown is not None:
+            yield self.suite_teardown
+
+
+# --- variables --------------------------------------------------------------------------------------
+
+
+def _normalize(name: str) -> str:
+    """RF variable names ignore case, spaces and underscores."""
+    return "".join(name.lower().split()).replace("_", "")
+
+
+class _Expander:
+    """`${NAME}` substitution as RF does it before a library sees a value, plus flowwalk's secrets."""
+
+    def __init__(self, file_vars: dict[str, _Variable], run_vars: dict[str, tuple[str, str]],
+                 settings_secrets: dict[str, str]):
+        self.file_vars = file_vars
+        self.run_vars = run_vars
+        self.settings_secrets = settings_secrets
+        #: normalized name -> the spelling used in `{{NAME}}` placeholders
+        self.secrets: dict[str, str] = dict(settings_secrets)
+        self.marked: set[str] = set()   # names the file itself marks secret
+        self._stack: list[str] = []
+
+    def known(self, key: str) -> bool:
+        return key in self.run_vars or key in self.settings_secrets or key in self.file_vars
+
+    def spelling(self, key: str, written: str) -> str:
+        if key in self.file_vars:
+            return self.file_vars[key].name
+        if key in self.run_vars:
+            return self.run_vars[key][0]
+        return self.settings_secrets.get(key, written)
+
+    def mark_secret(self, raw: str) -> None:
+        match = search_variable(raw.strip())
+        if match.is_variable() and match.identifier == "$" and not match.items:
+            key = _normalize(match.base)
+            self.secrets[key] = self.spelling(key, match.base)
+            self.marked.add(self.secrets[key])
+
+    def expand(self, text: str, loc: Location, what: str, secrets: SecretMode) -> str:
+        if secrets == "only":
+            return self._only(text, loc, what)
+        out: list[str] = []
+        consumed = 0
+        after = text
+        for match in VariableMatches(text, identifiers="$@&%"):
+            at = Location(loc.path, loc.line, loc.col + consumed + match.start)
+            out.append(self._literal(match.before, at))
+            out.append(self._value(match.identifier, match.base, match.items, match.match, at, what, secrets))
+            consumed += match.end
+            after = match.after
+        out.append(self._literal(after, loc))
+        return "".join(out)
+
+    def _literal(self, text: str, loc: Location) -> str:
+        value = unescape(text)
+        found = _PLACEHOLDER.search(value)
+        if found:
+            raise CallError(f"'{found.group(0)}' would be read as a flowwalk placeholder",
+                            "in a .robot suite write Robot Framework variables: ${NAME}", loc)
+        return value
+
+    def _only(self, text: str, loc: Location, what: str) -> str:
+        match = search_variable(text.strip())
+        if not match.is_variable() or match.identifier != "$" or match.items:
+            raise CallError(f"{what} is the literal '{text}'",
+                            "a typed secret must be a variable fed by --secret, e.g. \"${PASSWORD}\" "
+                            "with --secret PASSWORD=<env var>", loc)
+        key = _normalize(match.base)
+        if not self.known(key):
+            raise self._undefined(match.base, loc, secret=True)
+        name = self.spelling(key, match.base)
+        if not _IDENTIFIER.fullmatch(name):
+            raise CallError(f"secret variable '${{{name}}}' is not a plain identifier",
+                            "name secrets with letters, digits and underscores, e.g. ${ADMIN_PASSWORD}", loc)
+        return "{{" + name + "}}"
+
+    def _value(self, identifier: str, base: str, items: tuple[str, ...], written: str, loc: Location,
+               what: str, secrets: SecretMode) -> str:
+        if identifier == "%":
+            raise CallError(f"environment variable '{written}' is not read from a suite",
+                            f"pass the value with --var {base}=<value> (or --secret {base}=<env var> "
+                            "for a secret) and write ${" + base + "}", loc)
+        if identifier in "@&":
+            raise CallError(f"list or dictionary variable '{written}' is not supported",
+                            "aitester-bdd keywords take strings; use a scalar ${NAME}", loc)
+        if items or "${" in base or not re.fullmatch(r"[\w \-]+", base):
+            raise CallError(f"'{written}': item access and extended variable syntax are not supported",
+                            "use a plain ${NAME}; define a separate variable for the value you need", loc)
+        key = _normalize(base)
+        if key in self.secrets:
+            if secrets == "refuse":
+                raise CallError(f"secret variable '{written}' is used in {what}",
+                                "flowwalk types secrets only into fields (I type, I fill, I type secret); it "
+                                "never puts them into URLs, selectors, checks or names", loc)
+            if not self.known(key):
+                raise self._undefined(base, loc, secret=True)
+            name = self.secrets[key]
+            if not _IDENTIFIER.fullmatch(name):
+                raise CallError(f"secret variable '${{{name}}}' is not a plain identifier",
+                                "name secrets with letters, digits and underscores", loc)
+            return "{{" + name + "}}"
+        if key in self.run_vars:
+            return self.run_vars[key][1]
+        if key in self.file_vars:
+            var = self.file_vars[key]
+            if key in self._stack:
+                chain = " -> ".join(f"${{{self.file_vars[k].name}}}" for k in [*self._stack, key])
+                raise CallError(f"variable '${{{var.name}}}' refers to itself: {chain}",
+                                "break the loop in *** Variables ***", var.loc)
+            self._stack.append(key)
+            try:
+                return self.expand(var.value, var.loc, f"the value of '${{{var.name}}}'", secrets)
+            finally:
+                self._stack.pop()
+        if key in _BUILTINS:
+            return _BUILTINS[key]
+        if re.fullmatch(r"-?\d+(\.\d+)?", base):
+            return base
+        raise self._undefined(base, loc)
+
+    def _undefined(self, base: str, loc: Location, secret: bool = False) -> CallError:
+        names = [v.name for v in self.file_vars.values()] + [n for n, _ in self.run_vars.values()]
+        close = difflib.get_close_matches(base, names, n=1, cutoff=0.7)
+        hint = f"did you mean '${{{close[0]}}}'? " if close else ""
+        if secret:
+            hint += f"define it in *** Variables *** or pass --secret {base}=<env var>"
+        else:
+            hint += f"define it in *** Variables *** or pass --var {base}=<value>"
+        return CallError(f"variable '${{{base}}}' is not defined", hint, loc)
+
+    def defaults(self) -> dict[str, str]:
+        """The file's own values, resolved; one that cannot be resolved is left out (RF resolves
+        lazily, so an unused broken value is no error)."""
+        out: dict[str, str] = {}
+        for var in self.file_vars.values():
+            try:
+                out[var.name] = self.expand(var.value, var.loc, "a default", "placeholder")
+            except CallError:
+                continue
+        return out
+
+
+# --- assembling the model ---------------------------------------------------------------------------
+
+
+class _Loader:
+    def __init__(self, rel: str, settings: Settings):
+        self.rel = rel
+        self.settings = settings
+        self.problems: list[Problem] = []
+
+    def problem(self, loc: Location, message: str, hint: str = "") -> None:
+        self.problems.append(Problem(loc, message, hint))
+
+    def load(self, path: Path) -> Suite | None:
+        try:
+            model = get_model(str(path), data_only=False)
+        except Exception as exc:  # unreadable file: one problem, never a traceback
+            self.problem(Location(self.rel), f"cannot read the suite: {exc}", "check the file exists and is UTF-8")
+            return None
+        reader = _Reader(self.rel)
+        reader.read(model)
+        self.problems.extend(reader.problems)
+        if not reader.imports_library:
+            self.problem(Location(self.rel), f"the suite does not import {LIBRARY}",
+                         f"add 'Library    {LIBRARY}' to its *** Settings ***")
+        run_vars = {_normalize(k): (k, v) for k, v in self.settings.variables.items()}
+        if self.settings.base_url and "baseurl" not in run_vars:
+            # `aitester run --base-url U` passes `--variable BASE_URL:U`; flowwalk's --base-url does too
+            run_vars["baseurl"] = ("BASE_URL", self.settings.base_url)
+        secret_names = set(self.settings.secret_names) | set(self.settings.secrets.names())
+        expander = _Expander(reader.variables, run_vars, {_normalize(n): n for n in secret_names})
+
+        sites = list(reader.calls_in_order())
+        matches: dict[int, Match | Miss] = {}
+        for i, site in enumerate(sites):
+            if isinstance(site, _CallSite):
+                matches[i] = found = match_keyword(site.name)
+                if isinstance(found, Match):
+                    for raw in typed_secrets(found, site.cells):
+                        expander.mark_secret(raw)
+
+        plan = PlanDraft()
+        for i, site in enumerate(sites):
+            if isinstance(site, _TestStart):
+                plan.test, plan.test_scenario, plan.rule = (site.name, site.loc), None, None
+                plan.test_description = site.description
+            elif isinstance(site, _TestEnd):
+                plan.test, plan.test_scenario, plan.rule = None, None, None
+            else:
+                self.run_call(site, matches[i], plan, expander)
+        if self.problems:
+            return None
+        scenarios = self.assemble(plan, expander)
+        if self.problems:
+            return None
+        return Suite(path=self.rel, kind="robot", scenarios=tuple(scenarios))
+
+    def run_call(self, site: _CallSite, found: Match | Miss, plan: PlanDraft, expander: _Expander) -> None:
+        if isinstance(found, Miss):
+            self.problem(site.loc, found.message, found.hint)
+            self.broke(plan, None)
+            return
+        keyword = found.keyword
+        if keyword.refused is not None:
+            why, instead = keyword.refused
+            self.problem(site.loc, f"flowwalk does not run '{site.name}': {why}", f"instead, {instead}")
+            self.broke(plan, keyword)
+            return
+        call = Call(keyword=keyword, name=site.name, loc=site.loc, text=site.text, raw_args=found.args,
+                    cells=site.cells, expander=expander)
+        try:
+            if keyword.cells == "none" and site.cells:
+                raise CallError(f"'{site.name}' takes no extra cells, got '{site.cells[0].raw}'",
+                                "remove the cell (cells are separated by two or more spaces)", site.cells[0].loc)
+            assert keyword.build is not None
+            keyword.build(call, plan)
+        except CallError as err:
+            self.problem(err.loc or site.loc, err.message, err.hint)
+            self.broke(plan, keyword)
+
+    def broke(self, plan: PlanDraft, keyword: Keyword | None) -> None:
+        """After a refused call, keep reading without piling follow-up errors onto it."""
+        role = keyword.role if keyword is not None else ""
+        if role == "scenario" and plan.test is not None and plan.test_scenario is None:
+            plan.test_scenario = plan.scenario = ScenarioDraft(plan.test[0], plan.test[1], "", plan.test[1],
+                                                               None, broken=True)
+            plan.rule = None
+        elif role == "rule" and plan.test_scenario is not None:
+            plan.rule = RuleDraft(name="", loc=plan.test[1] if plan.test else Location(self.rel), broken=True)
+            plan.test_scenario.broken = True
+        elif plan.rule is not None:
+            plan.rule.broken = True
+        elif plan.test_scenario is not None:
+            plan.test_scenario.broken = True
+
+    # -- drafts -> frozen model
+
+    def url(self, url: str, loc: Location) -> str | None:
+        parts = urlsplit(url)
+        if parts.scheme in ("http", "https") and parts.netloc:
+            return url
+        if url.startswith("/") and self.settings.base_url:
+            return urljoin(self.settings.base_url, url)
+        self.problem(loc, f"'{url}' is not an absolute http(s) URL",
+                     "write http://… or https://… (for example \"${BASE_URL}/login\" with --var BASE_URL=…)")
+        return None
+
+    def assemble(self, plan: PlanDraft, expander: _Expander) -> list[Scenario]:
+        out: list[Scenario] = []
+        seen: dict[str, Location] = {}
+        defaults = expander.defaults()
+        for draft in plan.scenarios:
+            scenario_id = f"{self.rel}#{draft.test_name}"
+            if scenario_id in seen:
+                self.problem(draft.test_loc, f"test case name '{draft.test_name}' is used twice",
+                             f"the first is at {seen[scenario_id]}; scenario ids are '<file>#<test name>', "
+                             "so test names must be unique")
+                continue
+            seen[scenario_id] = draft.test_loc
+            scenario = self.scenario(draft, scenario_id, plan, defaults, expander)
+            if scenario is not None:
+                out.append(scenario)
+        return out
+
+    def scenario(self, draft: ScenarioDraft, scenario_id: str, plan: PlanDraft, defaults: dict[str, str],
+                 expander: _Expander) -> Scenario | None:
+        entry = self.url(draft.entry_url, draft.loc) if draft.entry_url is not None else None
+        rules: list[Rule] = []
+        if plan.setup_actions:
+            setup = self.state_setup(plan, draft, entry)
+            if setup is not None:
+                rules.append(setup)
+        for rule in draft.rules.values():
+            if not rule.steps:
+                if not rule.broken:
+                    self.problem(rule.loc, f"rule '{rule.name}' has no steps",
+                                 "add state checks, actions or an emit under it; a rule without steps checks nothing")
+                continue
+            rules.append(self.rule(rule))
+        if not draft.rules and not draft.broken:
+            self.problem(draft.loc, f"scenario '{draft.name}' defines no rule",
+                         "add I define rule \"<name>\" with steps to the test case")
+            return None
+        self.check_parents(draft, rules)
+        hosts: list[str] = []
+        entry_host = urlsplit(entry).hostname if entry else None
+        for rule in rules:
+            for step in rule.steps:
+                if isinstance(step, Goto):
+                    host = urlsplit(step.url).hostname
+                    if host and host != entry_host and host not in hosts:
+                        hosts.append(host)
+        return Scenario(
+            id=scenario_id, name=draft.name, source=self.rel, kind="robot", loc=draft.test_loc,
+            entry_url=entry, rules=tuple(rules), description=draft.description, allowed_hosts=tuple(hosts),
+            dismiss_selectors=tuple(plan.dismiss), variables=defaults, secrets=frozenset(expander.marked),
+        )
+
+    def rule(self, draft: RuleDraft) -> Rule:
+        steps: list[Step] = []
+        for step in draft.steps:
+            if isinstance(step, Goto):
+                url = self.url(step.url, step.loc)
+                step = dataclasses.replace(step, url=url or step.url)
+            steps.append(step)
+        return Rule(
+            name=draft.name, loc=draft.loc, steps=tuple(steps), parents=tuple(p for p, _ in draft.parents),
+            retry=draft.retry, guard_policy=draft.guard_policy, timeout_ms=draft.timeout_ms,
+            # the walker document: `set rule timeout` bounds guards as well as observations
+            guard_timeout_ms=draft.timeout_ms, child_scope=draft.child_scope, interrupts=draft.interrupts,
+            interrupt_selectors=draft.interrupt_selectors, screenshot_on_enter=draft.screenshot_on_enter,
+            screenshot_on_fail=draft.screenshot_on_fail, guards_enabled=True,
+        )
+
+    def state_setup(self, plan: PlanDraft, draft: ScenarioDraft, entry: str | None) -> Rule | None:
+        if STATE_SETUP_RULE in draft.rules:
+            self.problem(draft.rules[STATE_SETUP_RULE].loc,
+                         f"rule name '{STATE_SETUP_RULE}' is taken by the suite's 'I configure state setup'",
+                         "rename this rule")
+            return None
+        first = plan.setup_actions[0]
+        steps: list[Step] = []
+        if plan.setup_skip_when:
+            # aitester-bdd skips the setup when this selector is present: a failed guard skips the rule
+            steps.append(Expect(loc=first.loc, text=f"skip_when={plan.setup_skip_when}", kind="selector_absent",
+                                selector=plan.setup_skip_when))
+        for action in plan.setup_actions:
+            v = action.values
+            # aitester-bdd logs and skips a failing setup action: optional steps do the same
+            if v["action"] == "open":
+                url = self.url(v["url"], action.loc) or v["url"]
+                steps.append(Goto(loc=action.loc, text=action.text, optional=True, url=url))
+            elif v["action"] in ("input", "password"):
+                steps.append(Act(loc=action.loc, text=action.text, optional=True, action="fill",
+                                 selector=v["css"], value=v["value"]))
+            else:
+                steps.append(Act(loc=action.loc, text=action.text, optional=True, action="click",
+                                 selector=v["css"]))
+        if entry:
+            # aitester-bdd runs the setup before the scenario opens its entry URL
+            steps.append(Goto(loc=draft.loc, text=f"open the entry URL {entry}", optional=True, url=entry))
+        return Rule(name=STATE_SETUP_RULE, loc=first.loc, steps=tuple(steps), guards_enabled=True)
+
+    def check_parents(self, draft: ScenarioDraft, rules: list[Rule]) -> None:
+        names = [r.name for r in rules]
+        known = set(draft.rules) | {r.name for r in rules}
+        for rule in draft.rules.values():
+            for parent, loc in rule.parents:
+                if parent not in known:
+                    close = difflib.get_close_matches(parent, names, n=1, cutoff=0.6)
+                    self.problem(loc, f"rule '{rule.name}' declares parent '{parent}', which scenario "
+                                 f"'{draft.name}' does not define",
+                                 (f"did you mean '{close[0]}'? " if close else "")
+                                 + f"rules of this scenario: {', '.join(names) or 'none'}")
+        from flowwalk.plan.dag import find_cycle  # the one cycle finder (plan/dag.py)
+
+        # the whole declared graph, also rules refused for other reasons, so a cycle is named once
+        graph = [Rule(name=r.name, loc=r.loc, steps=(), parents=tuple(p for p, _ in r.parents if p in known))
+                 for r in draft.rules.values()]
+        cycle = find_cycle(graph)
+        if cycle:
+            self.problem(self.cycle_loc(draft, list(cycle)), f"rule cycle: {' -> '.join(cycle)}",
+                         "remove one of the parents; rules must form a DAG")
+
+    def cycle_loc(self, draft: ScenarioDraft, cycle: list[str]) -> Location:
+        """The `declare parents` line of one edge of the cycle, whichever way find_cycle reads it."""
+        for a, b in zip(cycle, cycle[1:] + cycle[:1]):
+            for child, parent in ((a, b), (b, a)):
+                rule = draft.rules.get(child)
+                if rule is not None:
+                    for name, loc in rule.parents:
+                        if name == parent:
+                            return loc
+        first = draft.rules.get(cycle[0])
+        return first.loc if first is not None else draft.loc
+
+
+def load_robot_suite(path: Path, rel: str, settings: Settings) -> tuple[Suite | None, list[Problem]]:
+    """Read one aitester-bdd suite. `rel` is the path shown to users and used in ids.
+
+    Returns the Suite and no problems, or None and every problem found (never raises for bad input).
+    """
+    loader = _Loader(rel, settings)
+    suite = loader.load(path)
+    unique: dict[tuple[Location, str], Problem] = {}
+    for p in loader.problems:
+        unique.setdefault((p.loc, p.message), p)
+    problems = sorted(unique.values(), key=lambda p: (p.loc.line, p.loc.col, p.message))
+    return (suite if not problems else None), problems

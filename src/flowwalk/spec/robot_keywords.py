@@ -1,0 +1,1150 @@
+"""The aitester-bdd keyword table: every registered name, how Robot Framework matches it, what it becomes.
+
+One table (`KEYWORDS`) holds, for each keyword aitester-bdd registers, its pattern with embedded
+`${args}`, the BDD prefixes it is registered with, and either a builder that turns a call into
+`model` steps and rule fields, or the reason flowwalk refuses it. `match_keyword` resolves a call
+name the way Robot Framework does (full registered names first, best embedded match, then the
+Given/When/Then/And/But prefix stripped); `render_keyword_table` writes the same table as the
+Markdown that `docs/robot.md` carries. Reading files, variables and assembling the model is
+`spec/robot.py`; this module only knows the grammar.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Literal, Protocol
+
+from robot.running.arguments.embedded import EmbeddedArguments
+
+from flowwalk.errors import Location
+from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
+
+G, W, T, A, B = "Given", "When", "Then", "And", "But"
+BDD_PREFIXES = (G, W, T, A, B)
+#: the order in which a did-you-mean picks among a keyword's registered prefixes
+_SUGGEST_ORDER = (A, T, W, G, B)
+
+Cells = Literal["none", "options", "keys", "rows", "words", "setup"]
+SecretMode = Literal["refuse", "placeholder", "only"]
+
+
+class CallError(Exception):
+    """A keyword call that cannot become part of the model; rendered as one located Problem."""
+
+    def __init__(self, message: str, hint: str = "", loc: Location | None = None):
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+        self.loc = loc
+
+
+class Expander(Protocol):
+    """Substitutes `${VARS}` in one value the way Robot Framework would (implemented in robot.py)."""
+
+    def expand(self, text: str, loc: Location, what: str, secrets: SecretMode) -> str: ...
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One argument cell after the keyword name, as written, with its position."""
+
+    raw: str
+    loc: Location
+
+
+@dataclass
+class Call:
+    """One matched keyword call: the spec it matched, its raw embedded args and cells."""
+
+    keyword: "Keyword"
+    name: str                  # the keyword name as written (with its prefix)
+    loc: Location              # of the keyword name
+    text: str                  # the whole call as written, for Step.text
+    raw_args: dict[str, str]   # embedded args, before variable substitution
+    cells: tuple[Cell, ...]
+    expander: Expander
+
+    def _arg_loc(self, raw: str) -> Location:
+        at = self.name.find(raw) if raw else -1
+        return Location(self.loc.path, self.loc.line, self.loc.col + max(at, 0))
+
+    def arg(self, name: str, secrets: SecretMode = "refuse") -> str:
+        raw = self.raw_args[name]
+        return self.expander.expand(raw, self._arg_loc(raw), f"'${{{name}}}' of '{self.keyword.pattern}'", secrets)
+
+    def nonempty(self, name: str, what: str) -> str:
+        value = self.arg(name).strip()
+        if not value:
+            raise CallError(f"empty {what} in '{self.name}'", f"write the {what} between the quotes",
+                            self._arg_loc(self.raw_args[name]))
+        return value
+
+    def integer(self, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+        value = self.arg(name).strip()
+        try:
+            number = int(value)
+        except ValueError:
+            raise CallError(f"'{value}' is not a whole number in '{self.name}'",
+                            "aitester-bdd would abort the whole walk with ValueError here; write digits only",
+                            self._arg_loc(self.raw_args[name])) from None
+        if number < minimum or (maximum is not None and number > maximum):
+            bound = f"between {minimum} and {maximum}" if maximum is not None else f"at least {minimum}"
+            raise CallError(f"{number} is out of range in '{self.name}'", f"use a number {bound}",
+                            self._arg_loc(self.raw_args[name]))
+        return number
+
+    def cell(self, cell: Cell, secrets: SecretMode = "refuse") -> str:
+        return self.expander.expand(cell.raw, cell.loc, "this cell", secrets)
+
+    def options(self) -> dict[str, str]:
+        """Trailing `key=value` cells. Unlike aitester-bdd's `_parse_options`, only one pair of
+        matching outer quotes is removed, so `dismiss=text="Got it"` keeps its closing quote."""
+        out: dict[str, str] = {}
+        allowed = self.keyword.options
+        for cell in self.cells:
+            text = self.cell(cell)
+            key, sep, value = text.partition("=")
+            key = key.strip()
+            if not sep:
+                raise CallError(f"cell '{text}' of '{self.name}' is not key=value",
+                                f"valid options: {', '.join(k + '=' for k in allowed) or 'none'}", cell.loc)
+            if key not in allowed:
+                raise CallError(f"unknown option '{key}=' on '{self.name}'",
+                                _did_you_mean(key, allowed, "valid options", suffix="="), cell.loc)
+            if key in out:
+                raise CallError(f"option '{key}=' given twice in one call of '{self.name}'",
+                                "aitester-bdd keeps only the last one; give each option once"
+                                + ("; call 'And I configure interrupts' once per selector" if key == "dismiss" else ""),
+                                cell.loc)
+            value = strip_outer_quotes(value.strip())
+            if not value:
+                raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
+            out[key] = value
+        return out
+
+    def step_kwargs(self) -> dict[str, object]:
+        return {"loc": self.loc, "text": self.text}
+
+
+Builder = Callable[[Call, "PlanDraft"], None]
+
+
+@dataclass(frozen=True)
+class Keyword:
+    """One aitester-bdd registration (or a family of them sharing one builder)."""
+
+    pattern: str
+    #: the BDD prefixes aitester-bdd registers it with; () = registered bare (any prefix works)
+    prefixes: tuple[str, ...]
+    family: str
+    #: what it becomes in flowwalk, for the docs
+    maps_to: str
+    build: Builder | None = None
+    cells: Cells = "none"
+    options: tuple[str, ...] = ()
+    #: refused keywords: (why flowwalk does not run it, what to use instead)
+    refused: tuple[str, str] | None = None
+    #: what the loader must know about a call before building: it starts a scenario or a rule, or
+    #: types a secret (the variable it names is secret for the whole file)
+    role: Literal["", "scenario", "rule", "secret", "setup"] = ""
+
+    def names(self) -> tuple[str, ...]:
+        return tuple(f"{p} {self.pattern}" for p in self.prefixes) or (self.pattern,)
+
+    def shown(self) -> str:
+        """`Given/And/Then url contains "${pattern}"` as the docs and hints show it."""
+        if not self.prefixes:
+            return self.pattern
+        return f"{'/'.join(self.prefixes)} {self.pattern}"
+
+
+# --- the plan being built (Phase A of aitester-bdd) --------------------------------------------------
+
+
+@dataclass
+class RuleDraft:
+    name: str
+    loc: Location
+    steps: list[Step] = field(default_factory=list)
+    #: (parent name, where it was declared)
+    parents: list[tuple[str, Location]] = field(default_factory=list)
+    retry: Retry = Retry()
+    guard_policy: Literal["skip", "abort"] = "skip"
+    timeout_ms: int | None = None
+    child_scope: str | None = None
+    interrupts: Literal["inherit", "paused", "override"] = "inherit"
+    interrupt_selectors: tuple[str, ...] = ()
+    interrupts_loc: Location | None = None
+    screenshot_on_enter: bool = False
+    screenshot_on_fail: bool = True
+    #: a keyword of this rule was refused: do not pile "no steps" on top of that error
+    broken: bool = False
+
+
+@dataclass
+class ScenarioDraft:
+    test_name: str
+    test_loc: Location
+    name: str
+    loc: Location
+    entry_url: str | None
+    description: str = ""
+    rules: dict[str, RuleDraft] = field(default_factory=dict)
+    broken: bool = False
+
+
+@dataclass
+class SetupAction:
+    """One `action=…` row of `And I configure state setup`."""
+
+    loc: Location
+    text: str
+    values: dict[str, str]
+
+
+@dataclass
+class PlanDraft:
+    """What the keywords have declared so far, in the order Robot Framework would run them."""
+
+    scenarios: list[ScenarioDraft] = field(default_factory=list)
+    scenario: ScenarioDraft | None = None
+    rule: RuleDraft | None = None
+    dismiss: list[str] = field(default_factory=list)
+    setup_skip_when: str | None = None
+    setup_actions: list[SetupAction] = field(default_factory=list)
+    secrets: set[str] = field(default_factory=set)
+    #: where calls run now: "suite setup", "suite teardown", or a test case (name, loc)
+    test: tuple[str, Location] | None = None
+    test_scenario: ScenarioDraft | None = None
+    test_description: str = ""
+    verification_started: bool = False
+
+    def current_rule(self, call: Call) -> RuleDraft:
+        if self.rule is None or self.scenario is None or self.scenario is not self.test_scenario:
+            raise CallError(f"'{call.name}' comes before any rule of this test case",
+                            "put it under an 'I define rule \"<name>\"' line, after the test's "
+                            "'Given I start scenario' [Setup]")
+        return self.rule
+
+    def add_steps(self, call: Call, *steps: Step) -> None:
+        self.current_rule(call).steps.extend(steps)
+
+
+# --- builders: lifecycle and rule structure ---------------------------------------------------------
+
+
+def _start_verification(call: Call, plan: PlanDraft) -> None:
+    call.nonempty("name", "verification name")
+    if plan.scenarios or plan.dismiss or plan.setup_actions:
+        raise CallError(f"'{call.name}' comes after scenarios or settings were declared",
+                        "aitester-bdd would discard everything declared before it; "
+                        "start the verification first, in the Suite Setup")
+    plan.verification_started = True
+
+
+def _finalize(call: Call, plan: PlanDraft) -> None:
+    # flowwalk walks every scenario once after loading; finalize only marks the end of Phase A.
+    return None
+
+
+def _start_scenario(call: Call, plan: PlanDraft) -> None:
+    name = call.nonempty("name", "scenario name")
+    url = None
+    if "url" in call.raw_args:
+        url = call.nonempty("url", "entry URL")
+    if plan.test is None:
+        raise CallError(f"'{call.name}' runs in the Suite Setup or Teardown",
+                        "flowwalk makes one scenario per test case: start it in the test's [Setup] "
+                        "(or the Test Setup setting)")
+    if plan.test_scenario is not None:
+        raise CallError(f"test case '{plan.test[0]}' starts a second scenario",
+                        f"it already started '{plan.test_scenario.name}' at {plan.test_scenario.loc}; "
+                        "put each scenario in its own test case")
+    scenario = ScenarioDraft(test_name=plan.test[0], test_loc=plan.test[1], name=name, loc=call.loc,
+                             entry_url=url, description=plan.test_description)
+    plan.scenarios.append(scenario)
+    plan.scenario = plan.test_scenario = scenario
+    plan.rule = None
+
+
+def _define_rule(call: Call, plan: PlanDraft) -> None:
+    name = call.nonempty("name", "rule name")
+    scenario = plan.test_scenario
+    if scenario is None:
+        raise CallError(f"'{call.name}' comes before this test case started a scenario",
+                        "start one in the test's [Setup]: Given I start scenario \"<name>\" at \"<url>\"")
+    if name in scenario.rules:
+        first = scenario.rules[name].loc
+        raise CallError(f"rule '{name}' is defined twice in scenario '{scenario.name}'",
+                        f"the first definition is at {first}; aitester-bdd would silently replace it, "
+                        "so rename one of them")
+    rule = RuleDraft(name=name, loc=call.loc)
+    scenario.rules[name] = rule
+    plan.rule = rule
+
+
+def _add_parents(call: Call, plan: PlanDraft, text: str) -> None:
+    rule = plan.current_rule(call)
+    names = [n.strip() for n in text.split(",")]
+    if not any(names):
+        raise CallError(f"'{call.name}' names no parent", "write the parent rule names, comma separated")
+    for name in names:
+        if not name:
+            raise CallError(f"empty parent name in '{call.name}'", "separate parent names with single commas")
+        if name in (p for p, _ in rule.parents):
+            raise CallError(f"rule '{rule.name}' declares parent '{name}' twice", "name each parent once")
+        rule.parents.append((name, call.loc))
+
+
+def _declare_parents(call: Call, plan: PlanDraft) -> None:
+    _add_parents(call, plan, call.arg("names"))
+
+
+def _declare_parents_cells(call: Call, plan: PlanDraft) -> None:
+    # aitester-bdd joins the cells with a space and then splits on commas
+    if not call.cells:
+        raise CallError(f"'{call.name}' names no parent", "write: And I declare parents \"login, open_case\"")
+    _add_parents(call, plan, " ".join(call.cell(c) for c in call.cells))
+
+
+# --- builders: configuration ------------------------------------------------------------------------
+
+
+def _set_retry(call: Call, plan: PlanDraft) -> None:
+    rule = plan.current_rule(call)
+    rule.retry = Retry(max=call.integer("max", 0, 100), delay_ms=call.integer("delay", 0, 600_000))
+
+
+def _guard_policy(call: Call, plan: PlanDraft) -> None:
+    policy = call.arg("policy").strip()
+    if policy not in ("skip", "abort"):
+        raise CallError(f"unknown guard policy '{policy}'",
+                        _did_you_mean(policy, ("skip", "abort"), "valid policies")
+                        + "; aitester-bdd would treat it as skip")
+    plan.current_rule(call).guard_policy = policy  # type: ignore[assignment]
+
+
+def _pause_interrupts(call: Call, plan: PlanDraft) -> None:
+    rule = plan.current_rule(call)
+    if rule.interrupts == "override":
+        raise CallError(f"rule '{rule.name}' both pauses and scopes its interrupts",
+                        f"the other one is at {rule.interrupts_loc}; keep one of them")
+    rule.interrupts, rule.interrupts_loc = "paused", call.loc
+
+
+def _scope_interrupts(call: Call, plan: PlanDraft) -> None:
+    rule = plan.current_rule(call)
+    selectors = tuple(s.strip() for s in call.arg("selectors").split(","))
+    if not all(selectors):
+        raise CallError(f"empty selector in '{call.name}'",
+                        "separate the selectors with single commas (aitester-bdd splits this list on commas)")
+    if rule.interrupts == "paused":
+        raise CallError(f"rule '{rule.name}' both pauses and scopes its interrupts",
+                        f"the other one is at {rule.interrupts_loc}; keep one of them")
+    rule.interrupts, rule.interrupts_loc = "override", call.loc
+    rule.interrupt_selectors = rule.interrupt_selectors + selectors
+
+
+_TIMEOUT = re.compile(r"(\d+(?:\.\d+)?)(ms|s)?")
+
+
+def parse_rule_timeout(text: str) -> int | None:
+    """`30000`, `30000 ms`, `30 s`, `30s` -> milliseconds (spaces removed, case ignored); None if malformed."""
+    match = _TIMEOUT.fullmatch("".join(text.split()).lower())
+    if not match:
+        return None
+    number, unit = float(match.group(1)), match.group(2)
+    return int(round(number * 1000)) if unit == "s" else int(round(number))
+
+
+def _apply_timeout(call: Call, plan: PlanDraft, text: str, loc: Location) -> None:
+    rule = plan.current_rule(call)
+    ms = parse_rule_timeout(text)
+    if ms is None:
+        raise CallError(f"rule timeout '{text}' is not a duration",
+                        "write 30000, 30000 ms, 30 s or 30s", loc)
+    if ms <= 0:
+        raise CallError(f"rule timeout '{text}' is zero",
+                        "aitester-bdd would give the rule no time at all; use a positive duration", loc)
+    rule.timeout_ms = ms
+
+
+def _rule_timeout(call: Call, plan: PlanDraft) -> None:
+    raw = call.raw_args["ms"]
+    text = call.arg("ms") + (" ms" if call.keyword.pattern.endswith(" ms") else "")
+    _apply_timeout(call, plan, text, call._arg_loc(raw))
+
+
+def _rule_timeout_cells(call: Call, plan: PlanDraft) -> None:
+    if not call.cells:
+        raise CallError(f"'{call.name}' has no duration", "write: And I set rule timeout    30 s")
+    _apply_timeout(call, plan, " ".join(call.cell(c) for c in call.cells), call.cells[0].loc)
+
+
+def _scope_children(call: Call, plan: PlanDraft) -> None:
+    plan.current_rule(call).child_scope = call.nonempty("css", "scope selector")
+
+
+def _screenshot_on_enter(call: Call, plan: PlanDraft) -> None:
+    plan.current_rule(call).screenshot_on_enter = True
+
+
+def _screenshot_on_fail(call: Call, plan: PlanDraft) -> None:
+    plan.current_rule(call).screenshot_on_fail = True
+
+
+def _configure_interrupts(call: Call, plan: PlanDraft) -> None:
+    options = call.options()
+    if "dismiss" not in options:
+        raise CallError(f"'{call.name}' has no dismiss= cell", "write: And I configure interrupts    dismiss=#cookie-accept")
+    plan.dismiss.append(options["dismiss"])
+
+
+_SETUP_ACTIONS: dict[str, tuple[str, ...]] = {
+    "open": ("url",), "input": ("css", "value"), "password": ("css", "value"), "click": ("css",),
+}
+
+
+def _configure_state_setup(call: Call, plan: PlanDraft) -> None:
+    values: dict[str, str] = {}
+    for cell in call.cells:
+        key, sep, raw = cell.raw.partition("=")
+        key = key.strip()
+        if not sep:
+            raise CallError(f"cell '{cell.raw}' of '{call.name}' is not key=value",
+                            "valid keys: skip_when=, action=, url=, css=, value=", cell.loc)
+        if key not in ("skip_when", "action", "url", "css", "value"):
+            raise CallError(f"unknown key '{key}=' in '{call.name}'",
+                            _did_you_mean(key, ("skip_when", "action", "url", "css", "value"), "valid keys", "="),
+                            cell.loc)
+        if key in values:
+            raise CallError(f"key '{key}=' given twice in one call of '{call.name}'",
+                            "aitester-bdd keeps only the last one; one setup action per call", cell.loc)
+        # a password is typed into a field: its value may (and must) be a secret variable
+        mode: SecretMode = "placeholder" if key == "value" else "refuse"
+        value = strip_outer_quotes(call.expander.expand(raw, cell.loc, f"'{key}='", mode).strip())
+        values[key] = value
+    if not values:
+        raise CallError(f"'{call.name}' has no cells", "write skip_when=<css> and/or action=open url=<url>")
+    if "skip_when" in values:
+        plan.setup_skip_when = values.pop("skip_when")
+    if "action" not in values:
+        if values:
+            raise CallError(f"'{call.name}' gives {', '.join(k + '=' for k in values)} without action=",
+                            "start the row with action=open|input|password|click")
+        return
+    action = values["action"]
+    if action not in _SETUP_ACTIONS:
+        raise CallError(f"unknown state setup action '{action}'",
+                        _did_you_mean(action, tuple(_SETUP_ACTIONS), "valid actions"))
+    needed = _SETUP_ACTIONS[action]
+    missing = [k for k in needed if k not in values]
+    extra = [k for k in values if k != "action" and k not in needed]
+    if missing or extra:
+        raise CallError(f"state setup action '{action}' "
+                        + (f"needs {', '.join(k + '=' for k in missing)}" if missing else
+                           f"does not take {', '.join(k + '=' for k in extra)}"),
+                        f"action={action} takes {', '.join(k + '=' for k in needed)}")
+    if action == "password":
+        values["value"] = _secret_only(call, next(c for c in call.cells if c.raw.strip().startswith("value=")))
+    plan.setup_actions.append(SetupAction(loc=call.loc, text=call.text, values=values))
+
+
+def _secret_only(call: Call, cell: Cell) -> str:
+    raw = cell.raw.partition("=")[2].strip()
+    return call.expander.expand(raw, cell.loc, "a password", "only")
+
+
+# --- builders: actions ------------------------------------------------------------------------------
+
+
+def _await(call: Call) -> str | None:
+    return call.options().get("await")
+
+
+def _act(call: Call, plan: PlanDraft, action: str, selector: str, value: str | None = None,
+         target: str | None = None) -> None:
+    plan.add_steps(call, Act(**call.step_kwargs(), action=action, selector=selector, value=value,  # type: ignore[arg-type]
+                             target=target, await_selector=_await(call)))
+
+
+def _open(call: Call, plan: PlanDraft) -> None:
+    plan.add_steps(call, Goto(**call.step_kwargs(), url=call.nonempty("url", "URL")))  # type: ignore[arg-type]
+
+
+def _click(call: Call, plan: PlanDraft) -> None:
+    _act(call, plan, "click", call.nonempty("css", "selector"))
+
+
+def _click_text(call: Call, plan: PlanDraft) -> None:
+    text = call.nonempty("text", "text")
+    if " | " in text:
+        raise CallError(f"text '{text}' contains ' | ', which flowwalk reads as a selector fallback",
+                        "use When I click locator \"<css>\" for this element")
+    quoted = text.replace("\\", "\\\\").replace('"', '\\"')
+    # aitester-bdd tries text="X" (exact) and then text=X (substring); the walker's pipe fallback
+    # does the same, and the target lets it re-resolve by text when neither matches
+    _act(call, plan, "click", f'text="{quoted}" | text={text}', target=text)
+
+
+def _dblclick(call: Call, plan: PlanDraft) -> None:
+    _act(call, plan, "dblclick", call.nonempty("css", "selector"))
+
+
+def _fill(call: Call, plan: PlanDraft) -> None:
+    value = call.arg("value", "placeholder") if "value" in call.raw_args else ""
+    _act(call, plan, "fill", call.nonempty("css", "selector"), value)
+
+
+def _type_secret(call: Call, plan: PlanDraft) -> None:
+    value = call.arg("value", "only")
+    _act(call, plan, "fill", call.nonempty("css", "selector"), value)
+
+
+def _select(call: Call, plan: PlanDraft) -> None:
+    _act(call, plan, "select", call.nonempty("css", "selector"), call.arg("value"))
+
+
+def _simple_action(action: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        _act(call, plan, action, call.nonempty("css", "selector"))
+    return build
+
+
+def _press_keys(call: Call, plan: PlanDraft) -> None:
+    css = call.nonempty("css", "selector")
+    if not call.cells:
+        raise CallError(f"'{call.name}' names no key", "add the keys as cells: When I press keys \"#q\"    Enter")
+    steps: list[Step] = []
+    for cell in call.cells:
+        key = call.cell(cell, "placeholder").strip()
+        if not key:
+            raise CallError("empty key cell", "write a key name such as Enter or Control+a", cell.loc)
+        steps.append(Act(loc=call.loc, text=call.text, action="press", selector=css, value=key))
+    plan.add_steps(call, *steps)
+
+
+def _upload(call: Call, plan: PlanDraft) -> None:
+    _act(call, plan, "upload", call.nonempty("css", "selector"), call.nonempty("path", "file path"))
+
+
+def _scroll_down(call: Call, plan: PlanDraft) -> None:
+    # aitester-bdd scrolls the page by 1000 px
+    plan.add_steps(call, Act(loc=call.loc, text=call.text, action="scroll", value="1000"))
+
+
+def _set_stepper(call: Call, plan: PlanDraft) -> None:
+    css = call.nonempty("css", "selector")
+    count = call.integer("count", 1, 100)
+    plan.add_steps(call, *(Act(loc=call.loc, text=call.text, action="click", selector=css) for _ in range(count)))
+
+
+# --- builders: state checks -------------------------------------------------------------------------
+
+
+def _expect(call: Call, plan: PlanDraft, kind: str, **fields: object) -> None:
+    plan.add_steps(call, Expect(loc=call.loc, text=call.text, kind=kind, **fields))  # type: ignore[arg-type]
+
+
+def _regex(call: Call, name: str) -> tuple[str, re.Pattern[str]]:
+    value = call.arg(name)
+    try:
+        return value, re.compile(value)
+    except re.error as exc:
+        raise CallError(f"invalid regular expression '{value}': {exc}",
+                        "escape special characters such as ( [ . * with a backslash",
+                        call._arg_loc(call.raw_args[name])) from None
+
+
+def _url_check(kind: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        if kind == "url_matches":
+            value, pattern = _regex(call, "pattern")
+            _expect(call, plan, kind, value=value, pattern=pattern)
+        else:
+            _expect(call, plan, kind, value=call.arg("pattern"))
+    return build
+
+
+def _selector_check(kind: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        _expect(call, plan, kind, selector=call.nonempty("css", "selector"))
+    return build
+
+
+def _count(op: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        _expect(call, plan, "count", selector=call.nonempty("css", "selector"), count=call.integer("n", 0), op=op)
+    return build
+
+
+def _text_check(kind: str, page: bool = False) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        selector = "body" if page else call.nonempty("css", "selector")
+        if kind == "text_matches":
+            value, pattern = _regex(call, "regex")
+            _expect(call, plan, kind, selector=selector, value=value, pattern=pattern)
+        else:
+            _expect(call, plan, kind, selector=selector, value=call.arg("text"))
+    return build
+
+
+def _class_check(present: bool) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        css = call.nonempty("css", "selector")
+        name = call.nonempty("name", "class name")
+        if any(ch.isspace() for ch in name):
+            raise CallError(f"class name '{name}' contains whitespace", "check one class per line")
+        quoted = name.replace("\\", "\\\\").replace('"', '\\"')
+        # `[class~=x]` is the whitespace-separated token test aitester-bdd does on the class
+        # attribute; `:scope` applies it to the located element itself, candidate by candidate
+        scoped = " | ".join(f'{c.strip()} >> css=:scope[class~="{quoted}"]' for c in css.split(" | "))
+        _expect(call, plan, "selector_exists" if present else "selector_absent", selector=scoped)
+    return build
+
+
+def _attribute(match: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        _expect(call, plan, "attribute", selector=call.nonempty("css", "selector"),
+                attr=call.nonempty("attr", "attribute name"), value=call.arg("value"), match=match)
+    return build
+
+
+def _input_value(call: Call, plan: PlanDraft) -> None:
+    value = call.arg("value") if "value" in call.raw_args else ""
+    _expect(call, plan, "input_value", selector=call.nonempty("css", "selector"), value=value)
+
+
+def _table_headers(call: Call, plan: PlanDraft) -> None:
+    headers = call.arg("headers").split("|")
+    if not any(h.strip() for h in headers):
+        raise CallError(f"'{call.name}' lists no header", "write the headers separated by |: \"Name|Status\"")
+    steps = [
+        Expect(loc=call.loc, text=call.text, kind="has_text", value=header.strip(),
+               selector=f"table thead th:nth-of-type({i}) | table tr:first-child th:nth-of-type({i})")
+        for i, header in enumerate(headers, start=1)
+    ]
+    plan.add_steps(call, *steps)
+
+
+# --- builders: emit ---------------------------------------------------------------------------------
+
+_EMIT_KEYS = ("field", "source", "locator", "attr", "expr")
+_NO_LOCATOR_SOURCES = ("js", "url", "title")
+
+
+def _emit(call: Call, plan: PlanDraft) -> None:
+    name = call.nonempty("name", "emit name")
+    fields: list[dict[str, str]] = []
+    field_locs: list[Location] = []
+    for cell in call.cells:
+        # aitester-bdd's row parser splits every cell on whitespace and reads key=value tokens
+        for token in call.cell(cell).split():
+            key, sep, value = token.partition("=")
+            if not sep:
+                raise CallError(f"'{token}' in the rows of '{call.name}' is not key=value",
+                                "aitester-bdd splits emit rows on whitespace, so a value cannot contain "
+                                "a space; write the selector without spaces (e.g. #app>h1)", cell.loc)
+            if key not in _EMIT_KEYS:
+                raise CallError(f"unknown emit key '{key}='", _did_you_mean(key, _EMIT_KEYS, "valid keys", "="),
+                                cell.loc)
+            if key == "field":
+                fields.append({})
+                field_locs.append(cell.loc)
+            elif not fields:
+                raise CallError(f"'{token}' comes before any field=", "start each row with field=<name>", cell.loc)
+            if key in fields[-1]:
+                raise CallError(f"'{key}=' given twice for emit field '{fields[-1].get('field', '')}'",
+                                "start a new row with field=<name>", cell.loc)
+            if not value:
+                raise CallError(f"'{key}=' has no value", f"write {key}=<value>", cell.loc)
+            fields[-1][key] = value
+    built: list[EmitField] = []
+    for spec, loc in zip(fields, field_locs):
+        source = spec.get("source", "text")
+        fname = spec["field"]
+        if source not in EMIT_SOURCES:
+            raise CallError(f"unknown emit source '{source}' for field '{fname}'",
+                            _did_you_mean(source, EMIT_SOURCES, "valid sources"), loc)
+        if any(f.name == fname for f in built):
+            raise CallError(f"emit field '{fname}' appears twice in '{name}'", "give each field its own name", loc)
+        if source == "js" and "expr" not in spec:
+            raise CallError(f"emit field '{fname}' with source=js has no expr=", "add expr=<javascript>", loc)
+        if source == "attr" and "attr" not in spec:
+            raise CallError(f"emit field '{fname}' with source=attr has no attr=", "add attr=<attribute name>", loc)
+        if source not in _NO_LOCATOR_SOURCES and "locator" not in spec:
+            raise CallError(f"emit field '{fname}' with source={source} has no locator=", "add locator=<css>", loc)
+        built.append(EmitField(name=fname, source=source, selector=spec.get("locator"),
+                               attr=spec.get("attr"), expr=spec.get("expr")))
+    plan.add_steps(call, Emit(loc=call.loc, text=call.text, name=name, fields=tuple(built)))
+
+
+# --- the table --------------------------------------------------------------------------------------
+
+GAT = (G, A, T)
+
+_SHELL = ("it runs a shell command on the CI machine, and flowwalk never executes commands from a spec",
+          "run the command as its own CI step and check its effect on the page with state checks")
+_SHELL_CHECK = ("it reads the result of 'I run shell', which flowwalk does not run",
+                "run the command as its own CI step and check its effect on the page with state checks")
+_LLM = ("it needs a language model while the suite runs; flowwalk verifies with plain code and never needs a model",
+        "check the page deterministically: locator \"<css>\" contains \"<text>\" or matches \"<regex>\"")
+_JUDGE = ("it asks a language model to judge the page; every flowwalk check is plain code over the page",
+          "use locator \"<css>\" contains \"<text>\", locator \"<css>\" matches \"<regex>\" or page contains text")
+_JS = ("it runs arbitrary JavaScript in the page; flowwalk suites are reviewable data, not code",
+       "use an action keyword, or record a value with an I emit row source=js")
+_CAPTURE = ("it belongs to aitester-bdd's capture/artifact pipeline (record bags, hooks, quality gates), "
+            "which flowwalk does not implement",
+            "record page state with And I emit \"<name>\" rows; flowwalk writes them to emit.jsonl")
+_EXPLORE = ("it hands the rule to an LLM agent that explores the site while the suite runs",
+            "write the rule's steps with action and state-check keywords")
+_RESPONSE = ("aitester-bdd never records responses, so this check cannot pass there either",
+             "check the page state the response produces, or use an invariant_check verifier in a .rules.yaml file")
+
+
+_ROLES: dict[Builder, Literal["", "scenario", "rule", "secret", "setup"]] = {
+    _start_scenario: "scenario", _define_rule: "rule", _type_secret: "secret", _configure_state_setup: "setup",
+}
+
+
+def _kw(pattern: str, prefixes: tuple[str, ...], family: str, maps_to: str, build: Builder | None = None,
+        cells: Cells = "none", options: tuple[str, ...] = (), refused: tuple[str, str] | None = None) -> Keyword:
+    role = _ROLES.get(build, "") if build is not None else ""
+    return Keyword(pattern, prefixes, family, maps_to, build, cells, options, refused, role)
+
+
+def typed_secrets(match: "Match", cells: tuple[Cell, ...]) -> list[str]:
+    """Raw values a call types as a secret: the variable each names is secret in the whole file."""
+    if match.keyword.role == "secret":
+        return [match.args.get("value", "")]
+    if match.keyword.role == "setup":
+        pairs = {c.raw.partition("=")[0].strip(): c.raw.partition("=")[2] for c in cells}
+        if strip_outer_quotes(pairs.get("action", "").strip()) == "password" and "value" in pairs:
+            return [pairs["value"]]
+    return []
+
+
+KEYWORDS: tuple[Keyword, ...] = (
+    # 1.1 lifecycle
+    _kw('I start verification "${name}"', (G,), "lifecycle", "accepted (the verification name is not used)",
+        _start_verification),
+    _kw("I finalize verification", (T,), "lifecycle", "accepted; flowwalk walks every scenario once", _finalize),
+    _kw('I start scenario "${name}" at "${url}"', (G,), "lifecycle",
+        "starts the test case's Scenario, entry URL `url`", _start_scenario),
+    _kw('I start scenario "${name}"', (G,), "lifecycle", "starts the test case's Scenario, no entry URL",
+        _start_scenario),
+    # 1.2 rule structure
+    _kw('I define rule "${name}"', (), "rule structure", "a new Rule (declaration order)", _define_rule),
+    _kw('I declare parents "${names}"', (A,), "rule structure", "Rule.parents (comma separated, cumulative)",
+        _declare_parents),
+    _kw("I declare parents", (A,), "rule structure", "Rule.parents from the cells (joined, split on commas)",
+        _declare_parents_cells, cells="words"),
+    _kw("I explore", (), "explore", "refused", cells="words", refused=_EXPLORE),
+    _kw("I explore and author", (), "explore", "refused", cells="words", refused=_EXPLORE),
+    # 1.3 configuration, per rule
+    _kw("I set retry ${max} times with ${delay} ms delay", (A,), "configuration",
+        "Rule.retry = {max, delay_ms}", _set_retry),
+    _kw('I set guard policy "${policy}"', (A,), "configuration", "Rule.guard_policy (skip | abort)", _guard_policy),
+    _kw("I pause interrupts", (A,), "configuration", "Rule.interrupts = paused", _pause_interrupts),
+    _kw('I scope interrupts to "${selectors}"', (A,), "configuration",
+        "Rule.interrupts = override, Rule.interrupt_selectors (comma separated)", _scope_interrupts),
+    _kw("I set rule timeout ${ms} ms", (A,), "configuration", "Rule.timeout_ms and guard_timeout_ms", _rule_timeout),
+    _kw("I set rule timeout ${ms}", (A, W), "configuration",
+        "Rule.timeout_ms and guard_timeout_ms (30000, 30000 ms, 30 s, 30s)", _rule_timeout),
+    _kw("I set rule timeout", (A, W), "configuration", "Rule.timeout_ms from the cells", _rule_timeout_cells,
+        cells="words"),
+    _kw('I scope children to "${css}"', (A,), "configuration", "Rule.child_scope", _scope_children),
+    _kw("I screenshot on enter", (A,), "configuration", "Rule.screenshot_on_enter", _screenshot_on_enter),
+    _kw("I screenshot on fail", (A,), "configuration", "Rule.screenshot_on_fail", _screenshot_on_fail),
+    # 1.3 configuration, verification level
+    _kw("I configure interrupts", (A,), "configuration",
+        "appends `dismiss=` to every Scenario.dismiss_selectors", _configure_interrupts, cells="options",
+        options=("dismiss",)),
+    _kw("I configure state setup", (A,), "configuration",
+        "a first rule `state_setup` in every scenario (optional steps; guard from `skip_when=`)",
+        _configure_state_setup, cells="setup"),
+    _kw('I register hook "${name}" at "${point}"', (A,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw('I register artifact "${artifact}"', (G,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw('I set artifact options for "${artifact}"', (A,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw("I set quality gate min records to ${count}", (A,), "capture", "refused", refused=_CAPTURE),
+    _kw('I set filled percentage for "${field}" to ${percent}', (A,), "capture", "refused", refused=_CAPTURE),
+    _kw("I set max failed percentage to ${percent}", (A,), "capture", "refused", refused=_CAPTURE),
+    # 1.4 actions
+    _kw('I open "${url}"', (W,), "action", "goto url", _open),
+    _kw("I reload", (W,), "action", "refused", refused=(
+        "flowwalk's step language has no reload step", "open the page again with When I open \"<url>\"")),
+    _kw("I go back", (W,), "action", "refused", refused=(
+        "flowwalk's step language has no history step", "open the previous page with When I open \"<url>\"")),
+    _kw('I add url params "${params}"', (W,), "action", "refused", refused=(
+        "flowwalk's step language has no URL-editing step", "open the full URL with its parameters: When I open \"<url>\"")),
+    _kw('I click locator "${css}"', (W,), "action", "act click", _click, cells="options", options=("await",)),
+    _kw('I click text "${text}"', (W,), "action", 'act click `text="X" | text=X`, target X', _click_text,
+        cells="options", options=("await",)),
+    _kw('I double click locator "${css}"', (W,), "action", "act dblclick", _dblclick),
+    _kw('I type "${value}" into locator "${css}"', (W, A), "action", "act fill", _fill, cells="options",
+        options=("await",)),
+    _kw('I type "" into locator "${css}"', (W, A), "action", "act fill with an empty value", _fill,
+        cells="options", options=("await",)),
+    _kw('I fill locator "${css}" with "${value}"', (W, A), "action", "act fill", _fill, cells="options",
+        options=("await",)),
+    _kw('I fill "${css}" with "${value}"', (W, A), "action", "act fill", _fill, cells="options", options=("await",)),
+    _kw('I type secret "${value}" into locator "${css}"', (W,), "action",
+        "act fill with `{{NAME}}`; NAME becomes a Scenario secret", _type_secret, cells="options", options=("await",)),
+    _kw('I select "${value}" from locator "${css}"', (W,), "action", "act select (by option value)", _select),
+    _kw('I check locator "${css}"', (W,), "action", "act check", _simple_action("check")),
+    _kw('I uncheck locator "${css}"', (W,), "action", "act uncheck", _simple_action("uncheck")),
+    _kw('I hover locator "${css}"', (W,), "action", "act hover", _simple_action("hover")),
+    _kw('I focus locator "${css}"', (W,), "action", "act focus", _simple_action("focus")),
+    _kw('I press keys "${css}"', (W,), "action", "one act press per key cell", _press_keys, cells="keys"),
+    _kw('I upload file "${path}" to locator "${css}"', (W,), "action", "act upload", _upload),
+    _kw("I scroll down", (W,), "action", "act scroll 1000 px", _scroll_down),
+    _kw("I wait for idle", (W,), "action", "refused", refused=(
+        "flowwalk has no network-idle wait: every check already waits until it holds (up to the rule timeout)",
+        "add await=<css> to the action, or a state check that waits for the element")),
+    _kw("I take screenshot", (W,), "action", "refused", cells="words", refused=(
+        "flowwalk takes screenshots per rule, not as a step",
+        "use And I screenshot on enter, And I screenshot on fail, or --screenshots on")),
+    _kw('I set stepper "${css}" to ${count}', (W,), "action", "`count` act clicks", _set_stepper),
+    _kw('I select date "${date_iso}"', (W,), "action", "refused", cells="words", refused=(
+        "it drives a datepicker through aitester-bdd's own month-paging code",
+        "click the datepicker's buttons with When I click locator \"<css>\"")),
+    _kw('I evaluate js "${script}"', (W, A, T), "escape hatch", "refused", refused=_JS),
+    _kw("I evaluate js ${script}", (W, A), "escape hatch", "refused", refused=_JS),
+    _kw("I evaluate js", (W, A), "escape hatch", "refused", cells="words", refused=_JS),
+    _kw('I run shell "${cmd}"', (W, A), "escape hatch", "refused", refused=_SHELL),
+    _kw('I run shell "${cmd}" with timeout ${ms} ms', (W,), "escape hatch", "refused", refused=_SHELL),
+    _kw('I ask LLM "${prompt}"', (W, A), "escape hatch", "refused", refused=_LLM),
+    _kw('I browser step "${method}"', (A,), "escape hatch", "refused", cells="words", refused=(
+        "it calls a method of Robot Framework's Browser library, which flowwalk does not load",
+        "use the matching aitester-bdd action keyword")),
+    _kw('I call keyword "${name}"', (A,), "escape hatch", "refused", cells="words", refused=(
+        "it runs another Robot Framework keyword, and flowwalk does not execute Robot Framework",
+        "write the aitester-bdd keywords that keyword would run inline")),
+    _kw('I expand over elements "${scope}"', (W,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw('I expand over elements "${scope}" with order "${order}"', (W,), "capture", "refused", cells="words",
+        refused=_CAPTURE),
+    _kw("I expand over combinations", (W,), "capture", "refused", cells="words", refused=_CAPTURE),
+    # 1.5 state checks
+    _kw('url contains "${pattern}"', GAT, "state check", "expect url_contains", _url_check("url_contains")),
+    _kw('url matches "${pattern}"', GAT, "state check", "expect url_matches", _url_check("url_matches")),
+    _kw('selector "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
+    _kw('locator "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
+    _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", _count("eq")),
+    _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", _count("gte")),
+    _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", _count("lte")),
+    _kw('table headers are "${headers}"', GAT, "state check",
+        "one expect has_text per header on `table thead th:nth-of-type(i) | table tr:first-child th:nth-of-type(i)`",
+        _table_headers),
+    _kw('locator "${css}" has text "${text}"', GAT, "state check", "expect has_text", _text_check("has_text")),
+    _kw('locator "${css}" contains "${text}"', GAT, "state check", "expect text_contains",
+        _text_check("text_contains")),
+    _kw('page contains text "${text}"', (G, A, T, B), "state check", "expect text_contains on body",
+        _text_check("text_contains", page=True)),
+    _kw('locator "${css}" matches "${regex}"', GAT, "state check", "expect text_matches",
+        _text_check("text_matches")),
+    _kw('locator "${css}" is visible', GAT, "state check", "expect visible", _selector_check("visible")),
+    _kw('locator "${css}" is enabled', GAT, "state check", "expect enabled", _selector_check("enabled")),
+    _kw('locator "${css}" is checked', GAT, "state check", "expect checked", _selector_check("checked")),
+    _kw('locator "${css}" has class "${name}"', GAT, "state check",
+        'expect selector_exists on `css >> css=:scope[class~="name"]`', _class_check(True)),
+    _kw('locator "${css}" has attribute "${attr}" equal to "${value}"', GAT, "state check",
+        "expect attribute (match equals)", _attribute("equals")),
+    _kw('locator "${css}" has attribute "${attr}" containing "${value}"', GAT, "state check",
+        "expect attribute (match contains)", _attribute("contains")),
+    _kw('input "${css}" has value "${value}"', GAT, "state check", "expect input_value", _input_value),
+    _kw('input "${css}" has value ""', (T, A), "state check", "expect input_value ''", _input_value),
+    _kw('select "${css}" has selected "${value}"', GAT, "state check", "expect input_value (the option value)",
+        _input_value),
+    _kw("last response status equals ${code}", GAT, "state check", "refused", refused=_RESPONSE),
+    _kw('last response body contains "${text}"', GAT, "state check", "refused", refused=_RESPONSE),
+    _kw('api "${path}" returns "${field}" equal to "${value}"', (T,), "state check", "refused", refused=(
+        "it calls aitester-bdd's own API endpoint (AITESTER_API_BASE_URL, AITESTER_API_TOKEN)",
+        "use an invariant_check verifier (HTTP GET, expected status, JSON field) in a .rules.yaml file")),
+    _kw("last shell exit equals ${code}", GAT, "state check", "refused", refused=_SHELL_CHECK),
+    _kw('last shell stdout contains "${text}"', GAT, "state check", "refused", refused=_SHELL_CHECK),
+    _kw('last shell stdout matches "${regex}"', GAT, "state check", "refused", refused=_SHELL_CHECK),
+    _kw('last shell stderr contains "${text}"', GAT, "state check", "refused", refused=_SHELL_CHECK),
+    _kw('content of locator "${css}" semantically matches "${prompt}"', GAT, "state check", "refused",
+        refused=_JUDGE),
+    _kw('locator "${css}" semantically matches "${prompt}"', GAT, "state check", "refused", refused=_JUDGE),
+    _kw('page semantically matches "${prompt}"', GAT, "state check", "refused", refused=_JUDGE),
+    _kw('screenshot semantically matches "${prompt}"', (T,), "state check", "refused", refused=_JUDGE),
+    _kw('last LLM response contains "${text}"', GAT, "state check", "refused", refused=_LLM),
+    _kw('last LLM response semantically matches "${criterion}"', GAT, "state check", "refused", refused=_LLM),
+    # 1.6 negative checks
+    _kw('url does not contain "${pattern}"', (B, A, T), "negative check", "expect url_not_contains",
+        _url_check("url_not_contains")),
+    _kw('selector "${css}" does not exist', (G, B, A, T), "negative check", "expect selector_absent",
+        _selector_check("selector_absent")),
+    _kw('locator "${css}" does not contain "${text}"', (B, A, T), "negative check", "expect text_not_contains",
+        _text_check("text_not_contains")),
+    _kw('page does not contain text "${text}"', (T, B, A), "negative check", "expect text_not_contains on body",
+        _text_check("text_not_contains", page=True)),
+    _kw('locator "${css}" does not have class "${name}"', (B, A, T), "negative check",
+        'expect selector_absent on `css >> css=:scope[class~="name"]`', _class_check(False)),
+    _kw('locator "${css}" is hidden', GAT, "negative check", "expect hidden", _selector_check("hidden")),
+    _kw('locator "${css}" is disabled', GAT, "negative check", "expect disabled", _selector_check("disabled")),
+    # 1.7 emit
+    _kw('I emit "${name}"', (T, W, A), "emit",
+        "emit step; rows `field= source= locator= attr= expr=` become EmitFields", _emit, cells="rows"),
+    # 1.8 capture pipeline
+    _kw("I extract fields", (T,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw('I extract table "${name}" from "${locator}"', (T,), "capture", "refused", cells="words", refused=_CAPTURE),
+    _kw('I emit to artifact "${artifact}"', (A,), "capture", "refused", refused=_CAPTURE),
+    _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
+    _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
+)
+
+
+# --- matching, the way Robot Framework resolves a name ----------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Registration:
+    keyword: Keyword
+    name: str
+    embedded: EmbeddedArguments | None
+
+
+def _normalize(name: str) -> str:
+    return "".join(name.lower().split()).replace("_", "")
+
+
+def _registrations() -> tuple[_Registration, ...]:
+    out = []
+    for keyword in KEYWORDS:
+        for name in keyword.names():
+            out.append(_Registration(keyword, name, EmbeddedArguments.from_name(name)))
+    return tuple(out)
+
+
+_REGISTRATIONS = _registrations()
+_PREFIX = re.compile(r"(given|when|then|and|but)\s", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Match:
+    keyword: Keyword
+    #: embedded argument name -> raw value as written (variables not yet substituted)
+    args: dict[str, str]
+
+
+@dataclass(frozen=True)
+class Miss:
+    message: str
+    hint: str
+
+
+def _find(name: str, registrations: tuple[_Registration, ...]) -> list[tuple[_Registration, tuple[str, ...]]]:
+    normal = [(r, ()) for r in registrations if r.embedded is None and _normalize(r.name) == _normalize(name)]
+    if normal:  # RF: a normal (non-embedded) match is exact and wins over embedded ones
+        return normal  # type: ignore[return-value]
+    found: list[tuple[_Registration, tuple[str, ...]]] = []
+    for reg in registrations:
+        if reg.embedded is not None:
+            args = reg.embedded.parse_args(name)
+            if reg.embedded.name.fullmatch(_placeholdered(name)):
+                found.append((reg, args))
+    if len(found) > 1:
+        # RF >= 6.0 (issue #4454): a match is better when the other pattern matches its name but not
+        # the other way round, i.e. it spells out more of the call literally
+        def better(a: _Registration, b: _Registration) -> bool:
+            assert a.embedded is not None and b.embedded is not None
+            return b.embedded.matches(a.name) and not a.embedded.matches(b.name)
+
+        found = [f for f in found if not any(better(o[0], f[0]) and not better(f[0], o[0])
+                                             for o in found if o is not f)] or found
+    # registrations of one keyword under several prefixes are the same keyword
+    unique: dict[int, tuple[_Registration, tuple[str, ...]]] = {}
+    for reg, args in found:
+        unique.setdefault(id(reg.keyword), (reg, args))
+    return list(unique.values())
+
+
+def _placeholdered(name: str) -> str:
+    """The call name with each `${var}` replaced the way RF's matcher does, so values never split."""
+    from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER
+    from robot.variables import VariableMatches
+
+    parts: list[str] = []
+    for i, match in enumerate(VariableMatches(name), start=1):
+        parts[-1:] = [match.before, f"={VARIABLE_PLACEHOLDER}-{i}=", match.after]
+    return "".join(parts) if parts else name
+
+
+def _shape(name: str) -> str:
+    """A call or pattern reduced to its literal words, for did-you-mean ranking."""
+    name = re.sub(r'"(?:[^"\\]|\\.)*"', '"…"', name)
+    name = re.sub(r"\$\{[^}]*\}", "…", name)
+    return " ".join(name.lower().split())
+
+
+def match_keyword(name: str) -> Match | Miss:
+    """Resolve one keyword call name against the registered names, as Robot Framework would."""
+    found = _find(name, _REGISTRATIONS)
+    if not found:
+        # RF drops a leading Given/When/Then/And/But only when the full name is not registered
+        prefix = _PREFIX.match(name)
+        if prefix:
+            found = _find(name[prefix.end():], tuple(r for r in _REGISTRATIONS if not r.keyword.prefixes))
+    if len(found) > 1:
+        names = ", ".join(f"'{r.name}'" for r, _ in found)
+        return Miss(f"'{name}' matches several aitester-bdd keywords: {names}",
+                    "Robot Framework would refuse it as ambiguous; change the call so only one matches")
+    if found:
+        reg, args = found[0]
+        assert reg.embedded is not None or not args
+        names_ = reg.embedded.args if reg.embedded is not None else ()
+        return Match(reg.keyword, dict(zip(names_, args)))
+    return _miss(name)
+
+
+def _miss(name: str) -> Miss:
+    prefix = _PREFIX.match(name)
+    used = prefix.group(1).title() if prefix else ""
+    bare = name[prefix.end():] if prefix else name
+    # the name exists, only under other prefixes: say which
+    for reg in _REGISTRATIONS:
+        if not reg.keyword.prefixes:
+            continue
+        core = EmbeddedArguments.from_name(reg.keyword.pattern)
+        hit = core.name.fullmatch(_placeholdered(bare)) if core is not None else \
+            _normalize(reg.keyword.pattern) == _normalize(bare)
+        if hit:
+            keyword = reg.keyword
+            suggest = next(p for p in _SUGGEST_ORDER if p in keyword.prefixes)
+            how = f"with '{used}'" if used else "without a Given/When/Then/And/But prefix"
+            return Miss(f"aitester-bdd does not register '{name}' {how}",
+                        f"did you mean '{suggest} {bare}'? it is registered only as {keyword.shown()}")
+    hint = "see docs/robot.md for the keywords aitester-bdd registers"
+    rewritten = _rewrite_shorthand(bare, used)
+    if rewritten is not None:
+        hint = f"did you mean '{rewritten}'? " + hint
+    else:
+        shape = _shape(name)
+        scored = sorted(((difflib.SequenceMatcher(None, shape, _shape(r.name)).ratio(), r.name)
+                         for r in _REGISTRATIONS), reverse=True)
+        if scored and scored[0][0] >= 0.6:
+            hint = f"did you mean '{scored[0][1]}'? " + hint
+    return Miss(f"aitester-bdd does not register a keyword named '{name}'", hint)
+
+
+#: the shorthand of aitester-bdd's own prose docs and examples, which it does not register
+#: (aitester-bdd.md section 6.1), each with the registered pattern it means
+_SHORTHAND: tuple[tuple[str, str], ...] = (
+    (r'selector exists "(?P<css>.*)"', 'selector "${css}" exists'),
+    (r'selector (?:does not exist|missing) "(?P<css>.*)"', 'selector "${css}" does not exist'),
+    (r'count (?:at least|gte|>=) "(?P<css>.*)" "?(?P<n>[^" ]+)"?', 'count of locator "${css}" is at least ${n}'),
+    (r'count (?:at most|lte|<=) "(?P<css>.*)" "?(?P<n>[^" ]+)"?', 'count of locator "${css}" is at most ${n}'),
+    (r'count (?:eq|equals|==) "(?P<css>.*)" "?(?P<n>[^" ]+)"?', 'count of locator "${css}" equals ${n}'),
+    (r'has text "(?P<css>.*?)" "(?P<text>.*)"', 'locator "${css}" has text "${text}"'),
+    (r'not contains "(?P<css>.*?)" "(?P<text>.*)"', 'locator "${css}" does not contain "${text}"'),
+    (r'contains "(?P<css>.*?)" "(?P<text>.*)"', 'locator "${css}" contains "${text}"'),
+    (r'(?P<state>visible|hidden|enabled|disabled|checked) "(?P<css>.*)"', 'locator "${css}" is ${state}'),
+    (r'has class "(?P<css>.*?)" "(?P<name>.*)"', 'locator "${css}" has class "${name}"'),
+    (r'attr eq "(?P<css>.*?)" "(?P<attr>.*?)" "(?P<value>.*)"',
+     'locator "${css}" has attribute "${attr}" equal to "${value}"'),
+    (r'input value "(?P<css>.*?)" "(?P<value>.*)"', 'input "${css}" has value "${value}"'),
+    (r'select selected "(?P<css>.*?)" "(?P<value>.*)"', 'select "${css}" has selected "${value}"'),
+    (r'table headers "(?:.*?)" "(?P<headers>.*)"', 'table headers are "${headers}"'),
+    (r'last status "?(?P<code>[^"]*)"?', 'last response status equals ${code}'),
+    (r'last body contains "(?P<text>.*)"', 'last response body contains "${text}"'),
+    (r'last shell exit "?(?P<code>[^"]*)"?', 'last shell exit equals ${code}'),
+    (r'visual semantic "(?P<prompt>.*)"', 'screenshot semantically matches "${prompt}"'),
+    (r'semantic "(?P<prompt>.*)"', 'page semantically matches "${prompt}"'),
+    (r'llm response contains "(?P<text>.*)"', 'last LLM response contains "${text}"'),
+    (r'llm response semantic "(?P<criterion>.*)"', 'last LLM response semantically matches "${criterion}"'),
+    (r'I type "(?P<value>.*?)" into "(?P<css>.*)"', 'I type "${value}" into locator "${css}"'),
+    (r'I fill locator "(?P<css>.*?)" "(?P<value>.*)"', 'I fill locator "${css}" with "${value}"'),
+    (r'I (?P<verb>check|uncheck|hover|focus) "(?P<css>.*)"', 'I ${verb} locator "${css}"'),
+    (r'I upload file "(?P<path>.*?)" into (?:locator )?"(?P<css>.*)"', 'I upload file "${path}" to locator "${css}"'),
+    (r'I set stepper "(?P<css>.*?)" "?(?P<count>[^"]*)"?', 'I set stepper "${css}" to ${count}'),
+    (r'I set retry (?P<max>\S+) delay (?P<delay>\S+)', 'I set retry ${max} times with ${delay} ms delay'),
+    (r'set rule timeout (?P<ms>.+)', 'I set rule timeout ${ms}'),
+    (r'set child scope "(?P<css>.*)"', 'I scope children to "${css}"'),
+    (r'I scope interrupts "(?P<selectors>.*)"', 'I scope interrupts to "${selectors}"'),
+    (r'screenshot on (?P<when>enter|fail)', 'I screenshot on ${when}'),
+)
+_SHORTHAND_RE = tuple((re.compile(rx, re.IGNORECASE | re.DOTALL), pattern) for rx, pattern in _SHORTHAND)
+
+
+def _rewrite_shorthand(bare: str, prefix: str) -> str | None:
+    """The registered call a docs-dialect name means, with the caller's own values filled in."""
+    for rx, pattern in _SHORTHAND_RE:
+        found = rx.fullmatch(bare)
+        if not found:
+            continue
+        call = re.sub(r"\$\{(\w+)\}", lambda m: found.group(m.group(1)), pattern)
+        for candidate in ([f"{prefix} {call}"] if prefix else []) + [f"{p} {call}" for p in _SUGGEST_ORDER]:
+            if isinstance(match_keyword(candidate), Match):
+                return candidate
+    return None
+
+
+# --- small shared helpers ---------------------------------------------------------------------------
+
+
+def strip_outer_quotes(value: str) -> str:
+    """Drop one pair of matching outer quotes, as aitester-bdd's `_strip_quotes` does."""
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+def _did_you_mean(value: str, choices: tuple[str, ...], label: str, suffix: str = "") -> str:
+    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    listed = ", ".join(c + suffix for c in choices)
+    return (f"did you mean '{close[0]}{suffix}'? " if close else "") + f"{label}: {listed}"
+
+
+# --- the docs table ---------------------------------------------------------------------------------
+
+DOC_START = "<!-- keyword-table:start (generated by `python -m flowwalk.spec.robot_keywords docs/robot.md`) -->"
+DOC_END = "<!-- keyword-table:end -->"
+_CELLS_DOC = {"none": "", "options": "k=v options", "keys": "key cells", "rows": "k=v rows",
+              "words": "cells", "setup": "k=v cells"}
+
+
+def _md(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_keyword_table() -> str:
+    """The Markdown table docs/robot.md carries between its keyword-table markers."""
+    lines = ["| family | keyword (registered prefixes) | extra cells | flowwalk |",
+             "|---|---|---|---|"]
+    for kw in KEYWORDS:
+        cells = _CELLS_DOC[kw.cells] + (f" ({', '.join(o + '=' for o in kw.options)})" if kw.options else "")
+        if kw.refused:
+            what = f"**refused**: {kw.refused[0]}. Instead: {kw.refused[1]}."
+        else:
+            what = kw.maps_to
+        lines.append(f"| {kw.family} | `{_md(kw.shown())}` | {_md(cells)} | {_md(what)} |")
+    return "\n".join(lines)
+
+
+def replace_doc_table(doc: str) -> str:
+    head, start, rest = doc.partition(DOC_START)
+    _, end, tail = rest.partition(DOC_END)
+    if not start or not end:
+        raise ValueError("the document has no keyword-table markers")
+    return f"{head}{DOC_START}\n{render_keyword_table()}\n{DOC_END}{tail}"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite the keyword table of the given Markdown file (docs/robot.md) from KEYWORDS."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m flowwalk.spec.robot_keywords docs/robot.md", file=sys.stderr)
+        return 2
+    path = Path(args[0])
+    path.write_text(replace_doc_table(path.read_text(encoding="utf-8")), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
