@@ -111,9 +111,15 @@ def many_failures(n: int, text_len: int = 2000) -> dict[str, Any]:
             "test_id": test["test_id"], "failure_class": "assertion_failed", "message": "text not found " * 20,
             "step_text": f"expect text_contains 'Item {i} ready'", "path": test["source"], "line": 3 + i % 10,
             "expected": "contains 'ready'", "observed": ("x" * text_len), "dependents": [
-                f"generated/dep{i}-{j}" for j in range(30)]})
-    verdict["counts"] = {"total": n, "passed": 0, "failed": n, "skipped": 0, "flaky": 0}
-    verdict["flaky"] = [f"generated/flaky-{j}.flow.yaml#f" for j in range(200)]
+                f"generated/dep{i:04d}.rules.yaml#shop/step-{j}" for j in range(30)]})
+    dependents = [_test(d, d.split("#")[0], 3 + j, "skipped", kind="rules", reason="parent_failed")
+                  for cause in verdict["root_causes"] for j, d in enumerate(cause["dependents"])]
+    flaky = [_test(f"generated/flaky-{j}.flow.yaml#f", f"generated/flaky-{j}.flow.yaml", 1, "flaky", attempts=2)
+             for j in range(200)]
+    verdict["tests"] += dependents + flaky
+    verdict["counts"] = {"total": len(verdict["tests"]), "passed": 0, "failed": n, "skipped": len(dependents),
+                         "flaky": len(flaky)}
+    verdict["flaky"] = [t["test_id"] for t in flaky]
     verdict["slowest"] = [{"test_id": t["test_id"], "duration_ms": 1000} for t in verdict["tests"][:10]]
     return verdict
 
