@@ -1,0 +1,619 @@
+"""The benchmark corpus, written once here and generated three ways so the three forms stay in step.
+
+One table (`FLOWS`) holds 40 flows against the example site (examples/site, "Acme Notes"): ten
+families of four variants. From it this script writes
+
+- `bench/flows/<slug>.flow.yaml`: flowwalk flow specs (flow-spec v1, or "1.1" where a flow uses a
+  v1.x expect kind or action),
+- `bench/pwtest/tests/<family>.spec.ts`: the same checks as a Playwright Test suite, one test per
+  flow, web-first `expect` for every check,
+- `bench/floor_flows.py`: the same checks as plain Python Playwright functions (the floor).
+
+Every step maps to exactly one Playwright call in the two code forms (see `_ts_step` and
+`_py_step`), so the three forms do the same actions, the same waits and the same assertions.
+Run `python bench/make_corpus.py` after editing the table, and commit what it writes;
+`python bench/make_corpus.py --check` fails when the committed files differ from the table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+BENCH = Path(__file__).resolve().parent
+FLOWS_DIR = BENCH / "flows"
+PW_TESTS_DIR = BENCH / "pwtest" / "tests"
+FLOOR_MODULE = BENCH / "floor_flows.py"
+
+#: variables the run supplies (the harness reads the demo password from the site's app.js);
+#: everything else in `{{...}}` is a name an earlier extract step filled in
+RUN_VARIABLES = ("DEMO_PASSWORD",)
+#: v1.x additions (spec_version "1.1"); anything else is plain flow-spec v1
+V1X_EXPECTS = {"selector_absent", "count", "visible", "checked", "unchecked", "disabled", "attribute"}
+V1X_ACTIONS = {"select", "check"}
+
+Step = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Flow:
+    family: str
+    variant: int
+    name: str
+    url: str
+    steps: tuple[Step, ...]
+    description: str = ""
+    allowed_hosts: tuple[str, ...] = ()
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def slug(self) -> str:
+        return f"{self.family}-{self.variant}"
+
+    @property
+    def spec_version(self) -> str:
+        for step in self.steps:
+            if step["type"] == "expect" and step["kind"] in V1X_EXPECTS:
+                return "1.1"
+            if step["type"] == "act" and step["action"] in V1X_ACTIONS:
+                return "1.1"
+        return "1"
+
+
+# --- step builders (flow-spec form) --------------------------------------------------------------
+
+
+def goto(url: str) -> Step:
+    return {"type": "goto", "url": url}
+
+
+def act(action: str, selector: str, target: str, value: str | None = None) -> Step:
+    step: Step = {"type": "act", "action": action, "target": target, "selector": selector}
+    if value is not None:
+        step["value"] = value
+    return step
+
+
+def click(selector: str, target: str) -> Step:
+    return act("click", selector, target)
+
+
+def fill(selector: str, value: str, target: str) -> Step:
+    return act("fill", selector, target, value)
+
+
+def press(selector: str, key: str, target: str) -> Step:
+    return act("press", selector, target, key)
+
+
+def wait_for(selector: str) -> Step:
+    return {"type": "wait", "for": selector}
+
+
+def extract(selector: str, into: str) -> Step:
+    return {"type": "extract", "selector": selector, "into": into}
+
+
+def text(value: str, selector: str | None = None) -> Step:
+    step: Step = {"type": "expect", "kind": "text_contains", "value": value}
+    if selector is not None:
+        step["selector"] = selector
+    return step
+
+
+def url_contains(value: str) -> Step:
+    return {"type": "expect", "kind": "url_contains", "value": value}
+
+
+def url_matches(pattern: str) -> Step:
+    return {"type": "expect", "kind": "url_matches", "value": pattern}
+
+
+def beacon(event: str) -> Step:
+    return {"type": "expect", "kind": "beacon", "vendor": "ga4", "event": event}
+
+
+def element(kind: str, selector: str) -> Step:
+    return {"type": "expect", "kind": kind, "selector": selector}
+
+
+def count(selector: str, equals: int) -> Step:
+    return {"type": "expect", "kind": "count", "selector": selector, "equals": equals}
+
+
+def attribute(selector: str, name: str, contains: str) -> Step:
+    return {"type": "expect", "kind": "attribute", "selector": selector, "name": name, "contains": contains}
+
+
+ACCEPT = click("[data-testid=cookie-accept]", "the Accept all cookies button")
+ESSENTIAL = click("[data-testid=cookie-essential]", "the Essential only button")
+DASHBOARD = "[data-testid=dashboard]"
+GREETING = "[data-testid=greeting]"
+SUBMIT_HELP = "[data-testid=submit-help]"
+NOTE_FIELD = "#new-note"
+NOTES_COUNT = "[data-testid=notes-count]"
+NOTE_LIST = "[data-testid=note-list]"
+REPORT_READY = "[data-testid=report-ready]"
+MEMBER_SUMMARY = "[data-testid=member-summary]"
+MEMBER = "[data-testid=member]"
+
+
+def signup_form(name: str, email: str, password: str) -> tuple[Step, ...]:
+    return (
+        fill("#name", name, "the Full name field"),
+        fill("#email", email, "the Work email field"),
+        fill("#password", password, "the Password field"),
+        click("#terms", "the I agree to the Terms of Service checkbox"),
+    )
+
+
+def add_note(text_: str, how: str) -> tuple[Step, ...]:
+    submit = (press(NOTE_FIELD, "Enter", "the New note field") if how == "enter"
+              else click("[data-testid=add-note]", "the Add note button"))
+    return (fill(NOTE_FIELD, text_, "the New note field"), submit)
+
+
+def tick(note: str) -> Step:
+    return click(f"[data-testid=note]:has-text('{note}') input[type=checkbox]", f"the {note} checkbox")
+
+
+def login(email: str, password: str) -> tuple[Step, ...]:
+    return (fill("#login-email", email, "the Email field"), fill("#login-password", password, "the Password field"))
+
+
+LOG_IN = click("[data-testid=login-submit]", "the Log in button")
+GENERATE = click("[data-testid=generate-report]", "the Generate report button")
+
+
+# --- the corpus ------------------------------------------------------------------------------------
+
+FLOWS: tuple[Flow, ...] = (
+    # sign-up end to end: four new accounts, four ways of submitting and checking
+    Flow("signup", 1, "sign up Grace and land on the dashboard", "/signup.html", (
+        goto("/signup.html"), ACCEPT, *signup_form("Grace Hopper", "grace@example.com", "cobol-1959"),
+        text("All set", SUBMIT_HELP), click("#create-account", "the Create account button"),
+        wait_for(DASHBOARD), url_contains("/dashboard.html"), text("Welcome, Grace!", GREETING),
+        beacon("sign_up"))),
+    Flow("signup", 2, "sign up Alan: the redirect carries welcome=1", "/signup.html", (
+        goto("/signup.html"), ACCEPT, *signup_form("Alan Turing", "alan@example.com", "enigma-1936"),
+        click("#create-account", "the Create account button"), wait_for(DASHBOARD),
+        url_matches(r"/dashboard\.html\?welcome=1$"), text("alan@example.com", "[data-testid=account-email]"),
+        text("Welcome, Alan!", GREETING))),
+    Flow("signup", 3, "sign up Katherine submitting with Enter", "/signup.html", (
+        goto("/signup.html"), ACCEPT, fill("#name", "Katherine Johnson", "the Full name field"),
+        fill("#email", "katherine@example.com", "the Work email field"),
+        click("#terms", "the I agree to the Terms of Service checkbox"),
+        fill("#password", "orbit-1962", "the Password field"), press("#password", "Enter", "the Password field"),
+        wait_for(DASHBOARD), text("Signed in as Katherine Johnson", "[data-testid=signed-in-as]"),
+        beacon("sign_up"))),
+    Flow("signup", 4, "sign up Edsger and dismiss the what's new notice", "/signup.html", (
+        goto("/signup.html"), ACCEPT, *signup_form("Edsger Dijkstra", "edsger@example.com", "shortest-path-1959"),
+        click("#create-account", "the Create account button"), wait_for(DASHBOARD),
+        text("ACME-", "[data-testid=account-number]"), text("0", "[data-testid=open-notes]"),
+        click("[data-testid=dismiss-whats-new]", "the Dismiss what's new button"),
+        element("selector_absent", "[data-testid=whats-new]"))),
+
+    # sign-up validation: each bad value gets its own inline message and nothing is submitted
+    Flow("validation", 1, "a malformed email is refused inline", "/signup.html", (
+        goto("/signup.html"), ACCEPT, fill("#email", "grace-at-example", "the Work email field"),
+        text("Enter a valid email address", "#email-error"), url_contains("/signup.html"))),
+    Flow("validation", 2, "an email that has an account is refused inline", "/signup.html", (
+        goto("/signup.html"), ACCEPT, fill("#email", "ada@example.com", "the Work email field"),
+        text("already exists", "#email-error"), text("Log in instead", "#email-error"))),
+    Flow("validation", 3, "a short password is refused and the form lists what is missing", "/signup.html", (
+        goto("/signup.html"), ACCEPT, fill("#password", "short", "the Password field"),
+        text("at least 8 characters", "#password-error"),
+        text("Still needed: your name, a valid email, a password, accepting the terms.", SUBMIT_HELP),
+        url_contains("/signup.html"))),
+    Flow("validation", 4, "a one-letter name is refused and submit stays disabled", "/signup.html", (
+        goto("/signup.html"), ACCEPT, fill("#name", "G", "the Full name field"),
+        text("at least 2 characters", "#name-error"), fill("#name", "Grace Hopper", "the Full name field"),
+        text("Still needed: a valid email, a password, accepting the terms.", SUBMIT_HELP),
+        element("disabled", "#create-account"))),
+
+    # login: the demo account, a wrong password, an empty form, and the redirect back after login
+    Flow("login", 1, "log in with the demo account", "/login.html", (
+        goto("/login.html"), ACCEPT, *login("ada@example.com", "{{DEMO_PASSWORD}}"), LOG_IN,
+        wait_for(DASHBOARD), url_contains("/dashboard.html"), text("Welcome back, Ada", GREETING),
+        beacon("login"))),
+    Flow("login", 2, "a wrong password is refused", "/login.html", (
+        goto("/login.html"), ACCEPT, *login("ada@example.com", "definitely-not-the-password"), LOG_IN,
+        text("Incorrect email or password", "[data-testid=login-error]"), url_contains("/login.html"))),
+    Flow("login", 3, "an empty form asks for both fields", "/login.html", (
+        goto("/login.html"), ACCEPT, LOG_IN, text("Enter your email and password.", "[data-testid=login-error]"),
+        url_contains("/login.html"))),
+    Flow("login", 4, "the dashboard sends a visitor to log in and back", "/dashboard.html", (
+        goto("/dashboard.html"), url_contains("/login.html?next="), ACCEPT,
+        *login("ada@example.com", "{{DEMO_PASSWORD}}"), press("#login-password", "Enter", "the Password field"),
+        wait_for(DASHBOARD), url_contains("/dashboard.html"),
+        text("ada@example.com", "[data-testid=account-email]"))),
+
+    # todo list: add, complete, filter, clear
+    Flow("notes", 1, "add three notes", "/notes.html", (
+        goto("/notes.html"), ACCEPT, *add_note("Buy milk", "enter"), *add_note("Call Alan", "button"),
+        *add_note("Ship v2", "enter"), text("3 notes left", NOTES_COUNT), text("Call Alan", NOTE_LIST))),
+    Flow("notes", 2, "complete a note and the count follows", "/notes.html", (
+        goto("/notes.html"), ACCEPT, *add_note("Buy milk", "enter"), *add_note("Call Alan", "enter"),
+        text("2 notes left", NOTES_COUNT), tick("Buy milk"), text("1 note left", NOTES_COUNT),
+        beacon("note_created"))),
+    Flow("notes", 3, "the Active filter shows the open notes", "/notes.html", (
+        goto("/notes.html"), ACCEPT, *add_note("Buy milk", "enter"), *add_note("Call Alan", "button"),
+        *add_note("Ship v2", "enter"), tick("Call Alan"), text("2 notes left", NOTES_COUNT),
+        click("[data-testid=filter-active]", "the Active filter button"), text("Ship v2", NOTE_LIST),
+        count("[data-testid=note]", 2))),
+    Flow("notes", 4, "the Completed filter and Clear completed", "/notes.html", (
+        goto("/notes.html"), ACCEPT, *add_note("Buy milk", "enter"), *add_note("Call Alan", "enter"),
+        tick("Buy milk"), click("[data-testid=filter-completed]", "the Completed filter button"),
+        text("Buy milk", NOTE_LIST), click("[data-testid=clear-completed]", "the Clear completed button"),
+        text("No completed notes yet.", "[data-testid=notes-empty]"), text("1 note left", NOTES_COUNT))),
+
+    # delayed content: the report is ready 1.5 s after the click
+    Flow("reports", 1, "a report shows progress, then is ready", "/reports.html", (
+        goto("/reports.html"), ACCEPT, GENERATE, text("Preparing your report", "[data-testid=report-status]"),
+        wait_for(REPORT_READY), text("Report ready", REPORT_READY))),
+    Flow("reports", 2, "a ready report counts the notes and sends an event", "/reports.html", (
+        goto("/reports.html"), ACCEPT, GENERATE, wait_for(REPORT_READY),
+        text("0 notes written, 0 completed", "[data-testid=report-numbers]"), beacon("report_generated"))),
+    Flow("reports", 3, "a ready report is listed under Recent reports", "/reports.html", (
+        goto("/reports.html"), ACCEPT, text("No reports yet.", "[data-testid=no-reports]"), GENERATE,
+        wait_for(REPORT_READY), extract("[data-testid=report-id]", "report_id"),
+        text("{{report_id}} · Weekly activity", "[data-testid=recent-reports]"))),
+    Flow("reports", 4, "a second report gets the next id", "/reports.html", (
+        goto("/reports.html"), ACCEPT, GENERATE, text("R-1001", "[data-testid=report-id]"),
+        click("[data-testid=generate-report]", "the Generate another report button"),
+        text("R-1002", "[data-testid=report-id]"), text("R-1001", "[data-testid=recent-reports]"))),
+
+    # cookie banner: it blocks until a choice, the choice is remembered and reaches Settings
+    Flow("cookies", 1, "accepting cookies removes the banner and counts the page view", "/index.html", (
+        goto("/index.html"), text("We value your privacy", "[data-testid=cookie-banner]"), ACCEPT,
+        element("selector_absent", "[data-testid=cookie-overlay]"), beacon("page_view"))),
+    Flow("cookies", 2, "essential only leaves analytics off in Settings", "/index.html", (
+        goto("/index.html"), ESSENTIAL, goto("/settings.html"), element("unchecked", "#analytics"),
+        element("selector_absent", "[data-testid=cookie-overlay]"))),
+    Flow("cookies", 3, "the choice is remembered on the next page", "/index.html", (
+        goto("/index.html"), ACCEPT, goto("/team.html"), text("Showing 5 of 5 members", MEMBER_SUMMARY),
+        element("selector_absent", "[data-testid=cookie-overlay]"))),
+    Flow("cookies", 4, "accepting on the Settings page ticks analytics", "/settings.html", (
+        goto("/settings.html"), ACCEPT, element("checked", "#analytics"), text("Settings", "h1"))),
+
+    # beacons: one GA4 event per page
+    Flow("beacons", 1, "the team page sends page_view after consent", "/team.html", (
+        goto("/team.html"), ACCEPT, beacon("page_view"), text("Team", "h1"))),
+    Flow("beacons", 2, "adding a note sends note_created", "/notes.html", (
+        goto("/notes.html"), ACCEPT, *add_note("Water the plants", "enter"), beacon("note_created"),
+        text("1 note left", NOTES_COUNT))),
+    Flow("beacons", 3, "a generated report sends report_generated", "/reports.html", (
+        goto("/reports.html"), ACCEPT, GENERATE, wait_for(REPORT_READY), beacon("report_generated"))),
+    Flow("beacons", 4, "logging in sends login", "/login.html", (
+        goto("/login.html"), ACCEPT, *login("ada@example.com", "{{DEMO_PASSWORD}}"),
+        press("#login-password", "Enter", "the Password field"), wait_for(DASHBOARD), beacon("login"))),
+
+    # navigation: links, lazily loaded content, a second host
+    Flow("navigation", 1, "the home page loads stories when scrolled and links to the demo", "/index.html", (
+        goto("/index.html"), ACCEPT, text("Notes your whole team can find", "h1"),
+        act("scroll", "[data-testid=stories]", "the customer stories section"), wait_for("[data-testid=story]"),
+        text("3 customer stories", "[data-testid=stories-status]"),
+        click("[data-testid=hero-demo]", "the Try the demo notebook link"), url_contains("/notes.html"),
+        text("Jot things down"))),
+    Flow("navigation", 2, "Start free leads to sign-up", "/index.html", (
+        goto("/index.html"), ACCEPT, click("[data-testid=hero-signup]", "the Start free link"),
+        url_contains("/signup.html"), text("Create your account", "h1"))),
+    Flow("navigation", 3, "the help center on its own host", "/index.html", (
+        goto("/index.html"), ACCEPT, click("[data-testid=help-link]", "the Help center link"),
+        url_matches(r"^http://localhost:\d+/help\.html$"), text("Acme Help Center", "h1"),
+        text("Keyboard shortcuts")), allowed_hosts=("localhost",)),
+    Flow("navigation", 4, "the main menu reaches Reports and Team", "/index.html", (
+        goto("/index.html"), ACCEPT, click(".main-nav a[href='/reports.html']", "the Reports menu link"),
+        url_contains("/reports.html"), text("Reports", "h1"),
+        click(".main-nav a[href='/team.html']", "the Team menu link"), url_contains("/team.html"),
+        text("Showing 5 of 5 members", MEMBER_SUMMARY))),
+
+    # counts: the team list and its filter
+    Flow("team", 1, "five members are listed", "/team.html", (
+        goto("/team.html"), ACCEPT, text("Showing 5 of 5 members", MEMBER_SUMMARY), count(MEMBER, 5),
+        text("5 of 5 seats used", "[data-testid=seats]"))),
+    Flow("team", 2, "filtering by role shows the two editors", "/team.html", (
+        goto("/team.html"), ACCEPT, fill("#member-filter", "Editor", "the Filter members field"),
+        text("Showing 2 of 5 members", MEMBER_SUMMARY), count(MEMBER, 2),
+        text("Katherine Johnson", "[data-testid=member-list]"))),
+    Flow("team", 3, "a filter that matches no one says so", "/team.html", (
+        goto("/team.html"), ACCEPT, fill("#member-filter", "zzz", "the Filter members field"),
+        text("No one matches", "[data-testid=members-empty]"), count(MEMBER, 0))),
+    Flow("team", 4, "filter by the first member's name, then Escape clears it", "/team.html", (
+        goto("/team.html"), ACCEPT, extract("[data-testid=member-name] >> nth=0", "first_member"),
+        fill("#member-filter", "{{first_member}}", "the Filter members field"),
+        text("Showing 1 of 5 members", MEMBER_SUMMARY), text("{{first_member}}", "[data-testid=member-list]"),
+        press("#member-filter", "Escape", "the Filter members field"),
+        text("Showing 5 of 5 members", MEMBER_SUMMARY))),
+
+    # settings: a form that saves to the browser
+    Flow("settings", 1, "the dark theme is saved and applied", "/settings.html", (
+        goto("/settings.html"), ACCEPT, act("select", "#theme", "the Theme menu", "dark"),
+        text("Unsaved changes", "[data-testid=settings-status]"),
+        click("[data-testid=save-settings]", "the Save settings button"),
+        text("Settings saved.", "[data-testid=settings-status]"), attribute("body", "class", "theme-dark"))),
+    Flow("settings", 2, "ticking the digest marks the form unsaved", "/settings.html", (
+        goto("/settings.html"), ACCEPT, act("check", "#digest", "the weekly digest checkbox"),
+        text("Unsaved changes", "[data-testid=settings-status]"), element("checked", "#digest"))),
+    Flow("settings", 3, "hovering the digest help shows its tooltip", "/settings.html", (
+        goto("/settings.html"), ACCEPT, act("hover", "[data-testid=digest-help]", "the About the weekly digest button"),
+        element("visible", "#digest-tip"), text("every Monday at 9:00", "#digest-tip"))),
+    Flow("settings", 4, "compact density applies on every page", "/settings.html", (
+        goto("/settings.html"), ACCEPT, click("#density-compact", "the Compact option"),
+        click("[data-testid=save-settings]", "the Save settings button"),
+        text("Settings saved.", "[data-testid=settings-status]"), goto("/notes.html"),
+        attribute("body", "class", "density-compact"))),
+)
+
+
+# --- flowwalk specs -----------------------------------------------------------------------------
+
+
+def spec_dict(flow: Flow) -> dict[str, Any]:
+    spec: dict[str, Any] = {"spec_version": flow.spec_version, "name": f"{flow.slug}: {flow.name}",
+                            "url": flow.url}
+    if flow.allowed_hosts:
+        spec["allowed_hosts"] = list(flow.allowed_hosts)
+    spec["steps"] = [dict(step) for step in flow.steps]
+    spec["assertions"] = [{"kind": "no_console_errors", "severity": "warning"}]
+    return spec
+
+
+def spec_text(flow: Flow) -> str:
+    header = (f"# Generated by bench/make_corpus.py from its FLOWS table: edit the table, not this file.\n"
+              f"# The same checks: bench/pwtest/tests/{flow.family}.spec.ts and bench/floor_flows.py.\n")
+    return header + yaml.safe_dump(spec_dict(flow), sort_keys=False, allow_unicode=True, width=1000)
+
+
+# --- shared code generation helpers ---------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
+
+
+def _parts(value: str) -> list[tuple[str, str]]:
+    """Split a value into ("text", s) and ("var", name) pieces."""
+    out: list[tuple[str, str]] = []
+    pos = 0
+    for match in _PLACEHOLDER.finditer(value):
+        if match.start() > pos:
+            out.append(("text", value[pos:match.start()]))
+        out.append(("var", match.group(1)))
+        pos = match.end()
+    if pos < len(value):
+        out.append(("text", value[pos:]))
+    return out or [("text", "")]
+
+
+def _ts_value(value: str) -> str:
+    pieces = []
+    for kind, part in _parts(value):
+        if kind == "text":
+            pieces.append(json.dumps(part, ensure_ascii=False))
+        elif part in RUN_VARIABLES:
+            pieces.append(f"runVar({json.dumps(part)})")
+        else:
+            pieces.append(f"vars.{part}")
+    return " + ".join(pieces)
+
+
+def _py_value(value: str) -> str:
+    pieces = []
+    for kind, part in _parts(value):
+        if kind == "text":
+            pieces.append(json.dumps(part, ensure_ascii=False))
+        elif part in RUN_VARIABLES:
+            pieces.append(f"run_vars[{part!r}]")
+        else:
+            pieces.append(f"extracted[{part!r}]")
+    return " + ".join(pieces)
+
+
+# --- Playwright Test --------------------------------------------------------------------------------
+
+_TS_ACTIONS = {"click": "click()", "hover": "hover()", "scroll": "scrollIntoViewIfNeeded()", "check": "check()"}
+_TS_ELEMENT = {"selector_absent": "toHaveCount(0)", "visible": "toBeVisible()", "checked": "toBeChecked()",
+               "unchecked": "not.toBeChecked()", "disabled": "toBeDisabled()"}
+
+
+def _ts_step(step: Step) -> str:
+    kind = step["type"]
+    if kind == "goto":
+        return f"await page.goto({_ts_value(step['url'])});"
+    if kind == "act":
+        loc = f"page.locator({json.dumps(step['selector'])})"
+        action = step["action"]
+        if action in _TS_ACTIONS:
+            return f"await {loc}.{_TS_ACTIONS[action]};"
+        method = {"fill": "fill", "press": "press", "select": "selectOption"}[action]
+        return f"await {loc}.{method}({_ts_value(step['value'])});"
+    if kind == "wait":
+        if "ms" in step:
+            return f"await page.waitForTimeout({step['ms']});"
+        return f"await page.locator({json.dumps(step['for'])}).first().waitFor();"
+    if kind == "extract":
+        return f"vars.{step['into']} = (await page.locator({json.dumps(step['selector'])}).innerText()).trim();"
+    expect_kind = step["kind"]
+    if expect_kind == "url_contains":
+        return f"await expect(page).toHaveURL(containing({_ts_value(step['value'])}));"
+    if expect_kind == "url_matches":
+        return f"await expect(page).toHaveURL(new RegExp({json.dumps(step['value'])}));"
+    if expect_kind == "beacon":
+        return f"await expectBeacon(beacons, {json.dumps(step['vendor'])}, {json.dumps(step['event'])});"
+    loc = f"page.locator({json.dumps(step.get('selector', 'body'))})"
+    if expect_kind == "text_contains":
+        return f"await expect({loc}).toContainText({_ts_value(step['value'])}, {{ ignoreCase: true }});"
+    if expect_kind == "count":
+        return f"await expect({loc}).toHaveCount({step['equals']});"
+    if expect_kind == "attribute":
+        return (f"await expect({loc}).toHaveAttribute({json.dumps(step['name'])}, "
+                f"containing({_ts_value(step['contains'])}));")
+    return f"await expect({loc}).{_TS_ELEMENT[expect_kind]};"
+
+
+def ts_file(family: str, flows: list[Flow]) -> str:
+    lines = [
+        f"// Generated by bench/make_corpus.py from its FLOWS table: edit the table, not this file.",
+        f"// The same checks as bench/flows/{family}-*.flow.yaml and bench/floor_flows.py.",
+        "import { test, expect, expectBeacon, containing, runVar } from './fixtures';",
+        "",
+    ]
+    for flow in flows:
+        uses_vars = any(step["type"] == "extract" for step in flow.steps)
+        lines.append(f"test({json.dumps(flow.slug + ': ' + flow.name)}, async ({{ page, beacons, consoleErrors }}) => {{")
+        if uses_vars:
+            lines.append("  const vars: Record<string, string> = {};")
+        lines.extend(f"  {_ts_step(step)}" for step in flow.steps)
+        lines.append("  expect(consoleErrors).toEqual([]);")
+        lines.append("});")
+        lines.append("")
+    return "\n".join(lines)
+
+
+# --- the floor (plain Python Playwright) ----------------------------------------------------------------
+
+_PY_ACTIONS = {"click": "click()", "hover": "hover()", "scroll": "scroll_into_view_if_needed()", "check": "check()"}
+_PY_ELEMENT = {"selector_absent": "to_have_count(0)", "visible": "to_be_visible()", "checked": "to_be_checked()",
+               "unchecked": "not_to_be_checked()", "disabled": "to_be_disabled()"}
+
+
+def _py_step(step: Step) -> str:
+    kind = step["type"]
+    if kind == "goto":
+        return f"page.goto({_py_value(step['url'])})"
+    if kind == "act":
+        loc = f"page.locator({step['selector']!r})"
+        action = step["action"]
+        if action in _PY_ACTIONS:
+            return f"{loc}.{_PY_ACTIONS[action]}"
+        method = {"fill": "fill", "press": "press", "select": "select_option"}[action]
+        return f"{loc}.{method}({_py_value(step['value'])})"
+    if kind == "wait":
+        if "ms" in step:
+            return f"page.wait_for_timeout({step['ms']})"
+        return f"page.locator({step['for']!r}).first.wait_for()"
+    if kind == "extract":
+        return f"extracted[{step['into']!r}] = page.locator({step['selector']!r}).inner_text().strip()"
+    expect_kind = step["kind"]
+    if expect_kind == "url_contains":
+        return f"expect(page).to_have_url(re.compile(re.escape({_py_value(step['value'])})))"
+    if expect_kind == "url_matches":
+        return f"expect(page).to_have_url(re.compile({step['value']!r}))"
+    if expect_kind == "beacon":
+        return f"expect_beacon(page, beacons, {step['vendor']!r}, {step['event']!r})"
+    loc = f"page.locator({step.get('selector', 'body')!r})"
+    if expect_kind == "text_contains":
+        return f"expect({loc}).to_contain_text({_py_value(step['value'])}, ignore_case=True)"
+    if expect_kind == "count":
+        return f"expect({loc}).to_have_count({step['equals']})"
+    if expect_kind == "attribute":
+        return f"expect({loc}).to_have_attribute({step['name']!r}, re.compile(re.escape({_py_value(step['contains'])})))"
+    return f"expect({loc}).{_PY_ELEMENT[expect_kind]}"
+
+
+def py_module(flows: tuple[Flow, ...]) -> str:
+    lines = [
+        '"""The benchmark flows as plain Python Playwright (the floor). Generated by bench/make_corpus.py.',
+        "",
+        "Edit the FLOWS table there, not this file. Each function takes a fresh page, the GA4 hits its",
+        "context captured so far, and the run's variables; it raises on the first failed check.",
+        '"""',
+        "",
+        "from __future__ import annotations",
+        "",
+        "import re",
+        "from typing import Callable, Mapping",
+        "",
+        "from playwright.sync_api import Page, expect",
+        "",
+        "Beacons = list[dict[str, str]]",
+        "",
+        "",
+        "def expect_beacon(page: Page, beacons: Beacons, vendor: str, event: str, timeout_ms: float = 30_000) -> None:",
+        '    """Wait until a captured hit of `vendor` names `event` (case-insensitive); route handlers run while waiting."""',
+        "    waited = 0.0",
+        "    while not any(hit['vendor'] == vendor and hit.get('en', '').lower() == event.lower() for hit in beacons):",
+        "        if waited >= timeout_ms:",
+        "            raise AssertionError(f'no {vendor} {event!r} beacon within {timeout_ms:.0f} ms: {beacons}')",
+        "        page.wait_for_timeout(50)",
+        "        waited += 50",
+        "",
+    ]
+    table = []
+    for flow in flows:
+        func = "flow_" + flow.slug.replace("-", "_")
+        table.append(f"    ({flow.slug + ': ' + flow.name!r}, {func}),")
+        lines.append("")
+        lines.append(f"def {func}(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:")
+        if any(step["type"] == "extract" for step in flow.steps):
+            lines.append("    extracted: dict[str, str] = {}")
+        lines.extend(f"    {_py_step(step)}" for step in flow.steps)
+        lines.append("")
+    lines.append("")
+    lines.append("#: (name, function) in corpus order; names match the flow specs' and the Playwright tests'")
+    lines.append("FLOWS: list[tuple[str, Callable[[Page, Beacons, Mapping[str, str]], None]]] = [")
+    lines.extend(table)
+    lines.append("]")
+    lines.append("")
+    return "\n".join(lines)
+
+
+# --- writing ----------------------------------------------------------------------------------------
+
+
+def outputs() -> dict[Path, str]:
+    files: dict[Path, str] = {}
+    for flow in FLOWS:
+        files[FLOWS_DIR / f"{flow.slug}.flow.yaml"] = spec_text(flow)
+    families: dict[str, list[Flow]] = {}
+    for flow in FLOWS:
+        families.setdefault(flow.family, []).append(flow)
+    for family, flows in families.items():
+        files[PW_TESTS_DIR / f"{family}.spec.ts"] = ts_file(family, flows)
+    files[FLOOR_MODULE] = py_module(FLOWS)
+    return files
+
+
+def _check_table() -> None:
+    slugs = [flow.slug for flow in FLOWS]
+    if len(set(slugs)) != len(slugs):
+        raise SystemExit("make_corpus: duplicate flow slugs in FLOWS")
+    for flow in FLOWS:
+        for step in flow.steps:
+            for value in (step.get("value"), step.get("url")):
+                for kind, name in _parts(value or ""):
+                    if kind == "var" and name not in RUN_VARIABLES and not any(
+                            s["type"] == "extract" and s["into"] == name for s in flow.steps):
+                        raise SystemExit(f"make_corpus: {flow.slug} uses {{{{{name}}}}} that nothing supplies")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="fail if the committed files differ from the table")
+    args = parser.parse_args(argv)
+    _check_table()
+    files = outputs()
+    stale = [path for path, content in files.items() if not path.is_file() or path.read_text() != content]
+    known = set(files)
+    extra = [p for p in FLOWS_DIR.glob("*.flow.yaml") if p not in known] if FLOWS_DIR.is_dir() else []
+    if args.check:
+        for path in stale + extra:
+            print(f"make_corpus: {path.relative_to(BENCH.parent)} is out of date", file=sys.stderr)
+        return 1 if stale or extra else 0
+    for path, content in files.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(content)
+    for path in extra:
+        path.unlink()
+    print(f"make_corpus: {len(FLOWS)} flows -> {len(files)} files ({len(stale)} changed, {len(extra)} removed)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
