@@ -515,14 +515,18 @@ class _Loader:
 
     # -- drafts -> frozen model
 
-    def url(self, url: str, loc: Location) -> str | None:
+    def url(self, url: str, loc: Location, entry: bool = False) -> str | None:
         parts = urlsplit(url)
         if parts.scheme in ("http", "https") and parts.netloc:
             return url
-        if url.startswith("/") and self.settings.base_url:
-            return urljoin(self.settings.base_url, url)
+        if url.startswith("/") and not url.startswith("//"):
+            if self.settings.base_url:
+                return urljoin(self.settings.base_url, url)
+            if not entry:
+                return url  # the walker resolves it against the current page
         self.problem(loc, f"'{url}' is not an absolute http(s) URL",
-                     "write http://… or https://… (for example \"${BASE_URL}/login\" with --var BASE_URL=…)")
+                     "write http://… or https://… (for example \"${BASE_URL}/login\" with --var BASE_URL=…)"
+                     + (", or a path starting with / and --base-url" if entry else ""))
         return None
 
     def assemble(self, plan: PlanDraft, expander: _Expander) -> list[Scenario]:
@@ -544,7 +548,7 @@ class _Loader:
 
     def scenario(self, draft: ScenarioDraft, scenario_id: str, plan: PlanDraft, defaults: dict[str, str],
                  expander: _Expander) -> Scenario | None:
-        entry = self.url(draft.entry_url, draft.loc) if draft.entry_url is not None else None
+        entry = self.url(draft.entry_url, draft.loc, entry=True) if draft.entry_url is not None else None
         rules: list[Rule] = []
         if plan.setup_actions:
             setup = self.state_setup(plan, draft, entry)
@@ -645,7 +649,7 @@ class _Loader:
     def cycle_loc(self, draft: ScenarioDraft, cycle: list[str]) -> Location:
         """The `declare parents` line of one edge of the cycle, whichever way find_cycle reads it."""
         for a, b in zip(cycle, cycle[1:] + cycle[:1]):
-            for child, parent in ((a, b), (b, a)):
+            for child, parent in ((b, a), (a, b)):  # find_cycle: a -> b means b declares a
                 rule = draft.rules.get(child)
                 if rule is not None:
                     for name, loc in rule.parents:

@@ -533,8 +533,8 @@ def _upload(call: Call, plan: PlanDraft) -> None:
 
 
 def _scroll_down(call: Call, plan: PlanDraft) -> None:
-    # aitester-bdd scrolls the page by 1000 px
-    plan.add_steps(call, Act(loc=call.loc, text=call.text, action="scroll", value="1000"))
+    # aitester-bdd scrolls the page by 1000 px; on `body` the walker scrolls the window
+    plan.add_steps(call, Act(loc=call.loc, text=call.text, action="scroll", selector="body", value="1000"))
 
 
 def _set_stepper(call: Call, plan: PlanDraft) -> None:
