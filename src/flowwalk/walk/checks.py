@@ -1,0 +1,461 @@
+"""Stabilized checks: every expect kind, evaluated verify-until-stable (RFC 010).
+
+`run_check` answers one expect against the live page. A check passes after `stable_reads`
+consecutive matching fresh reads; a mismatch never fails it early (it resets the streak and the
+check reads again after `interval_ms`). The budget:
+
+* **wait** — reads every `interval_ms` until the streak is long enough or `timeout_ms` has passed
+  (the walker passes the rule timeout for observations, 30 s by default, and the guard timeout for
+  guards, 200 ms). The first read is immediate; the last read of the wait is the first one at or
+  after the deadline, so a failure always rests on a fresh read taken at the end.
+* **recheck** (RFC 010 §6.1 step 5) — when the deadline passes while the evidence is not
+  conclusive (a matching streak still too short, a stale read, a read taken mid-navigation), up to
+  `max_rechecks` more reads, one interval apart, within `window_ms` after the deadline.
+* **staleness** — a read that took longer than `stale_ms` (a busy page) neither confirms nor
+  refutes: it is not used as evidence.
+
+A check that passes at once costs one read, one interval and one read (`stable_reads` = 2).
+
+The failing runtime code is chosen from the final read alone, deterministically:
+`ELEMENT_NOT_FOUND` when the check reads an element and nothing matches its selector (or the
+selector does not parse); `TIMEOUT` when the final read still matched but never long enough in a
+row (the state did not settle) or no fresh read could be taken; `EXPECT_STATE_MISMATCH` otherwise.
+
+Each read is one round trip: `page.evaluate` for the URL, one `evaluate_all` over a selector's
+matches for element kinds (one more per pipe alternative that matches nothing), none for beacons
+beyond delivering pending events. Element reads that look at "the element" (enabled, checked,
+input value, attribute) use the first match in document order; text and visibility kinds pass
+when any match does.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, fields, replace
+from typing import Any, Callable
+
+from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line, is_invalid_selector
+from flowwalk.browser.locate import scoped, split_pipe
+from flowwalk.browser.network import matching_beacons, normalize_vendor
+from flowwalk.browser.session import PageSession
+from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
+
+__all__ = ["CheckResult", "run_check", "bounded"]
+
+OBSERVED_LIMIT = 200
+#: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
+NEEDS_ELEMENT = ("text_contains", "has_text", "text_matches", "visible", "enabled", "disabled", "checked",
+                 "unchecked", "attribute", "input_value")
+_URL_KINDS = ("url_contains", "url_not_contains", "url_matches")
+_OPS = {"eq": ("exactly", lambda n, c: n == c), "gte": ("at least", lambda n, c: n >= c),
+        "lte": ("at most", lambda n, c: n <= c)}
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    passed: bool
+    reads: int
+    expected: str
+    observed: str
+    #: None when passed; EXPECT_STATE_MISMATCH, ELEMENT_NOT_FOUND or TIMEOUT otherwise
+    runtime_code: str | None
+    duration_ms: float
+    #: the pipe alternative the last read used (element kinds), for evidence
+    selector: str | None = None
+
+
+@dataclass(frozen=True)
+class _Read:
+    """One observation. `ok` None: inconclusive (no usable snapshot); `fatal`: retrying cannot help."""
+
+    ok: bool | None
+    observed: str
+    found: bool = True
+    fatal: bool = False
+    selector: str | None = None
+
+
+def bounded(stabilize: Stabilize) -> Stabilize:
+    """The settings clamped to RFC 010's bounds (loaders refuse values outside them already)."""
+    changes: dict[str, int] = {}
+    for f in fields(Stabilize):
+        lo_hi = Stabilize.BOUNDS.get(f.name)
+        if lo_hi is None:
+            continue
+        value = getattr(stabilize, f.name)
+        clamped = min(max(int(value), lo_hi[0]), lo_hi[1])
+        if clamped != value:
+            changes[f.name] = clamped
+    return replace(stabilize, **changes) if changes else stabilize
+
+
+def _clip(text: str, limit: int = OBSERVED_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + " …"
+
+
+def _q(text: str | None) -> str:
+    return f"'{text or ''}'"
+
+
+# --- reading the page ---------------------------------------------------------------------------
+
+# One function for every element kind: it runs over all matches of one selector in one round trip
+# and returns only what the kind needs (booleans and short snippets, not whole pages of text).
+_ELEMENT_JS = r"""
+(els, a) => {
+  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
+  const textOf = (e) => norm(e instanceof HTMLElement ? e.innerText : e.textContent);
+  const clip = (t) => (t.length > 240 ? t.slice(0, 240) : t);
+  const around = (t, at, len) => {
+    const start = Math.max(0, at - 60);
+    return (start > 0 ? '… ' : '') + t.slice(start, Math.min(t.length, at + len + 140));
+  };
+  const isVisible = (e) => {
+    if (!e.isConnected) return false;
+    const style = getComputedStyle(e);
+    if (style.display === 'contents') {
+      for (const c of e.children) if (isVisible(c)) return true;
+      return false;
+    }
+    if (style.visibility !== 'visible') return false;
+    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
+    const r = e.getBoundingClientRect();
+    return r.width > 0 && r.height > 0;
+  };
+  const isDisabled = (e) => {
+    try { if (e.matches(':disabled')) return true; } catch (x) { /* not a form element */ }
+    return !!e.closest('[aria-disabled="true"]');
+  };
+  const checkedOf = (e) => {
+    if (e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio')) return e.checked ? 'checked' : 'unchecked';
+    const aria = e.getAttribute('aria-checked');
+    if (aria === 'true') return 'checked';
+    if (aria === 'false') return 'unchecked';
+    if (aria === 'mixed') return 'mixed';
+    return 'not checkable';
+  };
+  const n = els.length;
+  const first = els[0];
+  switch (a.k) {
+    case 'text_contains':
+    case 'text_not_contains': {
+      const needle = norm(a.v).toLowerCase();
+      for (const e of els) {
+        const t = textOf(e);
+        const at = t.toLowerCase().indexOf(needle);
+        if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
+      }
+      return { n, hit: false, text: n ? clip(textOf(first)) : '' };
+    }
+    case 'has_text': {
+      const want = norm(a.v);
+      for (const e of els) { const t = textOf(e); if (t === want) return { n, hit: true, text: clip(t) }; }
+      return { n, hit: false, text: n ? clip(textOf(first)) : '' };
+    }
+    case 'text_matches':
+      return { n, texts: els.slice(0, 20).map((e) => textOf(e).slice(0, 200000)) };
+    case 'visible':
+    case 'hidden': {
+      let visible = 0;
+      for (const e of els) if (isVisible(e)) visible++;
+      return { n, visible };
+    }
+    case 'enabled':
+    case 'disabled':
+      return { n, disabled: n ? isDisabled(first) : null, tag: n ? first.tagName.toLowerCase() : '' };
+    case 'checked':
+    case 'unchecked':
+      return { n, checked: n ? checkedOf(first) : null };
+    case 'input_value':
+      return { n, value: n && 'value' in first && typeof first.value === 'string' ? first.value : null,
+               tag: n ? first.tagName.toLowerCase() : '' };
+    case 'attribute':
+      return { n, value: n ? first.getAttribute(a.a) : null };
+    default:
+      return { n };
+  }
+}
+"""
+
+_TRANSIENT = re.compile(r"Execution context was destroyed|navigat|Cannot find context|frame was detached|"
+                        r"Frame has been detached|context .*destroyed", re.IGNORECASE)
+
+
+def _playwright_failure(session: PageSession, exc: PlaywrightError, selector: str | None) -> _Read:
+    translated = session.translate(exc)
+    if isinstance(translated, BrowserCrashed):
+        raise translated from exc
+    if selector is not None and is_invalid_selector(exc):
+        return _Read(None, f"invalid selector '{selector}': {first_line(exc)}", found=False, fatal=True,
+                     selector=selector)
+    why = "the page was navigating" if _TRANSIENT.search(str(exc)) else first_line(exc)
+    return _Read(None, f"no fresh read: {why}", selector=selector)
+
+
+class _Probe:
+    """What one expect reads and how it judges a read; built once per check."""
+
+    def __init__(self, expect: Expect, scope: str | None):
+        self.expect = expect
+        self.kind = expect.kind
+        if self.kind not in EXPECT_KINDS:
+            raise ValueError(f"unknown expect kind '{self.kind}'")
+        self.scope = scope
+        written = expect.selector
+        if written is None and self.kind in ("text_contains", "text_not_contains", "text_matches"):
+            # the default element is the page body, or the scope element itself inside a child scope
+            self.target = scope if scope else "body"
+            self.label = f"'{scope}'" if scope else "body"
+        else:
+            self.target = scoped(written or "", scope) if written else ""
+            self.label = _q(written) + (f" within '{scope}'" if scope and written else "")
+        self.alternatives = split_pipe(self.target) or ([self.target] if self.target else [])
+        self.pattern = expect.pattern
+        self.regex_error: str | None = None
+        if self.kind in ("url_matches", "text_matches") and self.pattern is None:
+            try:
+                self.pattern = re.compile(expect.value or "")
+            except re.error as exc:
+                self.regex_error = f"invalid regular expression {_q(expect.value)}: {exc}"
+        self.expected = self._expected()
+
+    # expected strings are for people: what the spec asked, in words
+    def _expected(self) -> str:
+        e, k, v = self.expect, self.kind, self.expect.value or ""
+        where = "" if self.label == "body" else f" in {self.label}"
+        if k == "url_contains":
+            return f"URL containing {_q(v)}"
+        if k == "url_not_contains":
+            return f"URL not containing {_q(v)}"
+        if k == "url_matches":
+            return f"URL matching /{self.pattern.pattern if self.pattern else v}/"
+        if k == "beacon":
+            vendor = normalize_vendor(e.vendor or "") or (e.vendor or "")
+            return f"a {vendor} beacon" + (f" with event {_q(e.event)}" if e.event else "")
+        if k == "text_contains":
+            return f"text containing {_q(v)}{where}"
+        if k == "text_not_contains":
+            return f"text not containing {_q(v)}{where}"
+        if k == "has_text":
+            return f"text exactly {_q(' '.join(v.split()))}{where}"
+        if k == "text_matches":
+            return f"text matching /{self.pattern.pattern if self.pattern else v}/{where}"
+        if k == "count":
+            words = _OPS.get(e.op, _OPS["eq"])[0]
+            return f"{words} {e.count} element(s) matching {self.label}"
+        if k == "selector_exists":
+            return f"an element matching {self.label}"
+        if k == "selector_absent":
+            return f"no element matching {self.label}"
+        if k == "hidden":
+            return f"{self.label} hidden or absent"
+        if k in ("visible", "enabled", "disabled", "checked", "unchecked"):
+            return f"{self.label} {k}"
+        if k == "attribute":
+            if e.value is None:
+                return f"{self.label} with attribute {e.attr}"
+            if e.match == "contains":
+                return f"{self.label} attribute {e.attr} containing {_q(v)}"
+            return f"{self.label} attribute {e.attr}={_q(v)}"
+        if k == "input_value":
+            return f"{self.label} value {_q(v)}"
+        return k  # pragma: no cover - every kind is listed above
+
+    # --- reads ----------------------------------------------------------------------------------
+
+    def read(self, session: PageSession) -> _Read:
+        if self.regex_error:
+            return _Read(None, self.regex_error, fatal=True)
+        if self.kind in _URL_KINDS:
+            return self._read_url(session)
+        if self.kind == "beacon":
+            return self._read_beacons(session)
+        return self._read_elements(session)
+
+    def _read_url(self, session: PageSession) -> _Read:
+        try:
+            url = str(session.page.evaluate("() => location.href"))
+        except PlaywrightError as exc:
+            return _playwright_failure(session, exc, None)
+        v = self.expect.value or ""
+        if self.kind == "url_contains":
+            ok = v in url
+        elif self.kind == "url_not_contains":
+            ok = v not in url
+        else:
+            assert self.pattern is not None
+            ok = self.pattern.search(url) is not None
+        return _Read(ok, f"URL: {_q(_clip(url, 300))}")
+
+    def _read_beacons(self, session: PageSession) -> _Read:
+        try:
+            session.pump()   # deliver request events already on the wire before reading the list
+        except PlaywrightError as exc:
+            failure = _playwright_failure(session, exc, None)
+            if failure.fatal:
+                return failure
+        beacons = list(session.beacons)
+        vendor, event = self.expect.vendor or "", self.expect.event
+        if matching_beacons(beacons, vendor, event):
+            hit = matching_beacons(beacons, vendor, event)[-1]
+            return _Read(True, f"captured {hit.vendor} beacon {_q(hit.event)} at {hit.t:.1f}s")
+        if not beacons:
+            return _Read(False, "no analytics beacons captured")
+        seen: list[str] = []
+        for b in beacons:
+            item = f"{b.vendor} {_q(b.event)}" if b.event else f"{b.vendor} (no event)"
+            if item not in seen:
+                seen.append(item)
+        shown = ", ".join(seen[-10:])
+        return _Read(False, _clip(f"captured only: {shown}", 300))
+
+    def _read_elements(self, session: PageSession) -> _Read:
+        arg = {"k": self.kind, "v": self.expect.value or "", "a": self.expect.attr or ""}
+        used = self.alternatives[0] if self.alternatives else ""
+        result: dict[str, Any] = {"n": 0}
+        for alt in self.alternatives:
+            used = alt
+            try:
+                result = session.page.locator(alt).evaluate_all(_ELEMENT_JS, arg)
+            except PlaywrightError as exc:
+                return _playwright_failure(session, exc, alt)
+            if result.get("n", 0) > 0:
+                break
+        return self._judge(result, used)
+
+    def _judge(self, r: dict[str, Any], used: str) -> _Read:
+        k, e = self.kind, self.expect
+        n = int(r.get("n", 0))
+        label = self.label if len(self.alternatives) < 2 else f"'{used}'"
+
+        def missing() -> _Read:
+            tried = f" (tried {', '.join(repr(a) for a in self.alternatives)})" if len(self.alternatives) > 1 else ""
+            return _Read(False, f"no element matches {self.label}{tried}", found=False, selector=used)
+
+        if k == "count":
+            words, compare = _OPS.get(e.op, _OPS["eq"])
+            return _Read(compare(n, int(e.count or 0)), f"{n} element(s) match {label}", selector=used)
+        if k == "selector_exists":
+            return _Read(n > 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
+                         selector=used)
+        if k == "selector_absent":
+            return _Read(n == 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
+                         selector=used)
+        if k == "hidden":
+            visible = int(r.get("visible", 0))
+            if n == 0:
+                return _Read(True, f"no element matches {self.label}", selector=used)
+            return _Read(visible == 0, f"{visible} of {n} match(es) of {label} visible", selector=used)
+        if k == "text_not_contains":
+            if n == 0:
+                return _Read(True, f"no element matches {self.label}", selector=used)
+            text = str(r.get("text", ""))
+            return _Read(not r.get("hit"), f"{label} text: {_q(_clip(text))}", selector=used)
+        if n == 0:
+            return missing()
+        if k in ("text_contains", "has_text"):
+            text = str(r.get("text", ""))
+            many = f" (first of {n})" if n > 1 and not r.get("hit") else ""
+            return _Read(bool(r.get("hit")), f"{label} text{many}: {_q(_clip(text))}", selector=used)
+        if k == "text_matches":
+            texts = [str(t) for t in r.get("texts", [])]
+            assert self.pattern is not None
+            for t in texts:
+                m = self.pattern.search(t)
+                if m:
+                    start = max(0, m.start() - 60)
+                    return _Read(True, f"{label} text: {_q(_clip(t[start:start + 200]))}", selector=used)
+            return _Read(False, f"{label} text: {_q(_clip(texts[0] if texts else ''))}", selector=used)
+        if k == "visible":
+            visible = int(r.get("visible", 0))
+            state = f"{visible} of {n} match(es) visible" if n > 1 else ("visible" if visible else "hidden")
+            return _Read(visible > 0, f"{label} {state}", selector=used)
+        if k in ("enabled", "disabled"):
+            disabled = bool(r.get("disabled"))
+            return _Read(disabled == (k == "disabled"), f"{label} {'disabled' if disabled else 'enabled'}",
+                         selector=used)
+        if k in ("checked", "unchecked"):
+            state = str(r.get("checked"))
+            return _Read(state == k, f"{label} {state}", selector=used)
+        if k == "input_value":
+            value = r.get("value")
+            if value is None:
+                return _Read(False, f"{label} is a <{r.get('tag')}>, which has no input value", selector=used)
+            return _Read(value == (e.value or ""), f"{label} value: {_q(_clip(str(value)))}", selector=used)
+        if k == "attribute":
+            value = r.get("value")
+            if value is None:
+                return _Read(False, f"{label} has no attribute {e.attr}", selector=used)
+            if e.value is None:
+                ok = True
+            elif e.match == "contains":
+                ok = e.value in value
+            else:
+                ok = value == e.value
+            return _Read(ok, f"{label} {e.attr}={_q(_clip(str(value)))}", selector=used)
+        raise ValueError(f"unhandled expect kind '{k}'")  # pragma: no cover
+
+
+# --- the stabilization loop ---------------------------------------------------------------------
+
+
+def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
+              stabilize: Stabilize, clock: Callable[[], float] = time.monotonic) -> CheckResult:
+    """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable; see the module doc.
+
+    Raises BrowserCrashed when the browser or the page's renderer died during the check.
+    """
+    st = bounded(stabilize)
+    probe = _Probe(expect, scope)
+    started = clock()
+    deadline = started + max(int(timeout_ms), 0) / 1000
+    window_end: float | None = None
+    interval_s = st.interval_ms / 1000
+    reads = streak = rechecks = 0
+    while True:
+        read_started = clock()
+        obs = probe.read(session)
+        reads += 1
+        now = clock()
+        stale = (now - read_started) * 1000 > st.stale_ms
+        if obs.fatal:
+            break
+        if obs.ok is True and not stale:
+            streak += 1
+            if streak >= st.stable_reads:
+                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
+                                   obs.selector)
+        elif obs.ok is False and not stale:
+            streak = 0
+        # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was
+        if now >= deadline:
+            if window_end is None:
+                window_end = deadline + st.window_ms / 1000
+            conclusive = obs.ok is False and not stale
+            if conclusive or rechecks >= st.max_rechecks or now + interval_s > window_end:
+                break
+            rechecks += 1
+        session.wait(st.interval_ms)
+    return CheckResult(False, reads, probe.expected, _final_observed(obs, stale, streak, st),
+                       _code(probe, obs, stale), (clock() - started) * 1000, obs.selector)
+
+
+def _final_observed(obs: _Read, stale: bool, streak: int, st: Stabilize) -> str:
+    if obs.ok is True and not stale:
+        return _clip(f"{obs.observed} (not stable: matched {streak} of {st.stable_reads} consecutive reads)", 300)
+    if stale and obs.ok is not None:
+        return _clip(f"{obs.observed} (stale: the read took longer than {st.stale_ms} ms)", 300)
+    return obs.observed
+
+
+def _code(probe: _Probe, obs: _Read, stale: bool) -> str:
+    if obs.fatal:
+        # a selector that does not parse; a regex that does not compile (the loaders refuse those)
+        return "ELEMENT_NOT_FOUND" if obs.selector is not None else "UNKNOWN"
+    if obs.ok is None or stale or obs.ok is True:
+        return "TIMEOUT"
+    if not obs.found and probe.kind in NEEDS_ELEMENT:
+        return "ELEMENT_NOT_FOUND"
+    return "EXPECT_STATE_MISMATCH"
