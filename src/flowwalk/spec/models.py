@@ -1,0 +1,1297 @@
+"""Pydantic models of every input format (flow-spec v1/v1.1, rule files, flowwalk.yaml).
+
+These models are the single definition of the formats: `schemas.py` generates the JSON Schemas
+from them and `flow.py` / `rules.py` / `config.py` convert validated models into the frozen
+`model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
+an integer), so that the models and the generated schemas accept the same documents. Rules that
+JSON Schema cannot express (cross-field rules, regex validity, trimmed lengths) are model-only and
+listed in `docs/flow-spec.md`.
+
+Errors raised by our own validators are `PydanticCustomError("flowwalk", ...)` whose context
+carries a ready message and hint (see `errors_to_problems`), so users never see pydantic's words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from urllib.parse import urlsplit
+
+from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag,
+                      WithJsonSchema, model_validator)
+from pydantic_core import PydanticCustomError
+
+from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, EXPECT_KINDS, Stabilize
+
+# --- limits of flow-spec v1 (the contract's "hard ceilings") -------------------------------------
+
+NAME_MAX = 120
+DESCRIPTION_MAX = 500
+URL_MAX = 2048
+ALLOWED_HOSTS_MAX = 10
+STEPS_MAX = 30
+ASSERTIONS_MAX = 10
+SELECTOR_MAX = 512
+TARGET_MAX = 200
+VALUE_MAX = 2048
+WAIT_MS_MAX = 30_000
+IDENTIFIER_MAX = 64
+VENDOR_MAX = 64
+EVENT_MAX = 128
+# limits flowwalk adds for v1.x additions and rule files
+RULE_STEPS_MAX = 50
+RULES_MAX = 200
+SCENARIOS_MAX = 50
+VERIFY_MAX = 10
+EMIT_FIELDS_MAX = 50
+STEP_TIMEOUT_MAX = 120_000
+RULE_TIMEOUT_MIN, RULE_TIMEOUT_MAX = 100, 600_000
+GUARD_TIMEOUT_MAX = 60_000
+RETRY_MAX, RETRY_DELAY_MAX = 10, 60_000
+
+V1_ACTIONS = ("click", "fill", "press", "hover", "scroll")
+V1_EXPECT_KINDS = ("url_contains", "url_matches", "text_contains", "beacon")
+#: actions that need a `value` (fill may be empty: it clears the field)
+VALUE_REQUIRED = ("fill", "press", "select", "upload")
+#: emit sources read from an element (and so need a selector)
+ELEMENT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled", "is_checked")
+
+IDENTIFIER_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+RULE_NAME_PATTERN = r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$"
+HOST_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+HOST_PATTERN = rf"^{HOST_LABEL}(?:\.{HOST_LABEL})*$"
+#: XPath in a selector or any part of it: a pipe alternative (`a | b`) or a chained part (`a >> b`)
+XPATH_PATTERN = r"(^|\s\|\s|>>)\s*(//|\.\.|\(\s*/|[xX][pP][aA][tT][hH]=)"
+#: the pipe-fallback separator of a selector (a space, a pipe, a space), a v1.x addition
+PIPE_PATTERN = r"\s\|\s"
+URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?://[^/?#\s]|/(?!/)|\{\{)"
+NAME_PATTERN = r"^\s*\S(?:[\s\S]{0,118}\S)?\s*$"
+IDENTIFIER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+_XPATH = re.compile(XPATH_PATTERN)
+_PIPE = re.compile(PIPE_PATTERN)
+_HOST = re.compile(HOST_PATTERN)
+
+
+def fail(message: str, hint: str = "", at: str | None = None, key: bool = False) -> PydanticCustomError:
+    """A validation error already worded for people; `at` names the key to point at."""
+    ctx: dict[str, Any] = {"message": message, "hint": hint}
+    if at:
+        ctx["at"] = at
+        ctx["key"] = key
+    return PydanticCustomError("flowwalk", "{message}", ctx)
+
+
+def quote(value: object, limit: int = 60) -> str:
+    text = str(value)
+    if len(text) > limit:
+        text = text[: limit - 1] + "…"
+    return f"'{text}'"
+
+
+# --- field validators ----------------------------------------------------------------------------
+
+
+def split_alternatives(selector: str) -> list[str]:
+    """The alternatives of a pipe-fallback selector `a | b | c` (one item for a plain selector)."""
+    return [part.strip() for part in _PIPE.split(selector)]
+
+
+def has_pipe(selector: str) -> bool:
+    return bool(_PIPE.search(selector))
+
+
+def _check_selector(value: str) -> str:
+    if not value.strip():
+        raise fail("{subject} is blank", "write a CSS or text= selector, e.g. 'button[type=submit]'")
+    for part in split_alternatives(value):
+        if not part:
+            raise fail(f"selector {quote(value)} has an empty alternative",
+                       "pipe-fallback selectors read 'a | b | c': remove the extra '|'")
+        if _XPATH.search(part):
+            raise fail(f"XPath selector {quote(part)} is not allowed",
+                       "use a CSS or text= selector instead (flow-spec refuses raw XPath), "
+                       "e.g. 'form button.primary' or 'text=Sign up'")
+    return value
+
+
+def _check_url(value: str) -> str:
+    if value.startswith("{{"):
+        return value
+    if value.startswith("/"):
+        if value.startswith("//"):
+            raise fail(f"url {quote(value)} has no scheme",
+                       "write an absolute https:// url, or a path starting with a single '/' "
+                       "(resolved against --base-url)")
+        return value
+    parts = urlsplit(value)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in value:
+        if not parts.scheme or "." in parts.scheme:
+            hint = f"add the scheme: 'https://{value}', or use a path starting with '/' (resolved against --base-url)"
+        else:
+            hint = "only http and https urls can be walked; a path starting with '/' is resolved against --base-url"
+        raise fail(f"url {quote(value)} is not an http(s) url", hint)
+    return value
+
+
+def _check_host(value: str) -> str:
+    if _HOST.match(value) and len(value) <= 253:
+        return value
+    bare = value
+    if "://" in bare:
+        bare = bare.split("://", 1)[1]
+    bare = bare.split("/", 1)[0].split(":", 1)[0]
+    if bare.startswith("*."):
+        bare = bare[2:]
+        why = "subdomains are admitted already"
+    elif "://" in value:
+        why = "no scheme"
+    elif "/" in value:
+        why = "no path"
+    elif ":" in value:
+        why = "no port"
+    else:
+        why = "letters, digits, '-' and '.' only"
+    hint = f"write a bare hostname ({why})" + (f", e.g. '{bare}'" if bare and _HOST.match(bare) else "")
+    raise fail(f"allowed host {quote(value)} is not a bare hostname", hint)
+
+
+def _check_identifier(value: str) -> str:
+    if not IDENTIFIER_RE.match(value):
+        raise fail(f"{{subject}} must be an identifier, got {quote(value)}",
+                   "use letters, digits and '_' only, not starting with a digit, e.g. ORDER_ID")
+    return value
+
+
+def _check_name(value: str) -> str:
+    text = value.strip()
+    if not text:
+        raise fail("{subject} is blank", "give it a short name people will recognise in the report")
+    if len(text) > NAME_MAX:
+        raise fail(f"{{subject}} is {len(text)} characters long after trimming; the limit is {NAME_MAX}",
+                   "shorten the name; put the detail in 'description'")
+    return text
+
+
+def _check_regex(value: str) -> str:
+    try:
+        re.compile(value)
+    except re.error as exc:
+        raise fail(f"invalid regular expression {quote(value)}{{in_where}}: {exc}",
+                   "fix the pattern (Python syntax); escape a literal '.', '?', '(' or '[' with a backslash")
+    return value
+
+
+def _scalar_text(value: Any) -> Any:
+    """YAML writes `PORT: 8080` and `DEBUG: true`; a variable's value is text either way."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    return value
+
+
+# --- constrained strings ---------------------------------------------------------------------------
+
+Selector = Annotated[str, Field(min_length=1, max_length=SELECTOR_MAX,
+                                json_schema_extra={"not": {"pattern": XPATH_PATTERN}}),
+                     AfterValidator(_check_selector)]
+Url = Annotated[str, Field(min_length=1, max_length=URL_MAX, json_schema_extra={"pattern": URL_PATTERN}),
+                AfterValidator(_check_url)]
+Host = Annotated[str, Field(min_length=1, max_length=253, json_schema_extra={"pattern": HOST_PATTERN}),
+                 AfterValidator(_check_host)]
+Identifier = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX,
+                                  json_schema_extra={"pattern": IDENTIFIER_PATTERN}),
+                       AfterValidator(_check_identifier)]
+Name = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": NAME_PATTERN}),
+                 AfterValidator(_check_name)]
+Description = Annotated[str, Field(max_length=DESCRIPTION_MAX)]
+Target = Annotated[str, Field(min_length=1, max_length=TARGET_MAX)]
+Value = Annotated[str, Field(max_length=VALUE_MAX)]
+NonEmptyValue = Annotated[str, Field(min_length=1, max_length=VALUE_MAX)]
+Regex = Annotated[str, Field(min_length=1, max_length=VALUE_MAX, json_schema_extra={"format": "regex"}),
+                  AfterValidator(_check_regex)]
+Vendor = Annotated[str, Field(min_length=1, max_length=VENDOR_MAX)]
+Event = Annotated[str, Field(min_length=1, max_length=EVENT_MAX)]
+RuleName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
+ScalarText = Annotated[str, BeforeValidator(_scalar_text), Field(max_length=VALUE_MAX),
+                       WithJsonSchema({"type": ["string", "integer", "number", "boolean"]})]
+StepTimeout = Annotated[int, Field(ge=1, le=STEP_TIMEOUT_MAX)]
+
+
+class Strict(BaseModel):
+    """Base of every input model: unknown keys refused, no type coercion."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False, regex_engine="python-re")
+    #: how errors name an object of this model ("a wait step", "the rule")
+    LABEL: ClassVar[str] = "mapping"
+
+
+# --- stabilize (RFC 010) ------------------------------------------------------------------------------
+
+_SB = Stabilize.BOUNDS
+
+
+class StabilizeModel(Strict):
+    """Overrides of the verify-until-stable settings of one check, each within its bounds."""
+
+    LABEL: ClassVar[str] = "stabilize block"
+    window_ms: Optional[Annotated[int, Field(ge=_SB["window_ms"][0], le=_SB["window_ms"][1])]] = None
+    stable_reads: Optional[Annotated[int, Field(ge=_SB["stable_reads"][0], le=_SB["stable_reads"][1])]] = None
+    interval_ms: Optional[Annotated[int, Field(ge=_SB["interval_ms"][0], le=_SB["interval_ms"][1])]] = None
+    max_rechecks: Optional[Annotated[int, Field(ge=_SB["max_rechecks"][0], le=_SB["max_rechecks"][1])]] = None
+    stale_ms: Optional[Annotated[int, Field(ge=_SB["stale_ms"][0], le=_SB["stale_ms"][1])]] = None
+
+    def overrides(self) -> dict[str, int]:
+        return {k: v for k, v in self.model_dump().items() if v is not None}
+
+
+# --- expect kinds ---------------------------------------------------------------------------------
+
+
+class _Expect(Strict):
+    type: Literal["expect"]
+    optional: bool = False
+    timeout_ms: Optional[StepTimeout] = None
+    stabilize: Optional[StabilizeModel] = None
+
+    @property
+    def label_kind(self) -> str:
+        return getattr(self, "kind", "")
+
+
+class ExpectUrlContains(_Expect):
+    LABEL: ClassVar[str] = "expect url_contains step"
+    kind: Literal["url_contains"]
+    value: NonEmptyValue
+
+
+class ExpectUrlNotContains(_Expect):
+    LABEL: ClassVar[str] = "expect url_not_contains step"
+    kind: Literal["url_not_contains"]
+    value: NonEmptyValue
+
+
+class ExpectUrlMatches(_Expect):
+    LABEL: ClassVar[str] = "expect url_matches step"
+    kind: Literal["url_matches"]
+    value: Regex
+
+
+class ExpectTextContains(_Expect):
+    LABEL: ClassVar[str] = "expect text_contains step"
+    kind: Literal["text_contains"]
+    value: NonEmptyValue
+    selector: Optional[Selector] = None
+
+
+class ExpectTextNotContains(_Expect):
+    LABEL: ClassVar[str] = "expect text_not_contains step"
+    kind: Literal["text_not_contains"]
+    value: NonEmptyValue
+    selector: Optional[Selector] = None
+
+
+class ExpectTextMatches(_Expect):
+    LABEL: ClassVar[str] = "expect text_matches step"
+    kind: Literal["text_matches"]
+    value: Regex
+    selector: Optional[Selector] = None
+
+
+class ExpectHasText(_Expect):
+    LABEL: ClassVar[str] = "expect has_text step"
+    kind: Literal["has_text"]
+    selector: Selector
+    value: Value
+
+
+class ExpectInputValue(_Expect):
+    LABEL: ClassVar[str] = "expect input_value step"
+    kind: Literal["input_value"]
+    selector: Selector
+    value: Value
+
+
+class ExpectBeacon(_Expect):
+    LABEL: ClassVar[str] = "expect beacon step"
+    kind: Literal["beacon"]
+    vendor: Vendor
+    event: Optional[Event] = None
+
+
+def _element_expect(kind: str) -> type[_Expect]:
+    """The expect kinds that only name an element: selector_exists, visible, checked, ..."""
+    return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (_Expect,), {
+        "__annotations__": {"kind": Literal[kind], "selector": Selector},  # type: ignore[valid-type]
+        "LABEL": f"expect {kind} step",
+        "__module__": __name__,
+    })
+
+
+ELEMENT_STATE_KINDS = ("selector_exists", "selector_absent", "visible", "hidden", "enabled", "disabled",
+                       "checked", "unchecked")
+_ELEMENT_MODELS = {kind: _element_expect(kind) for kind in ELEMENT_STATE_KINDS}
+
+
+class ExpectCount(_Expect):
+    LABEL: ClassVar[str] = "expect count step"
+    kind: Literal["count"]
+    selector: Selector
+    equals: Optional[Annotated[int, Field(ge=0)]] = None
+    at_least: Optional[Annotated[int, Field(ge=0)]] = None
+    at_most: Optional[Annotated[int, Field(ge=0)]] = None
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> "ExpectCount":
+        given = [k for k in ("equals", "at_least", "at_most") if getattr(self, k) is not None]
+        if len(given) != 1:
+            what = "none of 'equals', 'at_least', 'at_most'" if not given else "both " + " and ".join(
+                f"'{g}'" for g in given)
+            raise fail(f"{{where}} has {what}",
+                       "a count expect takes exactly one of equals, at_least, at_most, e.g. 'at_least: 1'",
+                       at=given[1] if len(given) > 1 else None, key=True)
+        return self
+
+
+class ExpectAttribute(_Expect):
+    LABEL: ClassVar[str] = "expect attribute step"
+    kind: Literal["attribute"]
+    selector: Selector
+    name: Annotated[str, Field(min_length=1, max_length=128)]
+    equals: Optional[Value] = None
+    contains: Optional[NonEmptyValue] = None
+
+    @model_validator(mode="after")
+    def _one_match(self) -> "ExpectAttribute":
+        if (self.equals is None) == (self.contains is None):
+            both = self.equals is not None
+            raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
+                       "an attribute expect takes exactly one of them, e.g. 'name: href' with 'contains: /checkout'",
+                       at="contains" if both else None, key=True)
+        return self
+
+
+_EXPECT_MODELS: tuple[type[_Expect], ...] = (
+    ExpectUrlContains, ExpectUrlMatches, ExpectTextContains, ExpectBeacon,
+    ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
+    *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
+)
+ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
+
+
+# --- verifiers (v1.x) --------------------------------------------------------------------------------
+
+
+def _invariant_expect(cls: type[_Expect]) -> type[_Expect]:
+    """The same expect kind with `type` optional: `invariant_check: {expect: {kind: ...}}`."""
+    return type(f"Invariant{cls.__name__}", (cls,), {
+        "__annotations__": {"type": Literal["expect"]},
+        "type": "expect",
+        "__module__": __name__,
+    })
+
+
+InvariantExpect = Annotated[Union[tuple(_invariant_expect(c) for c in _EXPECT_MODELS)],  # type: ignore[valid-type]
+                            Field(discriminator="kind")]
+
+
+class ReadAfterWriteOptions(Strict):
+    LABEL: ClassVar[str] = "read_after_write verifier"
+    selector: Optional[Selector] = None
+    expected: Optional[Value] = None
+    timeout_ms: Optional[StepTimeout] = None
+
+
+class ReadAfterWriteItem(Strict):
+    LABEL: ClassVar[str] = "read_after_write verifier"
+    read_after_write: Optional[ReadAfterWriteOptions]
+
+
+class HttpCheck(Strict):
+    LABEL: ClassVar[str] = "http check"
+    url: Url
+    status: Annotated[int, Field(ge=100, le=599)] = 200
+    json_field: Optional[Annotated[str, Field(min_length=1, max_length=256)]] = None
+    equals: Optional[ScalarText] = None
+
+    @model_validator(mode="after")
+    def _equals_needs_field(self) -> "HttpCheck":
+        if self.equals is not None and self.json_field is None:
+            raise fail("'equals' compares a JSON field, but no 'json_field' is named",
+                       "add json_field: <top-level field of the response>", at="equals", key=True)
+        return self
+
+
+class InvariantOptions(Strict):
+    LABEL: ClassVar[str] = "invariant_check verifier"
+    expect: Optional[InvariantExpect] = None
+    http: Optional[HttpCheck] = None
+    timeout_ms: Optional[StepTimeout] = None
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> "InvariantOptions":
+        if (self.expect is None) == (self.http is None):
+            both = self.expect is not None
+            raise fail("{where} has " + ("both 'expect' and 'http'" if both else "neither 'expect' nor 'http'"),
+                       "an invariant_check takes exactly one condition, for example 'expect: {kind: text_contains, value: Saved}' or "
+                       "'http: {url: /api/health, status: 200}'", at="http" if both else None, key=True)
+        return self
+
+
+class InvariantItem(Strict):
+    LABEL: ClassVar[str] = "invariant_check verifier"
+    invariant_check: InvariantOptions
+
+
+class UserVerifierItem(Strict):
+    LABEL: ClassVar[str] = "user verifier"
+    verifier: Identifier
+    options: dict[Annotated[str, Field(min_length=1, max_length=64)], ScalarText] = Field(default_factory=dict)
+    timeout_ms: Optional[StepTimeout] = None
+
+
+BUILTIN_VERIFIERS = ("read_after_write", "invariant_check")
+
+
+def _verifier_name(value: str) -> str:
+    if value == "invariant_check":
+        raise fail("invariant_check needs a condition",
+                   "write '- invariant_check: {expect: {kind: ..., ...}}' or '- invariant_check: {http: {url: ...}}'")
+    return value
+
+
+VerifierName = Annotated[Identifier, AfterValidator(_verifier_name),
+                         Field(json_schema_extra={"not": {"const": "invariant_check"}})]
+
+
+def _verify_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "name"
+    if isinstance(value, dict):
+        for key in ("read_after_write", "invariant_check", "verifier"):
+            if key in value:
+                return key
+        return None
+    for cls, tag in ((ReadAfterWriteItem, "read_after_write"), (InvariantItem, "invariant_check"),
+                     (UserVerifierItem, "verifier")):
+        if isinstance(value, cls):
+            return tag
+    return None
+
+
+VerifyItem = Annotated[
+    Union[Annotated[VerifierName, Tag("name")], Annotated[ReadAfterWriteItem, Tag("read_after_write")],
+          Annotated[InvariantItem, Tag("invariant_check")], Annotated[UserVerifierItem, Tag("verifier")]],
+    Discriminator(_verify_tag, custom_error_type="verify_tag",
+                  custom_error_message="unknown verifier form")]
+VerifyList = Annotated[list[VerifyItem], Field(min_length=1, max_length=VERIFY_MAX)]
+
+
+# --- other steps ---------------------------------------------------------------------------------------
+
+
+class GotoStep(Strict):
+    LABEL: ClassVar[str] = "goto step"
+    type: Literal["goto"]
+    url: Url
+    optional: bool = False
+
+
+class ActStep(Strict):
+    LABEL: ClassVar[str] = "act step"
+    type: Literal["act"]
+    action: Literal[ACT_ACTIONS]  # type: ignore[valid-type]
+    selector: Optional[Selector] = None
+    target: Optional[Target] = None
+    value: Optional[Value] = None
+    await_: Optional[Selector] = Field(default=None, alias="await")
+    verify: Optional[VerifyList] = None
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _cross_fields(self) -> "ActStep":
+        if self.selector is None and self.target is None:
+            raise fail(f"act {self.action}{{in_where}} needs a selector or a target",
+                       "add selector: <CSS or text= selector>, or target: <a short description such as "
+                       "'the submit button'>, or both")
+        if self.action in VALUE_REQUIRED:
+            if self.value is None:
+                example = {"fill": "'{{EMAIL}}'", "press": "Enter", "select": "<option value>",
+                           "upload": "<file path>"}[self.action]
+                raise fail(f"act {self.action}{{in_where}} needs a value", f"add value: {example}")
+            if self.action != "fill" and self.value == "":
+                raise fail(f"act {self.action}{{in_where}} has an empty value", "write the value to use", at="value")
+        elif self.value is not None:
+            raise fail(f"act {self.action}{{in_where}} does not take a value",
+                       f"remove 'value'; only {', '.join(VALUE_REQUIRED)} take one", at="value", key=True)
+        return self
+
+
+class WaitStep(Strict):
+    LABEL: ClassVar[str] = "wait step"
+    type: Literal["wait"]
+    ms: Optional[Annotated[int, Field(ge=1, le=WAIT_MS_MAX)]] = None
+    for_: Optional[Selector] = Field(default=None, alias="for")
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> "WaitStep":
+        if self.ms is not None and self.for_ is not None:
+            raise fail("{where} has both 'ms' and 'for'",
+                       "a wait step takes exactly one: keep 'ms' to sleep, or 'for' to wait for a selector",
+                       at="for", key=True)
+        if self.ms is None and self.for_ is None:
+            raise fail("{where} has neither 'ms' nor 'for'",
+                       "a wait step takes exactly one: ms: <1-30000>, or for: <selector to wait for>")
+        return self
+
+
+class ExtractStep(Strict):
+    LABEL: ClassVar[str] = "extract step"
+    type: Literal["extract"]
+    selector: Selector
+    into: Identifier
+    optional: bool = False
+
+
+class EmitFieldModel(Strict):
+    LABEL: ClassVar[str] = "emit field"
+    name: Identifier
+    source: Literal[EMIT_SOURCES] = "text"  # type: ignore[valid-type]
+    selector: Optional[Selector] = None
+    attr: Optional[Annotated[str, Field(min_length=1, max_length=128)]] = None
+    expr: Optional[Annotated[str, Field(min_length=1, max_length=VALUE_MAX)]] = None
+
+    @model_validator(mode="after")
+    def _source_fields(self) -> "EmitFieldModel":
+        if self.source in ELEMENT_SOURCES and self.selector is None:
+            raise fail(f"emit field '{self.name}' with source {self.source} needs a selector",
+                       "add selector: <the element to read>")
+        if self.source not in ELEMENT_SOURCES and self.selector is not None:
+            raise fail(f"emit field '{self.name}' with source {self.source} does not read an element",
+                       "remove 'selector'", at="selector", key=True)
+        if (self.source == "attr") != (self.attr is not None):
+            if self.attr is None:
+                raise fail(f"emit field '{self.name}' with source attr needs attr", "add attr: <attribute name>")
+            raise fail("'attr' applies only to source attr", "remove 'attr', or set source: attr",
+                       at="attr", key=True)
+        if (self.source == "js") != (self.expr is not None):
+            if self.expr is None:
+                raise fail(f"emit field '{self.name}' with source js needs expr",
+                           "add expr: <a JavaScript expression>")
+            raise fail("'expr' applies only to source js", "remove 'expr', or set source: js",
+                       at="expr", key=True)
+        return self
+
+
+class EmitStep(Strict):
+    LABEL: ClassVar[str] = "emit step"
+    type: Literal["emit"]
+    name: Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX)]
+    fields: Annotated[list[EmitFieldModel], Field(min_length=1, max_length=EMIT_FIELDS_MAX)]
+    optional: bool = False
+
+    @model_validator(mode="after")
+    def _unique_fields(self) -> "EmitStep":
+        seen: set[str] = set()
+        for index, item in enumerate(self.fields):
+            if item.name in seen:
+                raise fail(f"emit field name '{item.name}' is used twice", "give every field its own name",
+                           at=f"fields.{index}.name")
+            seen.add(item.name)
+        return self
+
+
+Step = Annotated[Union[GotoStep, ActStep, ExpectStep, WaitStep, ExtractStep, EmitStep],
+                 Field(discriminator="type")]
+STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit")
+
+
+# --- assertions -----------------------------------------------------------------------------------------
+
+Severity = Literal["critical", "warning", "info"]
+
+
+class NoConsoleErrors(Strict):
+    LABEL: ClassVar[str] = "no_console_errors assertion"
+    kind: Literal["no_console_errors"]
+    severity: Severity = "warning"
+
+
+class BeaconFires(Strict):
+    LABEL: ClassVar[str] = "beacon_fires assertion"
+    kind: Literal["beacon_fires"]
+    vendor: Vendor
+    event: Optional[Event] = None
+    severity: Severity = "warning"
+
+
+AssertionModel = Annotated[Union[NoConsoleErrors, BeaconFires], Field(discriminator="kind")]
+
+
+# --- flow spec ------------------------------------------------------------------------------------------
+
+
+class FlowSpecModel(Strict):
+    """flow-spec v1 (`spec_version: "1"`) and v1 plus the documented v1.x additions (`"1.1"`)."""
+
+    model_config = ConfigDict(title="flow-spec v1")
+    LABEL: ClassVar[str] = "flow spec"
+    spec_version: Literal["1", "1.1"]
+    name: Name
+    description: Optional[Description] = None
+    url: Url
+    allowed_hosts: Annotated[list[Host], Field(max_length=ALLOWED_HOSTS_MAX)] = Field(default_factory=list)
+    steps: Annotated[list[Step], Field(min_length=1, max_length=STEPS_MAX)]
+    assertions: Annotated[list[AssertionModel], Field(max_length=ASSERTIONS_MAX)] = Field(default_factory=list)
+
+
+# --- rule files -----------------------------------------------------------------------------------------
+
+
+class RetryModel(Strict):
+    LABEL: ClassVar[str] = "retry block"
+    max: Annotated[int, Field(ge=0, le=RETRY_MAX)]
+    delay_ms: Annotated[int, Field(ge=0, le=RETRY_DELAY_MAX)] = 1000
+
+
+class ScreenshotModel(Strict):
+    LABEL: ClassVar[str] = "screenshot block"
+    on_enter: bool = False
+    on_fail: bool = True
+
+
+class InterruptOverride(Strict):
+    LABEL: ClassVar[str] = "interrupts block"
+    override: Annotated[list[Selector], Field(min_length=1, max_length=20)]
+
+
+def _interrupts_tag(value: Any) -> str | None:
+    if isinstance(value, str):
+        return "pause"
+    if isinstance(value, (dict, InterruptOverride)):
+        return "override"
+    return None
+
+
+Interrupts = Annotated[
+    Union[Annotated[Literal["pause"], Tag("pause")], Annotated[InterruptOverride, Tag("override")]],
+    Discriminator(_interrupts_tag, custom_error_type="interrupts_tag", custom_error_message="bad interrupts")]
+
+
+class RuleModel(Strict):
+    LABEL: ClassVar[str] = "rule"
+    name: RuleName
+    parents: Annotated[list[RuleName], Field(max_length=20)] = Field(default_factory=list)
+    steps: Annotated[list[Step], Field(min_length=1, max_length=RULE_STEPS_MAX)]
+    retry: Optional[RetryModel] = None
+    guard_policy: Literal["skip", "abort"] = "skip"
+    timeout_ms: Optional[Annotated[int, Field(ge=RULE_TIMEOUT_MIN, le=RULE_TIMEOUT_MAX)]] = None
+    guard_timeout_ms: Optional[Annotated[int, Field(ge=1, le=GUARD_TIMEOUT_MAX)]] = None
+    child_scope: Optional[Selector] = None
+    interrupts: Optional[Interrupts] = None
+    screenshot: Optional[ScreenshotModel] = None
+    verify: Optional[VerifyList] = None
+
+
+class ScenarioModel(Strict):
+    LABEL: ClassVar[str] = "scenario"
+    name: Name
+    description: Optional[Description] = None
+    url: Optional[Url] = None
+    allowed_hosts: Annotated[list[Host], Field(max_length=ALLOWED_HOSTS_MAX)] = Field(default_factory=list)
+    rules: Annotated[list[RuleModel], Field(min_length=1, max_length=RULES_MAX)]
+
+
+class DefaultsModel(Strict):
+    LABEL: ClassVar[str] = "defaults block"
+    timeout_ms: Optional[Annotated[int, Field(ge=RULE_TIMEOUT_MIN, le=RULE_TIMEOUT_MAX)]] = None
+    guard_timeout_ms: Optional[Annotated[int, Field(ge=1, le=GUARD_TIMEOUT_MAX)]] = None
+    retry: Optional[RetryModel] = None
+    screenshot: Optional[ScreenshotModel] = None
+    stabilize: Optional[StabilizeModel] = None
+
+
+class RulesFileModel(Strict):
+    """A rule file (`*.rules.yaml`): scenarios, each an entry URL and a DAG of rules."""
+
+    model_config = ConfigDict(title="flowwalk rule file v1")
+    LABEL: ClassVar[str] = "rule file"
+    rules_version: Literal["1"]
+    verification: Name
+    description: Optional[Description] = None
+    variables: dict[Identifier, ScalarText] = Field(default_factory=dict)
+    secrets: Annotated[list[Identifier], Field(max_length=50)] = Field(default_factory=list)
+    dismiss: Annotated[list[Selector], Field(max_length=20)] = Field(default_factory=list)
+    defaults: Optional[DefaultsModel] = None
+    scenarios: Annotated[list[ScenarioModel], Field(min_length=1, max_length=SCENARIOS_MAX)]
+
+
+# --- flowwalk.yaml -----------------------------------------------------------------------------------
+
+
+def _absolute_url(value: str) -> str:
+    if value.startswith(("/", "{{")):
+        raise fail(f"base_url {quote(value)} is not an absolute url",
+                   "write the site's root, e.g. 'http://127.0.0.1:8000' or 'https://staging.example.com'")
+    return value
+
+
+class ConfigModel(Strict):
+    """`flowwalk.yaml`: run defaults. Command-line options and environment variables win over it."""
+
+    model_config = ConfigDict(title="flowwalk.yaml")
+    LABEL: ClassVar[str] = "flowwalk.yaml"
+    base_url: Optional[Annotated[Url, AfterValidator(_absolute_url)]] = None
+    paths: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=4096)]],
+                              Field(min_length=1, max_length=100)]] = None
+    out_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    variables: dict[Identifier, ScalarText] = Field(default_factory=dict)
+    secrets: Annotated[list[Identifier], Field(max_length=50)] = Field(default_factory=list)
+    dismiss_selectors: Annotated[list[Selector], Field(max_length=20)] = Field(default_factory=list)
+    rule_timeout_ms: Optional[Annotated[int, Field(ge=RULE_TIMEOUT_MIN, le=RULE_TIMEOUT_MAX)]] = None
+    guard_timeout_ms: Optional[Annotated[int, Field(ge=1, le=GUARD_TIMEOUT_MAX)]] = None
+    action_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
+    navigation_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
+    run_timeout_s: Optional[Annotated[float, Field(gt=0, le=86_400)]] = None
+    retries: Optional[Annotated[int, Field(ge=0, le=5)]] = None
+    flaky_policy: Optional[Literal["pass", "fail"]] = None
+    workers: Optional[Annotated[int, Field(ge=1, le=64)]] = None
+    comment_mode: Optional[Literal["always", "on-failure", "on-change", "off"]] = None
+    stabilize: Optional[StabilizeModel] = None
+    executable: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    screenshots: Optional[Literal["off", "on-failure", "on"]] = None
+    trace: Optional[Literal["off", "on-failure", "on"]] = None
+    verifiers_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    durations_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+
+
+# --- pydantic errors rewritten for people ---------------------------------------------------------------
+#
+# A pydantic error carries a `loc` through the *models* (field aliases, plus the tag of every
+# discriminated union on the way, e.g. ("steps", 2, "expect", "count", "equals")). We walk the
+# model annotations along that loc to learn which model owns the field (for "valid keys of a wait
+# step") and to drop the union tags, which leaves the path through the *document*
+# (("steps", 2, "equals")) that `Source` can locate.
+
+import difflib  # noqa: E402  (kept next to its only user)
+import types as _types  # noqa: E402
+import typing as _typing  # noqa: E402
+
+import annotated_types as _at  # noqa: E402
+from pydantic import ValidationError  # noqa: E402
+from pydantic.fields import FieldInfo  # noqa: E402
+
+from flowwalk.errors import Location, Problem  # noqa: E402
+
+#: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
+_COMMON_KEYS = ("optional", "timeout_ms", "stabilize", "verify")
+_TAG_FIELDS = ("type", "kind")
+
+
+def _strip(ann: Any) -> tuple[Any, list[Any]]:
+    """Remove Annotated and Optional wrappers; return the bare type and the metadata seen."""
+    metadata: list[Any] = []
+    while True:
+        origin = _typing.get_origin(ann)
+        if origin is Annotated:
+            metadata.extend(ann.__metadata__)
+            ann = ann.__origin__
+            continue
+        if origin in (Union, _types.UnionType):
+            members = [a for a in _typing.get_args(ann) if a is not type(None)]
+            if len(members) == 1:
+                ann = members[0]
+                continue
+        return ann, metadata
+
+
+def _is_discriminated(metadata: list[Any]) -> bool:
+    for item in metadata:
+        if isinstance(item, Discriminator):
+            return True
+        if isinstance(item, FieldInfo) and item.discriminator is not None:
+            return True
+    return False
+
+
+def _union_members(ann: Any) -> list[Any]:
+    return [a for a in _typing.get_args(ann) if a is not type(None)]
+
+
+def _discriminator_field(metadata: list[Any]) -> str | None:
+    for item in metadata:
+        if isinstance(item, FieldInfo) and isinstance(item.discriminator, str):
+            return item.discriminator
+        if isinstance(item, Discriminator) and isinstance(item.discriminator, str):
+            return item.discriminator
+    return None
+
+
+def _member_tags(member: Any, disc: str | None) -> set[str]:
+    """The tag values that select `member` in a union discriminated by field `disc` (or by Tag)."""
+    if _typing.get_origin(member) is Annotated:
+        for item in member.__metadata__:
+            if isinstance(item, Tag):
+                return {item.tag}
+    bare, _ = _strip(member)
+    if disc is None:
+        return set()
+    if _typing.get_origin(bare) in (Union, _types.UnionType):
+        tags: set[str] = set()
+        for sub in _union_members(bare):
+            tags |= _literal_values(_strip(sub)[0], disc)
+        return tags
+    return _literal_values(bare, disc)
+
+
+def _literal_values(model: Any, field_name: str) -> set[str]:
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return set()
+    info = model.model_fields.get(field_name)
+    if info is None:
+        return set()
+    bare, _ = _strip(info.annotation)
+    if _typing.get_origin(bare) is Literal:
+        return {str(v) for v in _typing.get_args(bare)}
+    return set()
+
+
+def _field_by_key(model: type[BaseModel], key: str) -> tuple[str, FieldInfo] | None:
+    for name, info in model.model_fields.items():
+        if (info.alias or name) == key:
+            return name, info
+    return None
+
+
+def valid_keys(model: type[BaseModel]) -> list[str]:
+    """The keys a user may write in a mapping of this model, tags first excluded, shared ones last."""
+    keys = [info.alias or name for name, info in model.model_fields.items()]
+    own = [k for k in keys if k not in _COMMON_KEYS and k not in _TAG_FIELDS]
+    return own + [k for k in _COMMON_KEYS if k in keys]
+
+
+
+class _Resolved:
+    """Where a pydantic error points: the document path, the owning model and the field's type."""
+
+    def __init__(self) -> None:
+        self.path: list[str | int] = []
+        self.owner: type[BaseModel] | None = None
+        self.field: str | None = None
+        self.ann: Any = None
+        self.metadata: list[Any] = []
+        self.key_error = False
+        self.union: Any = None          # the discriminated union last entered (for tag choices)
+        self.disc: str | None = None
+
+
+def _resolve(root: type[BaseModel], loc: tuple[Any, ...]) -> _Resolved:
+    out = _Resolved()
+    ann: Any = root
+    out.owner = root
+    i = 0
+    while i < len(loc):
+        comp = loc[i]
+        bare, metadata = _strip(ann)
+        if _typing.get_origin(bare) in (Union, _types.UnionType) and _is_discriminated(metadata):
+            out.union = bare
+            out.disc = _discriminator_field(metadata)
+            chosen = None
+            for member in _union_members(bare):
+                if str(comp) in _member_tags(member, out.disc):
+                    chosen = member
+                    break
+            if chosen is None:
+                return out
+            out.ann, out.metadata = _strip(chosen)
+            # a nested union (steps -> expect kinds) keeps its own tag in the loc: stay on it
+            ann = chosen
+            i += 1
+            continue
+        if isinstance(bare, type) and issubclass(bare, BaseModel):
+            out.owner = bare
+            out.field = str(comp)
+            out.path.append(comp)
+            found = _field_by_key(bare, str(comp))
+            if found is None:
+                out.ann, out.metadata = None, []
+                return out
+            info = found[1]
+            ann = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+            out.ann, out.metadata = _strip(ann)
+            out.metadata = list(info.metadata) + out.metadata
+            i += 1
+            continue
+        origin = _typing.get_origin(bare)
+        if origin is list:
+            out.path.append(comp)
+            ann = _typing.get_args(bare)[0]
+            out.ann, out.metadata = _strip(ann)
+            i += 1
+            continue
+        if origin is dict:
+            if comp == "[key]":
+                out.key_error = True
+                out.ann, out.metadata = _strip(_typing.get_args(bare)[0])
+                return out
+            out.path.append(comp)
+            ann = _typing.get_args(bare)[1]
+            out.ann, out.metadata = _strip(ann)
+            i += 1
+            continue
+        # a scalar or a callable-discriminated member (Tag on a str): the rest is not a path
+        i += 1
+    return out
+
+
+def _is_model(ann: Any) -> bool:
+    return isinstance(ann, type) and issubclass(ann, BaseModel)
+
+
+def _article(label: str) -> str:
+    return ("an " if label[:1] in "aeiou" else "a ") + label
+
+
+def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """A close choice, by spelling or by a shared word (`wait_for_selectr` -> `for`)."""
+    word_l = word.lower()
+    close = difflib.get_close_matches(word_l, [c.lower() for c in choices], n=1, cutoff=0.6)
+    if close:
+        for choice in choices:
+            if choice.lower() == close[0]:
+                return choice
+    parts = set(re.split(r"[_\-\s.]+", word_l))
+    for choice in choices:
+        if choice.lower() in parts:
+            return choice
+    for choice in choices:
+        if len(choice) >= 4 and choice.lower() in word_l:
+            return choice
+    return ""
+
+
+def _choices_hint(word: str, choices: list[str] | tuple[str, ...], what: str) -> str:
+    guess = _did_you_mean(word, choices) if word else ""
+    listed = f"valid {what}: {', '.join(choices)}"
+    return f"did you mean '{guess}'? {listed}" if guess else listed
+
+
+_TYPE_NAMES = {str: "text", bool: "a boolean", int: "a number", float: "a number", list: "a list",
+               dict: "a mapping", type(None): "nothing (null)"}
+
+
+def _type_name(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any, raw: str | None) -> str:
+    if raw is not None:
+        return quote(raw)
+    if isinstance(value, (dict, list)):
+        return ""
+    if isinstance(value, bool):
+        return quote("true" if value else "false")
+    return quote(value)
+
+
+class _Describer:
+    """Names places in a document for messages: "step 3", "'retry' of rule 'login'"."""
+
+    def __init__(self, data: Any):
+        self.data = data
+
+    def get(self, path: tuple[Any, ...]) -> Any:
+        node = self.data
+        for part in path:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return None
+        return node
+
+    def name_of(self, path: tuple[Any, ...]) -> str:
+        node = self.get(path)
+        return node.get("name") if isinstance(node, dict) and isinstance(node.get("name"), str) else ""
+
+    def where(self, path: tuple[Any, ...]) -> str:
+        """The object at `path`, for people."""
+        if not path:
+            return "the file"
+        last = path[-1]
+        parent = path[:-1]
+        if isinstance(last, int):
+            owner = parent[-1] if parent else ""
+            outer = parent[:-1]
+            n = last + 1
+            if owner == "rules":
+                name = self.name_of(path)
+                return f"rule '{name}'" if name else f"rule {n}"
+            if owner == "scenarios":
+                name = self.name_of(path)
+                return f"scenario '{name}'" if name else f"scenario {n}"
+            own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
+                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of '{owner}'")
+            if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
+                return f"{own} of {self.where(outer)}"
+            return own
+        if not parent:
+            return f"'{last}'"
+        return f"'{last}' of {self.where(parent)}"
+
+    def in_where(self, path: tuple[Any, ...]) -> str:
+        return "at the top level" if not path else f"in {self.where(path)}"
+
+    def subject(self, path: tuple[Any, ...]) -> str:
+        """A value for people: "'ms' in step 3", "entry 2 of 'allowed_hosts'"."""
+        if not path:
+            return "the document"
+        last = path[-1]
+        if isinstance(last, int):
+            return self.where(path)
+        return f"'{last}' {self.in_where(path[:-1])}"
+
+
+def _bounds(metadata: list[Any]) -> tuple[Any, Any]:
+    low = high = None
+    for item in metadata:
+        for sub in getattr(item, "metadata", None) or [item]:
+            if isinstance(sub, _at.Ge):
+                low = sub.ge
+            elif isinstance(sub, _at.Gt):
+                low = f"above {sub.gt}"
+            elif isinstance(sub, _at.Le):
+                high = sub.le
+            elif isinstance(sub, _at.Lt):
+                high = f"below {sub.lt}"
+    return low, high
+
+
+def _length_limit(metadata: list[Any], kind: type) -> Any:
+    for item in metadata:
+        for sub in getattr(item, "metadata", None) or [item]:
+            if isinstance(sub, kind):
+                return sub.max_length if kind is _at.MaxLen else sub.min_length
+    return None
+
+
+def errors_to_problems(exc: ValidationError, source: Any, root: type[BaseModel],
+                       prefix: tuple[Any, ...] = ()) -> list[Problem]:
+    """Every error of one validation, worded for people and located at the node it concerns.
+
+    `source` is a `source.Source`; `prefix` is where the validated value sits inside it.
+    """
+    problems: list[Problem] = []
+    seen: set[tuple[Any, ...]] = set()
+    describe = _Describer(source.data)
+    for error in exc.errors(include_url=False):
+        res = _resolve(root, tuple(error["loc"]))
+        path = prefix + tuple(res.path)
+        problem = _problem_for(error, res, path, source, describe)
+        key = (problem.loc, problem.message)
+        if key not in seen:
+            seen.add(key)
+            problems.append(problem)
+    return problems
+
+
+def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
+                 describe: _Describer) -> Problem:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = describe.get(path)
+    raw = source.raw.get(path)
+    field = path[-1] if path and isinstance(path[-1], str) else None
+    subject = describe.subject(path)
+    loc: Location = source.loc(path)
+
+    if kind == "flowwalk":
+        at = ctx.get("at")
+        if at:
+            sub = path + tuple(int(p) if p.isdigit() else p for p in str(at).split("."))
+            if describe.get(sub) is not None or sub in source.keys:
+                loc = source.key_loc(sub) if ctx.get("key") else source.loc(sub)
+        # a model validator speaks about the object at `path`, a field validator about one value
+        is_object = _is_model(res.ann) or not path or isinstance(path[-1], int)
+        obj = path if is_object else path[:-1]
+        message = str(ctx["message"])
+        if "{" in message and any(t in message for t in ("{where}", "{in_where}", "{subject}")):
+            message = (message.replace("{where}", describe.where(obj))
+                       .replace("{in_where}", f" {describe.in_where(obj)}" if obj else "")
+                       .replace("{subject}", subject))
+        elif obj:
+            message += f" {describe.in_where(obj)}"
+        return Problem(loc, message, ctx.get("hint", ""))
+
+    if kind == "extra_forbidden":
+        owner = res.owner or BaseModel
+        keys = valid_keys(owner) if owner is not BaseModel else []
+        label = getattr(owner, "LABEL", "mapping")
+        key = str(path[-1]) if path else "?"
+        hint = _choices_hint(key, keys, f"keys of {_article(label)}")
+        return Problem(source.key_loc(path), f"unknown key '{key}' {describe.in_where(path[:-1])}", hint)
+
+    if kind == "missing":
+        owner = res.owner or BaseModel
+        label = getattr(owner, "LABEL", "mapping")
+        return Problem(source.loc(path[:-1]), f"missing key '{field}' {describe.in_where(path[:-1])}",
+                       f"{_article(label)} needs '{field}'; its keys: {', '.join(valid_keys(owner))}")
+
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        disc = str(ctx.get("discriminator", "'type'")).strip("'")
+        union = res.ann if _typing.get_origin(res.ann) in (Union, _types.UnionType) else res.union
+        choices = sorted(set().union(*(_member_tags(m, disc) for m in _union_members(union))),
+                         key=_tag_order) if union is not None else []
+        noun = _tag_noun(disc, path)
+        if kind == "union_tag_invalid":
+            tag = str(ctx.get("tag"))
+            return Problem(source.loc(path + (disc,)), f"unknown {noun} '{tag}' {describe.in_where(path)}",
+                           _choices_hint(tag, choices, f"{noun}s"))
+        if not isinstance(value, dict):
+            return _not_a_mapping(path, value, raw, describe, source, f"with a '{disc}' key")
+        return Problem(loc, f"{describe.where(path)} has no '{disc}'",
+                       f"add {disc}: <one of {', '.join(choices)}>")
+
+    if kind == "verify_tag":
+        if isinstance(value, dict):
+            keys = ", ".join(f"'{k}'" for k in value) or "no keys"
+            return Problem(loc, f"{describe.where(path)} is not a verifier (it has {keys})",
+                           "write a verifier name (read_after_write, or a module in verifiers/), or a mapping "
+                           "with one of read_after_write, invariant_check, verifier")
+        return Problem(loc, f"{describe.where(path)} must be a verifier name or a mapping, got {_type_name(value)}",
+                       "for example '- read_after_write' or '- invariant_check: {http: {url: /health}}'")
+
+    if kind == "interrupts_tag":
+        return Problem(loc, f"{subject} must be 'pause' or a mapping with 'override', got {_type_name(value)}",
+                       "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
+
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return _not_a_mapping(path, value, raw, describe, source, "")
+
+    if kind == "list_type":
+        return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       f"write it as a list, e.g. {field or 'key'}: [{_shown(value, raw) or '...'}]")
+
+    if kind == "literal_error":
+        choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
+        shown = _shown(value, raw)
+        if field == "spec_version" or field == "rules_version":
+            hint = _choices_hint(str(value), choices, "values")
+            if not isinstance(value, str):
+                hint = f"write the version as a string: {field}: \"{choices[-1] if field == 'spec_version' else '1'}\""
+                if field == "spec_version":
+                    hint += " (or \"1.1\" for the v1.x additions)"
+            return Problem(loc, f"unsupported {field} {shown}", hint)
+        if not isinstance(value, str) and value is not None:
+            return Problem(loc, f"{subject} must be one of {', '.join(choices)}, got {_type_name(value)} {shown}",
+                           f"valid values: {', '.join(choices)}")
+        noun = str(field) if field else "value"
+        return Problem(loc, f"unknown {noun} {shown} {describe.in_where(path[:-1])}",
+                       _choices_hint(str(value), choices, f"values of {noun}" if noun != "action" else "actions"))
+
+    if kind in ("string_type", "str_type"):
+        shown = _shown(value, raw)
+        hint = "put the value in quotes" + (f": {field}: \"{raw if raw is not None else value}\""
+                                            if field and not isinstance(value, (dict, list)) and value is not None
+                                            else "")
+        if isinstance(value, (dict, list)) or value is None:
+            hint = "write a single text value here"
+        return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
+
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        shown = _shown(value, raw)
+        if isinstance(value, str) and value.strip().isdigit():
+            hint = f"remove the quotes: {field}: {value.strip()}"
+        elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(ms|s)\s*", value):
+            hint = "write a plain number of milliseconds, without a unit"
+        else:
+            hint = "write a whole number, e.g. 500"
+        return Problem(loc, f"{subject} must be a whole number, got {_type_name(value)} {shown}".rstrip(), hint)
+
+    if kind in ("float_type", "float_parsing"):
+        return Problem(loc, f"{subject} must be a number, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       "write a number without quotes, e.g. 300")
+
+    if kind in ("bool_type", "bool_parsing"):
+        return Problem(loc, f"{subject} must be true or false, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       f"write {field or 'it'}: true or {field or 'it'}: false")
+
+    if kind == "string_too_long":
+        limit = ctx.get("max_length")
+        return Problem(loc, f"{subject} is {len(value) if isinstance(value, str) else '?'} characters long; "
+                            f"the limit is {limit}", _too_long_hint(field, limit))
+
+    if kind == "string_too_short":
+        return Problem(loc, f"{subject} is empty", "write a value, or remove the key if it is optional")
+
+    if kind == "too_long":
+        limit = ctx.get("max_length")
+        count = len(value) if isinstance(value, list) else ctx.get("actual_length")
+        hint = {"steps": "a spec stays reviewable: split it into smaller flows or rules"}.get(
+            str(field), f"keep at most {limit}")
+        return Problem(loc, f"{subject} has {count} entries; the limit is {limit}", hint)
+
+    if kind == "too_short":
+        need = ctx.get("min_length", 1)
+        return Problem(loc, f"{subject} is empty", f"add at least {need} entr{'y' if need == 1 else 'ies'}")
+
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        low, high = _bounds(res.metadata)
+        if low is not None and high is not None:
+            rng = f"from {low} to {high}"
+        elif low is not None:
+            rng = f"{low} or more" if not isinstance(low, str) else low
+        else:
+            rng = f"{high} or less" if not isinstance(high, str) else str(high)
+        return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
+
+    if kind == "string_pattern_mismatch":
+        if res.key_error:
+            key = path[-1] if path else "?"
+            return Problem(source.key_loc(path), f"key '{key}' {describe.in_where(path[:-1])} is not an identifier",
+                           "use letters, digits and '_' only, not starting with a digit")
+        if field in ("name", "parents") or (path and len(path) > 1 and path[-2] == "parents"):
+            return Problem(loc, f"rule name {_shown(value, raw)} ({subject}) uses characters a rule name cannot",
+                           "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'")
+        return Problem(loc, f"{subject} {_shown(value, raw)} has the wrong form", f"it must match {ctx.get('pattern')}")
+
+    # anything else: pydantic's own words are short for these, keep the location and subject
+    return Problem(loc, f"{subject}: {error['msg']}", "")
+
+
+def _tag_order(tag: str) -> tuple[int, str]:
+    order = list(STEP_TYPES) + list(EXPECT_KINDS)
+    return (order.index(tag), tag) if tag in order else (len(order), tag)
+
+
+def _tag_noun(disc: str, path: tuple[Any, ...]) -> str:
+    owner = next((p for p in reversed(path) if isinstance(p, str)), "")
+    if disc == "type":
+        return "step type"
+    if owner == "assertions":
+        return "assertion kind"
+    return "expect kind"
+
+
+def _not_a_mapping(path: tuple[Any, ...], value: Any, raw: str | None, describe: _Describer, source: Any,
+                   extra: str) -> Problem:
+    what = describe.where(path) if path and isinstance(path[-1], int) else describe.subject(path)
+    shown = _shown(value, raw)
+    got = f"{_type_name(value)} {shown}".rstrip()
+    hint = "write it as 'key: value' lines (a mapping)"
+    if isinstance(value, str) and path and path[-2:-1] == ("steps",):
+        hint = f"write a step as a mapping, e.g. '- type: goto' and 'url: ...' on the next line"
+    if not path:
+        what = "the file"
+        hint = "a spec is a mapping at the top level (spec_version, name, url, steps, ...)"
+    return Problem(source.loc(path), f"{what} must be a mapping{(' ' + extra) if extra else ''}, got {got}", hint)
+
+
+def _too_long_hint(field: str | None, limit: Any) -> str:
+    return {"name": "shorten the name; put the detail in 'description'",
+            "selector": "use a shorter, more specific selector (an id or data-testid)",
+            "target": "describe the element in a few words, e.g. 'the submit button'"}.get(
+        str(field), f"shorten it to at most {limit} characters")
