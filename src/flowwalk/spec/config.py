@@ -1,0 +1,34 @@
+"""`flowwalk.yaml`: run defaults read from the repository root, validated like every other input.
+
+The model (`models.ConfigModel`) names its keys after `Settings` fields, so the settings builder
+takes `load_config(path).model_dump(exclude_unset=True)` as its `config` layer unchanged; only
+`secrets` (names of environment variables) differs from `Settings.secret_names`. The keys are
+documented in `docs/config.md`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from flowwalk.errors import SpecError
+from flowwalk.spec.loader import display_path
+from flowwalk.spec.models import ConfigModel, errors_to_problems
+from flowwalk.spec.source import SourceError, load_source
+
+__all__ = ["ConfigModel", "load_config"]
+
+
+def load_config(path: str | Path) -> ConfigModel:
+    """The validated config file; SpecError with every problem, located, when it is invalid."""
+    path = Path(path)
+    display = display_path(path)
+    try:
+        source = load_source(path, display)
+    except SourceError as exc:
+        raise SpecError([exc.problem]) from None
+    try:
+        return ConfigModel.model_validate(source.data)
+    except ValidationError as exc:
+        raise SpecError(errors_to_problems(exc, source, ConfigModel)) from None

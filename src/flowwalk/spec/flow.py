@@ -1,0 +1,266 @@
+"""Flow specs: a validated `FlowSpecModel` becomes one `model.Scenario` with one rule.
+
+Also home of `StepBuilder`, which turns the step models shared by flows and rule files into the
+frozen `model.Step` objects, with their location and their text for people
+(`act click 'the sign-up button'`), and checks what only the file system can tell (a user
+verifier's module exists).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+from pathlib import Path
+from typing import Any, Sequence
+
+from pydantic import ValidationError
+
+from flowwalk import model as m
+from flowwalk.errors import Location, Problem
+from flowwalk.settings import Settings
+from flowwalk.spec import models as sm
+from flowwalk.spec.source import PathKey, Source
+
+TEXT_LIMIT = 80
+_V1X_HINT = 'set spec_version to "1.1" (flow-spec v1 plus the documented v1.x additions) to use it'
+
+
+def show(value: str) -> str:
+    """A value quoted for a step's text, cut to a readable length."""
+    text = value if len(value) <= TEXT_LIMIT else value[: TEXT_LIMIT - 1] + "…"
+    return f"'{text}'"
+
+
+def expect_text(step: Any) -> str:
+    """`expect <kind> ...` for people, from an expect model."""
+    kind = step.kind
+    if kind == "beacon":
+        return f"expect beacon {step.vendor}" + (f" {show(step.event)}" if step.event else "")
+    if kind == "count":
+        op, n = next((sym, getattr(step, name)) for name, sym in
+                     (("equals", "=="), ("at_least", ">="), ("at_most", "<=")) if getattr(step, name) is not None)
+        return f"expect count {show(step.selector)} {op} {n}"
+    if kind == "attribute":
+        how, val = ("=", step.equals) if step.equals is not None else ("contains", step.contains)
+        return f"expect attribute {show(step.selector)} {step.name} {how} {show(val)}"
+    if kind in ("has_text", "input_value"):
+        return f"expect {kind} {show(step.selector)} {show(step.value)}"
+    if kind in sm.ELEMENT_STATE_KINDS:
+        return f"expect {kind} {show(step.selector)}"
+    return f"expect {kind} {show(step.value)}"
+
+
+class StepBuilder:
+    """Converts step models into `model.Step`s for one file, collecting problems as it goes."""
+
+    def __init__(self, source: Source, settings: Settings, stabilize: m.Stabilize | None = None,
+                 stabilize_overridden: bool = False):
+        self.source = source
+        self.settings = settings
+        self.problems: list[Problem] = []
+        #: the stabilize settings a check starts from (run settings merged with file defaults)
+        self.stabilize = stabilize or settings.stabilize
+        self.stabilize_overridden = stabilize_overridden
+        self._verifier_dirs: list[Path] | None = None
+
+    def loc(self, path: PathKey) -> Location:
+        return self.source.loc(path)
+
+    def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
+        return tuple(self.step(step, path + (i,)) for i, step in enumerate(steps))
+
+    def step(self, step: Any, path: PathKey) -> m.Step:
+        loc = self.loc(path)
+        if isinstance(step, sm.GotoStep):
+            return m.Goto(loc=loc, text=f"goto {show(step.url)}", optional=step.optional, url=step.url)
+        if isinstance(step, sm.ActStep):
+            shown = step.target if step.target is not None else step.selector or ""
+            return m.Act(loc=loc, text=f"act {step.action} {show(shown)}", optional=step.optional,
+                         verify=self.verifiers(step.verify, path + ("verify",)), action=step.action,
+                         selector=step.selector, target=step.target, value=step.value,
+                         await_selector=step.await_)
+        if isinstance(step, sm.WaitStep):
+            text = f"wait {step.ms}ms" if step.ms is not None else f"wait for {show(step.for_ or '')}"
+            return m.Wait(loc=loc, text=text, optional=step.optional, ms=step.ms, for_selector=step.for_)
+        if isinstance(step, sm.ExtractStep):
+            return m.Extract(loc=loc, text=f"extract {show(step.selector)} into {step.into}",
+                             optional=step.optional, selector=step.selector, into=step.into)
+        if isinstance(step, sm.EmitStep):
+            fields = tuple(m.EmitField(name=f.name, source=f.source, selector=f.selector, attr=f.attr, expr=f.expr)
+                           for f in step.fields)
+            return m.Emit(loc=loc, text=f"emit {show(step.name)}", optional=step.optional, name=step.name,
+                          fields=fields)
+        return self.expect(step, loc)
+
+    def expect(self, step: Any, loc: Location) -> m.Expect:
+        kind = step.kind
+        fields: dict[str, Any] = {"kind": kind, "selector": step.__dict__.get("selector")}
+        if kind == "beacon":
+            fields.update(vendor=step.vendor, event=step.event)
+        elif kind == "count":
+            for name, op in (("equals", "eq"), ("at_least", "gte"), ("at_most", "lte")):
+                if getattr(step, name) is not None:
+                    fields.update(count=getattr(step, name), op=op)
+        elif kind == "attribute":
+            if step.equals is not None:
+                fields.update(attr=step.name, value=step.equals, match="equals")
+            else:
+                fields.update(attr=step.name, value=step.contains, match="contains")
+        elif "value" in step.__dict__:
+            fields["value"] = step.value
+        if kind in ("url_matches", "text_matches"):
+            fields["pattern"] = re.compile(step.value)
+        overrides = step.stabilize.overrides() if step.stabilize is not None else {}
+        if overrides or self.stabilize_overridden:
+            fields["stabilize"] = dataclasses.replace(self.stabilize, **overrides)
+        return m.Expect(loc=loc, text=expect_text(step), optional=step.optional,
+                        timeout_ms=step.timeout_ms, **fields)
+
+    # --- verifiers ------------------------------------------------------------------------------
+
+    def verifiers(self, items: Sequence[Any] | None, path: PathKey) -> tuple[m.VerifierRef, ...]:
+        out: list[m.VerifierRef] = []
+        for i, item in enumerate(items or ()):
+            ref = self.verifier(item, path + (i,))
+            if ref is not None:
+                out.append(ref)
+        return tuple(out)
+
+    def verifier(self, item: Any, path: PathKey) -> m.VerifierRef | None:
+        loc = self.loc(path)
+        if isinstance(item, str):
+            if item == "read_after_write":
+                return m.VerifierRef(name=item, loc=loc)
+            module = self.verifier_module(item, loc)
+            return m.VerifierRef(name=item, loc=loc, options={"module": module, "args": {}}) if module else None
+        if isinstance(item, sm.ReadAfterWriteItem):
+            opts = item.read_after_write
+            options = {k: v for k, v in (("selector", opts.selector if opts else None),
+                                         ("expected", opts.expected if opts else None)) if v is not None}
+            timeout = opts.timeout_ms if opts and opts.timeout_ms else 5000
+            return m.VerifierRef(name="read_after_write", loc=loc, options=options, timeout_ms=timeout)
+        if isinstance(item, sm.InvariantItem):
+            inv = item.invariant_check
+            if inv.expect is not None:
+                options: dict[str, Any] = {"expect": self.expect(inv.expect, self.loc(path + ("invariant_check",
+                                                                                           "expect")))}
+            else:
+                http = inv.http
+                assert http is not None  # the model refuses neither/both
+                options = {"http": {"url": http.url, "status": http.status, "json_field": http.json_field,
+                                    "equals": http.equals}}
+            return m.VerifierRef(name="invariant_check", loc=loc, options=options, timeout_ms=inv.timeout_ms or 5000)
+        user = item
+        module = self.verifier_module(user.verifier, self.loc(path + ("verifier",)))
+        if not module:
+            return None
+        return m.VerifierRef(name=user.verifier, loc=loc, options={"module": module, "args": dict(user.options)},
+                             timeout_ms=user.timeout_ms or 5000)
+
+    def verifier_dirs(self) -> list[Path]:
+        """`verifiers/` next to the file and in each folder above it (up to the working directory),
+        then the run's verifiers folder: the nearest one wins."""
+        if self._verifier_dirs is None:
+            dirs: list[Path] = []
+            cwd = Path.cwd().resolve()
+            here = (cwd / self.source.path).resolve().parent
+            while True:
+                dirs.append(here / "verifiers")
+                if here == cwd or cwd not in here.parents:
+                    break
+                here = here.parent
+            configured = (cwd / self.settings.verifiers_dir).resolve()
+            if configured not in dirs:
+                dirs.append(configured)
+            self._verifier_dirs = dirs
+        return self._verifier_dirs
+
+    def verifier_module(self, name: str, loc: Location) -> str | None:
+        for folder in self.verifier_dirs():
+            for candidate in (folder / f"{name}.py", folder / name / "__init__.py"):
+                if candidate.is_file():
+                    rel = os.path.relpath(candidate, Path.cwd())
+                    return rel.replace(os.sep, "/")
+        known = sorted({p.stem for d in self.verifier_dirs() if d.is_dir() for p in d.glob("*.py")
+                        if not p.name.startswith("_")})
+        builtin = ", ".join(sm.BUILTIN_VERIFIERS)
+        guess = sm._did_you_mean(name, known + list(sm.BUILTIN_VERIFIERS)) if known else ""
+        hint = (f"did you mean '{guess}'? " if guess else "") + (
+            f"create verifiers/{name}.py with a verify(context) function, or use a built-in one ({builtin})")
+        if known:
+            hint += f"; user verifiers found: {', '.join(known)}"
+        self.problems.append(Problem(loc, f"unknown verifier '{name}'", hint))
+        return None
+
+
+# --- flow specs ---------------------------------------------------------------------------------
+
+
+def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
+    """A `spec_version: "1"` spec may use only flow-spec v1 itself: point at every v1.x addition."""
+    problems: list[Problem] = []
+
+    def add(path: PathKey, what: str, key: bool = False) -> None:
+        loc = source.key_loc(path) if key else source.loc(path)
+        problems.append(Problem(loc, f"{what} is a v1.x addition, not part of spec_version \"1\"", _V1X_HINT))
+
+    def selectors(step: Any, path: PathKey) -> None:
+        for name, key in (("selector", "selector"), ("for_", "for"), ("await_", "await")):
+            value = step.__dict__.get(name)
+            if isinstance(value, str) and sm.has_pipe(value):
+                add(path + (key,), f"pipe-fallback selector {sm.quote(value)}")
+
+    for i, step in enumerate(spec.steps):
+        path: PathKey = ("steps", i)
+        if isinstance(step, sm.EmitStep):
+            add(path + ("type",), "step type 'emit'")
+            continue
+        if isinstance(step, sm.ActStep):
+            if step.action not in sm.V1_ACTIONS:
+                add(path + ("action",), f"action '{step.action}'")
+            if step.await_ is not None:
+                add(path + ("await",), "'await'", key=True)
+            if step.verify is not None:
+                add(path + ("verify",), "'verify'", key=True)
+        if isinstance(step, sm._Expect):
+            if step.kind not in sm.V1_EXPECT_KINDS:
+                add(path + ("kind",), f"expect kind '{step.kind}'")
+            for key in ("timeout_ms", "stabilize"):
+                if getattr(step, key) is not None:
+                    add(path + (key,), f"'{key}'", key=True)
+        selectors(step, path)
+    return problems
+
+
+def assertion_text(item: Any) -> str:
+    if item.kind == "beacon_fires":
+        return f"beacon_fires {item.vendor}" + (f" {show(item.event)}" if item.event else "")
+    return item.kind
+
+
+def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:
+    """One flow spec file into a Suite of one flow scenario, or the problems that refuse it."""
+    try:
+        spec = sm.FlowSpecModel.model_validate(source.data)
+    except ValidationError as exc:
+        return None, sm.errors_to_problems(exc, source, sm.FlowSpecModel)
+    problems: list[Problem] = []
+    if spec.spec_version == "1":
+        problems.extend(v1x_problems(spec, source))
+    builder = StepBuilder(source, settings)
+    steps = builder.steps(spec.steps, ("steps",))
+    problems.extend(builder.problems)
+    if problems:
+        return None, problems
+    rel = source.path
+    loc = source.loc(("name",))
+    rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False)
+    assertions = tuple(
+        m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
+                    vendor=getattr(a, "vendor", None), event=getattr(a, "event", None))
+        for i, a in enumerate(spec.assertions))
+    scenario = m.Scenario(id=f"{rel}#{spec.name}", name=spec.name, source=rel, kind="flow", loc=loc,
+                          entry_url=spec.url, rules=(rule,), description=spec.description or "",
+                          allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions)
+    return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []

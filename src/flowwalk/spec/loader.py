@@ -1,0 +1,138 @@
+"""Finding input files and loading them all into `model.Suite`s, refusing with every problem at once.
+
+`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}` and the
+`.robot` files that are aitester-bdd suites; a file named explicitly is loaded whatever its name.
+`load_suites` loads each file (flows and rule files here, `.robot` suites through
+`spec.robot`), checks secret placeholders, and raises one `SpecError` holding the problems of every
+file, so a user fixes them all in one round.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from flowwalk.errors import Location, Problem, SpecError
+from flowwalk.model import Suite
+from flowwalk.settings import Settings
+from flowwalk.spec.flow import load_flow
+from flowwalk.spec.rules import load_rules
+from flowwalk.spec.source import SourceError, load_source
+from flowwalk.spec.variables import secret_misuse
+
+FLOW_SUFFIXES = (".flow.yaml", ".flow.yml", ".flow.json")
+RULES_SUFFIXES = (".rules.yaml", ".rules.yml")
+ROBOT_SUFFIX = ".robot"
+#: folders never searched: tooling, dependencies and virtual environments
+SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox",
+                       ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+def display_path(path: str | Path) -> str:
+    """The path as errors and test ids show it: relative to the working directory, with '/'."""
+    rel = os.path.relpath(os.path.abspath(path))
+    return rel.replace(os.sep, "/")
+
+
+def file_kind(name: str) -> str | None:
+    """flow, rules or robot by the file name; None when the name says nothing."""
+    lower = name.lower()
+    if lower.endswith(FLOW_SUFFIXES):
+        return "flow"
+    if lower.endswith(RULES_SUFFIXES):
+        return "rules"
+    if lower.endswith(ROBOT_SUFFIX):
+        return "robot"
+    return None
+
+
+def _robot_module() -> Any:
+    # imported lazily: a build without the robot loader (or without Robot Framework) still loads flows
+    try:
+        from flowwalk.spec import robot
+    except ImportError:
+        return None
+    return robot
+
+
+def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> tuple[list[Path], list[Problem]]:
+    problems: list[Problem] = []
+    excluded = {os.path.abspath(p) for p in exclude if p}
+    found: dict[str, Path] = {}
+    robot: Any = False  # not looked up yet
+    for given in paths:
+        text = str(given)
+        if not os.path.exists(text):
+            problems.append(Problem(Location(display_path(text) if text else "''", 1, 1),
+                                    f"path '{text}' does not exist",
+                                    "check the spelling, or run from the repository root"))
+            continue
+        if os.path.isfile(text):
+            found.setdefault(os.path.abspath(text), Path(text))
+            continue
+        for root, dirs, files in os.walk(text):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
+                             and os.path.abspath(os.path.join(root, d)) not in excluded)
+            for name in files:
+                kind = file_kind(name)
+                if kind is None:
+                    continue
+                full = os.path.join(root, name)
+                if kind == "robot":
+                    if robot is False:
+                        robot = _robot_module()
+                    if robot is None or not robot.is_aitester_suite(Path(full)):
+                        continue
+                found.setdefault(os.path.abspath(full), Path(full))
+    ordered = sorted(found.values(), key=display_path)
+    return ordered, problems
+
+
+def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
+    """Every input file under `paths`, sorted and without duplicates. A missing path is refused."""
+    files, problems = _find(paths, exclude)
+    if problems:
+        raise SpecError(problems)
+    return files
+
+
+def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Problem]]:
+    """One input file, by its kind; problems instead of exceptions."""
+    display = display_path(path)
+    kind = file_kind(path.name)
+    if kind == "robot":
+        robot = _robot_module()
+        if robot is None:
+            return None, [Problem(Location(display, 1, 1), "aitester-bdd suites cannot be loaded in this build",
+                                  "install flowwalk with Robot Framework, or leave .robot files out of the paths")]
+        result: tuple[Suite | None, list[Problem]] = robot.load_robot_suite(path, display, settings)
+        return result
+    try:
+        source = load_source(path, display)
+    except SourceError as exc:
+        return None, [exc.problem]
+    if kind is None:
+        # named explicitly with a name that says nothing: the content says which format it is
+        kind = "rules" if isinstance(source.data, dict) and "rules_version" in source.data else "flow"
+    if kind == "rules":
+        return load_rules(source, settings)
+    return load_flow(source, settings)
+
+
+def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
+    """Every suite under `paths` (default: the settings' paths), or SpecError with every problem."""
+    files, problems = _find(list(paths) or list(settings.paths), exclude=[settings.out_dir])
+    suites: list[Suite] = []
+    secret_names = set(settings.secret_names)
+    for path in files:
+        suite, found = load_file(path, settings)
+        problems.extend(found)
+        if suite is None:
+            continue
+        for scenario in suite.scenarios:
+            problems.extend(secret_misuse(scenario, secret_names))
+        suites.append(suite)
+    if problems:
+        raise SpecError(problems)
+    return suites

@@ -1,0 +1,91 @@
+"""JSON Schemas (Draft 2020-12) of the input formats, generated from the pydantic models.
+
+`flowwalk schema` writes them into `schemas/`; a contract test fails when the committed files and
+the generated ones differ, so the schemas and the validator cannot drift. The schemas enforce shape
+and limits; the cross-field rules they cannot express are listed in `docs/flow-spec.md`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel
+
+from flowwalk.spec.models import ConfigModel, FlowSpecModel, RulesFileModel
+
+DRAFT = "https://json-schema.org/draft/2020-12/schema"
+#: a URN rather than a web address: the schemas ship in the repository, not on a site
+ID_BASE = "urn:flowwalk:schemas:"
+
+#: file name -> (model, title, description)
+INPUT_SCHEMAS: dict[str, tuple[type[BaseModel], str, str]] = {
+    "flow-spec.v1.schema.json": (
+        FlowSpecModel, "flow-spec v1",
+        "One browser flow (flow-spec v1; spec_version \"1.1\" adds the documented v1.x step additions)."),
+    "rules.v1.schema.json": (
+        RulesFileModel, "flowwalk rule file v1",
+        "A verification: scenarios, each an entry URL and a DAG of rules (*.rules.yaml)."),
+    "config.v1.schema.json": (
+        ConfigModel, "flowwalk.yaml",
+        "Run defaults for flowwalk; command-line options and environment variables win over them."),
+}
+
+
+def _clean(node: Any) -> Any:
+    """Pure JSON Schema: drop OpenAPI's `discriminator` and the auto-generated property titles."""
+    if isinstance(node, dict):
+        out: dict[str, Any] = {}
+        for key, value in node.items():
+            if key == "discriminator":
+                continue
+            if key == "properties" and isinstance(value, dict):
+                out[key] = {name: _clean({k: v for k, v in prop.items() if k != "title"})
+                            for name, prop in value.items()}
+                continue
+            out[key] = _clean(value)
+        # dict fields with constrained keys: pydantic emits patternProperties; other keys must fail too
+        if "patternProperties" in out and "additionalProperties" not in out:
+            out["additionalProperties"] = False
+        return out
+    if isinstance(node, list):
+        return [_clean(v) for v in node]
+    return node
+
+
+def generate_schema(model: type[BaseModel], name: str, title: str, description: str) -> dict[str, Any]:
+    body = _clean(model.model_json_schema(mode="validation"))
+    body["title"] = title
+    body["description"] = description
+    return {"$schema": DRAFT, "$id": ID_BASE + name, **body}
+
+
+def generate_schemas() -> dict[str, dict[str, Any]]:
+    """Every input schema by file name; plus the report schemas when the report package has them."""
+    out = {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
+    try:  # the emit-event and verdict schemas belong to report/; include them when it provides them
+        report = importlib.import_module("flowwalk.report.schemas")
+    except ImportError:
+        report = None
+    if report is not None and hasattr(report, "generate_schemas"):
+        for name, schema in report.generate_schemas().items():
+            out.setdefault(name, schema)
+    return out
+
+
+def render(schema: dict[str, Any]) -> str:
+    return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
+
+
+def write_schemas(folder: str | Path) -> list[Path]:
+    """Write every schema into `folder`; returns the paths written."""
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
+    for name, schema in generate_schemas().items():
+        path = folder / name
+        path.write_text(render(schema), encoding="utf-8")
+        written.append(path)
+    return written
