@@ -1,0 +1,20 @@
+# The image behind action.yml (`runs: using: docker, image: Dockerfile`), built by the runner.
+#
+# Debian bookworm with Python 3.11. Chromium and chromium-headless-shell come from Debian's own
+# packages through scripts/install.sh, the same install script the README and CI use; `--system`
+# installs flowwalk into this image's Python instead of a virtual environment.
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_ROOT_USER_ACTION=ignore
+
+COPY . /opt/flowwalk
+RUN /opt/flowwalk/scripts/install.sh --system \
+    && rm -rf /var/lib/apt/lists/* \
+    && flowwalk --version
+
+# No USER: the runner mounts the workspace owned by root and the action must write its report
+# there. No WORKDIR: the runner starts the container in /github/workspace, which it mounts.
+ENTRYPOINT ["/usr/local/bin/python", "-m", "flowwalk.github.entrypoint"]

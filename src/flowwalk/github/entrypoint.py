@@ -1,0 +1,143 @@
+"""What the Action's container runs: `INPUT_*` variables -> `flowwalk run`, then `flowwalk publish`.
+
+The runner sets one `INPUT_<NAME>` variable per input of action.yml (defaults applied, hyphens
+kept: `INPUT_BASE-URL`), starts the container in the workspace (`/github/workspace`) and fails
+the step on a non-zero exit code. This maps the inputs with the one table in
+`flowwalk.github.inputs`, runs the checks, publishes the verdict whatever it is (a publishing
+problem is reported and ignored), and exits with the run's exit code.
+
+The token goes to `flowwalk publish` through `GITHUB_TOKEN` in its environment, never on the
+command line, where any process of the container could read it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Mapping, Sequence
+
+from flowwalk.exitcodes import ExitCode
+from flowwalk.github.actions import write_outputs
+from flowwalk.github.inputs import ACTION_INPUTS, ActionInput, input_by_name
+
+FLOWWALK: tuple[str, ...] = (sys.executable, "-m", "flowwalk.cli")
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+class InputError(ValueError):
+    """An input's value cannot be mapped; the message names the input and says how to fix it."""
+
+
+def read_input(env: Mapping[str, str], item: ActionInput) -> str:
+    """The input's value: `INPUT_BASE-URL` as the runner sets it (or `INPUT_BASE_URL`, for people
+    running the image by hand with a shell that cannot export hyphens), else the default."""
+    for key in (item.env_name, item.env_name.replace("-", "_")):
+        if key in env:
+            return env[key].strip()
+    return "" if item.default.startswith("${{") else item.default
+
+
+def _arguments(item: ActionInput, value: str, flag: str) -> list[str]:
+    if not value:
+        return []
+    if item.kind == "bool":
+        lowered = value.lower()
+        if lowered not in ("true", "false"):
+            raise InputError(f"input '{item.name}' is '{value}'\n  hint: use true or false")
+        return [flag] if lowered == "true" else []
+    if item.kind == "lines":
+        out: list[str] = []
+        for number, line in enumerate(value.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, sep, _rest = line.partition("=")
+            if not sep or not _NAME.match(name.strip()):
+                raise InputError(f"input '{item.name}' line {number} '{line}' is not NAME=VALUE\n"
+                                 f"  hint: one variable per line, for example BASE_PATH=/shop")
+            out += [flag, line]
+        return out
+    if item.kind == "names":
+        out = []
+        for name in re.split(r"[\s,]+", value):
+            if not name:
+                continue
+            if not _NAME.match(name):
+                raise InputError(f"input '{item.name}' has '{name}', which is not an environment variable name\n"
+                                 f"  hint: names only (letters, digits, _); set the values with the step's env:")
+            out += [flag, name]
+        return out
+    if item.kind == "paths":
+        words: list[str] = []
+        for line in value.splitlines():
+            words += shlex.split(line)
+        return words
+    return [flag, value]
+
+
+def run_argv(env: Mapping[str, str]) -> list[str]:
+    """`flowwalk run` arguments (after the program) for these inputs."""
+    argv = ["run"]
+    paths: list[str] = []
+    for item in ACTION_INPUTS:
+        if not item.run_flag:
+            continue
+        value = read_input(env, item)
+        if item.kind == "paths":
+            paths = _arguments(item, value, item.run_flag)
+        else:
+            argv += _arguments(item, value, item.run_flag)
+    return argv + (paths or ["."])
+
+
+def publish_argv(env: Mapping[str, str]) -> list[str]:
+    """`flowwalk publish` arguments; inputs passed through the environment are left out."""
+    argv = ["publish"]
+    for item in ACTION_INPUTS:
+        if item.publish_flag and not item.env_var:
+            argv += _arguments(item, read_input(env, item), item.publish_flag)
+    return argv
+
+
+def publish_env(env: Mapping[str, str]) -> dict[str, str]:
+    child = dict(env)
+    for item in ACTION_INPUTS:
+        if item.env_var:
+            value = read_input(env, item)
+            if value:
+                child[item.env_var] = value
+    return child
+
+
+def main(env: Mapping[str, str] | None = None, flowwalk: Sequence[str] = FLOWWALK) -> int:
+    env = dict(os.environ if env is None else env)
+    try:
+        run_args, publish_args = run_argv(env), publish_argv(env)
+    except InputError as error:
+        print(f"::error title=flowwalk action input::{str(error).splitlines()[0]}", flush=True)
+        print(f"flowwalk: error: {error}", file=sys.stderr, flush=True)
+        return int(ExitCode.INPUT_REFUSED)
+
+    report_dir = read_input(env, input_by_name("output-dir")) or "flowwalk-report"
+    print(f"flowwalk {shlex.join(run_args)}", flush=True)
+    code = subprocess.call([*flowwalk, *run_args], env=env)
+
+    if (Path(report_dir) / "verdict.json").is_file():
+        print(f"flowwalk {shlex.join(publish_args)}", flush=True)
+        published = subprocess.call([*flowwalk, *publish_args], env=publish_env(env))
+        if published in (ExitCode.INPUT_REFUSED, ExitCode.INTERNAL_ERROR):  # publish itself did not work
+            print(f"::warning title=flowwalk publish::publishing stopped with exit code {published}; "
+                  f"the verdict stands (exit code {code})", flush=True)
+    elif env.get("GITHUB_OUTPUT"):
+        # no verdict (the input was refused before any browser started): still say so in the outputs
+        outcome = "input_refused" if code == ExitCode.INPUT_REFUSED else "internal_error"
+        write_outputs(env["GITHUB_OUTPUT"], {"verdict": outcome, "exit-code": code, "report-dir": report_dir})
+    return code
+
+
+if __name__ == "__main__":  # pragma: no cover - the container's ENTRYPOINT
+    sys.exit(main())

@@ -1,0 +1,134 @@
+"""The Action's inputs and outputs, written once: name -> CLI flag, description, default.
+
+`action.yml`, `docs/action.md` (and the README's inputs table, when it has one) are checked
+against these tables by tests/contract/test_action.py, and the container's entrypoint
+(`flowwalk.github.entrypoint`) maps `INPUT_*` variables to CLI flags with them. Input names keep
+their hyphens, as GitHub's runner does when it sets `INPUT_<NAME>` (`base-url` -> `INPUT_BASE-URL`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal, Mapping
+
+#: how an input's text becomes arguments
+Kind = Literal[
+    "paths",   # whitespace/newline separated words -> positional arguments
+    "value",   # one flag with the trimmed text, left out when empty
+    "lines",   # one flag per non-empty line that is not a # comment (NAME=VALUE)
+    "names",   # one flag per name, names separated by commas, spaces or newlines
+    "bool",    # the flag alone when true; "true"/"false"
+]
+
+
+@dataclass(frozen=True)
+class ActionInput:
+    name: str
+    description: str
+    default: str = ""
+    kind: Kind = "value"
+    #: the `flowwalk run` flag it becomes (None: not a run option)
+    run_flag: str | None = None
+    #: the `flowwalk publish` flag it becomes (None: not a publish option)
+    publish_flag: str | None = None
+    #: handed to a command through this environment variable instead of argv (kept out of `ps`)
+    env_var: str | None = None
+
+    @property
+    def env_name(self) -> str:
+        """The variable the runner sets: INPUT_ + upper-cased name, spaces to `_`, hyphens kept."""
+        return "INPUT_" + self.name.replace(" ", "_").upper()
+
+    @property
+    def cli(self) -> str:
+        flags = [f for f in (self.run_flag, self.publish_flag) if f]
+        if self.kind == "paths":
+            return "PATHS (run)"
+        text = " / ".join(f"`{f}`" for f in flags)
+        if self.env_var:
+            text += f" (as `${self.env_var}`)"
+        return text
+
+
+ACTION_INPUTS: tuple[ActionInput, ...] = (
+    ActionInput("paths", "Spec files and folders to walk (flow specs, rule files, .robot suites), "
+                "separated by spaces or newlines.", ".", "paths", run_flag="PATHS"),
+    ActionInput("base-url", "Base URL that relative URLs in the specs resolve against.", run_flag="--base-url"),
+    ActionInput("variables", "Run variables, one NAME=VALUE per line, for {{NAME}} placeholders.",
+                kind="lines", run_flag="--var"),
+    ActionInput("secret-names", "Names of secrets to read from the step's environment (set them with "
+                "`env:`), separated by commas, spaces or newlines. Their values never reach a report.",
+                kind="names", run_flag="--secret"),
+    ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
+    ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by.",
+                run_flag="--durations"),
+    ActionInput("workers", "Scenarios run at once in this job, one browser each (default: the number of CPUs).",
+                run_flag="--workers"),
+    ActionInput("retries", "Rerun a failed scenario up to N times; one that passes on a retry is flaky.", "0",
+                run_flag="--retries"),
+    ActionInput("flaky-policy", "Does a flaky scenario fail the job? pass or fail.", "pass",
+                run_flag="--flaky-policy"),
+    ActionInput("run-timeout", "Seconds for the whole run; what it cuts short is reported as run_timeout.", "300",
+                run_flag="--run-timeout"),
+    ActionInput("serve", "A folder of the repository to serve on 127.0.0.1 for the run (used as the base URL "
+                "unless base-url is set).", run_flag="--serve"),
+    ActionInput("trace", "Keep a Playwright trace: off, on-failure or on.", "off", run_flag="--trace"),
+    ActionInput("output-dir", "The report folder (emit.jsonl, junit.xml, verdict.json, summary.md, report.html).",
+                "flowwalk-report", run_flag="--out", publish_flag="--report"),
+    ActionInput("comment-mode", "The sticky PR comment: always, on-failure, on-change or off.", "always",
+                publish_flag="--comment-mode"),
+    ActionInput("comment-name", "Names the sticky comment (and check run and status) when several flowwalk "
+                "jobs report on one PR.", publish_flag="--comment-name"),
+    ActionInput("check-run", "Also create a check run with every failure as an annotation.", "false", "bool",
+                publish_flag="--check-run"),
+    ActionInput("commit-status", "Also set a commit status on the head commit.", "false", "bool",
+                publish_flag="--commit-status"),
+    ActionInput("token", "Token for the PR comment, check run and status.", "${{ github.token }}",
+                publish_flag="--token", env_var="GITHUB_TOKEN"),
+)
+
+ACTION_OUTPUTS: Mapping[str, str] = {
+    "verdict": "passed, site_misbehaved, spec_needs_review, infrastructure_failed or cancelled "
+               "(input_refused when the specs were refused)",
+    "exit-code": "The run's exit code (0 passed, 1 the site misbehaved, 2 a spec needs review, 3 input refused, "
+                 "4 internal error, 5 cancelled, 6 infrastructure failed).",
+    "total": "Number of tests (flows and rules).",
+    "passed": "Tests that passed.",
+    "failed": "Tests that failed.",
+    "skipped": "Tests that were skipped (a parent failed, a guard did not hold, the run timed out).",
+    "flaky": "Tests that failed, then passed on a retry.",
+    "report-dir": "The report folder.",
+    "comment-url": "The sticky PR comment, when one was written.",
+    "check-run-url": "The check run, when one was created.",
+}
+
+INPUTS_START = "<!-- inputs:start -->"
+INPUTS_END = "<!-- inputs:end -->"
+OUTPUTS_START = "<!-- outputs:start -->"
+OUTPUTS_END = "<!-- outputs:end -->"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_inputs_table() -> str:
+    """The Markdown table that docs/action.md (and the README) carry between the inputs markers."""
+    rows = ["| input | default | flowwalk option | description |", "|---|---|---|---|"]
+    for item in ACTION_INPUTS:
+        default = f"`{item.default}`" if item.default else ""
+        rows.append(f"| `{item.name}` | {_cell(default)} | {_cell(item.cli)} | {_cell(item.description)} |")
+    return "\n".join(rows)
+
+
+def render_outputs_table() -> str:
+    rows = ["| output | description |", "|---|---|"]
+    rows += [f"| `{name}` | {_cell(text)} |" for name, text in ACTION_OUTPUTS.items()]
+    return "\n".join(rows)
+
+
+def input_by_name(name: str) -> ActionInput:
+    for item in ACTION_INPUTS:
+        if item.name == name:
+            return item
+    raise KeyError(name)
