@@ -1,0 +1,209 @@
+"""Turns the raw numbers of one benchmark run (bench/out/bench-*.json) into bench/RESULTS.md.
+
+Kept apart from run.py so that a results file can be re-rendered from its JSON:
+
+    .venv/bin/python bench/results_md.py bench/out/bench-<time>.json > bench/RESULTS.md
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import statistics
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+NAMES = {"flowwalk": "flowwalk", "playwright-test": "Playwright Test", "floor": "floor (bare Python Playwright)"}
+
+
+def _range(stats: dict[str, float], fmt: str = "{:.2f}") -> str:
+    if not stats:
+        return "n/a"
+    return f"{fmt.format(stats['median'])} ({fmt.format(stats['min'])}–{fmt.format(stats['max'])})"
+
+
+def _median(values: Sequence[float]) -> float | None:
+    return statistics.median(values) if values else None
+
+
+def _command(run: dict[str, Any], root_hint: str = "") -> str:
+    words = [re.sub(r"http://127\.0\.0\.1:\d+", "http://127.0.0.1:$PORT", w) for w in run["command"]]
+    words = [re.sub(r"^/.*/\.venv/bin/", ".venv/bin/", w) for w in words]
+    words = [re.sub(r"^/.*/bench/pwtest/", "", w) for w in words]
+    words = [re.sub(r"^/.*/bench/", "bench/", w) for w in words]
+    return shlex.join(words)
+
+
+def _mark(ok: bool | None) -> str:
+    return "n/a" if ok is None else ("met" if ok else "**not met**")
+
+
+def render_results(data: dict[str, Any], raw_path: str = "") -> str:
+    machine = data["machine"]
+    impls: list[str] = data["impls"]
+    lines: list[str] = ["# flowwalk benchmark: flowwalk vs Playwright Test vs the bare floor", ""]
+    status = "valid: every flow passed in every run" if data.get("valid") else \
+        "**INVALID**: some runs had failing flows (listed below); the figures do not compare like with like"
+    lines += [
+        f"Measured {data['started_at']} to {data.get('finished_at', '?')} (UTC), flowwalk {machine['flowwalk']} "
+        f"at commit {machine['commit']}, by `bench/run.py` (see bench/README.md). Status: {status}.",
+        "",
+        f"The machine is shared: other engineers were building and testing flowwalk on the same "
+        f"{machine['nproc']} cores during the measurement (load average {' '.join(machine['loadavg_start'])} at the "
+        f"start, {' '.join(machine.get('loadavg_end', ['?']))} at the end). The three implementations were run "
+        f"interleaved, round by round, so that a busy period falls on all three alike; read the medians and the "
+        f"per-round ratios, not single runs.",
+        "",
+        "## Machine",
+        "",
+        "| | |",
+        "|---|---|",
+        f"| CPUs (nproc) | {machine['nproc']} ({machine['cpu_model']}) |",
+        f"| memory | {machine['memory_gb']} GB |",
+        f"| kernel | {machine['kernel']} |",
+        f"| Chromium (all three) | `{machine['chromium']}`: {machine['chromium_version']} |",
+        f"| Python / Playwright for Python | {machine['python']} / {machine['playwright_python']} |",
+        f"| Node / @playwright/test | {machine['node']} / {machine['playwright_test']} |",
+        "",
+        "## What was measured",
+        "",
+        f"{data['corpus']} flows (bench/flows, generated with bench/pwtest/tests and bench/floor_flows.py by "
+        f"bench/make_corpus.py) against the example site served once by flowwalk's StaticServer on 127.0.0.1. "
+        f"Each implementation launches the same Chromium with the same flags, one browser per worker and a "
+        f"fresh context per flow, answers GA4 hits locally with 204, and fails a flow on its first failed check "
+        f"or on a console error. Wall time runs from just before the process starts to its exit; CPU is user + "
+        f"sys of the whole process tree; peak memory is the tree's RSS summed over its processes (Python or "
+        f"Node, the Playwright driver, every Chromium process), sampled every 50 ms. One discarded warm-up run "
+        f"of each came first.",
+        "",
+        "Commands (the port is the one the harness's server got):",
+        "",
+    ]
+    seen_impl: set[str] = set()
+    for run in data["runs"]:
+        if run["impl"] not in seen_impl:
+            seen_impl.add(run["impl"])
+            where = " (in bench/pwtest)" if run["impl"] == "playwright-test" else ""
+            lines.append(f"- {NAMES[run['impl']]}{where}: `{_command(run)}`")
+    lines.append("")
+
+    summary = data.get("summary", {})
+    for key in sorted(summary):
+        block = summary[key]
+        workers = key.split("_")[1]
+        lines += [f"## Workers {workers}: medians (min–max) over {block[impls[0]]['rounds']} rounds", "",
+                  "| | wall s | CPU s | peak memory MB |", "|---|---|---|---|"]
+        for name in impls:
+            row = block[name]
+            lines.append(f"| {NAMES[name]} | {_range(row['wall_s'])} | {_range(row['cpu_s'])} | "
+                         f"{_range(row['peak_rss_mb'], '{:.0f}')} |")
+        for ratio_name, ratio in block.get("ratios", {}).items():
+            label = ratio_name.replace("playwright-test", "Playwright Test")
+            lines.append(f"| ratio {label} | {_range(ratio['wall_s'])} | {_range(ratio['cpu_s'])} | "
+                         f"{_range(ratio['peak_rss_mb'])} |")
+        lines.append("")
+        for ratio_name, ratio in block.get("ratios", {}).items():
+            label = ratio_name.replace("playwright-test", "Playwright Test")
+            per_round = ", ".join(f"{v:.2f}" for v in ratio["wall_s"]["per_round"])
+            lines.append(f"- wall time {label} per round: {per_round}")
+        lines.append("")
+
+    first = data.get("first_result", [])
+    first_medians: dict[str, float | None] = {}
+    if first:
+        lines += ["## Time to the first result of a one-flow run", "",
+                  "From the command starting to the first result: flowwalk's first `rule_finished` record in "
+                  "emit.jsonl or its console line for the flow, whichever came first; Playwright Test's first "
+                  "dot-reporter mark; the floor's first `ok` line. Median (min–max) and the whole run's wall time.",
+                  "", "| | first result s | wall s |", "|---|---|---|"]
+        for name in impls:
+            rs = [r for r in first if r["impl"] == name]
+            values = [r["first_result_s"] for r in rs if r["first_result_s"] is not None]
+            first_medians[name] = _median(values)
+            stats = {"median": statistics.median(values), "min": min(values), "max": max(values)} if values else {}
+            walls = [r["wall_s"] for r in rs]
+            wall_stats = {"median": statistics.median(walls), "min": min(walls), "max": max(walls)} if walls else {}
+            lines.append(f"| {NAMES[name]} | {_range(stats)} | {_range(wall_stats)} |")
+        lines.append("")
+
+    scaling = data.get("scaling", [])
+    by_size = {r["flows"]: r for r in scaling}
+    if scaling:
+        lines += [f"## Scaling: flowwalk on the corpus repeated (workers {scaling[0]['workers']})", "",
+                  "| scenarios | wall s | s per scenario | CPU s | peak memory MB |", "|---|---|---|---|---|"]
+        for size in sorted(by_size):
+            r = by_size[size]
+            lines.append(f"| {size} | {r['wall_s']:.1f} | {r['wall_s'] / size:.3f} | {r['cpu_s']:.1f} | "
+                         f"{r['peak_rss_mb']:.0f} |")
+        lines.append("")
+    validate = data.get("validate", [])
+    if validate:
+        walls = [r["wall_s"] for r in validate]
+        lines += ["## `flowwalk validate` on 1,000 specs", "",
+                  f"Wall time over {len(walls)} runs: {_range({'median': statistics.median(walls), 'min': min(walls), 'max': max(walls)})} s; "
+                  f"peak memory {max(r['peak_rss_mb'] for r in validate):.0f} MB; "
+                  f"{'all exited 0' if all(r['ok'] for r in validate) else 'SOME FAILED'}.", ""]
+
+    # --- targets of issue #6 -------------------------------------------------------------------
+    lines += ["## Targets of issue #6", "", "| target | figure | |", "|---|---|---|"]
+
+    def ratio(workers: str, other: str, metric: str = "wall_s") -> float | None:
+        block = summary.get(f"workers_{workers}", {}).get("ratios", {}).get(f"flowwalk/{other}")
+        return block[metric]["median"] if block and block[metric] else None
+
+    for workers in sorted(k.split("_")[1] for k in summary):
+        value = ratio(workers, "playwright-test")
+        lines.append(f"| flowwalk / Playwright Test wall ≤ 0.90, workers {workers} | "
+                     f"{'n/a' if value is None else f'{value:.2f}'} | {_mark(None if value is None else value <= 0.90)} |")
+    for workers in sorted(k.split("_")[1] for k in summary):
+        value = ratio(workers, "floor")
+        lines.append(f"| flowwalk / floor wall ≤ 1.05, workers {workers} | "
+                     f"{'n/a' if value is None else f'{value:.2f}'} | {_mark(None if value is None else value <= 1.05)} |")
+    fw_first = first_medians.get("flowwalk")
+    lines.append(f"| one-flow run: first result ≤ 1.5 s | {'n/a' if fw_first is None else f'{fw_first:.2f} s'} "
+                 f"(Playwright Test {first_medians.get('playwright-test') or float('nan'):.2f} s, floor "
+                 f"{first_medians.get('floor') or float('nan'):.2f} s) | {_mark(None if fw_first is None else fw_first <= 1.5)} |")
+    for workers in sorted(k.split("_")[1] for k in summary):
+        block = summary[f"workers_{workers}"]
+        if "flowwalk" in block and "playwright-test" in block and block["flowwalk"]["peak_rss_mb"]:
+            fw_mem = block["flowwalk"]["peak_rss_mb"]["median"]
+            pw_mem = block["playwright-test"]["peak_rss_mb"]["median"]
+            lines.append(f"| peak memory ≤ Playwright Test's, workers {workers} | {fw_mem:.0f} MB vs {pw_mem:.0f} MB | "
+                         f"{_mark(fw_mem <= pw_mem)} |")
+    if 100 in by_size and 1000 in by_size:
+        time_ratio = by_size[1000]["wall_s"] / by_size[100]["wall_s"]
+        mem_ratio = by_size[1000]["peak_rss_mb"] / by_size[100]["peak_rss_mb"]
+        lines.append(f"| 1,000 scenarios ≤ 10.5 × the time of 100 | {time_ratio:.2f} × | {_mark(time_ratio <= 10.5)} |")
+        lines.append(f"| peak memory at 1,000 within 20% of 100 | {mem_ratio:.2f} × | {_mark(abs(mem_ratio - 1) <= 0.20)} |")
+    elif 100 in by_size:
+        lines.append("| 1,000 scenarios: time and memory vs 100 | not run (--quick) | n/a |")
+    if validate:
+        med = statistics.median(r["wall_s"] for r in validate)
+        lines.append(f"| `flowwalk validate` of 1,000 specs < 2 s | {med:.2f} s | {_mark(med < 2.0)} |")
+    lines.append("")
+
+    failures = [r for group in ("runs", "first_result", "scaling", "validate") for r in data.get(group, [])
+                if not r["ok"]]
+    if failures:
+        lines += ["## Failing runs (the comparison is invalid until these pass)", ""]
+        for r in failures:
+            lines.append(f"- {r['label']}, {NAMES[r['impl']]}: {' | '.join(r['problems'])[:800]}")
+        lines.append("")
+    if raw_path:
+        lines += [f"Raw numbers: `{raw_path}` (not committed; bench/out is ignored).", ""]
+    return "\n".join(lines)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: results_md.py bench/out/bench-<time>.json", file=sys.stderr)
+        return 2
+    path = Path(argv[0])
+    print(render_results(json.loads(path.read_text()), raw_path=str(path)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

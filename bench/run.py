@@ -1,0 +1,584 @@
+"""The one benchmark command: flowwalk against Playwright Test and the bare Python floor (issue #6).
+
+    .venv/bin/python bench/run.py              # the full measurement (5 rounds, workers 1 and 2, scaling)
+    .venv/bin/python bench/run.py --quick      # the same without the 1,000-scenario run
+    .venv/bin/python bench/run.py --rounds 1 --flows team-1,login-2 --skip-scaling   # a small dev run
+
+It installs the Playwright Test dependencies when missing (`npm ci` in bench/pwtest), serves the
+example site once with flowwalk's own StaticServer, and runs the three implementations
+interleaved (flowwalk, Playwright Test, floor, flowwalk, ...) on the same corpus, the same site
+and the same Chromium executable. For every run it measures
+
+- wall time, from just before the process starts to its exit;
+- CPU time (user + sys) of the whole process tree: the `RUSAGE_CHILDREN` delta around the run,
+  cross-checked by summing the last-seen CPU ticks of every process of the tree from /proc
+  (the larger of the two is kept, so a process its parent never reaped still counts);
+- peak memory: the tree's RSS summed over its processes, sampled every 50 ms, the maximum kept;
+
+checks that every flow passed (a failing flow in any implementation invalidates the comparison
+and is reported as such), then measures the time to the first result of a one-flow run, the
+scaling of flowwalk to 100 and 1,000 scenarios, and `flowwalk validate` over 1,000 specs. Raw
+numbers go to bench/out/bench-<time>.json, the summary to bench/RESULTS.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import datetime as dt
+import json
+import os
+import platform
+import re
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+OUT = BENCH / "out"
+PWTEST = BENCH / "pwtest"
+FLOWS = BENCH / "flows"
+SITE = ROOT / "examples" / "site"
+VENV_BIN = Path(sys.executable).parent
+PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+SAMPLE_S = 0.05
+
+sys.path.insert(0, str(ROOT / "src"))
+
+
+# --- measuring one process tree -------------------------------------------------------------------
+
+
+def _proc_table() -> dict[int, tuple[int, int]]:
+    """pid -> (ppid, utime + stime ticks) for every process visible in /proc."""
+    table: dict[int, tuple[int, int]] = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                raw = handle.read()
+        except OSError:
+            continue
+        # the command name may hold spaces and parentheses: the fields start after the last ')'
+        fields = raw[raw.rfind(b")") + 2:].split()
+        table[int(entry.name)] = (int(fields[1]), int(fields[11]) + int(fields[12]))
+    return table
+
+
+def _rss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/statm", "rb") as handle:
+            return int(handle.read().split()[1]) * PAGE_SIZE
+    except (OSError, IndexError, ValueError):
+        return 0
+
+
+class TreeSampler(threading.Thread):
+    """Samples a process tree every 50 ms: the peak of its summed RSS, CPU ticks per pid, process count."""
+
+    def __init__(self, root: int):
+        super().__init__(name="tree-sampler", daemon=True)
+        self.root = root
+        self.peak_rss = 0
+        self.peak_procs = 0
+        self.samples = 0
+        self.ticks: dict[int, int] = {}
+        self._halt = threading.Event()
+
+    def sample(self) -> None:
+        table = _proc_table()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        tree, todo = [], [self.root]
+        while todo:
+            pid = todo.pop()
+            if pid in table:
+                tree.append(pid)
+                todo.extend(children.get(pid, ()))
+        total = sum(_rss_bytes(pid) for pid in tree)
+        for pid in tree:
+            self.ticks[pid] = table[pid][1]
+        self.samples += 1
+        self.peak_rss = max(self.peak_rss, total)
+        self.peak_procs = max(self.peak_procs, len(tree))
+
+    def run(self) -> None:
+        while not self._halt.is_set():
+            self.sample()
+            self._halt.wait(SAMPLE_S)
+
+    def stop(self) -> None:
+        self._halt.set()
+        self.join()
+
+    @property
+    def cpu_s(self) -> float:
+        return sum(self.ticks.values()) / CLOCK_TICKS
+
+
+@dataclass
+class Measurement:
+    impl: str
+    label: str
+    command: list[str]
+    workers: int
+    flows: int
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    cpu_rusage_s: float = 0.0
+    cpu_sampled_s: float = 0.0
+    peak_rss_mb: float = 0.0
+    peak_procs: int = 0
+    first_result_s: float | None = None
+    first_result_how: str = ""
+    returncode: int = 0
+    ok: bool = False
+    problems: list[str] = field(default_factory=list)
+    stdout_tail: str = ""
+    stderr_tail: str = ""
+
+
+FirstResult = Callable[[str], bool]
+
+
+def measure(impl: str, label: str, command: Sequence[str], *, cwd: Path, env: dict[str, str], workers: int,
+            flows: int, first_result: FirstResult | None = None, emit_file: Path | None = None,
+            timeout_s: float = 3600) -> tuple[Measurement, str, str]:
+    """Run one command; time it, sample its tree, watch stdout (and emit.jsonl) for the first result."""
+    result = Measurement(impl, label, list(command), workers, flows)
+    seen: dict[str, float] = {}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    started = time.perf_counter()
+    proc = subprocess.Popen(list(command), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    sampler = TreeSampler(proc.pid)
+    sampler.start()
+    out_chunks: list[bytes] = []
+    err_chunks: list[bytes] = []
+
+    def read_stdout() -> None:
+        assert proc.stdout is not None
+        text = ""
+        while chunk := os.read(proc.stdout.fileno(), 65536):
+            out_chunks.append(chunk)
+            if first_result is not None and "stdout" not in seen:
+                text += chunk.decode("utf-8", "replace")
+                if first_result(text):
+                    seen["stdout"] = time.perf_counter() - started
+
+    def read_stderr() -> None:
+        assert proc.stderr is not None
+        while chunk := os.read(proc.stderr.fileno(), 65536):
+            err_chunks.append(chunk)
+
+    def watch_emit() -> None:
+        assert emit_file is not None
+        while proc.poll() is None and "emit" not in seen:
+            try:
+                if b'"rule_finished"' in emit_file.read_bytes():
+                    seen["emit"] = time.perf_counter() - started
+                    return
+            except OSError:
+                pass
+            time.sleep(0.005)
+
+    readers = [threading.Thread(target=read_stdout, daemon=True), threading.Thread(target=read_stderr, daemon=True)]
+    if emit_file is not None:
+        readers.append(threading.Thread(target=watch_emit, daemon=True))
+    for reader in readers:
+        reader.start()
+    try:
+        proc.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        result.problems.append(f"timed out after {timeout_s:.0f} s")
+    result.wall_s = time.perf_counter() - started
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    sampler.stop()
+    for reader in readers:
+        reader.join(timeout=5)
+    result.cpu_rusage_s = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    result.cpu_sampled_s = sampler.cpu_s
+    result.cpu_s = max(result.cpu_rusage_s, result.cpu_sampled_s)
+    result.peak_rss_mb = sampler.peak_rss / 2**20
+    result.peak_procs = sampler.peak_procs
+    result.returncode = proc.returncode
+    if seen:
+        how = min(seen, key=lambda k: seen[k])
+        result.first_result_s, result.first_result_how = seen[how], how
+    stdout = b"".join(out_chunks).decode("utf-8", "replace")
+    stderr = b"".join(err_chunks).decode("utf-8", "replace")
+    result.stdout_tail = stdout[-2000:]
+    result.stderr_tail = stderr[-2000:]
+    return result, stdout, stderr
+
+
+# --- the three implementations ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Env:
+    base_url: str
+    chromium: str
+    demo_password: str
+
+
+def _base_env(env: Env) -> dict[str, str]:
+    out = dict(os.environ)
+    for name in ("GITHUB_ACTIONS", "CI", "FORCE_COLOR"):
+        out.pop(name, None)
+    out.update({"NO_COLOR": "1", "DEMO_PASSWORD": env.demo_password, "PYTHONDONTWRITEBYTECODE": "0"})
+    return out
+
+
+class Impl:
+    name = ""
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        raise NotImplementedError
+
+    def first_result(self, slug: str) -> FirstResult:
+        raise NotImplementedError
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        raise NotImplementedError
+
+
+class Flowwalk(Impl):
+    name = "flowwalk"
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        if paths is None:
+            paths = [FLOWS / f"{slug}.flow.yaml" for slug in slugs] if slugs else [FLOWS]
+        rel = [os.path.relpath(p, ROOT) for p in paths]
+        cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, "--workers", str(workers),
+               "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD"]
+        return cmd, ROOT, _base_env(env)
+
+    def first_result(self, slug: str) -> FirstResult:
+        return lambda text: any(slug in line for line in text.splitlines()[:-1] or ())
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        problems = []
+        if result.returncode != 0:
+            problems.append(f"exit code {result.returncode}")
+        verdict_path = out_dir / "verdict.json"
+        if not verdict_path.is_file():
+            return problems + ["no verdict.json"]
+        verdict = json.loads(verdict_path.read_text())
+        counts = verdict.get("counts", {})
+        if counts.get("total") != expected or counts.get("passed") != expected:
+            problems.append(f"counts {counts}, expected {expected} passed")
+        for test in verdict.get("tests", []):
+            if test.get("status") != "passed":
+                failure = test.get("failure") or {}
+                problems.append(f"{test.get('test_id')}: {test.get('status')} {failure.get('failure_class', '')} "
+                                f"{failure.get('message', '')}"[:300])
+            elif test.get("findings"):
+                problems.append(f"{test.get('test_id')}: findings {test['findings']}"[:300])
+        return problems
+
+
+class PlaywrightTest(Impl):
+    name = "playwright-test"
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        cmd = [str(PWTEST / "node_modules" / ".bin" / "playwright"), "test", "--workers", str(workers)]
+        if slugs:
+            files = sorted({f"tests/{slug.rsplit('-', 1)[0]}.spec.ts" for slug in slugs})
+            cmd += [*files, "--grep", "(?:^|\\s)(?:" + "|".join(slugs) + "): "]
+        full = _base_env(env)
+        full.update({"BENCH_BASE_URL": env.base_url, "BENCH_CHROMIUM": env.chromium})
+        return cmd, PWTEST, full
+
+    def first_result(self, slug: str) -> FirstResult:
+        # the dot reporter prints one character per finished test after its "Running N tests" line
+        pattern = re.compile(r"Running [^\n]*\n\s*[·F×±°T]")
+        return lambda text: bool(pattern.search(text))
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        problems = []
+        if result.returncode != 0:
+            problems.append(f"exit code {result.returncode}")
+        passed = re.search(r"(\d+) passed", stdout)
+        if not passed or int(passed.group(1)) != expected:
+            problems.append(f"{passed.group(1) if passed else 0} passed, expected {expected}")
+        for word in ("failed", "flaky", "did not run", "interrupted"):
+            found = re.search(rf"(\d+) {word}", stdout)
+            if found and int(found.group(1)):
+                problems.append(found.group(0))
+        if problems:
+            problems.append(stdout[-1500:])
+        return problems
+
+
+class Floor(Impl):
+    name = "floor"
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        cmd = [sys.executable, str(BENCH / "floor.py"), "--base-url", env.base_url, "--workers", str(workers),
+               "--chromium", env.chromium]
+        for slug in slugs or ():
+            cmd += ["--only", slug]
+        return cmd, ROOT, _base_env(env)
+
+    def first_result(self, slug: str) -> FirstResult:
+        return lambda text: bool(re.search(r"^(ok|FAIL) ", text, re.M))
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        problems = []
+        if result.returncode != 0:
+            problems.append(f"exit code {result.returncode}")
+        if f"{expected} passed, 0 failed" not in stdout:
+            problems.append("; ".join(line for line in stdout.splitlines() if line.startswith("FAIL"))[:1500]
+                            or f"expected '{expected} passed, 0 failed'")
+        return problems
+
+
+IMPLS: dict[str, Impl] = {impl.name: impl for impl in (Flowwalk(), PlaywrightTest(), Floor())}
+
+
+# --- setup ---------------------------------------------------------------------------------------------
+
+
+def ensure_npm_deps() -> None:
+    if (PWTEST / "node_modules" / "@playwright" / "test" / "package.json").is_file():
+        return
+    print("bench: installing Playwright Test (npm ci in bench/pwtest) ...", flush=True)
+    env = dict(os.environ, PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD="1")
+    subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=PWTEST, env=env, check=True)
+
+
+def demo_password() -> str:
+    """The demo account's password, read from the site itself so the login flows follow the site."""
+    text = (SITE / "assets" / "app.js").read_text()
+    found = re.search(r"DEMO_USER\s*=\s*\{[^}]*password:\s*\"([^\"]+)\"", text)
+    if not found:
+        raise SystemExit("bench: cannot find DEMO_USER's password in examples/site/assets/app.js")
+    return found.group(1)
+
+
+def _run_text(cmd: Sequence[str], cwd: Path | None = None) -> str:
+    try:
+        return subprocess.run(list(cmd), cwd=cwd, capture_output=True, text=True, timeout=60).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+
+
+def machine_info(chromium: str) -> dict[str, Any]:
+    meminfo = Path("/proc/meminfo").read_text()
+    mem_kb = int(re.search(r"MemTotal:\s+(\d+)", meminfo).group(1))  # type: ignore[union-attr]
+    cpu = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text())
+    from importlib.metadata import version
+
+    pw_pkg = PWTEST / "node_modules" / "@playwright" / "test" / "package.json"
+    return {
+        "nproc": len(os.sched_getaffinity(0)),
+        "memory_gb": round(mem_kb / 2**20, 1),
+        "cpu_model": cpu.group(1).strip() if cpu else platform.processor(),
+        "kernel": platform.release(),
+        "chromium": chromium,
+        "chromium_version": _run_text([chromium, "--version"]),
+        "python": platform.python_version(),
+        "node": _run_text(["node", "--version"]),
+        "playwright_python": version("playwright"),
+        "playwright_test": json.loads(pw_pkg.read_text())["version"] if pw_pkg.is_file() else "?",
+        "flowwalk": version("flowwalk"),
+        "commit": _run_text(["git", "rev-parse", "--short", "HEAD"], ROOT),
+        "loadavg_start": Path("/proc/loadavg").read_text().split()[:3],
+    }
+
+
+def make_scale_corpus(size: int) -> Path:
+    """`size` specs: the 40 flows repeated, each copy in its own file with its own name."""
+    import yaml
+
+    folder = OUT / "scale" / str(size)
+    if folder.is_dir() and len(list(folder.glob("*.flow.yaml"))) == size:
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    sources = sorted(FLOWS.glob("*.flow.yaml"))
+    for index in range(size):
+        source = sources[index % len(sources)]
+        spec = yaml.safe_load(source.read_text())
+        spec["name"] = f"#{index + 1:04d} {spec['name']}"[:120]
+        (folder / f"{index + 1:04d}-{source.name}").write_text(
+            yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=1000))
+    return folder
+
+
+# --- the benchmark ---------------------------------------------------------------------------------------
+
+
+def _show(result: Measurement) -> None:
+    state = "ok" if result.ok else "FAILED: " + " | ".join(result.problems)[:600]
+    first = f" first {result.first_result_s:.2f}s({result.first_result_how})" if result.first_result_s else ""
+    print(f"  {result.label:<22} {result.impl:<16} wall {result.wall_s:6.2f}s  cpu {result.cpu_s:6.2f}s  "
+          f"mem {result.peak_rss_mb:7.0f} MB{first}  {state}", flush=True)
+
+
+def run_one(impl: Impl, env: Env, workers: int, slugs: Sequence[str] | None, label: str, expected: int, *,
+            paths: Sequence[Path] | None = None, first_slug: str | None = None, tag: str = "") -> Measurement:
+    out_dir = OUT / "runs" / f"{impl.name}-{tag or f'w{workers}'}"
+    out_dir.mkdir(parents=True, exist_ok=True)
+    cmd, cwd, full_env = impl.command(env, workers, slugs, out_dir, paths)
+    emit = out_dir / "emit.jsonl" if first_slug and impl.name == "flowwalk" else None
+    if emit is not None:
+        emit.unlink(missing_ok=True)
+    result, stdout, _ = measure(impl.name, label, cmd, cwd=cwd, env=full_env, workers=workers, flows=expected,
+                                first_result=impl.first_result(first_slug) if first_slug else None, emit_file=emit)
+    result.problems += impl.verify(result, stdout, out_dir, expected)
+    result.ok = not result.problems
+    _show(result)
+    return result
+
+
+def _stats(values: Sequence[float]) -> dict[str, float]:
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)} if values else {}
+
+
+def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
+    summary: dict[str, Any] = {}
+    for workers in sorted({r.workers for r in runs}):
+        by_impl = {name: [r for r in runs if r.workers == workers and r.impl == name] for name in impls}
+        block: dict[str, Any] = {}
+        for name, rs in by_impl.items():
+            block[name] = {metric: _stats([getattr(r, metric) for r in rs])
+                           for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+            block[name]["rounds"] = len(rs)
+        ratios: dict[str, Any] = {}
+        fw = by_impl.get("flowwalk", [])
+        for other in ("playwright-test", "floor"):
+            if other not in by_impl or not fw:
+                continue
+            per_round = {metric: [getattr(a, metric) / getattr(b, metric)
+                                  for a, b in zip(fw, by_impl[other]) if getattr(b, metric)]
+                         for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+            ratios[f"flowwalk/{other}"] = {m: {"per_round": v, **_stats(v)} for m, v in per_round.items()}
+        block["ratios"] = ratios
+        summary[f"workers_{workers}"] = block
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per worker count [5]")
+    parser.add_argument("--workers", default="1,2", help="worker counts to measure [1,2]")
+    parser.add_argument("--impls", default="flowwalk,playwright-test,floor",
+                        help="implementations, in round order [flowwalk,playwright-test,floor]")
+    parser.add_argument("--flows", default="", help="comma-separated flow slugs (a dev subset) [all 40]")
+    parser.add_argument("--first-flow", default="team-1", help="the flow of the one-flow run [team-1]")
+    parser.add_argument("--first-rounds", type=int, default=5, help="rounds of the one-flow run [5]")
+    parser.add_argument("--quick", action="store_true", help="skip the 1,000-scenario run")
+    parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
+    parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
+    parser.add_argument("--no-results", action="store_true", help="do not rewrite bench/RESULTS.md")
+    args = parser.parse_args(argv)
+
+    impl_names = [n.strip() for n in args.impls.split(",") if n.strip()]
+    for name in impl_names:
+        if name not in IMPLS:
+            parser.error(f"--impls: unknown '{name}'; choose from {', '.join(IMPLS)}")
+    worker_counts = [int(w) for w in args.workers.split(",") if w.strip()]
+    slugs = [s.strip() for s in args.flows.split(",") if s.strip()] or None
+    all_slugs = sorted(p.name[:-len(".flow.yaml")] for p in FLOWS.glob("*.flow.yaml"))
+    for slug in [*(slugs or ()), args.first_flow]:
+        if slug not in all_slugs:
+            parser.error(f"unknown flow '{slug}'; the corpus has {', '.join(all_slugs)}")
+    expected = len(slugs) if slugs else len(all_slugs)
+
+    from flowwalk.serve import StaticServer
+    from flowwalk.settings import default_executable
+
+    ensure_npm_deps()
+    OUT.mkdir(exist_ok=True)
+    chromium = default_executable()
+    started_at = dt.datetime.now(dt.timezone.utc)
+    data: dict[str, Any] = {"started_at": started_at.isoformat(timespec="seconds"), "argv": sys.argv,
+                            "machine": machine_info(chromium), "corpus": expected,
+                            "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": []}
+    print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}", flush=True)
+
+    with StaticServer(SITE) as site:
+        env = Env(base_url=site.url, chromium=chromium, demo_password=demo_password())
+        data["site"] = site.url
+        runs: list[Measurement] = []
+        if not args.no_warmup:
+            print("warm-up (discarded):", flush=True)
+            for name in impl_names:
+                run_one(IMPLS[name], env, max(worker_counts), slugs, "warm-up", expected)
+        for workers in worker_counts:
+            print(f"workers {workers}:", flush=True)
+            for round_no in range(1, args.rounds + 1):
+                for name in impl_names:
+                    runs.append(run_one(IMPLS[name], env, workers, slugs, f"w{workers} round {round_no}", expected))
+        data["runs"] = [dataclasses.asdict(r) for r in runs]
+
+        print(f"one-flow run ({args.first_flow}), time to the first result:", flush=True)
+        for round_no in range(1, args.first_rounds + 1):
+            for name in impl_names:
+                result = run_one(IMPLS[name], env, 1, [args.first_flow], f"first round {round_no}", 1,
+                                 first_slug=args.first_flow, tag="first")
+                data["first_result"].append(dataclasses.asdict(result))
+
+        if not args.skip_scaling and "flowwalk" in impl_names:
+            sizes = [100] if args.quick else [100, 1000]
+            scale_workers = max(worker_counts)
+            print(f"scaling (flowwalk, workers {scale_workers}):", flush=True)
+            for size in sizes:
+                folder = make_scale_corpus(size)
+                result = run_one(IMPLS["flowwalk"], env, scale_workers, None, f"scale {size}", size,
+                                 paths=[folder], tag=f"scale{size}")
+                data["scaling"].append(dataclasses.asdict(result))
+            folder = make_scale_corpus(1000)
+            print("flowwalk validate, 1,000 specs:", flush=True)
+            for round_no in range(1, 4):
+                cmd = [str(VENV_BIN / "flowwalk"), "validate", os.path.relpath(folder, ROOT)]
+                result, stdout, stderr = measure("flowwalk", f"validate {round_no}", cmd, cwd=ROOT,
+                                                 env=_base_env(env), workers=0, flows=1000)
+                result.ok = result.returncode == 0
+                if not result.ok:
+                    result.problems.append(f"exit code {result.returncode}: {(stdout + stderr)[-800:]}")
+                _show(result)
+                data["validate"].append(dataclasses.asdict(result))
+
+    data["finished_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    data["machine"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    data["summary"] = summarize(runs, impl_names)
+    failures = [r for group in ("runs", "first_result", "scaling", "validate") for r in data[group] if not r["ok"]]
+    data["valid"] = not failures
+    stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
+    raw = OUT / f"bench-{stamp}.json"
+    raw.write_text(json.dumps(data, indent=1))
+    from results_md import render_results
+
+    text = render_results(data, raw_path=os.path.relpath(raw, ROOT))
+    print()
+    print(text)
+    if not args.no_results:
+        (BENCH / "RESULTS.md").write_text(text)
+        print(f"bench: wrote bench/RESULTS.md and {os.path.relpath(raw, ROOT)}")
+    if failures:
+        print(f"bench: INVALID comparison: {len(failures)} run(s) had failing flows (see above)", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
