@@ -566,22 +566,21 @@ class EmitFieldModel(Strict):
     @model_validator(mode="after")
     def _source_fields(self) -> "EmitFieldModel":
         if self.source in ELEMENT_SOURCES and self.selector is None:
-            raise fail(f"emit field '{self.name}' with source {self.source} needs a selector",
+            raise fail(f"{{where}} ('{self.name}', source {self.source}) needs a selector",
                        "add selector: <the element to read>")
         if self.source not in ELEMENT_SOURCES and self.selector is not None:
-            raise fail(f"emit field '{self.name}' with source {self.source} does not read an element",
+            raise fail(f"{{where}} ('{self.name}', source {self.source}) does not read an element",
                        "remove 'selector'", at="selector", key=True)
         if (self.source == "attr") != (self.attr is not None):
             if self.attr is None:
-                raise fail(f"emit field '{self.name}' with source attr needs attr", "add attr: <attribute name>")
-            raise fail("'attr' applies only to source attr", "remove 'attr', or set source: attr",
-                       at="attr", key=True)
+                raise fail(f"{{where}} ('{self.name}', source attr) needs attr", "add attr: <attribute name>")
+            raise fail(f"{{where}} ('{self.name}') has 'attr', which only source attr takes",
+                       "remove 'attr', or set source: attr", at="attr", key=True)
         if (self.source == "js") != (self.expr is not None):
             if self.expr is None:
-                raise fail(f"emit field '{self.name}' with source js needs expr",
-                           "add expr: <a JavaScript expression>")
-            raise fail("'expr' applies only to source js", "remove 'expr', or set source: js",
-                       at="expr", key=True)
+                raise fail(f"{{where}} ('{self.name}', source js) needs expr", "add expr: <a JavaScript expression>")
+            raise fail(f"{{where}} ('{self.name}') has 'expr', which only source js takes",
+                       "remove 'expr', or set source: js", at="expr", key=True)
         return self
 
 
@@ -597,8 +596,8 @@ class EmitStep(Strict):
         seen: set[str] = set()
         for index, item in enumerate(self.fields):
             if item.name in seen:
-                raise fail(f"emit field name '{item.name}' is used twice", "give every field its own name",
-                           at=f"fields.{index}.name")
+                raise fail(f"emit field name '{item.name}' is used twice{{in_where}}",
+                           "give every field its own name", at=f"fields.{index}.name")
             seen.add(item.name)
         return self
 
@@ -932,11 +931,12 @@ def _resolve(root: type[BaseModel], loc: tuple[Any, ...]) -> _Resolved:
             i += 1
             continue
         if origin is dict:
-            if comp == "[key]":
+            out.path.append(comp)
+            if i + 1 < len(loc) and loc[i + 1] == "[key]":
+                # pydantic names a bad key as (..., "<the key>", "[key]")
                 out.key_error = True
                 out.ann, out.metadata = _strip(_typing.get_args(bare)[0])
                 return out
-            out.path.append(comp)
             ann = _typing.get_args(bare)[1]
             out.ann, out.metadata = _strip(ann)
             i += 1
@@ -1108,6 +1108,12 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     subject = describe.subject(path)
     loc: Location = source.loc(path)
 
+    if kind == "flowwalk" and res.key_error:
+        container = describe.where(path[:-1])
+        what = "variable name" if path[-2:-1] == ("variables",) else f"key in {container}"
+        return Problem(source.key_loc(path), f"{what} '{path[-1]}' is not an identifier",
+                       ctx.get("hint", ""))
+
     if kind == "flowwalk":
         at = ctx.get("at")
         if at:
@@ -1178,13 +1184,18 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
         shown = _shown(value, raw)
-        if field == "spec_version" or field == "rules_version":
-            hint = _choices_hint(str(value), choices, "values")
+        if field in ("spec_version", "rules_version"):
+            if field == "spec_version":
+                hint = 'write "1" (flow-spec v1) or "1.1" (v1 plus the documented v1.x additions)'
+            else:
+                hint = 'write rules_version: "1"'
             if not isinstance(value, str):
-                hint = f"write the version as a string: {field}: \"{choices[-1] if field == 'spec_version' else '1'}\""
-                if field == "spec_version":
-                    hint += " (or \"1.1\" for the v1.x additions)"
+                return Problem(loc, f"{field} must be a string, got {_type_name(value)} {shown}",
+                               "quote the version: " + hint.replace("write ", "", 1))
             return Problem(loc, f"unsupported {field} {shown}", hint)
+        if field == "interrupts":
+            return Problem(loc, f"{subject} must be 'pause' or a mapping with 'override', got {shown}",
+                           "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
         if not isinstance(value, str) and value is not None:
             return Problem(loc, f"{subject} must be one of {', '.join(choices)}, got {_type_name(value)} {shown}",
                            f"valid values: {', '.join(choices)}")
@@ -1253,9 +1264,12 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
             key = path[-1] if path else "?"
             return Problem(source.key_loc(path), f"key '{key}' {describe.in_where(path[:-1])} is not an identifier",
                            "use letters, digits and '_' only, not starting with a digit")
-        if field in ("name", "parents") or (path and len(path) > 1 and path[-2] == "parents"):
-            return Problem(loc, f"rule name {_shown(value, raw)} ({subject}) uses characters a rule name cannot",
-                           "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'")
+        hint = "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'"
+        if len(path) > 1 and path[-2] == "parents":
+            return Problem(loc, f"parent {_shown(value, raw)} {describe.in_where(path[:-2])} is not a valid rule name",
+                           hint)
+        if field == "name":
+            return Problem(loc, f"rule name {_shown(value, raw)} uses characters a rule name cannot", hint)
         return Problem(loc, f"{subject} {_shown(value, raw)} has the wrong form", f"it must match {ctx.get('pattern')}")
 
     # anything else: pydantic's own words are short for these, keep the location and subject

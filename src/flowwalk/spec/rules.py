@@ -30,7 +30,7 @@ def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list
         return None, sm.errors_to_problems(exc, source, sm.RulesFileModel)
     problems: list[Problem] = []
     for i, name in enumerate(spec.secrets):
-        if name in spec.variables:
+        if name in spec.variables and name not in spec.secrets[:i]:
             problems.append(Problem(source.key_loc(("variables", name)),
                                     f"secret '{name}' has a default value in 'variables'",
                                     "a secret's value comes only from its environment variable; remove the default"))

@@ -343,8 +343,13 @@ def parse_yaml(text: str, display: str) -> Source:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
         problem = exc.problem or exc.context or "syntax error"
-        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {problem}",
-                                  _yaml_hint(str(exc)))) from None
+        if problem.startswith("but ") and exc.context:
+            problem = f"{exc.context} {problem}"
+        hint = _yaml_hint(str(exc))
+        lines = text.splitlines()
+        if 0 < line <= len(lines) and lines[line - 1][col - 1:col] == "\t":
+            hint = "indent with spaces: YAML does not allow tabs"
+        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {problem}", hint)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -470,8 +475,11 @@ def parse_json(text: str, display: str) -> Source:
         try:
             json.loads(text)
         except json.JSONDecodeError as err:
+            hint = _json_hint(err.msg)
+            if err.msg == "Expecting value" and text[err.pos:err.pos + 1] in ("]", "}"):
+                hint = "JSON allows no trailing comma: remove the ',' before this bracket"
             raise SourceError(Problem(Location(display, err.lineno, err.colno), f"invalid JSON: {err.msg}",
-                                      _json_hint(err.msg))) from None
+                                      hint)) from None
         except RecursionError:  # pragma: no cover - our depth bound fires first
             pass
         line, col = parser.position(exc.offset)
