@@ -1,0 +1,100 @@
+"""What one run hands every scenario it walks: variables, secrets, the redactor, clocks, cancel.
+
+`RunContext` is built once per run (`RunContext.create`) and copied per worker; the walker only
+reads it. It also owns `redact_event`, the last gate every event passes on its way out of the
+walker, so that no string of any event (message, observed text, evidence, emit field) can carry
+a secret value even when a code path forgot to redact it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from flowwalk.events import Event
+from flowwalk.settings import Secrets, Settings
+from flowwalk.spec.variables import Redactor
+
+
+def run_variables(settings: Settings) -> dict[str, str]:
+    """The run's own variables: `--var`/config values plus `BASE_URL` from `--base-url`.
+
+    An explicit `--var BASE_URL=...` wins over `--base-url`, as any explicit variable does.
+    """
+    values: dict[str, str] = {}
+    if settings.base_url:
+        values["BASE_URL"] = settings.base_url.rstrip("/")
+    values.update(settings.variables)
+    return values
+
+
+@dataclass(frozen=True)
+class RunContext:
+    """Read-only state shared by every scenario of one run (copied per worker)."""
+
+    variables: Mapping[str, str]
+    secrets: Secrets
+    redactor: Redactor
+    out_dir: Path
+    #: time.monotonic() when the run started; event times are seconds since then
+    started: float
+    #: time.monotonic() after which nothing new starts and the step in flight is cut; None: no limit
+    deadline: float | None
+    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    worker: int = 1
+
+    @classmethod
+    def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: threading.Event | None = None,
+               worker: int = 1, started: float | None = None) -> "RunContext":
+        start = time.monotonic() if started is None else started
+        timeout = settings.run_timeout_s
+        return cls(
+            variables=run_variables(settings),
+            secrets=settings.secrets,
+            redactor=Redactor(settings.secrets.values()),
+            out_dir=Path(settings.out_dir if out_dir is None else out_dir),
+            started=start,
+            deadline=start + timeout if timeout and timeout > 0 else None,
+            cancel=cancel if cancel is not None else threading.Event(),
+            worker=worker,
+        )
+
+    def for_worker(self, worker: int) -> "RunContext":
+        return dataclasses.replace(self, worker=worker)
+
+    def elapsed_s(self) -> float:
+        return round(time.monotonic() - self.started, 3)
+
+    def remaining_ms(self) -> float | None:
+        if self.deadline is None:
+            return None
+        return (self.deadline - time.monotonic()) * 1000
+
+    def timed_out(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+def _redact(value: Any, text: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, Event) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        changes = {f.name: _redact(getattr(value, f.name), text)
+                   for f in dataclasses.fields(value) if f.init}
+        return dataclasses.replace(value, **changes)
+    if isinstance(value, tuple):
+        return tuple(_redact(v, text) for v in value)
+    if isinstance(value, list):
+        return [_redact(v, text) for v in value]
+    if isinstance(value, dict):
+        return {(_redact(k, text) if isinstance(k, str) else k): _redact(v, text) for k, v in value.items()}
+    return value
+
+
+def redact_event(event: Event, text: Callable[[str], str]) -> Event:
+    """A copy of `event` with `text` applied to every string in it, however deeply nested."""
+    redacted: Event = _redact(event, text)
+    return redacted

@@ -1,0 +1,1252 @@
+"""The walker: one scenario attempt, from a fresh browser context to its last rule's result.
+
+`walk_scenario` opens one `PageSession`, goes to the entry URL, orders the rules (Kahn,
+declaration order for ties) and walks each one:
+
+1. **stop conditions** – once the browser crashed, the run deadline passed or the run was
+   cancelled, the rules not yet started are `skipped` (reason `browser_crashed`, `run_timeout`,
+   `cancelled`); a failed entry navigation fails the first rule (`setup`) and skips the rest;
+2. **parent gating** – a rule whose parent did not pass is `skipped` (`parent_failed`), its
+   `Failure.parent` names the first such parent and carries that parent's root-cause class;
+3. **guards** – the expects that open a rule (before its first act, goto, wait, extract or
+   emit) are checked with the short guard timeout; a rule made only of expects is all guards;
+   flows (`guards_enabled=False`) have no guard section;
+4. **retry-redo** – while guards fail and `retry.max` allows: replay the body's actions (goto,
+   act and wait steps, never its observations, extracts or emits), sleep `delay_ms`, re-check;
+   a guard that still fails skips the rule (`guard_failed`), or fails it under `guard_policy: abort`;
+5. **body** – steps in order. Acts dismiss interrupts first, re-resolve a `target` when the
+   pinned selector matches nothing, retry once after dismissing when they raise, honour
+   `await_selector`, check the allowlist and run their verifiers. Observations use the rule's
+   timeout. Emits record page state and never fail. A failed required step halts the rule and
+   lists the rest as skipped; a failed `optional: true` step becomes a warning finding;
+6. **flow assertions** – graded after a flow's steps (see `_grade_assertions`).
+
+Timeouts: every browser operation is capped by the rule deadline (`rule.timeout_ms`, only when
+the rule sets one, as in aitester-bdd) and by the run deadline. A step cut by the run deadline
+fails with `infrastructure_error`/`RUN_TIMEOUT` (step kind `run_timeout`); one cut by the rule
+deadline fails with `TIMEOUT`.
+
+Variables are substituted here, at the browser boundary, and secrets only into the `value` of
+fill and press. Every event leaves through `redact_event`, so no secret value reaches `emit`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Callable, Sequence
+from urllib.parse import urljoin, urlsplit
+
+from flowwalk import events as ev
+from flowwalk.browser.errors import InvalidSelector, is_invalid_selector, is_timeout
+from flowwalk.browser.launch import Browser, BrowserCrashed
+from flowwalk.browser.locate import locate
+from flowwalk.browser.network import matching_beacons
+from flowwalk.browser.session import NavigationBlocked, PageSession
+from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Extract, Goto, Rule, Scenario, Step, Wait
+from flowwalk.plan.dag import topo_order
+from flowwalk.settings import Settings
+from flowwalk.spec.variables import LITERAL_KINDS, Redactor, placeholders, substitute
+from flowwalk.walk.checks import run_check
+from flowwalk.walk.context import RunContext, redact_event
+from flowwalk.walk.recovery import RecoveryLog, make_failure
+from flowwalk.walk.resolve import resolve_target
+from flowwalk.walk.verifiers import VerifierContext, run_verifiers
+
+Emit_ = Callable[[ev.Event], None]
+
+#: how long an act waits for its pinned selector before re-resolving its `target` instead (a
+#: step with no target waits the full action timeout): long enough for a page still rendering.
+TARGET_GRACE_MS = 2000
+#: an interrupt is clicked only if already visible, and the click itself may not dawdle
+DISMISS_CLICK_MS = 500
+#: at most this many matches of one dismiss selector are clicked in one pass
+DISMISS_MAX_MATCHES = 5
+#: polling interval of the walker's own waits (await, wait-for, extract, target grace)
+POLL_S = 0.1
+#: beacon_fires is graded after the flow; a beacon sent by the last action may still be in
+#: flight, so the grade waits this long for it (it passes as soon as it lands)
+BEACON_GRACE_MS = 1000
+#: emit fields read page state without waiting for it
+EMIT_READ_MS = 1000
+#: emit field values longer than this are cut (an html field can be large)
+EMIT_VALUE_MAX = 4000
+
+_SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
+
+
+def slug(text: str, limit: int = 80) -> str:
+    """`text` as [a-z0-9._-] only; long ones end in a short hash so they stay unique."""
+    out = _SLUG_BAD.sub("-", text.lower()).strip("-.") or "x"
+    if len(out) > limit:
+        out = out[: limit - 11].rstrip("-.") + "-" + hashlib.sha1(text.encode()).hexdigest()[:10]
+    return out
+
+
+def screenshot_name(scenario_id: str, rule: str, index: int, kind: str, attempt: int) -> str:
+    """`screenshots/<scenario>--<rule>--<NN>-<kind>-a<attempt>.png`: deterministic, never a value.
+
+    Built from the scenario id and rule name as written (placeholders unsubstituted), so no
+    variable or secret value can end up in a file name.
+    """
+    return f"screenshots/{slug(scenario_id)}--{slug(rule, 60)}--{index:02d}-{slug(kind, 20)}-a{attempt}.png"
+
+
+def will_retry(status: str, attempt: int, retries: int, *, run_timed_out: bool = False,
+               cancelled: bool = False) -> bool:
+    """Whether a `--retries` rerun follows this attempt (shared by the walker and the run loop)."""
+    return status == "failed" and attempt <= retries and not run_timed_out and not cancelled
+
+
+@dataclass(frozen=True)
+class ScenarioOutcome:
+    """The result of one scenario attempt, as the run loop needs it."""
+
+    scenario_id: str
+    attempt: int
+    status: str                               # passed | failed | skipped | flaky
+    rules: tuple[ev.RuleFinished, ...]
+    duration_ms: float
+    browser_crashed: bool = False
+    run_timed_out: bool = False
+    cancelled: bool = False
+    final: bool = True
+
+    @property
+    def failed_tests(self) -> frozenset[str]:
+        return frozenset(r.test_id for r in self.rules if r.status == "failed")
+
+    @property
+    def failure_classes(self) -> tuple[str, ...]:
+        return tuple(r.failure.failure_class for r in self.rules if r.status == "failed" and r.failure)
+
+
+def walk_scenario(scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
+                  emit: Emit_, *, earlier_failures: frozenset[str] = frozenset()) -> ScenarioOutcome:
+    """Walk one attempt of `scenario` in a fresh browser context and emit its events.
+
+    `earlier_failures` holds the test ids that failed in this scenario's earlier attempts: a
+    test among them that passes now is reported `flaky`. Raises nothing for page or browser
+    trouble (that becomes failures); a BrowserCrashed is reported in the outcome.
+    """
+    return _ScenarioWalk(scenario, browser, settings, run, attempt, emit, earlier_failures).walk()
+
+
+# --- internal ---------------------------------------------------------------------------------
+
+
+class _StepFailed(Exception):
+    """Raised inside a step to end it with a Failure (caught by the step runner)."""
+
+    def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
+                 candidates: tuple[dict[str, Any], ...] = ()):
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.expected = expected
+        self.observed = observed
+        self.candidates = candidates
+
+
+class _Halt(Exception):
+    """The scenario cannot go on: the browser crashed."""
+
+
+@dataclass
+class _StepResult:
+    status: str                     # passed | failed | warning
+    failure: ev.Failure | None = None
+    reads: int | None = None
+    detail: dict[str, Any] = field(default_factory=dict)
+    recovery: RecoveryLog = field(default_factory=RecoveryLog)
+
+
+def _kind(step: Step) -> str:
+    return type(step).__name__.lower()
+
+
+def _step_kind_for_failure(step: Step, role: str) -> str:
+    if role == "guard":
+        return "guard"
+    if isinstance(step, (Expect, Extract)):
+        return "observation_or_assertion"
+    return "action"
+
+
+def _error_code(exc: BaseException, default: str) -> str:
+    """The runtime code of an exception Playwright raised (walk/ never imports playwright itself)."""
+    if is_timeout(exc):
+        return "TIMEOUT"
+    if isinstance(exc, InvalidSelector) or is_invalid_selector(exc):
+        return "ACTION_REJECTED"  # a selector that does not parse: retrying cannot help
+    return default
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().split("\n")
+    first = text[0] if text else ""
+    return f"{type(exc).__name__}: {first}"[:500]
+
+
+def _skipped_text(index: int, step: Step) -> str:
+    return f"step {index} ({step.text})"
+
+
+class _ScenarioWalk:
+    def __init__(self, scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
+                 emit: Emit_, earlier_failures: frozenset[str]):
+        self.scenario = scenario
+        self.browser = browser
+        self.settings = settings
+        self.run = run
+        self.attempt = attempt
+        self._emit_raw = emit
+        self.earlier_failures = earlier_failures
+        self.session: PageSession | None = None
+        self.extracted: dict[str, str] = {}
+        self.results: dict[str, ev.RuleFinished] = {}
+        self.crashed = False
+        self.run_timed_out = False
+        self.cancelled = False
+        self.typed_secret = False
+        self.stop_reason: str | None = None
+
+        # Secret names: what the run supplies (--secret) plus what the file marks secret (robot
+        # `type secret`, rules `secrets:`), whose values then come from the variables.
+        base_vars = {**scenario.variables, **run.variables}
+        self.secret_names = frozenset(run.secrets.names()) | frozenset(scenario.secrets)
+        secret_values: dict[str, str] = {}
+        for name in self.secret_names:
+            value = run.secrets.get(name)
+            if value is None:
+                value = base_vars.get(name)
+            if value:
+                secret_values[name] = value
+        self.secret_values = secret_values
+        extra = [v for k, v in secret_values.items() if k not in run.secrets.names()]
+        self._extra_redactor = Redactor(extra) if extra else None
+        self.base_vars = {k: v for k, v in base_vars.items() if k not in self.secret_names}
+
+        self.entry_url: str | None = None  # substituted and made absolute in _open
+        self.allowed_hosts = tuple(scenario.allowed_hosts)
+
+    # --- redaction and events ---
+
+    def redact(self, text: str) -> str:
+        out = self.run.redactor.text(text)
+        if self._extra_redactor is not None:
+            out = self._extra_redactor.text(out)
+        return out
+
+    def emit(self, event: ev.Event) -> None:
+        self._emit_raw(redact_event(event, self.redact))
+
+    # --- variables ---
+
+    def plain_values(self) -> dict[str, str]:
+        values = dict(self.base_vars)
+        values.update({k: v for k, v in self.extracted.items() if k not in self.secret_names})
+        return values
+
+    def subst(self, text: str | None, *, secrets: bool = False) -> str | None:
+        """Substitute `{{NAME}}`; secrets only when `secrets` (the value of fill/press)."""
+        if text is None:
+            return None
+        values = self.plain_values()
+        if secrets:
+            values.update(self.secret_values)
+        names = placeholders(text)
+        if not names:
+            return text
+        unknown = [n for n in names if n not in values]
+        if unknown:
+            where = ("the value of a fill or press step" if any(n in self.secret_names for n in unknown)
+                     else "")
+            hint = (f" (a secret is only resolved in {where})" if where and not secrets else "")
+            raise _StepFailed("VARIABLE_MISSING",
+                              f"no value for {', '.join('{{' + n + '}}' for n in unknown)}{hint}",
+                              expected="a value for " + ", ".join(unknown), observed="not supplied by the run")
+        if secrets and any(n in self.secret_values for n in names):
+            self.typed_secret = True
+        return substitute(text, values)
+
+    def _absolute(self, url: str) -> str:
+        """Relative URLs (`/path`) resolve against --base-url, else against the current page."""
+        parts = urlsplit(url)
+        if parts.scheme:
+            return url
+        base = self.settings.base_url
+        if not base and self.session is not None:
+            try:
+                base = self.session.page.url
+            except Exception:  # noqa: BLE001 - a dead page has no URL; the goto will report it
+                base = None
+        if not base and self.entry_url:
+            base = self.entry_url
+        if not base:
+            raise _StepFailed("ACTION_REJECTED", f"relative URL '{url}' and no --base-url to resolve it against",
+                              expected="an absolute URL or --base-url", observed=url)
+        # the URL standard's resolution, as Playwright's baseURL does: '/x' is host-absolute
+        return urljoin(base, url)
+
+    # --- clocks ---
+
+    def cap_ms(self, wanted: float, rule_deadline: float | None) -> float:
+        """`wanted` ms, cut to what is left before the rule deadline and the run deadline."""
+        limit = float(wanted)
+        now = time.monotonic()
+        if rule_deadline is not None:
+            limit = min(limit, (rule_deadline - now) * 1000)
+        if self.run.deadline is not None:
+            limit = min(limit, (self.run.deadline - now) * 1000)
+        return max(limit, 0.0)
+
+    # --- the walk ---
+
+    def walk(self) -> ScenarioOutcome:
+        t0 = time.monotonic()
+        sc = self.scenario
+        self.emit(ev.ScenarioStarted(scenario_id=sc.id, attempt=self.attempt, worker=self.run.worker,
+                                     t=self.run.elapsed_s()))
+        order = topo_order(list(sc.rules))
+        setup_failure: ev.Failure | None = None
+        try:
+            setup_failure = self._open()
+        except _Halt:
+            setup_failure = self._crash_failure("setup", None, None, "the browser crashed or disconnected while "
+                                                "opening the scenario")
+        walked: list[ev.RuleFinished] = []
+        try:
+            for rule in order:
+                result = self._rule_or_skip(rule, setup_failure)
+                if setup_failure is not None and self.stop_reason is None:
+                    self.stop_reason = "browser_crashed" if self.crashed else "setup_failed"
+                self.results[rule.name] = result
+                walked.append(result)
+                self.emit(result)
+        finally:
+            trace, withheld = self._close(walked)
+        status = self._scenario_status(walked)
+        duration = round((time.monotonic() - t0) * 1000, 1)
+        final = not will_retry(status, self.attempt, self.settings.retries, run_timed_out=self.run_timed_out,
+                               cancelled=self.cancelled)
+        self.emit(ev.ScenarioFinished(scenario_id=sc.id, attempt=self.attempt, status=status,
+                                      duration_ms=duration, final=final, trace=trace, trace_withheld=withheld))
+        return ScenarioOutcome(scenario_id=sc.id, attempt=self.attempt, status=status, rules=tuple(walked),
+                               duration_ms=duration, browser_crashed=self.crashed,
+                               run_timed_out=self.run_timed_out, cancelled=self.cancelled, final=final)
+
+    def _scenario_status(self, rules: Sequence[ev.RuleFinished]) -> str:
+        statuses = {r.status for r in rules}
+        if "failed" in statuses:
+            return "failed"
+        if statuses & {"passed", "flaky"}:
+            return "flaky" if (self.attempt > 1 or "flaky" in statuses) else "passed"
+        return "skipped"
+
+    def _open(self) -> ev.Failure | None:
+        """A fresh context, then the entry URL and one interrupt pass. A failure fails the first rule."""
+        sc = self.scenario
+        text = f"open the entry URL {sc.entry_url}"
+        entry_problem: _StepFailed | None = None
+        if sc.entry_url:
+            try:
+                url = self.subst(sc.entry_url)
+                assert url is not None
+                self.entry_url = self._absolute(url)
+            except _StepFailed as failed:
+                entry_problem = failed
+        try:
+            self.session = self.browser.new_session(entry_url=self.entry_url, allowed_hosts=self.allowed_hosts,
+                                                    trace=self.settings.trace != "off")
+        except BrowserCrashed:
+            raise _Halt from None
+        except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
+            if self._browser_gone(exc):
+                raise _Halt from None
+            return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
+                                f"{_short(exc)}", step_text=text, loc=sc.loc)
+        if entry_problem is not None:
+            return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
+                                step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,
+                                loc=sc.loc)
+        if not self.entry_url:
+            return None
+        try:
+            self._goto(self.entry_url, None)
+        except _StepFailed as failed:
+            code = "RUN_TIMEOUT" if self.run.timed_out() else failed.code
+            if code == "RUN_TIMEOUT":
+                self.run_timed_out = True
+            return make_failure(code, step_kind="run_timeout" if code == "RUN_TIMEOUT" else "setup",
+                                message=failed.message, step_text=text, expected=failed.expected,
+                                observed=failed.observed, loc=sc.loc, context=self._context(None))
+        self._dismiss(self._global_dismiss())
+        return None
+
+    def _close(self, walked: Sequence[ev.RuleFinished]) -> tuple[str | None, str | None]:
+        if self.session is None:
+            return None, None
+        failed = any(r.status == "failed" for r in walked)
+        wanted = self.settings.trace == "on" or (self.settings.trace == "on-failure" and failed)
+        trace: str | None = None
+        withheld: str | None = None
+        if wanted and self.typed_secret:
+            # A trace keeps DOM snapshots and typed input: it would hold the secret in clear.
+            withheld = "a secret was typed in this scenario; its trace would contain the value"
+        elif wanted and not self.crashed:
+            trace = f"traces/{slug(self.scenario.id)}-a{self.attempt}.zip"
+        try:
+            self.session.close(self.run.out_dir / trace if trace else None)
+        except Exception:  # noqa: BLE001 - closing a crashed context must not hide the results
+            trace = None
+        if trace and not (self.run.out_dir / trace).exists():
+            trace = None
+        return trace, withheld
+
+    # --- rules ---
+
+    def _rule_or_skip(self, rule: Rule, setup_failure: ev.Failure | None) -> ev.RuleFinished:
+        if setup_failure is not None and not self.results:
+            # the first rule carries the setup failure; the rest are skipped below
+            return self._finished(rule, "failed", 0.0, failure=setup_failure,
+                                  skipped_steps=tuple(_skipped_text(i, s) for i, s in enumerate(rule.steps, 1)))
+        if self.stop_reason:
+            return self._finished(rule, "skipped", 0.0, reason=self.stop_reason)
+        if self.run.cancel.is_set():
+            self.cancelled = True
+            self.stop_reason = "cancelled"
+            return self._finished(rule, "skipped", 0.0, reason="cancelled")
+        if self.run.timed_out():
+            self.run_timed_out = True
+            self.stop_reason = "run_timeout"
+            return self._finished(rule, "skipped", 0.0, reason="run_timeout")
+        for parent in rule.parents:
+            prior = self.results.get(parent)
+            if prior is None or prior.status not in ("passed", "flaky"):
+                root = prior.failure if prior is not None else None
+                failure = make_failure(
+                    root.runtime_code if root else "UNKNOWN", step_kind="parent_failed",
+                    message=f"parent rule '{parent}' did not pass ({prior.status if prior else 'not run'})",
+                    loc=rule.loc, parent=parent,
+                    expected=f"parent '{parent}' passed", observed=prior.status if prior else "not run")
+                if root is not None:
+                    # keep the root cause's class: one broken login must read as one cause
+                    failure = replace(failure, failure_class=root.failure_class, retryable=root.retryable)
+                return self._finished(rule, "skipped", 0.0, reason="parent_failed", failure=failure)
+        return self._walk_rule(rule)
+
+    def _finished(self, rule: Rule, status: str, duration_ms: float, *, reason: str = "",
+                  failure: ev.Failure | None = None, skipped_steps: tuple[str, ...] = (),
+                  findings: tuple[ev.Finding, ...] = (), guard_attempts: int = 0,
+                  screenshots: tuple[str, ...] = ()) -> ev.RuleFinished:
+        test_id = self.scenario.test_id(rule)
+        if status == "passed" and test_id in self.earlier_failures:
+            status = "flaky"
+        return ev.RuleFinished(scenario_id=self.scenario.id, rule=rule.name, test_id=test_id,
+                               attempt=self.attempt, status=status, duration_ms=round(duration_ms, 1),
+                               path=rule.loc.path, line=rule.loc.line, reason=reason, failure=failure,
+                               skipped_steps=skipped_steps, findings=findings, guard_attempts=guard_attempts,
+                               screenshots=screenshots)
+
+    def scope_of(self, rule: Rule) -> str | None:
+        """The selector scope of `rule`: what its nearest scoped ancestors compose to.
+
+        A rule's `child_scope` applies to its descendants, not to itself. Through the DAG the
+        first parent (declaration order) that yields a scope wins, and an ancestor's scope and a
+        nearer one compose as `outer >> inner`.
+        """
+        by_name = {r.name: r for r in self.scenario.rules}
+        memo: dict[str, str | None] = {}
+
+        def for_children(name: str) -> str | None:
+            if name in memo:
+                return memo[name]
+            if name not in by_name:
+                return None
+            memo[name] = None  # the loaders refuse cycles; this only keeps a bad DAG from recursing
+            parent_rule = by_name[name]
+            outer = inherited(parent_rule)
+            inner = parent_rule.child_scope
+            memo[name] = f"{outer} >> {inner}" if outer and inner else (inner or outer)
+            return memo[name]
+
+        def inherited(r: Rule) -> str | None:
+            for p in r.parents:
+                scope = for_children(p)
+                if scope:
+                    return scope
+            return None
+
+        return inherited(rule)
+
+    def _dismiss_list(self, rule: Rule | None) -> tuple[str, ...]:
+        if rule is not None and rule.interrupts == "paused":
+            return ()
+        if rule is not None and rule.interrupts == "override":
+            return tuple(rule.interrupt_selectors)
+        return self._global_dismiss()
+
+    def _global_dismiss(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys([*self.scenario.dismiss_selectors, *self.settings.dismiss_selectors]))
+
+    def _walk_rule(self, rule: Rule) -> ev.RuleFinished:
+        t0 = time.monotonic()
+        state = _RuleState(rule=rule, scope=self.scope_of(rule),
+                           deadline=(t0 + rule.timeout_ms / 1000) if rule.timeout_ms else None,
+                           observe_ms=rule.timeout_ms or self.settings.rule_timeout_ms,
+                           guard_ms=(rule.guard_timeout_ms if rule.guard_timeout_ms is not None
+                                     else self.settings.guard_timeout_ms),
+                           dismiss=self._dismiss_list(rule))
+        steps = list(enumerate(rule.steps, start=1))
+        if rule.guards_enabled:
+            split = next((i for i, (_, s) in enumerate(steps) if not isinstance(s, Expect)), len(steps))
+        else:
+            split = 0
+        guards, body = steps[:split], steps[split:]
+        if rule.screenshot_on_enter and self.settings.screenshots != "off":
+            shot = self._screenshot(rule, 0, "enter")
+            if shot:
+                state.screenshots.append(shot)
+        try:
+            if guards:
+                held = self._guards_with_retry(state, guards, body)
+                if not held:
+                    assert state.guard_failure is not None
+                    rest = tuple(_skipped_text(i, s) for i, s in body)
+                    if rule.guard_policy == "abort":
+                        failure = replace(state.guard_failure, context=self._context(state.scope))
+                        failure = self._with_failure_evidence(state, failure, failure.step_index or 0)
+                        return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=failure,
+                                              skipped_steps=rest, guard_attempts=state.guard_rounds,
+                                              screenshots=tuple(state.screenshots))
+                    return self._finished(rule, "skipped", (time.monotonic() - t0) * 1000,
+                                          reason="guard_failed", failure=state.guard_failure, skipped_steps=rest,
+                                          guard_attempts=state.guard_rounds, screenshots=tuple(state.screenshots))
+            failure, skipped = self._run_body(state, body)
+            if failure is None and rule.verify:
+                failure = self._rule_verifiers(state, len(rule.steps) + 1)
+                if failure is not None:
+                    failure = self._with_failure_evidence(state, failure, len(rule.steps) + 1)
+            if not rule.guards_enabled and self.scenario.assertions:
+                failure = self._grade_assertions(state, failure)
+        except _Halt:
+            state.failure = self._crash_failure(state.current_kind, state.current_index, state.current_step,
+                                                "the browser crashed or disconnected mid-rule")
+            failure = state.failure
+            skipped = tuple(_skipped_text(i, s) for i, s in steps if i > (state.current_index or 0))
+            self.stop_reason = "browser_crashed"
+        status = "failed" if failure is not None else "passed"
+        return self._finished(rule, status, (time.monotonic() - t0) * 1000, failure=failure,
+                              skipped_steps=skipped, findings=tuple(state.findings),
+                              guard_attempts=state.guard_rounds, screenshots=tuple(state.screenshots))
+
+    def _crash_failure(self, step_kind: str, index: int | None, step: Step | None, message: str) -> ev.Failure:
+        self.crashed = True
+        return make_failure("BROWSER_CRASHED", step_kind=step_kind if step_kind in (
+            "guard", "action", "observation_or_assertion", "setup", "assertion") else "action",
+            message=message, step_index=index, step_text=step.text if step else "",
+            loc=step.loc if step else self.scenario.loc,
+            recovery=(ev.RecoveryAttempt("relaunch_browser", "skipped",
+                                         "the run loop relaunches the worker's browser for the next scenario"),))
+
+    # --- guards and retry-redo ---
+
+    def _guards_with_retry(self, state: "_RuleState", guards: list[tuple[int, Step]],
+                           body: list[tuple[int, Step]]) -> bool:
+        rule = state.rule
+        held = self._check_guards(state, guards, round_=1)
+        log = RecoveryLog()
+        round_ = 0
+        while not held and round_ < rule.retry.max:
+            if self._out_of_time(state):
+                break
+            round_ += 1
+            replayed = self._replay_actions(state, body, round_)
+            self._sleep_ms(self.cap_ms(rule.retry.delay_ms, state.deadline))
+            held = self._check_guards(state, guards, round_=round_ + 1)
+            log.record("retry_redo", "recovered" if held else "failed",
+                       f"round {round_}: replayed {replayed or 'no actions'}; waited {rule.retry.delay_ms} ms; "
+                       + ("guards held" if held else "guards still failing"))
+        if state.guard_failure is not None and len(log):
+            state.guard_failure = replace(state.guard_failure, recovery=log.attempts)
+        if held and round_:
+            # not a fault of the site, but worth knowing: this rule only held after replays
+            state.findings.append(ev.Finding(severity="info", source="retry_redo",
+                                             message=f"guards held after {round_} retry-redo round(s): "
+                                                     + "; ".join(a.detail for a in log.attempts)))
+        return held
+
+    def _check_guards(self, state: "_RuleState", guards: list[tuple[int, Step]], *, round_: int) -> bool:
+        state.guard_rounds += 1
+        state.guard_failure = None
+        for index, step in guards:
+            result = self._run_step(state, index, step, role="guard", detail={"round": round_})
+            if result.status == "failed":
+                state.guard_failure = result.failure
+                return False
+        return True
+
+    def _replay_actions(self, state: "_RuleState", body: list[tuple[int, Step]], round_: int) -> str:
+        """Replay the body's actions for retry-redo; their failures are ignored (the guards judge)."""
+        done: list[str] = []
+        for index, step in body:
+            if not isinstance(step, (Act, Goto, Wait)):
+                continue
+            if self._out_of_time(state):
+                break
+            self._run_step(state, index, step, role="body", detail={"replay": round_})
+            done.append(f"step {index}")
+        return ", ".join(done)
+
+    def _out_of_time(self, state: "_RuleState") -> bool:
+        now = time.monotonic()
+        return (state.deadline is not None and now >= state.deadline) or self.run.timed_out()
+
+    # --- body ---
+
+    def _run_body(self, state: "_RuleState", body: list[tuple[int, Step]]) -> tuple[ev.Failure | None, tuple[str, ...]]:
+        for pos, (index, step) in enumerate(body):
+            result = self._run_step(state, index, step, role="body")
+            if result.status != "failed":
+                continue
+            assert result.failure is not None
+            failure = result.failure
+            infra = failure.failure_class == "infrastructure_error"
+            if step.optional and not infra:
+                continue  # the finding was recorded by _run_step
+            failure = self._with_failure_evidence(state, failure, index)
+            state.failure = failure
+            rest = tuple(_skipped_text(i, s) for i, s in body[pos + 1:])
+            return failure, rest
+        return None, ()
+
+    def _with_failure_evidence(self, state: "_RuleState", failure: ev.Failure, index: int) -> ev.Failure:
+        """Add the failure screenshot (when the rule wants one)."""
+        if failure.screenshot or self.crashed:
+            return failure
+        if state.rule.screenshot_on_fail and self.settings.screenshots != "off":
+            shot = self._screenshot(state.rule, index, "fail")
+            if shot:
+                state.screenshots.append(shot)
+                return replace(failure, screenshot=shot)
+        return failure
+
+    def _run_step(self, state: "_RuleState", index: int, step: Step, *, role: str,
+                  detail: dict[str, Any] | None = None) -> _StepResult:
+        """Run one step and emit its StepFinished. Raises _Halt when the browser is gone."""
+        t0 = time.monotonic()
+        state.current_index, state.current_step = index, step
+        state.current_kind = _step_kind_for_failure(step, role)
+        result = _StepResult(status="passed", detail=dict(detail or {}))
+        try:
+            if state.deadline is not None and time.monotonic() >= state.deadline:
+                raise _StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
+                                  expected=f"the rule done within {state.rule.timeout_ms} ms",
+                                  observed="deadline passed")
+            if self.run.timed_out():
+                raise _StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
+            self._dispatch(state, step, role, result)
+        except _StepFailed as failed:
+            result.status = "failed"
+            result.failure = self._step_failure(state, index, step, role, failed, result)
+        except (BrowserCrashed, _Halt):
+            self._emit_step(state, index, step, role, _StepResult(status="failed", detail=result.detail), t0)
+            raise _Halt from None
+        except Exception as exc:  # noqa: BLE001 - anything the page or Playwright throws is a step result
+            if self._browser_gone(exc):
+                self._emit_step(state, index, step, role, _StepResult(status="failed", detail=result.detail), t0)
+                raise _Halt from None
+            code = _error_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
+            result.status = "failed"
+            result.failure = self._step_failure(state, index, step, role,
+                                                _StepFailed(code, _short(exc)), result)
+        if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
+                and result.failure.failure_class != "infrastructure_error":
+            result.status = "warning"
+            state.findings.append(ev.Finding(severity="warning", source="step",
+                                             message=f"optional step {index} ({step.text}) failed: "
+                                                     f"{result.failure.message}",
+                                             step_index=index, kind=_kind(step)))
+        if self.settings.screenshots == "on" and role == "body" and not self.crashed:
+            shot = self._screenshot(state.rule, index, "step")
+            if shot:
+                result.detail["screenshot"] = shot
+                state.screenshots.append(shot)
+        self._emit_step(state, index, step, role, result, t0)
+        return result
+
+    def _emit_step(self, state: "_RuleState", index: int, step: Step, role: str, result: _StepResult,
+                   t0: float) -> None:
+        self.emit(ev.StepFinished(
+            scenario_id=self.scenario.id, rule=state.rule.name, test_id=self.scenario.test_id(state.rule),
+            attempt=self.attempt, index=index, text=step.text, kind=_kind(step), role=role, status=result.status,
+            duration_ms=round((time.monotonic() - t0) * 1000, 1), path=step.loc.path, line=step.loc.line,
+            reads=result.reads, failure=result.failure, detail=result.detail))
+
+    def _step_failure(self, state: "_RuleState", index: int, step: Step, role: str, failed: _StepFailed,
+                      result: _StepResult) -> ev.Failure:
+        code, message, step_kind = failed.code, failed.message, _step_kind_for_failure(step, role)
+        if code == "RUN_TIMEOUT" or (code in ("TIMEOUT", "ELEMENT_NOT_FOUND", "EXPECT_STATE_MISMATCH")
+                                     and self.run.timed_out()):
+            # the run deadline, not the page, cut this step short
+            self.run_timed_out = True
+            self.stop_reason = "run_timeout"
+            code, step_kind = "RUN_TIMEOUT", "run_timeout"
+            message = f"the run timeout ({self.settings.run_timeout_s:g} s) passed: {message}"
+        elif code in ("TIMEOUT", "ELEMENT_NOT_FOUND") and state.deadline is not None \
+                and time.monotonic() >= state.deadline:
+            code = "TIMEOUT"
+            message = f"rule timeout of {state.rule.timeout_ms} ms passed: {message}"
+        # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
+        # gathered for them when the rule fails under guard_policy: abort
+        context = {} if role == "guard" else self._context(state.scope)
+        return make_failure(code, step_kind=step_kind, message=message, step_index=index, step_text=step.text,
+                            expected=failed.expected, observed=failed.observed, loc=step.loc,
+                            recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
+
+    def _context(self, scope: str | None) -> dict[str, Any]:
+        """The page's evidence at the moment of a failure (redacted on the way out)."""
+        if self.session is None or self.crashed:
+            return {}
+        try:
+            context = dict(self.session.evidence())
+        except Exception:  # noqa: BLE001 - evidence is best effort
+            context = {}
+        try:
+            context["a11y_snapshot"] = self.session.a11y_snapshot(scope)
+        except Exception:  # noqa: BLE001
+            pass
+        if scope:
+            context["scope"] = scope
+        return context
+
+    def _browser_gone(self, exc: BaseException | None = None) -> bool:
+        """Did the browser or the page's renderer die (as opposed to a page that misbehaved)?"""
+        if isinstance(exc, BrowserCrashed):
+            return True
+        try:
+            if not self.browser.is_alive():
+                return True
+            if self.session is not None:
+                if self.session.crashed:
+                    return True
+                if exc is not None and isinstance(self.session.translate(exc), BrowserCrashed):
+                    return True
+        except Exception:  # noqa: BLE001 - asking a dead browser raises
+            return True
+        return False
+
+    def _screenshot(self, rule: Rule, index: int, kind: str) -> str | None:
+        if self.session is None:
+            return None
+        name = screenshot_name(self.redact(self.scenario.id), self.redact(rule.name), index, kind, self.attempt)
+        try:
+            ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots)
+        except Exception:  # noqa: BLE001 - the interface says never raises; be sure
+            ok = False
+        return name if ok else None
+
+    # --- step kinds ---
+
+    def _dispatch(self, state: "_RuleState", step: Step, role: str, result: _StepResult) -> None:
+        if isinstance(step, Goto):
+            url = self.subst(step.url)
+            assert url is not None
+            self._goto(self._absolute(url), state.deadline)
+        elif isinstance(step, Act):
+            self._act(state, step, result)
+        elif isinstance(step, Expect):
+            self._expect(state, step, role, result)
+        elif isinstance(step, Wait):
+            self._wait(state, step)
+        elif isinstance(step, Extract):
+            self._extract(state, step, result)
+        elif isinstance(step, Emit):
+            self._emit_step_record(state, step, result)
+        else:  # pragma: no cover - the model has no other step types
+            raise _StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
+        if step.verify and role == "body" and not isinstance(step, Act):
+            # acts run theirs with what they wrote (see _act); any other step gets them here
+            self._verify(state, step, step.verify, None, None, result)
+
+    @property
+    def page(self) -> Any:
+        assert self.session is not None
+        return self.session.page
+
+    def _goto(self, url: str, rule_deadline: float | None) -> None:
+        assert self.session is not None
+        timeout = self.cap_ms(self.settings.navigation_timeout_ms, rule_deadline)
+        if timeout <= 0:
+            raise _StepFailed("TIMEOUT", "no time left for the navigation")
+        try:
+            self.session.goto(url, timeout_ms=int(max(timeout, 1)))
+        except NavigationBlocked as blocked:
+            raise _StepFailed("NAVIGATION_BLOCKED", f"navigation to '{blocked.url}' left the allowlist",
+                              expected=self._allowlist_text(), observed=blocked.host) from None
+        except BrowserCrashed:
+            raise _Halt from None
+        except Exception as exc:  # noqa: BLE001
+            if self._browser_gone(exc):
+                raise _Halt from None
+            raise _StepFailed(_error_code(exc, "ACTION_REJECTED"), f"navigation to '{url}' failed: {_short(exc)}",
+                              expected=f"the page at {url}", observed=_short(exc)) from None
+
+    def _allowlist_text(self) -> str:
+        entry_host = urlsplit(self.entry_url).hostname if self.entry_url else None
+        hosts = [h for h in (entry_host, *self.allowed_hosts) if h]
+        return "a host in the allowlist: " + (", ".join(hosts) if hosts else "(entry host)") + " and subdomains"
+
+    def _check_navigation(self) -> None:
+        assert self.session is not None
+        try:
+            self.session.check_navigation()
+        except NavigationBlocked as blocked:
+            raise _StepFailed("NAVIGATION_BLOCKED", f"the action navigated to '{blocked.url}', outside the allowlist",
+                              expected=self._allowlist_text(), observed=blocked.host) from None
+
+    def _sleep_ms(self, ms: float) -> None:
+        """Sleep while Playwright keeps delivering page events (beacons, navigations, console)."""
+        if ms <= 0:
+            return
+        if self.session is None:
+            time.sleep(ms / 1000)
+            return
+        try:
+            self.session.wait(ms)
+        except BrowserCrashed:
+            raise _Halt from None
+
+    def _wait_for(self, selector: str, scope: str | None, timeout_ms: float, *, visible: bool) -> Any:
+        """Poll `locate` until the selector matches (and is visible when asked); None on timeout."""
+        end = time.monotonic() + timeout_ms / 1000
+        while True:
+            located = locate(self.page, selector, scope)
+            if located.count > 0 and (not visible or located.locator.first.is_visible()):
+                return located
+            if time.monotonic() >= end:
+                return None
+            self._sleep_ms(min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
+
+    # interrupts
+
+    def _dismiss(self, selectors: Sequence[str]) -> int:
+        """Click every VISIBLE match of each dismiss selector, quickly; never wait for one."""
+        clicked = 0
+        if self.session is None:
+            return 0
+        for selector in selectors:
+            try:
+                matches = self.page.locator(selector)
+                n = matches.count()
+            except Exception:  # noqa: BLE001 - a bad selector or a navigating page dismisses nothing
+                continue
+            for i in range(min(n, DISMISS_MAX_MATCHES)):
+                try:
+                    item = matches.nth(i)
+                    if item.is_visible():
+                        item.click(timeout=DISMISS_CLICK_MS)
+                        clicked += 1
+                except Exception:  # noqa: BLE001 - it vanished or would not take the click: fine
+                    continue
+        return clicked
+
+    # act
+
+    def _act(self, state: "_RuleState", step: Act, result: _StepResult) -> None:
+        recovery = result.recovery
+        dismissed = self._dismiss(state.dismiss) if state.dismiss else 0
+        if dismissed:
+            result.detail["dismissed"] = dismissed
+        value = self.subst(step.value, secrets=step.action in ("fill", "press")) if step.value is not None else None
+        target = self._act_target(state, step, result)
+        try:
+            self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
+        except _StepFailed:
+            raise
+        except Exception as first:  # noqa: BLE001
+            if self._browser_gone(first):
+                raise _Halt from None
+            # aitester-bdd: an action that raises is retried once after dismissing interrupts,
+            # and only when there is something to dismiss (otherwise it would fail the same way).
+            if not state.dismiss:
+                raise self._action_error(step, first) from None
+            again = self._dismiss(state.dismiss)
+            try:
+                self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
+            except Exception as second:  # noqa: BLE001
+                if self._browser_gone(second):
+                    raise _Halt from None
+                recovery.record("dismiss_and_retry", "failed",
+                                f"dismissed {again} interrupt(s), retried once: {_short(second)}")
+                raise self._action_error(step, second, twice=True) from None
+            recovery.record("dismiss_and_retry", "recovered",
+                            f"first try: {_short(first)}; dismissed {again} interrupt(s) and retried once")
+        if step.await_selector:
+            awaited = self.subst(step.await_selector)
+            assert awaited is not None
+            wait_ms = self.cap_ms(state.observe_ms, state.deadline)
+            # Differs from aitester-bdd on purpose: it waits a fixed 30 s and IGNORES a missing
+            # await target; here the wait is bounded by the rule timeout and a missing target
+            # FAILS the step, since everything after it was written assuming it arrived.
+            if self._wait_for(awaited, state.scope, wait_ms, visible=False) is None:
+                raise _StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
+                                  expected=f"'{awaited}' attached after the action", observed="not attached")
+            result.detail["awaited"] = awaited
+        self._check_navigation()
+        if step.verify:
+            self._verify(state, step, step.verify, value, target, result)
+        if len(recovery):
+            # a step that recovered keeps its recovery record as evidence
+            result.detail["recovery"] = [{"strategy": a.strategy, "outcome": a.outcome, "detail": a.detail}
+                                         for a in recovery.attempts]
+
+    def _act_target(self, state: "_RuleState", step: Act, result: _StepResult) -> Any:
+        """The locator an act works on: the pinned selector, else the re-resolved `target`."""
+        selector = self.subst(step.selector) if step.selector else None
+        if selector:
+            wait_ms = self.cap_ms(TARGET_GRACE_MS if step.target else self.settings.action_timeout_ms,
+                                  state.deadline)
+            located = self._wait_for(selector, state.scope, wait_ms, visible=False)
+            if located is not None:
+                result.detail["selector"] = located.used
+                if located.count > 1:
+                    # like page.click(selector): the first match in document order
+                    result.detail["matches"] = located.count
+                return located.locator.first
+            if not step.target:
+                tried = ", ".join(located_tried(self.page, selector, state.scope))
+                raise _StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}' within {int(wait_ms)} ms",
+                                  expected=f"an element matching '{selector}'", observed=f"nothing matched ({tried})")
+        target = self.subst(step.target)
+        assert target is not None
+        resolution = self._resolve(target, state)
+        candidates = tuple(resolution.candidates)
+        result.detail["candidates"] = [dict(c) for c in candidates]
+        why = "no pinned selector" if not selector else f"pinned selector '{selector}' matched nothing"
+        if resolution.selector:
+            result.recovery.record("re_resolve_target", "recovered",
+                                   f"{why}; '{target}' resolved to {resolution.selector} ({resolution.reason})")
+            result.detail["selector"] = resolution.selector
+            return self.page.locator(resolution.selector).first
+        result.recovery.record("re_resolve_target", "failed", f"{why}; '{target}': {resolution.reason}")
+        code = "AMBIGUOUS_TARGET" if candidates else "ELEMENT_NOT_FOUND"
+        raise _StepFailed(code, f"could not resolve the target '{target}': {resolution.reason}",
+                          expected=f"one element for '{target}'",
+                          observed=f"{len(candidates)} candidate(s), none unique and usable" if candidates
+                          else "no candidate", candidates=candidates)
+
+    def _resolve(self, target: str, state: "_RuleState") -> Any:
+        """Re-resolve `target`, giving a page still rendering the grace period to show it."""
+        end = time.monotonic() + self.cap_ms(TARGET_GRACE_MS, state.deadline) / 1000
+        while True:
+            resolution = resolve_target(self.page, target, state.scope)
+            if resolution.selector or time.monotonic() >= end:
+                return resolution
+            self._sleep_ms(POLL_S * 2500)
+
+    def _perform(self, step: Act, target: Any, value: str | None, timeout_ms: float) -> None:
+        if timeout_ms <= 0:
+            raise _StepFailed("TIMEOUT", "no time left for the action")
+        t = max(int(timeout_ms), 1)
+        action = step.action
+        if action == "click":
+            target.click(timeout=t)
+        elif action == "dblclick":
+            target.dblclick(timeout=t)
+        elif action == "fill":
+            target.fill(value or "", timeout=t)
+        elif action == "press":
+            target.press(value or "", timeout=t)
+        elif action == "hover":
+            target.hover(timeout=t)
+        elif action == "focus":
+            target.focus(timeout=t)
+        elif action == "check":
+            target.check(timeout=t)
+        elif action == "uncheck":
+            target.uncheck(timeout=t)
+        elif action == "select":
+            target.select_option(value or "", timeout=t)
+        elif action == "upload":
+            path = Path(value or "")
+            if not path.is_file():
+                raise _StepFailed("ACTION_REJECTED", f"upload: no file '{value}'",
+                                  expected="a file to upload (relative to the working directory)",
+                                  observed=f"'{value}' does not exist")
+            target.set_input_files(str(path), timeout=t)
+        elif action == "scroll":
+            target.scroll_into_view_if_needed(timeout=t)
+            if value and value.strip().lstrip("-").isdigit():
+                target.evaluate("(el, dy) => { const t = (el === document.body || el === document.documentElement)"
+                                " ? window : el; t.scrollBy(0, dy); }", int(value))
+        else:  # pragma: no cover - the loader refuses other actions
+            raise _StepFailed("ACTION_REJECTED", f"unknown action '{action}'")
+
+    def _action_error(self, step: Act, exc: BaseException, *, twice: bool = False) -> _StepFailed:
+        if isinstance(exc, _StepFailed):
+            return exc
+        code = _error_code(exc, "ACTION_REJECTED")
+        what = "raised twice" if twice else "raised"
+        return _StepFailed(code, f"{step.action} {what}: {_short(exc)}", expected=f"{step.action} to succeed",
+                           observed=_short(exc))
+
+    # expect / wait / extract / emit
+
+    def _expect(self, state: "_RuleState", step: Expect, role: str, result: _StepResult) -> None:
+        assert self.session is not None
+        expect = replace(
+            step,
+            # a regular expression is literal (flow-spec v1): never substituted
+            value=step.value if step.kind in LITERAL_KINDS else self.subst(step.value),
+            selector=self.subst(step.selector),
+            vendor=self.subst(step.vendor),
+            event=self.subst(step.event),
+            attr=self.subst(step.attr),
+        )
+        if role == "guard":
+            wanted = state.guard_ms
+        else:
+            wanted = step.timeout_ms if step.timeout_ms is not None else state.observe_ms
+        timeout = self.cap_ms(wanted, state.deadline)
+        check = run_check(self.session, expect, scope=state.scope, timeout_ms=int(timeout),
+                          stabilize=step.stabilize or self.settings.stabilize)
+        result.reads = check.reads
+        result.detail["duration_check_ms"] = round(check.duration_ms, 1)
+        if not check.passed:
+            raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
+                              f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after "
+                              f"{check.reads} read(s)", expected=check.expected, observed=check.observed)
+
+    def _wait(self, state: "_RuleState", step: Wait) -> None:
+        if step.ms is not None:
+            allowed = self.cap_ms(step.ms, state.deadline)
+            self._sleep_ms(allowed)
+            if allowed < step.ms:
+                raise _StepFailed("TIMEOUT", f"wait {step.ms} ms cut short after {int(allowed)} ms",
+                                  expected=f"{step.ms} ms", observed=f"{int(allowed)} ms")
+            return
+        selector = self.subst(step.for_selector)
+        assert selector is not None
+        timeout = self.cap_ms(state.observe_ms, state.deadline)
+        if self._wait_for(selector, state.scope, timeout, visible=True) is None:
+            raise _StepFailed("TIMEOUT", f"'{selector}' did not appear within {int(timeout)} ms",
+                              expected=f"'{selector}' visible", observed="not visible")
+
+    def _extract(self, state: "_RuleState", step: Extract, result: _StepResult) -> None:
+        selector = self.subst(step.selector)
+        assert selector is not None
+        timeout = self.cap_ms(state.observe_ms, state.deadline)
+        located = self._wait_for(selector, state.scope, timeout, visible=False)
+        if located is None:
+            raise _StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
+                              expected=f"an element matching '{selector}'", observed="nothing matched")
+        text = located.locator.first.inner_text(timeout=max(int(self.cap_ms(EMIT_READ_MS, state.deadline)), 1))
+        self.extracted[step.into] = text.strip()
+        result.detail["into"] = step.into
+        result.detail["value"] = text.strip()[:200]
+
+    def _emit_step_record(self, state: "_RuleState", step: Emit, result: _StepResult) -> None:
+        """Capture page state into an EmitRecorded event. Never fails: errors are recorded."""
+        fields: dict[str, Any] = {}
+        errors: dict[str, str] = {}
+        for f in step.fields:
+            try:
+                fields[f.name] = self._emit_field(f, state.scope)
+            except _StepFailed as failed:
+                fields[f.name] = None
+                errors[f.name] = failed.message
+            except Exception as exc:  # noqa: BLE001 - an emit never fails the rule
+                if self._browser_gone(exc):
+                    raise _Halt from None
+                fields[f.name] = None
+                errors[f.name] = _short(exc)
+        try:
+            url = self.page.url
+        except Exception:  # noqa: BLE001
+            url = ""
+        self.emit(ev.EmitRecorded(scenario_id=self.scenario.id, rule=state.rule.name, name=step.name, url=url,
+                                  fields=fields, t=self.run.elapsed_s()))
+        result.detail["fields"] = sorted(fields)
+        if errors:
+            result.detail["errors"] = errors
+
+    def _emit_field(self, f: EmitField, scope: str | None) -> Any:
+        page = self.page
+        if f.source == "url":
+            return page.url
+        if f.source == "title":
+            return page.title()
+        selector = self.subst(f.selector) if f.selector else None
+        if f.source == "js" and not selector:
+            return _cap(page.evaluate(f.expr or "undefined"))
+        if not selector:
+            raise _StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
+        located = locate(page, selector, scope)
+        if f.source == "count":
+            return located.count
+        if located.count == 0:
+            if f.source in ("is_visible", "is_enabled", "is_checked"):
+                return False
+            raise _StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}': nothing matches '{selector}'")
+        el = located.locator.first
+        t = EMIT_READ_MS
+        if f.source == "text":
+            return _cap(el.inner_text(timeout=t).strip())
+        if f.source == "attr":
+            return _cap(el.get_attribute(f.attr or "", timeout=t))
+        if f.source == "html":
+            return _cap(el.inner_html(timeout=t))
+        if f.source == "value":
+            return _cap(el.input_value(timeout=t))
+        if f.source == "class":
+            return _cap(el.get_attribute("class", timeout=t))
+        if f.source == "is_visible":
+            return el.is_visible()
+        if f.source == "is_enabled":
+            return el.is_enabled(timeout=t)
+        if f.source == "is_checked":
+            return el.is_checked(timeout=t)
+        if f.source == "js":
+            return _cap(el.evaluate(f.expr or "el => undefined"))
+        raise _StepFailed("ACTION_REJECTED", f"unknown emit source '{f.source}'")
+
+    # verifiers
+
+    def _verifier_context(self, state: "_RuleState", step: Step | None, value: str | None, locator: Any) -> VerifierContext:
+        assert self.session is not None
+        hosts = tuple(h for h in ((urlsplit(self.entry_url).hostname if self.entry_url else None),
+                                  *self.allowed_hosts) if h)
+        return VerifierContext(
+            session=self.session, step=step, value=value, locator=locator, scope=state.scope,
+            variables=self.plain_values(), allowed_hosts=hosts, redact=self.redact,
+            substitute=lambda text: self.subst(text) or "", stabilize=self.settings.stabilize,
+            verifiers_dir=Path(self.settings.verifiers_dir), scenario_id=self.scenario.id, rule=state.rule.name)
+
+    def _verify(self, state: "_RuleState", step: Step | None, refs: Sequence[Any], value: str | None,
+                locator: Any, result: _StepResult) -> None:
+        outcomes = run_verifiers(refs, self._verifier_context(state, step, value, locator))
+        result.detail["verifiers"] = [o.record() for o in outcomes]
+        bad = [o for o in outcomes if o.outcome != "pass"]
+        if bad:
+            raise _StepFailed("VERIFICATION_FAILED",
+                              "verifier " + "; ".join(f"{o.name}: {o.outcome} ({o.detail})" for o in bad),
+                              expected="every verifier passes",
+                              observed=", ".join(f"{o.name}={o.outcome}" for o in outcomes))
+
+    def _rule_verifiers(self, state: "_RuleState", index: int) -> ev.Failure | None:
+        """A rule's own verifiers, after its body, reported as one extra step `verify ...`."""
+        rule = state.rule
+        names = ", ".join(r.name for r in rule.verify)
+        pseudo = Step(loc=rule.verify[0].loc, text=f"verify {names}")
+        t0 = time.monotonic()
+        result = _StepResult(status="passed")
+        try:
+            self._verify(state, None, rule.verify, None, None, result)
+        except _StepFailed as failed:
+            result.status = "failed"
+            result.failure = make_failure(failed.code, step_kind="observation_or_assertion", message=failed.message,
+                                          step_index=index, step_text=pseudo.text, expected=failed.expected,
+                                          observed=failed.observed, loc=pseudo.loc,
+                                          context=self._context(state.scope))
+        except Exception as exc:  # noqa: BLE001
+            if self._browser_gone(exc):
+                raise _Halt from None
+            result.status = "failed"
+            result.failure = make_failure("INTERNAL", step_kind="observation_or_assertion", message=_short(exc),
+                                          step_index=index, step_text=pseudo.text, loc=pseudo.loc)
+        self.emit(ev.StepFinished(
+            scenario_id=self.scenario.id, rule=rule.name, test_id=self.scenario.test_id(rule), attempt=self.attempt,
+            index=index, text=pseudo.text, kind="verify", role="body", status=result.status,
+            duration_ms=round((time.monotonic() - t0) * 1000, 1), path=pseudo.loc.path, line=pseudo.loc.line,
+            failure=result.failure, detail=result.detail))
+        return result.failure
+
+    # assertions
+
+    def _grade_assertions(self, state: "_RuleState", failure: ev.Failure | None) -> ev.Failure | None:
+        """Grade the flow's `assertions` after its steps, whether the steps passed or not.
+
+        flow-spec v1: assertions never halt, they grade the finished flow by severity.
+        - critical: a failed one fails a flow whose steps passed, with `assertion_failed` (step
+          kind `assertion`, the assertion's own line); on a flow that already failed it is kept
+          as a critical finding, so the first failure stays the reported one;
+        - warning: a warning finding (a verified finding; the flow still passes);
+        - info: an info finding (advisory).
+        """
+        for assertion in self.scenario.assertions:
+            ok, expected, observed = self._assertion_holds(assertion)
+            if ok:
+                continue
+            message = f"assertion {assertion.text} failed: {observed}"
+            if assertion.severity == "critical" and failure is None:
+                failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
+                                       step_text=assertion.text, expected=expected, observed=observed,
+                                       loc=assertion.loc, context=self._context(None))
+                failure = self._with_failure_evidence(state, failure, 0)
+                continue
+            state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
+                                             kind=assertion.kind))
+        return failure
+
+    def _assertion_holds(self, assertion: Assertion) -> tuple[bool, str, str]:
+        assert self.session is not None
+        if assertion.kind == "no_console_errors":
+            errors = list(self.session.console_errors)
+            if not errors:
+                return True, "no console errors", "none"
+            shown = "; ".join(e[:200] for e in errors[:3])
+            return False, "no console errors", f"{len(errors)} console error(s): {shown}"
+        if assertion.kind == "beacon_fires":
+            want = f"a {assertion.vendor} beacon" + (f" with event '{assertion.event}'" if assertion.event else "")
+            end = time.monotonic() + BEACON_GRACE_MS / 1000
+            while True:
+                beacons = list(self.session.beacons)
+                # the vendor table of the browser layer decides aliases and case (ga4 = gtag = GA)
+                if matching_beacons(beacons, assertion.vendor or "", assertion.event):
+                    return True, want, "captured"
+                if time.monotonic() >= end:
+                    break
+                self._sleep_ms(POLL_S * 1000)
+            seen = sorted({f"{b.vendor}:{b.event}" for b in beacons})
+            return False, want, ("captured beacons: " + ", ".join(seen)) if seen else "no beacon captured"
+        return False, assertion.kind, f"unknown assertion kind '{assertion.kind}'"
+
+
+@dataclass
+class _RuleState:
+    rule: Rule
+    scope: str | None
+    deadline: float | None
+    observe_ms: int
+    guard_ms: int
+    dismiss: tuple[str, ...]
+    guard_rounds: int = 0
+    guard_failure: ev.Failure | None = None
+    failure: ev.Failure | None = None
+    findings: list[ev.Finding] = field(default_factory=list)
+    screenshots: list[str] = field(default_factory=list)
+    current_index: int | None = None
+    current_step: Step | None = None
+    current_kind: str = "action"
+
+
+def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
+    """The alternatives `locate` tried, for the message of a selector that matched nothing."""
+    try:
+        return list(locate(page, selector, scope).tried)
+    except Exception:  # noqa: BLE001
+        return [selector]
+
+
+def _cap(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > EMIT_VALUE_MAX:
+        return value[:EMIT_VALUE_MAX] + "…"
+    return value
+
+
+__all__ = ["RunContext", "ScenarioOutcome", "walk_scenario", "will_retry", "screenshot_name", "slug"]
