@@ -1,0 +1,156 @@
+"""The benchmark harness measures what it claims and refuses a comparison with failing flows.
+
+No browser: the measurements are checked on small processes whose memory, CPU and output are
+known, and the verdict checks on the outputs each tool writes. Run with
+`.venv/bin/pytest bench/tests`.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(BENCH))
+
+import make_corpus  # noqa: E402
+import run  # noqa: E402
+from results_md import render_results  # noqa: E402
+
+
+def test_the_committed_corpus_is_in_step_with_the_table() -> None:
+    assert make_corpus.main(["--check"]) == 0
+    families: dict[str, int] = {}
+    for flow in make_corpus.FLOWS:
+        families[flow.family] = families.get(flow.family, 0) + 1
+    assert len(make_corpus.FLOWS) >= 40
+    assert len(families) == 10 and set(families.values()) == {4}
+    assert len(list((BENCH / "flows").glob("*.flow.yaml"))) == len(make_corpus.FLOWS)
+
+
+def test_each_step_becomes_one_statement_in_both_code_forms() -> None:
+    ts = "\n".join(make_corpus.ts_file(f.family, [f]) for f in make_corpus.FLOWS)
+    py = make_corpus.py_module(make_corpus.FLOWS)
+    for flow in make_corpus.FLOWS:
+        body_ts = ts.split(json.dumps(flow.slug + ": " + flow.name))[1].split("\n});")[0]
+        statements_ts = [line for line in body_ts.splitlines()[1:] if line.strip().startswith(("await", "vars."))]
+        assert len(statements_ts) == len(flow.steps), flow.slug
+        func = "def flow_" + flow.slug.replace("-", "_") + "("
+        body_py = py.split(func)[1].split("\n\n")[0]
+        statements_py = [line for line in body_py.splitlines()[1:] if not line.strip().startswith("extracted: dict")]
+        assert len(statements_py) == len(flow.steps), flow.slug
+
+
+def test_a_placeholder_nothing_supplies_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    bad = make_corpus.Flow("x", 1, "uses an unknown variable", "/", (make_corpus.fill("#a", "{{NOPE}}", "a"),))
+    monkeypatch.setattr(make_corpus, "FLOWS", (bad,))
+    with pytest.raises(SystemExit, match="NOPE"):
+        make_corpus._check_table()
+
+
+CHILD = """
+import os, sys, time, subprocess
+# a grandchild holding ~150 MB, and this process burning ~0.6 s of CPU, then a result line
+holder = subprocess.Popen([sys.executable, "-c", "b = bytearray(150 * 2**20); import time; time.sleep(1.0)"])
+time.sleep(0.4)
+end = time.process_time() + 0.6
+while time.process_time() < end:
+    pass
+print("ok first", flush=True)
+time.sleep(0.3)
+holder.wait()
+"""
+
+
+def test_measure_sums_the_tree_memory_counts_cpu_and_times_the_first_result(tmp_path: Path) -> None:
+    result, stdout, _ = run.measure("floor", "probe", [sys.executable, "-c", CHILD], cwd=tmp_path,
+                                    env={"PATH": "/usr/bin:/bin"}, workers=1, flows=1,
+                                    first_result=lambda text: "ok first" in text)
+    assert "ok first" in stdout
+    assert result.returncode == 0
+    assert result.peak_rss_mb >= 150          # the grandchild's memory is part of the tree
+    assert result.peak_procs >= 2
+    assert result.cpu_s >= 0.55               # user + sys of the tree
+    assert result.first_result_s is not None and 0.9 <= result.first_result_s < result.wall_s
+    assert result.wall_s >= 1.0
+
+
+def test_a_failed_flowwalk_run_is_refused(tmp_path: Path) -> None:
+    verdict = {"counts": {"total": 2, "passed": 1, "failed": 1},
+               "tests": [{"test_id": "a", "status": "passed", "findings": []},
+                         {"test_id": "b", "status": "failed",
+                          "failure": {"failure_class": "assertion_failed", "message": "no 'Saved'"}}]}
+    (tmp_path / "verdict.json").write_text(json.dumps(verdict))
+    result = run.Measurement("flowwalk", "r1", [], 1, 2, returncode=1)
+    problems = run.Flowwalk().verify(result, "", tmp_path, 2)
+    assert any("b: failed assertion_failed no 'Saved'" in p for p in problems)
+    assert any("exit code 1" in p for p in problems)
+
+
+def test_a_passed_flow_with_a_finding_is_refused_too(tmp_path: Path) -> None:
+    verdict = {"counts": {"total": 1, "passed": 1},
+               "tests": [{"test_id": "a", "status": "passed", "findings": [{"message": "console error"}]}]}
+    (tmp_path / "verdict.json").write_text(json.dumps(verdict))
+    problems = run.Flowwalk().verify(run.Measurement("flowwalk", "r1", [], 1, 1), "", tmp_path, 1)
+    assert problems and "findings" in problems[0]
+
+
+def test_playwright_test_and_floor_outputs_are_checked() -> None:
+    good = run.Measurement("playwright-test", "r1", [], 1, 40)
+    assert run.PlaywrightTest().verify(good, "Running 40 tests\n····\n  40 passed (20.1s)\n", Path("."), 40) == []
+    bad = run.PlaywrightTest().verify(run.Measurement("playwright-test", "r1", [], 1, 40, returncode=1),
+                                      "  1 failed\n  39 passed (20.1s)\n", Path("."), 40)
+    assert "1 failed" in bad and "39 passed, expected 40" in bad
+    assert run.Floor().verify(run.Measurement("floor", "r1", [], 1, 40), "40 passed, 0 failed\n", Path("."), 40) == []
+    floor_bad = run.Floor().verify(run.Measurement("floor", "r1", [], 1, 40, returncode=1),
+                                   "FAIL team-1: AssertionError: x\n39 passed, 1 failed\n", Path("."), 40)
+    assert any("FAIL team-1" in p for p in floor_bad)
+
+
+def test_first_result_detectors_ignore_headers() -> None:
+    dot = run.PlaywrightTest().first_result("team-1")
+    assert not dot("\nRunning 1 test using 1 worker\n")
+    assert dot("\nRunning 1 test using 1 worker\n·")
+    floor = run.Floor().first_result("team-1")
+    assert not floor("starting\n") and floor("ok team-1: five members (180 ms)\n")
+
+
+def _run(impl: str, workers: int, wall: float, mem: float, label: str = "r") -> dict:
+    return {"impl": impl, "workers": workers, "flows": 40, "wall_s": wall, "cpu_s": wall / 2, "peak_rss_mb": mem, "ok": True,
+            "label": label, "command": [impl], "first_result_s": None, "problems": []}
+
+
+def test_results_name_each_target_met_or_not() -> None:
+    runs = [run.Measurement(**{k: v for k, v in _run(i, w, wall, mem).items()
+                               if k in run.Measurement.__dataclass_fields__})
+            for w in (1, 2) for i, wall, mem in (("flowwalk", 8.0, 500), ("playwright-test", 10.0, 600),
+                                                 ("floor", 7.0, 450))]
+    data = {"started_at": "t0", "finished_at": "t1", "valid": True, "corpus": 40,
+            "impls": ["flowwalk", "playwright-test", "floor"],
+            "machine": {"flowwalk": "0.1.0", "commit": "abc", "nproc": 2, "loadavg_start": ["0", "0", "0"],
+                        "loadavg_end": ["1", "1", "1"], "cpu_model": "cpu", "memory_gb": 8, "kernel": "k",
+                        "chromium": "/c", "chromium_version": "C 1", "python": "3", "playwright_python": "1",
+                        "node": "v20", "playwright_test": "1"},
+            "runs": [_run("flowwalk", 1, 8.0, 500)],
+            "summary": run.summarize(runs, ["flowwalk", "playwright-test", "floor"]),
+            "first_result": [], "scaling": [{**_run("flowwalk", 2, 50.0, 700), "flows": 100},
+                                            {**_run("flowwalk", 2, 520.0, 760), "flows": 1000}],
+            "validate": [_run("flowwalk", 0, 1.2, 90)]}
+    text = render_results(data)
+    assert "| flowwalk / Playwright Test wall ≤ 0.90, workers 1 | 0.80 | met |" in text
+    assert "| flowwalk / floor wall ≤ 1.05, workers 2 | 1.14 | **not met** |" in text
+    assert "| 1,000 scenarios ≤ 10.5 × the time of 100 | 10.40 × | met |" in text
+    assert "| `flowwalk validate` of 1,000 specs < 2 s | 1.20 s | met |" in text
+
+
+def test_the_floor_lists_every_flow_by_the_spec_names() -> None:
+    names = subprocess.run([sys.executable, "-c", "import floor_flows; print('\\n'.join(n for n, _ in floor_flows.FLOWS))"],
+                           cwd=BENCH, capture_output=True, text=True, check=True).stdout.split("\n")
+    import yaml
+
+    spec_names = {yaml.safe_load(p.read_text())["name"] for p in (BENCH / "flows").glob("*.flow.yaml")}
+    assert set(filter(None, names)) == spec_names
