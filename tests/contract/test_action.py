@@ -1,0 +1,130 @@
+"""action.yml, the inputs table in code, the CLI, docs/action.md and the README agree on every input."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+import pytest
+import yaml
+
+from flowwalk.cli import main as cli
+from flowwalk.github.entrypoint import InputError, publish_argv, publish_env, read_input, run_argv
+from flowwalk.github.inputs import (
+    ACTION_INPUTS, ACTION_OUTPUTS, INPUTS_END, INPUTS_START, OUTPUTS_END, OUTPUTS_START, input_by_name,
+    render_inputs_table, render_outputs_table,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _action() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+
+
+def _between(text: str, start: str, end: str) -> str | None:
+    if start not in text or end not in text:
+        return None
+    return text.split(start, 1)[1].split(end, 1)[0].strip()
+
+
+def _options(command: str) -> dict[str, click.Parameter]:
+    params: dict[str, click.Parameter] = {}
+    for param in cli.commands[command].params:  # type: ignore[attr-defined]
+        for name in [*param.opts, *getattr(param, "secondary_opts", [])]:
+            params[name] = param
+        if isinstance(param, click.Argument):
+            params[param.name.upper()] = param  # type: ignore[union-attr]
+    return params
+
+
+def test_action_yml_is_a_docker_action_built_from_the_dockerfile() -> None:
+    action = _action()
+    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}  # ENTRYPOINT comes from the image
+    assert (ROOT / action["runs"]["image"]).is_file()
+    assert action["name"] and action["description"] and action["branding"]["icon"]
+
+
+def test_action_yml_inputs_are_the_table_in_code() -> None:
+    inputs = _action()["inputs"]
+    assert list(inputs) == [item.name for item in ACTION_INPUTS]
+    for item in ACTION_INPUTS:
+        declared = inputs[item.name]
+        assert declared["description"] == item.description, item.name
+        assert str(declared.get("default", "")) == item.default, item.name
+        assert declared.get("required", False) is False, item.name  # the runner does not enforce it anyway
+    assert inputs["token"]["default"] == "${{ github.token }}"
+
+
+def test_action_yml_outputs_are_the_table_in_code_and_what_publish_writes() -> None:
+    from flowwalk.github.actions import verdict_outputs
+
+    outputs = _action()["outputs"]
+    assert {name: value["description"] for name, value in outputs.items()} == dict(ACTION_OUTPUTS)
+    written = verdict_outputs({"outcome": "passed", "exit_code": 0, "counts": {}}, "flowwalk-report")
+    assert set(written) == set(ACTION_OUTPUTS)
+
+
+def test_every_input_maps_to_a_real_cli_option_that_accepts_its_default() -> None:
+    run, publish = _options("run"), _options("publish")
+    for item in ACTION_INPUTS:
+        for flag, options in ((item.run_flag, run), (item.publish_flag, publish)):
+            if not flag:
+                continue
+            assert flag in options, f"input '{item.name}' maps to {flag}, which the CLI does not have"
+            param = options[flag]
+            if isinstance(param.type, click.Choice) and item.default:
+                assert item.default in param.type.choices, item.name
+            if item.kind == "bool":
+                assert getattr(param, "is_flag", False), f"{flag} should be a flag"
+
+
+def test_docs_action_md_carries_the_same_inputs_and_outputs_tables() -> None:
+    text = (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    assert _between(text, INPUTS_START, INPUTS_END) == render_inputs_table()
+    assert _between(text, OUTPUTS_START, OUTPUTS_END) == render_outputs_table()
+
+
+def test_the_readme_inputs_table_agrees_when_it_has_one() -> None:
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    block = _between(text, INPUTS_START, INPUTS_END)
+    if not block:
+        pytest.skip("README.md has no inputs table between the markers yet "
+                    "(paste flowwalk.github.inputs.render_inputs_table() there)")
+    assert block == render_inputs_table()
+
+
+def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
+    assert input_by_name("base-url").env_name == "INPUT_BASE-URL"
+    assert input_by_name("secret-names").env_name == "INPUT_SECRET-NAMES"
+    env = {"INPUT_PATHS": "checks/\nmore/x.flow.yaml", "INPUT_BASE-URL": "https://shop.example",
+           "INPUT_VARIABLES": "LOCALE=en-GB\n# a comment\n\nGREETING=hello world",
+           "INPUT_SECRET-NAMES": "DEMO_PASSWORD, API_KEY", "INPUT_SHARD": "2/4", "INPUT_WORKERS": "",
+           "INPUT_OUTPUT-DIR": "out", "INPUT_CHECK-RUN": "true", "INPUT_COMMIT-STATUS": "false",
+           "INPUT_COMMENT-MODE": "on-change", "INPUT_TOKEN": "ghs_secret"}
+    assert run_argv(env) == [
+        "run", "--base-url", "https://shop.example", "--var", "LOCALE=en-GB", "--var", "GREETING=hello world",
+        "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--retries", "0",
+        "--flaky-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
+        "checks/", "more/x.flow.yaml"]
+    assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run"]
+    # the token goes through the environment, never argv
+    assert "ghs_secret" not in publish_argv(env) and publish_env(env)["GITHUB_TOKEN"] == "ghs_secret"
+
+
+def test_unset_inputs_fall_back_to_the_action_defaults() -> None:
+    assert run_argv({}) == ["run", "--retries", "0", "--flaky-policy", "pass", "--run-timeout", "300",
+                            "--trace", "off", "--out", "flowwalk-report", "."]
+    assert read_input({}, input_by_name("token")) == ""  # an unexpanded expression is not a token
+
+
+@pytest.mark.parametrize("env,message", [
+    ({"INPUT_CHECK-RUN": "yes please"}, "input 'check-run' is 'yes please'"),
+    ({"INPUT_VARIABLES": "LOCALE"}, "input 'variables' line 1 'LOCALE' is not NAME=VALUE"),
+    ({"INPUT_SECRET-NAMES": "API-KEY"}, "input 'secret-names' has 'API-KEY'"),
+])
+def test_bad_inputs_are_refused_with_a_hint(env: dict[str, str], message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        run_argv(env), publish_argv(env)
+    assert message in str(caught.value) and "hint:" in str(caught.value)

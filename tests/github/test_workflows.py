@@ -1,0 +1,134 @@
+"""The project's CI and the example workflows: parsed, and held to what makes them work on GitHub."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "workflows"
+ACTION = "flowwalk/flowwalk@v0"  # the reference the README tells users to copy
+
+
+def load(path: Path) -> dict[str, Any]:
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    if True in data:  # YAML 1.1 reads the key `on` as a boolean
+        data["on"] = data.pop(True)
+    return data
+
+
+def steps(workflow: dict[str, Any]) -> list[dict[str, Any]]:
+    return [step for job in workflow["jobs"].values() for step in job.get("steps", [])]
+
+
+def uses(workflow: dict[str, Any], prefix: str) -> list[dict[str, Any]]:
+    return [s for s in steps(workflow) if str(s.get("uses", "")).startswith(prefix)]
+
+
+def permissions(workflow: dict[str, Any], job: str) -> dict[str, str]:
+    merged = dict(workflow.get("permissions") or {})
+    merged.update(workflow["jobs"][job].get("permissions") or {})
+    return merged
+
+
+def _prefix(template: str) -> str:
+    """`flowwalk-shard-${{ matrix.shard }}` / `flowwalk-shard-*` -> `flowwalk-shard-`."""
+    return re.split(r"\$\{\{|\*", template, maxsplit=1)[0]
+
+
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yml")) + [ROOT / ".github/workflows/ci.yml"],
+                         ids=lambda p: p.name)
+def test_every_workflow_parses_and_declares_least_privilege(path: Path) -> None:
+    workflow = load(path)
+    assert workflow["name"] and workflow["on"] and workflow["jobs"]
+    assert workflow.get("permissions", {}).get("contents") == "read", "a top-level permissions block"
+    for name, job in workflow["jobs"].items():
+        assert "runs-on" in job and job.get("timeout-minutes"), name
+    for step in steps(workflow):
+        ref = str(step.get("uses", ""))
+        if ref.startswith("actions/"):
+            assert re.match(r"^actions/[\w-]+@v\d+$", ref), ref
+
+
+def test_ci_runs_the_readme_test_command_and_the_action_itself() -> None:
+    ci = load(ROOT / ".github/workflows/ci.yml")
+    assert any(s.get("run") == ".ci/run" for s in steps(ci))
+    assert (ROOT / ".ci" / "run").is_file()
+    assert "bookworm" in ci["jobs"]["tests"]["container"]  # Debian, for Debian's Chromium
+    local = uses(ci, "./")
+    assert local and all(s["uses"] == "./" for s in local)
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    for step in local:
+        assert set(step.get("with", {})) <= inputs, set(step["with"]) - inputs
+
+
+@pytest.mark.parametrize("name", ["single-job.yml", "sharded.yml", "fork-safe.yml"])
+def test_examples_use_the_published_action_with_known_inputs(name: str) -> None:
+    workflow = load(EXAMPLES / name)
+    (step,) = uses(workflow, "flowwalk/")
+    assert step["uses"] == ACTION
+    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
+    assert set(step["with"]) <= inputs, set(step["with"]) - inputs
+    assert ACTION in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_single_job_may_comment_and_keeps_its_report() -> None:
+    workflow = load(EXAMPLES / "single-job.yml")
+    assert permissions(workflow, "flowwalk")["pull-requests"] == "write"
+    (upload,) = uses(workflow, "actions/upload-artifact@")
+    assert upload["if"] == "${{ !cancelled() }}"  # the report matters most when the checks failed
+
+
+def test_sharded_uploads_one_artifact_per_shard_and_merges_them_once() -> None:
+    workflow = load(EXAMPLES / "sharded.yml")
+    checks, verdict = workflow["jobs"]["checks"], workflow["jobs"]["verdict"]
+    shards = checks["strategy"]["matrix"]["shard"]
+    assert shards == list(range(1, int(workflow["env"]["SHARDS"]) + 1))
+    assert checks["strategy"]["fail-fast"] is False
+    (action,) = [s for s in checks["steps"] if str(s.get("uses", "")).startswith("flowwalk/")]
+    assert action["with"]["shard"] == "${{ matrix.shard }}/${{ env.SHARDS }}"
+    assert action["with"]["comment-mode"] == "off"  # one comment, from the verdict job
+    (upload,) = [s for s in checks["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+    assert upload["if"] == "${{ !cancelled() }}" and "${{ matrix.shard }}" in upload["with"]["name"]
+
+    assert verdict["needs"] == "checks" and verdict["if"] == "${{ !cancelled() }}"
+    (download,) = [s for s in verdict["steps"] if str(s.get("uses", "")).startswith("actions/download-artifact@")]
+    assert _prefix(download["with"]["pattern"]) == _prefix(upload["with"]["name"])
+    assert "merge-multiple" not in download["with"], "every shard writes the same file names"
+    runs = [s["run"] for s in verdict["steps"] if "run" in s]
+    merge = next(r for r in runs if r.startswith("flowwalk merge"))
+    folder = download["with"]["path"].rstrip("/")
+    assert f"{folder}/{download['with']['pattern']}" in merge and "--out flowwalk-report" in merge
+    publish = next(s for s in verdict["steps"] if str(s.get("run", "")).startswith("flowwalk publish"))
+    assert "--report flowwalk-report" in publish["run"] and publish["env"]["GITHUB_TOKEN"] == "${{ github.token }}"
+    assert publish["if"] == "${{ !cancelled() }}"  # publish even after merge exits with a failing verdict
+    assert permissions(workflow, "verdict")["pull-requests"] == "write"
+    assert permissions(workflow, "verdict")["checks"] == "write" and "--check-run" in publish["run"]
+    assert "pull-requests" not in permissions(workflow, "checks")
+
+
+def test_fork_safe_pair_hands_the_report_from_the_untrusted_to_the_trusted_workflow() -> None:
+    tests, publisher = load(EXAMPLES / "fork-safe.yml"), load(EXAMPLES / "fork-safe-publish.yml")
+    assert "pull_request" in tests["on"] and "pull_request_target" not in tests["on"]
+    assert permissions(tests, "checks") == {"contents": "read"}  # nothing to write with a fork's token
+    (action,) = uses(tests, "flowwalk/")
+    assert action["with"]["comment-mode"] == "off"
+    (upload,) = uses(tests, "actions/upload-artifact@")
+
+    trigger = publisher["on"]["workflow_run"]
+    assert trigger["workflows"] == [tests["name"]] and trigger["types"] == ["completed"]
+    granted = publisher["permissions"]
+    assert granted["actions"] == "read" and granted["pull-requests"] == "write"
+    assert uses(publisher, "actions/checkout@") == [], "the trusted workflow never checks out PR code"
+    (download,) = uses(publisher, "actions/download-artifact@")
+    assert download["with"]["name"] == upload["with"]["name"]
+    assert download["with"]["run-id"] == "${{ github.event.workflow_run.id }}"
+    assert download["with"]["github-token"] == "${{ github.token }}"
+    publish = next(s for s in steps(publisher) if str(s.get("run", "")).startswith("flowwalk publish"))
+    assert f"--report {download['with']['path'].rstrip('/')}" in publish["run"]
+    assert "--commit-status" in publish["run"] and granted["statuses"] == "write"
+    assert "workflow_run.event == 'pull_request'" in publisher["jobs"]["publish"]["if"]
