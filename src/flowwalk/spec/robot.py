@@ -348,7 +348,7 @@ class _Expander:
         if not match.is_variable() or match.identifier != "$" or match.items:
             raise CallError(f"{what} is the literal '{text}'",
                             "a typed secret must be a variable fed by --secret, e.g. \"${PASSWORD}\" "
-                            "with --secret PASSWORD=<env var>", loc)
+                            "with --secret PASSWORD (read from the environment variable PASSWORD)", loc)
         key = _normalize(match.base)
         if not self.known(key):
             raise self._undefined(match.base, loc, secret=True)
@@ -362,8 +362,8 @@ class _Expander:
                what: str, secrets: SecretMode) -> str:
         if identifier == "%":
             raise CallError(f"environment variable '{written}' is not read from a suite",
-                            f"pass the value with --var {base}=<value> (or --secret {base}=<env var> "
-                            "for a secret) and write ${" + base + "}", loc)
+                            f"pass the value with --var {base}=<value> (or --secret {base}, read from the "
+                            "environment, for a secret) and write ${" + base + "}", loc)
         if identifier in "@&":
             raise CallError(f"list or dictionary variable '{written}' is not supported",
                             "aitester-bdd keywords take strings; use a scalar ${NAME}", loc)
@@ -407,7 +407,8 @@ class _Expander:
         close = difflib.get_close_matches(base, names, n=1, cutoff=0.7)
         hint = f"did you mean '${{{close[0]}}}'? " if close else ""
         if secret:
-            hint += f"define it in *** Variables *** or pass --secret {base}=<env var>"
+            hint += (f"define it in *** Variables *** or pass --secret {base} "
+                     f"(read from the environment variable {base})")
         else:
             hint += f"define it in *** Variables *** or pass --var {base}=<value>"
         return CallError(f"variable '${{{base}}}' is not defined", hint, loc)
