@@ -1,0 +1,433 @@
+"""The run loop: the scenarios of a plan (this shard's), walked by N workers, with retries.
+
+`run_plan` emits `RunStarted` first and `RunFinished` last, and in between:
+
+1. before any browser starts, every scenario's variables are checked: one that needs a variable
+   the run cannot supply is failed with `credential_rejected` (`VARIABLE_MISSING`, naming the
+   variable and its line) without a browser, reported like any other failure, and the others run;
+2. `settings.workers` threads, each with its own `sync_playwright()` and Chromium (a Playwright
+   sync instance belongs to one thread), pull scenarios from one queue in plan order. Threads,
+   not processes: the work is waiting on Chromium, and on two cores two threads with the headless
+   shell take about half the wall time of one; every event passes one lock, so emit.jsonl lines
+   never interleave, and a scenario's own events stay in order. Results do not depend on the
+   number of workers; only timings and the interleaving of different scenarios' events do;
+3. `--retries N`: a failed scenario reruns in a fresh context (attempt 2..N+1) and one that
+   passes on a retry is `flaky`; every attempt's events are emitted and `ScenarioFinished.final`
+   marks the last;
+4. a crashed browser is relaunched for the next attempt or scenario;
+5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
+   start (reason `run_timeout`); the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
+   signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
+   `cancelled` and emits `RunCancelled`.
+
+The exit code in `RunFinished` follows docs/architecture.md (and `report.verdict.decide`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import queue
+import threading
+import time
+import traceback
+import uuid
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from typing import Any, Callable, Iterable, Protocol, Sequence
+
+from flowwalk import __version__ as _version
+from flowwalk import events as ev
+from flowwalk.errors import BrowserLaunchError, Location
+from flowwalk.exitcodes import ExitCode
+from flowwalk.model import Rule, Scenario, Step
+from flowwalk.plan.dag import topo_order
+from flowwalk.settings import Settings
+from flowwalk.spec.variables import missing_variables, placeholders
+from flowwalk.walk.context import RunContext, redact_event
+from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.walker import ScenarioOutcome, walk_scenario
+
+__all__ = ["RunSummary", "run_plan", "exit_code_for", "settings_record", "check_variables"]
+
+#: reasons of skipped tests that mean the run did not finish its work (exit 6, like the verdict)
+INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
+
+
+class PlanLike(Protocol):
+    shard_index: int
+    shard_total: int
+
+    def assigned_scenarios(self) -> tuple[Scenario, ...]: ...
+
+    def record(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """What a run did, for the caller (the reports are rebuilt from emit.jsonl, not from this)."""
+
+    run_id: str
+    exit_code: int
+    counts: dict[str, int]
+    #: final status of every test (rule) run or refused, in plan order
+    tests: dict[str, str]
+    #: failure class of every test whose final status is failed
+    failure_classes: dict[str, str]
+    cancelled: bool
+    duration_ms: float
+    #: the final attempt of each scenario that was walked, in plan order
+    outcomes: tuple[ScenarioOutcome, ...] = ()
+    #: why a Chromium could not be started, when it could not
+    launch_errors: tuple[str, ...] = ()
+
+
+def settings_record(settings: Settings) -> dict[str, Any]:
+    """The settings a report needs, never a secret value (secret NAMES only)."""
+    return {
+        "base_url": settings.base_url,
+        "variables": dict(settings.variables),
+        "secret_names": sorted(set(settings.secret_names) | set(settings.secrets.names())),
+        "workers": settings.workers,
+        "retries": settings.retries,
+        "flaky_policy": settings.flaky_policy,
+        "run_timeout_s": settings.run_timeout_s,
+        "rule_timeout_ms": settings.rule_timeout_ms,
+        "guard_timeout_ms": settings.guard_timeout_ms,
+        "action_timeout_ms": settings.action_timeout_ms,
+        "navigation_timeout_ms": settings.navigation_timeout_ms,
+        "stabilize": dataclasses.asdict(settings.stabilize),
+        "dismiss_selectors": list(settings.dismiss_selectors),
+        "executable": settings.executable,
+        "screenshots": settings.screenshots,
+        "trace": settings.trace,
+        "shard": {"index": settings.shard_index, "total": settings.shard_total},
+        "out_dir": settings.out_dir,
+    }
+
+
+def exit_code_for(tests: Iterable[tuple[str, str, str | None]], *, cancelled: bool, flaky_policy: str,
+                  launch_failed: bool = False) -> int:
+    """The run's exit code from (status, reason, failure class) of every final test result.
+
+    docs/architecture.md: cancelled 5 wins; any assertion_failed 1; else any infrastructure_error
+    or work cut short 6; else any other failure 2; flaky counts as passed unless `flaky_policy:
+    fail` (2); a Chromium that could not be started at all is flowwalk's own breakage (4).
+    """
+    if cancelled:
+        return int(ExitCode.CANCELLED)
+    rows = list(tests)
+    classes = {cls or "infrastructure_error" for status, _, cls in rows if status == "failed"}
+    incomplete = any(status == "skipped" and reason in INCOMPLETE_REASONS for status, reason, _ in rows)
+    if "assertion_failed" in classes:
+        return int(ExitCode.SITE_MISBEHAVED)
+    if launch_failed:
+        return int(ExitCode.INTERNAL_ERROR)
+    if "infrastructure_error" in classes or incomplete:
+        return int(ExitCode.INFRASTRUCTURE_FAILED)
+    if classes:
+        return int(ExitCode.SPEC_NEEDS_REVIEW)
+    if flaky_policy == "fail" and any(status == "flaky" for status, _, _ in rows):
+        return int(ExitCode.SPEC_NEEDS_REVIEW)
+    return int(ExitCode.OK)
+
+
+# --- variables checked before any browser -------------------------------------------------------
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        for f in dataclasses.fields(value):
+            if f.name in ("loc", "text", "pattern"):
+                continue
+            yield from _strings(getattr(value, f.name))
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
+    elif isinstance(value, dict) or hasattr(value, "items"):
+        for v in value.values():
+            yield from _strings(v)
+
+
+def _step_names(step: Step) -> set[str]:
+    names: set[str] = set()
+    for text in _strings(step):
+        names.update(placeholders(text))
+    if getattr(step, "kind", None) == "url_matches":
+        # url_matches is a literal regex, never substituted (flow-spec v1)
+        names.difference_update(placeholders(getattr(step, "value", None) or ""))
+    return names
+
+
+def check_variables(scenario: Scenario, settings: Settings,
+                    run_vars: dict[str, str]) -> list[tuple[Location, str]]:
+    """(location, name) of every variable `scenario` needs that the run cannot supply."""
+    found = missing_variables(scenario, set(run_vars) | set(settings.secrets.names()))
+    out: list[tuple[Location, str]] = []
+    for item in found:
+        a, b = item
+        loc, name = (a, b) if isinstance(a, Location) else (b, a)
+        out.append((loc, str(name)))
+    return out
+
+
+def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run: RunContext,
+                    attempt: int = 1) -> list[ev.Event]:
+    """The events of a scenario refused before the browser: every rule reported, none walked."""
+    names = sorted({n for _, n in missing})
+    where = {n: loc for loc, n in sorted(missing, key=lambda m: (m[0].line, m[0].col))}
+    hint = ("pass it with --var NAME=VALUE (or flowwalk.yaml variables), or, for a secret, "
+            "--secret NAME with the value in the environment variable NAME")
+    events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
+                                                 t=run.elapsed_s())]
+    results: dict[str, ev.RuleFinished] = {}
+    order = topo_order(list(scenario.rules))
+    scenario_level = [n for n in names if not any(n in _step_names(s) for r in scenario.rules for s in r.steps)]
+
+    def finished(rule: Rule, status: str, **kw: Any) -> ev.RuleFinished:
+        return ev.RuleFinished(scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule),
+                               attempt=attempt, status=status, duration_ms=0.0, path=rule.loc.path,
+                               line=rule.loc.line, **kw)
+
+    for pos, rule in enumerate(order):
+        all_steps = tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, 1))
+        needing = [(i, s, sorted(_step_names(s) & set(names))) for i, s in enumerate(rule.steps, 1)]
+        needing = [(i, s, ns) for i, s, ns in needing if ns]
+        if scenario_level and pos == 0:
+            name = scenario_level[0]
+            loc = where.get(name, scenario.loc)
+            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc,
+                                   message=f"no value for {_braces(scenario_level)}: {hint}",
+                                   step_text=f"open the entry URL {scenario.entry_url}" if scenario.entry_url else "",
+                                   expected=f"a value for {', '.join(scenario_level)}", observed="not supplied")
+            result = finished(rule, "failed", failure=failure, skipped_steps=all_steps)
+        elif scenario_level:
+            result = finished(rule, "skipped", reason="setup_failed")
+        elif needing:
+            index, step, step_names = needing[0]
+            rule_names = sorted({n for _, _, ns in needing for n in ns})
+            loc = where.get(step_names[0], step.loc)
+            if loc.path != step.loc.path or loc.line < step.loc.line:
+                loc = step.loc
+            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc, step_index=index,
+                                   step_text=step.text,
+                                   message=f"no value for {_braces(rule_names)}: {hint}",
+                                   expected=f"a value for {', '.join(rule_names)}", observed="not supplied")
+            result = finished(rule, "failed", failure=failure, skipped_steps=all_steps)
+        else:
+            parent = next((p for p in rule.parents if results.get(p) is None or results[p].status != "passed"),
+                          None)
+            if parent is not None and results.get(parent) is not None and results[parent].failure is not None:
+                root = results[parent].failure
+                assert root is not None
+                failure = replace(make_failure(root.runtime_code, step_kind="parent_failed", loc=rule.loc,
+                                               parent=parent, message=f"parent rule '{parent}' did not pass "
+                                               f"({results[parent].status})", expected=f"parent '{parent}' passed",
+                                               observed=results[parent].status),
+                                  failure_class=root.failure_class, retryable=root.retryable)
+                result = finished(rule, "skipped", reason="parent_failed", failure=failure)
+            else:
+                # nothing of this rule is wrong, but its scenario cannot run without the variable
+                result = finished(rule, "skipped", reason="credential_rejected")
+        results[rule.name] = result
+        events.append(result)
+    status = "failed" if any(r.status == "failed" for r in results.values()) else "skipped"
+    events.append(ev.ScenarioFinished(scenario_id=scenario.id, attempt=attempt, status=status, duration_ms=0.0))
+    return events
+
+
+def _braces(names: Sequence[str]) -> str:
+    return ", ".join("{{" + n + "}}" for n in names)
+
+
+def _not_run_events(scenario: Scenario, reason: str, run: RunContext, *, attempt: int = 1,
+                    failure: ev.Failure | None = None) -> list[ev.Event]:
+    """A scenario that never reached the browser (cancelled, run timeout, no browser)."""
+    events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
+                                                 t=run.elapsed_s())]
+    order = topo_order(list(scenario.rules))
+    for pos, rule in enumerate(order):
+        if failure is not None and pos == 0:
+            events.append(ev.RuleFinished(
+                scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule), attempt=attempt,
+                status="failed", duration_ms=0.0, path=rule.loc.path, line=rule.loc.line, failure=failure,
+                skipped_steps=tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, 1))))
+        else:
+            events.append(ev.RuleFinished(
+                scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule), attempt=attempt,
+                status="skipped", duration_ms=0.0, path=rule.loc.path, line=rule.loc.line,
+                reason="setup_failed" if failure is not None else reason))
+    events.append(ev.ScenarioFinished(scenario_id=scenario.id, attempt=attempt,
+                                      status="failed" if failure is not None else "skipped", duration_ms=0.0))
+    return events
+
+
+# --- the loop -----------------------------------------------------------------------------------
+
+
+@dataclass
+class _Shared:
+    """State the workers share; every mutation happens under `lock`."""
+
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    outcomes: dict[str, ScenarioOutcome] = field(default_factory=dict)
+    finals: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
+    launch_errors: list[str] = field(default_factory=list)
+    launched: int = 0
+
+
+def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
+             plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
+             run_id: str | None = None) -> RunSummary:
+    """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
+
+    `plan` is a `plan.model.Plan` (its `assigned_scenarios()` run, its `record()` goes into
+    RunStarted) or a plain sequence of scenarios with `plan_record` describing them.
+    """
+    t0 = time.monotonic()
+    if isinstance(plan, Sequence):
+        scenarios = list(plan)
+        record = plan_record if plan_record is not None else {
+            "scenarios": [{"id": s.id, "test_ids": [s.test_id(r) for r in s.rules]} for s in scenarios],
+            "assigned": [s.id for s in scenarios]}
+        shard = {"index": settings.shard_index, "total": settings.shard_total}
+    else:
+        scenarios = list(plan.assigned_scenarios())
+        record = plan_record if plan_record is not None else plan.record()
+        shard = {"index": plan.shard_index, "total": plan.shard_total}
+    cancel = cancel if cancel is not None else threading.Event()
+    run = RunContext.create(settings, cancel=cancel, started=t0)
+    run_id = run_id or uuid.uuid4().hex[:12]
+    shared = _Shared()
+    emit_lock = threading.Lock()
+
+    def out(event: ev.Event) -> None:
+        # one lock: emit.jsonl lines never interleave; redaction again, as the last gate
+        event = redact_event(event, run.redactor.text)
+        with emit_lock:
+            emit(event)
+        if isinstance(event, ev.RuleFinished):
+            with shared.lock:
+                cls = event.failure.failure_class if event.failure is not None else None
+                shared.finals[event.test_id] = (event.status, event.reason, cls)
+
+    out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+                      flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings)))
+
+    # 1. variables, before any browser
+    runnable: list[Scenario] = []
+    for scenario in scenarios:
+        missing = check_variables(scenario, settings, dict(run.variables))
+        if missing:
+            for event in _refused_events(scenario, missing, run):
+                out(event)
+        else:
+            runnable.append(scenario)
+
+    # 2. workers
+    work: "queue.Queue[Scenario]" = queue.Queue()
+    for scenario in runnable:
+        work.put(scenario)
+    n_workers = max(1, min(settings.workers, len(runnable)))
+    threads = [threading.Thread(target=_worker, name=f"flowwalk-worker-{n}",
+                                args=(n, work, settings, run.for_worker(n), out, shared), daemon=True)
+               for n in range(1, n_workers + 1)] if runnable else []
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    cancelled = cancel.is_set()
+    if cancelled:
+        out(ev.RunCancelled(signal=str(getattr(cancel, "signal_name", None) or "SIGINT"), t=run.elapsed_s()))
+    finals = dict(shared.finals)
+    counts = {"total": len(finals), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
+    for status, _, _ in finals.values():
+        counts[status if status in counts else "failed"] += 1
+    launch_failed = bool(shared.launch_errors) and shared.launched == 0
+    code = exit_code_for(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy,
+                         launch_failed=launch_failed)
+    duration = round((time.monotonic() - t0) * 1000, 1)
+    out(ev.RunFinished(finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), duration_ms=duration,
+                       exit_code=code, counts=counts, cancelled=cancelled))
+    order = {s.id: i for i, s in enumerate(scenarios)}
+    outcomes = tuple(sorted(shared.outcomes.values(), key=lambda o: order.get(o.scenario_id, 0)))
+    test_order = {tid: i for i, tid in enumerate(s.test_id(r) for s in scenarios for r in s.rules)}
+    tests = {tid: finals[tid][0] for tid in sorted(finals, key=lambda t: test_order.get(t, 0))}
+    return RunSummary(run_id=run_id, exit_code=code, counts=counts, tests=tests,
+                      failure_classes={t: c for t, (s, _, c) in finals.items() if s == "failed" and c},
+                      cancelled=cancelled, duration_ms=duration, outcomes=outcomes,
+                      launch_errors=tuple(shared.launch_errors))
+
+
+def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
+            out: Callable[[ev.Event], None], shared: _Shared) -> None:
+    """One worker thread: its own Playwright and Chromium, scenarios pulled until none are left."""
+    from flowwalk.browser.launch import Browser  # the import starts nothing; launch does
+
+    browser: Browser | None = None
+    try:
+        while True:
+            try:
+                scenario = work.get_nowait()
+            except queue.Empty:
+                return
+            if run.cancel.is_set():
+                for event in _not_run_events(scenario, "cancelled", run):
+                    out(event)
+                continue
+            if run.timed_out():
+                for event in _not_run_events(scenario, "run_timeout", run):
+                    out(event)
+                continue
+            browser = _run_scenario(scenario, browser, settings, run, out, shared)
+    finally:
+        if browser is not None:
+            browser.close()
+
+
+def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: RunContext,
+                  out: Callable[[ev.Event], None], shared: _Shared) -> Any:
+    """Every attempt of one scenario; returns the worker's browser (relaunched after a crash)."""
+    from flowwalk.browser.launch import Browser
+
+    earlier: frozenset[str] = frozenset()
+    attempt = 1
+    while True:
+        if browser is None or not browser.is_alive():
+            if browser is not None:
+                browser.close()
+            try:
+                browser = Browser.launch(settings)
+            except BrowserLaunchError as error:
+                with shared.lock:
+                    shared.launch_errors.append(str(error))
+                failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
+                                       message=f"Chromium could not be started: {error}")
+                for event in _not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
+                    out(event)
+                return None
+            with shared.lock:
+                shared.launched += 1
+        try:
+            outcome = walk_scenario(scenario, browser, settings, run, attempt, out, earlier_failures=earlier)
+        except Exception as error:  # noqa: BLE001 - a bug in flowwalk: report it, keep the run going
+            failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
+                                   message=f"flowwalk broke while walking this scenario: "
+                                           f"{type(error).__name__}: {error}",
+                                   context={"traceback": traceback.format_exc(limit=8)})
+            for event in _not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
+                out(event)
+            browser.close()
+            return None
+        with shared.lock:
+            shared.outcomes[scenario.id] = outcome
+        if outcome.browser_crashed:
+            # the next attempt or scenario gets a fresh Chromium
+            browser.close()
+            browser = None
+        if outcome.final:
+            return browser
+        earlier = earlier | outcome.failed_tests
+        attempt += 1
