@@ -30,6 +30,7 @@ def write_atomic(path: Path, text: str) -> Path:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
+        os.chmod(tmp, 0o644)  # mkstemp makes it private; reports are read by CI uploads and teammates
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)

@@ -1,0 +1,203 @@
+"""report.html: one self-contained file, built from emit.jsonl alone, that opens from an unzipped
+artifact with no network and no server.
+
+The overview (verdict, counts, duration, shards, root causes, flaky, slowest) is plain HTML, so
+it reads even with scripts off. The test list is rendered by the inline script from a JSON blob
+embedded in the page, a page of rows at a time as the reader scrolls, and each test's step
+timeline and failure context only when it is opened: a 1,000-scenario run stays quick to open.
+
+Screenshots are referenced relatively (`screenshots/<name>.png`), not embedded: they already sit
+beside report.html in the report folder (the artifact), so the page works from the unzipped
+folder with no network, and a run with hundreds of failures does not turn into a page of tens of
+megabytes of base64 that every reader must download and parse before the overview shows.
+
+Every string from the run (page text, console messages, URLs) is inserted with textContent by
+the script, never as HTML; the blob is escaped so that no value can close its script element.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+from importlib import resources
+from pathlib import Path
+from typing import Any, Mapping
+
+from flowwalk.report.records import RunRecords, TestRecord
+from flowwalk.report.summary import OUTCOME_TEXT, group_failures, shards_line, verdict_headline
+from flowwalk.report.verdict import failure_class, failure_message, skip_message
+
+HTML_FILE = "report.html"
+
+
+def _asset(name: str) -> str:
+    return resources.files("flowwalk.report").joinpath(name).read_text(encoding="utf-8")
+
+
+def safe_relative(path: Any) -> str | None:
+    """A path inside the report folder, usable as a relative link; anything else (absolute,
+    a URL scheme such as `javascript:`, `..`) is refused, since it comes from the log."""
+    if not isinstance(path, str) or not path:
+        return None
+    if path.startswith(("/", "\\")) or ":" in path or ".." in Path(path).parts:
+        return None
+    return path
+
+
+def _step(step: Mapping[str, Any]) -> list[Any]:
+    """A step as a compact array: [index, status, kind, text, ms, reads, line, role, detail, failure?]."""
+    row: list[Any] = [step.get("index"), step.get("status"), step.get("kind"), step.get("text"),
+                      round(float(step.get("duration_ms") or 0.0), 1), step.get("reads"), step.get("line"),
+                      step.get("role"), step.get("detail") or None]
+    failure = step.get("failure")
+    if isinstance(failure, dict):
+        row.append({"class": failure.get("failure_class"), "code": failure.get("runtime_code"),
+                    "message": failure.get("message")})
+    return row
+
+
+def _failure(failure: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not failure:
+        return None
+    out = {k: failure.get(k) for k in ("failure_class", "runtime_code", "retryable", "step_kind", "message",
+                                       "step_index", "step_text", "expected", "observed", "path", "line", "col",
+                                       "parent", "recovery", "candidates", "context")}
+    out["screenshot"] = safe_relative(failure.get("screenshot"))
+    out["label"] = failure_message(failure)
+    return out
+
+
+def _test(test: TestRecord, scenario_meta: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    failure = test.failure if test.status in ("failed", "skipped") else None
+    scenario = scenario_meta.get(test.scenario_id, {})
+    entry: dict[str, Any] = {
+        "id": test.test_id, "name": test.name, "scenario": test.scenario_id, "kind": test.kind,
+        "source": test.source, "line": test.line, "status": test.status, "reason": test.reason,
+        "ms": round(test.duration_ms, 1), "attempts": test.attempts, "shard": test.shard,
+        "class": failure_class(test) or "",
+        "headline": (failure_message(failure) if test.status == "failed" else
+                     skip_message(test) if test.status == "skipped" else ""),
+        "failure": _failure(failure) if test.status == "failed" else None,
+        "steps": [_step(s) for s in test.steps],
+        "skipped_steps": test.skipped_steps,
+        "findings": test.findings,
+        "emits": [{"name": e.get("name"), "url": e.get("url"), "fields": e.get("fields")} for e in test.emits],
+        "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
+        "earlier": [{"attempt": a.attempt, "status": a.status, "ms": round(a.duration_ms, 1),
+                     "failure": _failure(a.failure)} for a in test.history[:-1]],
+    }
+    if scenario.get("trace") or scenario.get("trace_withheld"):
+        entry["trace"] = safe_relative(scenario.get("trace"))
+        entry["trace_withheld"] = scenario.get("trace_withheld")
+    return entry
+
+
+def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:
+    """The JSON the page embeds: `run` (what differs between runs) and `tests` (plan order)."""
+    scenario_meta: dict[str, dict[str, Any]] = {}
+    for sc in records.scenarios:
+        final = sc.final or {}
+        scenario_meta[sc.scenario_id] = {"trace": final.get("trace"), "trace_withheld": final.get("trace_withheld")}
+    return {
+        "run": {"run_id": verdict.get("run_id"), "started_at": verdict.get("started_at"),
+                "duration_ms": verdict.get("duration_ms"), "shards": verdict.get("shards")},
+        "outcome": verdict.get("outcome"), "exit_code": verdict.get("exit_code"), "counts": verdict.get("counts"),
+        "tests": [_test(t, scenario_meta) for t in records.tests],
+    }
+
+
+def _embed(data: Any) -> str:
+    """JSON that cannot end its <script> element or open a comment, whatever the page text was."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"))
+    return text.replace("&", "\\u0026").replace("<", "\\u003c").replace(">", "\\u003e") \
+        .replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def _e(value: Any) -> str:
+    return html.escape(str(value), quote=True)
+
+
+def _ms(ms: Any) -> str:
+    seconds = float(ms or 0.0) / 1000
+    return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(round(seconds % 60)):02d} s"
+
+
+def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
+    outcome = str(verdict.get("outcome"))
+    counts = verdict.get("counts") or {}
+    parts = [f'<header class="verdict {_e(outcome)}"><h1>{_e(verdict_headline(verdict))}</h1>']
+    facts = [f"run <code>{_e(verdict.get('run_id') or '?')}</code>",
+             f"started {_e(verdict.get('started_at') or '?')}", f"took {_ms(verdict.get('duration_ms'))}"]
+    shard_text = shards_line(verdict)
+    if shard_text:
+        facts.append(_e(shard_text))
+    parts.append(f'<p class="facts">{" · ".join(facts)}</p></header>')
+    parts.append('<section class="counts" aria-label="counts">')
+    for key in ("total", "passed", "failed", "skipped", "flaky"):
+        parts.append(f'<div class="count {key}"><b>{int(counts.get(key, 0))}</b><span>{key}</span></div>')
+    parts.append("</section>")
+    warnings = list(verdict.get("warnings") or ())
+    if warnings:
+        parts.append('<section class="warnings"><h2>Warnings</h2><ul>'
+                     + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></section>")
+    groups = group_failures(verdict)
+    if groups:
+        parts.append('<section class="causes"><h2>Root causes</h2>')
+        for group in groups:
+            parts.append(f'<h3>{_e(group.title)} <small>{_e(group.meaning)}</small></h3><ul>')
+            for item in group.items:
+                deps = (f' <span class="deps">+{len(item.dependents)} skipped because of it</span>'
+                        if item.dependents else "")
+                parts.append(f'<li><a href="#test={_e(item.test_id)}" data-test="{_e(item.test_id)}">'
+                             f"<code>{_e(item.test_id)}</code></a> <b>{_e(item.failure_class)}</b> "
+                             f"{_e(item.step)}{deps}<br><span class=\"msg\">{_e(item.message)}</span></li>")
+            parts.append("</ul>")
+        parts.append("</section>")
+    flaky = list(verdict.get("flaky") or ())
+    slowest = list(verdict.get("slowest") or ())[:10]
+    if flaky or slowest:
+        parts.append('<section class="side">')
+        if flaky:
+            parts.append("<div><h2>Flaky</h2><ul>" + "".join(
+                f'<li><a href="#test={_e(t)}" data-test="{_e(t)}"><code>{_e(t)}</code></a></li>' for t in flaky)
+                + "</ul></div>")
+        if slowest:
+            parts.append("<div><h2>Slowest</h2><table>" + "".join(
+                f'<tr><td><a href="#test={_e(s["test_id"])}" data-test="{_e(s["test_id"])}"><code>'
+                f'{_e(s["test_id"])}</code></a></td><td class="num">{_ms(s["duration_ms"])}</td></tr>'
+                for s in slowest) + "</table></div>")
+        parts.append("</section>")
+    return "\n".join(parts)
+
+
+def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:
+    """The report.html page for a run."""
+    icon, _text = OUTCOME_TEXT.get(str(verdict.get("outcome")), ("", ""))
+    title = f"{icon} {verdict_headline(verdict).split(' ', 1)[1]}" if icon else verdict_headline(verdict)
+    return "".join([
+        "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",
+        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n",
+        # no network: nothing may load from anywhere but this folder
+        "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; img-src 'self' file: data:; "
+        "style-src 'unsafe-inline'; script-src 'unsafe-inline'\">\n",
+        f"<title>{_e(title)}</title>\n<style>\n{_asset('report.css')}\n</style>\n</head>\n<body>\n<main>\n",
+        _overview(verdict, records),
+        "\n<section class=\"tests\" aria-label=\"tests\">\n<h2>Tests</h2>\n",
+        "<form class=\"filters\" role=\"search\" onsubmit=\"return false\">",
+        "<fieldset id=\"status-filter\"><legend>status</legend></fieldset>",
+        "<label>failure class <select id=\"class-filter\"><option value=\"\">any</option></select></label>",
+        "<label>search <input id=\"search\" type=\"search\" placeholder=\"test id, file, step, message\" "
+        "autocomplete=\"off\"></label>",
+        "<span id=\"shown\" aria-live=\"polite\"></span></form>\n",
+        "<noscript><p>The test list needs JavaScript. summary.md, junit.xml and verdict.json in this folder "
+        "hold the same results.</p></noscript>\n",
+        "<ol id=\"list\"></ol>\n<div id=\"more\"></div>\n</section>\n</main>\n",
+        f"<script type=\"application/json\" id=\"fw-data\">{_embed(report_data(verdict, records))}</script>\n",
+        f"<script>\n{_asset('report.js')}\n</script>\n</body>\n</html>\n",
+    ])
+
+
+def write_html(verdict: Mapping[str, Any], records: RunRecords, out_dir: str | Path) -> Path:
+    path = Path(out_dir) / HTML_FILE
+    path.write_text(render_html(verdict, records), encoding="utf-8")
+    return path
