@@ -815,6 +815,23 @@ def test_user_keywords_and_resource_imports_are_refused(tmp_path: Path) -> None:
     ]
 
 
+def test_an_unrecognized_section_is_refused(tmp_path: Path) -> None:
+    text = suite_text('    I define rule "r"\n        Then url contains "/"\n') + "\n*** Stepz ***\nfoo\n"
+    problems = refused(tmp_path, text)
+    assert [p.message for p in problems] == ["unrecognized section header '*** Stepz ***'"]
+    assert problems[0].loc.line == 15 and "*** Test Cases ***" in problems[0].hint
+
+
+def test_tasks_and_the_pipe_separated_format_read_as_robot_framework_reads_them(tmp_path: Path) -> None:
+    text = ("| *** Settings *** |\n| Library | aitester_bdd.AITester |\n\n| *** Tasks *** |\n"
+            f'| T | [Setup] | Given I start scenario "s" at "{URL}/" |\n| | I define rule "r" |\n'
+            '| | Then url contains "/" |\n')
+    suite, problems = load(tmp_path, text)
+    assert not problems and suite is not None
+    step = suite.scenarios[0].rules[0].steps[0]
+    assert (step.loc.line, step.text) == (7, 'Then url contains "/"')
+
+
 def test_a_suite_that_does_not_import_the_library_is_refused(tmp_path: Path) -> None:
     problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/"\n').replace(
         "Library           aitester_bdd.AITester", "Library           Browser"))

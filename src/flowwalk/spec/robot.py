@@ -157,6 +157,11 @@ class _Reader:
                                  "flowwalk reads a suite as data: write the aitester-bdd keywords in the test cases")
             elif isinstance(section, (blocks.ImplicitCommentSection, blocks.CommentSection)):
                 continue
+            elif isinstance(section, blocks.InvalidSection) and section.header is not None:
+                self.problem(self.node_loc(section.header),
+                             f"unrecognized section header '{section.header.get_value(Token.INVALID_HEADER)}'",
+                             "valid sections: *** Settings ***, *** Variables ***, *** Test Cases ***, "
+                             "*** Keywords ***, *** Comments ***")
             else:
                 for node in section.body:
                     self.rf_errors(node)
