@@ -327,8 +327,8 @@ class GitHubClient:
         self._last_mutation = now
 
     def _backoff(self, tries: int) -> float:
-        delay = min(self.policy.max_delay_s, self.policy.base_delay_s * 2 ** (tries - 1))
-        return delay * (0.5 + self._jitter() / 2)  # "equal jitter": never less than half
+        delay = min(self.policy.max_delay_s, self.policy.base_delay_s * 2.0 ** (tries - 1))
+        return float(delay * (0.5 + self._jitter() / 2))  # "equal jitter": never less than half
 
     def _wait(self, seconds: float, why: str) -> bool:
         """Sleep `seconds` if the shared budget allows; False (no sleep) when it does not."""
@@ -399,7 +399,7 @@ def _json(raw: requests.Response) -> Any:
 def _message(raw: requests.Response) -> str:
     data = _json(raw)
     if isinstance(data, dict) and isinstance(data.get("message"), str):
-        return data["message"]
+        return str(data["message"])
     return raw.text[:200] if raw.text else ""
 
 
@@ -421,7 +421,7 @@ def _client_error(raw: requests.Response, method: str, url: str) -> GitHubError:
     data = _json(raw)
     errors = tuple(data.get("errors") or ()) if isinstance(data, dict) else ()
     what = f"{method} {_short(url)}"
-    common = {"status": status, "method": method, "url": url, "github_message": message, "errors": errors}
+    common: dict[str, Any] = {"status": status, "method": method, "url": url, "github_message": message, "errors": errors}
     if status == 401:
         return AuthenticationError(
             f"GitHub refused the token ({status} {message or 'Unauthorized'}) on {what}",

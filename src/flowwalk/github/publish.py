@@ -56,7 +56,7 @@ class PrContext(BaseModel):
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, frozen=True)
 
-    schema_: Literal["flowwalk.pr/1"] = Field(alias="schema", default=PR_CONTEXT_SCHEMA)
+    schema_: Literal["flowwalk.pr/1"] = Field(alias="schema", default="flowwalk.pr/1")
     pr_number: int = Field(gt=0, lt=2**31)
     head_sha: str = Field(pattern=r"^[0-9a-f]{40}$")
     repository: str | None = Field(default=None, pattern=r"^[\w.-]+/[\w.-]+$")
@@ -260,8 +260,12 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
     if settings.output:
         outputs = verdict_outputs(verdict, str(report_dir), comment.url if comment else None,
                                   check.url if check else None)
-        outputs_written = _guard(progress, "step outputs",
-                                 lambda: (write_outputs(settings.output or "", outputs), True)[1]) or False
+
+        def write() -> bool:
+            write_outputs(settings.output or "", outputs)
+            return True
+
+        outputs_written = _guard(progress, "step outputs", write) or False
 
     result = PublishResult(
         exit_code=int(verdict["exit_code"]), outcome=str(verdict["outcome"]), comment=comment, check_run=check,
