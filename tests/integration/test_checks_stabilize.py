@@ -1,0 +1,169 @@
+"""RFC 010 verify-until-stable against pages whose state changes, flickers or stalls."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flowwalk.browser import PageSession
+from flowwalk.errors import Location
+from flowwalk.model import Expect, Stabilize
+from flowwalk.serve import StaticServer
+from flowwalk.walk.checks import bounded, run_check
+
+pytestmark = pytest.mark.browser
+
+LOC = Location("tests/stable.flow.yaml", 9, 3)
+
+
+def costs(duration_ms: float, ideal_ms: float, reads: int) -> bool:
+    """At least the ideal (reads are at least one interval apart: exact); at most the ideal plus
+    slack for a loaded 2-core machine shared with other jobs (measured: up to ~300 ms over), still
+    well below waiting out the 1000 ms window."""
+    return ideal_ms <= duration_ms < ideal_ms + 300 + 100 * reads
+
+
+def expect(kind: str, **fields: Any) -> Expect:
+    return Expect(loc=LOC, text=f"expect {kind}", kind=kind, **fields)
+
+
+def open_page(session: PageSession, site: StaticServer, path: str) -> PageSession:
+    session.goto(f"{site.url}/browser/{path}", timeout_ms=10_000)
+    return session
+
+
+def test_a_check_that_passes_at_once_costs_one_interval(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    st = Stabilize(interval_ms=150, stable_reads=2)
+    result = run_check(session, expect("text_contains", value="Welcome"), scope=None, timeout_ms=30_000, stabilize=st)
+    assert result.passed
+    assert result.reads == 2
+    assert costs(result.duration_ms, 150, 2)
+
+
+@pytest.mark.parametrize("stable_reads", [1, 3, 5])
+def test_reads_needed_follow_stable_reads(session: PageSession, site: StaticServer, stable_reads: int) -> None:
+    open_page(session, site, "checks.html")
+    st = Stabilize(interval_ms=100, stable_reads=stable_reads)
+    result = run_check(session, expect("selector_exists", selector="#title"), scope=None, timeout_ms=30_000,
+                       stabilize=st)
+    assert result.passed
+    assert result.reads == stable_reads
+    assert costs(result.duration_ms, (stable_reads - 1) * 100, stable_reads)
+
+
+def test_content_that_arrives_after_300_ms_passes_once_it_is_there(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "delayed.html?after=300&text=Saved")
+    st = Stabilize(interval_ms=100)
+    result = run_check(session, expect("has_text", selector="#status", value="Saved"), scope=None, timeout_ms=5_000,
+                       stabilize=st)
+    assert result.passed
+    assert result.duration_ms >= 300 - 50   # the page's clock started a little before the check's
+    assert 4 <= result.reads <= 8           # ~3 misses before 300 ms, then 2 matching reads
+    assert result.observed == "'#status' text: 'Saved'"
+
+
+def test_url_and_element_checks_wait_for_a_delayed_change(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "delayed.html?after=300")
+    st = Stabilize(interval_ms=100)
+    url = run_check(session, expect("url_contains", value="#done"), scope=None, timeout_ms=5_000, stabilize=st)
+    assert url.passed and url.reads >= 3
+    done = run_check(session, expect("selector_exists", selector=".done"), scope=None, timeout_ms=5_000, stabilize=st)
+    assert done.passed and done.reads == 2
+
+
+def test_flicker_never_passes_a_check(session: PageSession, site: StaticServer) -> None:
+    # "Saved" shows in 20 ms bursts: a single read may see one, two consecutive reads never can
+    open_page(session, site, "flicker.html?burst=20")
+    st = Stabilize(interval_ms=100, stable_reads=2)
+    result = run_check(session, expect("text_contains", selector="#status", value="Saved"), scope=None,
+                       timeout_ms=1_200, stabilize=st)
+    assert not result.passed
+    assert result.runtime_code == "EXPECT_STATE_MISMATCH"
+    assert result.observed == "'#status' text: 'Error'"
+    assert result.reads >= 10
+    assert result.duration_ms >= 1_200
+
+
+def test_flicker_then_settled_passes_only_after_it_settles(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "flicker.html?burst=20&settle=1100")
+    st = Stabilize(interval_ms=100, stable_reads=2)
+    result = run_check(session, expect("text_contains", selector="#status", value="Saved"), scope=None,
+                       timeout_ms=5_000, stabilize=st)
+    assert result.passed
+    assert result.duration_ms >= 1_100 - 50
+
+
+def test_a_state_that_matches_too_late_to_be_confirmed_is_a_timeout(session: PageSession, site: StaticServer) -> None:
+    # true from ~400 ms on, the deadline is 500 ms: the streak is still too short when the
+    # rechecks (1) run out, so the state never proved stable
+    open_page(session, site, "delayed.html?after=400")
+    st = Stabilize(interval_ms=150, stable_reads=5, max_rechecks=1)
+    result = run_check(session, expect("selector_exists", selector=".done"), scope=None, timeout_ms=500, stabilize=st)
+    assert not result.passed
+    assert result.runtime_code == "TIMEOUT"
+    assert "not stable: matched" in result.observed
+    assert "of 5 consecutive reads" in result.observed
+
+
+def test_a_match_at_the_deadline_is_confirmed_by_rechecks(session: PageSession, site: StaticServer) -> None:
+    # timeout 0: the first read is already at the deadline. It matches, but one read is not a
+    # stable state: rechecks (bounded by max_rechecks and the window) confirm it
+    open_page(session, site, "checks.html")
+    present = expect("selector_exists", selector="#title")
+    confirmed = run_check(session, present, scope=None, timeout_ms=0, stabilize=Stabilize(stable_reads=3))
+    assert confirmed.passed and confirmed.reads == 3
+    no_rechecks = run_check(session, present, scope=None, timeout_ms=0,
+                            stabilize=Stabilize(stable_reads=2, max_rechecks=0))
+    assert not no_rechecks.passed and no_rechecks.reads == 1
+    assert no_rechecks.runtime_code == "TIMEOUT"
+    assert no_rechecks.observed.endswith("(not stable: matched 1 of 2 consecutive reads)")
+
+
+def test_a_failing_guard_reads_until_its_deadline_then_once_more(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    st = Stabilize(interval_ms=150)
+    result = run_check(session, expect("selector_exists", selector="#never"), scope=None, timeout_ms=200, stabilize=st)
+    assert not result.passed
+    # reads at 0, 150 and 300 ms; on a slow machine the second may already land past the deadline
+    assert 2 <= result.reads <= 3
+    assert result.duration_ms >= 200   # the last read was taken at or after the deadline
+    assert costs(result.duration_ms, 150 * (result.reads - 1), result.reads)
+
+
+def test_timeout_zero_is_a_single_fresh_read(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    result = run_check(session, expect("url_contains", value="/elsewhere"), scope=None, timeout_ms=0,
+                       stabilize=Stabilize())
+    assert not result.passed and result.reads == 1 and result.duration_ms < 100
+
+
+def test_reads_slower_than_the_stale_threshold_are_never_evidence(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    # the page keeps its main thread busy for 900 ms at a time: each read waits for a gap and so
+    # returns a snapshot of unknown age; the text is there, yet the check must not pass on it
+    session.page.evaluate("""() => { window.__busy = setInterval(() => {
+        const end = Date.now() + 900; while (Date.now() < end) {} }, 1); }""")
+    st = Stabilize(interval_ms=100, stale_ms=300, max_rechecks=1)
+    try:
+        result = run_check(session, expect("text_contains", value="Welcome"), scope=None, timeout_ms=400, stabilize=st)
+    finally:
+        session.close()   # stop the busy page at once: the machine's cores are shared
+    assert not result.passed
+    assert result.runtime_code == "TIMEOUT"
+    assert "stale" in result.observed
+
+
+def test_navigation_during_a_check_is_read_through(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "nav.html")
+    session.page.click("#inside")
+    result = run_check(session, expect("url_contains", value="/browser/checks.html"), scope=None, timeout_ms=5_000,
+                       stabilize=Stabilize(interval_ms=100))
+    assert result.passed
+
+
+def test_settings_outside_the_rfc_bounds_are_clamped() -> None:
+    wild = Stabilize(window_ms=10, stable_reads=50, interval_ms=5000, max_rechecks=-1, stale_ms=1)
+    assert bounded(wild) == Stabilize(window_ms=500, stable_reads=5, interval_ms=200, max_rechecks=0, stale_ms=300)
+    assert bounded(Stabilize()) == Stabilize()
