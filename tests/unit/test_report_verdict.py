@@ -124,3 +124,31 @@ def test_flaky_passes_unless_the_policy_says_fail(tmp_path: Path, policy: str, e
     verdict = mini_run(tmp_path, [("passed", None)], flaky=True, flaky_policy=policy)
     assert verdict["counts"]["flaky"] == 1 and verdict["counts"]["passed"] == 0
     assert (verdict["outcome"], verdict["exit_code"]) == expected
+
+
+def test_tests_skipped_because_their_scenario_could_not_start_are_dependents(tmp_path: Path) -> None:
+    # a rule file whose entry URL needs a variable the run cannot supply: the walker fails its first
+    # rule (credential_rejected, before any browser) and skips the others as setup_failed
+    sid = "r.rules.yaml#app"
+    names = ["open", "login", "logout"]
+    plan = {"scenarios": [{"id": sid, "name": "app", "source": "r.rules.yaml", "kind": "rules", "line": 1,
+                           "rules": [{"name": n, "test_id": f"{sid}/{n}", "line": 3 + i, "parents": []}
+                                     for i, n in enumerate(names)],
+                           "test_ids": [f"{sid}/{n}" for n in names], "shard": 1}],
+            "assigned": [sid], "shard": {"index": 1, "total": 1}, "shards": [{"index": 1, "scenarios": [sid]}]}
+    setup = Failure(failure_class="credential_rejected", runtime_code="VARIABLE_MISSING", retryable=False,
+                    step_kind="setup", message="no value for {{BASE}}", path="r.rules.yaml", line=2)
+    with EmitWriter(tmp_path) as write:
+        write(RunStarted(run_id="r", started_at="2024-05-01T12:00:00Z", flowwalk_version="0",
+                         shard={"index": 1, "total": 1}, plan=plan, settings={}))
+        write(ScenarioStarted(scenario_id=sid, attempt=1, worker=0, t=0.0))
+        for i, name in enumerate(names):
+            write(RuleFinished(scenario_id=sid, rule=name, test_id=f"{sid}/{name}", attempt=1,
+                               status="failed" if i == 0 else "skipped", duration_ms=0.0, path="r.rules.yaml",
+                               line=3 + i, failure=setup if i == 0 else None, reason="" if i == 0 else "setup_failed"))
+        write(ScenarioFinished(scenario_id=sid, attempt=1, status="failed", duration_ms=0.0))
+        write(RunFinished(finished_at="2024-05-01T12:00:00Z", duration_ms=5.0, exit_code=2, counts={}))
+    verdict = build_verdict(read_run(tmp_path))
+    assert [(c["test_id"], c["dependents"]) for c in verdict["root_causes"]] == \
+        [(f"{sid}/open", [f"{sid}/login", f"{sid}/logout"])]
+    assert (verdict["outcome"], verdict["exit_code"]) == ("spec_needs_review", 2)

@@ -94,8 +94,10 @@
     if (consoleLines.length || pageErrors.length) {
       var ul = h("ul", { cls: "console" });
       consoleLines.forEach(function (m) {
-        var type = typeof m === "string" ? "log" : (m.type || "log");
-        var text = typeof m === "string" ? m : (m.text || pretty(m));
+        // the browser layer records "type: text" strings; objects {type, text} are read too
+        var split = typeof m === "string" ? /^(\w+): ([\s\S]*)$/.exec(m) : null;
+        var type = split ? split[1] : (typeof m === "string" ? "log" : (m.type || "log"));
+        var text = split ? split[2] : (typeof m === "string" ? m : (m.text || pretty(m)));
         ul.appendChild(h("li", { cls: type }, h("b", { text: type }), " " + text));
       });
       pageErrors.forEach(function (e) { ul.appendChild(h("li", { cls: "error" }, h("b", { text: "page error" }), " " + pretty(e))); });
@@ -107,8 +109,10 @@
       var table = h("table", { cls: "network" }, h("tr", null, h("th", { text: "method" }), h("th", { text: "status" }), h("th", { text: "ms" }), h("th", { text: "url" })));
       network.forEach(function (r) {
         var bad = r.status >= 400 || r.failure;
-        table.appendChild(h("tr", { cls: bad ? "bad" : "" }, h("td", { text: r.method || "" }), h("td", { text: r.status === undefined ? (r.failure || "") : String(r.status) }),
-          h("td", { cls: "num", text: r.duration_ms === undefined ? "" : String(Math.round(r.duration_ms)) }), h("td", { cls: "url", text: r.url || "" })));
+        var status = r.status === null || r.status === undefined ? (r.failure || "") : String(r.status);
+        var ms = r.duration_ms === null || r.duration_ms === undefined ? "" : String(Math.round(r.duration_ms));
+        table.appendChild(h("tr", { cls: bad ? "bad" : "" }, h("td", { text: r.method || "" }), h("td", { text: status }),
+          h("td", { cls: "num", text: ms }), h("td", { cls: "url", text: r.url || "" })));
       });
       box.appendChild(h("h5", { text: "network" }));
       box.appendChild(table);
@@ -128,6 +132,8 @@
     Object.keys(ctx).forEach(function (key) {
       if (known[key]) return;
       var value = ctx[key];
+      // nothing to show: an empty list, a zero count, "not crashed"
+      if (value === null || value === false || value === 0 || value === "" || (Array.isArray(value) && !value.length)) return;
       box.appendChild(h("h5", { text: key }));
       if (typeof value === "string" && /^context\/[^:]+$/.test(value) && value.indexOf("..") < 0) box.appendChild(h("a", { href: value, text: value }));
       else box.appendChild(h("pre", { text: pretty(value) }));

@@ -174,16 +174,22 @@ class Outcome:
     context: Mapping[str, Any] = field(default_factory=dict)
 
 
+#: the shape `browser.session.evidence()` gives, plus the accessibility snapshot the walker adds
 _CHECKOUT_CONTEXT: dict[str, Any] = {
     "url": "http://127.0.0.1:8000/checkout/confirm",
     "title": "Confirm your order",
-    "console": [{"type": "warning", "text": "[shop] slow render: 820 ms"},
-                {"type": "error", "text": "POST /api/orders 500 (Internal Server Error)"}],
+    "console": ["warning: [shop] slow render: 820 ms", "error: POST /api/orders 500 (Internal Server Error)"],
     "page_errors": ["TypeError: Cannot read properties of undefined (reading 'id')"],
-    "network": [{"method": "GET", "url": "http://127.0.0.1:8000/checkout/confirm", "status": 200, "duration_ms": 41.0},
-                {"method": "POST", "url": "http://127.0.0.1:8000/api/orders", "status": 500, "duration_ms": 312.5}],
-    "a11y": "- heading \"Confirm your order\" [level=1]\n- status: Saving failed, try again\n"
-            "- button \"Place order\"",
+    "console_error_count": 2,
+    "network": [{"method": "GET", "url": "http://127.0.0.1:8000/checkout/confirm", "resource_type": "document",
+                 "status": 200, "duration_ms": 41.0},
+                {"method": "POST", "url": "http://127.0.0.1:8000/api/orders", "resource_type": "fetch",
+                 "status": 500, "duration_ms": 312.5},
+                {"method": "GET", "url": "http://127.0.0.1:8000/api/poll", "resource_type": "fetch",
+                 "status": None, "duration_ms": None}],
+    "blocked": [], "dialogs": [], "popups": [], "crashed": False,
+    "a11y_snapshot": "- heading \"Confirm your order\" [level=1]\n- status: Saving failed, try again\n"
+                     "- button \"Place order\"",
 }
 
 #: outcomes per scenario id: one mapping per attempt (rule name -> outcome); missing attempts pass

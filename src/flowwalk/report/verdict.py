@@ -5,7 +5,8 @@ docs/architecture.md and `schemas/verdict.v1.schema.json`. Rules, in order:
 
 - a cancelled run is `cancelled` (exit 5), whatever else happened;
 - any failed test of class `assertion_failed`: the site misbehaved (exit 1), the only alerting one;
-- else any `infrastructure_error`, or tests cut short (run timeout, a missing shard, never run):
+- else any `infrastructure_error`, or tests cut short (run timeout, a crashed browser, a missing
+  shard, never run):
   infrastructure failed (exit 6) - rerunning may pass, and a partial run never reads as a pass;
 - else any other failure class: a spec needs review (exit 2);
 - else flaky tests fail the run only under `flaky_policy: fail` (exit 2); otherwise it passed (0).
@@ -26,7 +27,9 @@ from flowwalk.report.records import RunRecords, TestRecord
 
 VERDICT_SCHEMA = "flowwalk.verdict/1"
 #: skip reasons that mean "this check was cut short", not "this check decided to skip"
-INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
+INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run", "browser_crashed")
+#: skip reasons that mean "another test of this scenario failed before anything could run"
+SETUP_REASONS = ("setup_failed", "credential_rejected", "browser_crashed")
 SLOWEST = 10
 
 OUTCOME_EXIT = {
@@ -94,7 +97,19 @@ def _dependents(records: RunRecords) -> dict[str, list[str]]:
     """test id -> the tests that were not run (or failed) directly because of it."""
     by_rule = {(t.scenario_id, t.rule): t for t in records.tests}
     children: dict[str, list[str]] = {}
+    # the failed test a scenario's setup-skipped tests are blamed on: its setup failure, if any
+    setup_cause: dict[str, str] = {}
     for test in records.tests:
+        if test.status == "failed" and not is_parent_failed(test):
+            kind = (test.failure or {}).get("step_kind")
+            if test.scenario_id not in setup_cause or kind in ("setup", "run_timeout"):
+                setup_cause[test.scenario_id] = test.test_id
+    for test in records.tests:
+        if test.status == "skipped" and test.reason in SETUP_REASONS and not is_parent_failed(test):
+            cause = setup_cause.get(test.scenario_id)
+            if cause is not None and cause != test.test_id:
+                children.setdefault(cause, []).append(test.test_id)
+            continue
         if test.status == "passed" or not is_parent_failed(test):
             continue
         named = (test.failure or {}).get("parent")
