@@ -672,6 +672,23 @@ def test_all_unregistered_lines_of_a_suite_are_reported_in_one_pass(tmp_path: Pa
     assert [p.loc.line for p in problems] == [13, 14, 17]
 
 
+def test_a_misspelt_rule_line_does_not_cascade_onto_its_steps(tmp_path: Path) -> None:
+    problems = refused(tmp_path, suite_text("""\
+    I defne rule "a"
+        When I click locator "#x"
+        Then url contains "/"
+"""))
+    assert [(p.loc.line, p.message) for p in problems] == [
+        (12, "aitester-bdd does not register a keyword named 'I defne rule \"a\"'")]
+
+
+def test_a_misspelt_scenario_setup_does_not_cascade_onto_its_rules(tmp_path: Path) -> None:
+    text = suite_text('    I define rule "a"\n        Then url contains "/"\n').replace(
+        "Given I start scenario", "Given I start scenaro")
+    problems = refused(tmp_path, text)
+    assert len(problems) == 1 and problems[0].loc.line == 11
+
+
 # --- emit -------------------------------------------------------------------------------------------
 
 

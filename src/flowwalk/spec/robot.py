@@ -510,19 +510,21 @@ class _Loader:
             self.broke(plan, keyword)
 
     def broke(self, plan: PlanDraft, keyword: Keyword | None) -> None:
-        """After a refused call, keep reading without piling follow-up errors onto it."""
+        """After a refused call, keep reading without piling follow-up errors onto it: the lines
+        that would have gone into the scenario or rule it failed to start go into a detached one."""
         role = keyword.role if keyword is not None else ""
-        if role == "scenario" and plan.test is not None and plan.test_scenario is None:
-            plan.test_scenario = plan.scenario = ScenarioDraft(plan.test[0], plan.test[1], "", plan.test[1],
-                                                               None, broken=True)
+        here = plan.test[1] if plan.test is not None else Location(self.rel)
+        if plan.test is not None and plan.test_scenario is None and role != "rule":
+            plan.test_scenario = plan.scenario = ScenarioDraft(plan.test[0], here, "", here, None, broken=True)
             plan.rule = None
         elif role == "rule" and plan.test_scenario is not None:
-            plan.rule = RuleDraft(name="", loc=plan.test[1] if plan.test else Location(self.rel), broken=True)
+            plan.rule = RuleDraft(name="", loc=here, broken=True)
             plan.test_scenario.broken = True
         elif plan.rule is not None:
             plan.rule.broken = True
         elif plan.test_scenario is not None:
             plan.test_scenario.broken = True
+            plan.rule = RuleDraft(name="", loc=here, broken=True)
 
     # -- drafts -> frozen model
 
