@@ -1,0 +1,94 @@
+"""flowwalk.yaml: validated like every input, and its keys feed the settings builder unchanged."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowwalk.errors import SpecError
+from flowwalk.model import Stabilize
+from flowwalk.settings import build_settings
+from flowwalk.spec.config import load_config
+
+FULL = """\
+base_url: http://127.0.0.1:8000
+paths: [specs, rules]
+out_dir: build/report
+variables:
+  EMAIL: qa@example.com
+  PORT: 8080
+secrets: [PASSWORD, API_TOKEN]
+dismiss_selectors: ["#cookie-banner .accept"]
+rule_timeout_ms: 20000
+guard_timeout_ms: 250
+action_timeout_ms: 5000
+navigation_timeout_ms: 15000
+run_timeout_s: 120
+retries: 1
+flaky_policy: fail
+workers: 2
+comment_mode: on-failure
+stabilize: {window_ms: 1200, stable_reads: 3}
+executable: /usr/bin/chromium
+screenshots: "on"
+trace: on-failure
+verifiers_dir: checks/verifiers
+"""
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "flowwalk.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_a_full_config_becomes_settings(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, FULL))
+    settings = build_settings({}, env={"PASSWORD": "pw"}, config=config.model_dump(exclude_unset=True))
+    assert settings.base_url == "http://127.0.0.1:8000"
+    assert settings.paths == ("specs", "rules") and settings.out_dir == "build/report"
+    assert settings.variables == {"EMAIL": "qa@example.com", "PORT": "8080"}
+    assert settings.secret_names == ("PASSWORD", "API_TOKEN")
+    assert settings.secrets.get("PASSWORD") == "pw" and settings.secrets.get("API_TOKEN") is None
+    assert settings.dismiss_selectors == ("#cookie-banner .accept",)
+    assert (settings.rule_timeout_ms, settings.guard_timeout_ms, settings.run_timeout_s) == (20000, 250, 120.0)
+    assert (settings.action_timeout_ms, settings.navigation_timeout_ms) == (5000, 15000)
+    assert (settings.retries, settings.flaky_policy, settings.workers) == (1, "fail", 2)
+    assert settings.stabilize == Stabilize(window_ms=1200, stable_reads=3)
+    assert (settings.executable, settings.screenshots, settings.trace) == ("/usr/bin/chromium", "on", "on-failure")
+    assert settings.verifiers_dir == "checks/verifiers"
+
+
+def test_only_the_keys_written_are_set(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "base_url: https://staging.example.com\n"))
+    assert config.model_dump(exclude_unset=True) == {"base_url": "https://staging.example.com"}
+
+
+def test_bad_config_is_refused_with_every_problem_located(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "base_url: /relative\nworkers: 0\nflaky_policy: maybe\nsecrets: [API-TOKEN]\n"
+                    "stabilize: {window_ms: 3000}\nretires: 2\n")
+    with pytest.raises(SpecError) as caught:
+        load_config("flowwalk.yaml")
+    assert str(caught.value) == """\
+flowwalk.yaml:1:11: error: base_url '/relative' is not an absolute url
+  hint: write the site's root, e.g. 'http://127.0.0.1:8000' or 'https://staging.example.com'
+flowwalk.yaml:2:10: error: 'workers' at the top level is 0, out of range
+  hint: use a value from 1 to 64
+flowwalk.yaml:3:15: error: unknown flaky_policy 'maybe' at the top level
+  hint: valid values of flaky_policy: pass, fail
+flowwalk.yaml:4:11: error: entry 1 of 'secrets' must be an identifier, got 'API-TOKEN'
+  hint: use letters, digits and '_' only, not starting with a digit, e.g. ORDER_ID
+flowwalk.yaml:5:24: error: 'window_ms' in 'stabilize' is 3000, out of range
+  hint: use a value from 500 to 1500
+flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
+  hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
+dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, run_timeout_s, \
+retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, stabilize"""
+
+
+def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_config(write(tmp_path, "base_url: [\n"))
+    assert "invalid YAML" in str(caught.value)

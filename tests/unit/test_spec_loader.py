@@ -1,0 +1,109 @@
+"""Discovery and loading of a repository's inputs: which files, in which order, all problems at once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowwalk.errors import SpecError
+from flowwalk.settings import Settings
+from flowwalk.spec.loader import discover, load_suites
+
+FLOW = 'spec_version: "1"\nname: {name}\nurl: /\nsteps:\n  - {{type: goto, url: /}}\n'
+RULES = 'rules_version: "1"\nverification: v\nscenarios:\n  - name: s\n    rules:\n      - {name: r, steps: [{type: goto, url: /}]}\n'
+ROBOT = "*** Settings ***\nLibrary    aitester_bdd.AITester\n\n*** Test Cases ***\nT\n    No Operation\n"
+PLAIN_ROBOT = "*** Test Cases ***\nT\n    Log    hi\n"
+
+
+def put(root: Path, rel: str, text: str) -> None:
+    path = root / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+
+
+@pytest.fixture()
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    monkeypatch.chdir(tmp_path)
+    put(tmp_path, "specs/b.flow.yaml", FLOW.format(name="b"))
+    put(tmp_path, "specs/a.flow.json", '{"spec_version": "1", "name": "a", "url": "/", "steps": [{"type": "goto", "url": "/"}]}')
+    put(tmp_path, "specs/sub/c.flow.yml", FLOW.format(name="c"))
+    put(tmp_path, "specs/auth.rules.yaml", RULES)
+    put(tmp_path, "specs/suite.robot", ROBOT)
+    put(tmp_path, "specs/plain.robot", PLAIN_ROBOT)
+    put(tmp_path, "specs/notes.yaml", "not: a spec\n")
+    put(tmp_path, "specs/README.md", "docs\n")
+    for skipped in (".git", "node_modules", ".venv", "flowwalk-report"):
+        put(tmp_path, f"specs/{skipped}/x.flow.yaml", "broken: [\n")
+    return tmp_path
+
+
+def names(paths: list[Path]) -> list[str]:
+    return [p.as_posix() for p in paths]
+
+
+def test_default_discovery_finds_inputs_sorted_and_skips_tooling_folders(repo: Path) -> None:
+    found = names(discover(["specs"], exclude=["specs/flowwalk-report"]))
+    assert found == ["specs/a.flow.json", "specs/auth.rules.yaml", "specs/b.flow.yaml", "specs/sub/c.flow.yml",
+                     "specs/suite.robot"]
+
+
+def test_paths_are_deduplicated_and_explicit_files_load_whatever_their_name(repo: Path) -> None:
+    found = names(discover(["specs/sub", "specs/sub/c.flow.yml", "./specs/sub/", "specs/notes.yaml"]))
+    assert found == ["specs/notes.yaml", "specs/sub/c.flow.yml"]
+
+
+def test_missing_paths_are_refused_together(repo: Path) -> None:
+    with pytest.raises(SpecError) as caught:
+        discover(["specs", "nope", "specs/gone.flow.yaml"])
+    assert [p.render() for p in caught.value.problems] == [
+        "nope:1:1: error: path 'nope' does not exist\n  hint: check the spelling, or run from the repository root",
+        "specs/gone.flow.yaml:1:1: error: path 'specs/gone.flow.yaml' does not exist\n"
+        "  hint: check the spelling, or run from the repository root",
+    ]
+
+
+def test_load_suites_skips_the_report_folder_and_loads_every_kind(repo: Path) -> None:
+    settings = Settings(out_dir="specs/flowwalk-report")
+    # the robot loader may refuse this minimal suite; here we only look at flows and rule files
+    suites = load_suites(["specs/a.flow.json", "specs/b.flow.yaml", "specs/sub", "specs/auth.rules.yaml"], settings)
+    assert [(s.path, s.kind) for s in suites] == [("specs/a.flow.json", "flow"), ("specs/auth.rules.yaml", "rules"),
+                                                  ("specs/b.flow.yaml", "flow"), ("specs/sub/c.flow.yml", "flow")]
+    assert [s.scenarios[0].id for s in suites] == ["specs/a.flow.json#a", "specs/auth.rules.yaml#s",
+                                                    "specs/b.flow.yaml#b", "specs/sub/c.flow.yml#c"]
+
+
+def test_every_problem_of_every_file_in_one_error(repo: Path) -> None:
+    put(repo, "more/x.flow.yaml", 'spec_version: "1"\nname: x\nurl: /\nsteps:\n  - {type: wait, ms: 0}\n'
+                                  '  - {type: goto, url: "/{{PASSWORD}}"}\n')
+    put(repo, "more/y.flow.json", '{"spec_version": "1",}')
+    put(repo, "more/z.rules.yaml", RULES.replace("steps:", "parents: [q], steps:"))
+    with pytest.raises(SpecError) as caught:
+        load_suites(["more"], Settings(secret_names=("PASSWORD",)))
+    firsts = [p.render().splitlines()[0] for p in caught.value.problems]
+    assert firsts == [
+        "more/x.flow.yaml:5:22: error: 'ms' in step 1 is 0, out of range",
+        "more/y.flow.json:1:22: error: invalid JSON: Expecting property name enclosed in double quotes",
+        "more/z.rules.yaml:6:29: error: unknown parent 'q' of rule 'r'",
+    ]
+
+
+def test_secret_misuse_is_refused_at_load(repo: Path) -> None:
+    put(repo, "s/x.flow.yaml", 'spec_version: "1"\nname: x\nurl: /\nsteps:\n  - {type: goto, url: "/{{PASSWORD}}"}\n')
+    with pytest.raises(SpecError) as caught:
+        load_suites(["s"], Settings(secret_names=("PASSWORD",)))
+    assert str(caught.value).startswith(
+        "s/x.flow.yaml:5:5: error: secret {{PASSWORD}} is used in the url of step 1 (goto '/{{PASSWORD}}')")
+    # without the secret named, the same text is a plain variable and loads
+    assert load_suites(["s"], Settings())
+
+
+def test_an_empty_folder_loads_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "empty").mkdir()
+    assert load_suites(["empty"], Settings()) == []
+
+
+def test_default_paths_come_from_the_settings(repo: Path) -> None:
+    settings = Settings(paths=("specs/sub",))
+    assert [s.path for s in load_suites([], settings)] == ["specs/sub/c.flow.yml"]
