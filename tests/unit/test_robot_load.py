@@ -510,6 +510,13 @@ def test_a_secret_named_by_settings_stays_a_placeholder(tmp_path: Path) -> None:
     assert r.steps[0].value == "{{TOKEN}}"  # type: ignore[attr-defined]
 
 
+def test_a_secret_placeholder_is_spelled_as_secret_names_it(tmp_path: Path) -> None:
+    # RF names ignore case and underscores; the walker looks the value up by the --secret name
+    r = rule(tmp_path, 'When I type secret "${admin_password}" into locator "#p"', "${ADMIN_PASSWORD}    x\n",
+             Settings(secret_names=("AdminPassword",), secrets=Secrets({"AdminPassword": "y"})))
+    assert r.steps[0].value == "{{AdminPassword}}"  # type: ignore[attr-defined]
+
+
 def test_an_undefined_secret_says_to_pass_it_with_secret(tmp_path: Path) -> None:
     problem, _ = refused_rule(tmp_path, 'When I type secret "${PW}" into locator "#p"')
     assert problem.message == "variable '${PW}' is not defined"

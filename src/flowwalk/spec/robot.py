@@ -312,11 +312,15 @@ class _Expander:
         return key in self.run_vars or key in self.settings_secrets or key in self.file_vars
 
     def spelling(self, key: str, written: str) -> str:
+        """The name a secret's `{{NAME}}` placeholder uses: as --secret spells it when the run
+        supplies it (the walker looks its value up by that name), else as the suite defines it."""
+        if key in self.settings_secrets:
+            return self.settings_secrets[key]
         if key in self.file_vars:
             return self.file_vars[key].name
         if key in self.run_vars:
             return self.run_vars[key][0]
-        return self.settings_secrets.get(key, written)
+        return written
 
     def mark_secret(self, raw: str) -> None:
         match = search_variable(raw.strip())
