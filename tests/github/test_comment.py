@@ -122,3 +122,30 @@ def test_links_come_from_the_settings() -> None:
     assert links.run_url == "https://ghe.example.com/octo-org/shop/actions/runs/77/attempts/2"
     assert links.artifact_url == links.run_url + "#artifacts"
     assert links.blob("specs/a b.flow.yaml", 3) == f"https://ghe.example.com/octo-org/shop/blob/{SHA}/specs/a%20b.flow.yaml#L3"
+
+
+def test_the_hand_written_verdicts_have_the_shape_flowwalk_writes() -> None:
+    """The fixtures these tests render are valid against schemas/verdict.v1.schema.json."""
+    import json
+    from pathlib import Path
+
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
+
+    schemas = Path(__file__).resolve().parents[2] / "schemas"
+    verdict_schema = json.loads((schemas / "verdict.v1.schema.json").read_text())
+    emit_schema = json.loads((schemas / "emit-event.v1.schema.json").read_text())
+    registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (verdict_schema, emit_schema)])
+    validator = Draft202012Validator(verdict_schema, registry=registry)
+    for verdict in (failing_verdict(), passing_verdict(), many_failures(3)):
+        assert [e.message for e in validator.iter_errors(verdict)] == []
+
+
+def test_shard_and_report_warnings_are_shown() -> None:
+    verdict = failing_verdict()
+    verdict["shards"]["mismatched"] = [2]
+    verdict["warnings"].append("emit.jsonl:7: not an event record ('<html>'); it was ignored")
+    body = render_comment(verdict, LINKS)
+    assert "Shard(s) 2 planned other files than the rest" in body
+    assert "- `emit.jsonl:7: not an event record ('<html>'); it was ignored`" in body
+    assert "shard 3 of 3 is missing" not in body  # already said above, in the reviewer's words

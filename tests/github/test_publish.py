@@ -369,3 +369,38 @@ def test_workflow_run_does_not_comment_when_the_pr_moved_on(github: FakeGitHub, 
                                  settings_for(github.url, tmp_path, event_name="workflow_run", pr_number=None))
     assert github.calls("issues/list-comments") == [] and result.ok
     assert "has moved on to aaaaaaaaaaaa" in err
+
+
+def test_a_verdict_built_by_the_report_builder_publishes_with_its_root_causes(
+        github: FakeGitHub, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Not a hand-written verdict: the sample run's emit.jsonl through the real build_reports."""
+    from flowwalk.plan.shard import plan_run
+    from flowwalk.report.build import build_reports
+    from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+    from flowwalk.settings import Settings
+
+    suites = sample_suites()
+    report = tmp_path / "sample"
+    write_sample_run(report, sample_events(suites, plan_run(suites, Settings()).record()))
+    verdict = build_reports(report)
+    github.add_pull(PR)
+    result, stdout, _ = run_publish(github, clock, report, settings_for(github.url, tmp_path, check_run=True))
+    assert result.ok and result.exit_code == verdict["exit_code"]
+    body = github.flowwalk_comments(PR)[0]["body"]
+    for cause in verdict["root_causes"]:
+        assert f"**`{cause['test_id']}`** at [{cause['path']}:{cause['line']}]" in body
+        for dependent in cause["dependents"]:
+            assert f"`{dependent}`" in body
+    for test_id in verdict["flaky"]:
+        assert f"`{test_id}`" in body
+    # the site misbehaving comes first, whatever order the verdict lists its root causes in
+    first = next(c for c in verdict["root_causes"] if c["failure_class"] == "assertion_failed")
+    assert stdout.startswith(f"::error file={first['path']},line={first['line']},")
+    (run,) = github.check_runs.values()
+    assert run["output"]["annotations_count"] == len(collect(verdict))
+
+
+def collect(verdict: dict[str, Any]) -> list[Any]:
+    from flowwalk.github.actions import collect_annotations
+
+    return collect_annotations(verdict)

@@ -10,6 +10,8 @@ from typing import Any
 CHECKOUT = "examples/flows/checkout.flow.yaml"
 SHOP = "examples/rules/shop.rules.yaml"
 ACCOUNT = "examples/flows/account.flow.yaml"
+NO_FAILURES = {name: 0 for name in ("assertion_failed", "spec_step_unresolvable", "credential_rejected",
+                                    "agent_uncertain", "quota_exceeded", "infrastructure_error")}
 
 
 def _test(test_id: str, source: str, line: int, status: str, *, failure: dict[str, Any] | None = None,
@@ -65,9 +67,9 @@ def failing_verdict() -> dict[str, Any]:
     return {
         "schema": "flowwalk.verdict/1", "outcome": "site_misbehaved", "exit_code": 1,
         "run_id": "run-2026-11-22-abc", "started_at": "2026-11-22T04:00:00Z", "duration_ms": 48200.0,
-        "shards": {"total": 3, "reported": [1, 2], "missing": [3], "duplicated": []},
+        "shards": {"total": 3, "reported": [1, 2], "missing": [3], "duplicated": [], "mismatched": []},
         "counts": {"total": 8, "passed": 2, "failed": 3, "skipped": 2, "flaky": 1},
-        "by_class": {"assertion_failed": 1, "spec_step_unresolvable": 1, "infrastructure_error": 1},
+        "by_class": {**NO_FAILURES, "assertion_failed": 1, "spec_step_unresolvable": 1, "infrastructure_error": 1},
         "tests": tests,
         "root_causes": [
             {"test_id": checkout_id, "failure_class": "assertion_failed", "message": checkout_failure["message"],
@@ -83,6 +85,7 @@ def failing_verdict() -> dict[str, Any]:
         "flaky": ["examples/flows/about.flow.yaml#About page"],
         "slowest": [{"test_id": f"{ACCOUNT}#Account settings", "duration_ms": 30000},
                     {"test_id": checkout_id, "duration_ms": 8200}],
+        "warnings": ["shard 3 of 3 is missing: its scenarios are reported as not run"],
     }
 
 
@@ -90,8 +93,8 @@ def passing_verdict() -> dict[str, Any]:
     verdict = failing_verdict()
     for test in verdict["tests"]:
         test.update(status="passed", failure=None, reason="")
-    verdict.update(outcome="passed", exit_code=0, root_causes=[], flaky=[], by_class={},
-                   shards={"total": 1, "reported": [1], "missing": [], "duplicated": []},
+    verdict.update(outcome="passed", exit_code=0, root_causes=[], flaky=[], by_class=dict(NO_FAILURES), warnings=[],
+                   shards={"total": 1, "reported": [1], "missing": [], "duplicated": [], "mismatched": []},
                    counts={"total": 8, "passed": 8, "failed": 0, "skipped": 0, "flaky": 0})
     return verdict
 
@@ -119,6 +122,9 @@ def many_failures(n: int, text_len: int = 2000) -> dict[str, Any]:
     verdict["tests"] += dependents + flaky
     verdict["counts"] = {"total": len(verdict["tests"]), "passed": 0, "failed": n, "skipped": len(dependents),
                          "flaky": len(flaky)}
+    verdict["by_class"] = {**NO_FAILURES, "assertion_failed": n}
+    verdict["shards"] = {"total": 1, "reported": [1], "missing": [], "duplicated": [], "mismatched": []}
+    verdict["warnings"] = []
     verdict["flaky"] = [t["test_id"] for t in flaky]
     verdict["slowest"] = [{"test_id": t["test_id"], "duration_ms": 1000} for t in verdict["tests"][:10]]
     return verdict

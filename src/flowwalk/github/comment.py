@@ -320,6 +320,14 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
     if shards.get("duplicated"):
         out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(d) for d in shards['duplicated'])} reported twice; "
                     "the last report of each test was kept."]
+    if shards.get("mismatched"):
+        out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(m) for m in shards['mismatched'])} planned other "
+                    "files than the rest: were all jobs given the same paths and the same commit?"]
+    others = [str(w) for w in verdict.get("warnings") or () if not str(w).startswith("shard ")]
+    if others:
+        out += ["", "<details><summary>Report warnings</summary>", ""]
+        out += [f"- {code(w, detail.field_cap)}" for w in others[:10]]
+        out += [f"- … and {len(others) - 10} more" if len(others) > 10 else "", "</details>"]
 
     causes = root_causes(verdict)
     tests = _test_index(verdict)
