@@ -215,3 +215,13 @@ def test_a_bad_body_is_refused_by_the_fake(github: FakeGitHub, clock) -> None:  
     assert any("checks/create at (body)" in p for p in problems)
     assert any("is too long" in p and "annotations" in p for p in problems)
     assert len(problems) == 3
+
+
+def test_a_redirected_post_is_sent_again_as_a_post_with_its_body(github: FakeGitHub, clock) -> None:  # type: ignore[no-untyped-def]
+    """requests alone would turn a 301/302 POST into a GET and lose the body (contract.md section 1)."""
+    github.add_pull(7)
+    github.fail(302, method="POST", headers={"Location": COMMENTS})
+    response = client_for(github, clock).post(COMMENTS, {"body": "moved"})
+    assert response.status == 201
+    assert [(r.method, r.status) for r in github.requests] == [("POST", 302), ("POST", 201)]
+    assert github.comments[7][0]["body"] == "moved"
