@@ -19,7 +19,7 @@ from typing import Any, Mapping
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from flowwalk.report.records import RunRecords, TestRecord
+from flowwalk.report.records import RunRecords, TestRecord, as_dict
 from flowwalk.report.verdict import failure_class, failure_message, skip_message, step_label
 
 JUNIT_FILE = "junit.xml"
@@ -43,7 +43,7 @@ def _lines_for_failure(failure: Mapping[str, Any]) -> list[str]:
                      f"(retryable: {'yes' if failure.get('retryable') else 'no'})")
     if failure.get("parent"):
         lines.append(f"parent: {failure['parent']}")
-    context = failure.get("context") if isinstance(failure.get("context"), dict) else {}
+    context = as_dict(failure.get("context"))
     if context.get("url"):
         lines.append(f"url: {context['url']}")
     recovery = [r for r in failure.get("recovery") or () if isinstance(r, dict)]

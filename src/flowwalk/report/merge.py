@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
-from flowwalk.report.records import EMIT_FILE, RawSection, split_sections
+from flowwalk.report.records import EMIT_FILE, RawSection, as_dict, split_sections
 
 #: folders of files the records reference by relative path
 ARTIFACT_DIRS = ("screenshots", "traces", "context")
@@ -69,8 +69,8 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
         sections.extend((section, n) for section in found)
 
     def shard_key(item: tuple[RawSection, int]) -> tuple[int, str, int]:
-        shard = item[0].start.get("shard") if isinstance(item[0].start.get("shard"), dict) else {}
-        index = shard.get("index") if isinstance(shard.get("index"), int) else 1
+        index = as_dict(item[0].start.get("shard")).get("index")
+        index = index if isinstance(index, int) else 1
         return index, str(item[0].start.get("started_at", "")), item[1]
 
     sections.sort(key=shard_key)

@@ -290,6 +290,11 @@ def _preview(line: str) -> str:
     return repr(line[:60] + ("..." if len(line) > 60 else ""))
 
 
+def as_dict(value: Any) -> dict[str, Any]:
+    """A JSON object from the log, or {} when the field is missing or of another type."""
+    return value if isinstance(value, dict) else {}
+
+
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
 
@@ -327,7 +332,7 @@ class _Result:
 def _section(raw: RawSection) -> tuple[ShardSection, dict[str, _Result], dict[str, dict[int, dict[str, Any]]],
                                         list[dict[str, Any]]]:
     start = raw.start
-    shard = start.get("shard") if isinstance(start.get("shard"), dict) else {}
+    shard = as_dict(start.get("shard"))
     index, total = _int(shard.get("index"), 1), _int(shard.get("total"), 1)
     results: dict[str, _Result] = {}
     scenario_attempts: dict[str, dict[int, dict[str, Any]]] = {}
@@ -361,8 +366,8 @@ def _section(raw: RawSection) -> tuple[ShardSection, dict[str, _Result], dict[st
             cancelled = rec
         elif event == "run_finished":
             finished = rec
-    plan = start.get("plan") if isinstance(start.get("plan"), dict) else {}
-    settings = start.get("settings") if isinstance(start.get("settings"), dict) else {}
+    plan = as_dict(start.get("plan"))
+    settings = as_dict(start.get("settings"))
     section = ShardSection(index=index, total=total, run_id=str(start.get("run_id", "")),
                            started_at=str(start.get("started_at", "")),
                            flowwalk_version=str(start.get("flowwalk_version", "")), plan=plan, settings=settings,
@@ -435,8 +440,8 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
     for section, sec_results, sec_scenarios, sec_emits in parsed:
         for key, res in sec_results.items():
             if key.startswith("\0"):
-                _, sid, rule = key.split("\0", 2)
-                emit_results[(sid, rule)] = res
+                _, sid, rule_name = key.split("\0", 2)
+                emit_results[(sid, rule_name)] = res
             else:
                 results[key] = res
         scen_attempts.update(sec_scenarios)
@@ -457,9 +462,9 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
     cancelled = bool(cancelled_sections)
     tests: list[TestRecord] = []
     for order, (tid, m) in enumerate(meta.items()):
-        res = results.get(tid)
+        found = results.get(tid)
         shard = _int(m.get("shard"), 0) or None
-        if res is None or not res.attempts:
+        if found is None or not found.attempts:
             if shard in missing:
                 reason = "shard_missing"
             elif cancelled and (shard in cancelled_sections or shard is None or shard_total == 1):
@@ -471,15 +476,15 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
                                     reason=reason, duration_ms=0.0, attempts=0, shard=shard, order=order,
                                     parents=m["parents"]))
             continue
-        numbers = sorted(res.attempts)
+        numbers = sorted(found.attempts)
         final_no = numbers[-1]
-        final = res.attempts[final_no]
-        history = tuple(Attempt(n, str(res.attempts[n].get("status", "")), _float(res.attempts[n].get("duration_ms")),
-                                res.attempts[n]) for n in numbers)
+        final = found.attempts[final_no]
+        history = tuple(Attempt(n, str(found.attempts[n].get("status", "")), _float(found.attempts[n].get("duration_ms")),
+                                found.attempts[n]) for n in numbers)
         status = str(final.get("status", "failed"))
         if status == "passed" and any(a.status == "failed" for a in history[:-1]):
             status = "flaky"
-        steps = tuple(sorted(res.steps.get(final_no, []), key=lambda s: _int(s.get("index"), 0)))
+        steps = tuple(sorted(found.steps.get(final_no, []), key=lambda s: _int(s.get("index"), 0)))
         emits = emit_results.get((m["scenario_id"], m["rule"]))
         tests.append(TestRecord(
             test_id=tid, scenario_id=m["scenario_id"], rule=m["rule"] or str(final.get("rule", "")), name=m["name"],
@@ -487,7 +492,7 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
             kind=m["kind"], status=status, reason=str(final.get("reason") or ""),
             duration_ms=_float(final.get("duration_ms")),
             attempts=max(final_no, max(scen_attempts.get(m["scenario_id"], {0: None}))),
-            shard=res.shard or shard, order=order, final=final, steps=steps, history=history,
+            shard=found.shard or shard, order=order, final=final, steps=steps, history=history,
             emits=tuple(emits.emits.get(final_no, [])) if emits else (), parents=m["parents"]))
 
     scenarios = tuple(

@@ -314,16 +314,16 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
         if out.before_browser and out.fail_at:
             # a variable the run cannot supply: refused before any browser started, nothing ran
             step = rule.steps[out.fail_at - 1]
-            failure = Failure(failure_class=out.failure_class, runtime_code=out.runtime_code, retryable=False,
+            refused = Failure(failure_class=out.failure_class, runtime_code=out.runtime_code, retryable=False,
                               step_kind=out.step_kind, message=out.message, step_index=out.fail_at,
                               step_text=step.text, expected=out.expected, observed=out.observed, path=path,
                               line=step.loc.line, col=step.loc.col)
             skipped = tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, start=1) if i != out.fail_at)
             events.append(RuleFinished(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
                                        status="failed", duration_ms=0.0, path=path, line=rule.loc.line,
-                                       failure=failure, skipped_steps=skipped))
+                                       failure=refused, skipped_steps=skipped))
             status_of[rule.name] = "failed"
-            class_of[rule.name] = failure.failure_class
+            class_of[rule.name] = refused.failure_class
             continue
         rule_ms = 0.0
         failure: Failure | None = None
