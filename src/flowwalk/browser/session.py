@@ -411,6 +411,8 @@ class PageSession:
         try:
             if selector:
                 found = locate(self.page, selector)
+                if found.count == 0:
+                    return ""   # evidence never waits for an element that is not there
                 locator = found.locator.first
             else:
                 locator = self.page.locator("body")
