@@ -285,6 +285,7 @@
   }
 
   function focusTest(id) {
+    clearTimeout(timer);  // a search typed just before must not re-render over the focused test
     STATUSES.forEach(function (s) { checks[s].checked = true; });
     classFilter.value = "";
     search.value = id.toLowerCase();
