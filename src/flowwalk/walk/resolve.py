@@ -93,8 +93,10 @@ def describe(target: str) -> Description:
     full = " ".join(words)
     roles: list[str] = []
     rest = " " + full + " "
-    for phrase, hinted in _HINTS:
-        if re.search(rf"(?<![\w-]){re.escape(phrase)}(?![\w-])", rest):
+    for phrase, hinted in _HINTS:   # longest first; a matched phrase is used up ("radio button")
+        pattern = rf"(?<![\w-]){re.escape(phrase)}(?![\w-])"
+        if re.search(pattern, rest):
+            rest = re.sub(pattern, " ", rest)
             for r in hinted:
                 if r not in roles:
                     roles.append(r)
