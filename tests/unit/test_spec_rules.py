@@ -106,3 +106,20 @@ def test_cross_rule_problems_are_all_reported(tmp_path: Path, monkeypatch: pytes
         "a.rules.yaml:10:32: error: unknown parent 'logn' of rule 'cart'",
     ]
     assert caught.value.problems[1].hint == "did you mean 'login'? rules of scenario 'two': cart, login"
+
+
+def test_the_example_rule_files_load() -> None:
+    suites = load_suites(["examples/rules", "examples/failing/parent-failed.rules.yaml"], Settings())
+    by_path = {s.path: s for s in suites}
+    example = by_path["examples/rules/acme-notes.rules.yaml"].scenarios[0]
+    assert [r.name for r in example.rules] == ["login", "dashboard", "account", "open_reports", "report_ready",
+                                               "settings"]
+    report = example.rules[4]
+    assert report.retry == m.Retry(max=2, delay_ms=2000)
+    assert [v.name for v in report.verify] == ["report_recorded", "invariant_check"]
+    assert report.verify[0].options["module"] == "examples/rules/verifiers/report_recorded.py"
+    assert example.rules[1].child_scope == "[data-testid=dashboard]"
+    assert example.dismiss_selectors == ("[data-testid=cookie-accept]",)
+    failing = by_path["examples/failing/parent-failed.rules.yaml"].scenarios[0]
+    assert [(r.name, r.parents) for r in failing.rules] == [
+        ("login", ()), ("dashboard", ("login",)), ("account", ("dashboard",)), ("help", ())]
