@@ -20,7 +20,7 @@
   };
 
   // The one account that always exists, so the login example works on a fresh browser.
-  var DEMO_USER = { email: "ada@example.com", name: "Ada Lovelace", password: "analytical-engine-1843" };
+  var DEMO_USER = { email: "ada@example.com", name: "Ada Lovelace", password: "correct-horse-battery" };
 
   var GA_ENDPOINT = "https://www.google-analytics.com/g/collect";
   var GA_MEASUREMENT_ID = "G-DEMO";
