@@ -274,3 +274,16 @@ def test_a_closed_session_gives_evidence_without_raising(session: PageSession, s
     assert session.screenshot(tmp_path / "x.png") is False
     assert session.a11y_snapshot() == ""
     assert session.evidence()["title"] == ""
+
+
+def test_a_page_closed_by_the_site_is_not_a_crash(flowwalk_browser: Browser, session: PageSession,
+                                                   site: StaticServer) -> None:
+    from flowwalk.browser import PlaywrightError
+
+    # a tab with a single history entry may close itself
+    with session.page.expect_event("close"):
+        session.page.evaluate("window.close()")
+    with pytest.raises(PlaywrightError):
+        with session.guard():
+            session.page.title()
+    assert not session.crashed and flowwalk_browser.is_alive()

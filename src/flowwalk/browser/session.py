@@ -321,11 +321,18 @@ class PageSession:
         return exc
 
     def _page_closed_by_site(self) -> bool:
-        # window.close() closes the page while the browser lives: not a crash
+        """window.close() closes the page while the browser lives on: not a crash.
+
+        The context answering a call is the proof: asking only the client-side flags would race
+        with the events of a browser that is dying right now.
+        """
         try:
-            return self.page.is_closed() and self._browser_alive() and not self._crashed
-        except Exception:  # noqa: BLE001
+            if not self.page.is_closed() or self._crashed:
+                return False
+            self.context.cookies()
+        except Exception:  # noqa: BLE001 - the context is gone with the browser
             return False
+        return True
 
     @contextmanager
     def guard(self) -> Iterator[None]:
