@@ -134,6 +134,7 @@ class StepBuilder:
                 return m.VerifierRef(name=item, loc=loc)
             module = self.verifier_module(item, loc)
             return m.VerifierRef(name=item, loc=loc, options={"module": module, "args": {}}) if module else None
+        options: dict[str, Any]
         if isinstance(item, sm.ReadAfterWriteItem):
             opts = item.read_after_write
             options = {k: v for k, v in (("selector", opts.selector if opts else None),
@@ -143,8 +144,7 @@ class StepBuilder:
         if isinstance(item, sm.InvariantItem):
             inv = item.invariant_check
             if inv.expect is not None:
-                options: dict[str, Any] = {"expect": self.expect(inv.expect, self.loc(path + ("invariant_check",
-                                                                                           "expect")))}
+                options = {"expect": self.expect(inv.expect, self.loc(path + ("invariant_check", "expect")))}
             else:
                 http = inv.http
                 assert http is not None  # the model refuses neither/both
@@ -236,7 +236,7 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
 def assertion_text(item: Any) -> str:
     if item.kind == "beacon_fires":
         return f"beacon_fires {item.vendor}" + (f" {show(item.event)}" if item.event else "")
-    return item.kind
+    return str(item.kind)
 
 
 def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:

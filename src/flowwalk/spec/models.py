@@ -13,14 +13,20 @@ carries a ready message and hint (see `errors_to_problems`), so users never see 
 
 from __future__ import annotations
 
+import difflib
 import re
+import types as _types
+import typing as _typing
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 from urllib.parse import urlsplit
 
+import annotated_types as _at
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag,
-                      WithJsonSchema, model_validator)
+                      ValidationError, WithJsonSchema, model_validator)
+from pydantic.fields import FieldInfo
 from pydantic_core import PydanticCustomError
 
+from flowwalk.errors import Location, Problem
 from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, EXPECT_KINDS, Stabilize
 
 # --- limits of flow-spec v1 (the contract's "hard ceilings") -------------------------------------
@@ -255,10 +261,6 @@ class _Expect(Strict):
     timeout_ms: Optional[StepTimeout] = None
     stabilize: Optional[StabilizeModel] = None
 
-    @property
-    def label_kind(self) -> str:
-        return getattr(self, "kind", "")
-
 
 class ExpectUrlContains(_Expect):
     LABEL: ClassVar[str] = "expect url_contains step"
@@ -323,7 +325,7 @@ class ExpectBeacon(_Expect):
 def _element_expect(kind: str) -> type[_Expect]:
     """The expect kinds that only name an element: selector_exists, visible, checked, ..."""
     return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (_Expect,), {
-        "__annotations__": {"kind": Literal[kind], "selector": Selector},  # type: ignore[valid-type]
+        "__annotations__": {"kind": Literal[kind], "selector": Selector},
         "LABEL": f"expect {kind} step",
         "__module__": __name__,
     })
@@ -425,7 +427,7 @@ class HttpCheck(Strict):
 
 class InvariantOptions(Strict):
     LABEL: ClassVar[str] = "invariant_check verifier"
-    expect: Optional[InvariantExpect] = None
+    expect: Optional[InvariantExpect] = None  # type: ignore[valid-type]
     http: Optional[HttpCheck] = None
     timeout_ms: Optional[StepTimeout] = None
 
@@ -774,16 +776,6 @@ class ConfigModel(Strict):
 # step") and to drop the union tags, which leaves the path through the *document*
 # (("steps", 2, "equals")) that `Source` can locate.
 
-import difflib  # noqa: E402  (kept next to its only user)
-import types as _types  # noqa: E402
-import typing as _typing  # noqa: E402
-
-import annotated_types as _at  # noqa: E402
-from pydantic import ValidationError  # noqa: E402
-from pydantic.fields import FieldInfo  # noqa: E402
-
-from flowwalk.errors import Location, Problem  # noqa: E402
-
 #: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
 _COMMON_KEYS = ("optional", "timeout_ms", "stabilize", "verify")
 _TAG_FIELDS = ("type", "kind")
@@ -1015,7 +1007,8 @@ class _Describer:
 
     def name_of(self, path: tuple[Any, ...]) -> str:
         node = self.get(path)
-        return node.get("name") if isinstance(node, dict) and isinstance(node.get("name"), str) else ""
+        name = node.get("name") if isinstance(node, dict) else None
+        return name if isinstance(name, str) else ""
 
     def where(self, path: tuple[Any, ...]) -> str:
         """The object at `path`, for people."""
@@ -1068,14 +1061,6 @@ def _bounds(metadata: list[Any]) -> tuple[Any, Any]:
             elif isinstance(sub, _at.Lt):
                 high = f"below {sub.lt}"
     return low, high
-
-
-def _length_limit(metadata: list[Any], kind: type) -> Any:
-    for item in metadata:
-        for sub in getattr(item, "metadata", None) or [item]:
-            if isinstance(sub, kind):
-                return sub.max_length if kind is _at.MaxLen else sub.min_length
-    return None
 
 
 def errors_to_problems(exc: ValidationError, source: Any, root: type[BaseModel],
@@ -1163,8 +1148,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     if kind == "verify_tag":
         if isinstance(value, dict):
-            keys = ", ".join(f"'{k}'" for k in value) or "no keys"
-            return Problem(loc, f"{describe.where(path)} is not a verifier (it has {keys})",
+            written = ", ".join(f"'{k}'" for k in value) or "no keys"
+            return Problem(loc, f"{describe.where(path)} is not a verifier (it has {written})",
                            "write a verifier name (read_after_write, or a module in verifiers/), or a mapping "
                            "with one of read_after_write, invariant_check, verifier")
         return Problem(loc, f"{describe.where(path)} must be a verifier name or a mapping, got {_type_name(value)}",
