@@ -17,8 +17,8 @@ from pydantic import BaseModel
 from flowwalk.spec.models import ConfigModel, FlowSpecModel, RulesFileModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-#: a URN rather than a web address: the schemas ship in the repository, not on a site
-ID_BASE = "urn:flowwalk:schemas:"
+#: the same base as the hand-written emit-event and verdict schemas in schemas/
+ID_BASE = "https://flowwalk.dev/schemas/"
 
 #: file name -> (model, title, description)
 INPUT_SCHEMAS: dict[str, tuple[type[BaseModel], str, str]] = {
