@@ -48,8 +48,11 @@ OBSERVED_LIMIT = 200
 NEEDS_ELEMENT = ("text_contains", "has_text", "text_matches", "visible", "enabled", "disabled", "checked",
                  "unchecked", "attribute", "input_value")
 _URL_KINDS = ("url_contains", "url_not_contains", "url_matches")
-_OPS = {"eq": ("exactly", lambda n, c: n == c), "gte": ("at least", lambda n, c: n >= c),
-        "lte": ("at most", lambda n, c: n <= c)}
+_OPS: dict[str, tuple[str, Callable[[int, int], bool]]] = {
+    "eq": ("exactly", lambda n, c: n == c),
+    "gte": ("at least", lambda n, c: n >= c),
+    "lte": ("at most", lambda n, c: n <= c),
+}
 
 
 @dataclass(frozen=True)
@@ -335,7 +338,7 @@ class _Probe:
             return _Read(False, f"no element matches {self.label}{tried}", found=False, selector=used)
 
         if k == "count":
-            words, compare = _OPS.get(e.op, _OPS["eq"])
+            compare = _OPS.get(e.op, _OPS["eq"])[1]
             return _Read(compare(n, int(e.count or 0)), f"{n} element(s) match {label}", selector=used)
         if k == "selector_exists":
             return _Read(n > 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
