@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -10,7 +13,7 @@ import pytest
 from flowwalk.browser import Browser, NavigationBlocked, PageSession
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.serve import StaticServer
-from flowwalk.settings import Settings
+from flowwalk.settings import FULL_CHROMIUM, Settings
 
 pytestmark = pytest.mark.browser
 
@@ -32,6 +35,35 @@ def test_launch_with_a_missing_executable_says_how_to_fix_it(playwright_instance
         Browser.launch(Settings(executable="/nonexistent/chromium"), playwright=playwright_instance)
     assert "Chromium not found at '/nonexistent/chromium'" in str(info.value)
     assert "hint:" in str(info.value)
+
+
+@pytest.mark.skipif(not os.path.exists(FULL_CHROMIUM), reason="the full Chromium is not installed")
+def test_the_full_browser_works_despite_its_stderr_noise(playwright_instance, site: StaticServer) -> None:  # type: ignore[no-untyped-def]
+    browser = Browser.launch(Settings(executable=FULL_CHROMIUM), playwright=playwright_instance)
+    try:
+        session = browser.new_session(entry_url=f"{site.url}/", allowed_hosts=())
+        session.goto(f"{site.url}/browser/checks.html", timeout_ms=30_000)
+        assert session.page.title() == "checks"
+        session.close()
+    finally:
+        browser.close()
+    assert not browser.is_alive()
+
+
+def test_launch_starts_and_stops_its_own_playwright(site: StaticServer) -> None:
+    # a second sync_playwright cannot run in this thread: run the standalone path in a child process
+    script = (
+        "from flowwalk.browser import Browser\n"
+        "from flowwalk.settings import Settings, default_executable\n"
+        "b = Browser.launch(Settings(executable=default_executable()))\n"
+        f"s = b.new_session(entry_url='{site.url}/', allowed_hosts=())\n"
+        f"s.goto('{site.url}/browser/checks.html', timeout_ms=10000)\n"
+        "print(s.page.title())\n"
+        "s.close(); b.close(); print('alive', b.is_alive())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["checks", "alive", "False"]
 
 
 def test_sessions_are_fresh_contexts_with_a_fixed_viewport(flowwalk_browser: Browser, site: StaticServer) -> None:
