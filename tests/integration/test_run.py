@@ -250,8 +250,9 @@ def test_the_run_timeout_skips_scenarios_not_started(out, page_url) -> None:
     later = flow("later", [click("#bump")], page_url("basic.html"))
     recorder = Recorder()
     t0 = time.monotonic()
-    summary = run_plan([slow, later], make_settings(out, run_timeout_s=2.0, rule_timeout_ms=30_000), recorder)
-    assert time.monotonic() - t0 < 10
+    # the run deadline counts from the start of the run, Chromium's launch included
+    summary = run_plan([slow, later], make_settings(out, run_timeout_s=4.0, rule_timeout_ms=30_000), recorder)
+    assert time.monotonic() - t0 < 12
     results = recorder.rules()
     assert results[slow.id].failure.runtime_code == "RUN_TIMEOUT"
     assert (results[later.id].status, results[later.id].reason) == ("skipped", "run_timeout")
@@ -259,15 +260,16 @@ def test_the_run_timeout_skips_scenarios_not_started(out, page_url) -> None:
 
 
 def test_cancel_stops_starting_scenarios_and_says_so(out, page_url) -> None:
-    first = flow("first", [wait_ms(1500), click("#bump")], page_url("basic.html"))
+    first = flow("first", [click("#bump"), wait_ms(1000), click("#bump")], page_url("basic.html"))
     rest = [flow(f"rest-{i}", [click("#bump")], page_url("basic.html")) for i in range(2)]
     cancel = threading.Event()
     recorder = Recorder()
 
     def on_event(event: ev.Event) -> None:
-        if isinstance(event, ev.ScenarioStarted) and event.scenario_id == first.id:
+        # SIGTERM arrives while the first scenario's rule is in flight (its step 1 just ended)
+        if isinstance(event, ev.StepFinished) and event.scenario_id == first.id and event.index == 1:
             cancel.signal_name = "SIGTERM"  # type: ignore[attr-defined]  # as the CLI's handler does
-            threading.Timer(0.5, cancel.set).start()
+            cancel.set()
 
     recorder.on_event = on_event
     summary = run_plan([first, *rest], make_settings(out), recorder, cancel=cancel)
@@ -324,8 +326,10 @@ def test_a_crashed_browser_fails_the_scenario_and_is_relaunched(out, page_url) -
                 killed.append(pid)
 
     recorder = Recorder()
-    recorder.on_event = lambda e: (threading.Timer(1.2, kill_browser).start()
-                                   if isinstance(e, ev.ScenarioStarted) and e.scenario_id == doomed.id else None)
+    # kill it while step 2 (the 4 s wait) is in flight: step 1 has just been reported
+    recorder.on_event = lambda e: (threading.Timer(0.3, kill_browser).start()
+                                   if isinstance(e, ev.StepFinished) and e.scenario_id == doomed.id
+                                   and e.index == 1 else None)
     summary = run_plan([doomed, survivor], make_settings(out), recorder)
     assert killed, "no browser process was found to kill"
     results = recorder.rules()

@@ -241,7 +241,7 @@ def test_retry_redo_replays_the_actions_until_the_delayed_update_lands(walker_br
     steps = (expect("text_contains", "ready", "#status"), click("#refresh"),
              expect("text_contains", "ready", "#status"),
              emit("refreshes", EmitField(name="count", source="text", selector="#refreshes")))
-    with_retry = rule("status", *steps, retry=Retry(max=2, delay_ms=600))
+    with_retry = rule("status", *steps, retry=Retry(max=2, delay_ms=1000))
     _, events = walk(scenario("redo", [with_retry], page_url("delayed.html")), walker_browser, make_settings(out))
     result = rules_of(events)["status"]
     assert result.status == "passed"
@@ -294,12 +294,13 @@ def test_interrupts_are_dismissed_before_every_action(walker_browser, out, page_
 
 
 def test_an_action_that_raises_is_retried_once_after_dismissing(walker_browser, out, page_url) -> None:
-    steps = [click("#buy"), expect("text_contains", "bought", "#result")]
+    steps = [click("#arm"), click("#buy"), expect("text_contains", "bought", "#result")]
     sc = flow("late", steps, page_url("late-banner.html"), dismiss_selectors=("#consent",))
     _, events = walk(sc, walker_browser, make_settings(out, action_timeout_ms=2500))
     result = rules_of(events)["late"]
     assert result.status == "passed", result.failure
-    recovery = steps_of(events)[0].detail["recovery"]
+    assert "dismissed" not in steps_of(events)[1].detail     # nothing to dismiss before the click
+    recovery = steps_of(events)[1].detail["recovery"]
     assert [(r["strategy"], r["outcome"]) for r in recovery] == [("dismiss_and_retry", "recovered")]
 
     # no dismiss selectors: nothing to dismiss, so no retry, and the click fails
@@ -369,7 +370,7 @@ def test_rule_timeout_bounds_the_rule(walker_browser, out, page_url) -> None:
 
 
 def test_run_timeout_fails_the_rule_in_flight_and_skips_the_rest(walker_browser, out, page_url) -> None:
-    settings = make_settings(out, run_timeout_s=1.5, rule_timeout_ms=30_000)
+    settings = make_settings(out, run_timeout_s=2.5, rule_timeout_ms=30_000)
     run = RunContext.create(settings)
     rules = [rule("first", click("#bump"), wait_for("#never-there")), rule("second", click("#bump"))]
     t0 = time.monotonic()
@@ -649,6 +650,7 @@ def test_screenshot_names_are_deterministic_and_safe() -> None:
     assert name == screenshot_name("specs/Check Out.flow.yaml#Pay {{CARD}}", "Pay & confirm", 3, "fail", 2)
     assert re.fullmatch(r"screenshots/[a-z0-9._-]+\.png", name)
     assert name.endswith("--03-fail-a2.png")
+    assert screenshot_name("specs/a.flow.yaml", None, 2, "fail", 1) == "screenshots/specs-a.flow.yaml--02-fail-a1.png"
     long = screenshot_name("x" * 300, "r", 1, "fail", 1)
     assert len(long) < 140 and long != screenshot_name("x" * 299, "r", 1, "fail", 1)
 

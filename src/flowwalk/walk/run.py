@@ -177,7 +177,7 @@ def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run
     """The events of a scenario refused before the browser: every rule reported, none walked."""
     names = sorted({n for _, n in missing})
     where = {n: loc for loc, n in sorted(missing, key=lambda m: (m[0].line, m[0].col))}
-    hint = ("pass it with --var NAME=VALUE (or flowwalk.yaml variables), or, for a secret, "
+    hint = ("give each a value with --var NAME=VALUE (or in flowwalk.yaml), or, for a secret, "
             "--secret NAME with the value in the environment variable NAME")
     events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
                                                  t=run.elapsed_s())]

@@ -60,7 +60,7 @@ Emit_ = Callable[[ev.Event], None]
 
 #: how long an act waits for its pinned selector before re-resolving its `target` instead (a
 #: step with no target waits the full action timeout): long enough for a page still rendering.
-TARGET_GRACE_MS = 2000
+TARGET_GRACE_MS = 1000
 #: an interrupt is clicked only if already visible, and the click itself may not dawdle
 DISMISS_CLICK_MS = 500
 #: at most this many matches of one dismiss selector are clicked in one pass
@@ -86,13 +86,15 @@ def slug(text: str, limit: int = 80) -> str:
     return out
 
 
-def screenshot_name(scenario_id: str, rule: str, index: int, kind: str, attempt: int) -> str:
-    """`screenshots/<scenario>--<rule>--<NN>-<kind>-a<attempt>.png`: deterministic, never a value.
+def screenshot_name(scenario_id: str, rule: str | None, index: int, kind: str, attempt: int) -> str:
+    """`screenshots/<scenario>[--<rule>]--<NN>-<kind>-a<attempt>.png`: deterministic, never a value.
 
     Built from the scenario id and rule name as written (placeholders unsubstituted), so no
-    variable or secret value can end up in a file name.
+    variable or secret value can end up in a file name. A flow's one rule is the flow itself,
+    so its name is left out (`rule=None`).
     """
-    return f"screenshots/{slug(scenario_id)}--{slug(rule, 60)}--{index:02d}-{slug(kind, 20)}-a{attempt}.png"
+    middle = f"--{slug(rule, 60)}" if rule else ""
+    return f"screenshots/{slug(scenario_id)}{middle}--{index:02d}-{slug(kind, 20)}-a{attempt}.png"
 
 
 def will_retry(status: str, attempt: int, retries: int, *, run_timed_out: bool = False,
@@ -743,7 +745,8 @@ class _ScenarioWalk:
     def _screenshot(self, rule: Rule, index: int, kind: str) -> str | None:
         if self.session is None:
             return None
-        name = screenshot_name(self.redact(self.scenario.id), self.redact(rule.name), index, kind, self.attempt)
+        rule_part = None if self.scenario.kind == "flow" else self.redact(rule.name)
+        name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.attempt)
         try:
             ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots)
         except Exception:  # noqa: BLE001 - the interface says never raises; be sure
@@ -1020,7 +1023,8 @@ class _ScenarioWalk:
         if not check.passed:
             raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                               f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after "
-                              f"{check.reads} read(s)", expected=check.expected, observed=check.observed)
+                              f"{check.reads} read(s): expected {check.expected}; observed {check.observed}",
+                              expected=check.expected, observed=check.observed)
 
     def _wait(self, state: "_RuleState", step: Wait) -> None:
         if step.ms is not None:
