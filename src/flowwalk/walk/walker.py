@@ -519,7 +519,8 @@ class _ScenarioWalk:
                 if not held:
                     assert state.guard_failure is not None
                     rest = tuple(_skipped_text(i, s) for i, s in body)
-                    if rule.guard_policy == "abort":
+                    # abort fails the rule; so does a guard the run deadline cut (it was in flight)
+                    if rule.guard_policy == "abort" or state.guard_failure.runtime_code == "RUN_TIMEOUT":
                         failure = replace(state.guard_failure, context=self._context(state.scope))
                         failure = self._with_failure_evidence(state, failure, failure.step_index or 0)
                         return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=failure,
@@ -551,9 +552,7 @@ class _ScenarioWalk:
         return make_failure("BROWSER_CRASHED", step_kind=step_kind if step_kind in (
             "guard", "action", "observation_or_assertion", "setup", "assertion") else "action",
             message=message, step_index=index, step_text=step.text if step else "",
-            loc=step.loc if step else self.scenario.loc,
-            recovery=(ev.RecoveryAttempt("relaunch_browser", "skipped",
-                                         "the run loop relaunches the worker's browser for the next scenario"),))
+            loc=step.loc if step else self.scenario.loc)
 
     # --- guards and retry-redo ---
 
