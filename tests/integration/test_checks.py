@@ -126,7 +126,8 @@ def test_kind_fails_with_its_code(checks_page: PageSession, kind: str, fields: d
     result = check(checks_page, expect(kind, **fields))
     assert not result.passed
     assert result.runtime_code == code, result.observed
-    assert result.reads == 1  # timeout 0: one fresh read, at the deadline
+    # timeout 0: no waiting, but never a failure before `stable_reads` fresh reads (RFC 010 §8.1)
+    assert result.reads == FAST.stable_reads
     assert result.expected and result.observed
 
 

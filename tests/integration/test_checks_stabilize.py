@@ -107,18 +107,67 @@ def test_a_state_that_matches_too_late_to_be_confirmed_is_a_timeout(session: Pag
     assert "of 5 consecutive reads" in result.observed
 
 
+# Read-driven states: the element's text getter answers from a script, one entry per read (each
+# read evaluates the text exactly once), so these tests do not depend on the machine's speed.
+def drive(session: PageSession, states: list[str]) -> Expect:
+    session.page.evaluate("""(states) => {
+        document.getElementById('driven')?.remove();
+        const el = document.createElement('p'); el.id = 'driven'; document.body.append(el);
+        let n = 0;
+        Object.defineProperty(el, 'innerText', { get() { return states[Math.min(n++, states.length - 1)]; } });
+    }""", states)
+    return expect("has_text", selector="#driven", value="ok")
+
+
 def test_a_match_at_the_deadline_is_confirmed_by_rechecks(session: PageSession, site: StaticServer) -> None:
-    # timeout 0: the first read is already at the deadline. It matches, but one read is not a
-    # stable state: rechecks (bounded by max_rechecks and the window) confirm it
     open_page(session, site, "checks.html")
-    present = expect("selector_exists", selector="#title")
-    confirmed = run_check(session, present, scope=None, timeout_ms=0, stabilize=Stabilize(stable_reads=3))
+    # timeout 0: reads 1 and 2 are the minimum; read 2 starts a streak, a recheck confirms it
+    confirmed = run_check(session, drive(session, ["no", "ok", "ok"]), scope=None, timeout_ms=0,
+                          stabilize=Stabilize(interval_ms=100, stable_reads=2, max_rechecks=1))
     assert confirmed.passed and confirmed.reads == 3
-    no_rechecks = run_check(session, present, scope=None, timeout_ms=0,
-                            stabilize=Stabilize(stable_reads=2, max_rechecks=0))
-    assert not no_rechecks.passed and no_rechecks.reads == 1
-    assert no_rechecks.runtime_code == "TIMEOUT"
-    assert no_rechecks.observed.endswith("(not stable: matched 1 of 2 consecutive reads)")
+
+
+def test_without_rechecks_an_unconfirmed_match_is_a_timeout(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    result = run_check(session, drive(session, ["no", "ok", "ok"]), scope=None, timeout_ms=0,
+                       stabilize=Stabilize(interval_ms=100, stable_reads=2, max_rechecks=0))
+    assert not result.passed and result.reads == 2
+    assert result.runtime_code == "TIMEOUT"
+    assert result.observed == "'#driven' text: 'ok' (not stable: matched 1 of 2 consecutive reads)"
+
+
+def test_rechecks_are_bounded(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    # 3 in a row needed; the 3 minimum reads end on a first match, and 1 recheck is not enough
+    result = run_check(session, drive(session, ["no", "no", "ok", "ok", "ok"]), scope=None, timeout_ms=0,
+                       stabilize=Stabilize(interval_ms=100, stable_reads=3, max_rechecks=1))
+    assert not result.passed
+    assert result.reads == 4
+    assert result.runtime_code == "TIMEOUT"
+    assert result.observed.endswith("(not stable: matched 2 of 3 consecutive reads)")
+    # one more recheck allowed: the third match in a row arrives and the check passes
+    again = run_check(session, drive(session, ["no", "no", "ok", "ok", "ok"]), scope=None, timeout_ms=0,
+                      stabilize=Stabilize(interval_ms=100, stable_reads=3, max_rechecks=2))
+    assert again.passed and again.reads == 5
+
+
+def test_oscillation_never_passes_and_fails_on_a_mismatch(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    states = ["ok", "no"] * 20
+    result = run_check(session, drive(session, states), scope=None, timeout_ms=600,
+                       stabilize=Stabilize(interval_ms=100, stable_reads=2, max_rechecks=3))
+    assert not result.passed
+    # whatever the read at the deadline saw, a recheck after a match sees the next mismatch
+    assert result.runtime_code == "EXPECT_STATE_MISMATCH"
+    assert result.observed == "'#driven' text: 'no'"
+
+
+def test_a_mismatch_resets_the_streak(session: PageSession, site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    result = run_check(session, drive(session, ["ok", "ok", "no", "ok", "ok", "ok"]), scope=None, timeout_ms=5_000,
+                       stabilize=Stabilize(interval_ms=100, stable_reads=3))
+    assert result.passed
+    assert result.reads == 6
 
 
 def test_a_failing_guard_reads_until_its_deadline_then_once_more(session: PageSession, site: StaticServer) -> None:
@@ -132,11 +181,12 @@ def test_a_failing_guard_reads_until_its_deadline_then_once_more(session: PageSe
     assert costs(result.duration_ms, 150 * (result.reads - 1), result.reads)
 
 
-def test_timeout_zero_is_a_single_fresh_read(session: PageSession, site: StaticServer) -> None:
+def test_timeout_zero_still_takes_the_stable_count_of_reads(session: PageSession, site: StaticServer) -> None:
     open_page(session, site, "checks.html")
     result = run_check(session, expect("url_contains", value="/elsewhere"), scope=None, timeout_ms=0,
-                       stabilize=Stabilize())
-    assert not result.passed and result.reads == 1 and result.duration_ms < 100
+                       stabilize=Stabilize(interval_ms=100, stable_reads=2))
+    assert not result.passed and result.reads == 2
+    assert costs(result.duration_ms, 100, 2)
 
 
 def test_reads_slower_than_the_stale_threshold_are_never_evidence(session: PageSession, site: StaticServer) -> None:

@@ -7,7 +7,9 @@ check reads again after `interval_ms`). The budget:
 * **wait** — reads every `interval_ms` until the streak is long enough or `timeout_ms` has passed
   (the walker passes the rule timeout for observations, 30 s by default, and the guard timeout for
   guards, 200 ms). The first read is immediate; the last read of the wait is the first one at or
-  after the deadline, so a failure always rests on a fresh read taken at the end.
+  after the deadline, so a failure always rests on a fresh read taken at the end. A check never
+  fails before it has taken `stable_reads` reads (RFC 010 §8.1: the stable count must have been
+  attempted), even with a timeout shorter than that many intervals.
 * **recheck** (RFC 010 §6.1 step 5) — when the deadline passes while the evidence is not
   conclusive (a matching streak still too short, a stale read, a read taken mid-navigation), up to
   `max_rechecks` more reads, one interval apart, within `window_ms` after the deadline.
@@ -144,18 +146,26 @@ _ELEMENT_JS = r"""
   switch (a.k) {
     case 'text_contains':
     case 'text_not_contains': {
+      // each element's text is computed once per read: innerText lays the page out
       const needle = norm(a.v).toLowerCase();
-      for (const e of els) {
-        const t = textOf(e);
+      let firstText = '';
+      for (let i = 0; i < n; i++) {
+        const t = textOf(els[i]);
+        if (i === 0) firstText = t;
         const at = t.toLowerCase().indexOf(needle);
         if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
       }
-      return { n, hit: false, text: n ? clip(textOf(first)) : '' };
+      return { n, hit: false, text: clip(firstText) };
     }
     case 'has_text': {
       const want = norm(a.v);
-      for (const e of els) { const t = textOf(e); if (t === want) return { n, hit: true, text: clip(t) }; }
-      return { n, hit: false, text: n ? clip(textOf(first)) : '' };
+      let firstText = '';
+      for (let i = 0; i < n; i++) {
+        const t = textOf(els[i]);
+        if (i === 0) firstText = t;
+        if (t === want) return { n, hit: true, text: clip(t) };
+      }
+      return { n, hit: false, text: clip(firstText) };
     }
     case 'text_matches':
       return { n, texts: els.slice(0, 20).map((e) => textOf(e).slice(0, 200000)) };
@@ -433,7 +443,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
         elif obs.ok is False and not stale:
             streak = 0
         # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was
-        if now >= deadline:
+        if now >= deadline and reads >= st.stable_reads:
             if window_end is None:
                 window_end = deadline + st.window_ms / 1000
             conclusive = obs.ok is False and not stale
