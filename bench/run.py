@@ -259,13 +259,17 @@ class Impl:
 class Flowwalk(Impl):
     name = "flowwalk"
 
+    def __init__(self, extra: Sequence[str] = ()):
+        #: more options for `flowwalk run` (experiments: `--config fast.yaml`); none in a real measurement
+        self.extra = list(extra)
+
     def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
                 paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
         if paths is None:
             paths = [FLOWS / f"{slug}.flow.yaml" for slug in slugs] if slugs else [FLOWS]
         rel = [os.path.relpath(p, ROOT) for p in paths]
         cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, "--workers", str(workers),
-               "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD"]
+               "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD", *self.extra]
         return cmd, ROOT, _base_env(env)
 
     def first_result(self, slug: str) -> FirstResult:
@@ -489,7 +493,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
     parser.add_argument("--no-results", action="store_true", help="do not rewrite bench/RESULTS.md")
+    parser.add_argument("--flowwalk-arg", action="append", default=[], metavar="ARG",
+                        help="an extra argument for `flowwalk run`, for experiments (implies --no-results)")
     args = parser.parse_args(argv)
+    if args.flowwalk_arg:
+        IMPLS["flowwalk"] = Flowwalk(args.flowwalk_arg)
+        args.no_results = True
 
     impl_names = [n.strip() for n in args.impls.split(",") if n.strip()]
     for name in impl_names:
