@@ -552,6 +552,17 @@ def test_navigation_outside_the_allowlist_fails_the_step(walker_browser, out, pa
     assert rules_of(events)["allowed"].status == "passed"
 
 
+def test_a_late_navigation_outside_the_allowlist_is_blamed_on_the_action(walker_browser, out, page_url) -> None:
+    # the click returns before the page navigates: the blocked navigation is seen while the
+    # next step waits, and must not read as the site misbehaving (assertion_failed)
+    steps = [click("#late-outside"), expect("text_contains", "Done", timeout_ms=3000)]
+    _, events = walk(flow("late", steps, page_url("nav.html")), walker_browser, make_settings(out))
+    failure = rules_of(events)["late"].failure
+    assert failure is not None
+    assert (failure.failure_class, failure.runtime_code, failure.step_index, failure.step_text) == (
+        "spec_step_unresolvable", "NAVIGATION_BLOCKED", 1, steps[0].text)
+
+
 def test_a_target_is_re_resolved_when_the_pinned_selector_matches_nothing(walker_browser, out, page_url) -> None:
     steps = [click("#renamed-signup", target="the Create account button"), expect("url_contains", "created"),
              fill("#old-email", "ann@example.com", target="the email address field")]

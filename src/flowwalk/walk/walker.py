@@ -144,8 +144,11 @@ class _StepFailed(Exception):
     """Raised inside a step to end it with a Failure (caught by the step runner)."""
 
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
-                 candidates: tuple[dict[str, Any], ...] = ()):
+                 candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None):
         super().__init__(message)
+        #: the earlier step the failure belongs to (a navigation an action started that was only
+        #: seen leaving the allowlist while a later step ran)
+        self.caused_by = caused_by
         self.code = code
         self.message = message
         self.expected = expected
@@ -650,7 +653,13 @@ class _ScenarioWalk:
                                   observed="deadline passed")
             if self.run.timed_out():
                 raise _StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
+            if state.last_act is not None:
+                # an action's navigation may reach the network only after the action returned
+                # (a loaded machine): catch it before this step runs, and blame the action
+                self._check_navigation(caused_by=state.last_act)
             self._dispatch(state, step, role, result)
+            if isinstance(step, Act):
+                state.last_act = (index, step)
         except _StepFailed as failed:
             result.status = "failed"
             result.failure = self._step_failure(state, index, step, role, failed, result)
@@ -705,6 +714,9 @@ class _ScenarioWalk:
         # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
         # gathered for them when the rule fails under guard_policy: abort
         context = {} if role == "guard" else self._context(state.scope)
+        if failed.caused_by is not None:
+            index, step = failed.caused_by
+            step_kind = _step_kind_for_failure(step, role)
         return make_failure(code, step_kind=step_kind, message=message, step_index=index, step_text=step.text,
                             expected=failed.expected, observed=failed.observed, loc=step.loc,
                             recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
@@ -803,13 +815,14 @@ class _ScenarioWalk:
         hosts = [h for h in (entry_host, *self.allowed_hosts) if h]
         return "a host in the allowlist: " + (", ".join(hosts) if hosts else "(entry host)") + " and subdomains"
 
-    def _check_navigation(self) -> None:
+    def _check_navigation(self, caused_by: tuple[int, Step] | None = None) -> None:
         assert self.session is not None
         try:
             self.session.check_navigation()
         except NavigationBlocked as blocked:
             raise _StepFailed("NAVIGATION_BLOCKED", f"the action navigated to '{blocked.url}', outside the allowlist",
-                              expected=self._allowlist_text(), observed=blocked.host) from None
+                              expected=self._allowlist_text(), observed=blocked.host,
+                              caused_by=caused_by) from None
 
     def _sleep_ms(self, ms: float) -> None:
         """Sleep while Playwright keeps delivering page events (beacons, navigations, console)."""
@@ -1020,6 +1033,9 @@ class _ScenarioWalk:
         result.reads = check.reads
         result.detail["duration_check_ms"] = round(check.duration_ms, 1)
         if not check.passed:
+            # a page that was navigated away (and blocked) while the check waited did not
+            # misbehave: the failure is the navigation, not the expectation
+            self._check_navigation(caused_by=state.last_act)
             raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                               f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after "
                               f"{check.reads} read(s): expected {check.expected}; observed {check.observed}",
@@ -1236,6 +1252,8 @@ class _RuleState:
     current_index: int | None = None
     current_step: Step | None = None
     current_kind: str = "action"
+    #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
+    last_act: tuple[int, Step] | None = None
 
 
 def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
