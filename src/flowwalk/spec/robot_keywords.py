@@ -1026,8 +1026,11 @@ def _miss(name: str) -> Miss:
         hint = f"did you mean '{rewritten}'? " + hint
     else:
         shape = _shape(name)
-        scored = sorted(((difflib.SequenceMatcher(None, shape, _shape(r.name)).ratio(), r.name)
-                         for r in _REGISTRATIONS), reverse=True)
+        # real_quick_ratio() bounds ratio() from above and costs nothing: without it a call name of
+        # a few thousand characters costs a second of difflib per line (found by the loading fuzz)
+        scored = sorted(((m.ratio(), r.name) for r in _REGISTRATIONS
+                         for m in [difflib.SequenceMatcher(None, shape, _shape(r.name))] if m.real_quick_ratio() >= 0.6),
+                        reverse=True)
         if scored and scored[0][0] >= 0.6:
             hint = f"did you mean '{scored[0][1]}'? " + hint
     return Miss(f"aitester-bdd does not register a keyword named '{name}'", hint)
