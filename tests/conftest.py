@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Iterator
 
@@ -9,6 +10,10 @@ import pytest
 
 from flowwalk.serve import StaticServer
 from flowwalk.settings import CHROMIUM_ARGS, default_executable
+
+# The tests target only servers they start on 127.0.0.1: every run they make (in-process or a CLI
+# subprocess) aborts requests to any other host rather than trying to reach it.
+os.environ["FLOWWALK_OFFLINE"] = "1"
 
 SITE = Path(__file__).parent / "site" / "pages"
 EXAMPLES_SITE = Path(__file__).parent.parent / "examples" / "site"

@@ -109,6 +109,8 @@ def validate(**options: Any) -> None:
 @click.option("--full-page-screenshots/--no-full-page-screenshots", default=None, help="Capture the whole page, not the viewport.")
 @click.option("--trace", type=click.Choice(["off", "on-failure", "on"]),
               help="Keep a Playwright trace (never for flows that typed a secret) [off].")
+@click.option("--offline/--no-offline", default=None,
+              help="Abort requests to hosts other than loopback, the entry host and allowed_hosts [off].")
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
 def run(**options: Any) -> None:
     """Walk specs in headless Chromium and write the report folder."""

@@ -113,6 +113,9 @@ class Settings:
     full_page_screenshots: bool = False
     trace: str = "off"
     verifiers_dir: str = "verifiers"
+    #: abort subresource requests to hosts outside loopback, the entry host and allowed_hosts
+    #: (analytics vendors are always answered locally, navigations always obey the allowlist)
+    offline: bool = False
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
 
@@ -248,6 +251,13 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["dismiss_selectors"] = dismiss
     if config.get("stabilize"):
         merged["stabilize"] = Stabilize(**config["stabilize"])
+    offline = options.get("offline")
+    if offline is None:
+        offline = _env_bool(env.get("FLOWWALK_OFFLINE"))
+    if offline is None:
+        offline = config.get("offline")
+    if offline is not None:
+        merged["offline"] = bool(offline)
     if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
         merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
 

@@ -60,6 +60,13 @@ def test_the_headless_shell_is_preferred_and_can_be_pinned(tmp_path) -> None:  #
         assert build_settings({}, {}).executable == HEADLESS_SHELL
 
 
+def test_offline_is_off_unless_asked_for() -> None:
+    assert not build_settings({}, {}).offline
+    assert build_settings({}, {"FLOWWALK_OFFLINE": "1"}).offline
+    assert build_settings({}, {}, {"offline": True}).offline
+    assert not build_settings({"offline": False}, {"FLOWWALK_OFFLINE": "1"}).offline
+
+
 def test_github_actions_is_detected() -> None:
     assert build_settings({}, {"GITHUB_ACTIONS": "true"}).on_github_actions
     assert not build_settings({}, {}).on_github_actions

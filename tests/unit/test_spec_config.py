@@ -85,7 +85,7 @@ flowwalk.yaml:5:24: error: 'window_ms' in 'stabilize' is 3000, out of range
 flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
   hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
 dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, run_timeout_s, \
-retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, stabilize"""
+retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, offline, stabilize"""
 
 
 def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:

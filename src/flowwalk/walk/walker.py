@@ -366,7 +366,8 @@ class _ScenarioWalk:
                 entry_problem = failed
         try:
             self.session = self.browser.new_session(entry_url=self.entry_url, allowed_hosts=self.allowed_hosts,
-                                                    trace=self.settings.trace != "off")
+                                                    trace=self.settings.trace != "off",
+                                                    offline=self.settings.offline)
         except BrowserCrashed:
             raise _Halt from None
         except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
