@@ -1,0 +1,162 @@
+"""The CLI over examples/, as a user runs it: real processes, real Chromium, the bundled site."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOWWALK = [sys.executable, "-m", "flowwalk.cli"]
+DEMO_ENV = {"DEMO_PASSWORD": "correct-horse-battery"}
+DEMO_ARGS = ["--var", "DEMO_USER=ada@example.com", "--secret", "DEMO_PASSWORD"]
+
+pytestmark = pytest.mark.browser
+
+
+def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **DEMO_ENV, **(env or {})}
+    full_env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([*FLOWWALK, *args], cwd=ROOT, env=full_env, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def comparable_tests(report: Path) -> list[dict]:
+    """verdict.json tests without what legitimately differs between runs (timings, paths of folders)."""
+    verdict = json.loads((report / "verdict.json").read_text())
+    out = []
+    for test in verdict["tests"]:
+        failure = test.get("failure") or {}
+        out.append({
+            "test_id": test["test_id"], "status": test["status"], "reason": test.get("reason"),
+            "class": failure.get("failure_class"), "code": failure.get("runtime_code"),
+            "step": failure.get("step_index"), "screenshot": failure.get("screenshot"),
+        })
+    return out
+
+
+def junit_cases(report: Path) -> list[tuple[str, str, str]]:
+    import xml.etree.ElementTree as ET
+
+    root = ET.parse(report / "junit.xml").getroot()
+    cases = []
+    for case in root.iter("testcase"):
+        outcome = "passed"
+        for child in case:
+            if child.tag in ("failure", "error", "skipped"):
+                outcome = f"{child.tag}:{child.get('type') or ''}"
+        cases.append((case.get("classname") or "", case.get("name") or "", outcome))
+    return cases
+
+
+def test_the_examples_pass_and_every_artifact_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    # what scripts/demo.sh runs: flow specs, the rule file and the .robot suite
+    result = flowwalk("run", "examples/flows", "examples/rules", "examples/robot", "--serve", "examples/site",
+                      "--out", str(out), *DEMO_ARGS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html"):
+        assert (out / name).is_file(), name
+    first = json.loads((out / "emit.jsonl").read_text().splitlines()[0])
+    assert first["event"] == "run_started" and first["schema"] == "flowwalk.emit/1"
+    verdict = json.loads((out / "verdict.json").read_text())
+    assert verdict["outcome"] == "passed" and verdict["counts"]["total"] >= 8
+    kinds = {test["kind"] for test in verdict["tests"]}
+    assert kinds == {"flow", "rules", "robot"}, kinds
+    assert "Traceback" not in result.stderr
+
+
+def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
+    paths = ["examples/flows", "examples/failing"]
+    whole = tmp_path / "whole"
+    flowwalk("run", *paths, "--serve", "examples/site", "--out", str(whole), "--workers", "2", *DEMO_ARGS)
+    shards = []
+    for k in (1, 2):
+        shard = tmp_path / f"shard{k}"
+        flowwalk("run", *paths, "--serve", "examples/site", "--out", str(shard), "--shard", f"{k}/2", *DEMO_ARGS)
+        shards.append(shard)
+    merged = tmp_path / "merged"
+    result = flowwalk("merge", *map(str, shards), "--out", str(merged))
+    assert "Traceback" not in result.stderr, result.stderr
+    assert comparable_tests(merged) == comparable_tests(whole)
+    assert junit_cases(merged) == junit_cases(whole)
+    for test in comparable_tests(whole):
+        if test["screenshot"]:
+            assert (merged / test["screenshot"]).is_file()
+
+    missing = flowwalk("merge", str(shards[0]), "--out", str(tmp_path / "half"))
+    assert "missing" in (missing.stdout + missing.stderr).lower()
+    assert missing.returncode != 0
+
+
+def test_failing_examples_fail_with_their_class_and_step(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = flowwalk("run", "examples/failing", "--serve", "examples/site", "--out", str(out), *DEMO_ARGS)
+    verdict = json.loads((out / "verdict.json").read_text())
+    classes = {t["failure"]["failure_class"] for t in verdict["tests"] if t.get("failure")}
+    assert {"assertion_failed", "spec_step_unresolvable", "credential_rejected"} <= classes
+    assert result.returncode == 1  # an assertion_failed is among them: the site misbehaved
+    junit = (out / "junit.xml").read_text()
+    assert re.search(r'message="step \d+ \(', junit), "failure messages name the step by index and text"
+
+
+def test_bad_input_is_refused_with_locations_and_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.flow.yaml"
+    bad.write_text('spec_version: "1"\nname: x\nurl: /\nsteps:\n  - type: wait\n    ms: 5\n    for: "#a"\n'
+                   "  - type: act\n    action: clik\n    selector: '#b'\n")
+    result = flowwalk("validate", str(bad))
+    assert result.returncode == 3
+    assert "Traceback" not in result.stderr + result.stdout
+    assert re.search(r"bad\.flow\.yaml:\d+:\d+: error: ", result.stderr)
+    assert "hint:" in result.stderr
+    assert result.stderr.count(": error: ") >= 2, "all errors are reported in one pass"
+
+
+def test_no_secret_value_reaches_the_report_or_the_console(tmp_path: Path) -> None:
+    secret = "s3cr3t-Value-9f8e7d"
+    spec = tmp_path / "secret.flow.yaml"
+    spec.write_text(
+        'spec_version: "1"\nname: types a secret then fails\nurl: /login.html\nsteps:\n'
+        "  - type: act\n    action: fill\n    selector: 'input[type=password]'\n    value: '{{PASSWORD}}'\n"
+        "  - type: expect\n    kind: text_contains\n    value: 'this text is not on the page'\n")
+    out = tmp_path / "report"
+    result = flowwalk("run", str(spec), "--serve", "examples/site", "--out", str(out), "--secret", "PASSWORD",
+                      "--screenshots", "on", env={"PASSWORD": secret})
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert secret not in result.stdout + result.stderr
+    for path in out.rglob("*"):
+        assert secret not in path.name
+        if path.is_file():
+            assert secret.encode() not in path.read_bytes(), path
+
+
+def test_sigterm_stops_the_run_and_keeps_the_reports(tmp_path: Path) -> None:
+    spec = tmp_path / "slow.flow.yaml"
+    spec.write_text('spec_version: "1"\nname: slow\nurl: /\nsteps:\n'
+                    "  - type: wait\n    ms: 30000\n")
+    out = tmp_path / "report"
+    env = {**os.environ, **DEMO_ENV}
+    proc = subprocess.Popen([*FLOWWALK, "run", str(spec), "--serve", "examples/site", "--out", str(out)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        emit = out / "emit.jsonl"
+        if emit.is_file() and "scenario_started" in emit.read_text():
+            break
+        time.sleep(0.1)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGTERM)
+    stdout, stderr = proc.communicate(timeout=30)
+    assert time.monotonic() - sent < 5
+    assert proc.returncode == 5, stdout + stderr
+    records = [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines()]
+    assert any(r["event"] == "run_cancelled" for r in records)
+    for name in ("junit.xml", "verdict.json", "summary.md", "report.html"):
+        assert (out / name).is_file(), name
