@@ -7,25 +7,13 @@ import os
 import re
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-FLOWWALK = [sys.executable, "-m", "flowwalk.cli"]
-DEMO_ENV = {"DEMO_PASSWORD": "correct-horse-battery"}
-DEMO_ARGS = ["--var", "DEMO_USER=ada@example.com", "--secret", "DEMO_PASSWORD"]
+from _cli import DEMO_ARGS, DEMO_ENV, FLOWWALK, ROOT, flowwalk
 
 pytestmark = pytest.mark.browser
-
-
-def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    full_env = {**os.environ, **DEMO_ENV, **(env or {})}
-    full_env.pop("GITHUB_ACTIONS", None)
-    return subprocess.run([*FLOWWALK, *args], cwd=ROOT, env=full_env, capture_output=True, text=True,
-                          timeout=timeout)
 
 
 def comparable_tests(report: Path) -> list[dict]:

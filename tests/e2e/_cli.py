@@ -1,0 +1,20 @@
+"""Running the flowwalk CLI as a user does, for the end-to-end tests (imported by them)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+FLOWWALK = [sys.executable, "-m", "flowwalk.cli"]
+DEMO_ENV = {"DEMO_PASSWORD": "correct-horse-battery"}
+DEMO_ARGS = ["--var", "DEMO_USER=ada@example.com", "--secret", "DEMO_PASSWORD"]
+
+
+def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
+    full_env = {**os.environ, **DEMO_ENV, **(env or {})}
+    full_env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([*FLOWWALK, *args], cwd=ROOT, env=full_env, capture_output=True, text=True,
+                          timeout=timeout)
