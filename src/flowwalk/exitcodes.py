@@ -15,10 +15,11 @@ class ExitCode(IntEnum):
     SPEC_NEEDS_REVIEW = 2
     #: Input was refused before any browser started: a spec, rule file, suite or option is invalid.
     INPUT_REFUSED = 3
-    #: flowwalk itself broke (a bug, or the browser could not be started at all).
+    #: flowwalk itself broke: a bug. The traceback goes to a file named on stderr.
     INTERNAL_ERROR = 4
     #: The run was cancelled by SIGINT or SIGTERM; the reports cover what ran.
     CANCELLED = 5
-    #: No assertion failed, but the infrastructure did: the browser crashed or the run timeout cut
-    #: scenarios short (`infrastructure_error`). Rerunning may pass; the spec is not at fault.
+    #: No assertion failed, but the infrastructure did: the browser could not be started or
+    #: crashed, the run timeout cut scenarios short, or a shard is missing from a merge
+    #: (`infrastructure_error`). Rerunning may pass; the spec is not at fault.
     INFRASTRUCTURE_FAILED = 6
