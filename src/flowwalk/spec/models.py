@@ -950,7 +950,10 @@ def _article(label: str) -> str:
 def _did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
     """A close choice, by spelling or by a shared word (`wait_for_selectr` -> `for`)."""
     word_l = word.lower()
-    close = difflib.get_close_matches(word_l, [c.lower() for c in choices], n=1, cutoff=0.6)
+    # a ratio of 0.6 needs len(word) <= 2.33 x len(choice): skip difflib's index of a huge word (a
+    # 500 kB value cost 74 MiB and half a second, found by the loading fuzz); results are unchanged
+    close = (difflib.get_close_matches(word_l, [c.lower() for c in choices], n=1, cutoff=0.6)
+             if len(word_l) <= 3 * max(map(len, choices), default=0) else [])
     if close:
         for choice in choices:
             if choice.lower() == close[0]:
