@@ -89,7 +89,8 @@ def fail(message: str, hint: str = "", at: str | None = None, key: bool = False)
 
 
 def quote(value: object, limit: int = 60) -> str:
-    text = str(value)
+    # control characters escaped (a line break shown as \n): a message stays one line (loading fuzz)
+    text = re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", lambda m: repr(m.group())[1:-1], str(value))
     if len(text) > limit:
         text = text[: limit - 1] + "…"
     return f"'{text}'"
