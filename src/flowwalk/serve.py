@@ -79,7 +79,7 @@ class StaticServer:
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
-        return f"http://{host}:{port}"
+        return f"http://{host!s}:{port}"
 
     def start(self) -> "StaticServer":
         self._thread.start()

@@ -197,21 +197,23 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
                 return env[env_name]
         return config.get(name)
 
-    for name, env_names in {
+    text_settings: dict[str, tuple[str, ...]] = {
         "out_dir": ("FLOWWALK_OUT",), "base_url": ("FLOWWALK_BASE_URL",),
         "durations_file": ("FLOWWALK_DURATIONS",), "flaky_policy": ("FLOWWALK_FLAKY_POLICY",),
         "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
         "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
-    }.items():
+    }
+    for name, env_names in text_settings.items():
         value = pick(name, *env_names)
         if value is not None:
             merged[name] = str(value)
 
-    for name, env_names, minimum in (
+    int_settings: tuple[tuple[str, tuple[str, ...], int], ...] = (
         ("workers", ("FLOWWALK_WORKERS",), 1), ("retries", ("FLOWWALK_RETRIES",), 0),
         ("rule_timeout_ms", (), 1), ("guard_timeout_ms", (), 0), ("action_timeout_ms", (), 1),
         ("navigation_timeout_ms", (), 1),
-    ):
+    )
+    for name, env_names, minimum in int_settings:
         value = pick(name, *env_names)
         if value is not None:
             merged[name] = _positive_int(name.replace("_", "-"), value, minimum)

@@ -68,7 +68,7 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
 
 def normalize_code(code: str | None) -> str:
     """A known runtime code; anything else (a typo, a code from a newer module) is UNKNOWN."""
-    return code if code in RUNTIME_CODES else "UNKNOWN"
+    return code if code is not None and code in RUNTIME_CODES else "UNKNOWN"
 
 
 def classify(code: str | None) -> CodeMapping:

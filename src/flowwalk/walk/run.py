@@ -54,8 +54,11 @@ INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
 
 
 class PlanLike(Protocol):
-    shard_index: int
-    shard_total: int
+    @property
+    def shard_index(self) -> int: ...
+
+    @property
+    def shard_total(self) -> int: ...
 
     def assigned_scenarios(self) -> tuple[Scenario, ...]: ...
 

@@ -327,7 +327,7 @@ def _user_verifier(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]:
         "variables": dict(ctx.variables),
         "scenario": ctx.scenario_id,
         "rule": ctx.rule,
-        "options": dict(ref.options.get("args") or {}),
+        "options": dict(_mapping(ref.options.get("args"))),
     }
     box: dict[str, Any] = {}
 
@@ -353,3 +353,8 @@ def _user_verifier(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]:
     if outcome not in OUTCOMES:
         return "inconclusive", f"verify() returned outcome {outcome!r}; expected one of {', '.join(OUTCOMES)}"
     return str(outcome), str(detail or "")
+
+
+def _mapping(value: object) -> Mapping[str, Any]:
+    """A user verifier's `args` as a mapping (the loader guarantees one; anything else is empty)."""
+    return value if isinstance(value, Mapping) else {}

@@ -525,9 +525,9 @@ class _ScenarioWalk:
                     rest = tuple(_skipped_text(i, s) for i, s in body)
                     # abort fails the rule; so does a guard the run deadline cut (it was in flight)
                     if rule.guard_policy == "abort" or state.guard_failure.runtime_code == "RUN_TIMEOUT":
-                        failure = replace(state.guard_failure, context=self._context(state.scope))
-                        failure = self._with_failure_evidence(state, failure, failure.step_index or 0)
-                        return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=failure,
+                        aborted = replace(state.guard_failure, context=self._context(state.scope))
+                        aborted = self._with_failure_evidence(state, aborted, aborted.step_index or 0)
+                        return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=aborted,
                                               skipped_steps=rest, guard_attempts=state.guard_rounds,
                                               screenshots=tuple(state.screenshots))
                     return self._finished(rule, "skipped", (time.monotonic() - t0) * 1000,

@@ -1,0 +1,74 @@
+"""The architecture's rules about code, held in CI: import directions (docs/architecture.md) and mypy."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "flowwalk"
+
+#: package (or top-level module) -> flowwalk packages it must never import
+FORBIDDEN = {
+    "spec": {"walk", "browser", "report", "github", "cli", "app"},
+    "plan": {"walk", "browser", "report", "github", "cli", "app"},
+    "browser": {"walk", "report", "github", "spec", "plan", "cli", "app"},
+    "walk": {"report", "github", "cli", "app"},
+    "report": {"browser", "walk", "spec", "github", "cli", "app"},
+    "github": {"browser", "walk", "spec", "cli", "app"},
+    "model": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
+    "events": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
+    "settings": {"spec", "plan", "browser", "walk", "report", "github", "cli", "app"},
+}
+#: third-party modules only some places may import
+ONLY_IN = {
+    "playwright": {"browser"},
+    # the walker's invariant_check GETs an endpoint of the app under test; everything GitHub goes
+    # through github/client.py
+    "requests": {"github/client.py", "walk/verifiers.py"},
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            names.add(node.module)
+    return names
+
+
+def owner(path: Path) -> str:
+    rel = path.relative_to(PACKAGE)
+    return rel.parts[0] if len(rel.parts) > 1 else rel.stem
+
+
+def test_imports_go_one_way() -> None:
+    broken = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE).as_posix()
+        for name in imports_of(path):
+            parts = name.split(".")
+            if parts[0] == "flowwalk" and len(parts) > 1:
+                if parts[1] in FORBIDDEN.get(owner(path), set()):
+                    broken.append(f"{rel} imports {name}")
+            elif parts[0] in ONLY_IN:
+                allowed = ONLY_IN[parts[0]]
+                if owner(path) not in allowed and rel not in allowed:
+                    broken.append(f"{rel} imports {name} (only {', '.join(sorted(allowed))} may)")
+    assert broken == []
+
+
+def test_nothing_imports_the_cli() -> None:
+    users = [p.relative_to(PACKAGE).as_posix() for p in PACKAGE.rglob("*.py")
+             if any(n == "flowwalk.cli" or n.startswith("flowwalk.cli.") for n in imports_of(p))]
+    assert users == []
+
+
+def test_mypy_strict_is_clean_on_src() -> None:
+    result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stdout + result.stderr
