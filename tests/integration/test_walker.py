@@ -563,6 +563,19 @@ def test_a_late_navigation_outside_the_allowlist_is_blamed_on_the_action(walker_
         "spec_step_unresolvable", "NAVIGATION_BLOCKED", 1, steps[0].text)
 
 
+def test_a_large_accessibility_snapshot_goes_to_a_file_the_failure_references(walker_browser, out,
+                                                                            page_url) -> None:
+    steps = [expect("text_contains", "Item number 401", timeout_ms=600)]
+    _, events = walk(flow("big", steps, page_url("big.html")), walker_browser, make_settings(out))
+    context = rules_of(events)["big"].failure.context
+    name = context["a11y_snapshot_file"]
+    assert name.startswith("context/") and name.endswith(".aria.yaml")
+    whole = (out / name).read_text()
+    assert "Item number 400 of the long list" in whole
+    assert len(context["a11y_snapshot"]) < 4100 < len(whole)
+    assert "the whole snapshot is in the file" in context["a11y_snapshot"]
+
+
 def test_a_target_is_re_resolved_when_the_pinned_selector_matches_nothing(walker_browser, out, page_url) -> None:
     steps = [click("#renamed-signup", target="the Create account button"), expect("url_contains", "created"),
              fill("#old-email", "ann@example.com", target="the email address field")]

@@ -409,8 +409,8 @@ class PageSession:
             return False
         return True
 
-    def a11y_snapshot(self, selector: str | None = None) -> str:
-        """The aria snapshot of the page (or of a selector's first match), at most ~20 kB. '' if none."""
+    def a11y_snapshot(self, selector: str | None = None, limit: int = SNAPSHOT_LIMIT) -> str:
+        """The aria snapshot of the page (or of a selector's first match), at most `limit` characters. '' if none."""
         if self._closed or self.crashed:
             return ""
         from flowwalk.browser.locate import locate
@@ -426,10 +426,10 @@ class PageSession:
             text = locator.aria_snapshot(timeout=5_000)
         except Exception:  # noqa: BLE001 - evidence is best effort
             return ""
-        if len(text) <= SNAPSHOT_LIMIT:
+        if len(text) <= limit:
             return text
-        cut = text.rfind("\n", 0, SNAPSHOT_LIMIT)
-        cut = cut if cut > 0 else SNAPSHOT_LIMIT
+        cut = text.rfind("\n", 0, limit)
+        cut = cut if cut > 0 else limit
         return text[:cut] + f"\n# … truncated ({len(text) - cut} more characters)"
 
     def title(self) -> str:

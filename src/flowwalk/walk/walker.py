@@ -74,6 +74,9 @@ BEACON_GRACE_MS = 1000
 EMIT_READ_MS = 1000
 #: emit field values longer than this are cut (an html field can be large)
 EMIT_VALUE_MAX = 4000
+#: an accessibility snapshot longer than this goes to `context/` and the record keeps its head
+A11Y_INLINE_LIMIT = 4000
+A11Y_FILE_LIMIT = 200_000
 
 _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 
@@ -214,6 +217,7 @@ class _ScenarioWalk:
         self.extracted: dict[str, str] = {}
         self.results: dict[str, ev.RuleFinished] = {}
         self.crashed = False
+        self._context_files = 0
         self.run_timed_out = False
         self.cancelled = False
         self.typed_secret = False
@@ -731,9 +735,25 @@ class _ScenarioWalk:
         except Exception:  # noqa: BLE001 - evidence is best effort
             context = {}
         try:
-            context["a11y_snapshot"] = self.session.a11y_snapshot(scope)
+            snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT)
         except Exception:  # noqa: BLE001
-            pass
+            snapshot = ""
+        if len(snapshot) > A11Y_INLINE_LIMIT:
+            # a large snapshot goes to a file the record references; the record keeps its head
+            self._context_files += 1
+            name = (f"context/{slug(self.redact(self.scenario.id))}--a{self.attempt}"
+                    f"-{self._context_files:02d}.aria.yaml")
+            try:
+                path = self.run.out_dir / name
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(self.redact(snapshot), encoding="utf-8")
+                context["a11y_snapshot_file"] = name
+            except OSError:
+                pass
+            cut = snapshot.rfind("\n", 0, A11Y_INLINE_LIMIT)
+            snapshot = snapshot[:cut if cut > 0 else A11Y_INLINE_LIMIT] + "\n# … the whole snapshot is in the file"
+        if snapshot:
+            context["a11y_snapshot"] = snapshot
         if scope:
             context["scope"] = scope
         return context
