@@ -73,6 +73,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("serve", "A folder of the repository to serve on 127.0.0.1 for the run (used as the base URL "
                 "unless base-url is set).", run_flag="--serve"),
     ActionInput("trace", "Keep a Playwright trace: off, on-failure or on.", "off", run_flag="--trace"),
+    ActionInput("offline", "Abort requests to hosts other than loopback, the entry host and allowed_hosts "
+                "(analytics vendors are always answered locally).", "false", "bool", run_flag="--offline"),
     ActionInput("output-dir", "The report folder (emit.jsonl, junit.xml, verdict.json, summary.md, report.html).",
                 "flowwalk-report", run_flag="--out", publish_flag="--report"),
     ActionInput("comment-mode", "The sticky PR comment: always, on-failure, on-change or off.", "always",
