@@ -153,14 +153,19 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         block = summary.get(f"workers_{workers}", {}).get("ratios", {}).get(f"flowwalk/{other}")
         return block[metric]["median"] if block and block[metric] else None
 
+    failed_workers = {str(r["workers"]) for r in data["runs"] if not r["ok"]}
+
+    def verdict(workers: str, ok: bool | None) -> str:
+        return "**invalid** (failing flows)" if workers in failed_workers else _mark(ok)
+
     for workers in sorted(k.split("_")[1] for k in summary):
         value = ratio(workers, "playwright-test")
         lines.append(f"| flowwalk / Playwright Test wall ≤ 0.90, workers {workers} | "
-                     f"{'n/a' if value is None else f'{value:.2f}'} | {_mark(None if value is None else value <= 0.90)} |")
+                     f"{'n/a' if value is None else f'{value:.2f}'} | {verdict(workers, None if value is None else value <= 0.90)} |")
     for workers in sorted(k.split("_")[1] for k in summary):
         value = ratio(workers, "floor")
         lines.append(f"| flowwalk / floor wall ≤ 1.05, workers {workers} | "
-                     f"{'n/a' if value is None else f'{value:.2f}'} | {_mark(None if value is None else value <= 1.05)} |")
+                     f"{'n/a' if value is None else f'{value:.2f}'} | {verdict(workers, None if value is None else value <= 1.05)} |")
     fw_first = first_medians.get("flowwalk")
     lines.append(f"| one-flow run: first result ≤ 1.5 s | {'n/a' if fw_first is None else f'{fw_first:.2f} s'} "
                  f"(Playwright Test {first_medians.get('playwright-test') or float('nan'):.2f} s, floor "
@@ -171,8 +176,10 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
             fw_mem = block["flowwalk"]["peak_rss_mb"]["median"]
             pw_mem = block["playwright-test"]["peak_rss_mb"]["median"]
             lines.append(f"| peak memory ≤ Playwright Test's, workers {workers} | {fw_mem:.0f} MB vs {pw_mem:.0f} MB | "
-                         f"{_mark(fw_mem <= pw_mem)} |")
-    if 100 in by_size and 1000 in by_size:
+                         f"{verdict(workers, fw_mem <= pw_mem)} |")
+    if 100 in by_size and 1000 in by_size and not (by_size[100]["ok"] and by_size[1000]["ok"]):
+        lines.append("| 1,000 scenarios: time and memory vs 100 | a scaling run had failing flows | **invalid** |")
+    elif 100 in by_size and 1000 in by_size:
         time_ratio = by_size[1000]["wall_s"] / by_size[100]["wall_s"]
         mem_ratio = by_size[1000]["peak_rss_mb"] / by_size[100]["peak_rss_mb"]
         lines.append(f"| 1,000 scenarios ≤ 10.5 × the time of 100 | {time_ratio:.2f} × | {_mark(time_ratio <= 10.5)} |")
@@ -181,7 +188,8 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         lines.append("| 1,000 scenarios: time and memory vs 100 | not run (--quick) | n/a |")
     if validate:
         med = statistics.median(r["wall_s"] for r in validate)
-        lines.append(f"| `flowwalk validate` of 1,000 specs < 2 s | {med:.2f} s | {_mark(med < 2.0)} |")
+        verdict = _mark(med < 2.0) if all(r["ok"] for r in validate) else "**invalid** (validate failed)"
+        lines.append(f"| `flowwalk validate` of 1,000 specs < 2 s | {med:.2f} s | {verdict} |")
     lines.append("")
 
     failures = [r for group in ("runs", "first_result", "scaling", "validate") for r in data.get(group, [])

@@ -154,3 +154,23 @@ def test_the_floor_lists_every_flow_by_the_spec_names() -> None:
 
     spec_names = {yaml.safe_load(p.read_text())["name"] for p in (BENCH / "flows").glob("*.flow.yaml")}
     assert set(filter(None, names)) == spec_names
+
+
+def test_targets_resting_on_failing_runs_are_marked_invalid() -> None:
+    bad = {**_run("flowwalk", 1, 8.0, 500), "ok": False, "problems": ["team-1: failed"]}
+    data = {"started_at": "t0", "finished_at": "t1", "valid": False, "corpus": 40, "impls": ["flowwalk", "floor"],
+            "machine": {"flowwalk": "0.1.0", "commit": "abc", "nproc": 2, "loadavg_start": ["0", "0", "0"],
+                        "cpu_model": "cpu", "memory_gb": 8, "kernel": "k", "chromium": "/c", "chromium_version": "C",
+                        "python": "3", "playwright_python": "1", "node": "v20", "playwright_test": "1"},
+            "runs": [bad, _run("floor", 1, 7.0, 450)],
+            "summary": run.summarize([run.Measurement("flowwalk", "r", [], 1, 40, wall_s=8.0, cpu_s=4, peak_rss_mb=500),
+                                      run.Measurement("floor", "r", [], 1, 40, wall_s=7.0, cpu_s=3, peak_rss_mb=450)],
+                                     ["flowwalk", "floor"]),
+            "first_result": [], "validate": [],
+            "scaling": [{**_run("flowwalk", 2, 50.0, 700), "flows": 100},
+                        {**_run("flowwalk", 2, 300.0, 760), "flows": 1000, "ok": False, "problems": ["timeout"]}]}
+    text = render_results(data)
+    assert "**INVALID**" in text
+    assert "| flowwalk / floor wall ≤ 1.05, workers 1 | 1.14 | **invalid** (failing flows) |" in text
+    assert "a scaling run had failing flows | **invalid** |" in text
+    assert "- r, flowwalk: team-1: failed" in text
