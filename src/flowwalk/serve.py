@@ -74,6 +74,8 @@ class StaticServer:
             raise FileNotFoundError(f"cannot serve '{root}': not a folder")
         self._httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(_Handler, directory=str(self.root)))
         self._httpd.daemon_threads = True
+        # a browser that gives up on a slow answer closes the socket: no traceback on the run's console
+        self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="flowwalk-serve", daemon=True)
 
     @property
