@@ -2,7 +2,8 @@
 # The one install script: the README's commands, .ci/run and the Dockerfile all call it.
 #
 #   scripts/install.sh               Debian's Chromium (when missing) + flowwalk into ./.venv
-#   scripts/install.sh --with-tests  the same, plus the test dependencies
+#   scripts/install.sh --with-tests  the same, plus the test dependencies and the third-party apps
+#                                    tests/thirdparty/ walks (scripts/fetch_thirdparty.sh, needs npm)
 #   scripts/install.sh --system      into the current Python instead of a venv (the container image)
 #
 # Chromium comes from Debian's packages (chromium + chromium-headless-shell); Playwright's own
@@ -11,12 +12,13 @@ set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 extras=""
+thirdparty=0
 mode=venv
 for arg in "$@"; do
   case "$arg" in
-    --with-tests) extras="[test]" ;;
+    --with-tests) extras="[test]"; thirdparty=1 ;;
     --system) mode=system ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -48,4 +50,8 @@ fi
 
 say "installing flowwalk${extras}"
 $pip install --quiet --disable-pip-version-check --editable "$here$extras"
+if [ "$thirdparty" = 1 ]; then
+  # a no-op when .cache/thirdparty already holds the pinned copy
+  "$here/scripts/fetch_thirdparty.sh"
+fi
 say "ready: $( [ "$mode" = venv ] && echo "$here/.venv/bin/flowwalk" || command -v flowwalk )"
