@@ -18,7 +18,7 @@ for arg in "$@"; do
   case "$arg" in
     --with-tests) extras="[test]"; thirdparty=1 ;;
     --system) mode=system ;;
-    -h|--help) sed -n '2,11p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
