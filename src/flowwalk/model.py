@@ -65,7 +65,7 @@ class Stabilize:
 
     window_ms: int = 1000          # 500..1500
     stable_reads: int = 2          # consecutive matching fresh reads, 1..5
-    interval_ms: int = 150         # 100..200 between reads
+    interval_ms: int = 100         # 100..200 between reads (the lowest: a check passing at once costs least)
     max_rechecks: int = 3          # 0..5
     stale_ms: int = 500            # 300..800
 

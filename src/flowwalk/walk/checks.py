@@ -17,6 +17,9 @@ check reads again after `interval_ms`). The budget:
   refutes: it is not used as evidence.
 
 A check that passes at once costs one read, one interval and one read (`stable_reads` = 2).
+Consecutive checks share that interval (`read_ahead`, `early` and `while_waiting` of `run_check`):
+the first reads of the checks that follow are taken during the first check's interval, so three
+expects in a row cost one interval, not three.
 
 The failing runtime code is chosen from the final read alone, deterministically:
 `ELEMENT_NOT_FOUND` when the check reads an element and nothing matches its selector (or the
@@ -43,7 +46,7 @@ from flowwalk.browser.network import matching_beacons, normalize_vendor
 from flowwalk.browser.session import PageSession
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 
-__all__ = ["CheckResult", "run_check", "bounded"]
+__all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded"]
 
 OBSERVED_LIMIT = 200
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
@@ -414,9 +417,41 @@ class _Probe:
 # --- the stabilization loop ---------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class EarlyRead:
+    """A check's first read, taken ahead of its step (see `read_ahead`): when it was taken and what it saw."""
+
+    expect: Expect
+    scope: str | None
+    obs: _Read
+    started: float
+    ended: float
+
+
+def read_ahead(session: PageSession, expect: Expect, *, scope: str | None,
+               clock: Callable[[], float] = time.monotonic) -> EarlyRead:
+    """Take the first read of a later check now (batched stabilization, see `run_check`).
+
+    Raises BrowserCrashed like a read would.
+    """
+    probe = _Probe(expect, scope)
+    started = clock()
+    obs = probe.read(session)
+    return EarlyRead(expect, scope, obs, started, clock())
+
+
 def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
-              stabilize: Stabilize, clock: Callable[[], float] = time.monotonic) -> CheckResult:
+              stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
+              early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None) -> CheckResult:
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable; see the module doc.
+
+    Batched stabilization: consecutive checks share one interval instead of paying one each.
+    `while_waiting` runs once, during this check's first interval, and is where the caller takes
+    the first reads of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as
+    `early`, counts it as its first fresh read (it was taken after the previous step finished and
+    at most `window_ms` ago, or it is dropped), and takes its next read no sooner than
+    `interval_ms` after it. Every check still rests on `stable_reads` fresh reads at least one
+    interval apart.
 
     Raises BrowserCrashed when the browser or the page's renderer died during the check.
     """
@@ -427,11 +462,20 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     window_end: float | None = None
     interval_s = st.interval_ms / 1000
     reads = streak = rechecks = 0
+    pending: EarlyRead | None = None
+    if (early is not None and early.expect == expect and early.scope == scope
+            and started - early.ended <= st.window_ms / 1000):
+        pending = early
+        started = early.started
+    hook = while_waiting
     while True:
-        read_started = clock()
-        obs = probe.read(session)
+        if pending is not None:
+            read_started, obs, now, pending = pending.started, pending.obs, pending.ended, None
+        else:
+            read_started = clock()
+            obs = probe.read(session)
+            now = clock()
         reads += 1
-        now = clock()
         stale = (now - read_started) * 1000 > st.stale_ms
         if obs.fatal:
             break
@@ -450,7 +494,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             if conclusive or rechecks >= st.max_rechecks or now + interval_s > window_end:
                 break
             rechecks += 1
-        session.wait(st.interval_ms)
+        if hook is not None:
+            hook, run_hook = None, hook
+            run_hook()
+        # the next read comes at least one interval after this one ended
+        left_ms = (now + interval_s - clock()) * 1000
+        if left_ms > 0:
+            session.wait(left_ms)
     return CheckResult(False, reads, probe.expected, _final_observed(obs, stale, streak, st),
                        _code(probe, obs, stale), (clock() - started) * 1000, obs.selector)
 

@@ -50,7 +50,7 @@ from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Extract, Got
 from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import LITERAL_KINDS, Redactor, placeholders, substitute
-from flowwalk.walk.checks import run_check
+from flowwalk.walk.checks import EarlyRead, read_ahead, run_check
 from flowwalk.walk.context import RunContext, redact_event
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 from flowwalk.walk.resolve import resolve_target
@@ -619,7 +619,18 @@ class _ScenarioWalk:
 
     def _run_body(self, state: "_RuleState", body: list[tuple[int, Step]]) -> tuple[ev.Failure | None, tuple[str, ...]]:
         for pos, (index, step) in enumerate(body):
+            # the expects right after this one (no step between them changes the page): their first
+            # reads are taken during this expect's first interval (checks.run_check)
+            state.following = []
+            if isinstance(step, Expect):
+                for later_index, later in body[pos + 1:]:
+                    if not isinstance(later, Expect):
+                        break
+                    state.following.append((later_index, later))
+            else:
+                state.early.clear()
             result = self._run_step(state, index, step, role="body")
+            state.following = []
             if result.status != "failed":
                 continue
             assert result.failure is not None
@@ -1033,9 +1044,8 @@ class _ScenarioWalk:
 
     # expect / wait / extract / emit
 
-    def _expect(self, state: "_RuleState", step: Expect, role: str, result: _StepResult) -> None:
-        assert self.session is not None
-        expect = replace(
+    def _substituted(self, step: Expect) -> Expect:
+        return replace(
             step,
             # a regular expression is literal (flow-spec v1): never substituted
             value=step.value if step.kind in LITERAL_KINDS else self.subst(step.value),
@@ -1044,13 +1054,32 @@ class _ScenarioWalk:
             event=self.subst(step.event),
             attr=self.subst(step.attr),
         )
+
+    def _read_ahead(self, state: "_RuleState") -> None:
+        """First reads of the expects that follow the current one (batched stabilization)."""
+        assert self.session is not None
+        for index, step in state.following:
+            try:
+                expect = self._substituted(step)
+            except _StepFailed:
+                return   # its own step reports the problem
+            try:
+                state.early[index] = read_ahead(self.session, expect, scope=state.scope)
+            except BrowserCrashed:
+                raise _Halt from None
+
+    def _expect(self, state: "_RuleState", step: Expect, role: str, result: _StepResult) -> None:
+        assert self.session is not None
+        expect = self._substituted(step)
+        early = state.early.pop(state.current_index, None) if role == "body" and state.current_index else None
+        hook = (lambda: self._read_ahead(state)) if role == "body" and state.following else None
         if role == "guard":
             wanted = state.guard_ms
         else:
             wanted = step.timeout_ms if step.timeout_ms is not None else state.observe_ms
         timeout = self.cap_ms(wanted, state.deadline)
         check = run_check(self.session, expect, scope=state.scope, timeout_ms=int(timeout),
-                          stabilize=step.stabilize or self.settings.stabilize)
+                          stabilize=step.stabilize or self.settings.stabilize, early=early, while_waiting=hook)
         result.reads = check.reads
         result.detail["duration_check_ms"] = round(check.duration_ms, 1)
         if not check.passed:
@@ -1275,6 +1304,9 @@ class _RuleState:
     current_kind: str = "action"
     #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
     last_act: tuple[int, Step] | None = None
+    #: the expects that follow the running one in the body, and first reads taken ahead for them
+    following: list[tuple[int, Expect]] = field(default_factory=list)
+    early: dict[int, EarlyRead] = field(default_factory=dict)
 
 
 def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
