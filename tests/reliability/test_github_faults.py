@@ -15,8 +15,6 @@ sleeping, so that the waits are measured and the exit code is the process's own:
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 import time
@@ -29,6 +27,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
 
 from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, free_port  # noqa: E402
 from verdicts import failing_verdict, many_failures, passing_verdict, write_report  # noqa: E402
+
+from runkit import publish_cli  # noqa: E402
 
 PR = 7
 
@@ -73,20 +73,8 @@ VERDICTS = {0: passing_verdict, 1: failing_verdict, 6: infra_verdict}
 
 def publish(report: Path, api_url: str, tmp_path: Path, *, token: str = TOKEN,
             timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"number": PR, "pull_request": {
-        "number": PR, "head": {"sha": HEAD_SHA, "repo": {"full_name": REPOSITORY}},
-        "base": {"repo": {"full_name": REPOSITORY}}}}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "FLOWWALK_"))}
-    env.update({"GITHUB_ACTIONS": "true", "GITHUB_API_URL": api_url, "GITHUB_SERVER_URL": "https://github.example",
-                "GITHUB_REPOSITORY": REPOSITORY, "GITHUB_EVENT_NAME": "pull_request",
-                "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": "9" * 40, "GITHUB_RUN_ID": "31",
-                "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
-                "GITHUB_TOKEN": token})
-    started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "flowwalk.cli", "publish", "--report", str(report)], env=env,
-                          capture_output=True, text=True, timeout=timeout)
-    return done, time.monotonic() - started
+    return publish_cli(report, api_url, tmp_path, token=token, repository=REPOSITORY, head_sha=HEAD_SHA, pr=PR,
+                       timeout=timeout)
 
 
 def figure(text: str) -> None:
