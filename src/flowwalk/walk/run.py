@@ -217,7 +217,9 @@ def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run
                                    step_text=step.text,
                                    message=f"no value for {_braces(rule_names)}: {hint}",
                                    expected=f"a value for {', '.join(rule_names)}", observed="not supplied")
-            result = finished(rule, "failed", failure=failure, skipped_steps=all_steps)
+            # the step that needs the variable is the failure; every other step was not run
+            not_run = tuple(text for i, text in enumerate(all_steps, 1) if i != index)
+            result = finished(rule, "failed", failure=failure, skipped_steps=not_run)
         else:
             parent = next((p for p in rule.parents if results.get(p) is None or results[p].status != "passed"),
                           None)
