@@ -5,7 +5,10 @@ declaration order for ties) and walks each one:
 
 1. **stop conditions** – once the browser crashed, the run deadline passed or the run was
    cancelled, the rules not yet started are `skipped` (reason `browser_crashed`, `run_timeout`,
-   `cancelled`); a failed entry navigation fails the first rule (`setup`) and skips the rest;
+   `cancelled`); a failed entry navigation fails the first rule (`setup`) and skips the rest.
+   When a one-rule scenario's first step is a goto to the entry URL itself (flow-spec v1's own
+   example), that step is the entry navigation: the page is loaded once, not twice, and a page
+   that will not load fails that step (same runtime code and class) instead of the setup;
 2. **parent gating** – a rule whose parent did not pass is `skipped` (`parent_failed`), its
    `Failure.parent` names the first such parent and carries that parent's root-cause class;
 3. **guards** – the expects that open a rule (before its first act, goto, wait, extract or
@@ -41,7 +44,7 @@ from typing import Any, Callable, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
-from flowwalk.browser.errors import InvalidSelector, is_invalid_selector, is_timeout
+from flowwalk.browser.errors import InvalidSelector, PlaywrightError, is_invalid_selector, is_timeout
 from flowwalk.browser.launch import Browser, BrowserCrashed
 from flowwalk.browser.locate import locate
 from flowwalk.browser.network import matching_beacons
@@ -240,6 +243,8 @@ class _ScenarioWalk:
         self.base_vars = {k: v for k, v in base_vars.items() if k not in self.secret_names}
 
         self.entry_url: str | None = None  # substituted and made absolute in _open
+        #: the first step is the opening navigation (see _open)
+        self.entry_deferred = False
         self.allowed_hosts = tuple(scenario.allowed_hosts)
 
     # --- redaction and events ---
@@ -385,6 +390,11 @@ class _ScenarioWalk:
                                 loc=sc.loc)
         if not self.entry_url:
             return None
+        if self._first_step_opens_entry():
+            # the flow's first step navigates to the entry URL itself (flow-spec v1's own example
+            # does): that step is the opening navigation, instead of loading the page twice
+            self.entry_deferred = True
+            return None
         try:
             self._goto(self.entry_url, None)
         except _StepFailed as failed:
@@ -396,6 +406,26 @@ class _ScenarioWalk:
                                 observed=failed.observed, loc=sc.loc, context=self._context(None))
         self._dismiss(self._global_dismiss())
         return None
+
+    def _first_step_opens_entry(self) -> bool:
+        """Is the first step of a one-rule scenario a goto to exactly the entry URL?
+
+        Only when that URL resolves the same before the page is open: absolute, or relative to
+        --base-url (a relative URL without it would resolve against the page).
+        """
+        rules = self.scenario.rules
+        if len(rules) != 1 or not rules[0].steps or not isinstance(rules[0].steps[0], Goto):
+            return False
+        try:
+            url = self.subst(rules[0].steps[0].url)
+        except _StepFailed:
+            return False
+        if not url or not (urlsplit(url).scheme or self.settings.base_url):
+            return False
+        try:
+            return self._absolute(url) == self.entry_url
+        except _StepFailed:
+            return False
 
     def _close(self, walked: Sequence[ev.RuleFinished]) -> tuple[str | None, str | None]:
         if self.session is None:
@@ -800,9 +830,16 @@ class _ScenarioWalk:
 
     def _dispatch(self, state: "_RuleState", step: Step, role: str, result: _StepResult) -> None:
         if isinstance(step, Goto):
-            url = self.subst(step.url)
-            assert url is not None
-            self._goto(self._absolute(url), state.deadline)
+            if self.entry_deferred:
+                # the scenario's opening navigation (see _open), then its interrupt pass
+                self.entry_deferred = False
+                assert self.entry_url is not None
+                self._goto(self.entry_url, state.deadline)
+                self._dismiss(self._global_dismiss())
+            else:
+                url = self.subst(step.url)
+                assert url is not None
+                self._goto(self._absolute(url), state.deadline)
         elif isinstance(step, Act):
             self._act(state, step, result)
         elif isinstance(step, Expect):
@@ -869,15 +906,38 @@ class _ScenarioWalk:
             raise _Halt from None
 
     def _wait_for(self, selector: str, scope: str | None, timeout_ms: float, *, visible: bool) -> Any:
-        """Poll `locate` until the selector matches (and is visible when asked); None on timeout."""
+        """Wait until the selector matches (and its first match is visible when asked); None on timeout.
+
+        One alternative: Playwright's own wait (the page watches for the element, so it is seen
+        the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
+        """
         end = time.monotonic() + timeout_ms / 1000
-        while True:
+        located = locate(self.page, selector, scope)
+        if located.count > 0 and (not visible or located.locator.first.is_visible()):
+            return located
+        if len(located.tried) == 1:
+            left = int((end - time.monotonic()) * 1000)
+            if left < 1:
+                return None   # timeout 0 would mean "no timeout" to Playwright
+            try:
+                located.locator.first.wait_for(state="visible" if visible else "attached", timeout=left)
+            except PlaywrightError as exc:
+                if is_timeout(exc):
+                    return None
+                if is_invalid_selector(exc):
+                    raise InvalidSelector(located.used, str(exc).splitlines()[0]) from exc
+                raise
             located = locate(self.page, selector, scope)
-            if located.count > 0 and (not visible or located.locator.first.is_visible()):
+            if located.count > 0:
                 return located
+            # it went again between the wait and the count: back to polling what is left
+        while True:
             if time.monotonic() >= end:
                 return None
             self._sleep_ms(min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
+            located = locate(self.page, selector, scope)
+            if located.count > 0 and (not visible or located.locator.first.is_visible()):
+                return located
 
     # interrupts
 
