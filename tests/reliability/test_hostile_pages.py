@@ -86,6 +86,11 @@ def test_the_run_goes_on_to_the_end_and_writes_every_artifact(hostile_run: dict[
     assert all(t["status"] in ("passed", "failed") for t in tests.values()), "nothing was skipped or cut"
     assert hostile_run["records"][-1]["event"] == "run_finished"
     assert done.wall_s < 150
+    print(f"\nFIGURE hostile: {len(tests)} flows, 3 workers, run {done.wall_s:.1f} s, exit {done.returncode}")
+    for name, test in sorted(tests.items()):
+        failure = test.get("failure") or {}
+        print(f"FIGURE hostile {name}: {test['status']} {failure.get('failure_class') or ''} "
+              f"{failure.get('runtime_code') or ''} in {hostile_run['durations'][test['scenario_id']]:.1f} s")
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
