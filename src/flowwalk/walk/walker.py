@@ -701,8 +701,9 @@ class _ScenarioWalk:
                 raise _StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
             if state.last_act is not None:
                 # an action's navigation may reach the network only after the action returned
-                # (a loaded machine): catch it before this step runs, and blame the action
-                self._check_navigation(caused_by=state.last_act)
+                # (a loaded machine): catch it before this step runs, and blame the action. No
+                # pump here: the action's own check pumped, and every call since delivered events
+                self._check_navigation(caused_by=state.last_act, pump=False)
             self._dispatch(state, step, role, result)
             if isinstance(step, Act):
                 state.last_act = (index, step)
@@ -884,10 +885,10 @@ class _ScenarioWalk:
         hosts = [h for h in (entry_host, *self.allowed_hosts) if h]
         return "a host in the allowlist: " + (", ".join(hosts) if hosts else "(entry host)") + " and subdomains"
 
-    def _check_navigation(self, caused_by: tuple[int, Step] | None = None) -> None:
+    def _check_navigation(self, caused_by: tuple[int, Step] | None = None, *, pump: bool = True) -> None:
         assert self.session is not None
         try:
-            self.session.check_navigation()
+            self.session.check_navigation(pump=pump)
         except NavigationBlocked as blocked:
             raise _StepFailed("NAVIGATION_BLOCKED", f"the action navigated to '{blocked.url}', outside the allowlist",
                               expected=self._allowlist_text(), observed=blocked.host,
