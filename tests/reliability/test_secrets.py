@@ -188,10 +188,6 @@ def test_failure_screenshots_are_deterministic(failure_shots: dict[str, str]) ->
     assert failure_shots["first"] == failure_shots["again"]
 
 
-@pytest.mark.xfail(strict=True, reason="bug: walk/walker.py _screenshot takes failure (and --screenshots on) "
-                                       "screenshots after a secret was typed, though it withholds the trace for "
-                                       "that reason: a secret typed into a text field, or echoed by the page, is "
-                                       "in the PNG's pixels")
 def test_a_screenshot_does_not_depend_on_a_secrets_value(failure_shots: dict[str, str]) -> None:
     assert failure_shots["other"] == failure_shots["first"], \
         "the failure screenshot changes with the secret's value: the value is in its pixels"

@@ -28,7 +28,7 @@ import time
 from collections import deque
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 
 from flowwalk.browser.errors import (
     BrowserCrashed,
@@ -61,6 +61,27 @@ if TYPE_CHECKING:
     )
 
 __all__ = ["Beacon", "NavigationBlocked", "PageSession", "SNAPSHOT_LIMIT"]
+
+_MASK_ATTRIBUTE = "data-flowwalk-secret"
+#: marks the fields whose value, and the elements whose own text, hold a secret (in every open
+#: shadow root too); returns how many it marked
+_MARK_SECRETS = """(secrets) => {
+  let marked = 0;
+  const holds = (text) => !!text && secrets.some((s) => text.includes(s));
+  const mark = (el) => { if (!el.hasAttribute('%s')) { el.setAttribute('%s', ''); marked++; } };
+  const visit = (root) => {
+    for (const el of root.querySelectorAll('*')) {
+      if (('value' in el && typeof el.value === 'string' && holds(el.value))
+          || Array.from(el.childNodes).some((n) => n.nodeType === 3 && holds(n.nodeValue))
+          || holds(el.getAttribute('title')) || holds(el.getAttribute('placeholder'))) mark(el);
+      if (el.shadowRoot) visit(el.shadowRoot);
+    }
+  };
+  visit(document);
+  return marked;
+}""" % (_MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
+_UNMARK_SECRETS = """() => { for (const el of document.querySelectorAll('[%s]')) el.removeAttribute('%s'); }""" % (
+    _MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
 
 #: aria snapshots go into failure evidence; a whole page's tree can be megabytes
 SNAPSHOT_LIMIT = 20_000
@@ -398,15 +419,28 @@ class PageSession:
             blocked, self._blocked_navigation = self._blocked_navigation, None
             raise blocked
 
-    def screenshot(self, path: Path, full_page: bool = False) -> bool:
-        """Save a PNG. Never raises: False when it could not (crashed, closed, timed out)."""
+    def screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = ()) -> bool:
+        """Save a PNG. Never raises: False when it could not (crashed, closed, timed out).
+
+        `hide` lists values (the run's secrets) that must not be in the picture: every field
+        whose value holds one and every element whose own text holds one is painted over.
+        """
         if self._closed or self.crashed:
             return False
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            self.page.screenshot(path=str(path), full_page=full_page, timeout=10_000)
+            masked = self.page.evaluate(_MARK_SECRETS, [v for v in hide if v]) if hide else 0
+            mask = [self.page.locator(f"[{_MASK_ATTRIBUTE}]")] if masked else []
+            self.page.screenshot(path=str(path), full_page=full_page, timeout=10_000, mask=mask,
+                                 mask_color="#444444")
         except Exception:  # noqa: BLE001 - evidence is best effort
             return False
+        finally:
+            if hide and not self._closed and not self.crashed:
+                try:
+                    self.page.evaluate(_UNMARK_SECRETS)
+                except Exception:  # noqa: BLE001
+                    pass
         return True
 
     def a11y_snapshot(self, selector: str | None = None, limit: int = SNAPSHOT_LIMIT) -> str:

@@ -822,7 +822,9 @@ class _ScenarioWalk:
         rule_part = None if self.scenario.kind == "flow" else self.redact(rule.name)
         name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.attempt)
         try:
-            ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots)
+            # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
+            ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots,
+                                         hide=self.run.secrets.values())
         except Exception:  # noqa: BLE001 - the interface says never raises; be sure
             ok = False
         return name if ok else None
