@@ -121,8 +121,10 @@ def _on_alarm(_signum: int, _frame: Any) -> None:
 
 
 def _measured(load: Callable[[], Any]) -> tuple[Any, BaseException | None, float, float, int]:
-    # collect first: a full collection of the fuzzer's own garbage must not be billed to the load
-    gc.collect()
+    # no collection during the load: a full collection of the fuzzer's own (large) heap must not be
+    # billed to it (the load's own garbage is then counted in the peak too: a conservative bound)
+    gc_was_on = gc.isenabled()
+    gc.disable()
     # a hang must not hang the fuzz: in the main thread an interval timer interrupts it
     timed = threading.current_thread() is threading.main_thread()
     if timed:
@@ -137,6 +139,8 @@ def _measured(load: Callable[[], Any]) -> tuple[Any, BaseException | None, float
     except BaseException as exc:  # noqa: BLE001 - classified by the caller
         error = exc
     finally:
+        if gc_was_on:
+            gc.enable()
         if timed:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
