@@ -495,7 +495,8 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
                 break
             rechecks += 1
         if hook is not None:
-            hook, run_hook = None, hook
+            run_hook: Callable[[], None] = hook
+            hook = None
             run_hook()
         # the next read comes at least one interval after this one ended
         left_ms = (now + interval_s - clock()) * 1000
