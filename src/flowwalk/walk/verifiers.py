@@ -42,7 +42,6 @@ from types import ModuleType
 from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
-import requests
 
 from flowwalk.browser.locate import locate
 from flowwalk.browser.session import PageSession
@@ -247,6 +246,9 @@ def _http_invariant(ref: VerifierRef, ctx: VerifierContext, options: Mapping[str
     if not host_allowed(host, ctx.allowed_hosts):
         return "inconclusive", f"invariant_check: '{host}' is neither loopback nor in the allowlist"
     want_status = int(options.get("status") or 200)
+    # imported here, not at the top: requests costs 0.1-0.7 s of start-up and only this check uses it
+    import requests
+
     try:
         # no redirects: a redirect could leave the allowlist behind the check's back
         response = requests.get(url, timeout=ref.timeout_ms / 1000, allow_redirects=False)
