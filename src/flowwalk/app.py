@@ -160,26 +160,34 @@ def _install_cancel_handlers(cancel: threading.Event) -> Callable[[], None]:
 
 def run(options: Mapping[str, Any]) -> int:
     from flowwalk.plan.shard import plan_run
-    from flowwalk.report.build import build_reports
-    from flowwalk.report.console import ConsoleReporter
-    from flowwalk.report.emit import EmitWriter
-    from flowwalk.serve import StaticServer
-    from flowwalk.walk.run import run_plan
+    from flowwalk.walk.prelaunch import Prelaunch
 
     options = _with_paths(options)
     serve_dir = options.pop("serve_dir", None)
     with ExitStack() as stack:
         if serve_dir:
+            from flowwalk.serve import StaticServer  # http.server only when asked to serve
+
             server = stack.enter_context(StaticServer(serve_dir))
             if not options.get("base_url"):
                 options["base_url"] = server.url
             print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
         settings = _settings(options)
-        suites = _load(settings)  # every input is validated before a browser starts
+        # worker 1 launches its Chromium while the specs load (walk/run.py's module doc); refused
+        # input closes it again before it opened a page
+        prelaunch = Prelaunch(settings)
+        stack.callback(prelaunch.close)
+        suites = _load(settings)
         the_plan = plan_run(suites, settings)
         out = Path(settings.out_dir)
         _clear_report_dir(out)
         _write_pr_context(out, settings)
+        # imported after the prelaunch started: the walker imports Playwright, which the
+        # launching thread is importing meanwhile
+        from flowwalk.report.build import build_reports
+        from flowwalk.report.console import ConsoleReporter
+        from flowwalk.report.emit import EmitWriter
+        from flowwalk.walk.run import run_plan
 
         cancel = threading.Event()
         restore = _install_cancel_handlers(cancel)
@@ -187,7 +195,7 @@ def run(options: Mapping[str, Any]) -> int:
         writer = EmitWriter(out)
         stack.callback(writer.close)
         console = ConsoleReporter(sys.stdout, report_dir=str(out))
-        run_plan(the_plan, settings, Handlers([writer, console]), cancel=cancel)
+        run_plan(the_plan, settings, Handlers([writer, console]), cancel=cancel, prelaunched=prelaunch)
         writer.close()
         verdict = build_reports(out)
         console.finish(verdict)

@@ -20,12 +20,20 @@
    signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
    `cancelled` and emits `RunCancelled`.
 
+Start-up: `Prelaunch(settings)` starts worker 1 and its Chromium before the specs are loaded
+(`app.run` does, so that the browser launch overlaps loading and planning); `run_plan(...,
+prelaunched=...)` hands it its work. When the input is refused, or no scenario is left to walk
+(every one refused for a missing variable), that browser is closed without opening a page: a
+refused run walks nothing, though a browser may have started meanwhile. `run_plan` alone never
+starts a browser before the variables are checked, and never more browsers than scenarios.
+
 The exit code in `RunFinished` follows docs/architecture.md (and `report.verdict.decide`).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import queue
 import threading
 import time
@@ -44,10 +52,11 @@ from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import missing_variables, placeholders
 from flowwalk.walk.context import RunContext, redact_event
+from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.walker import ScenarioOutcome, walk_scenario
 
-__all__ = ["RunSummary", "run_plan", "exit_code_for", "settings_record", "check_variables"]
+__all__ = ["Prelaunch", "RunSummary", "run_plan", "exit_code_for", "settings_record", "check_variables"]
 
 #: reasons of skipped tests that mean the run did not finish its work (exit 6, like the verdict)
 INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
@@ -284,7 +293,7 @@ class _Shared:
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
              plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
-             run_id: str | None = None) -> RunSummary:
+             run_id: str | None = None, prelaunched: Prelaunch | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
 
     `plan` is a `plan.model.Plan` (its `assigned_scenarios()` run, its `record()` goes into
@@ -335,13 +344,23 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     for scenario in runnable:
         work.put(scenario)
     n_workers = max(1, min(settings.workers, len(runnable)))
-    threads = [threading.Thread(target=_worker, name=f"flowwalk-worker-{n}",
-                                args=(n, work, settings, run.for_worker(n), out, shared), daemon=True)
-               for n in range(1, n_workers + 1)] if runnable else []
+    threads: list[threading.Thread] = []
+    if runnable:
+        for n in range(1, n_workers + 1):
+            worker_run = run.for_worker(n)
+            if n == 1 and prelaunched is not None:
+                prelaunched.hand(functools.partial(_first_worker, work, settings, worker_run, out, shared))
+                continue
+            threads.append(threading.Thread(target=_worker, name=f"flowwalk-worker-{n}",
+                                            args=(n, work, settings, worker_run, out, shared), daemon=True))
+    elif prelaunched is not None:
+        prelaunched.close()
     for thread in threads:
         thread.start()
     for thread in threads:
         thread.join()
+    if prelaunched is not None:
+        prelaunched.join()
 
     cancelled = cancel.is_set()
     if cancelled:
@@ -366,12 +385,21 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                       launch_errors=tuple(shared.launch_errors))
 
 
-def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
-            out: Callable[[ev.Event], None], shared: _Shared) -> None:
-    """One worker thread: its own Playwright and Chromium, scenarios pulled until none are left."""
-    from flowwalk.browser.launch import Browser  # the import starts nothing; launch does
+def _first_worker(work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
+                  out: Callable[[ev.Event], None], shared: _Shared, browser: Any) -> None:
+    """Worker 1 in the prelaunched thread, with the browser it launched (None if that failed)."""
+    _worker(1, work, settings, run, out, shared, browser)
 
-    browser: Browser | None = None
+
+def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
+            out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None) -> None:
+    """One worker thread: its own Playwright and Chromium, scenarios pulled until none are left.
+
+    `browser`: one this thread launched already (`Prelaunch`), else the first scenario launches it.
+    """
+    if browser is not None:
+        with shared.lock:
+            shared.launched += 1
     try:
         while True:
             try:
