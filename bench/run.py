@@ -232,14 +232,41 @@ class Env:
     base_url: str
     chromium: str
     demo_password: str
+    #: where flowwalk is imported from: a snapshot of one commit's src/ (None: the working tree)
+    flowwalk_src: str | None = None
 
 
 def _base_env(env: Env) -> dict[str, str]:
     out = dict(os.environ)
-    for name in ("GITHUB_ACTIONS", "CI", "FORCE_COLOR"):
+    for name in ("GITHUB_ACTIONS", "CI", "FORCE_COLOR", "PYTHONPATH"):
         out.pop(name, None)
     out.update({"NO_COLOR": "1", "DEMO_PASSWORD": env.demo_password, "PYTHONDONTWRITEBYTECODE": "0"})
     return out
+
+
+def _flowwalk_env(env: Env) -> dict[str, str]:
+    out = _base_env(env)
+    if env.flowwalk_src:
+        # ahead of the editable install: every flowwalk process of the run imports the snapshot
+        out["PYTHONPATH"] = env.flowwalk_src
+    return out
+
+
+def snapshot(rev: str) -> tuple[str, str]:
+    """`git archive <rev> src` unpacked under bench/out/snapshot/<sha>: (its src folder, the short sha).
+
+    Other engineers commit while a measurement runs; every flowwalk process of one measurement
+    imports the same commit this way, and RESULTS.md names it.
+    """
+    sha = subprocess.run(["git", "rev-parse", "--short", rev], cwd=ROOT, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    folder = OUT / "snapshot" / sha
+    if not (folder / "src" / "flowwalk" / "__init__.py").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        archive = subprocess.run(["git", "archive", sha, "src"], cwd=ROOT, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return str(folder / "src"), sha
 
 
 class Impl:
@@ -270,7 +297,7 @@ class Flowwalk(Impl):
         rel = [os.path.relpath(p, ROOT) for p in paths]
         cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, "--workers", str(workers),
                "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD", *self.extra]
-        return cmd, ROOT, _base_env(env)
+        return cmd, ROOT, _flowwalk_env(env)
 
     def first_result(self, slug: str) -> FirstResult:
         return lambda text: any(slug in line for line in text.splitlines()[:-1] or ())
@@ -493,6 +520,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
     parser.add_argument("--no-results", action="store_true", help="do not rewrite bench/RESULTS.md")
+    parser.add_argument("--rev", default="HEAD", help="measure flowwalk as committed at REV [HEAD]")
+    parser.add_argument("--live", action="store_true", help="measure the working tree instead of a commit")
     parser.add_argument("--flowwalk-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument for `flowwalk run`, for experiments (implies --no-results)")
     args = parser.parse_args(argv)
@@ -518,14 +547,16 @@ def main(argv: list[str] | None = None) -> int:
     ensure_npm_deps()
     OUT.mkdir(exist_ok=True)
     chromium = default_executable()
+    flowwalk_src, measured = (None, "working tree") if args.live else snapshot(args.rev)
     started_at = dt.datetime.now(dt.timezone.utc)
     data: dict[str, Any] = {"started_at": started_at.isoformat(timespec="seconds"), "argv": sys.argv,
-                            "machine": machine_info(chromium), "corpus": expected,
+                            "machine": {**machine_info(chromium), "commit": measured}, "corpus": expected,
                             "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": []}
-    print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}", flush=True)
+    print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}, "
+          f"flowwalk at {measured}", flush=True)
 
     with StaticServer(SITE) as site:
-        env = Env(base_url=site.url, chromium=chromium, demo_password=demo_password())
+        env = Env(base_url=site.url, chromium=chromium, demo_password=demo_password(), flowwalk_src=flowwalk_src)
         data["site"] = site.url
         runs: list[Measurement] = []
         if not args.no_warmup:
@@ -562,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
             for round_no in range(1, 4):
                 cmd = [str(VENV_BIN / "flowwalk"), "validate", os.path.relpath(folder, ROOT)]
                 result, stdout, stderr = measure("flowwalk", f"validate {round_no}", cmd, cwd=ROOT,
-                                                 env=_base_env(env), workers=0, flows=1000)
+                                                 env=_flowwalk_env(env), workers=0, flows=1000)
                 result.ok = result.returncode == 0
                 if not result.ok:
                     result.problems.append(f"exit code {result.returncode}: {(stdout + stderr)[-800:]}")

@@ -174,3 +174,13 @@ def test_targets_resting_on_failing_runs_are_marked_invalid() -> None:
     assert "| flowwalk / floor wall ≤ 1.05, workers 1 | 1.14 | **invalid** (failing flows) |" in text
     assert "a scaling run had failing flows | **invalid** |" in text
     assert "- r, flowwalk: team-1: failed" in text
+
+
+def test_flowwalk_is_measured_from_a_snapshot_of_one_commit() -> None:
+    src, sha = run.snapshot("HEAD")
+    assert sha == subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=BENCH, capture_output=True,
+                                 text=True, check=True).stdout.strip()
+    env = run._flowwalk_env(run.Env("http://127.0.0.1:1", "/c", "pw", flowwalk_src=src))
+    where = subprocess.run([sys.executable, "-c", "import flowwalk; print(flowwalk.__file__)"], env=env,
+                           capture_output=True, text=True, check=True).stdout.strip()
+    assert where == str(Path(src) / "flowwalk" / "__init__.py")
