@@ -474,6 +474,7 @@ def run_one(impl: Impl, env: Env, workers: int, slugs: Sequence[str] | None, lab
         emit.unlink(missing_ok=True)
     result, stdout, _ = measure(impl.name, label, cmd, cwd=cwd, env=full_env, workers=workers, flows=expected,
                                 first_result=impl.first_result(first_slug) if first_slug else None, emit_file=emit)
+    (out_dir / "stdout.txt").write_text(stdout)  # the floor's per-flow times feed bench/breakdown.py --floor
     result.problems += impl.verify(result, stdout, out_dir, expected)
     result.ok = not result.problems
     _show(result)
