@@ -563,6 +563,22 @@ def test_a_late_navigation_outside_the_allowlist_is_blamed_on_the_action(walker_
         "spec_step_unresolvable", "NAVIGATION_BLOCKED", 1, steps[0].text)
 
 
+def test_a_blocked_navigation_fails_its_action_even_when_the_next_step_would_pass(walker_browser, out,
+                                                                                    page_url) -> None:
+    # the page stays where it was when its navigation is stopped, so an expect about that page, or
+    # another action on it, would succeed: the action that tried to leave must still be the failure
+    cases = {
+        "then-expect": [click("#outside"), expect("url_contains", "nav.html")],
+        "then-act": [click("#outside"), click("#inside"), expect("url_contains", "done.html")],
+    }
+    for name, steps in cases.items():
+        _, events = walk(flow(name, steps, page_url("nav.html")), walker_browser, make_settings(out))
+        failure = rules_of(events)[name].failure
+        assert failure is not None, name
+        assert (failure.failure_class, failure.runtime_code, failure.step_index, failure.step_text) == (
+            "spec_step_unresolvable", "NAVIGATION_BLOCKED", 1, steps[0].text), name
+
+
 def test_a_large_accessibility_snapshot_goes_to_a_file_the_failure_references(walker_browser, out,
                                                                             page_url) -> None:
     steps = [expect("text_contains", "Item number 401", timeout_ms=600)]

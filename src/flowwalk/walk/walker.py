@@ -659,8 +659,10 @@ class _ScenarioWalk:
                     state.following.append((later_index, later))
             else:
                 state.early.clear()
+            state.next_step = body[pos + 1][1] if pos + 1 < len(body) else None
             result = self._run_step(state, index, step, role="body")
             state.following = []
+            state.next_step = None
             if result.status != "failed":
                 continue
             assert result.failure is not None
@@ -974,6 +976,10 @@ class _ScenarioWalk:
             result.detail["dismissed"] = dismissed
         value = self.subst(step.value, secrets=step.action in ("fill", "press")) if step.value is not None else None
         target = self._act_target(state, step, result)
+        if state.last_act is not None:
+            # locating took a round trip that delivered any late navigation of the last action:
+            # blame that action before this one changes the page
+            self._check_navigation(caused_by=state.last_act, pump=False)
         try:
             self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
         except _StepFailed:
@@ -1007,7 +1013,9 @@ class _ScenarioWalk:
                 raise _StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
                                   expected=f"'{awaited}' attached after the action", observed="not attached")
             result.detail["awaited"] = awaited
-        self._check_navigation()
+        # An act or expect next checks again after its own first round trip (which delivers
+        # what this action set off, and more time than a pump gives): no pump needed here then
+        self._check_navigation(pump=not isinstance(state.next_step, (Act, Expect)))
         if step.verify:
             self._verify(state, step, step.verify, value, target, result)
         if len(recovery):
@@ -1145,6 +1153,10 @@ class _ScenarioWalk:
                           stabilize=step.stabilize or self.settings.stabilize, early=early, while_waiting=hook)
         result.reads = check.reads
         result.detail["duration_check_ms"] = round(check.duration_ms, 1)
+        if check.passed and state.last_act is not None:
+            # the reads delivered any late navigation of the last action: it left the allowlist
+            # (and was stopped), so the action is the failure, whatever this check saw
+            self._check_navigation(caused_by=state.last_act, pump=False)
         if not check.passed:
             # a page that was navigated away (and blocked) while the check waited did not
             # misbehave: the failure is the navigation, not the expectation
@@ -1369,6 +1381,8 @@ class _RuleState:
     last_act: tuple[int, Step] | None = None
     #: the expects that follow the running one in the body, and first reads taken ahead for them
     following: list[tuple[int, Expect]] = field(default_factory=list)
+    #: the body step after the running one (None at the end, in guards and in replays)
+    next_step: Step | None = None
     early: dict[int, EarlyRead] = field(default_factory=dict)
 
 
