@@ -27,9 +27,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests" / "reliability"))
 
+import hypothesis  # noqa: E402
 from hypothesis import HealthCheck, Phase, given, settings  # noqa: E402
 
 import fuzzkit  # noqa: E402
+
+
+BATCH = 1000
 
 
 def fuzz_target(target: str, examples: int, work: Path, failures: Path, seed: int | None) -> dict[str, Any]:
@@ -43,9 +47,6 @@ def fuzz_target(target: str, examples: int, work: Path, failures: Path, seed: in
     sizes: list[int] = []
     kept: set[str] = set()
 
-    @settings(max_examples=examples, deadline=None, database=None, phases=[Phase.generate],
-              suppress_health_check=list(HealthCheck), derandomize=seed is None)
-    @given(strategy)
     def one(example: tuple[str, bytes]) -> None:
         name, data = example
         sizes.append(len(data))
@@ -68,10 +69,19 @@ def fuzz_target(target: str, examples: int, work: Path, failures: Path, seed: in
         wall.append(result.wall_s)
         peaks.append(result.peak_bytes)
 
-    if seed is not None:
-        one = __import__("hypothesis").seed(seed)(one)
     started = time.monotonic()
-    one()
+    # batches of at most BATCH examples, each with its own seed: hypothesis keeps a tree of every
+    # choice it made in a run (about 300 objects per example here), which slows a 10,000-example
+    # run down and grows it past a gigabyte; fresh runs keep it small
+    done = 0
+    batch = 0
+    while done < examples:
+        size = min(BATCH, examples - done)
+        run = settings(max_examples=size, deadline=None, database=None, phases=[Phase.generate],
+                       suppress_health_check=list(HealthCheck))(given(strategy)(one))
+        hypothesis.seed((seed or 0) * 1000 + batch)(run)()
+        done += size
+        batch += 1
     elapsed = time.monotonic() - started
     cpu_sorted = sorted(cpu) or [0.0]
     return {
@@ -113,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--failures", type=Path, default=Path(tempfile.gettempdir()) / "flowwalk-fuzz-failures",
                         help="where inputs that broke the property are kept")
     parser.add_argument("--json", type=Path, help="also write the figures as JSON here")
-    parser.add_argument("--seed", type=int, help="hypothesis seed (default: derandomized, repeatable)")
+    parser.add_argument("--seed", type=int, default=0, help="base seed of the batches [0]: a run is repeatable")
     args = parser.parse_args(argv)
 
     rows = []
