@@ -43,11 +43,13 @@ def write_flows(folder: Path, specs: dict[str, str]) -> Path:
     return folder
 
 
-def started(out: Path, scenario_part: str) -> bool:
+def in_wait(out: Path, scenario_part: str) -> bool:
+    """The scenario finished its first step (the click) and is in its wait."""
     emit = out / "emit.jsonl"
     if not emit.is_file():
         return False
-    return any(r["event"] == "scenario_started" and scenario_part in r["scenario_id"] for r in records(out))
+    return any(r["event"] == "step_finished" and scenario_part in r["scenario_id"] and r["index"] == 1
+               for r in records(out))
 
 
 def assert_artifacts_complete(out: Path, expected_tests: int) -> dict[str, Any]:
@@ -79,8 +81,8 @@ def test_killing_chromium_mid_run_fails_only_the_scenario_in_flight(tmp_path: Pa
     out = tmp_path / "report"
     run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", "1"], logs=tmp_path)
     try:
-        assert wait_for(lambda: started(out, "b-doomed"), 90), "the doomed scenario never started"
-        time.sleep(1.0)  # into its 6 s wait
+        assert wait_for(lambda: in_wait(out, "b-doomed"), 90), "the doomed scenario never reached its wait"
+        time.sleep(0.5)  # into its 6 s wait
         if target == "browser":
             victims = list(browser_processes(run.pid))
         else:
@@ -136,8 +138,8 @@ def test_a_signal_mid_run_stops_within_5_s_and_keeps_the_reports(tmp_path: Path,
     out = tmp_path / "report"
     run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", "1"], logs=tmp_path)
     try:
-        assert wait_for(lambda: started(out, "b-long"), 90), "the long scenario never started"
-        time.sleep(1.0)
+        assert wait_for(lambda: in_wait(out, "b-long"), 90), "the long scenario never reached its wait"
+        time.sleep(0.5)
         sent = time.monotonic()
         if to == "group":
             os.killpg(run.pid, sig)   # the session this test started: Ctrl-C in a terminal does this
