@@ -119,14 +119,9 @@ def test_killing_chromium_mid_run_fails_only_the_scenario_in_flight(tmp_path: Pa
 # --- cancel ------------------------------------------------------------------------------------------
 
 
-IN_STEP_CANCEL = pytest.mark.xfail(strict=True, reason=(
-    "bug: walk/walker.py looks at run.cancel only before each rule; a step in flight (a 30 s wait, an "
-    "expect waiting for its rule timeout) runs to its end. A signal to the process group stops at once "
-    "only because Playwright's driver gets it too and dies"))
-
-
-@pytest.mark.parametrize("sig,to", [pytest.param(signal.SIGTERM, "process", marks=IN_STEP_CANCEL),
-                                    pytest.param(signal.SIGINT, "process", marks=IN_STEP_CANCEL),
+# a signal to the flowwalk process alone stops a step in flight through the run's watchdog
+# (walk/watchdog.py); to the process group, Playwright's driver gets it too
+@pytest.mark.parametrize("sig,to", [(signal.SIGTERM, "process"), (signal.SIGINT, "process"),
                                     (signal.SIGINT, "group"), (signal.SIGTERM, "group")],
                          ids=["SIGTERM-process", "SIGINT-process", "SIGINT-group", "SIGTERM-group"])
 def test_a_signal_mid_run_stops_within_5_s_and_keeps_the_reports(tmp_path: Path, sig: int, to: str) -> None:

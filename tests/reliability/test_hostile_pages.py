@@ -155,10 +155,8 @@ def test_a_failed_entry_url_counts_its_time(hostile_run: dict[str, Any]) -> None
     assert test["duration_ms"] >= NAVIGATE_S * 1000 * 0.9
 
 
-@pytest.mark.xfail(strict=True, reason="bug: browser/session.py title() and walk/checks, browser/locate "
-                                       "(page.evaluate, locator.count) call Playwright without a timeout; on a "
-                                       "page frozen forever the worker hangs and neither the run timeout nor "
-                                       "the cancel can end the run")
+# a Playwright call stuck on the frozen page is ended by the run's watchdog (walk/watchdog.py),
+# which stops Chromium a grace period past the run timeout
 def test_a_page_frozen_forever_is_cut_by_the_run_timeout(tmp_path: Path) -> None:
     flows = tmp_path / "flows"
     flows.mkdir()
@@ -175,4 +173,9 @@ def test_a_page_frozen_forever_is_cut_by_the_run_timeout(tmp_path: Path) -> None
     assert not done.timed_out, "flowwalk was still running 25 s into a run with an 8 s run timeout"
     assert done.returncode == 6, done.output
     tests = by_file(verdict(out))
-    assert tests["frozen.flow.yaml"]["failure"]["failure_class"] == "infrastructure_error"
+    # the click on the freezing button times out first (a step timeout); what hangs after it (the
+    # failure evidence) is what the watchdog ends. The flow after it never got its turn.
+    assert tests["frozen.flow.yaml"]["failure"]["runtime_code"] in ("TIMEOUT", "RUN_TIMEOUT")
+    assert tests["later.flow.yaml"]["status"] == "skipped"
+    for name in ("junit.xml", "verdict.json", "summary.md", "report.html"):
+        assert (out / name).is_file(), name

@@ -28,6 +28,7 @@ EXPECTED = {
     "VERIFICATION_FAILED": "assertion_failed",
     "VARIABLE_MISSING": "credential_rejected",
     "BROWSER_CRASHED": "infrastructure_error",
+    "CANCELLED": "infrastructure_error",
     "RUN_TIMEOUT": "infrastructure_error",
     "INTERNAL": "infrastructure_error",
     "MODEL_UNAVAILABLE": "agent_uncertain",

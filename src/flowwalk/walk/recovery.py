@@ -57,6 +57,8 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
     "BROWSER_CRASHED": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     # Rerunning with more time may pass: the spec is not at fault (exit code 6, not 2).
     "RUN_TIMEOUT": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
+    # SIGINT/SIGTERM stopped the step in flight (the run's outcome is "cancelled", exit 5).
+    "CANCELLED": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     "INTERNAL": CodeMapping("infrastructure_error", False, INFRASTRUCTURE),
     "MODEL_UNAVAILABLE": CodeMapping("agent_uncertain", True, MODEL),
     "QUOTA_EXCEEDED": CodeMapping("quota_exceeded", False, MODEL),

@@ -52,6 +52,7 @@ from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import missing_variables, placeholders
 from flowwalk.walk.context import RunContext, redact_event
+from flowwalk.walk.watchdog import Watchdog
 from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.walker import ScenarioOutcome, walk_scenario
@@ -357,10 +358,15 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
         prelaunched.close()
     for thread in threads:
         thread.start()
+    # a step stuck in Chromium (a frozen page, a long wait) must not outlive a cancel or the run
+    # timeout: past a grace period the watchdog stops the browsers and the stuck calls fail
+    watchdog = Watchdog(cancel, run.deadline).start() if threads or prelaunched is not None else None
     for thread in threads:
         thread.join()
     if prelaunched is not None:
         prelaunched.join()
+    if watchdog is not None:
+        watchdog.stop()
 
     cancelled = cancel.is_set()
     if cancelled:

@@ -587,8 +587,17 @@ class _ScenarioWalk:
 
     def _crash_failure(self, step_kind: str, index: int | None, step: Step | None, message: str) -> ev.Failure:
         self.crashed = True
-        return make_failure("BROWSER_CRASHED", step_kind=step_kind if step_kind in (
-            "guard", "action", "observation_or_assertion", "setup", "assertion") else "action",
+        code = "BROWSER_CRASHED"
+        # the run's watchdog stops Chromium when a cancel or the run timeout could not otherwise
+        # end a stuck step: say which, not "crashed"
+        if self.run.cancel.is_set():
+            code, message = "CANCELLED", "the run was cancelled while this step ran; flowwalk stopped the browser"
+        elif self.run.timed_out():
+            code, step_kind = "RUN_TIMEOUT", "run_timeout"
+            message = (f"the run timeout ({self.settings.run_timeout_s:g} s) passed while this step was stuck; "
+                       f"flowwalk stopped the browser")
+        return make_failure(code, step_kind=step_kind if step_kind in (
+            "guard", "action", "observation_or_assertion", "setup", "assertion", "run_timeout") else "action",
             message=message, step_index=index, step_text=step.text if step else "",
             loc=step.loc if step else self.scenario.loc)
 
