@@ -498,8 +498,9 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             run_hook: Callable[[], None] = hook
             hook = None
             run_hook()
-        # the next read comes at least one interval after this one ended
-        left_ms = (now + interval_s - clock()) * 1000
+        # reads keep a cadence of one interval, start to start: a check that passes at once costs
+        # a single read plus one interval (issue #3), and reads never come closer than the interval
+        left_ms = (read_started + interval_s - clock()) * 1000
         if left_ms > 0:
             session.wait(left_ms)
     return CheckResult(False, reads, probe.expected, _final_observed(obs, stale, streak, st),
