@@ -78,7 +78,9 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         f"Node, the Playwright driver, every Chromium process), sampled every 50 ms. One discarded warm-up run "
         f"of each came first.",
         "",
-        "Commands (the port is the one the harness's server got):",
+        "Commands (the port is the one the harness's server got"
+        + ("; flowwalk ran from `git archive " + machine["commit"] + " src` unpacked under bench/out/snapshot/, "
+           "first on PYTHONPATH" if machine["commit"] != "working tree" else "") + "):",
         "",
     ]
     seen_impl: set[str] = set()
@@ -88,6 +90,11 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
             where = " (in bench/pwtest)" if run["impl"] == "playwright-test" else ""
             lines.append(f"- {NAMES[run['impl']]}{where}: `{_command(run)}`")
     lines.append("")
+
+    loads = [r.get("loadavg_1m") for r in data["runs"] if r.get("loadavg_1m")]
+    if loads:
+        lines += [f"Load average (1 min) as each measured run ended: median {statistics.median(loads):.1f} "
+                  f"(min {min(loads):.1f}, max {max(loads):.1f}) on {machine['nproc']} CPUs.", ""]
 
     summary = data.get("summary", {})
     for key in sorted(summary):

@@ -142,6 +142,8 @@ class Measurement:
     peak_procs: int = 0
     first_result_s: float | None = None
     first_result_how: str = ""
+    #: the machine's 1-minute load average as the run ended (the machine is shared)
+    loadavg_1m: float = 0.0
     returncode: int = 0
     ok: bool = False
     problems: list[str] = field(default_factory=list)
@@ -214,6 +216,7 @@ def measure(impl: str, label: str, command: Sequence[str], *, cwd: Path, env: di
     result.peak_rss_mb = sampler.peak_rss / 2**20
     result.peak_procs = sampler.peak_procs
     result.returncode = proc.returncode
+    result.loadavg_1m = float(Path("/proc/loadavg").read_text().split()[0])
     if seen:
         how = min(seen, key=lambda k: seen[k])
         result.first_result_s, result.first_result_how = seen[how], how
