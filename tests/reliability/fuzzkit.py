@@ -529,8 +529,6 @@ def _robot_damage(draw: st.DrawFn, data: bytes, what: str) -> bytes:
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     # spec/source.py parse_yaml: PyYAML's ReaderError has no problem_mark
     "yaml-control-character": re.compile(r"invalid YAML: unacceptable character #x"),
-    # spec/robot_keywords.py match_keyword: RF's VariableError escapes for a call name with '${'
-    "robot-unclosed-variable": re.compile(r"raised VariableError: Variable '.*' was not closed properly"),
     # spec/robot.py _Reader.rf_errors: RF's own multi-line message is copied as is
     # (the violation quotes the rendered problem with repr(): a line break shows as backslash-n)
     "robot-multiline-message": re.compile(r"Robot Framework cannot read this line: (?:(?!\\n).)*\\n(?!  hint: )"),

@@ -117,8 +117,6 @@ def test_a_control_character_in_yaml_is_refused_on_one_line_where_it_is(folder: 
     assert caught.value.problems[0].loc.line == 5
 
 
-@pytest.mark.xfail(strict=True, reason="bug: spec/robot_keywords.py match_keyword lets Robot Framework's "
-                                       "VariableError escape for a call name with an unclosed '${'")
 def test_an_unclosed_variable_in_a_robot_call_is_refused(folder: Path) -> None:
     result = fuzzkit.check_robot(folder / "unclosed.robot", (ROBOT_HEAD + "    Given ${\n").encode())
     assert result.outcome == "refused"
@@ -217,7 +215,7 @@ def test_a_property_violation_is_caught_and_classified() -> None:
     with pytest.raises(fuzzkit.PropertyViolation):
         fuzzkit.check_problem(Problem(Location("a.flow.yaml", 9, 1), "past the end", "h"), "a.flow.yaml", "x")
     fuzzkit.check_problem(Problem(Location("a.flow.yaml", 1, 1), "fine", "h"), "a.flow.yaml", "x")
-    assert fuzzkit.classify(AssertionError("load_robot_suite raised VariableError: Variable '${' was not "
-                                           "closed properly.")) == "robot-unclosed-variable"
+    assert fuzzkit.classify(AssertionError("invalid YAML: unacceptable character #x0099: control "
+                                           "characters are not allowed")) == "yaml-control-character"
     assert fuzzkit.classify(AssertionError("load_suites raised KeyError: 'x'")) is None
 

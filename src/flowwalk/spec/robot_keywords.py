@@ -985,6 +985,16 @@ def _shape(name: str) -> str:
 
 def match_keyword(name: str) -> Match | Miss:
     """Resolve one keyword call name against the registered names, as Robot Framework would."""
+    from robot.errors import DataError
+
+    try:
+        return _match_keyword(name)
+    except DataError as error:  # RF's VariableError for a malformed `${...}` in the call's name
+        return Miss(f"'{name}' cannot be read as a keyword call: {str(error).splitlines()[0]}",
+                    "close every '${' with '}', or escape a literal one as '\\${'")
+
+
+def _match_keyword(name: str) -> Match | Miss:
     found = _find(name, _REGISTRATIONS)
     if not found:
         # RF drops a leading Given/When/Then/And/But only when the full name is not registered
