@@ -55,9 +55,6 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, float]] = {
 }
 
 BUGS = {
-    "escape.flow.yaml": "bug: walk/walker.py checks the allowlist (session.check_navigation) only after "
-                        "actions and gotos; a script's navigation to a disallowed host during a wait or "
-                        "an expect is blocked but never reported, and the flow passes",
     "frames-text.flow.yaml": "bug: text shown only inside an iframe is reported as assertion_failed (the site "
                              "misbehaved) although the page shows it; checks read the main frame only",
 }

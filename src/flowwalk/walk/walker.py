@@ -710,9 +710,10 @@ class _ScenarioWalk:
                                   observed="deadline passed")
             if self.run.timed_out():
                 raise _StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
-            if state.last_act is not None:
+            if self.session is not None:
                 # an action's navigation may reach the network only after the action returned
-                # (a loaded machine): catch it before this step runs, and blame the action. No
+                # (a loaded machine), and a page script may leave on its own during a wait: catch
+                # either before this step runs, blaming the last action when there was one. No
                 # pump here: the action's own check pumped, and every call since delivered events
                 self._check_navigation(caused_by=state.last_act, pump=False)
             self._dispatch(state, step, role, result)
