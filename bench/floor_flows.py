@@ -342,6 +342,8 @@ def flow_navigation_2(page: Page, beacons: Beacons, run_vars: Mapping[str, str])
 def flow_navigation_3(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
     page.goto("/index.html")
     page.locator('[data-testid=cookie-accept]').click()
+    page.locator('[data-testid=stories]').scroll_into_view_if_needed()
+    page.locator('[data-testid=story]').first.wait_for()
     page.locator('[data-testid=help-link]').click()
     expect(page).to_have_url(re.compile('^http://localhost:\\d+/help\\.html$'))
     expect(page.locator('h1')).to_contain_text("Acme Help Center", ignore_case=True)

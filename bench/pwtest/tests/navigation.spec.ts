@@ -27,6 +27,8 @@ test("navigation-2: Start free leads to sign-up", async ({ page, beacons, consol
 test("navigation-3: the help center on its own host", async ({ page, beacons, consoleErrors }) => {
   await page.goto("/index.html");
   await page.locator("[data-testid=cookie-accept]").click();
+  await page.locator("[data-testid=stories]").scrollIntoViewIfNeeded();
+  await page.locator("[data-testid=story]").first().waitFor();
   await page.locator("[data-testid=help-link]").click();
   await expect(page).toHaveURL(new RegExp("^http://localhost:\\d+/help\\.html$"));
   await expect(page.locator("h1")).toContainText("Acme Help Center", { ignoreCase: true });
