@@ -106,8 +106,10 @@ def check_problem(problem: Problem, display: str, text: str | None) -> None:
     if text is not None:
         lines = text.split("\n")
         if line > len(lines) + 1:
-            odd = " (the file holds NEL, LS or PS, which YAML counts as line breaks)" if any(
-                c in text for c in "\x85\u2028\u2029") else ""
+            # PyYAML (NEL, LS, PS) and Robot Framework (str.splitlines: also VT, FF, FS, GS, RS and a
+            # lone CR) count more line breaks than an editor or GitHub's diff does
+            odd = " (the file holds characters a parser counts as line breaks)" if (
+                line <= len(text.splitlines()) + 1) else ""
             raise PropertyViolation(f"line {line} is past the end of the file ({len(lines)} lines){odd}:\n"
                                     f"{rendered}")
 
@@ -532,8 +534,10 @@ KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     # spec/robot.py _Reader.rf_errors: RF's own multi-line message is copied as is
     # (the violation quotes the rendered problem with repr(): a line break shows as backslash-n)
     "robot-multiline-message": re.compile(r"Robot Framework cannot read this line: (?:(?!\\n).)*\\n(?!  hint: )"),
-    # spec/source.py: PyYAML counts NEL (U+0085), LS and PS as line breaks; editors and GitHub do not
-    "yaml-unicode-line-break": re.compile(r"past the end of the file .*which YAML counts as line breaks"),
+    # spec/source.py: PyYAML counts NEL (U+0085), LS and PS as line breaks; spec/robot.py: Robot
+    # Framework splits lines with str.splitlines() (VT, FF, FS, GS, RS, NEL, LS, PS, lone CR too);
+    # editors and GitHub count only line feeds
+    "parser-line-breaks": re.compile(r"past the end of the file .*characters a parser counts as line breaks"),
     # spec/models.py, source.py, rules.py, flow.py: keys and names interpolated as '{key}' unescaped,
     # so a key or name holding a line break splits its problem over two lines
     "raw-line-break-in-message": re.compile(r"does not render as .*?: error: (?:(?!\\n).)*\\n(?!  hint: )",
