@@ -91,7 +91,7 @@ def fuzz_target(target: str, examples: int, work: Path, failures: Path, seed: in
         "refused": outcomes["refused"],
         "violations": outcomes["violation"],
         "known_violations": dict(known),
-        "new_violations": new[:20],
+        "new_violations": new,
         "new_violation_count": len(new),
         "cpu_s_median": round(statistics.median(cpu_sorted), 4),
         "cpu_s_p99": round(cpu_sorted[int(0.99 * (len(cpu_sorted) - 1))], 4),
