@@ -206,6 +206,12 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         for r in failures:
             lines.append(f"- {r['label']}, {NAMES[r['impl']]}: {' | '.join(r['problems'])[:800]}")
         lines.append("")
+    notes = list(data.get("notes") or [])
+    if data.get("rescaled_at"):
+        notes.insert(0, f"The scaling and `flowwalk validate` figures were measured again at {data['rescaled_at']} "
+                        f"(UTC), same commit, by `bench/run.py --rescale`; everything else comes from the run above.")
+    if notes:
+        lines += ["## Notes", ""] + [f"- {note}" for note in notes] + [""]
     if raw_path:
         lines += [f"Raw numbers: `{raw_path}` (not committed; bench/out is ignored).", ""]
     return "\n".join(lines)

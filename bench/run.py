@@ -442,18 +442,24 @@ def make_scale_corpus(size: int) -> Path:
     """`size` specs: the 40 flows repeated, each copy in its own file with its own name."""
     import yaml
 
+    import hashlib
+
     folder = OUT / "scale" / str(size)
-    if folder.is_dir() and len(list(folder.glob("*.flow.yaml"))) == size:
+    sources = sorted(FLOWS.glob("*.flow.yaml"))
+    digest = hashlib.sha256(b"".join(p.name.encode() + p.read_bytes() for p in sources)).hexdigest()
+    stamp = folder / ".corpus-sha256"
+    # reused only when made from exactly the current corpus
+    if stamp.is_file() and stamp.read_text() == digest and len(list(folder.glob("*.flow.yaml"))) == size:
         return folder
     shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
-    sources = sorted(FLOWS.glob("*.flow.yaml"))
     for index in range(size):
         source = sources[index % len(sources)]
         spec = yaml.safe_load(source.read_text())
         spec["name"] = f"#{index + 1:04d} {spec['name']}"[:120]
         (folder / f"{index + 1:04d}-{source.name}").write_text(
             yaml.safe_dump(spec, sort_keys=False, allow_unicode=True, width=1000))
+    stamp.write_text(digest)
     return folder
 
 
@@ -526,6 +532,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-results", action="store_true", help="do not rewrite bench/RESULTS.md")
     parser.add_argument("--rev", default="HEAD", help="measure flowwalk as committed at REV [HEAD]")
     parser.add_argument("--live", action="store_true", help="measure the working tree instead of a commit")
+    parser.add_argument("--rescale", type=Path, metavar="JSON",
+                        help="keep the rounds and first results of this earlier bench-*.json (same commit) and "
+                             "measure only the scaling and validate again")
+    parser.add_argument("--note", action="append", default=[], help="a sentence for RESULTS.md's notes (repeatable)")
     parser.add_argument("--flowwalk-arg", action="append", default=[], metavar="ARG",
                         help="an extra argument for `flowwalk run`, for experiments (implies --no-results)")
     args = parser.parse_args(argv)
@@ -555,7 +565,18 @@ def main(argv: list[str] | None = None) -> int:
     started_at = dt.datetime.now(dt.timezone.utc)
     data: dict[str, Any] = {"started_at": started_at.isoformat(timespec="seconds"), "argv": sys.argv,
                             "machine": {**machine_info(chromium), "commit": measured}, "corpus": expected,
-                            "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": []}
+                            "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": [],
+                            "notes": list(args.note)}
+    earlier: dict[str, Any] | None = None
+    if args.rescale:
+        earlier = json.loads(args.rescale.read_text())
+        if earlier["machine"]["commit"] != measured:
+            parser.error(f"--rescale: {args.rescale} measured {earlier['machine']['commit']}, not {measured}")
+        data.update({k: earlier[k] for k in ("started_at", "argv", "corpus", "impls", "runs", "first_result")})
+        data["machine"] = {**earlier["machine"], "loadavg_rescale_start": data["machine"]["loadavg_start"]}
+        data["rescaled_at"] = started_at.isoformat(timespec="seconds")
+        args.rounds = args.first_rounds = 0
+        args.no_warmup = True
     print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}, "
           f"flowwalk at {measured}", flush=True)
 
@@ -572,9 +593,14 @@ def main(argv: list[str] | None = None) -> int:
             for round_no in range(1, args.rounds + 1):
                 for name in impl_names:
                     runs.append(run_one(IMPLS[name], env, workers, slugs, f"w{workers} round {round_no}", expected))
-        data["runs"] = [dataclasses.asdict(r) for r in runs]
+        if earlier is None:
+            data["runs"] = [dataclasses.asdict(r) for r in runs]
+        else:
+            runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
+                    for r in data["runs"]]
 
-        print(f"one-flow run ({args.first_flow}), time to the first result:", flush=True)
+        if args.first_rounds:
+            print(f"one-flow run ({args.first_flow}), time to the first result:", flush=True)
         for round_no in range(1, args.first_rounds + 1):
             for name in impl_names:
                 result = run_one(IMPLS[name], env, 1, [args.first_flow], f"first round {round_no}", 1,
@@ -604,8 +630,13 @@ def main(argv: list[str] | None = None) -> int:
                 _show(result)
                 data["validate"].append(dataclasses.asdict(result))
 
-    data["finished_at"] = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
-    data["machine"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    finished = dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds")
+    if earlier is None:
+        data["finished_at"] = finished
+        data["machine"]["loadavg_end"] = Path("/proc/loadavg").read_text().split()[:3]
+    else:
+        data["finished_at"] = earlier["finished_at"]
+        data["rescale_finished_at"] = finished
     data["summary"] = summarize(runs, impl_names)
     failures = [r for group in ("runs", "first_result", "scaling", "validate") for r in data[group] if not r["ok"]]
     data["valid"] = not failures
