@@ -184,3 +184,20 @@ def test_flowwalk_is_measured_from_a_snapshot_of_one_commit() -> None:
     where = subprocess.run([sys.executable, "-c", "import flowwalk; print(flowwalk.__file__)"], env=env,
                            capture_output=True, text=True, check=True).stdout.strip()
     assert where == str(Path(src) / "flowwalk" / "__init__.py")
+
+
+def test_the_scale_corpus_follows_the_flows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    flows = tmp_path / "flows"
+    flows.mkdir()
+    for name in ("a", "b"):
+        (flows / f"{name}.flow.yaml").write_text(f"spec_version: '1'\nname: {name}\nurl: /\nsteps:\n"
+                                                 f"- {{type: goto, url: /{name}.html}}\n")
+    monkeypatch.setattr(run, "FLOWS", flows)
+    monkeypatch.setattr(run, "OUT", tmp_path / "out")
+    folder = run.make_scale_corpus(3)
+    names = sorted(p.name for p in folder.glob("*.flow.yaml"))
+    assert names == ["0001-a.flow.yaml", "0002-b.flow.yaml", "0003-a.flow.yaml"]
+    assert "name: '#0003 a'" in (folder / "0003-a.flow.yaml").read_text()
+    (flows / "a.flow.yaml").write_text((flows / "a.flow.yaml").read_text().replace("/a.html", "/changed.html"))
+    folder = run.make_scale_corpus(3)
+    assert "/changed.html" in (folder / "0003-a.flow.yaml").read_text()
