@@ -241,10 +241,15 @@
       h("span", { cls: "headline", text: t.status === "flaky" ? "flaky: passed on attempt " + t.attempts : t.headline }));
     var details = h("details", { cls: "test " + t.status, "data-id": t.id }, summary);
     var built = false;
-    details.addEventListener("toggle", function () {
-      if (details.open && !built) { built = true; details.appendChild(body(t)); }
-    });
-    if (open) details.open = true;
+    // The body is built on first opening; expand() builds it at once, so whatever opens a row
+    // from script (auto-open, a link from the overview) never shows an empty row until the
+    // asynchronous toggle event arrives.
+    details.expand = function () {
+      if (!built) { built = true; details.appendChild(body(t)); }
+      details.open = true;
+    };
+    details.addEventListener("toggle", function () { if (details.open) details.expand(); });
+    if (open) details.expand();
     return h("li", null, details);
   }
 
@@ -295,7 +300,7 @@
       var d = node.firstChild;
       if (d && d.getAttribute("data-id") === id) { el = d; break; }
     }
-    if (el) { el.open = true; el.scrollIntoView({ block: "start" }); }
+    if (el) { el.expand(); el.scrollIntoView({ block: "start" }); }
   }
 
   function fromHash() {
