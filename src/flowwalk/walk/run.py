@@ -118,13 +118,13 @@ def settings_record(settings: Settings) -> dict[str, Any]:
     }
 
 
-def exit_code_for(tests: Iterable[tuple[str, str, str | None]], *, cancelled: bool, flaky_policy: str,
-                  launch_failed: bool = False) -> int:
+def exit_code_for(tests: Iterable[tuple[str, str, str | None]], *, cancelled: bool, flaky_policy: str) -> int:
     """The run's exit code from (status, reason, failure class) of every final test result.
 
     docs/architecture.md: cancelled 5 wins; any assertion_failed 1; else any infrastructure_error
     or work cut short 6; else any other failure 2; flaky counts as passed unless `flaky_policy:
-    fail` (2); a Chromium that could not be started at all is flowwalk's own breakage (4).
+    fail` (2). A Chromium that could not be started at all fails every test `infrastructure_error`
+    (6), the same code `report.verdict.decide` gives, so run_finished and verdict.json agree.
     """
     if cancelled:
         return int(ExitCode.CANCELLED)
@@ -133,8 +133,6 @@ def exit_code_for(tests: Iterable[tuple[str, str, str | None]], *, cancelled: bo
     incomplete = any(status == "skipped" and reason in INCOMPLETE_REASONS for status, reason, _ in rows)
     if "assertion_failed" in classes:
         return int(ExitCode.SITE_MISBEHAVED)
-    if launch_failed:
-        return int(ExitCode.INTERNAL_ERROR)
     if "infrastructure_error" in classes or incomplete:
         return int(ExitCode.INFRASTRUCTURE_FAILED)
     if classes:
@@ -289,7 +287,6 @@ class _Shared:
     outcomes: dict[str, ScenarioOutcome] = field(default_factory=dict)
     finals: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
     launch_errors: list[str] = field(default_factory=list)
-    launched: int = 0
 
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
@@ -375,9 +372,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     counts = {"total": len(finals), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
     for status, _, _ in finals.values():
         counts[status if status in counts else "failed"] += 1
-    launch_failed = bool(shared.launch_errors) and shared.launched == 0
-    code = exit_code_for(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy,
-                         launch_failed=launch_failed)
+    code = exit_code_for(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy)
     duration = round((time.monotonic() - t0) * 1000, 1)
     out(ev.RunFinished(finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), duration_ms=duration,
                        exit_code=code, counts=counts, cancelled=cancelled))
@@ -403,9 +398,6 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
 
     `browser`: one this thread launched already (`Prelaunch`), else the first scenario launches it.
     """
-    if browser is not None:
-        with shared.lock:
-            shared.launched += 1
     try:
         while True:
             try:
@@ -447,8 +439,6 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
                 for event in _not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                     out(event)
                 return None
-            with shared.lock:
-                shared.launched += 1
         try:
             outcome = walk_scenario(scenario, browser, settings, run, attempt, out, earlier_failures=earlier)
         except Exception as error:  # noqa: BLE001 - a bug in flowwalk: report it, keep the run going
