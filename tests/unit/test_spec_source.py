@@ -117,3 +117,19 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
     path = tmp_path / "x.flow.json"
     path.write_bytes(b'\xef\xbb\xbf{"a": 1}')
     assert load_source(path, "x.flow.json").data == {"a": 1}
+
+
+@pytest.mark.parametrize("text, expected", [
+    # PyYAML's ReaderError has no mark: the position is found from its offset (libyaml: UTF-8 bytes)
+    ('steps:\n  - {type: goto, url: "/é\U0001F600a\x99b"}\n',
+     'f.yaml:2:28: error: invalid YAML: control character U+0099 is not allowed\n'
+     '  hint: remove it, or write it as the escape "\\x99" inside a double-quoted string'),
+    ("a: 1\r\nb: x\x16y\n",
+     'f.yaml:2:5: error: invalid YAML: control character U+0016 is not allowed\n'
+     '  hint: remove it, or write it as the escape "\\x16" inside a double-quoted string'),
+    ("a: \ufffe\n",
+     'f.yaml:1:4: error: invalid YAML: character U+FFFE is not allowed\n'
+     '  hint: remove it, or write it as the escape "\\ufffe" inside a double-quoted string'),
+])
+def test_a_character_yaml_does_not_allow_is_refused_on_one_line_where_it_is(text: str, expected: str) -> None:
+    assert refusal(parse_yaml, text) == expected

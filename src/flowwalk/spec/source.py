@@ -9,6 +9,8 @@ its aliases are expanded, so the bound is on nodes produced, not on bytes read).
 Positions are kept in two maps keyed by the path of a node from the document root, for example
 `("steps", 2, "value")`: `values` holds where a value starts, `keys` where a mapping key starts.
 Both are 1-based (line, column) pairs; `Source.loc` turns them into `errors.Location`.
+Lines are counted as an editor counts them (`LineTable`): a line ends at `\n`, `\r\n` or a lone
+`\r`, nothing else.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import bisect
 import functools
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union
@@ -128,6 +131,22 @@ class Source:
             else:
                 return default
         return node
+
+
+class LineTable:
+    """Where each line of a text starts, counting only the line breaks an editor (and GitHub's diff)
+    shows: `\n`, `\r\n` and a lone `\r`. Parsers count more (PyYAML also NEL, LS and PS), so
+    their positions are turned back into these through the parser's character index."""
+
+    _BREAK = re.compile(r"\r\n?|\n")
+
+    def __init__(self, text: str):
+        self.starts = [0] + [m.end() for m in self._BREAK.finditer(text)]
+
+    def position(self, index: int) -> tuple[int, int]:
+        """The 1-based (line, column) of the character at `index` (columns count characters)."""
+        line = bisect.bisect_right(self.starts, index)
+        return line, index - self.starts[line - 1] + 1
 
 
 # --- reading bytes -----------------------------------------------------------------------------
@@ -350,6 +369,8 @@ def parse_yaml(text: str, display: str) -> Source:
         if 0 < line <= len(lines) and lines[line - 1][col - 1:col] == "\t":
             hint = "indent with spaces: YAML does not allow tabs"
         raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {problem}", hint)) from None
+    except yaml.reader.ReaderError as exc:
+        raise SourceError(_reader_problem(exc, text, display)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
@@ -361,6 +382,28 @@ def parse_yaml(text: str, display: str) -> Source:
     walker = _YamlWalker(display)
     data = walker.value(root, (), 0)
     return Source(display, data, walker.values, walker.keys, walker.raw)
+
+
+def _reader_problem(exc: yaml.reader.ReaderError, text: str, display: str) -> Problem:
+    """A character YAML does not allow anywhere (a control character such as U+0099 or U+0016),
+    at its own line and column. PyYAML's ReaderError has no mark, only a position: libyaml's is a
+    UTF-8 byte offset, the pure Python reader's a character index."""
+    char = chr(exc.character) if isinstance(exc.character, int) else str(exc.character)[:1]
+    position = exc.position if isinstance(exc.position, int) else -1
+    if _YAML_LOADER is not yaml.SafeLoader and position >= 0:
+        position = len(text.encode("utf-8", "surrogatepass")[:position].decode("utf-8", "ignore"))
+    if not (0 <= position < len(text) and text[position] == char):
+        position = text.find(char) if char else -1
+    line, col = LineTable(text).position(position) if position >= 0 else (1, 1)
+    if not char:  # pragma: no cover - PyYAML always names the character
+        return Problem(Location(display, line, col), f"invalid YAML: {exc.reason}",
+                       "remove the character at this position")
+    code = ord(char)
+    name = f"U+{code:04X}"
+    escape = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    what = "control character" if unicodedata.category(char) == "Cc" else "character"
+    return Problem(Location(display, line, col), f"invalid YAML: {what} {name} is not allowed",
+                   f"remove it, or write it as the escape \"{escape}\" inside a double-quoted string")
 
 
 # --- JSON --------------------------------------------------------------------------------------
