@@ -529,9 +529,6 @@ def _robot_damage(draw: st.DrawFn, data: bytes, what: str) -> bytes:
 #: test_fuzz_loading.py that is marked xfail until flowwalk is fixed. The fuzz counts these apart,
 #: so that only a new kind of violation fails it; delete an entry when its bug is fixed.
 KNOWN_BUGS: dict[str, re.Pattern[str]] = {
-    # spec/robot.py _Reader.rf_errors: RF's own multi-line message is copied as is
-    # (the violation quotes the rendered problem with repr(): a line break shows as backslash-n)
-    "robot-multiline-message": re.compile(r"Robot Framework cannot read this line: (?:(?!\\n).)*\\n(?!  hint: )"),
     # spec/source.py: PyYAML counts NEL (U+0085), LS and PS as line breaks; spec/robot.py: Robot
     # Framework splits lines with str.splitlines() (VT, FF, FS, GS, RS, NEL, LS, PS, lone CR too);
     # editors and GitHub count only line feeds

@@ -121,8 +121,6 @@ def test_an_unclosed_variable_in_a_robot_call_is_refused(folder: Path) -> None:
     assert result.outcome == "refused"
 
 
-@pytest.mark.xfail(strict=True, reason="bug: spec/robot.py _Reader.rf_errors copies Robot Framework's "
-                                       "multi-line message ('Did you mean:\\n    Suite Teardown')")
 def test_robot_frameworks_own_complaint_renders_on_one_line(folder: Path) -> None:
     text = ROBOT_HEAD.replace("Library    aitester_bdd.AITester\n",
                               "Library    aitester_bdd.AITester\nSuit Teardown    Then I finalize verification\n")

@@ -829,6 +829,26 @@ def test_robot_syntax_outside_the_data_subset_is_refused(tmp_path: Path, snippet
     assert problems[0].loc.line == 14 and problems[0].hint
 
 
+@pytest.mark.parametrize(("line", "expected"), [
+    # RF puts its suggestions on lines of their own: they become the hint, the message stays one line
+    ("Suit Teardown    Then I finalize verification",
+     "suites/s.robot:3:1: error: Robot Framework cannot read this line: Non-existing setting 'Suit Teardown'\n"
+     "  hint: did you mean 'Suite Teardown'?"),
+    ("Test Tear    Then I finalize verification",
+     "suites/s.robot:3:1: error: Robot Framework cannot read this line: Non-existing setting 'Test Tear'\n"
+     "  hint: did you mean 'Test Teardown' or 'Test Tags'?"),
+    ("Setup    Then I finalize verification",
+     "suites/s.robot:3:1: error: Robot Framework cannot read this line: Setting 'Setup' is not allowed in suite file\n"
+     "  hint: see the Robot Framework user guide for the syntax of this line"),
+])
+def test_robot_frameworks_own_complaint_renders_on_one_line_with_its_suggestion_as_hint(
+        tmp_path: Path, line: str, expected: str) -> None:
+    text = suite_text('    I define rule "r"\n        Then url contains "/"\n').replace(
+        "Suite Setup ", line + "\nSuite Setup ", 1)
+    problems = refused(tmp_path, text)
+    assert [p.render() for p in problems] == [expected]
+
+
 def test_user_keywords_and_resource_imports_are_refused(tmp_path: Path) -> None:
     text = suite_text('    I define rule "r"\n        Then url contains "/"\n') + "\n*** Keywords ***\nMine\n    Log    x\n"
     text = text.replace("Suite Setup", "Resource          common.resource\nSuite Setup", 1)

@@ -169,8 +169,8 @@ class _Reader:
     def rf_errors(self, node: object) -> None:
         for error in getattr(node, "errors", ()) or ():
             loc = self.node_loc(node) if isinstance(node, statements.Statement) else Location(self.rel)
-            self.problem(loc, f"Robot Framework cannot read this line: {error}",
-                         "see the Robot Framework user guide for the syntax of this line")
+            message, hint = _rf_message(str(error))
+            self.problem(loc, f"Robot Framework cannot read this line: {message}", hint)
 
     def setting(self, node: statements.Statement) -> None:
         if isinstance(node, statements.LibraryImport):
@@ -285,6 +285,23 @@ class _Reader:
         yield from self.events
         if self.suite_teardown is not None:
             yield self.suite_teardown
+
+
+def _rf_message(error: str) -> tuple[str, str]:
+    """Robot Framework's complaint as one line of message and one of hint. RF puts its suggestions
+    on lines of their own ("Non-existing setting 'X'. Did you mean:\\n    Y"): they become the hint."""
+    head, said, rest = error.partition(" Did you mean:")
+    if said:
+        options = [" ".join(line.split()) for line in rest.splitlines()]
+        options = [f"'{option}'" for option in options if option]
+        if options:
+            choice = options[0] if len(options) == 1 else ", ".join(options[:-1]) + " or " + options[-1]
+            return _one_line(head), f"did you mean {choice}?"
+    return _one_line(error), "see the Robot Framework user guide for the syntax of this line"
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split()).removesuffix(".")
 
 
 # --- variables --------------------------------------------------------------------------------------
