@@ -26,6 +26,13 @@ The failing runtime code is chosen from the final read alone, deterministically:
 selector does not parse); `TIMEOUT` when the final read still matched but never long enough in a
 row (the state did not settle) or no fresh read could be taken; `EXPECT_STATE_MISMATCH` otherwise.
 
+Frames: every read looks at the main frame only (selectors and page text do not cross into
+iframes). A check that fails because what it looks for is not in the main frame (a page-text
+check finds no such text, a selector matches nothing) then looks once in the page's child
+frames (`_look_in_frames`: at most `FRAME_LOOK_MAX` frames within `FRAME_LOOK_MS`). When one of
+them has it, the site did not misbehave: the spec cannot reach what it means, so the check fails
+`ELEMENT_NOT_FOUND` and `CheckResult.frame` names that frame. A passing check never pays for this.
+
 Each read is one round trip: `page.evaluate` for the URL, one `evaluate_all` over a selector's
 matches for element kinds (one more per pipe alternative that matches nothing), none for beacons
 beyond delivering pending events. Element reads that look at "the element" (enabled, checked,
@@ -49,6 +56,9 @@ from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 __all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded"]
 
 OBSERVED_LIMIT = 200
+#: a failed check looks in at most this many child frames, for at most this long (on failure only)
+FRAME_LOOK_MAX = 4
+FRAME_LOOK_MS = 1000
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
 NEEDS_ELEMENT = ("text_contains", "has_text", "text_matches", "visible", "enabled", "disabled", "checked",
                  "unchecked", "attribute", "input_value")
@@ -71,6 +81,9 @@ class CheckResult:
     duration_ms: float
     #: the pipe alternative the last read used (element kinds), for evidence
     selector: str | None = None
+    #: set when the check failed on the main frame but a child frame has what it looks for: the
+    #: frame's name and URL, for the message (see the module doc on frames)
+    frame: str | None = None
 
 
 @dataclass(frozen=True)
@@ -327,19 +340,37 @@ class _Probe:
         shown = ", ".join(seen[-10:])
         return _Read(False, _clip(f"captured only: {shown}", 300))
 
-    def _read_elements(self, session: PageSession) -> _Read:
+    def _read_elements(self, session: PageSession, frame: Any = None) -> _Read:
+        """One read of the main frame (or of `frame`, a child frame: see `_look_in_frames`)."""
         arg = {"k": self.kind, "v": self.expect.value or "", "a": self.expect.attr or ""}
         used = self.alternatives[0] if self.alternatives else ""
         result: dict[str, Any] = {"n": 0}
+        where = session.page if frame is None else frame
         for alt in self.alternatives:
             used = alt
             try:
-                result = session.page.locator(alt).evaluate_all(_ELEMENT_JS, arg)
+                result = where.locator(alt).evaluate_all(_ELEMENT_JS, arg)
             except PlaywrightError as exc:
                 return _playwright_failure(session, exc, alt)
             if result.get("n", 0) > 0:
                 break
         return self._judge(result, used)
+
+    def read_frame(self, session: PageSession, frame: Any) -> _Read:
+        """One read of a child frame, judged like a read of the main frame."""
+        return self._read_elements(session, frame)
+
+    def frame_question(self, obs: _Read) -> str | None:
+        """What a failed final read could have found in a child frame: 'text' (a page-text check
+        that found no such text), 'element' (the selector matched nothing), or None (the main
+        frame answered the question, or the kind does not read the page's elements)."""
+        if obs.ok is not False or obs.fatal or self.kind in _URL_KINDS or self.kind == "beacon":
+            return None
+        if self.expect.selector is None and self.scope is None and self.kind in ("text_contains", "text_matches"):
+            return "text"
+        if not obs.found and self.target:
+            return "element"
+        return None
 
     def _judge(self, r: dict[str, Any], used: str) -> _Read:
         k, e = self.kind, self.expect
@@ -352,10 +383,11 @@ class _Probe:
 
         if k == "count":
             compare = _OPS.get(e.op, _OPS["eq"])[1]
-            return _Read(compare(n, int(e.count or 0)), f"{n} element(s) match {label}", selector=used)
+            return _Read(compare(n, int(e.count or 0)), f"{n} element(s) match {label}", found=n > 0,
+                         selector=used)
         if k == "selector_exists":
             return _Read(n > 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
-                         selector=used)
+                         found=n > 0, selector=used)
         if k == "selector_absent":
             return _Read(n == 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
                          selector=used)
@@ -503,8 +535,51 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
         left_ms = (read_started + interval_s - clock()) * 1000
         if left_ms > 0:
             session.wait(left_ms)
-    return CheckResult(False, reads, probe.expected, _final_observed(obs, stale, streak, st),
-                       _code(probe, obs, stale), (clock() - started) * 1000, obs.selector)
+    observed, code, frame = _final_observed(obs, stale, streak, st), _code(probe, obs, stale), None
+    question = None if stale else probe.frame_question(obs)
+    if question is not None:
+        frame = _look_in_frames(session, probe, question, clock)
+        if frame is not None:
+            # the page has it, only where the spec cannot reach: not the site's fault
+            code = "ELEMENT_NOT_FOUND"
+            observed = _clip(f"{observed}; only inside the frame {frame}", 300)
+    return CheckResult(False, reads, probe.expected, observed, code, (clock() - started) * 1000, obs.selector,
+                       frame)
+
+
+def _frame_label(frame: Any) -> str:
+    try:
+        name, url = str(frame.name or ""), str(frame.url or "")
+    except Exception:  # noqa: BLE001 - a frame that went away has no name
+        return "(detached)"
+    shown = _clip(url, 160) or "about:blank"
+    return f"'{_clip(name, 60)}' ({shown})" if name else f"at {shown}"
+
+
+def _look_in_frames(session: PageSession, probe: _Probe, question: str,
+                    clock: Callable[[], float]) -> str | None:
+    """The first child frame (document order, at most FRAME_LOOK_MAX, within FRAME_LOOK_MS) where
+    the failed check's text is shown ('text': the check would pass there) or its selector matches
+    ('element'); None when no frame has it. Never raises a page error; a crash still propagates."""
+    end = clock() + FRAME_LOOK_MS / 1000
+    try:
+        frames = [f for f in session.page.frames if f.parent_frame is not None][:FRAME_LOOK_MAX]
+    except PlaywrightError:
+        return None
+    for frame in frames:
+        if clock() >= end:
+            break
+        try:
+            if frame.is_detached():
+                continue
+        except PlaywrightError:
+            continue
+        obs = probe.read_frame(session, frame)
+        if obs.fatal or obs.ok is None:
+            continue
+        if (question == "text" and obs.ok) or (question == "element" and obs.found):
+            return _frame_label(frame)
+    return None
 
 
 def _final_observed(obs: _Read, stale: bool, streak: int, st: Stabilize) -> str:

@@ -1174,9 +1174,17 @@ class _ScenarioWalk:
             # a page that was navigated away (and blocked) while the check waited did not
             # misbehave: the failure is the navigation, not the expectation
             self._check_navigation(caused_by=state.last_act)
+            what = f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after {check.reads} read(s)"
+            if check.frame is not None:
+                # the page shows it, inside a frame: the spec cannot reach it, the site is not at fault
+                raise _StepFailed(check.runtime_code or "ELEMENT_NOT_FOUND",
+                                  f"{what}: expected {check.expected}; the main page does not have it, but the "
+                                  f"frame {check.frame} does: selectors and page text do not cross into frames. "
+                                  f"hint: check the frame's own page (goto its URL), or expect what the main "
+                                  f"page itself shows",
+                                  expected=check.expected, observed=check.observed)
             raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
-                              f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after "
-                              f"{check.reads} read(s): expected {check.expected}; observed {check.observed}",
+                              f"{what}: expected {check.expected}; observed {check.observed}",
                               expected=check.expected, observed=check.observed)
 
     def _wait(self, state: "_RuleState", step: Wait) -> None:
