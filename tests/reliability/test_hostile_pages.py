@@ -146,6 +146,17 @@ def test_evidence_of_a_huge_page_stays_bounded(hostile_run: dict[str, Any]) -> N
     assert (hostile_run["out"] / "emit.jsonl").stat().st_size < 2_000_000
 
 
+def test_no_evidence_waits_for_a_document_that_never_arrives(hostile_run: dict[str, Any]) -> None:
+    # the browser would hold the snapshot (5 s) and the screenshot (10 s) until the document came:
+    # the walker skips both and says why, so the flow ends with its navigation timeout
+    test = by_file(hostile_run["verdict"])["slow-document.flow.yaml"]
+    took = hostile_run["durations"][test["scenario_id"]]
+    assert took <= NAVIGATE_S + 5.0, f"slow-document took {took:.1f} s after a {NAVIGATE_S:g} s navigation timeout"
+    skipped = _context(hostile_run, "slow-document.flow.yaml")["evidence_skipped"]
+    assert "has not committed a document" in skipped["a11y_snapshot"], skipped
+    assert "has not committed a document" in skipped["screenshot"], skipped
+
+
 @pytest.mark.xfail(strict=True, reason="bug: walk/walker.py reports a rule that failed opening its entry URL "
                                        "with duration_ms 0.0, though the navigation took its whole timeout")
 def test_a_failed_entry_url_counts_its_time(hostile_run: dict[str, Any]) -> None:

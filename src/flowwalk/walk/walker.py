@@ -24,6 +24,13 @@ declaration order for ties) and walks each one:
    lists the rest as skipped; a failed `optional: true` step becomes a warning finding;
 6. **flow assertions** – graded after a flow's steps (see `_grade_assertions`).
 
+Failure evidence (page state, accessibility snapshot, screenshot) is best effort and never
+outlives its reason: it is skipped when the page has not committed a document (a navigation still
+waiting for its answer: the browser would hold the snapshot and the screenshot until it comes,
+see `_DocumentWatch`), when less than EVIDENCE_MIN_MS is left of the run or of the rule (plus
+EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot. The failure's
+`context["evidence_skipped"]` says what was skipped and why.
+
 Timeouts: every browser operation is capped by the rule deadline (`rule.timeout_ms`, only when
 the rule sets one, as in aitester-bdd) and by the run deadline. A step cut by the run deadline
 fails with `infrastructure_error`/`RUN_TIMEOUT` (step kind `run_timeout`); one cut by the rule
@@ -80,6 +87,13 @@ EMIT_VALUE_MAX = 4000
 #: an accessibility snapshot longer than this goes to `context/` and the record keeps its head
 A11Y_INLINE_LIMIT = 4000
 A11Y_FILE_LIMIT = 200_000
+#: browser/session.py's own bound on an accessibility snapshot; an empty one that took most of it
+#: means the page is not answering, and the screenshot (bound 10 s) is not tried after it
+A11Y_TIMEOUT_MS = 5000
+#: failure evidence is not started with less than this left of the run, or of the rule's time
+#: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
+EVIDENCE_MIN_MS = 300
+EVIDENCE_GRACE_MS = 2000
 
 _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 
@@ -206,6 +220,70 @@ def _skipped_text(index: int, step: Step) -> str:
     return f"step {index} ({step.text})"
 
 
+class _DocumentWatch:
+    """Does the page have a navigation of its main frame still waiting for its answer?
+
+    While one is in flight the browser holds an accessibility snapshot and a screenshot until the
+    new document commits (a document that takes 30 s holds them 30 s), so failure evidence is
+    skipped then. Kept from the page's own events, as they arrive: asking costs no round trip.
+    """
+
+    def __init__(self, page: Any):
+        self.page = page
+        #: the URL of the main-frame navigation request that has no answer yet
+        self.pending: str | None = None
+        try:
+            page.on("request", self._request)
+            page.on("response", self._response)
+            page.on("requestfailed", self._done)
+            page.on("framenavigated", self._committed)
+        except Exception:  # noqa: BLE001 - a page that cannot be watched is treated as committed
+            pass
+
+    def _main_navigation(self, request: Any) -> bool:
+        try:
+            return bool(request.is_navigation_request()) and request.frame.parent_frame is None
+        except Exception:  # noqa: BLE001 - service-worker requests have no frame
+            return False
+
+    def _request(self, request: Any) -> None:
+        if self._main_navigation(request):
+            self.pending = str(request.url)
+
+    def _response(self, response: Any) -> None:
+        try:
+            request = response.request
+        except Exception:  # noqa: BLE001
+            return
+        self._done(request)
+
+    def _done(self, request: Any) -> None:
+        if self.pending is not None and self._main_navigation(request) and str(request.url) == self.pending:
+            self.pending = None
+
+    def _committed(self, frame: Any) -> None:
+        # a safety net for an answer whose event went missing: the pending document committed.
+        # (A same-document navigation, pushState or a fragment, does not end a pending one.)
+        try:
+            if (self.pending is not None and frame.parent_frame is None
+                    and str(frame.url).split("#")[0] == self.pending.split("#")[0]):
+                self.pending = None
+        except Exception:  # noqa: BLE001
+            pass
+
+    def uncommitted(self) -> str | None:
+        """Why the page has no committed document to show, or None when it has one."""
+        if self.pending is not None:
+            return f"the page has not committed a document: the navigation to '{self.pending[:300]}' has no answer yet"
+        try:
+            url = self.page.url
+        except Exception:  # noqa: BLE001
+            return None
+        if url == "about:blank":
+            return "the page has not committed a document (it is still about:blank)"
+        return None
+
+
 class _ScenarioWalk:
     def __init__(self, scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
                  emit: Emit_, earlier_failures: frozenset[str]):
@@ -217,6 +295,9 @@ class _ScenarioWalk:
         self._emit_raw = emit
         self.earlier_failures = earlier_failures
         self.session: PageSession | None = None
+        self._document: _DocumentWatch | None = None
+        #: set by _context when the page did not answer its snapshot: the screenshot is not tried
+        self._unresponsive: str | None = None
         self.extracted: dict[str, str] = {}
         self.results: dict[str, ev.RuleFinished] = {}
         self.crashed = False
@@ -384,6 +465,7 @@ class _ScenarioWalk:
                 raise _Halt from None
             return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
                                 f"{_short(exc)}", step_text=text, loc=sc.loc)
+        self._document = _DocumentWatch(self.session.page)
         if entry_problem is not None:
             return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
                                 step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,
@@ -559,7 +641,7 @@ class _ScenarioWalk:
                     rest = tuple(_skipped_text(i, s) for i, s in body)
                     # abort fails the rule; so does a guard the run deadline cut (it was in flight)
                     if rule.guard_policy == "abort" or state.guard_failure.runtime_code == "RUN_TIMEOUT":
-                        aborted = replace(state.guard_failure, context=self._context(state.scope))
+                        aborted = replace(state.guard_failure, context=self._context(state.scope, state.deadline))
                         aborted = self._with_failure_evidence(state, aborted, aborted.step_index or 0)
                         return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=aborted,
                                               skipped_steps=rest, guard_attempts=state.guard_rounds,
@@ -686,15 +768,33 @@ class _ScenarioWalk:
         return None, ()
 
     def _with_failure_evidence(self, state: "_RuleState", failure: ev.Failure, index: int) -> ev.Failure:
-        """Add the failure screenshot (when the rule wants one)."""
+        """Add the failure screenshot (when the rule wants one), unless there is no page to show
+        or no time left for it: then the context says why it was skipped."""
         if failure.screenshot or self.crashed:
             return failure
         if state.rule.screenshot_on_fail and self.settings.screenshots != "off":
+            why = self._unresponsive or self._evidence_skip_reason(state.deadline)
+            if why:
+                skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": why}
+                return replace(failure, context={**failure.context, "evidence_skipped": skipped})
             shot = self._screenshot(state.rule, index, "fail")
             if shot:
                 state.screenshots.append(shot)
                 return replace(failure, screenshot=shot)
         return failure
+
+    def _evidence_skip_reason(self, rule_deadline: float | None) -> str | None:
+        """Why failure evidence (a snapshot, a screenshot) is not taken now, or None to take it."""
+        if self._document is not None:
+            why = self._document.uncommitted()
+            if why:
+                return why
+        now = time.monotonic()
+        if self.run.deadline is not None and (self.run.deadline - now) * 1000 < EVIDENCE_MIN_MS:
+            return "the run timeout has (nearly) passed"
+        if rule_deadline is not None and (rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS < EVIDENCE_MIN_MS:
+            return f"the rule's time is spent (its timeout plus {EVIDENCE_GRACE_MS} ms for evidence)"
+        return None
 
     def _run_step(self, state: "_RuleState", index: int, step: Step, *, role: str,
                   detail: dict[str, Any] | None = None) -> _StepResult:
@@ -775,7 +875,7 @@ class _ScenarioWalk:
             message = f"rule timeout of {state.rule.timeout_ms} ms passed: {message}"
         # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
         # gathered for them when the rule fails under guard_policy: abort
-        context = {} if role == "guard" else self._context(state.scope)
+        context = {} if role == "guard" else self._context(state.scope, state.deadline)
         if failed.caused_by is not None:
             index, step = failed.caused_by
             step_kind = _step_kind_for_failure(step, role)
@@ -783,18 +883,34 @@ class _ScenarioWalk:
                             expected=failed.expected, observed=failed.observed, loc=step.loc,
                             recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
 
-    def _context(self, scope: str | None) -> dict[str, Any]:
-        """The page's evidence at the moment of a failure (redacted on the way out)."""
+    def _context(self, scope: str | None, rule_deadline: float | None = None) -> dict[str, Any]:
+        """The page's evidence at the moment of a failure (redacted on the way out).
+
+        The accessibility snapshot is skipped when `_evidence_skip_reason` says so; one that came
+        back empty after most of its time marks the page unresponsive, so the failure screenshot
+        is not tried either (`_with_failure_evidence`)."""
+        self._unresponsive = None
         if self.session is None or self.crashed:
             return {}
         try:
             context = dict(self.session.evidence())
         except Exception:  # noqa: BLE001 - evidence is best effort
             context = {}
-        try:
-            snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT)
-        except Exception:  # noqa: BLE001
-            snapshot = ""
+        snapshot = ""
+        why = self._evidence_skip_reason(rule_deadline)
+        if why:
+            context["evidence_skipped"] = {"a11y_snapshot": why}
+        else:
+            started = time.monotonic()
+            try:
+                snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT)
+            except Exception:  # noqa: BLE001
+                snapshot = ""
+            took_ms = (time.monotonic() - started) * 1000
+            if not snapshot and took_ms >= A11Y_TIMEOUT_MS * 0.8:
+                self._unresponsive = f"the page did not answer the accessibility snapshot in {took_ms / 1000:.1f} s"
+                context["evidence_skipped"] = {"a11y_snapshot": f"no answer in {took_ms / 1000:.1f} s: the page is "
+                                                                f"not responding"}
         if len(snapshot) > A11Y_INLINE_LIMIT:
             # a large snapshot goes to a file the record references; the record keeps its head
             self._context_files += 1
@@ -834,6 +950,8 @@ class _ScenarioWalk:
     def _screenshot(self, rule: Rule, index: int, kind: str) -> str | None:
         if self.session is None:
             return None
+        if self._document is not None and self._document.uncommitted():
+            return None   # the browser would hold the picture until the document commits
         rule_part = None if self.scenario.kind == "flow" else self.redact(rule.name)
         name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.attempt)
         try:
@@ -1317,7 +1435,7 @@ class _ScenarioWalk:
             result.failure = make_failure(failed.code, step_kind="observation_or_assertion", message=failed.message,
                                           step_index=index, step_text=pseudo.text, expected=failed.expected,
                                           observed=failed.observed, loc=pseudo.loc,
-                                          context=self._context(state.scope))
+                                          context=self._context(state.scope, state.deadline))
         except Exception as exc:  # noqa: BLE001
             if self._browser_gone(exc):
                 raise _Halt from None
@@ -1351,7 +1469,7 @@ class _ScenarioWalk:
             if assertion.severity == "critical" and failure is None:
                 failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
                                        step_text=assertion.text, expected=expected, observed=observed,
-                                       loc=assertion.loc, context=self._context(None))
+                                       loc=assertion.loc, context=self._context(None, state.deadline))
                 failure = self._with_failure_evidence(state, failure, 0)
                 continue
             state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
