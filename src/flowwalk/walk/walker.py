@@ -306,6 +306,8 @@ class _ScenarioWalk:
         self.cancelled = False
         self.typed_secret = False
         self.stop_reason: str | None = None
+        #: how long opening the scenario took (the context, the entry URL, a failure's evidence)
+        self._setup_ms = 0.0
 
         # Secret names: what the run supplies (--secret) plus what the file marks secret (robot
         # `type secret`, rules `secrets:`), whose values then come from the variables.
@@ -413,6 +415,8 @@ class _ScenarioWalk:
         except _Halt:
             setup_failure = self._crash_failure("setup", None, None, "the browser crashed or disconnected while "
                                                 "opening the scenario")
+        # the rule that carries a setup failure spent this long on it (the entry navigation and its evidence)
+        self._setup_ms = (time.monotonic() - t0) * 1000
         walked: list[ev.RuleFinished] = []
         try:
             for rule in order:
@@ -533,8 +537,8 @@ class _ScenarioWalk:
 
     def _rule_or_skip(self, rule: Rule, setup_failure: ev.Failure | None) -> ev.RuleFinished:
         if setup_failure is not None and not self.results:
-            # the first rule carries the setup failure; the rest are skipped below
-            return self._finished(rule, "failed", 0.0, failure=setup_failure,
+            # the first rule carries the setup failure, and the time spent on it; the rest are skipped below
+            return self._finished(rule, "failed", self._setup_ms, failure=setup_failure,
                                   skipped_steps=tuple(_skipped_text(i, s) for i, s in enumerate(rule.steps, 1)))
         if self.stop_reason:
             return self._finished(rule, "skipped", 0.0, reason=self.stop_reason)
