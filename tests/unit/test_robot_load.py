@@ -800,6 +800,56 @@ def test_an_unused_broken_variable_is_no_error(tmp_path: Path) -> None:
     assert r.steps
 
 
+def doubling(levels: int, first: str = "ha") -> str:
+    """*** Variables *** rows where each variable is the one before it, twice."""
+    return f"${{V0}}    {first}\n" + "".join(f"${{V{i}}}    ${{V{i - 1}}}${{V{i - 1}}}\n" for i in range(1, levels + 1))
+
+
+def test_variables_that_each_double_the_one_before_are_refused_at_the_first_too_long(tmp_path: Path) -> None:
+    # 2 characters doubled 16 times is 131,072: ${V16} (line 24) is the first past 100,000; unused, and
+    # 40 levels (2**41 characters) cost no more than 17
+    problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/"\n', doubling(40)))
+    assert [p.render() for p in problems] == [
+        "suites/s.robot:24:11: error: the value of '${V16}' expands to more than 100,000 characters\n"
+        "  hint: each ${NAME} in a value is replaced by that variable's whole value, so variables built "
+        "from each other grow fast: use fewer of them, or write the value out"]
+    # used, the same one problem
+    used = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "${V40}"\n', doubling(40)))
+    assert [(p.loc.line, p.message) for p in used] == [(24, problems[0].message)]
+
+
+def test_a_doubling_chain_below_the_bound_is_accepted(tmp_path: Path) -> None:
+    r = rule(tmp_path, 'Then url contains "${V15}"', doubling(15))
+    assert r.steps[0].text == 'Then url contains "${V15}"' and len(fields(r.steps[0], "value")[0]) == 2 ** 16
+
+
+def test_variables_nested_more_than_100_deep_are_refused(tmp_path: Path) -> None:
+    chain = "${V0}    x\n" + "".join(f"${{V{i}}}    ${{V{i - 1}}}\n" for i in range(1, 2001))
+    problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/${V2000}"\n', chain))
+    assert [(str(p.loc), p.message) for p in problems] == [
+        ("suites/s.robot:108:12", "the value of '${V100}' nests variables more than 100 deep")]
+    assert "write one of the values out" in problems[0].hint
+    # 100 deep, written either way round, is fine
+    rule(tmp_path, 'Then url contains "/${V99}"', "".join(f"${{V{i}}}    ${{V{i - 1}}}\n" for i in range(1, 100))
+         + "${V0}    x\n")
+    rule(tmp_path, 'Then url contains "/${V0}"', "".join(f"${{V{i}}}    ${{V{i + 1}}}\n" for i in range(99))
+         + "${V99}    x\n")
+
+
+def test_a_long_unused_loop_of_variables_is_refused_once(tmp_path: Path) -> None:
+    loop = "".join(f"${{V{i}}}    ${{V{(i + 1) % 500}}}\n" for i in range(500))
+    problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/"\n', loop))
+    assert len(problems) == 1 and "nests variables more than 100 deep" in problems[0].message
+
+
+def test_substitution_of_a_whole_suite_is_bounded(tmp_path: Path) -> None:
+    big = "${BIG}    " + "x" * 90_000 + "\n" + "".join(f"${{C{i}}}    ${{BIG}}\n" for i in range(40))
+    problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/"\n', big))
+    assert [p.message for p in problems] == [
+        "substituting variables in this suite comes to more than 2,000,000 characters"]
+    assert problems[0].loc.line == 9 + 22 and problems[0].hint.startswith("each ${NAME} is replaced")
+
+
 @pytest.mark.parametrize(("line", "message"), [
     ("@{L}    a    b", "only scalar"),
     ("&{D}    a=1", "only scalar"),

@@ -15,7 +15,7 @@ import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Optional, Union
 from urllib.parse import urljoin, urlsplit
 
 from robot.api import Token, get_model
@@ -38,6 +38,12 @@ STATE_SETUP_RULE = "state_setup"
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
 _BUILTINS = {"empty": "", "space": " "}
+#: bounds of `${NAME}` substitution (each variable doubling the one before is 2**n characters after n
+#: lines): the characters one value may grow to, all substitutions of a suite together, and how many
+#: variables deep a value may nest
+MAX_EXPANDED_CHARS = 100_000
+MAX_EXPANDED_TOTAL = 2_000_000
+MAX_VARIABLE_DEPTH = 100
 
 
 # --- discovery --------------------------------------------------------------------------------------
@@ -312,8 +318,24 @@ def _normalize(name: str) -> str:
     return "".join(name.lower().split()).replace("_", "")
 
 
+class _Unbounded(CallError):
+    """A value past the bounds of substitution; refused even when nothing uses the variable."""
+
+
+#: the outcome of expanding one file variable: (value, how many variables deep it nests), or the
+#: refusal as (exception class, message, hint, location)
+_Outcome = Union[tuple[str, int], tuple[type[CallError], str, str, Optional[Location]]]
+
+
 class _Expander:
-    """`${NAME}` substitution as RF does it before a library sees a value, plus flowwalk's secrets."""
+    """`${NAME}` substitution as RF does it before a library sees a value, plus flowwalk's secrets.
+
+    A file variable is expanded once per secret mode and its outcome (value or refusal) remembered,
+    so variables built from each other cost their length, not the number of paths through them.
+    The variables a value uses are expanded before it, deepest first, so that a long chain does not
+    nest Python calls (only a cycle does, and the cycle is refused). Lengths are bounded by
+    `MAX_EXPANDED_CHARS` (one value) and `MAX_EXPANDED_TOTAL` (the suite), nesting by
+    `MAX_VARIABLE_DEPTH`."""
 
     def __init__(self, file_vars: dict[str, _Variable], run_vars: dict[str, tuple[str, str]],
                  settings_secrets: dict[str, str]):
@@ -324,6 +346,11 @@ class _Expander:
         self.secrets: dict[str, str] = dict(settings_secrets)
         self.marked: set[str] = set()   # names the file itself marks secret
         self._stack: list[str] = []
+        self._memo: dict[tuple[str, SecretMode], _Outcome] = {}
+        self._uses: dict[str, list[str]] = {}  # normalized name -> the names its value refers to
+        self._deepest = 0  # the deepest variable the value being expanded refers to
+        self._total = 0  # characters produced by substitution so far
+        self._exhausted: _Unbounded | None = None  # the refusal once _total passed its bound
 
     def known(self, key: str) -> bool:
         return key in self.run_vars or key in self.settings_secrets or key in self.file_vars
@@ -345,21 +372,42 @@ class _Expander:
             key = _normalize(match.base)
             self.secrets[key] = self.spelling(key, match.base)
             self.marked.add(self.secrets[key])
+            self._memo.clear()  # values that use it now hold its placeholder
+            self._uses.clear()
 
     def expand(self, text: str, loc: Location, what: str, secrets: SecretMode) -> str:
         if secrets == "only":
             return self._only(text, loc, what)
         out: list[str] = []
         consumed = 0
+        size = 0
         after = text
         for match in VariableMatches(text, identifiers="$@&%"):
             at = Location(loc.path, loc.line, loc.col + consumed + match.start)
             out.append(self._literal(match.before, at))
             out.append(self._value(match.identifier, match.base, match.items, match.match, at, what, secrets))
+            size += len(out[-2]) + len(out[-1])
+            if size > MAX_EXPANDED_CHARS:
+                raise _Unbounded(f"{what} expands to more than {MAX_EXPANDED_CHARS:,} characters",
+                                 "each ${NAME} in a value is replaced by that variable's whole value, so "
+                                 "variables built from each other grow fast: use fewer of them, or write "
+                                 "the value out", loc)
             consumed += match.end
             after = match.after
         out.append(self._literal(after, loc))
+        if consumed:
+            self._spend(size + len(out[-1]), loc)
         return "".join(out)
+
+    def _spend(self, size: int, loc: Location) -> None:
+        """Count characters produced by substitution against the suite's bound."""
+        self._total += size
+        if self._exhausted is None and self._total > MAX_EXPANDED_TOTAL:
+            self._exhausted = _Unbounded(
+                f"substituting variables in this suite comes to more than {MAX_EXPANDED_TOTAL:,} characters",
+                "each ${NAME} is replaced by that variable's whole value: use long values in fewer places", loc)
+        if self._exhausted is not None:  # the same refusal every time, so it is reported once
+            raise _Unbounded(self._exhausted.message, self._exhausted.hint, self._exhausted.loc)
 
     def _literal(self, text: str, loc: Location) -> str:
         value = str(unescape(text))
@@ -412,21 +460,103 @@ class _Expander:
         if key in self.run_vars:
             return self.run_vars[key][1]
         if key in self.file_vars:
-            var = self.file_vars[key]
-            if key in self._stack:
-                chain = " -> ".join(f"${{{self.file_vars[k].name}}}" for k in [*self._stack, key])
-                raise CallError(f"variable '${{{var.name}}}' refers to itself: {chain}",
-                                "break the loop in *** Variables ***", var.loc)
-            self._stack.append(key)
-            try:
-                return self.expand(var.value, var.loc, f"the value of '${{{var.name}}}'", secrets)
-            finally:
-                self._stack.pop()
+            return self._file_value(key, secrets)
         if key in _BUILTINS:
             return _BUILTINS[key]
         if re.fullmatch(r"-?\d+(\.\d+)?", base):
             return base
         raise self._undefined(base, loc)
+
+    def _file_value(self, key: str, secrets: SecretMode) -> str:
+        """The value of a *** Variables *** entry, expanded once per secret mode."""
+        outcome = self._memo.get((key, secrets))
+        if outcome is None:
+            if key in self._stack:
+                chain = " -> ".join(f"${{{self.file_vars[k].name}}}"
+                                    for k in [*self._stack[self._stack.index(key):], key])
+                var = self.file_vars[key]
+                raise CallError(f"variable '${{{var.name}}}' refers to itself: {chain}",
+                                "break the loop in *** Variables ***", var.loc)
+            if len(self._stack) >= MAX_VARIABLE_DEPTH:  # only through a cycle: see _dependencies_first
+                raise self._too_deep(self.file_vars[key])
+            if not self._stack:
+                for dependency in self._dependencies_first(key, secrets):
+                    self._outcome(dependency, secrets)
+            outcome = self._outcome(key, secrets)
+        if len(outcome) == 4:
+            cls, message, hint, loc = outcome
+            raise cls(message, hint, loc)
+        value, depth = outcome
+        self._deepest = max(self._deepest, depth)
+        return value
+
+    def _outcome(self, key: str, secrets: SecretMode) -> _Outcome:
+        """Expand one file variable (the ones it uses are mostly remembered already) and remember it."""
+        outcome = self._memo.get((key, secrets))
+        if outcome is not None:
+            return outcome
+        var = self.file_vars[key]
+        outer, self._deepest = self._deepest, 0
+        self._stack.append(key)
+        try:
+            value = self.expand(var.value, var.loc, f"the value of '${{{var.name}}}'", secrets)
+            if self._deepest + 1 > MAX_VARIABLE_DEPTH:
+                raise self._too_deep(var)
+            outcome = (value, self._deepest + 1)
+        except CallError as err:
+            outcome = (type(err), err.message, err.hint, err.loc)
+        finally:
+            self._stack.pop()
+            self._deepest = outer
+        self._memo[(key, secrets)] = outcome
+        return outcome
+
+    def _dependencies_first(self, key: str, secrets: SecretMode) -> list[str]:
+        """The file variables `key`'s value uses, directly or not, each after the ones it uses, and
+        `key` last: depth-first without recursion. Those on a cycle through the current path are left
+        out (low-link, as in Tarjan's algorithm): expanding them from `key` refuses the cycle as seen
+        from `key`."""
+        order: list[str] = []
+        done: set[str] = set()
+        index = {key: 0}  # position on the current path
+        low = {key: 0}    # the lowest position on the path a cycle from here leads back to
+        stack = [(key, iter(self._refs(key)))]
+        while stack:
+            name, refs = stack[-1]
+            ref = next(refs, None)
+            if ref is None:
+                stack.pop()
+                del index[name]
+                done.add(name)
+                if low[name] >= len(stack):
+                    order.append(name)
+                else:
+                    parent = stack[-1][0]
+                    low[parent] = min(low[parent], low[name])
+            elif ref in index:
+                low[name] = min(low[name], index[ref])
+            elif ref not in done and (ref, secrets) not in self._memo:
+                index[ref] = low[ref] = len(stack)
+                stack.append((ref, iter(self._refs(ref))))
+        return order
+
+    def _refs(self, key: str) -> list[str]:
+        """The file variables the value of `key` names (as `_value` would look them up)."""
+        refs = self._uses.get(key)
+        if refs is None:
+            refs = []
+            for match in VariableMatches(self.file_vars[key].value, identifiers="$@&%"):
+                ref = _normalize(match.base)
+                if (match.identifier == "$" and not match.items and ref in self.file_vars and ref not in self.secrets
+                        and ref not in self.run_vars and ref not in refs):
+                    refs.append(ref)
+            self._uses[key] = refs
+        return refs
+
+    def _too_deep(self, var: _Variable) -> _Unbounded:
+        return _Unbounded(f"the value of '${{{var.name}}}' nests variables more than {MAX_VARIABLE_DEPTH} deep",
+                          "its value uses a variable whose value uses another, and so on, more than "
+                          f"{MAX_VARIABLE_DEPTH} times (or in a loop): write one of the values out", var.loc)
 
     def _undefined(self, base: str, loc: Location, secret: bool = False) -> CallError:
         names = [v.name for v in self.file_vars.values()] + [n for n, _ in self.run_vars.values()]
@@ -439,16 +569,20 @@ class _Expander:
             hint += f"define it in *** Variables *** or pass --var {base}=<value>"
         return CallError(f"variable '${{{base}}}' is not defined", hint, loc)
 
-    def defaults(self) -> dict[str, str]:
+    def defaults(self) -> tuple[dict[str, str], list[CallError]]:
         """The file's own values, resolved; one that cannot be resolved is left out (RF resolves
-        lazily, so an unused broken value is no error)."""
+        lazily, so an unused broken value is no error), unless it is past the bounds of substitution:
+        those come back as errors (every value is resolved here, used or not)."""
         out: dict[str, str] = {}
+        unbounded: list[CallError] = []
         for var in self.file_vars.values():
             try:
-                out[var.name] = self.expand(var.value, var.loc, "a default", "placeholder")
+                out[var.name] = self.expand(var.value, var.loc, f"the value of '${{{var.name}}}'", "placeholder")
+            except _Unbounded as err:
+                unbounded.append(err)
             except CallError:
                 continue
-        return out
+        return out, unbounded
 
 
 # --- assembling the model ---------------------------------------------------------------------------
@@ -490,6 +624,10 @@ class _Loader:
                 if isinstance(found, Match):
                     for raw in typed_secrets(found, site.cells):
                         expander.mark_secret(raw)
+        # every value of *** Variables ***, used or not: one past the bounds is refused here
+        defaults, unbounded = expander.defaults()
+        for err in unbounded:
+            self.problem(err.loc or Location(self.rel), err.message, err.hint)
 
         plan = PlanDraft()
         for i, site in enumerate(sites):
@@ -502,7 +640,7 @@ class _Loader:
                 self.run_call(site, matches[i], plan, expander)
         if self.problems:
             return None
-        scenarios = self.assemble(plan, expander)
+        scenarios = self.assemble(plan, expander, defaults)
         if self.problems:
             return None
         return Suite(path=self.rel, kind="robot", scenarios=tuple(scenarios))
@@ -563,10 +701,9 @@ class _Loader:
                      + (", or a path starting with / and --base-url" if entry else ""))
         return None
 
-    def assemble(self, plan: PlanDraft, expander: _Expander) -> list[Scenario]:
+    def assemble(self, plan: PlanDraft, expander: _Expander, defaults: dict[str, str]) -> list[Scenario]:
         out: list[Scenario] = []
         seen: dict[str, Location] = {}
-        defaults = expander.defaults()
         for draft in plan.scenarios:
             scenario_id = f"{self.rel}#{draft.test_name}"
             if scenario_id in seen:
