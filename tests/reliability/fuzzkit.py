@@ -533,10 +533,6 @@ KNOWN_BUGS: dict[str, re.Pattern[str]] = {
     # Framework splits lines with str.splitlines() (VT, FF, FS, GS, RS, NEL, LS, PS, lone CR too);
     # editors and GitHub count only line feeds
     "parser-line-breaks": re.compile(r"past the end of the file .*characters a parser counts as line breaks"),
-    # spec/models.py, source.py, rules.py, flow.py: keys and names interpolated as '{key}' unescaped,
-    # so a key or name holding a line break splits its problem over two lines
-    "raw-line-break-in-message": re.compile(r"does not render as .*?: error: (?:(?!\\n).)*\\n(?!  hint: )",
-                                            re.S),
 }
 
 

@@ -281,6 +281,16 @@ def test_a_rule_defined_twice_is_refused(tmp_path: Path) -> None:
     assert "suites/s.robot:12:5" in problems[0].hint
 
 
+def test_a_name_with_an_escaped_line_break_is_shown_escaped_on_one_line(tmp_path: Path) -> None:
+    # Robot Framework unescapes "\\n" in a cell into a line break: the problem still reads on one line
+    problems = refused(tmp_path, suite_text('    I define rule "a\\nb"\n        Then url contains "/"\n'
+                                            '    I define rule "a\\nb"\n        Then url contains "/"\n'))
+    assert [p.render() for p in problems] == [
+        "suites/s.robot:14:5: error: rule 'a\\nb' is defined twice in scenario 's'\n"
+        "  hint: the first definition is at suites/s.robot:12:5; aitester-bdd would silently replace it, "
+        "so rename one of them"]
+
+
 def test_a_rule_without_steps_is_refused(tmp_path: Path) -> None:
     problems = refused(tmp_path, suite_text('    I define rule "empty"\n        And I set retry 1 times with 0 ms delay\n'
                                             '    I define rule "r"\n        Then url contains "/"\n'))

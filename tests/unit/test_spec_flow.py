@@ -178,6 +178,19 @@ def test_an_unknown_user_verifier_lists_the_ones_found(tmp_path: Path, monkeypat
         "or use a built-in one (read_after_write, invariant_check); user verifiers found: stock_ok")
 
 
+def test_a_key_with_a_line_break_is_refused_on_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, 'spec_version: "1"\nname: x\nurl: /\nsteps: [{type: goto, url: /, "a\\u0085b": 1}]\n'
+                    '"two\\nlines": 1\n')
+    with pytest.raises(SpecError) as caught:
+        load_suites(["t.flow.yaml"], Settings())
+    assert str(caught.value) == (
+        "t.flow.yaml:4:30: error: unknown key 'a\\x85b' in step 1\n"
+        "  hint: valid keys of a goto step: url, optional\n"
+        "t.flow.yaml:5:1: error: unknown key 'two\\nlines' at the top level\n"
+        "  hint: valid keys of a flow spec: spec_version, name, description, url, allowed_hosts, steps, assertions")
+
+
 def test_an_explicit_file_with_any_name_is_loaded_by_its_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     write(tmp_path, 'spec_version: "1"\nname: odd\nurl: /\nsteps: [{type: goto, url: /}]\n', "check.yaml")

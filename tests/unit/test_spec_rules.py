@@ -108,6 +108,27 @@ def test_cross_rule_problems_are_all_reported(tmp_path: Path, monkeypatch: pytes
     assert caught.value.problems[1].hint == "did you mean 'login'? rules of scenario 'two': cart, login"
 
 
+def test_names_and_keys_with_line_breaks_are_escaped_in_problems(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.rules.yaml").write_text(
+        'rules_version: "1"\nverification: v\nscenarios:\n'
+        '  - {name: "a\\nb", rules: [{name: r, steps: [{type: goto, url: /}]}]}\n'
+        '  - {name: "a\\nb", rules: [{name: r, steps: [{type: goto, url: /}]}]}\n')
+    with pytest.raises(SpecError) as caught:
+        load_suites(["a.rules.yaml"], Settings())
+    assert [p.render() for p in caught.value.problems] == [
+        "a.rules.yaml:5:12: error: duplicate scenario name 'a\\nb'\n"
+        "  hint: the first one is at line 4; scenario names must be unique in a file"]
+    (tmp_path / "a.rules.yaml").write_text(
+        'rules_version: "1"\nverification: v\nscenarios:\n'
+        '  - {name: "a\\nb", "x\\ny": 1, rules: [{name: r, steps: [{type: goto, url: /}]}]}\n')
+    with pytest.raises(SpecError) as caught:
+        load_suites(["a.rules.yaml"], Settings())
+    assert [p.render().splitlines()[0] for p in caught.value.problems] == [
+        "a.rules.yaml:4:20: error: unknown key 'x\\ny' in scenario 'a\\nb'"]
+
+
 def test_the_example_rule_files_load() -> None:
     suites = load_suites(["examples/rules", "examples/failing/parent-failed.rules.yaml"], Settings())
     by_path = {s.path: s for s in suites}

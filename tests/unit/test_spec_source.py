@@ -133,3 +133,19 @@ def test_a_utf8_byte_order_mark_is_accepted(tmp_path: Path) -> None:
 ])
 def test_a_character_yaml_does_not_allow_is_refused_on_one_line_where_it_is(text: str, expected: str) -> None:
     assert refusal(parse_yaml, text) == expected
+
+
+@pytest.mark.parametrize("fn, text, expected", [
+    # a key holding a line break (or NEL, LS, PS) is escaped: the problem stays on one line
+    (parse_yaml, '"a\\nb": 1\n"a\\nb": 2\n',
+     "f.yaml:2:1: error: duplicate key 'a\\nb'\n"
+     "  hint: 'a\\nb' is already set at line 1; a key may appear once per mapping"),
+    (parse_json, '{"a\\u2028b": 1,\n "a\\u2028b": 2}',
+     "f.yaml:2:2: error: duplicate key 'a\\u2028b'\n"
+     "  hint: 'a\\u2028b' is already set at line 1; a key may appear once per object"),
+    (parse_yaml, 'a: !foo "x\\ny"\n',
+     "f.yaml:1:4: error: unsupported YAML tag '!foo' on value 'x\\ny'\n"
+     "  hint: remove the tag; specs use plain strings, numbers, booleans, lists and mappings"),
+])
+def test_keys_and_values_with_line_breaks_are_escaped_in_problems(fn, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+    assert refusal(fn, text) == expected

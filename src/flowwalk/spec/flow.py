@@ -20,16 +20,17 @@ from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.source import PathKey, Source
+from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 
 TEXT_LIMIT = 80
 _V1X_HINT = 'set spec_version to "1.1" (flow-spec v1 plus the documented v1.x additions) to use it'
 
 
 def show(value: str) -> str:
-    """A value quoted for a step's text, cut to a readable length."""
+    """A value quoted for a step's text, cut to a readable length, on one line (control characters
+    escaped: a step's text goes into reports and into problems that name the step)."""
     text = value if len(value) <= TEXT_LIMIT else value[: TEXT_LIMIT - 1] + "…"
-    return f"'{text}'"
+    return f"'{escape(text)}'"
 
 
 def expect_text(step: Any) -> str:
@@ -186,11 +187,12 @@ class StepBuilder:
                         if not p.name.startswith("_")})
         builtin = ", ".join(sm.BUILTIN_VERIFIERS)
         guess = sm._did_you_mean(name, known + list(sm.BUILTIN_VERIFIERS)) if known else ""
-        hint = (f"did you mean '{guess}'? " if guess else "") + (
-            f"create verifiers/{name}.py with a verify(context) function, or use a built-in one ({builtin})")
+        # (a verifier name is an identifier; a file name found in verifiers/ may hold anything)
+        hint = (f"did you mean {quote(guess, NAME_SHOWN)}? " if guess else "") + (
+            f"create verifiers/{escape(name)}.py with a verify(context) function, or use a built-in one ({builtin})")
         if known:
-            hint += f"; user verifiers found: {', '.join(known)}"
-        self.problems.append(Problem(loc, f"unknown verifier '{name}'", hint))
+            hint += f"; user verifiers found: {', '.join(escape(k) for k in known)}"
+        self.problems.append(Problem(loc, f"unknown verifier {quote(name, NAME_SHOWN)}", hint))
         return None
 
 

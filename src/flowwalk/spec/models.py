@@ -28,6 +28,8 @@ from pydantic_core import PydanticCustomError
 
 from flowwalk.errors import Location, Problem
 from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, EXPECT_KINDS, Stabilize
+# keys, names and values go into messages through these (control characters escaped: one line each)
+from flowwalk.spec.source import NAME_SHOWN, escape as escape, quote as quote
 
 # --- limits of flow-spec v1 (the contract's "hard ceilings") -------------------------------------
 
@@ -86,14 +88,6 @@ def fail(message: str, hint: str = "", at: str | None = None, key: bool = False)
         ctx["at"] = at
         ctx["key"] = key
     return PydanticCustomError("flowwalk", "{message}", ctx)
-
-
-def quote(value: object, limit: int = 60) -> str:
-    # control characters escaped (a line break shown as \n): a message stays one line (loading fuzz)
-    text = re.sub(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]", lambda m: repr(m.group())[1:-1], str(value))
-    if len(text) > limit:
-        text = text[: limit - 1] + "…"
-    return f"'{text}'"
 
 
 # --- field validators ----------------------------------------------------------------------------
@@ -1027,18 +1021,18 @@ class _Describer:
             n = last + 1
             if owner == "rules":
                 name = self.name_of(path)
-                return f"rule '{name}'" if name else f"rule {n}"
+                return f"rule {quote(name, NAME_SHOWN)}" if name else f"rule {n}"
             if owner == "scenarios":
                 name = self.name_of(path)
-                return f"scenario '{name}'" if name else f"scenario {n}"
+                return f"scenario {quote(name, NAME_SHOWN)}" if name else f"scenario {n}"
             own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
-                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of '{owner}'")
+                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
             if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
                 return f"{own} of {self.where(outer)}"
             return own
         if not parent:
-            return f"'{last}'"
-        return f"'{last}' of {self.where(parent)}"
+            return quote(last, NAME_SHOWN)
+        return f"{quote(last, NAME_SHOWN)} of {self.where(parent)}"
 
     def in_where(self, path: tuple[Any, ...]) -> str:
         return "at the top level" if not path else f"in {self.where(path)}"
@@ -1050,7 +1044,7 @@ class _Describer:
         last = path[-1]
         if isinstance(last, int):
             return self.where(path)
-        return f"'{last}' {self.in_where(path[:-1])}"
+        return f"{quote(last, NAME_SHOWN)} {self.in_where(path[:-1])}"
 
 
 def _bounds(metadata: list[Any]) -> tuple[Any, Any]:
@@ -1101,7 +1095,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "flowwalk" and res.key_error:
         container = describe.where(path[:-1])
         what = "variable name" if path[-2:-1] == ("variables",) else f"key in {container}"
-        return Problem(source.key_loc(path), f"{what} '{path[-1]}' is not an identifier",
+        return Problem(source.key_loc(path), f"{what} {quote(path[-1], NAME_SHOWN)} is not an identifier",
                        ctx.get("hint", ""))
 
     if kind == "flowwalk":
@@ -1128,13 +1122,13 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         label = getattr(owner, "LABEL", "mapping")
         key = str(path[-1]) if path else "?"
         hint = _choices_hint(key, keys, f"keys of {_article(label)}")
-        return Problem(source.key_loc(path), f"unknown key '{key}' {describe.in_where(path[:-1])}", hint)
+        return Problem(source.key_loc(path), f"unknown key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])}", hint)
 
     if kind == "missing":
         owner = res.owner or BaseModel
         label = getattr(owner, "LABEL", "mapping")
-        return Problem(source.loc(path[:-1]), f"missing key '{field}' {describe.in_where(path[:-1])}",
-                       f"{_article(label)} needs '{field}'; its keys: {', '.join(valid_keys(owner))}")
+        return Problem(source.loc(path[:-1]), f"missing key {quote(field, NAME_SHOWN)} {describe.in_where(path[:-1])}",
+                       f"{_article(label)} needs {quote(field, NAME_SHOWN)}; its keys: {', '.join(valid_keys(owner))}")
 
     if kind in ("union_tag_invalid", "union_tag_not_found"):
         disc = str(ctx.get("discriminator", "'type'")).strip("'")
@@ -1144,7 +1138,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         noun = _tag_noun(disc, path)
         if kind == "union_tag_invalid":
             tag = str(ctx.get("tag"))
-            return Problem(source.loc(path + (disc,)), f"unknown {noun} '{tag}' {describe.in_where(path)}",
+            return Problem(source.loc(path + (disc,)), f"unknown {noun} {quote(tag, NAME_SHOWN)} {describe.in_where(path)}",
                            _choices_hint(tag, choices, f"{noun}s"))
         if not isinstance(value, dict):
             return _not_a_mapping(path, value, raw, describe, source, f"with a '{disc}' key")
@@ -1153,7 +1147,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     if kind == "verify_tag":
         if isinstance(value, dict):
-            written = ", ".join(f"'{k}'" for k in value) or "no keys"
+            written = ", ".join(quote(k, NAME_SHOWN) for k in value) or "no keys"
             return Problem(loc, f"{describe.where(path)} is not a verifier (it has {written})",
                            "write a verifier name (read_after_write, or a module in verifiers/), or a mapping "
                            "with one of read_after_write, invariant_check, verifier")
@@ -1169,7 +1163,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     if kind == "list_type":
         return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
-                       f"write it as a list, e.g. {field or 'key'}: [{_shown(value, raw) or '...'}]")
+                       f"write it as a list, e.g. {escape(field or 'key')}: [{_shown(value, raw) or '...'}]")
 
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
@@ -1189,13 +1183,13 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         if not isinstance(value, str) and value is not None:
             return Problem(loc, f"{subject} must be one of {', '.join(choices)}, got {_type_name(value)} {shown}",
                            f"valid values: {', '.join(choices)}")
-        noun = str(field) if field else "value"
+        noun = escape(field) if field else "value"
         return Problem(loc, f"unknown {noun} {shown} {describe.in_where(path[:-1])}",
                        _choices_hint(str(value), choices, f"values of {noun}" if noun != "action" else "actions"))
 
     if kind in ("string_type", "str_type"):
         shown = _shown(value, raw)
-        hint = "put the value in quotes" + (f": {field}: \"{raw if raw is not None else value}\""
+        hint = "put the value in quotes" + (f": {escape(field)}: \"{escape(raw if raw is not None else value)}\""
                                             if field and not isinstance(value, (dict, list)) and value is not None
                                             else "")
         if isinstance(value, (dict, list)) or value is None:
@@ -1205,7 +1199,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind in ("int_type", "int_parsing", "int_from_float"):
         shown = _shown(value, raw)
         if isinstance(value, str) and value.strip().isdigit():
-            hint = f"remove the quotes: {field}: {value.strip()}"
+            hint = f"remove the quotes: {escape(field)}: {value.strip()}"
         elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(ms|s)\s*", value):
             hint = "write a plain number of milliseconds, without a unit"
         else:
@@ -1218,7 +1212,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     if kind in ("bool_type", "bool_parsing"):
         return Problem(loc, f"{subject} must be true or false, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
-                       f"write {field or 'it'}: true or {field or 'it'}: false")
+                       f"write {escape(field or 'it')}: true or {escape(field or 'it')}: false")
 
     if kind == "string_too_long":
         limit = ctx.get("max_length")
@@ -1252,7 +1246,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "string_pattern_mismatch":
         if res.key_error:
             key = path[-1] if path else "?"
-            return Problem(source.key_loc(path), f"key '{key}' {describe.in_where(path[:-1])} is not an identifier",
+            return Problem(source.key_loc(path), f"key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])} is not an identifier",
                            "use letters, digits and '_' only, not starting with a digit")
         hint = "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'"
         if len(path) > 1 and path[-2] == "parents":

@@ -31,6 +31,7 @@ from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     match_keyword, typed_secrets,
 )
+from flowwalk.spec.source import escape
 
 LIBRARY = "aitester_bdd.AITester"
 #: the rule `And I configure state setup` becomes in every scenario
@@ -44,6 +45,13 @@ _BUILTINS = {"empty": "", "space": " "}
 MAX_EXPANDED_CHARS = 100_000
 MAX_EXPANDED_TOTAL = 2_000_000
 MAX_VARIABLE_DEPTH = 100
+
+
+def _problem(loc: Location, message: str, hint: str) -> Problem:
+    """A located problem, on one line: names and values in it come from cells Robot Framework has
+    unescaped (`I define rule "a\\nb"` names a rule with a line break), so control characters are
+    escaped here, once for every message of this module and of robot_keywords.py."""
+    return Problem(loc, escape(message), escape(hint))
 
 
 # --- discovery --------------------------------------------------------------------------------------
@@ -128,7 +136,7 @@ class _Reader:
         return self.loc(first)
 
     def problem(self, loc: Location, message: str, hint: str = "") -> None:
-        self.problems.append(Problem(loc, message, hint))
+        self.problems.append(_problem(loc, message, hint))
 
     def call_from(self, node: statements.Statement, name_type: str) -> _CallSite | None:
         name_token = node.get_token(name_type)
@@ -595,7 +603,7 @@ class _Loader:
         self.problems: list[Problem] = []
 
     def problem(self, loc: Location, message: str, hint: str = "") -> None:
-        self.problems.append(Problem(loc, message, hint))
+        self.problems.append(_problem(loc, message, hint))
 
     def load(self, path: Path) -> Suite | None:
         try:

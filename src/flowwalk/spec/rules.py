@@ -19,7 +19,12 @@ from flowwalk.plan.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
-from flowwalk.spec.source import PathKey, Source
+from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
+
+
+def _q(name: str) -> str:
+    """A name for a message: quoted, control characters escaped, so the message stays one line."""
+    return quote(name, NAME_SHOWN)
 
 
 def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:
@@ -32,10 +37,10 @@ def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list
     for i, name in enumerate(spec.secrets):
         if name in spec.variables and name not in spec.secrets[:i]:
             problems.append(Problem(source.key_loc(("variables", name)),
-                                    f"secret '{name}' has a default value in 'variables'",
+                                    f"secret {_q(name)} has a default value in 'variables'",
                                     "a secret's value comes only from its environment variable; remove the default"))
         if name in spec.secrets[:i]:
-            problems.append(Problem(source.loc(("secrets", i)), f"secret '{name}' is listed twice",
+            problems.append(Problem(source.loc(("secrets", i)), f"secret {_q(name)} is listed twice",
                                     "list each secret once"))
 
     defaults = spec.defaults or sm.DefaultsModel()
@@ -51,7 +56,7 @@ def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list
         s_path: PathKey = ("scenarios", s_index)
         if scenario.name in seen_scenarios:
             first = source.loc(("scenarios", seen_scenarios[scenario.name], "name"))
-            problems.append(Problem(source.loc(s_path + ("name",)), f"duplicate scenario name '{scenario.name}'",
+            problems.append(Problem(source.loc(s_path + ("name",)), f"duplicate scenario name {_q(scenario.name)}",
                                     f"the first one is at line {first.line}; scenario names must be unique in a file"))
         seen_scenarios.setdefault(scenario.name, s_index)
         built = _scenario(scenario, s_path, spec, defaults, builder, problems)
@@ -72,21 +77,21 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         if rule.name in names:
             first = source.loc(s_path + ("rules", names[rule.name], "name"))
             problems.append(Problem(source.loc(s_path + ("rules", r_index, "name")),
-                                    f"duplicate rule name '{rule.name}' in scenario '{scenario.name}'",
+                                    f"duplicate rule name {_q(rule.name)} in scenario {_q(scenario.name)}",
                                     f"the first one is at line {first.line}; rule names must be unique in a scenario"))
         names.setdefault(rule.name, r_index)
     for r_index, rule in enumerate(scenario.rules):
         for p_index, parent in enumerate(rule.parents):
             p_path = s_path + ("rules", r_index, "parents", p_index)
             if parent in rule.parents[:p_index]:
-                problems.append(Problem(source.loc(p_path), f"parent '{parent}' of rule '{rule.name}' is listed twice",
+                problems.append(Problem(source.loc(p_path), f"parent {_q(parent)} of rule {_q(rule.name)} is listed twice",
                                         "list each parent once"))
             elif parent not in names:
                 known = list(names)
                 guess = sm._did_you_mean(parent, known)
-                hint = (f"did you mean '{guess}'? " if guess else "") + (
-                    f"rules of scenario '{scenario.name}': {', '.join(known)}")
-                problems.append(Problem(source.loc(p_path), f"unknown parent '{parent}' of rule '{rule.name}'", hint))
+                hint = (f"did you mean {_q(guess)}? " if guess else "") + (
+                    f"rules of scenario {_q(scenario.name)}: {', '.join(known)}")
+                problems.append(Problem(source.loc(p_path), f"unknown parent {_q(parent)} of rule {_q(rule.name)}", hint))
 
     rules = tuple(_rule(rule, s_path + ("rules", i), defaults, builder) for i, rule in enumerate(scenario.rules))
     if len(problems) == count_before:

@@ -149,6 +149,28 @@ class LineTable:
         return line, index - self.starts[line - 1] + 1
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def escape(value: object) -> str:
+    """`value` as text with its control characters escaped (a line break shows as `\\n`), so that a
+    key, name or value put into a problem's message or hint keeps it on one line."""
+    text = str(value)
+    return _CONTROL.sub(lambda m: repr(m.group())[1:-1], text) if _CONTROL.search(text) else text
+
+
+#: keys and names are cut to this many characters in messages (values to `quote`'s default)
+NAME_SHOWN = 120
+
+
+def quote(value: object, limit: int = 60) -> str:
+    """`value` in single quotes for a message: escaped (see `escape`) and cut to `limit` characters."""
+    text = str(value)
+    if len(text) > limit:
+        return f"'{escape(text[: limit - 1])}…'"
+    return f"'{escape(text)}'"
+
+
 # --- reading bytes -----------------------------------------------------------------------------
 
 
@@ -286,13 +308,13 @@ class _YamlWalker:
             return _CONSTRUCTOR.construct_yaml_int(node)
         if tag == _FLOAT:
             return _CONSTRUCTOR.construct_yaml_float(node)
-        raise self.fail(node, f"unsupported YAML tag '{tag}' on value '{node.value}'",
+        raise self.fail(node, f"unsupported YAML tag {quote(tag, NAME_SHOWN)} on value {quote(node.value)}",
                         "remove the tag; specs use plain strings, numbers, booleans, lists and mappings")
 
     def key_error(self, key_node: Node) -> SourceError:
         if isinstance(key_node, ScalarNode):
             shown = key_node.value
-            return self.fail(key_node, f"key '{shown}' is not a string", f"quote the key: \"{shown}\": ...")
+            return self.fail(key_node, f"key {quote(shown, NAME_SHOWN)} is not a string", f"quote the key: \"{escape(shown)}\": ...")
         shown = "a list" if isinstance(key_node, SequenceNode) else "a mapping"
         return self.fail(key_node, f"key '{shown}' is not a string", "keys must be plain strings")
 
@@ -322,8 +344,8 @@ class _YamlWalker:
             name = key_node.value
             if name in seen:
                 first = seen[name].start_mark.line + 1
-                raise self.fail(key_node, f"duplicate key '{name}'",
-                                f"'{name}' is already set at line {first}; a key may appear once per mapping")
+                raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
+                                f"{quote(name, NAME_SHOWN)} is already set at line {first}; a key may appear once per mapping")
             seen[name] = key_node
             own.append((key_node, value_node))
         out = list(own)
@@ -348,8 +370,8 @@ class _YamlWalker:
             sub = path + (name,)
             mark = key_node.start_mark
             if name in out:
-                raise self.fail(key_node, f"duplicate key '{name}'",
-                                f"'{name}' is already set at line {keys[sub][0]}; a key may appear once per mapping")
+                raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
+                                f"{quote(name, NAME_SHOWN)} is already set at line {keys[sub][0]}; a key may appear once per mapping")
             keys[sub] = (mark.line + 1, mark.column + 1)
             out[name] = self.value(value_node, sub, depth + 1)
         return out
@@ -368,13 +390,13 @@ def parse_yaml(text: str, display: str) -> Source:
         lines = text.splitlines()
         if 0 < line <= len(lines) and lines[line - 1][col - 1:col] == "\t":
             hint = "indent with spaces: YAML does not allow tabs"
-        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {problem}", hint)) from None
+        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {escape(problem)}", hint)) from None
     except yaml.reader.ReaderError as exc:
         raise SourceError(_reader_problem(exc, text, display)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {exc}",
+        raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {escape(' '.join(str(exc).split()))}",
                                   "fix the YAML syntax at this position")) from None
     if root is None:
         raise SourceError(Problem(Location(display, 1, 1), "file is empty (it holds only comments)",
@@ -492,8 +514,8 @@ class _JsonParser:
                 raise _JsonSyntax(start)
             key = text[1:-1] if "\\" not in text else json.loads(text)
             if key in first:
-                raise self.fail(start, f"duplicate key '{key}'",
-                                f"'{key}' is already set at line {self.position(first[key])[0]}; "
+                raise self.fail(start, f"duplicate key {quote(key, NAME_SHOWN)}",
+                                f"{quote(key, NAME_SHOWN)} is already set at line {self.position(first[key])[0]}; "
                                 "a key may appear once per object")
             first[key] = start
             self.keys[path + (key,)] = self.position(start)
