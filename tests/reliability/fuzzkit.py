@@ -88,6 +88,7 @@ class LoadResult:
     size: int
 
 
+_EDITOR_BREAK = re.compile(r"\r\n|\r|\n")
 _RENDERED = re.compile(r"(?P<path>[^\n]+?):(?P<line>[0-9]+):(?P<col>[0-9]+): error: (?P<msg>[^\n]+)\n"
                        r"  hint: (?P<hint>[^\n]+)")
 
@@ -104,14 +105,11 @@ def check_problem(problem: Problem, display: str, text: str | None) -> None:
     if line < 1 or col < 1:
         raise PropertyViolation(f"position {line}:{col} is not 1-based:\n{rendered}")
     if text is not None:
-        lines = text.split("\n")
+        # lines as an editor counts them: \n, \r\n and a lone \r end a line; NEL, LS, PS (PyYAML) and
+        # VT, FF, FS, GS, RS (Robot Framework's str.splitlines()) do not
+        lines = _EDITOR_BREAK.split(text)
         if line > len(lines) + 1:
-            # PyYAML (NEL, LS, PS) and Robot Framework (str.splitlines: also VT, FF, FS, GS, RS and a
-            # lone CR) count more line breaks than an editor or GitHub's diff does
-            odd = " (the file holds characters a parser counts as line breaks)" if (
-                line <= len(text.splitlines()) + 1) else ""
-            raise PropertyViolation(f"line {line} is past the end of the file ({len(lines)} lines){odd}:\n"
-                                    f"{rendered}")
+            raise PropertyViolation(f"line {line} is past the end of the file ({len(lines)} lines):\n{rendered}")
 
 
 class LoadHung(Exception):
@@ -527,13 +525,9 @@ def _robot_damage(draw: st.DrawFn, data: bytes, what: str) -> bytes:
 
 #: violations found and reported (docs/reliability.md), each pinned by a regression test in
 #: test_fuzz_loading.py that is marked xfail until flowwalk is fixed. The fuzz counts these apart,
-#: so that only a new kind of violation fails it; delete an entry when its bug is fixed.
-KNOWN_BUGS: dict[str, re.Pattern[str]] = {
-    # spec/source.py: PyYAML counts NEL (U+0085), LS and PS as line breaks; spec/robot.py: Robot
-    # Framework splits lines with str.splitlines() (VT, FF, FS, GS, RS, NEL, LS, PS, lone CR too);
-    # editors and GitHub count only line feeds
-    "parser-line-breaks": re.compile(r"past the end of the file .*characters a parser counts as line breaks"),
-}
+#: so that only a new kind of violation fails it; delete an entry when its bug is fixed. (Empty: bugs
+#: A to F are fixed, and a recurrence of any of them fails the fuzz.)
+KNOWN_BUGS: dict[str, re.Pattern[str]] = {}
 
 
 def classify(violation: BaseException) -> str | None:

@@ -21,6 +21,7 @@ from hypothesis import HealthCheck, given, settings
 import fuzzkit
 from flowwalk.errors import SpecError
 from flowwalk.spec.loader import load_suites
+from flowwalk.spec.robot import load_robot_suite
 
 
 
@@ -144,19 +145,19 @@ def test_a_value_with_a_line_break_is_quoted_on_one_line(folder: Path) -> None:
     assert any("'two\\nlines'" in p.message for p in caught.value.problems)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: spec/source.py takes PyYAML's marks, which count NEL (U+0085), LS "
-                                       "and PS as line breaks: a later line number points past the file in an editor")
 def test_positions_count_only_real_line_breaks(folder: Path) -> None:
     data = 'name: "a\u0085b\u0085c\u0085d\u2028e"\nspec_version: "1"\nurl: /\nsteps: [{type: goto, url: /}]\nbogus: 1\n'.encode()
     assert fuzzkit.check_load(folder / "nel.flow.yaml", data).outcome == "refused"
+    with pytest.raises(SpecError) as caught:
+        load_suites([str(folder / "nel.flow.yaml")], fuzzkit.SETTINGS)
+    assert (caught.value.problems[0].loc.line, caught.value.problems[0].loc.col) == (5, 1)
 
 
-@pytest.mark.xfail(strict=True, reason="bug: spec/robot.py reports Robot Framework's line numbers, which count "
-                                       "every str.splitlines() break (form feed, VT, FS, GS, RS, NEL, LS, PS, a "
-                                       "lone CR): later problems point past the lines an editor shows")
 def test_robot_positions_count_only_real_line_breaks(folder: Path) -> None:
     text = ROBOT_HEAD.replace('"/x"', '"/x\x0cy\x1cz\u2028w"') + "        Then bogus keyword\n"
     assert fuzzkit.check_robot(folder / "ff.robot", text.encode()).outcome == "refused"
+    _, problems = load_robot_suite(folder / "ff.robot", "ff.robot", fuzzkit.SETTINGS)
+    assert [(p.loc.line, p.loc.col) for p in problems if "bogus" in p.message] == [(9, 9)]
 
 
 def robot_variable_bomb(levels: int) -> bytes:
@@ -219,6 +220,10 @@ def test_a_property_violation_is_caught_and_classified() -> None:
     with pytest.raises(fuzzkit.PropertyViolation):
         fuzzkit.check_problem(Problem(Location("a.flow.yaml", 9, 1), "past the end", "h"), "a.flow.yaml", "x")
     fuzzkit.check_problem(Problem(Location("a.flow.yaml", 1, 1), "fine", "h"), "a.flow.yaml", "x")
+    # lines as an editor counts them: a lone CR ends one, NEL and form feed do not
+    fuzzkit.check_problem(Problem(Location("a.flow.yaml", 3, 1), "fine", "h"), "a.flow.yaml", "a\rb\r\nc")
+    with pytest.raises(fuzzkit.PropertyViolation):
+        fuzzkit.check_problem(Problem(Location("a.flow.yaml", 3, 1), "past", "h"), "a.flow.yaml", "a\x85b\x0cc")
     # a fixed bug is no longer excused: should it come back, the fuzz fails
     assert fuzzkit.classify(AssertionError("invalid YAML: unacceptable character #x0099: control "
                                            "characters are not allowed")) is None

@@ -936,6 +936,16 @@ def test_tasks_and_the_pipe_separated_format_read_as_robot_framework_reads_them(
     assert (step.loc.line, step.text) == (7, 'Then url contains "/"')
 
 
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+def test_positions_count_only_the_line_breaks_an_editor_shows(tmp_path: Path, newline: str) -> None:
+    # Robot Framework numbers the lines of str.splitlines(), which also ends one at FF, FS, LS, ...
+    text = suite_text('    I define rule "r"\n        Then url contains "/x\x0cy\x1cz\u2028w"\n'
+                      '        Then bogus keyword    "\x0bv"\n')
+    problems = refused(tmp_path, "\ufeff" + text.replace("\n", newline))
+    assert [str(p.loc) for p in problems if "bogus" in p.message] == ["suites/s.robot:14:9"]
+    assert all(p.loc.line <= 14 for p in problems)
+
+
 def test_a_suite_that_does_not_import_the_library_is_refused(tmp_path: Path) -> None:
     problems = refused(tmp_path, suite_text('    I define rule "r"\n        Then url contains "/"\n').replace(
         "Library           aitester_bdd.AITester", "Library           Browser"))

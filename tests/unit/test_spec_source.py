@@ -149,3 +149,19 @@ def test_a_character_yaml_does_not_allow_is_refused_on_one_line_where_it_is(text
 ])
 def test_keys_and_values_with_line_breaks_are_escaped_in_problems(fn, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
     assert refusal(fn, text) == expected
+
+
+def test_positions_count_only_the_line_breaks_an_editor_shows() -> None:
+    # PyYAML also ends a line at NEL, LS and PS; an editor (and GitHub's diff) does not
+    text = 'name: "a\u0085b\u2028c\u2029d"\nsteps:\n  - {type: goto, url: /a}\n'
+    src = parse_yaml(text, "f.yaml")
+    assert str(src.key_loc(("steps",))) == "f.yaml:2:1"
+    assert str(src.loc(("steps", 0, "url"))) == "f.yaml:3:23"
+    assert refusal(parse_yaml, text + "steps: 1\n") == (
+        "f.yaml:4:1: error: duplicate key 'steps'\n"
+        "  hint: 'steps' is already set at line 2; a key may appear once per mapping")
+    assert refusal(parse_yaml, text + "x: [\n").startswith("f.yaml:5:1: error: invalid YAML:")
+    # a lone CR does end a line, in YAML and in JSON
+    assert str(parse_yaml("a: 1\rb: 2\r", "f.yaml").key_loc(("b",))) == "f.yaml:2:1"
+    assert str(parse_json('{"a": 1,\r "b": 2}', "f.json").key_loc(("b",))) == "f.json:2:2"
+    assert refusal(parse_json, '{"a": 1,\r "b": }').startswith("f.yaml:2:7: error: invalid JSON: Expecting value")

@@ -31,7 +31,7 @@ from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     match_keyword, typed_secrets,
 )
-from flowwalk.spec.source import escape
+from flowwalk.spec.source import LineTable, escape
 
 LIBRARY = "aitester_bdd.AITester"
 #: the rule `And I configure state setup` becomes in every scenario
@@ -113,11 +113,46 @@ class _Variable:
     loc: Location
 
 
+#: characters str.splitlines() (so Robot Framework) ends a line at and an editor does not
+_RF_ONLY_BREAKS = re.compile("[\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029]")
+
+
+class _Lines:
+    """Robot Framework's line numbers as an editor's. RF numbers the lines of `str.splitlines()`,
+    which also ends a line at VT, FF, FS, GS, RS, NEL, LS and PS; an editor (and GitHub's diff) only
+    at \\n, \\r\\n and a lone \\r. A position becomes an offset in the text, then a line and column."""
+
+    def __init__(self, text: str):
+        self.starts: list[int] = []  # where each of RF's lines starts in the text
+        offset = 0
+        for line in text.splitlines(keepends=True):
+            self.starts.append(offset)
+            offset += len(line)
+        self.table = LineTable(text)
+
+    @staticmethod
+    def of(path: Path) -> _Lines | None:
+        """The table for the file as RF reads it (UTF-8, no BOM, CRLF as LF), or None when RF's
+        line numbers are already an editor's."""
+        try:
+            text = path.read_bytes().decode("utf-8").removeprefix("\ufeff").replace("\r\n", "\n")
+        except (OSError, UnicodeDecodeError):
+            return None  # RF cannot read it either
+        return _Lines(text) if _RF_ONLY_BREAKS.search(text) else None
+
+    def position(self, lineno: int, col_offset: int) -> tuple[int, int]:
+        if not 1 <= lineno <= len(self.starts):
+            return lineno, col_offset + 1
+        return self.table.position(self.starts[lineno - 1] + col_offset)
+
+
 @dataclass
 class _Reader:
     """Walks RF's model once and keeps what flowwalk needs, with positions."""
 
     rel: str
+    #: RF's line numbers -> an editor's, when they differ
+    lines: _Lines | None = None
     problems: list[Problem] = field(default_factory=list)
     variables: dict[str, _Variable] = field(default_factory=dict)
     imports_library: bool = False
@@ -128,6 +163,8 @@ class _Reader:
     events: list[_CallSite | _TestStart | _TestEnd] = field(default_factory=list)
 
     def loc(self, token: Token) -> Location:
+        if self.lines is not None:
+            return Location(self.rel, *self.lines.position(token.lineno, token.col_offset))
         return Location(self.rel, token.lineno, token.col_offset + 1)
 
     def node_loc(self, node: statements.Statement) -> Location:
@@ -611,7 +648,7 @@ class _Loader:
         except Exception as exc:  # unreadable file: one problem, never a traceback
             self.problem(Location(self.rel), f"cannot read the suite: {exc}", "check the file exists and is UTF-8")
             return None
-        reader = _Reader(self.rel)
+        reader = _Reader(self.rel, _Lines.of(path))
         reader.read(model)
         self.problems.extend(reader.problems)
         if not reader.imports_library:

@@ -249,9 +249,27 @@ def _yaml_hint(problem: str) -> str:
     return "fix the YAML syntax at this position"
 
 
+#: characters PyYAML counts as line breaks and an editor does not (NEL, LS, PS)
+_YAML_ONLY_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _yaml_lines(text: str) -> LineTable | None:
+    """The line table to turn PyYAML's marks into editor positions, when they differ at all."""
+    return LineTable(text) if _YAML_ONLY_BREAKS.search(text) else None
+
+
+def _mark_position(mark: Any, lines: LineTable | None) -> tuple[int, int]:
+    """A PyYAML mark as a 1-based (line, column) an editor shows (see `LineTable`)."""
+    if lines is None:
+        return mark.line + 1, mark.column + 1
+    return lines.position(mark.index)
+
+
 class _YamlWalker:
-    def __init__(self, display: str):
+    def __init__(self, display: str, lines: LineTable | None = None):
         self.display = display
+        #: None when PyYAML's marks are already editor positions (the text has no NEL, LS or PS)
+        self.lines = lines
         self.values: dict[PathKey, tuple[int, int]] = {}
         self.keys: dict[PathKey, tuple[int, int]] = {}
         self.raw: dict[PathKey, str] = {}
@@ -259,8 +277,8 @@ class _YamlWalker:
         self.stack: set[int] = set()
 
     def fail(self, node: Node, message: str, hint: str) -> SourceError:
-        mark = node.start_mark
-        return SourceError(Problem(Location(self.display, mark.line + 1, mark.column + 1), message, hint))
+        line, col = _mark_position(node.start_mark, self.lines)
+        return SourceError(Problem(Location(self.display, line, col), message, hint))
 
     def value(self, node: Node, path: PathKey, depth: int) -> Any:
         self.count += 1
@@ -268,7 +286,7 @@ class _YamlWalker:
             raise self.fail(node, f"document expands to more than {MAX_NODES:,} nodes",
                             "YAML aliases (*name) repeat their anchor's content; do not nest them to build large documents")
         mark = node.start_mark
-        self.values[path] = (mark.line + 1, mark.column + 1)
+        self.values[path] = (mark.line + 1, mark.column + 1) if self.lines is None else self.lines.position(mark.index)
         if type(node) is ScalarNode:
             if node.tag == _STR:
                 return node.value
@@ -343,7 +361,7 @@ class _YamlWalker:
                 raise self.key_error(key_node)
             name = key_node.value
             if name in seen:
-                first = seen[name].start_mark.line + 1
+                first = _mark_position(seen[name].start_mark, self.lines)[0]
                 raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
                                 f"{quote(name, NAME_SHOWN)} is already set at line {first}; a key may appear once per mapping")
             seen[name] = key_node
@@ -365,6 +383,7 @@ class _YamlWalker:
                 break
         out: dict[str, Any] = {}
         keys = self.keys
+        lines = self.lines
         for key_node, value_node in pairs:
             name = key_node.value
             sub = path + (name,)
@@ -372,7 +391,7 @@ class _YamlWalker:
             if name in out:
                 raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
                                 f"{quote(name, NAME_SHOWN)} is already set at line {keys[sub][0]}; a key may appear once per mapping")
-            keys[sub] = (mark.line + 1, mark.column + 1)
+            keys[sub] = (mark.line + 1, mark.column + 1) if lines is None else lines.position(mark.index)
             out[name] = self.value(value_node, sub, depth + 1)
         return out
 
@@ -382,26 +401,25 @@ def parse_yaml(text: str, display: str) -> Source:
         root = yaml.compose(text, Loader=_YAML_LOADER)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, col = _mark_position(mark, _yaml_lines(text)) if mark is not None else (1, 1)
         problem = exc.problem or exc.context or "syntax error"
         if problem.startswith("but ") and exc.context:
             problem = f"{exc.context} {problem}"
         hint = _yaml_hint(str(exc))
-        lines = text.splitlines()
-        if 0 < line <= len(lines) and lines[line - 1][col - 1:col] == "\t":
+        if mark is not None and text[mark.index:mark.index + 1] == "\t":
             hint = "indent with spaces: YAML does not allow tabs"
         raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {escape(problem)}", hint)) from None
     except yaml.reader.ReaderError as exc:
         raise SourceError(_reader_problem(exc, text, display)) from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        line, col = _mark_position(mark, _yaml_lines(text)) if mark is not None else (1, 1)
         raise SourceError(Problem(Location(display, line, col), f"invalid YAML: {escape(' '.join(str(exc).split()))}",
                                   "fix the YAML syntax at this position")) from None
     if root is None:
         raise SourceError(Problem(Location(display, 1, 1), "file is empty (it holds only comments)",
                                   "write a spec in it, or delete the file"))
-    walker = _YamlWalker(display)
+    walker = _YamlWalker(display, _yaml_lines(text))
     data = walker.value(root, (), 0)
     return Source(display, data, walker.values, walker.keys, walker.raw)
 
@@ -456,14 +474,13 @@ class _JsonParser:
     def __init__(self, text: str, display: str):
         self.text = text
         self.display = display
-        self.line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+        self.lines = LineTable(text)
         self.values: dict[PathKey, tuple[int, int]] = {}
         self.keys: dict[PathKey, tuple[int, int]] = {}
         self.pos = 0
 
     def position(self, offset: int) -> tuple[int, int]:
-        line = bisect.bisect_right(self.line_starts, offset)
-        return line, offset - self.line_starts[line - 1] + 1
+        return self.lines.position(offset)
 
     def fail(self, offset: int, message: str, hint: str) -> SourceError:
         line, col = self.position(offset)
@@ -545,8 +562,8 @@ def parse_json(text: str, display: str) -> Source:
             hint = _json_hint(err.msg)
             if err.msg == "Expecting value" and text[err.pos:err.pos + 1] in ("]", "}"):
                 hint = "JSON allows no trailing comma: remove the ',' before this bracket"
-            raise SourceError(Problem(Location(display, err.lineno, err.colno), f"invalid JSON: {err.msg}",
-                                      hint)) from None
+            line, col = parser.position(err.pos)  # as an editor counts lines (also a lone CR)
+            raise SourceError(Problem(Location(display, line, col), f"invalid JSON: {err.msg}", hint)) from None
         except RecursionError:  # pragma: no cover - our depth bound fires first
             pass
         line, col = parser.position(exc.offset)
