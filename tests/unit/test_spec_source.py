@@ -147,7 +147,8 @@ def test_a_character_yaml_does_not_allow_is_refused_on_one_line_where_it_is(text
      "f.yaml:1:4: error: unsupported YAML tag '!foo' on value 'x\\ny'\n"
      "  hint: remove the tag; specs use plain strings, numbers, booleans, lists and mappings"),
 ])
-def test_keys_and_values_with_line_breaks_are_escaped_in_problems(fn, text: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+def test_keys_and_values_with_line_breaks_are_escaped_in_problems(  # type: ignore[no-untyped-def]
+        fn, text: str, expected: str) -> None:
     assert refusal(fn, text) == expected
 
 

@@ -1122,7 +1122,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         label = getattr(owner, "LABEL", "mapping")
         key = str(path[-1]) if path else "?"
         hint = _choices_hint(key, keys, f"keys of {_article(label)}")
-        return Problem(source.key_loc(path), f"unknown key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])}", hint)
+        return Problem(source.key_loc(path), f"unknown key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])}",
+                       hint)
 
     if kind == "missing":
         owner = res.owner or BaseModel
@@ -1138,7 +1139,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         noun = _tag_noun(disc, path)
         if kind == "union_tag_invalid":
             tag = str(ctx.get("tag"))
-            return Problem(source.loc(path + (disc,)), f"unknown {noun} {quote(tag, NAME_SHOWN)} {describe.in_where(path)}",
+            return Problem(source.loc(path + (disc,)),
+                           f"unknown {noun} {quote(tag, NAME_SHOWN)} {describe.in_where(path)}",
                            _choices_hint(tag, choices, f"{noun}s"))
         if not isinstance(value, dict):
             return _not_a_mapping(path, value, raw, describe, source, f"with a '{disc}' key")
@@ -1246,7 +1248,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "string_pattern_mismatch":
         if res.key_error:
             key = path[-1] if path else "?"
-            return Problem(source.key_loc(path), f"key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])} is not an identifier",
+            return Problem(source.key_loc(path),
+                           f"key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])} is not an identifier",
                            "use letters, digits and '_' only, not starting with a digit")
         hint = "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'"
         if len(path) > 1 and path[-2] == "parents":

@@ -84,14 +84,16 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         for p_index, parent in enumerate(rule.parents):
             p_path = s_path + ("rules", r_index, "parents", p_index)
             if parent in rule.parents[:p_index]:
-                problems.append(Problem(source.loc(p_path), f"parent {_q(parent)} of rule {_q(rule.name)} is listed twice",
+                problems.append(Problem(source.loc(p_path),
+                                        f"parent {_q(parent)} of rule {_q(rule.name)} is listed twice",
                                         "list each parent once"))
             elif parent not in names:
                 known = list(names)
                 guess = sm._did_you_mean(parent, known)
                 hint = (f"did you mean {_q(guess)}? " if guess else "") + (
                     f"rules of scenario {_q(scenario.name)}: {', '.join(known)}")
-                problems.append(Problem(source.loc(p_path), f"unknown parent {_q(parent)} of rule {_q(rule.name)}", hint))
+                problems.append(Problem(source.loc(p_path), f"unknown parent {_q(parent)} of rule {_q(rule.name)}",
+                                        hint))
 
     rules = tuple(_rule(rule, s_path + ("rules", i), defaults, builder) for i, rule in enumerate(scenario.rules))
     if len(problems) == count_before:

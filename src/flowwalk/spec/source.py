@@ -332,7 +332,8 @@ class _YamlWalker:
     def key_error(self, key_node: Node) -> SourceError:
         if isinstance(key_node, ScalarNode):
             shown = key_node.value
-            return self.fail(key_node, f"key {quote(shown, NAME_SHOWN)} is not a string", f"quote the key: \"{escape(shown)}\": ...")
+            return self.fail(key_node, f"key {quote(shown, NAME_SHOWN)} is not a string",
+                             f"quote the key: \"{escape(shown)}\": ...")
         shown = "a list" if isinstance(key_node, SequenceNode) else "a mapping"
         return self.fail(key_node, f"key '{shown}' is not a string", "keys must be plain strings")
 
@@ -362,8 +363,9 @@ class _YamlWalker:
             name = key_node.value
             if name in seen:
                 first = _mark_position(seen[name].start_mark, self.lines)[0]
-                raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
-                                f"{quote(name, NAME_SHOWN)} is already set at line {first}; a key may appear once per mapping")
+                shown = quote(name, NAME_SHOWN)
+                raise self.fail(key_node, f"duplicate key {shown}",
+                                f"{shown} is already set at line {first}; a key may appear once per mapping")
             seen[name] = key_node
             own.append((key_node, value_node))
         out = list(own)
@@ -389,8 +391,9 @@ class _YamlWalker:
             sub = path + (name,)
             mark = key_node.start_mark
             if name in out:
-                raise self.fail(key_node, f"duplicate key {quote(name, NAME_SHOWN)}",
-                                f"{quote(name, NAME_SHOWN)} is already set at line {keys[sub][0]}; a key may appear once per mapping")
+                shown = quote(name, NAME_SHOWN)
+                raise self.fail(key_node, f"duplicate key {shown}",
+                                f"{shown} is already set at line {keys[sub][0]}; a key may appear once per mapping")
             keys[sub] = (mark.line + 1, mark.column + 1) if lines is None else lines.position(mark.index)
             out[name] = self.value(value_node, sub, depth + 1)
         return out
