@@ -18,7 +18,7 @@ import pytest
 from flowwalk.serve import StaticServer
 from flowwalk.walk.context import RunContext
 
-from test_walker import expect, flow, goto, make_settings, rules_of, walk  # the walker's builders
+from test_walker import click, expect, flow, goto, make_settings, rules_of, walk  # the walker's builders
 
 pytestmark = pytest.mark.browser
 
@@ -92,3 +92,21 @@ def test_a_rule_that_used_up_its_time_still_gets_its_evidence(flowwalk_browser: 
     assert result.duration_ms >= 1100   # it failed at the rule deadline, not before
     assert "evidence_skipped" not in failure.context
     assert failure.context["a11y_snapshot"] and failure.screenshot
+
+
+def test_a_page_whose_main_thread_is_blocked_costs_the_evidence_at_most_its_title_timeout(
+        flowwalk_browser: Any, tmp_path: Path, site: StaticServer) -> None:
+    # the click makes the page spin for 10 s, so the click itself times out after 1.5 s (its input
+    # event is never acknowledged). Before, the evidence asked the page for its title without a
+    # timeout and waited out the whole spin.
+    sc = flow("blocked", [click("#block"), click("#after")], f"{site.url}/hostile/blocked.html")
+    t0 = time.monotonic()
+    _, events = walk(sc, flowwalk_browser, make_settings(tmp_path / "report", action_timeout_ms=1500))
+    took = time.monotonic() - t0
+    failure = rules_of(events)["blocked"].failure
+    assert failure is not None and failure.runtime_code == "TIMEOUT" and failure.step_index == 1
+    assert took < 7, f"the flow took {took:.1f} s: the evidence waited for the blocked page"
+    skipped = failure.context["evidence_skipped"]
+    assert "did not answer for its title" in skipped["a11y_snapshot"]
+    assert "did not answer for its title" in skipped["screenshot"]
+    assert failure.context["title"] == "" and failure.screenshot is None

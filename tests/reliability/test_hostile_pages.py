@@ -37,7 +37,7 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, float]] = {
     "redirect-chain.flow.yaml": ("failed", "spec_step_unresolvable", "ACTION_REJECTED", NAVIGATE_S),
     "never-loads.flow.yaml": ("failed", "spec_step_unresolvable", "TIMEOUT", NAVIGATE_S),
     "slow-document.flow.yaml": ("failed", "spec_step_unresolvable", "TIMEOUT", NAVIGATE_S),
-    # the click times out after 3 s; the page stays frozen for the rest of its 10 s
+    # the click times out after 3 s; the evidence asks the spinning page for its title for 2 s, then skips the rest
     "blocked.flow.yaml": ("failed", "spec_step_unresolvable", "TIMEOUT", 10),
     # opening a page that builds 100,000 nodes takes up to the navigation timeout on a busy machine
     "big-dom.flow.yaml": ("passed", None, None, NAVIGATE_S + 15),
@@ -50,7 +50,10 @@ EXPECTED: dict[str, tuple[str, str | None, str | None, float]] = {
     "frames-click.flow.yaml": ("failed", "spec_step_unresolvable", "ELEMENT_NOT_FOUND", ACTION_S),
     # checks read the main frame; the text is only in an iframe: the spec cannot reach it
     "frames-text.flow.yaml": ("failed", "spec_step_unresolvable", "ELEMENT_NOT_FOUND", OBSERVE_S),
-    "detach-rerender.flow.yaml": ("failed", "spec_step_unresolvable", "TIMEOUT", ACTION_S),
+    # a button replaced every 30 ms: Playwright's click retries on a detached element, and on one
+    # run in a few it finds a new one stable long enough to land (then the flow passes); otherwise
+    # it times out. Both are honest; a false assertion_failed would not be
+    "detach-rerender.flow.yaml": ("failed|passed", "spec_step_unresolvable", "TIMEOUT", ACTION_S),
     "detach-vanish.flow.yaml": ("failed", "spec_step_unresolvable", "TIMEOUT", ACTION_S),
     "zz-after-all.flow.yaml": ("passed", None, None, 0),
 }
@@ -99,12 +102,14 @@ def test_each_hostile_flow_ends_in_time_with_the_right_class(hostile_run: dict[s
     status, cls, code, spend = EXPECTED[name]
     test = by_file(hostile_run["verdict"])[name]
     failure = test.get("failure") or {}
-    assert test["status"] == status, failure.get("message")
+    assert test["status"] in status.split("|"), failure.get("message")
+    if test["status"] == "passed":
+        cls = code = None
     assert failure.get("failure_class") in (cls.split("|") if cls else [None]), failure.get("message")
     if code:
         assert failure["runtime_code"] == code, failure.get("message")
     took = hostile_run["durations"][test["scenario_id"]]
-    budget = spend + (EVIDENCE_S if status == "failed" else 0) + 5.0  # + the context, entry URL and slack
+    budget = spend + (EVIDENCE_S if "failed" in status else 0) + 5.0  # + the context, entry URL and slack
     assert took <= budget, f"{name} took {took:.1f} s; its timeouts allow {budget:.1f} s"
 
 
@@ -162,15 +167,11 @@ def test_a_failed_entry_url_counts_its_time(hostile_run: dict[str, Any]) -> None
     assert test["duration_ms"] >= NAVIGATE_S * 1000 * 0.9
 
 
-# a Playwright call stuck on the frozen page is ended by the run's watchdog (walk/watchdog.py),
-# which stops Chromium a grace period past the run timeout
-def test_a_page_frozen_forever_is_cut_by_the_run_timeout(tmp_path: Path) -> None:
+def _frozen_run(tmp_path: Path, first_steps: str) -> tuple[Any, Path]:
     flows = tmp_path / "flows"
     flows.mkdir()
     (flows / "frozen.flow.yaml").write_text(
-        'spec_version: "1"\nname: frozen\nurl: /hostile/frozen.html\nsteps:\n'
-        '  - {type: act, action: click, selector: "#freeze"}\n'
-        '  - {type: expect, kind: text_contains, selector: "#out", value: never}\n')
+        'spec_version: "1"\nname: frozen\nurl: /hostile/frozen.html\nsteps:\n' + first_steps)
     (flows / "later.flow.yaml").write_text(
         'spec_version: "1"\nname: later\nurl: /hostile/index.html\nsteps:\n'
         '  - {type: expect, kind: text_contains, value: Arrived}\n')
@@ -178,11 +179,31 @@ def test_a_page_frozen_forever_is_cut_by_the_run_timeout(tmp_path: Path) -> None
     done = run_cli(["run", str(flows), "--config", str(FLOWS / "flowwalk.yaml"), "--serve", str(SITE), "--out",
                     str(out), "--workers", "1", "--run-timeout", "8"], logs=tmp_path, timeout=25)
     assert not done.timed_out, "flowwalk was still running 25 s into a run with an 8 s run timeout"
-    assert done.returncode == 6, done.output
-    tests = by_file(verdict(out))
-    # the click on the freezing button times out first (a step timeout); what hangs after it (the
-    # failure evidence) is what the watchdog ends. The flow after it never got its turn.
-    assert tests["frozen.flow.yaml"]["failure"]["runtime_code"] in ("TIMEOUT", "RUN_TIMEOUT")
-    assert tests["later.flow.yaml"]["status"] == "skipped"
     for name in ("junit.xml", "verdict.json", "summary.md", "report.html"):
         assert (out / name).is_file(), name
+    return done, out
+
+
+def test_a_click_that_freezes_the_page_forever_costs_the_action_timeout_and_the_run_goes_on(tmp_path: Path) -> None:
+    # the click is never acknowledged (a step timeout); the failure evidence asks the frozen page
+    # for its title with a timeout and then skips the snapshot and screenshot: the next flow runs
+    done, out = _frozen_run(tmp_path, '  - {type: act, action: click, selector: "#freeze"}\n'
+                                      '  - {type: expect, kind: text_contains, selector: "#out", value: never}\n')
+    assert done.returncode == 2, done.output
+    tests = by_file(verdict(out))
+    failure = tests["frozen.flow.yaml"]["failure"]
+    assert failure["runtime_code"] == "TIMEOUT" and failure["step_index"] == 1
+    assert tests["later.flow.yaml"]["status"] == "passed"
+    assert done.wall_s < 8, f"{done.wall_s:.1f} s: the frozen page held the run"
+
+
+# a Playwright call with no timeout of its own, stuck on the frozen page, is ended by the run's
+# watchdog (walk/watchdog.py), which stops Chromium a grace period past the run timeout
+def test_a_read_stuck_on_a_page_frozen_forever_is_cut_by_the_run_timeout(tmp_path: Path) -> None:
+    # the page freezes on its own 300 ms after loading, while the check is reading its URL
+    done, out = _frozen_run(tmp_path, '  - {type: goto, url: /hostile/frozen.html?auto}\n'
+                                      '  - {type: expect, kind: url_contains, value: never-there}\n')
+    assert done.returncode == 6, done.output
+    tests = by_file(verdict(out))
+    assert tests["frozen.flow.yaml"]["failure"]["runtime_code"] in ("TIMEOUT", "RUN_TIMEOUT")
+    assert tests["later.flow.yaml"]["status"] == "skipped"

@@ -419,8 +419,9 @@ class PageSession:
             blocked, self._blocked_navigation = self._blocked_navigation, None
             raise blocked
 
-    def screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = ()) -> bool:
-        """Save a PNG. Never raises: False when it could not (crashed, closed, timed out).
+    def screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = (),
+                   timeout_ms: float = 10_000) -> bool:
+        """Save a PNG within `timeout_ms`. Never raises: False when it could not (crashed, closed, timed out).
 
         `hide` lists values (the run's secrets) that must not be in the picture: every field
         whose value holds one and every element whose own text holds one is painted over.
@@ -431,7 +432,7 @@ class PageSession:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             masked = self.page.evaluate(_MARK_SECRETS, [v for v in hide if v]) if hide else 0
             mask = [self.page.locator(f"[{_MASK_ATTRIBUTE}]")] if masked else []
-            self.page.screenshot(path=str(path), full_page=full_page, timeout=10_000, mask=mask,
+            self.page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask,
                                  mask_color="#444444")
         except Exception:  # noqa: BLE001 - evidence is best effort
             return False
@@ -443,8 +444,9 @@ class PageSession:
                     pass
         return True
 
-    def a11y_snapshot(self, selector: str | None = None, limit: int = SNAPSHOT_LIMIT) -> str:
-        """The aria snapshot of the page (or of a selector's first match), at most `limit` characters. '' if none."""
+    def a11y_snapshot(self, selector: str | None = None, limit: int = SNAPSHOT_LIMIT, timeout_ms: float = 5_000) -> str:
+        """The aria snapshot of the page (or of a selector's first match), at most `limit` characters,
+        taken within `timeout_ms`. '' if none."""
         if self._closed or self.crashed:
             return ""
         from flowwalk.browser.locate import locate
@@ -457,7 +459,7 @@ class PageSession:
                 locator = found.locator.first
             else:
                 locator = self.page.locator("body")
-            text = locator.aria_snapshot(timeout=5_000)
+            text = locator.aria_snapshot(timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - evidence is best effort
             return ""
         if len(text) <= limit:
@@ -466,23 +468,26 @@ class PageSession:
         cut = cut if cut > 0 else limit
         return text[:cut] + f"\n# … truncated ({len(text) - cut} more characters)"
 
-    def title(self) -> str:
+    def title(self, timeout_ms: float = 2_000) -> str:
+        """The document's title, '' when the page cannot say within `timeout_ms` (a main thread
+        that never yields would hold `page.title()` for as long as it spins)."""
         if self._closed or self.crashed:
             return ""
         try:
-            return self.page.title()
+            return str(self.page.locator(":root").evaluate("() => document.title", timeout=timeout_ms))
         except Exception:  # noqa: BLE001
             return ""
 
-    def evidence(self) -> dict[str, Any]:
-        """What a failure report shows about the page: never raises."""
+    def evidence(self, timeout_ms: float | None = 2_000) -> dict[str, Any]:
+        """What a failure report shows about the page: never raises, and asks the page (its title)
+        for at most `timeout_ms`, not at all when None; everything else was recorded from events."""
         try:
             url = self.page.url
         except Exception:  # noqa: BLE001
             url = ""
         return {
             "url": url,
-            "title": self.title(),
+            "title": self.title(timeout_ms) if timeout_ms is not None else "",
             "console": list(self.console),
             "page_errors": list(self.page_errors),
             "console_error_count": self.console_error_count,

@@ -28,7 +28,8 @@ Failure evidence (page state, accessibility snapshot, screenshot) is best effort
 outlives its reason: it is skipped when the page has not committed a document (a navigation still
 waiting for its answer: the browser would hold the snapshot and the screenshot until it comes,
 see `_DocumentWatch`), when less than EVIDENCE_MIN_MS is left of the run or of the rule (plus
-EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot. The failure's
+EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot. What is taken
+gets at most that same remainder as its timeout (`_evidence_budget_ms`). The failure's
 `context["evidence_skipped"]` says what was skipped and why.
 
 Timeouts: every browser operation is capped by the rule deadline (`rule.timeout_ms`, only when
@@ -90,6 +91,10 @@ A11Y_FILE_LIMIT = 200_000
 #: browser/session.py's own bound on an accessibility snapshot; an empty one that took most of it
 #: means the page is not answering, and the screenshot (bound 10 s) is not tried after it
 A11Y_TIMEOUT_MS = 5000
+#: the most the page's title may take in the failure evidence (a blocked main thread never answers)
+TITLE_TIMEOUT_MS = 2_000
+#: the most a screenshot may take (less when the run or the rule has less left: `_evidence_budget_ms`)
+SCREENSHOT_TIMEOUT_MS = 10_000
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
 EVIDENCE_MIN_MS = 300
@@ -781,7 +786,7 @@ class _ScenarioWalk:
             if why:
                 skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": why}
                 return replace(failure, context={**failure.context, "evidence_skipped": skipped})
-            shot = self._screenshot(state.rule, index, "fail")
+            shot = self._screenshot(state.rule, index, "fail", self._evidence_budget_ms(state.deadline))
             if shot:
                 state.screenshots.append(shot)
                 return replace(failure, screenshot=shot)
@@ -799,6 +804,15 @@ class _ScenarioWalk:
         if rule_deadline is not None and (rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS < EVIDENCE_MIN_MS:
             return f"the rule's time is spent (its timeout plus {EVIDENCE_GRACE_MS} ms for evidence)"
         return None
+
+    def _evidence_budget_ms(self, rule_deadline: float | None) -> float | None:
+        """How long one piece of evidence may take now: what is left of the run, and of the rule
+        plus EVIDENCE_GRACE_MS; None when neither has a deadline (the capture's own bound holds)."""
+        now = time.monotonic()
+        left = [(self.run.deadline - now) * 1000] if self.run.deadline is not None else []
+        if rule_deadline is not None:
+            left.append((rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS)
+        return max(min(left), float(EVIDENCE_MIN_MS)) if left else None
 
     def _run_step(self, state: "_RuleState", index: int, step: Step, *, role: str,
                   detail: dict[str, Any] | None = None) -> _StepResult:
@@ -896,22 +910,32 @@ class _ScenarioWalk:
         self._unresponsive = None
         if self.session is None or self.crashed:
             return {}
+        why = self._evidence_skip_reason(rule_deadline)
+        budget = self._evidence_budget_ms(rule_deadline)
+        title_ms = min(TITLE_TIMEOUT_MS, budget or TITLE_TIMEOUT_MS)
+        started = time.monotonic()
         try:
-            context = dict(self.session.evidence())
+            # with no document (or no time) the page is not asked at all: only what events recorded
+            context = dict(self.session.evidence(timeout_ms=None if why else title_ms))
         except Exception:  # noqa: BLE001 - evidence is best effort
             context = {}
+        took_ms = (time.monotonic() - started) * 1000
+        if not why and not context.get("title") and took_ms >= title_ms * 0.8:
+            # a page that cannot say its title in time will not draw a snapshot or a picture either
+            self._unresponsive = why = f"the page did not answer for its title in {took_ms / 1000:.1f} s"
         snapshot = ""
-        why = self._evidence_skip_reason(rule_deadline)
         if why:
             context["evidence_skipped"] = {"a11y_snapshot": why}
         else:
+            budget = self._evidence_budget_ms(rule_deadline)   # what the title took is spent
+            snapshot_ms = min(A11Y_TIMEOUT_MS, budget or A11Y_TIMEOUT_MS)
             started = time.monotonic()
             try:
-                snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT)
+                snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT, timeout_ms=snapshot_ms)
             except Exception:  # noqa: BLE001
                 snapshot = ""
             took_ms = (time.monotonic() - started) * 1000
-            if not snapshot and took_ms >= A11Y_TIMEOUT_MS * 0.8:
+            if not snapshot and took_ms >= snapshot_ms * 0.8:
                 self._unresponsive = f"the page did not answer the accessibility snapshot in {took_ms / 1000:.1f} s"
                 context["evidence_skipped"] = {"a11y_snapshot": f"no answer in {took_ms / 1000:.1f} s: the page is "
                                                                 f"not responding"}
@@ -951,7 +975,7 @@ class _ScenarioWalk:
             return True
         return False
 
-    def _screenshot(self, rule: Rule, index: int, kind: str) -> str | None:
+    def _screenshot(self, rule: Rule, index: int, kind: str, budget_ms: float | None = None) -> str | None:
         if self.session is None:
             return None
         if self._document is not None and self._document.uncommitted():
@@ -961,7 +985,8 @@ class _ScenarioWalk:
         try:
             # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
             ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots,
-                                         hide=self.run.secrets.values())
+                                         hide=self.run.secrets.values(),
+                                         timeout_ms=min(SCREENSHOT_TIMEOUT_MS, budget_ms or SCREENSHOT_TIMEOUT_MS))
         except Exception:  # noqa: BLE001 - the interface says never raises; be sure
             ok = False
         return name if ok else None
