@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -132,6 +133,37 @@ scenarios:
     assert problem.render().splitlines()[0] == (
         "t.rules.yaml:10:13: error: secret {{TOKEN}} is used in the for of step 2 (wait for "
         "'[data-token='{{TOKEN}}']') of rule 'r'")
+
+
+def test_names_with_a_line_break_stay_on_the_problem_line() -> None:
+    # flow and rule file names are identifiers, but a .robot suite may name a scenario or rule
+    # `"s\nx"` (Robot Framework unescapes it); here the names are set on a loaded rule file's model
+    loaded = rules('''rules_version: "1"
+verification: v
+secrets: [TOKEN]
+scenarios:
+  - name: s
+    url: "/?t={{TOKEN}}"
+    rules:
+      - name: r
+        child_scope: "#{{TOKEN}}"
+        steps:
+          - {type: wait, for: "[data-token='{{TOKEN}}']"}
+          - {type: extract, selector: "#t", into: TOKEN}
+''')
+    rule = loaded.rules[0]
+    wait = dataclasses.replace(rule.steps[0], text="wait for\r\n'x'")
+    renamed = dataclasses.replace(loaded, name="s\nx", rules=(
+        dataclasses.replace(rule, name="a\nb\u2028c", steps=(wait, rule.steps[1])),))
+    rendered = [p.render() for p in secret_misuse(renamed, ())]
+    assert [line.split(": error: ", 1)[1] for line in (r.split("\n")[0] for r in rendered)] == [
+        "secret {{TOKEN}} is used in the url of scenario 's\\nx'",
+        "secret {{TOKEN}} is used in the child_scope of rule 'a\\nb\\u2028c'",
+        "secret {{TOKEN}} is used in the for of step 1 (wait for\\r\\n'x') of rule 'a\\nb\\u2028c'",
+        "step 2 (extract '#t' into TOKEN) of rule 'a\\nb\\u2028c' extracts into 'TOKEN', which is a secret",
+    ]
+    # each problem is its message line and its hint line, nothing more
+    assert all(len(r.splitlines()) == 2 for r in rendered)
 
 
 SECRET = "s3cr+t/&\"ü"

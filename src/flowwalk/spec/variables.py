@@ -14,11 +14,12 @@ import dataclasses
 import json
 import re
 from typing import Any, Iterable, Iterator, Mapping
-from urllib.parse import quote, quote_plus
+from urllib.parse import quote as url_quote, quote_plus
 
 from flowwalk.errors import Location, Problem
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, Rule, Scenario, Step, VerifierRef, Wait
 from flowwalk.plan.dag import ancestors
+from flowwalk.spec.source import NAME_SHOWN, escape, quote
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 #: the step actions whose `value` may hold a secret
@@ -155,8 +156,8 @@ def missing_variables(scenario: Scenario, available: Iterable[str]) -> list[tupl
 
 
 def _step_label(rule: Rule, index: int, step: Step, scenario: Scenario) -> str:
-    where = f"step {index} ({step.text})"
-    return where if scenario.kind == "flow" else f"{where} of rule '{rule.name}'"
+    where = f"step {index} ({escape(step.text)})"
+    return where if scenario.kind == "flow" else f"{where} of rule {quote(rule.name, NAME_SHOWN)}"
 
 
 def secret_misuse(scenario: Scenario, secret_names: Iterable[str]) -> list[Problem]:
@@ -174,10 +175,10 @@ def secret_misuse(scenario: Scenario, secret_names: Iterable[str]) -> list[Probl
                 problems.append(Problem(loc, f"secret {{{{{name}}}}} is used in the {field} of {where}", hint))
 
     for field, text in _scenario_strings(scenario):
-        check(scenario.loc, f"scenario '{scenario.name}'", field, text)
+        check(scenario.loc, f"scenario {quote(scenario.name, NAME_SHOWN)}", field, text)
     for rule in scenario.rules:
         for field, text in _rule_strings(rule):
-            check(rule.loc, f"rule '{rule.name}'", field, text)
+            check(rule.loc, f"rule {quote(rule.name, NAME_SHOWN)}", field, text)
         for index, step in enumerate(rule.steps, start=1):
             where = _step_label(rule, index, step, scenario)
             for field, text in step_strings(step):
@@ -188,7 +189,8 @@ def secret_misuse(scenario: Scenario, secret_names: Iterable[str]) -> list[Probl
                 # never substituted, so a secret here would be matched literally and can never work
                 check(step.loc, where, "regular expression", step.value)
             if isinstance(step, Extract) and step.into in secrets:
-                problems.append(Problem(step.loc, f"{where} extracts into '{step.into}', which is a secret",
+                into = quote(step.into, NAME_SHOWN)
+                problems.append(Problem(step.loc, f"{where} extracts into {into}, which is a secret",
                                         "extract into a name of its own; secrets come only from the environment"))
     return problems
 
@@ -208,9 +210,9 @@ class Redactor:
             if not value:
                 continue
             forms.add(value)
-            forms.add(quote(value, safe=""))
+            forms.add(url_quote(value, safe=""))
             forms.add(quote_plus(value, safe=""))
-            forms.add(quote(value, safe="/:"))
+            forms.add(url_quote(value, safe="/:"))
             forms.add(json.dumps(value)[1:-1])
             forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
             # a JSON string written into another JSON string (a record holding a serialised body)
