@@ -107,3 +107,25 @@ def test_an_empty_folder_loads_nothing(tmp_path: Path, monkeypatch: pytest.Monke
 def test_default_paths_come_from_the_settings(repo: Path) -> None:
     settings = Settings(paths=("specs/sub",))
     assert [s.path for s in load_suites([], settings)] == ["specs/sub/c.flow.yml"]
+
+
+def test_a_missing_path_with_a_line_break_is_one_problem_line(repo: Path) -> None:
+    # the path comes from the command line; its line break is shown escaped, in the location too
+    with pytest.raises(SpecError) as caught:
+        discover(["no\nsuch.flow.yaml"])
+    assert [p.render() for p in caught.value.problems] == [
+        "no\\nsuch.flow.yaml:1:1: error: path 'no\\nsuch.flow.yaml' does not exist\n"
+        "  hint: check the spelling, or run from the repository root",
+    ]
+
+
+def test_a_file_name_with_a_line_break_is_shown_escaped(repo: Path) -> None:
+    put(repo, "odd/a\nb.flow.yaml", 'spec_version: "1"\nname: [\n')
+    put(repo, "odd/c\rd.flow.yaml", FLOW.format(name="cd"))
+    with pytest.raises(SpecError) as caught:
+        load_suites(["odd"], Settings())
+    (problem,) = caught.value.problems
+    first, hint = problem.render().split("\n")
+    assert first.startswith("odd/a\\nb.flow.yaml:") and hint.startswith("  hint: ")
+    (suite,) = load_suites(["odd/c\rd.flow.yaml"], Settings())
+    assert suite.path == "odd/c\\rd.flow.yaml" and suite.scenarios[0].id == "odd/c\\rd.flow.yaml#cd"

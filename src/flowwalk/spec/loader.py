@@ -18,7 +18,7 @@ from flowwalk.model import Suite
 from flowwalk.settings import Settings
 from flowwalk.spec.flow import load_flow
 from flowwalk.spec.rules import load_rules
-from flowwalk.spec.source import SourceError, load_source
+from flowwalk.spec.source import SourceError, escape, load_source
 from flowwalk.spec.variables import secret_misuse
 
 FLOW_SUFFIXES = (".flow.yaml", ".flow.yml", ".flow.json")
@@ -64,8 +64,9 @@ def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> tu
     for given in paths:
         text = str(given)
         if not os.path.exists(text):
-            problems.append(Problem(Location(display_path(text) if text else "''", 1, 1),
-                                    f"path '{text}' does not exist",
+            # the path comes from the command line: escaped, so a line break in it cannot split the problem
+            problems.append(Problem(Location(escape(display_path(text)) if text else "''", 1, 1),
+                                    f"path '{escape(text)}' does not exist",
                                     "check the spelling, or run from the repository root"))
             continue
         if os.path.isfile(text):
@@ -99,7 +100,9 @@ def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) ->
 
 def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Problem]]:
     """One input file, by its kind; problems instead of exceptions."""
-    display = display_path(path)
+    # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
+    # in its problems and its scenario ids, so each problem stays on one line
+    display = escape(display_path(path))
     kind = file_kind(path.name)
     if kind == "robot":
         robot = _robot_module()
