@@ -29,9 +29,10 @@ row (the state did not settle) or no fresh read could be taken; `EXPECT_STATE_MI
 Frames: every read looks at the main frame only (selectors and page text do not cross into
 iframes). A check that fails because what it looks for is not in the main frame (a page-text
 check finds no such text, a selector matches nothing) then looks once in the page's child
-frames (`_look_in_frames`: at most `FRAME_LOOK_MAX` frames within `FRAME_LOOK_MS`). When one of
+frames (`look_in_frames`: at most `FRAME_LOOK_MAX` frames within `FRAME_LOOK_MS`). When one of
 them has it, the site did not misbehave: the spec cannot reach what it means, so the check fails
 `ELEMENT_NOT_FOUND` and `CheckResult.frame` names that frame. A passing check never pays for this.
+The walker asks `look_in_frames` the same way for an act whose target the main frame lacks.
 
 Each read is one round trip: `page.evaluate` for the URL, one `evaluate_all` over a selector's
 matches for element kinds (one more per pipe alternative that matches nothing), none for beacons
@@ -53,7 +54,7 @@ from flowwalk.browser.network import matching_beacons, normalize_vendor
 from flowwalk.browser.session import PageSession
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 
-__all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded"]
+__all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
 OBSERVED_LIMIT = 200
 #: a failed check looks in at most this many child frames, for at most this long (on failure only)
@@ -556,12 +557,17 @@ def _frame_label(frame: Any) -> str:
     return f"'{_clip(name, 60)}' ({shown})" if name else f"at {shown}"
 
 
-def _look_in_frames(session: PageSession, probe: _Probe, question: str,
-                    clock: Callable[[], float]) -> str | None:
-    """The first child frame (document order, at most FRAME_LOOK_MAX, within FRAME_LOOK_MS) where
-    the failed check's text is shown ('text': the check would pass there) or its selector matches
-    ('element'); None when no frame has it. Never raises a page error; a crash still propagates."""
-    end = clock() + FRAME_LOOK_MS / 1000
+def look_in_frames(session: PageSession, has: Callable[[Any], bool], *, budget_ms: float = FRAME_LOOK_MS,
+                   clock: Callable[[], float] = time.monotonic) -> str | None:
+    """The label (name and URL) of the first child frame, in document order, for which `has(frame)`
+    is true; None when none is. At most FRAME_LOOK_MAX frames are asked, and no new one once
+    `budget_ms` (at most FRAME_LOOK_MS) has passed. For failure paths only: checks here, and the
+    walker's acts whose target the main frame does not have.
+
+    `has` asks one frame and may raise a PlaywrightError (that frame is skipped). Never raises a
+    page error; a crashed browser or renderer still raises BrowserCrashed.
+    """
+    end = clock() + max(min(budget_ms, FRAME_LOOK_MS), 0) / 1000
     try:
         frames = [f for f in session.page.frames if f.parent_frame is not None][:FRAME_LOOK_MAX]
     except PlaywrightError:
@@ -570,16 +576,29 @@ def _look_in_frames(session: PageSession, probe: _Probe, question: str,
         if clock() >= end:
             break
         try:
-            if frame.is_detached():
+            if frame.is_detached() or not has(frame):
                 continue
-        except PlaywrightError:
+        except PlaywrightError as exc:
+            translated = session.translate(exc)
+            if isinstance(translated, BrowserCrashed):
+                raise translated from exc
             continue
+        return _frame_label(frame)
+    return None
+
+
+def _look_in_frames(session: PageSession, probe: _Probe, question: str,
+                    clock: Callable[[], float]) -> str | None:
+    """The frame where the failed check's text is shown ('text': the check would pass there) or its
+    selector matches ('element'); see `look_in_frames`."""
+
+    def has(frame: Any) -> bool:
         obs = probe.read_frame(session, frame)
         if obs.fatal or obs.ok is None:
-            continue
-        if (question == "text" and obs.ok) or (question == "element" and obs.found):
-            return _frame_label(frame)
-    return None
+            return False
+        return bool(obs.ok) if question == "text" else obs.found
+
+    return look_in_frames(session, has, clock=clock)
 
 
 def _final_observed(obs: _Read, stale: bool, streak: int, st: Stabilize) -> str:
