@@ -167,6 +167,16 @@ def test_a_failed_entry_url_counts_its_time(hostile_run: dict[str, Any]) -> None
     assert test["duration_ms"] >= NAVIGATE_S * 1000 * 0.9
 
 
+def test_a_click_on_a_button_inside_a_frame_names_the_frame(hostile_run: dict[str, Any]) -> None:
+    # the act's selector matches nothing in the main page; the failure says which frame has it
+    failure = by_file(hostile_run["verdict"])["frames-click.flow.yaml"].get("failure") or {}
+    message = failure.get("message") or ""
+    print(f"\nFIGURE hostile frames-click message: {message}")
+    assert message.startswith("no element matches '#pay' within "), message
+    assert "the frame 'pay-frame' (http://" in message and "/hostile/frame-child.html)" in message, message
+    assert "do not cross into frames" in message and "hint: " in message, message
+
+
 def _frozen_run(tmp_path: Path, first_steps: str) -> tuple[Any, Path]:
     flows = tmp_path / "flows"
     flows.mkdir()

@@ -251,6 +251,8 @@ def _score(strategy: str, items: list[dict[str, Any]], desc: Description) -> tup
 def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetResolution:
     """Find the element a human description means on the live page (see the module docstring).
 
+    `page` is a Playwright page, or a frame of one (its elements only).
+
     Raises BrowserCrashed when the browser is gone; never raises for page content.
     """
     desc = describe(target)
@@ -338,6 +340,10 @@ def _pick(ranked: list[_Candidate], kept: tuple[dict[str, Any], ...], target: st
 def _gone(page: Any, exc: PlaywrightError) -> bool:
     from flowwalk.browser.errors import is_closed_error
 
+    if hasattr(page, "parent_frame"):
+        # a frame has no is_closed(): its page is what closes (a frame that was detached is page
+        # content, and its error does not say closed)
+        page = page.page
     try:
         closed = page.is_closed()
     except Exception:  # noqa: BLE001

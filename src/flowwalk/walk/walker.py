@@ -19,9 +19,12 @@ declaration order for ties) and walks each one:
    a guard that still fails skips the rule (`guard_failed`), or fails it under `guard_policy: abort`;
 5. **body** – steps in order. Acts dismiss interrupts first, re-resolve a `target` when the
    pinned selector matches nothing, retry once after dismissing when they raise, honour
-   `await_selector`, check the allowlist and run their verifiers. Observations use the rule's
-   timeout. Emits record page state and never fail. A failed required step halts the rule and
-   lists the rest as skipped; a failed `optional: true` step becomes a warning finding;
+   `await_selector`, check the allowlist and run their verifiers. An act whose target is not in
+   the main frame (selectors do not cross into frames) looks, on that failure path only, in the
+   child frames like a check does; when one has it the failure (ELEMENT_NOT_FOUND) names that
+   frame. Observations use the rule's timeout. Emits record page state and never fail. A failed
+   required step halts the rule and lists the rest as skipped; a failed `optional: true` step
+   becomes a warning finding;
 6. **flow assertions** – graded after a flow's steps (see `_grade_assertions`).
 
 Failure evidence (page state, accessibility snapshot, screenshot) is best effort and never
@@ -61,7 +64,7 @@ from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Extract, Got
 from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import LITERAL_KINDS, Redactor, placeholders, substitute
-from flowwalk.walk.checks import EarlyRead, read_ahead, run_check
+from flowwalk.walk.checks import FRAME_LOOK_MS, EarlyRead, look_in_frames, read_ahead, run_check
 from flowwalk.walk.context import RunContext, redact_event
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 from flowwalk.walk.resolve import resolve_target
@@ -1198,8 +1201,14 @@ class _ScenarioWalk:
                 return located.locator.first
             if not step.target:
                 tried = ", ".join(located_tried(self.page, selector, state.scope))
-                raise _StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}' within {int(wait_ms)} ms",
-                                  expected=f"an element matching '{selector}'", observed=f"nothing matched ({tried})")
+                missing = f"no element matches '{selector}' within {int(wait_ms)} ms"
+                observed = f"nothing matched ({tried})"
+                frame = self._frame_with_target(state, selector, None)
+                if frame is not None:
+                    missing = f"{missing}; {_only_in_frame(frame, 'act on')}"
+                    observed = f"{observed}; only inside the frame {frame}"
+                raise _StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
+                                  observed=observed)
         target = self.subst(step.target)
         assert target is not None
         resolution = self._resolve(target, state)
@@ -1212,11 +1221,42 @@ class _ScenarioWalk:
             result.detail["selector"] = resolution.selector
             return self.page.locator(resolution.selector).first
         result.recovery.record("re_resolve_target", "failed", f"{why}; '{target}': {resolution.reason}")
-        code = "AMBIGUOUS_TARGET" if candidates else "ELEMENT_NOT_FOUND"
-        raise _StepFailed(code, f"could not resolve the target '{target}': {resolution.reason}",
-                          expected=f"one element for '{target}'",
-                          observed=f"{len(candidates)} candidate(s), none unique and usable" if candidates
-                          else "no candidate", candidates=candidates)
+        if candidates:
+            raise _StepFailed("AMBIGUOUS_TARGET", f"could not resolve the target '{target}': {resolution.reason}",
+                              expected=f"one element for '{target}'",
+                              observed=f"{len(candidates)} candidate(s), none unique and usable",
+                              candidates=candidates)
+        message, observed = f"could not resolve the target '{target}': {resolution.reason}", "no candidate"
+        frame = self._frame_with_target(state, selector, target)
+        if frame is not None:
+            message = f"{message}; {_only_in_frame(frame, 'act on')}"
+            observed = f"{observed}; only inside the frame {frame}"
+        raise _StepFailed("ELEMENT_NOT_FOUND", message, expected=f"one element for '{target}'", observed=observed,
+                          candidates=candidates)
+
+    def _frame_with_target(self, state: "_RuleState", selector: str | None, target: str | None) -> str | None:
+        """The child frame that has what an act's main frame lacks (failure path only, like a
+        check's: `look_in_frames`, at most 4 frames within 1 s and within the rule's and the run's
+        time): the pinned selector matches there, or the `target` resolves there to one element."""
+        if self.session is None:
+            return None
+        budget = self.cap_ms(FRAME_LOOK_MS, state.deadline)
+        if budget <= 0:
+            return None
+
+        def has(frame: Any) -> bool:
+            if selector:
+                try:
+                    if locate(frame, selector, state.scope).count > 0:
+                        return True
+                except InvalidSelector:
+                    pass  # the main frame parsed it (it would have failed there); nothing to find
+            return bool(target) and resolve_target(frame, target or "", state.scope).selector is not None
+
+        try:
+            return look_in_frames(self.session, has, budget_ms=budget)
+        except BrowserCrashed:
+            raise _Halt from None
 
     def _resolve(self, target: str, state: "_RuleState") -> Any:
         """Re-resolve `target`, giving a page still rendering the grace period to show it."""
@@ -1325,10 +1365,7 @@ class _ScenarioWalk:
             if check.frame is not None:
                 # the page shows it, inside a frame: the spec cannot reach it, the site is not at fault
                 raise _StepFailed(check.runtime_code or "ELEMENT_NOT_FOUND",
-                                  f"{what}: expected {check.expected}; the main page does not have it, but the "
-                                  f"frame {check.frame} does: selectors and page text do not cross into frames. "
-                                  f"hint: check the frame's own page (goto its URL), or expect what the main "
-                                  f"page itself shows",
+                                  f"{what}: expected {check.expected}; {_only_in_frame(check.frame, 'expect')}",
                                   expected=check.expected, observed=check.observed)
             raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                               f"{what}: expected {check.expected}; observed {check.observed}",
@@ -1552,6 +1589,14 @@ class _RuleState:
     #: the body step after the running one (None at the end, in guards and in replays)
     next_step: Step | None = None
     early: dict[int, EarlyRead] = field(default_factory=dict)
+
+
+def _only_in_frame(frame: str, verb: str) -> str:
+    """The part of a failure message (checks and acts alike) saying a child frame has what the
+    main page lacks, with its hint; `verb` is what the spec would do instead ('expect', 'act on')."""
+    return (f"the main page does not have it, but the frame {frame} does: selectors and page text do not cross "
+            f"into frames. hint: check the frame's own page (goto its URL), or {verb} what the main page itself "
+            f"shows")
 
 
 def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
