@@ -203,8 +203,10 @@ def test_a_click_that_freezes_the_page_forever_costs_the_action_timeout_and_the_
     tests = by_file(verdict(out))
     failure = tests["frozen.flow.yaml"]["failure"]
     assert failure["runtime_code"] == "TIMEOUT" and failure["step_index"] == 1
-    assert tests["later.flow.yaml"]["status"] == "passed"
-    assert done.wall_s < 8, f"{done.wall_s:.1f} s: the frozen page held the run"
+    assert tests["later.flow.yaml"]["status"] == "passed"   # the 8 s run timeout never cut anything
+    # 3 s of action timeout, 2 s asking for the title, then nothing more is asked of the page
+    took = tests["frozen.flow.yaml"]["duration_ms"] / 1000
+    assert took < 5 + 2.5, f"{took:.1f} s: the frozen page held the flow"
 
 
 # a Playwright call with no timeout of its own, stuck on the frozen page, is ended by the run's
