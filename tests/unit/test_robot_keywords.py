@@ -143,3 +143,24 @@ def test_docs_table_lists_every_keyword_once() -> None:
     for row, keyword in zip(table, KEYWORDS):
         assert keyword.shown().replace("|", "\\|") in row
         assert ("**refused**" in row) == (keyword.refused is not None)
+
+
+@pytest.mark.parametrize("written", [
+    'GIVEN\tI start scenario "a"',
+    'Given\xa0I start scenario "a"',
+    'Gıven I ſtart scenario "a"',  # RF's case-insensitive regex takes dotless i for i, long s for s
+    'given i START SCENARIO "a"',
+])
+def test_the_first_word_index_keeps_every_match_rf_makes(written: str) -> None:
+    # calls are compared only with patterns whose first word (with RF's own flags) starts them
+    found = match_keyword(written)
+    assert isinstance(found, Match) and found.keyword.pattern == 'I start scenario "${name}"', found
+    assert found.args == {"name": "a"}
+
+
+def test_repeated_calls_get_their_own_arguments() -> None:
+    first = match_keyword('When I click locator "#a"')
+    assert isinstance(first, Match)
+    first.args["css"] = "changed"
+    again = match_keyword('When I click locator "#a"')
+    assert isinstance(again, Match) and again.args == {"css": "#a"}

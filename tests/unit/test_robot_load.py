@@ -3,6 +3,7 @@ refusal at its `path:line:col` with a hint. No browser needed."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
@@ -958,3 +959,32 @@ def test_problems_render_as_path_line_col_with_a_hint(tmp_path: Path) -> None:
     assert problem.render() == (
         "suites/s.robot:13:9: error: aitester-bdd does not register a keyword named 'Then selector exists \"#x\"'\n"
         "  hint: did you mean 'Then selector \"#x\" exists'? see docs/robot.md for the keywords aitester-bdd registers")
+
+
+def test_a_suite_over_1_mib_is_refused_for_its_size_unparsed(tmp_path: Path) -> None:
+    text = suite_text('    I define rule "r"\n        Then url contains "/"\n') + "# padding\n" * 110_000
+    path = _write(tmp_path, text)
+    size = path.stat().st_size
+    assert size > 1 << 20
+    assert is_aitester_suite(path)  # found, so that loading can say why it is not loaded
+    suite, problems = load_robot_suite(path, "suites/s.robot", Settings())
+    assert suite is None and [p.render() for p in problems] == [
+        f"suites/s.robot:1:1: error: file is too large ({size:,} bytes; the limit is 1 MiB)\n"
+        "  hint: a suite is a reviewable artifact: split it into smaller suites"]
+    plain = "*** Test Cases ***\nT\n    Log    hi\n"
+    path.write_text(plain + "# aitester_bdd\n" * 100 + "# padding\n" * 110_000, encoding="utf-8")
+    assert is_aitester_suite(path)  # over the limit it is not parsed: naming the library is enough
+    path.write_text(plain + "# padding\n" * 110_000, encoding="utf-8")
+    assert not is_aitester_suite(path)
+
+
+def test_a_suite_of_thousands_of_distinct_calls_loads_quickly(tmp_path: Path) -> None:
+    # each call was matched against every registered pattern (about 1 ms of CPU each: 5,000 calls
+    # took 7 s); calls are now compared only with the patterns whose first word they start with
+    lines = "".join(f'        When I click locator "#b{i}"\n        Then locator "#s{i}" has text "t {i}"\n'
+                    f'        And I type "v{i}" into locator "#f{i}"\n        Given selector "#e{i}" exists\n'
+                    for i in range(1250))
+    started = time.process_time()
+    r = rule(tmp_path, lines)
+    assert time.process_time() - started < 3
+    assert len(r.steps) == 5000 and r.steps[-1].text == 'Given selector "#e1249" exists'

@@ -31,7 +31,7 @@ from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     match_keyword, typed_secrets,
 )
-from flowwalk.spec.source import LineTable, escape
+from flowwalk.spec.source import MAX_BYTES, LineTable, escape
 
 LIBRARY = "aitester_bdd.AITester"
 #: the rule `And I configure state setup` becomes in every scenario
@@ -67,13 +67,19 @@ class _ImportFinder(ModelVisitor):  # type: ignore[misc]  # RF ships no types fo
 
 
 def is_aitester_suite(path: Path) -> bool:
-    """A `.robot` file whose *** Settings *** import `aitester_bdd.AITester`."""
+    """A `.robot` file whose *** Settings *** import `aitester_bdd.AITester`.
+
+    At most the size limit is read: a longer file counts as a suite when that much of it names the
+    library, unparsed, so that loading refuses it for its size instead of skipping it unsaid."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        with path.open(encoding="utf-8", errors="replace") as file:
+            text = file.read(MAX_BYTES + 1)
     except OSError:
         return False
     if "aitester_bdd" not in text:  # cheap pre-check: most .robot files are plain RF suites
         return False
+    if len(text) > MAX_BYTES:
+        return True
     try:
         model = get_model(text, data_only=True)
     except Exception:  # RF's parser is lenient; anything it cannot read is simply not a suite
@@ -643,6 +649,14 @@ class _Loader:
         self.problems.append(_problem(loc, message, hint))
 
     def load(self, path: Path) -> Suite | None:
+        try:
+            size = path.stat().st_size
+        except OSError:
+            size = 0  # RF's parser says why it cannot read it, below
+        if size > MAX_BYTES:  # the same bound as flow and rule files: parsing time grows with the size
+            self.problem(Location(self.rel), f"file is too large ({size:,} bytes; the limit is 1 MiB)",
+                         "a suite is a reviewable artifact: split it into smaller suites")
+            return None
         try:
             model = get_model(str(path), data_only=False)
         except Exception as exc:  # unreadable file: one problem, never a traceback

@@ -12,13 +12,15 @@ Markdown that `docs/robot.md` carries. Reading files, variables and assembling t
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Literal, Protocol
 
-from robot.running.arguments.embedded import EmbeddedArguments
+from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArguments
+from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
@@ -908,6 +910,10 @@ class _Registration:
     keyword: Keyword
     name: str
     embedded: EmbeddedArguments | None
+    #: the keyword's pattern without a BDD prefix, as RF would register it bare (for `_miss`)
+    core: EmbeddedArguments | None
+    #: `_shape(name)`, for did-you-mean ranking
+    shape: str
 
 
 def _normalize(name: str) -> str:
@@ -917,12 +923,49 @@ def _normalize(name: str) -> str:
 def _registrations() -> tuple[_Registration, ...]:
     out = []
     for keyword in KEYWORDS:
+        core = EmbeddedArguments.from_name(keyword.pattern)
         for name in keyword.names():
-            out.append(_Registration(keyword, name, EmbeddedArguments.from_name(name)))
+            out.append(_Registration(keyword, name, EmbeddedArguments.from_name(name), core, _shape(name)))
     return tuple(out)
 
 
-_REGISTRATIONS = _registrations()
+class _Index:
+    """Registrations arranged so that a call is compared only with those that can match it.
+
+    A normal (non-embedded) name is looked up by its normalized form. An embedded name's regular
+    expression starts with its first word and a whitespace (`When\\s`); that head is compiled on
+    its own, with the same flags, and a call is tried only against the registrations whose head
+    matches its start. A full match implies a head match, so the filter never drops a match, and
+    the candidates keep the table's order (ambiguity and did-you-mean depend on it).
+    """
+
+    def __init__(self, registrations: tuple[_Registration, ...]):
+        self.normal: dict[str, list[_Registration]] = {}
+        #: each embedded registration and the number of its head in `heads` (-1: tried for every call)
+        self.embedded: list[tuple[_Registration, int]] = []
+        heads: dict[tuple[str, int], int] = {}
+        for reg in registrations:
+            if reg.embedded is None:
+                self.normal.setdefault(_normalize(reg.name), []).append(reg)
+                continue
+            words = reg.name.split(None, 1)
+            head = re.escape(words[0]) + r"\s" if len(words) == 2 else ""
+            number = -1
+            if head and reg.embedded.name.pattern.startswith(head):
+                number = heads.setdefault((head, reg.embedded.name.flags), len(heads))
+            self.embedded.append((reg, number))
+        self.heads = [re.compile(head, flags) for head, flags in heads]
+        self._candidates: dict[frozenset[int], list[_Registration]] = {}
+
+    def candidates(self, text: str) -> list[_Registration]:
+        """The embedded registrations that may match `text` (a placeholdered call name), in order."""
+        hit = frozenset(i for i, head in enumerate(self.heads) if head.match(text))
+        found = self._candidates.get(hit)
+        if found is None:  # at most one list per set of heads, so this stays small
+            found = self._candidates[hit] = [reg for reg, n in self.embedded if n < 0 or n in hit]
+        return found
+
+
 _PREFIX = re.compile(r"(given|when|then|and|but)\s", re.IGNORECASE)
 
 
@@ -939,16 +982,17 @@ class Miss:
     hint: str
 
 
-def _find(name: str, registrations: tuple[_Registration, ...]) -> list[tuple[_Registration, tuple[str, ...]]]:
-    normal = [(r, ()) for r in registrations if r.embedded is None and _normalize(r.name) == _normalize(name)]
+def _find(name: str, index: _Index) -> list[tuple[_Registration, tuple[str, ...]]]:
+    normal = index.normal.get(_normalize(name))
     if normal:  # RF: a normal (non-embedded) match is exact and wins over embedded ones
-        return normal  # type: ignore[return-value]
+        return [(r, ()) for r in normal]
     found: list[tuple[_Registration, tuple[str, ...]]] = []
-    for reg in registrations:
-        if reg.embedded is not None:
-            args = reg.embedded.parse_args(name)
-            if reg.embedded.name.fullmatch(_placeholdered(name)):
-                found.append((reg, args))
+    if index.embedded:
+        text = _placeholdered(name)  # raises RF's DataError for a malformed `${`, as parse_args would
+        for reg in index.candidates(text):
+            assert reg.embedded is not None
+            if reg.embedded.name.fullmatch(text):
+                found.append((reg, reg.embedded.parse_args(name)))
     if len(found) > 1:
         # RF >= 6.0 (issue #4454): a match is better when the other pattern matches its name but not
         # the other way round, i.e. it spells out more of the call literally
@@ -967,9 +1011,6 @@ def _find(name: str, registrations: tuple[_Registration, ...]) -> list[tuple[_Re
 
 def _placeholdered(name: str) -> str:
     """The call name with each `${var}` replaced the way RF's matcher does, so values never split."""
-    from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER
-    from robot.variables import VariableMatches
-
     parts: list[str] = []
     for i, match in enumerate(VariableMatches(name), start=1):
         parts[-1:] = [match.before, f"={VARIABLE_PLACEHOLDER}-{i}=", match.after]
@@ -983,8 +1024,21 @@ def _shape(name: str) -> str:
     return " ".join(name.lower().split())
 
 
+_REGISTRATIONS = _registrations()
+_ALL = _Index(_REGISTRATIONS)
+#: RF tries a call without its Given/When/Then/And/But only against names registered bare
+_BARE = _Index(tuple(r for r in _REGISTRATIONS if not r.keyword.prefixes))
+
+
 def match_keyword(name: str) -> Match | Miss:
     """Resolve one keyword call name against the registered names, as Robot Framework would."""
+    found = _resolve(name)
+    return Match(found.keyword, dict(found.args)) if isinstance(found, Match) else found
+
+
+@functools.lru_cache(maxsize=8192)
+def _resolve(name: str) -> Match | Miss:
+    # remembered per call text: a suite repeats its calls a lot (`match_keyword` hands out copies)
     from robot.errors import DataError
 
     try:
@@ -995,12 +1049,12 @@ def match_keyword(name: str) -> Match | Miss:
 
 
 def _match_keyword(name: str) -> Match | Miss:
-    found = _find(name, _REGISTRATIONS)
+    found = _find(name, _ALL)
     if not found:
         # RF drops a leading Given/When/Then/And/But only when the full name is not registered
         prefix = _PREFIX.match(name)
         if prefix:
-            found = _find(name[prefix.end():], tuple(r for r in _REGISTRATIONS if not r.keyword.prefixes))
+            found = _find(name[prefix.end():], _BARE)
     if len(found) > 1:
         names = ", ".join(f"'{r.name}'" for r, _ in found)
         return Miss(f"'{name}' matches several aitester-bdd keywords: {names}",
@@ -1018,11 +1072,14 @@ def _miss(name: str) -> Miss:
     used = prefix.group(1).title() if prefix else ""
     bare = name[prefix.end():] if prefix else name
     # the name exists, only under other prefixes: say which
+    shown: str | None = None
     for reg in _REGISTRATIONS:
         if not reg.keyword.prefixes:
             continue
-        core = EmbeddedArguments.from_name(reg.keyword.pattern)
-        hit = core.name.fullmatch(_placeholdered(bare)) if core is not None else \
+        core = reg.core
+        if core is not None and shown is None:
+            shown = _placeholdered(bare)
+        hit = core.name.fullmatch(shown) if core is not None and shown is not None else \
             _normalize(reg.keyword.pattern) == _normalize(bare)
         if hit:
             keyword = reg.keyword
@@ -1039,7 +1096,7 @@ def _miss(name: str) -> Miss:
         # real_quick_ratio() bounds ratio() from above and costs nothing: without it a call name of
         # a few thousand characters costs a second of difflib per line (found by the loading fuzz)
         scored = sorted(((m.ratio(), r.name) for r in _REGISTRATIONS
-                         for m in [difflib.SequenceMatcher(None, shape, _shape(r.name))] if m.real_quick_ratio() >= 0.6),
+                         for m in [difflib.SequenceMatcher(None, shape, r.shape)] if m.real_quick_ratio() >= 0.6),
                         reverse=True)
         if scored and scored[0][0] >= 0.6:
             hint = f"did you mean '{scored[0][1]}'? " + hint
