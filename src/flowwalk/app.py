@@ -58,7 +58,9 @@ def _settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None) 
     config: dict[str, Any] = {}
     config_path = options.get("config_path") or find_config(".")
     if options.get("config_path") and not Path(options["config_path"]).is_file():
-        raise UsageError(f"--config '{options['config_path']}' does not exist")
+        from flowwalk.spec.source import escape
+
+        raise UsageError(f"--config '{escape(options['config_path'])}' does not exist")
     if config_path:
         from flowwalk.spec.config import load_config
 

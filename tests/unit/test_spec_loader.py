@@ -129,3 +129,18 @@ def test_a_file_name_with_a_line_break_is_shown_escaped(repo: Path) -> None:
     assert first.startswith("odd/a\\nb.flow.yaml:") and hint.startswith("  hint: ")
     (suite,) = load_suites(["odd/c\rd.flow.yaml"], Settings())
     assert suite.path == "odd/c\\rd.flow.yaml" and suite.scenarios[0].id == "odd/c\\rd.flow.yaml#cd"
+
+
+def test_names_from_the_command_line_and_a_durations_file_are_escaped_in_messages(tmp_path: Path) -> None:
+    from flowwalk.errors import UsageError
+    from flowwalk.plan.shard import load_durations
+
+    odd = tmp_path / "two\nlines.json"
+    with pytest.raises(UsageError) as missing:
+        load_durations(str(odd))
+    assert "two\\nlines.json" in str(missing.value).splitlines()[0]
+    durations = tmp_path / "durations.json"
+    durations.write_text('{"a\\nb": -1}')
+    with pytest.raises(UsageError) as bad:
+        load_durations(str(durations))
+    assert "the duration of 'a\\nb' is -1" in str(bad.value).splitlines()[0]

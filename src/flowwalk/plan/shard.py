@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.model import Scenario, Suite
 from flowwalk.plan.model import DurationSource, Plan
+from flowwalk.spec.source import escape
 
 if TYPE_CHECKING:  # settings are passed in, never built here
     from flowwalk.settings import Settings
@@ -76,9 +77,9 @@ def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
     try:
         text = p.read_text(encoding="utf-8")
     except FileNotFoundError:
-        raise UsageError(f"--durations '{path}': no such file\n{hint}") from None
+        raise UsageError(f"--durations '{escape(path)}': no such file\n{hint}") from None
     except (OSError, UnicodeDecodeError) as error:
-        raise UsageError(f"--durations '{path}': cannot read it ({error})\n{hint}") from None
+        raise UsageError(f"--durations '{escape(path)}': cannot read it ({error})\n{hint}") from None
     try:
         whole = json.loads(text)
     except ValueError:
@@ -87,13 +88,14 @@ def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
         out: dict[str, float] = {}
         for key, value in whole.items():
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
-                raise UsageError(f"--durations '{path}': the duration of '{key}' is {json.dumps(value)}, "
+                raise UsageError(f"--durations '{escape(path)}': the duration of '{escape(key)}' "
+                                 f"is {json.dumps(value)}, "
                                  f"not a number of seconds >= 0\n{hint}")
             out[key] = float(value)
         return out, "json"
     durations, events = _durations_from_emit(text.splitlines())
     if not events:
-        raise UsageError(f"--durations '{path}': neither an emit.jsonl nor a JSON object of durations\n{hint}")
+        raise UsageError(f"--durations '{escape(path)}': neither an emit.jsonl nor a JSON object of durations\n{hint}")
     return durations, "emit"
 
 
@@ -180,7 +182,7 @@ def _scenarios(suites: Sequence[Suite]) -> list[Scenario]:
         for sc in suite.scenarios:
             if sc.id in seen:
                 first = seen[sc.id]
-                problems.append(Problem(sc.loc, f"scenario id '{sc.id}' is used twice (first at {first.loc})",
+                problems.append(Problem(sc.loc, f"scenario id '{escape(sc.id)}' is used twice (first at {first.loc})",
                                         "give each scenario of a file its own name"))
             else:
                 seen[sc.id] = sc

@@ -15,7 +15,7 @@ from pydantic import ValidationError
 from flowwalk.errors import SpecError
 from flowwalk.spec.loader import display_path
 from flowwalk.spec.models import ConfigModel, errors_to_problems
-from flowwalk.spec.source import SourceError, load_source
+from flowwalk.spec.source import SourceError, escape, load_source
 
 __all__ = ["ConfigModel", "load_config"]
 
@@ -23,7 +23,7 @@ __all__ = ["ConfigModel", "load_config"]
 def load_config(path: str | Path) -> ConfigModel:
     """The validated config file; SpecError with every problem, located, when it is invalid."""
     path = Path(path)
-    display = display_path(path)
+    display = escape(display_path(path))   # a line break in the name must not split a problem
     try:
         source = load_source(path, display)
     except SourceError as exc:
