@@ -19,6 +19,7 @@
       return;
     }
     loaded = true;
+    list.textContent = "";  // the placeholders go; the cards take exactly their place
     STORIES.forEach(function (story) {
       var card = document.createElement("figure");
       card.className = "card story";
