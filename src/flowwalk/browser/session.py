@@ -20,6 +20,10 @@ Behaviour a user sees, on purpose:
   means to leave, and staying would turn it into a confusing timeout.
 * Popups (`window.open`, `target=_blank`) are recorded with their URL and closed; the scenario
   stays on its page.
+* Where clicks land: one init script notes, for the last trusted `pointerdown` and `click` of each
+  document, what the event reached (tag, id, a few classes, data-testid, the start of its text) and
+  when. It only listens (capture phase on `window`, passive) and never throws; nothing reads it on
+  the passing path. `last_click()` reads it in one bounded call, for a failure's evidence.
 """
 
 from __future__ import annotations
@@ -82,6 +86,94 @@ _MARK_SECRETS = """(secrets) => {
 }""" % (_MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
 _UNMARK_SECRETS = """() => { for (const el of document.querySelectorAll('[%s]')) el.removeAttribute('%s'); }""" % (
     _MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
+
+#: the window property the click recorder keeps its record in: non-enumerable, read-only, and a
+#: name no site uses
+_CLICK_RECORD = "__flowwalk_click_record_5c3e81"
+#: runs first in every document of the context (add_init_script). For the last trusted pointerdown
+#: and click it keeps a short description of the target and Date.now() (the function as it was
+#: before any page script could replace it), and a weak reference to the element, so a failure can
+#: compare it with the intended one. Listens only: passive, capture phase, never throws.
+_RECORD_CLICKS = """(() => {
+  try {
+    const name = '%s';
+    if (Object.prototype.hasOwnProperty.call(window, name)) return;
+    const record = Object.create(null);
+    record.pointerdown = null;
+    record.click = null;
+    Object.defineProperty(window, name, { value: record, enumerable: false, configurable: false, writable: false });
+    const now = Date.now;
+    const Ref = typeof WeakRef === 'function' ? WeakRef : null;
+    const clip = (text, n) => (typeof text === 'string' && text.length > n ? text.slice(0, n - 1) + '\\u2026' : text);
+    const textOf = (el) => {
+      let out = '';
+      try {
+        const walker = (el.ownerDocument || document).createTreeWalker(el, 4);
+        let seen = 0, node;
+        while (out.length <= 80 && seen < 200 && (node = walker.nextNode())) {
+          seen++;
+          const parent = node.parentElement;
+          if (parent && (parent.localName === 'script' || parent.localName === 'style')) continue;
+          out = (out + ' ' + String(node.nodeValue || '').slice(0, 200)).replace(/\\s+/g, ' ');
+        }
+      } catch (e) { /* an unusual node: no text */ }
+      return clip(out.trim(), 80);
+    };
+    const note = (type) => (event) => {
+      try {
+        if (!event.isTrusted) return;
+        let el = event.target;
+        if (el && el.nodeType !== 1) el = el.parentElement || el;
+        const entry = { t: now.call(Date), tag: '', id: '', classes: [], testid: '', text: '', ref: null };
+        if (el && el.nodeType === 1) {
+          entry.tag = String(el.localName || el.nodeName || '').toLowerCase();
+          entry.id = clip(el.id || '', 60);
+          entry.classes = Array.prototype.slice.call(el.classList || [], 0, 3).map((c) => clip(c, 40));
+          entry.testid = clip(el.getAttribute('data-testid') || '', 60);
+          entry.text = textOf(el);
+          entry.ref = Ref ? new Ref(el) : null;
+        } else {
+          entry.tag = el && el.nodeName ? String(el.nodeName).toLowerCase() : 'window';
+        }
+        record[type] = entry;
+      } catch (e) { /* never disturb the page */ }
+    };
+    window.addEventListener('pointerdown', note('pointerdown'), { capture: true, passive: true });
+    window.addEventListener('click', note('click'), { capture: true, passive: true });
+  } catch (e) { /* never disturb the page */ }
+})();""" % _CLICK_RECORD
+#: reads the record (one call, failure path only). With a CSS selector it also says whether each
+#: target is inside an element the selector matches now (or inside the button or link around it,
+#: which is what Playwright's click aims at); `in_pointerdown` says whether the click reached the
+#: element that took the mouse-down (or one inside it).
+_READ_CLICKS = """/* flowwalk: where the last click landed */ (root, selector) => {
+  const record = window['%s'];
+  if (!record) return null;
+  let zones = null, invalid = false;
+  if (selector) {
+    try {
+      zones = Array.from(document.querySelectorAll(selector))
+        .map((m) => m.closest('button, [role=button], a, [role=link]') || m);
+    } catch (e) { invalid = true; }
+  }
+  const element = (entry) => {
+    try { return entry && entry.ref ? entry.ref.deref() || null : null; } catch (e) { return null; }
+  };
+  const show = (entry) => {
+    if (!entry) return null;
+    const el = element(entry);
+    const out = { t: entry.t, tag: entry.tag, id: entry.id, classes: entry.classes.slice(), testid: entry.testid,
+                  text: entry.text, connected: !!(el && el.isConnected) };
+    if (zones && zones.length && out.connected) out.inside = zones.some((z) => z === el || z.contains(el));
+    return out;
+  };
+  const down = element(record.pointerdown), hit = element(record.click);
+  return { click: show(record.click), pointerdown: show(record.pointerdown),
+           in_pointerdown: down && hit ? (down === hit || down.contains(hit)) : null,
+           matches: zones ? zones.length : null, invalid_selector: invalid };
+}""" % _CLICK_RECORD
+#: the most a read of the click record may take
+LAST_CLICK_TIMEOUT_MS = 1_000
 
 #: aria snapshots go into failure evidence; a whole page's tree can be megabytes
 SNAPSHOT_LIMIT = 20_000
@@ -150,6 +242,8 @@ class PageSession:
         page.on("dialog", self._on_dialog)
         page.on("popup", self._on_popup)
         page.on("crash", self._on_crash)
+        # where clicks land, for a failure's evidence (see last_click); never read on the passing path
+        context.add_init_script(script=_RECORD_CLICKS)
         self._route_outside_hosts()
         # registered last, so it wins over the outside route: vendors never leave the machine,
         # even when a vendor host is also an allowed host
@@ -477,6 +571,28 @@ class PageSession:
             return str(self.page.locator(":root").evaluate("() => document.title", timeout=timeout_ms))
         except Exception:  # noqa: BLE001
             return ""
+
+    def last_click(self, selector: str | None = None,
+                   timeout_ms: float = LAST_CLICK_TIMEOUT_MS) -> dict[str, Any] | None:
+        """What the last trusted `click` and `pointerdown` of the current document reached, read in
+        one call of at most `timeout_ms`. Never raises: None when there is nothing to read (no record
+        in this document, a page that does not answer, closed or crashed).
+
+        Each of `click` and `pointerdown` is None or a dict: `t` (the page's Date.now() at the event),
+        `tag`, `id`, `classes`, `testid`, `text` (at most 80 characters), `connected` (the element is
+        still in the document) and, when `selector` is given and is CSS the page can parse, `inside`
+        (the element is inside a current match of `selector`, or inside the button or link around
+        one). Also `in_pointerdown` (the click reached the element that took the mouse-down, or one
+        inside it; None unless both are known), `matches` (how many elements `selector` matches now,
+        None without one) and `invalid_selector` (the page could not parse `selector` as CSS).
+        """
+        if self._closed or self.crashed:
+            return None
+        try:
+            raw = self.page.locator(":root").evaluate(_READ_CLICKS, selector or None, timeout=timeout_ms)
+        except Exception:  # noqa: BLE001 - evidence is best effort
+            return None
+        return raw if isinstance(raw, dict) else None
 
     def evidence(self, timeout_ms: float | None = 2_000) -> dict[str, Any]:
         """What a failure report shows about the page: never raises, and asks the page (its title)
