@@ -35,6 +35,15 @@ EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot
 gets at most that same remainder as its timeout (`_evidence_budget_ms`). The failure's
 `context["evidence_skipped"]` says what was skipped and why.
 
+A click can "pass" without reaching its element: content that arrives between mouse-down and
+mouse-up moves the page, the mouse-up lands on another element and the `click` event goes to their
+common ancestor. When a step fails and the rule's most recent act was a click or dblclick that
+Playwright reported done, the evidence says where that click landed (`context["last_click"]`,
+`_click_landing`): the selector it aimed at, what the click and pointerdown events reached, and for
+a plain CSS selector a sentence when the click did not reach a match of it. It is read from the
+page's own record (browser/session.py `last_click`) in one bounded call, only on this failure path
+and only when evidence is taken at all; the passing path pays nothing for it.
+
 Timeouts: every browser operation is capped by the rule deadline (`rule.timeout_ms`, only when
 the rule sets one, as in aitester-bdd) and by the run deadline. A step cut by the run deadline
 fails with `infrastructure_error`/`RUN_TIMEOUT` (step kind `run_timeout`); one cut by the rule
@@ -98,12 +107,21 @@ A11Y_TIMEOUT_MS = 5000
 TITLE_TIMEOUT_MS = 2_000
 #: the most a screenshot may take (less when the run or the rule has less left: `_evidence_budget_ms`)
 SCREENSHOT_TIMEOUT_MS = 10_000
+#: the most reading where the last click landed may take (a failure's evidence; `_click_landing`)
+LAST_CLICK_TIMEOUT_MS = 1_000
+#: the page's clock and ours are the same system clock; this absorbs their rounding only
+CLICK_CLOCK_SLACK_MS = 2
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
 EVIDENCE_MIN_MS = 300
 EVIDENCE_GRACE_MS = 2000
 
 _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
+#: Playwright selectors that are not CSS: an engine prefix (`text=`, `role=`, `internal:role=`,
+#: `data-testid=`), chaining, XPath, a quoted text, or one of Playwright's own pseudo-classes
+_ENGINE_PREFIX = re.compile(r"^[a-z][a-z0-9_-]*(?::[a-z][a-z0-9_-]*)?\s*=", re.IGNORECASE)
+_PLAYWRIGHT_PSEUDO = re.compile(r":(?:has-text|text|text-is|text-matches|visible|nth-match|right-of|left-of|above|"
+                                r"below|near|scope)\b", re.IGNORECASE)
 
 
 def slug(text: str, limit: int = 80) -> str:
@@ -195,6 +213,57 @@ class _StepResult:
     reads: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)
     recovery: RecoveryLog = field(default_factory=RecoveryLog)
+
+
+@dataclass(frozen=True)
+class _Click:
+    """A click or dblclick that Playwright reported done: what it aimed at and when it ran."""
+
+    index: int
+    action: str
+    #: the selector the act used (the pinned one, or what its target resolved to)
+    selector: str | None
+    #: wall-clock milliseconds (the page's Date.now() clock) just before and just after the action
+    started_ms: float
+    ended_ms: float
+
+    def sent(self, entry: Any) -> bool:
+        """Was this recorded event sent by this action (and not by an earlier or later one)?"""
+        t = entry.get("t") if isinstance(entry, dict) else None
+        return (isinstance(t, (int, float)) and not isinstance(t, bool)
+                and self.started_ms - CLICK_CLOCK_SLACK_MS <= t <= self.ended_ms + CLICK_CLOCK_SLACK_MS)
+
+
+def plain_css(selector: str | None) -> bool:
+    """Is `selector` plain CSS, which `document.querySelectorAll` reads as Playwright does? (Not a
+    `text=`/`role=`/... engine, not chained with `>>`, not XPath, no Playwright pseudo-class.)"""
+    text = (selector or "").strip()
+    if not text or ">>" in text or text.startswith(("/", "(", "..", '"', "'")):
+        return False
+    return not _ENGINE_PREFIX.match(text) and not _PLAYWRIGHT_PSEUDO.search(text)
+
+
+def _landing_text(entry: dict[str, Any]) -> str:
+    """`tag#id.class.class[data-testid="x"]`: how a recorded event target is named."""
+    out = str(entry.get("tag") or "?")
+    if entry.get("id"):
+        out += f"#{entry['id']}"
+    out += "".join(f".{c}" for c in entry.get("classes") or () if isinstance(c, str) and c)
+    if entry.get("testid"):
+        out += f'[data-testid="{entry["testid"]}"]'
+    return out
+
+
+def _landing(entry: dict[str, Any] | None) -> dict[str, Any] | None:
+    """A recorded event target as the evidence shows it."""
+    if entry is None:
+        return None
+    shown: dict[str, Any] = {"element": _landing_text(entry)}
+    if entry.get("text"):
+        shown["text"] = str(entry["text"])
+    if entry.get("connected") is False:
+        shown["detached"] = True   # it left the page since
+    return shown
 
 
 def _kind(step: Step) -> str:
@@ -653,7 +722,8 @@ class _ScenarioWalk:
                     rest = tuple(_skipped_text(i, s) for i, s in body)
                     # abort fails the rule; so does a guard the run deadline cut (it was in flight)
                     if rule.guard_policy == "abort" or state.guard_failure.runtime_code == "RUN_TIMEOUT":
-                        aborted = replace(state.guard_failure, context=self._context(state.scope, state.deadline))
+                        aborted = replace(state.guard_failure, context=self._context(state.scope, state.deadline,
+                                                                                      state.clicked))
                         aborted = self._with_failure_evidence(state, aborted, aborted.step_index or 0)
                         return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=aborted,
                                               skipped_steps=rest, guard_attempts=state.guard_rounds,
@@ -896,7 +966,7 @@ class _ScenarioWalk:
             message = f"rule timeout of {state.rule.timeout_ms} ms passed: {message}"
         # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
         # gathered for them when the rule fails under guard_policy: abort
-        context = {} if role == "guard" else self._context(state.scope, state.deadline)
+        context = {} if role == "guard" else self._context(state.scope, state.deadline, state.clicked)
         if failed.caused_by is not None:
             index, step = failed.caused_by
             step_kind = _step_kind_for_failure(step, role)
@@ -904,12 +974,14 @@ class _ScenarioWalk:
                             expected=failed.expected, observed=failed.observed, loc=step.loc,
                             recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
 
-    def _context(self, scope: str | None, rule_deadline: float | None = None) -> dict[str, Any]:
+    def _context(self, scope: str | None, rule_deadline: float | None = None,
+                 clicked: _Click | None = None) -> dict[str, Any]:
         """The page's evidence at the moment of a failure (redacted on the way out).
 
         The accessibility snapshot is skipped when `_evidence_skip_reason` says so; one that came
         back empty after most of its time marks the page unresponsive, so the failure screenshot
-        is not tried either (`_with_failure_evidence`)."""
+        is not tried either (`_with_failure_evidence`). `clicked` is the rule's most recent act
+        when it was a click: where it landed is added (`last_click`) when the page is asked at all."""
         self._unresponsive = None
         if self.session is None or self.crashed:
             return {}
@@ -960,7 +1032,65 @@ class _ScenarioWalk:
             context["a11y_snapshot"] = snapshot
         if scope:
             context["scope"] = scope
+        if clicked is not None and not why and not self._unresponsive:
+            landing = self._click_landing(clicked, self._evidence_budget_ms(rule_deadline))
+            if landing is not None:
+                context["last_click"] = landing
         return context
+
+    def _click_landing(self, clicked: _Click, budget_ms: float | None) -> dict[str, Any] | None:
+        """Where the click of `clicked` landed, from the page's own record (one bounded read), or
+        None when the page has no event of that click (it navigated since, or did not answer).
+
+        Playwright checks that the mouse-down hits the element, not where the mouse-up lands. For
+        a plain CSS selector the click's target is compared with what the selector matches now
+        (the match itself, or the button or link around it, as Playwright aims): one outside it
+        gets a sentence saying so. Other selectors only have their targets reported."""
+        if self.session is None:
+            return None
+        compare = clicked.selector if plain_css(clicked.selector) else None
+        timeout = min(LAST_CLICK_TIMEOUT_MS, budget_ms or LAST_CLICK_TIMEOUT_MS)
+        try:
+            record = self.session.last_click(compare, timeout_ms=timeout)
+        except Exception:  # noqa: BLE001 - the interface says never raises; be sure
+            record = None
+        if not record:
+            return None
+        hit = record.get("click") if clicked.sent(record.get("click")) else None
+        down = record.get("pointerdown") if clicked.sent(record.get("pointerdown")) else None
+        if hit is None and down is None:
+            return None
+        out: dict[str, Any] = {"step": clicked.index, "action": clicked.action, "selector": clicked.selector,
+                               "click": _landing(hit), "pointerdown": _landing(down)}
+        where = f"the {clicked.action} on step {clicked.index}"
+        if hit is None:
+            assert down is not None
+            out["note"] = (f"{where} pressed the mouse on `{_landing_text(down)}`, but no click event followed on "
+                           f"the page (Playwright reported the {clicked.action} done all the same)")
+            return out
+        if down is not None and isinstance(record.get("in_pointerdown"), bool):
+            out["click_on_pointerdown_element"] = record["in_pointerdown"]
+        if compare is None:
+            return out
+        if record.get("invalid_selector"):
+            out["not_compared"] = "the page cannot read the selector as CSS"
+        elif not record.get("matches"):
+            out["not_compared"] = "nothing matches the selector now"
+        elif not hit.get("connected"):
+            out["not_compared"] = "the clicked element has left the page since"
+        elif isinstance(hit.get("inside"), bool):
+            out["on_target"] = hit["inside"]
+        if out.get("on_target") is False:
+            landed = f"{where} reached `{_landing_text(hit)}`, not '{clicked.selector}'"
+            if down is not None and down.get("inside") is True:
+                out["note"] = (f"{landed}: the page moved under the pointer between mouse-down and mouse-up "
+                               f"(the mouse-down was on `{_landing_text(down)}`)")
+            else:
+                pressed = f"the mouse-down was on `{_landing_text(down)}`" if down is not None else \
+                    "no mouse-down was recorded"
+                out["note"] = (f"{landed} ({pressed}): something else was under the pointer, or the element "
+                               f"it clicked no longer matches '{clicked.selector}'")
+        return out
 
     def _browser_gone(self, exc: BaseException | None = None) -> bool:
         """Did the browser or the page's renderer die (as opposed to a page that misbehaved)?"""
@@ -1143,6 +1273,7 @@ class _ScenarioWalk:
             # locating took a round trip that delivered any late navigation of the last action:
             # blame that action before this one changes the page
             self._check_navigation(caused_by=state.last_act, pump=False)
+        started = time.time() * 1000
         try:
             self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
         except _StepFailed:
@@ -1155,6 +1286,7 @@ class _ScenarioWalk:
             if not state.dismiss:
                 raise self._action_error(step, first) from None
             again = self._dismiss(state.dismiss)
+            started = time.time() * 1000
             try:
                 self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
             except Exception as second:  # noqa: BLE001
@@ -1165,6 +1297,11 @@ class _ScenarioWalk:
                 raise self._action_error(step, second, twice=True) from None
             recovery.record("dismiss_and_retry", "recovered",
                             f"first try: {_short(first)}; dismissed {again} interrupt(s) and retried once")
+        # the act was done (a later failure of this step or the next may come from where a click
+        # landed): two clock reads, no round trip
+        state.clicked = (_Click(state.current_index or 0, step.action, result.detail.get("selector"), started,
+                                time.time() * 1000)
+                         if step.action in ("click", "dblclick") else None)
         if step.await_selector:
             awaited = self.subst(step.await_selector)
             assert awaited is not None
@@ -1501,7 +1638,7 @@ class _ScenarioWalk:
             result.failure = make_failure(failed.code, step_kind="observation_or_assertion", message=failed.message,
                                           step_index=index, step_text=pseudo.text, expected=failed.expected,
                                           observed=failed.observed, loc=pseudo.loc,
-                                          context=self._context(state.scope, state.deadline))
+                                          context=self._context(state.scope, state.deadline, state.clicked))
         except Exception as exc:  # noqa: BLE001
             if self._browser_gone(exc):
                 raise _Halt from None
@@ -1535,7 +1672,8 @@ class _ScenarioWalk:
             if assertion.severity == "critical" and failure is None:
                 failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
                                        step_text=assertion.text, expected=expected, observed=observed,
-                                       loc=assertion.loc, context=self._context(None, state.deadline))
+                                       loc=assertion.loc, context=self._context(None, state.deadline,
+                                                                                state.clicked))
                 failure = self._with_failure_evidence(state, failure, 0)
                 continue
             state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
@@ -1584,6 +1722,9 @@ class _RuleState:
     current_kind: str = "action"
     #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
     last_act: tuple[int, Step] | None = None
+    #: the rule's most recent act that Playwright reported done, when it was a click or dblclick
+    #: (None after any other act): a failure says where it landed (`_click_landing`)
+    clicked: _Click | None = None
     #: the expects that follow the running one in the body, and first reads taken ahead for them
     following: list[tuple[int, Expect]] = field(default_factory=list)
     #: the body step after the running one (None at the end, in guards and in replays)
