@@ -72,6 +72,7 @@ def test_a_click_the_page_moved_under_says_where_it_landed(flowwalk_browser: Any
     assert landing["pointerdown"] == {"element": 'button#more[data-testid="load-more"]', "text": "Load more stories"}
     assert landing["on_target"] is False and landing["click_on_pointerdown_element"] is False
     assert landing["note"] == MISSED
+    assert failure.message.endswith(f"; {MISSED}")   # where the console, the summary and the PR show it
     # the click step itself passed: Playwright reported it done
     click_step = next(e for e in events if isinstance(e, ev.StepFinished) and e.index == 1)
     assert click_step.status == "passed"
@@ -129,7 +130,7 @@ def test_a_failure_after_a_click_that_landed_has_no_sentence(flowwalk_browser: A
     assert landing["click"] == {"element": "button#steady", "text": "Steady button"}
     assert landing["pointerdown"] == landing["click"]
     assert landing["on_target"] is True and landing["click_on_pointerdown_element"] is True
-    assert "note" not in landing
+    assert "note" not in landing and "the page moved" not in _failure(events, "landed").message
     assert "Steady clicked" in _failure(events, "landed").observed   # the click did its work
 
 

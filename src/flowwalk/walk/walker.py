@@ -967,6 +967,10 @@ class _ScenarioWalk:
         # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
         # gathered for them when the rule fails under guard_policy: abort
         context = {} if role == "guard" else self._context(state.scope, state.deadline, state.clicked)
+        landing = context.get("last_click") or {}
+        if landing.get("on_target") is False and landing.get("note"):
+            # the likeliest reason for this failure: said where every reader sees it (console, summary, PR)
+            message = f"{message}; {landing['note']}"
         if failed.caused_by is not None:
             index, step = failed.caused_by
             step_kind = _step_kind_for_failure(step, role)
