@@ -224,6 +224,8 @@ class PageSession:
         self._t0 = time.monotonic()
         self._pending: dict["Request", tuple[dict[str, Any], float]] = {}
         self._blocked_navigation: NavigationBlocked | None = None
+        #: the URL of this page's main-frame navigation that has no answer yet (`uncommitted`)
+        self._document_pending: str | None = None
         self._crashed = False
         self._closed = False
         self._outside_route: Any = None
@@ -287,9 +289,20 @@ class PageSession:
 
     # --- event handlers (run inside Playwright's dispatcher: they must never raise) ---------------
 
+    def _is_own_document(self, request: "Request") -> bool:
+        """Is `request` a navigation of this page's main frame (not a popup's, not a frame's)?"""
+        if request.resource_type != "document":   # cheap: most requests stop here
+            return False
+        try:
+            return self._is_top_level(request) and request.frame.page == self.page
+        except PlaywrightError:
+            return False
+
     def _on_request(self, request: "Request") -> None:
         url = request.url
         host = host_of(url)
+        if self._is_own_document(request):
+            self._document_pending = url
         if vendor_for_host(host) is not None:
             try:
                 body = request.post_data
@@ -314,6 +327,9 @@ class PageSession:
                 self._record_blocked(url, "subresource", "offline: third-party host (redirect)")
 
     def _finish(self, request: "Request", status: int | None, failure: str | None) -> None:
+        if self._document_pending is not None and request.url == self._document_pending \
+                and self._is_own_document(request):
+            self._document_pending = None
         pending = self._pending.pop(request, None)
         if pending is None:
             return
@@ -392,6 +408,10 @@ class PageSession:
         if frame.parent_frame is not None:
             return
         url = frame.url
+        # a safety net for an answer whose event went missing: the pending document committed
+        # (a same-document navigation, pushState or a fragment, does not end a pending one)
+        if self._document_pending is not None and url.split("#")[0] == self._document_pending.split("#")[0]:
+            self._document_pending = None
         self.navigations.append(_clip(url, MAX_URL))
         # A navigation the routes could not stop (offline off and a redirect): the page is there now.
         if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
@@ -512,6 +532,22 @@ class PageSession:
         if self._blocked_navigation is not None:
             blocked, self._blocked_navigation = self._blocked_navigation, None
             raise blocked
+
+    def uncommitted(self) -> str | None:
+        """Why the page has no committed document to show, or None when it has one. While a
+        main-frame navigation waits for its answer the browser holds an accessibility snapshot or
+        a screenshot until the new document commits (30 s for a document that takes 30 s), so
+        failure evidence is skipped then. Kept from the events as they arrive: no round trip."""
+        if self._document_pending is not None:
+            return (f"the page has not committed a document: the navigation to "
+                    f"'{self._document_pending[:300]}' has no answer yet")
+        try:
+            url = self.page.url
+        except Exception:  # noqa: BLE001
+            return None
+        if url == "about:blank":
+            return "the page has not committed a document (it is still about:blank)"
+        return None
 
     def screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = (),
                    timeout_ms: float = 10_000) -> bool:

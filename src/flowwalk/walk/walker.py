@@ -30,7 +30,7 @@ declaration order for ties) and walks each one:
 Failure evidence (page state, accessibility snapshot, screenshot) is best effort and never
 outlives its reason: it is skipped when the page has not committed a document (a navigation still
 waiting for its answer: the browser would hold the snapshot and the screenshot until it comes,
-see `_DocumentWatch`), when less than EVIDENCE_MIN_MS is left of the run or of the rule (plus
+see browser/session.py `uncommitted`), when less than EVIDENCE_MIN_MS is left of the run or of the rule (plus
 EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot. What is taken
 gets at most that same remainder as its timeout (`_evidence_budget_ms`). The failure's
 `context["evidence_skipped"]` says what was skipped and why.
@@ -297,70 +297,6 @@ def _skipped_text(index: int, step: Step) -> str:
     return f"step {index} ({step.text})"
 
 
-class _DocumentWatch:
-    """Does the page have a navigation of its main frame still waiting for its answer?
-
-    While one is in flight the browser holds an accessibility snapshot and a screenshot until the
-    new document commits (a document that takes 30 s holds them 30 s), so failure evidence is
-    skipped then. Kept from the page's own events, as they arrive: asking costs no round trip.
-    """
-
-    def __init__(self, page: Any):
-        self.page = page
-        #: the URL of the main-frame navigation request that has no answer yet
-        self.pending: str | None = None
-        try:
-            page.on("request", self._request)
-            page.on("response", self._response)
-            page.on("requestfailed", self._done)
-            page.on("framenavigated", self._committed)
-        except Exception:  # noqa: BLE001 - a page that cannot be watched is treated as committed
-            pass
-
-    def _main_navigation(self, request: Any) -> bool:
-        try:
-            return bool(request.is_navigation_request()) and request.frame.parent_frame is None
-        except Exception:  # noqa: BLE001 - service-worker requests have no frame
-            return False
-
-    def _request(self, request: Any) -> None:
-        if self._main_navigation(request):
-            self.pending = str(request.url)
-
-    def _response(self, response: Any) -> None:
-        try:
-            request = response.request
-        except Exception:  # noqa: BLE001
-            return
-        self._done(request)
-
-    def _done(self, request: Any) -> None:
-        if self.pending is not None and self._main_navigation(request) and str(request.url) == self.pending:
-            self.pending = None
-
-    def _committed(self, frame: Any) -> None:
-        # a safety net for an answer whose event went missing: the pending document committed.
-        # (A same-document navigation, pushState or a fragment, does not end a pending one.)
-        try:
-            if (self.pending is not None and frame.parent_frame is None
-                    and str(frame.url).split("#")[0] == self.pending.split("#")[0]):
-                self.pending = None
-        except Exception:  # noqa: BLE001
-            pass
-
-    def uncommitted(self) -> str | None:
-        """Why the page has no committed document to show, or None when it has one."""
-        if self.pending is not None:
-            return f"the page has not committed a document: the navigation to '{self.pending[:300]}' has no answer yet"
-        try:
-            url = self.page.url
-        except Exception:  # noqa: BLE001
-            return None
-        if url == "about:blank":
-            return "the page has not committed a document (it is still about:blank)"
-        return None
-
-
 class _ScenarioWalk:
     def __init__(self, scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
                  emit: Emit_, earlier_failures: frozenset[str]):
@@ -372,7 +308,6 @@ class _ScenarioWalk:
         self._emit_raw = emit
         self.earlier_failures = earlier_failures
         self.session: PageSession | None = None
-        self._document: _DocumentWatch | None = None
         #: set by _context when the page did not answer its snapshot: the screenshot is not tried
         self._unresponsive: str | None = None
         self.extracted: dict[str, str] = {}
@@ -546,7 +481,6 @@ class _ScenarioWalk:
                 raise _Halt from None
             return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
                                 f"{_short(exc)}", step_text=text, loc=sc.loc)
-        self._document = _DocumentWatch(self.session.page)
         if entry_problem is not None:
             return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
                                 step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,
@@ -867,8 +801,8 @@ class _ScenarioWalk:
 
     def _evidence_skip_reason(self, rule_deadline: float | None) -> str | None:
         """Why failure evidence (a snapshot, a screenshot) is not taken now, or None to take it."""
-        if self._document is not None:
-            why = self._document.uncommitted()
+        if self.session is not None:
+            why = self.session.uncommitted()
             if why:
                 return why
         now = time.monotonic()
@@ -1115,7 +1049,7 @@ class _ScenarioWalk:
     def _screenshot(self, rule: Rule, index: int, kind: str, budget_ms: float | None = None) -> str | None:
         if self.session is None:
             return None
-        if self._document is not None and self._document.uncommitted():
+        if self.session.uncommitted():
             return None   # the browser would hold the picture until the document commits
         rule_part = None if self.scenario.kind == "flow" else self.redact(rule.name)
         name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.attempt)
