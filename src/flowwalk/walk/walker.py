@@ -32,7 +32,7 @@ outlives its reason: it is skipped when the page has not committed a document (a
 waiting for its answer: the browser would hold the snapshot and the screenshot until it comes,
 see browser/session.py `uncommitted`), when less than EVIDENCE_MIN_MS is left of the run or of the rule (plus
 EVIDENCE_GRACE_MS), and the screenshot when the page did not answer the snapshot. What is taken
-gets at most that same remainder as its timeout (`_evidence_budget_ms`). The failure's
+gets at most that same remainder as its timeout (`_evidence_timeout_ms`). The failure's
 `context["evidence_skipped"]` says what was skipped and why.
 
 A click can "pass" without reaching its element: content that arrives between mouse-down and
@@ -105,7 +105,7 @@ A11Y_FILE_LIMIT = 200_000
 A11Y_TIMEOUT_MS = 5000
 #: the most the page's title may take in the failure evidence (a blocked main thread never answers)
 TITLE_TIMEOUT_MS = 2_000
-#: the most a screenshot may take (less when the run or the rule has less left: `_evidence_budget_ms`)
+#: the most a screenshot may take (less when the run or the rule has less left: `_evidence_timeout_ms`)
 SCREENSHOT_TIMEOUT_MS = 10_000
 #: the most reading where the last click landed may take (a failure's evidence; `_click_landing`)
 LAST_CLICK_TIMEOUT_MS = 1_000
@@ -793,7 +793,8 @@ class _ScenarioWalk:
             if why:
                 skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": why}
                 return replace(failure, context={**failure.context, "evidence_skipped": skipped})
-            shot = self._screenshot(state.rule, index, "fail", self._evidence_budget_ms(state.deadline))
+            shot = self._screenshot(state.rule, index, "fail",
+                                    self._evidence_timeout_ms(SCREENSHOT_TIMEOUT_MS, state.deadline))
             if shot:
                 state.screenshots.append(shot)
                 return replace(failure, screenshot=shot)
@@ -812,14 +813,16 @@ class _ScenarioWalk:
             return f"the rule's time is spent (its timeout plus {EVIDENCE_GRACE_MS} ms for evidence)"
         return None
 
-    def _evidence_budget_ms(self, rule_deadline: float | None) -> float | None:
-        """How long one piece of evidence may take now: what is left of the run, and of the rule
-        plus EVIDENCE_GRACE_MS; None when neither has a deadline (the capture's own bound holds)."""
+    def _evidence_timeout_ms(self, limit_ms: float, rule_deadline: float | None) -> float:
+        """How long one piece of evidence may take now: its own `limit_ms`, and no more than what
+        is left of the run and of the rule plus EVIDENCE_GRACE_MS (never under EVIDENCE_MIN_MS)."""
         now = time.monotonic()
-        left = [(self.run.deadline - now) * 1000] if self.run.deadline is not None else []
+        left = [float(limit_ms)]
+        if self.run.deadline is not None:
+            left.append(max((self.run.deadline - now) * 1000, EVIDENCE_MIN_MS))
         if rule_deadline is not None:
-            left.append((rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS)
-        return max(min(left), float(EVIDENCE_MIN_MS)) if left else None
+            left.append(max((rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS, EVIDENCE_MIN_MS))
+        return min(left)
 
     def _run_step(self, state: "_RuleState", index: int, step: Step, *, role: str,
                   detail: dict[str, Any] | None = None) -> _StepResult:
@@ -924,8 +927,7 @@ class _ScenarioWalk:
         if self.session is None or self.crashed:
             return {}
         why = self._evidence_skip_reason(rule_deadline)
-        budget = self._evidence_budget_ms(rule_deadline)
-        title_ms = min(TITLE_TIMEOUT_MS, budget or TITLE_TIMEOUT_MS)
+        title_ms = self._evidence_timeout_ms(TITLE_TIMEOUT_MS, rule_deadline)
         started = time.monotonic()
         try:
             # with no document (or no time) the page is not asked at all: only what events recorded
@@ -940,8 +942,7 @@ class _ScenarioWalk:
         if why:
             context["evidence_skipped"] = {"a11y_snapshot": why}
         else:
-            budget = self._evidence_budget_ms(rule_deadline)   # what the title took is spent
-            snapshot_ms = min(A11Y_TIMEOUT_MS, budget or A11Y_TIMEOUT_MS)
+            snapshot_ms = self._evidence_timeout_ms(A11Y_TIMEOUT_MS, rule_deadline)   # after the title's time
             started = time.monotonic()
             try:
                 snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT, timeout_ms=snapshot_ms)
@@ -971,12 +972,12 @@ class _ScenarioWalk:
         if scope:
             context["scope"] = scope
         if clicked is not None and not why and not self._unresponsive:
-            landing = self._click_landing(clicked, self._evidence_budget_ms(rule_deadline))
+            landing = self._click_landing(clicked, self._evidence_timeout_ms(LAST_CLICK_TIMEOUT_MS, rule_deadline))
             if landing is not None:
                 context["last_click"] = landing
         return context
 
-    def _click_landing(self, clicked: _Click, budget_ms: float | None) -> dict[str, Any] | None:
+    def _click_landing(self, clicked: _Click, timeout_ms: float) -> dict[str, Any] | None:
         """Where the click of `clicked` landed, from the page's own record (one bounded read), or
         None when the page has no event of that click (it navigated since, or did not answer).
 
@@ -987,9 +988,8 @@ class _ScenarioWalk:
         if self.session is None:
             return None
         compare = clicked.selector if plain_css(clicked.selector) else None
-        timeout = min(LAST_CLICK_TIMEOUT_MS, budget_ms or LAST_CLICK_TIMEOUT_MS)
         try:
-            record = self.session.last_click(compare, timeout_ms=timeout)
+            record = self.session.last_click(compare, timeout_ms=timeout_ms)
         except Exception:  # noqa: BLE001 - the interface says never raises; be sure
             record = None
         if not record:
@@ -1046,7 +1046,7 @@ class _ScenarioWalk:
             return True
         return False
 
-    def _screenshot(self, rule: Rule, index: int, kind: str, budget_ms: float | None = None) -> str | None:
+    def _screenshot(self, rule: Rule, index: int, kind: str, timeout_ms: float = SCREENSHOT_TIMEOUT_MS) -> str | None:
         if self.session is None:
             return None
         if self.session.uncommitted():
@@ -1057,7 +1057,7 @@ class _ScenarioWalk:
             # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
             ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots,
                                          hide=self.run.secrets.values(),
-                                         timeout_ms=min(SCREENSHOT_TIMEOUT_MS, budget_ms or SCREENSHOT_TIMEOUT_MS))
+                                         timeout_ms=timeout_ms)
         except Exception:  # noqa: BLE001 - the interface says never raises; be sure
             ok = False
         return name if ok else None
