@@ -285,8 +285,7 @@ class _YamlWalker:
         if self.count > MAX_NODES:
             raise self.fail(node, f"document expands to more than {MAX_NODES:,} nodes",
                             "YAML aliases (*name) repeat their anchor's content; do not nest them to build large documents")
-        mark = node.start_mark
-        self.values[path] = (mark.line + 1, mark.column + 1) if self.lines is None else self.lines.position(mark.index)
+        self.values[path] = _mark_position(node.start_mark, self.lines)
         if type(node) is ScalarNode:
             if node.tag == _STR:
                 return node.value
@@ -385,16 +384,14 @@ class _YamlWalker:
                 break
         out: dict[str, Any] = {}
         keys = self.keys
-        lines = self.lines
         for key_node, value_node in pairs:
             name = key_node.value
             sub = path + (name,)
-            mark = key_node.start_mark
             if name in out:
                 shown = quote(name, NAME_SHOWN)
                 raise self.fail(key_node, f"duplicate key {shown}",
                                 f"{shown} is already set at line {keys[sub][0]}; a key may appear once per mapping")
-            keys[sub] = (mark.line + 1, mark.column + 1) if lines is None else lines.position(mark.index)
+            keys[sub] = _mark_position(key_node.start_mark, self.lines)
             out[name] = self.value(value_node, sub, depth + 1)
         return out
 
@@ -443,10 +440,10 @@ def _reader_problem(exc: yaml.reader.ReaderError, text: str, display: str) -> Pr
                        "remove the character at this position")
     code = ord(char)
     name = f"U+{code:04X}"
-    escape = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+    escaped = f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
     what = "control character" if unicodedata.category(char) == "Cc" else "character"
     return Problem(Location(display, line, col), f"invalid YAML: {what} {name} is not allowed",
-                   f"remove it, or write it as the escape \"{escape}\" inside a double-quoted string")
+                   f"remove it, or write it as the escape \"{escaped}\" inside a double-quoted string")
 
 
 # --- JSON --------------------------------------------------------------------------------------
