@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import re
 import threading
 from collections import deque
@@ -43,6 +44,24 @@ REST_SUBSET = Path(__file__).parent / "data" / "rest-subset.json"
 TOKEN = "ghs_fakeTokenForTests0123456789"
 REPOSITORY = "octo-org/shop"
 HEAD_SHA = "0123456789abcdef0123456789abcdef01234567"
+
+
+def pull_request_env(tmp_path: Path, api_url: str, *, token: str = TOKEN, repository: str = REPOSITORY,
+                     head_sha: str = HEAD_SHA, pr: int = 7) -> dict[str, str]:
+    """The environment GitHub Actions gives a step of a pull_request job, pointed at `api_url`:
+    this process's environment without GITHUB_*, INPUT_* and FLOWWALK_* variables, plus an event
+    file, the job summary (`step_summary.md`) and the outputs file (`output`) under `tmp_path`."""
+    event = tmp_path / "event.json"
+    event.write_text(json.dumps({"number": pr, "pull_request": {
+        "number": pr, "head": {"sha": head_sha, "repo": {"full_name": repository}},
+        "base": {"repo": {"full_name": repository}}}}))
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "FLOWWALK_"))}
+    env.update({"GITHUB_ACTIONS": "true", "GITHUB_API_URL": api_url, "GITHUB_SERVER_URL": "https://github.example",
+                "GITHUB_REPOSITORY": repository, "GITHUB_EVENT_NAME": "pull_request",
+                "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": "9" * 40, "GITHUB_RUN_ID": "31",
+                "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
+                "GITHUB_TOKEN": token})
+    return env
 BODY_LIMIT = 65_536
 
 

@@ -5,8 +5,6 @@ Its exit code is the verdict's, whatever happens while publishing (docs/publishi
 
 from __future__ import annotations
 
-import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -14,20 +12,11 @@ from pathlib import Path
 import pytest
 from verdicts import failing_verdict, passing_verdict, write_report
 
-from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub
+from fake_github import TOKEN, FakeGitHub, pull_request_env
 
 
 def _run(report: Path, api_url: str, tmp_path: Path, *args: str, token: str = TOKEN) -> subprocess.CompletedProcess[str]:
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"number": 7, "pull_request": {
-        "number": 7, "head": {"sha": HEAD_SHA, "repo": {"full_name": REPOSITORY}},
-        "base": {"repo": {"full_name": REPOSITORY}}}}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "FLOWWALK_"))}
-    env.update({"GITHUB_ACTIONS": "true", "GITHUB_API_URL": api_url, "GITHUB_SERVER_URL": "https://github.example",
-                "GITHUB_REPOSITORY": REPOSITORY, "GITHUB_EVENT_NAME": "pull_request",
-                "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": "9" * 40, "GITHUB_RUN_ID": "31",
-                "GITHUB_STEP_SUMMARY": str(tmp_path / "summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
-                "GITHUB_TOKEN": token})
+    env = pull_request_env(tmp_path, api_url, token=token)
     return subprocess.run([sys.executable, "-m", "flowwalk.cli", "publish", "--report", str(report), *args],
                           env=env, capture_output=True, text=True, timeout=120)
 

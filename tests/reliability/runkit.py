@@ -183,16 +183,12 @@ def wait_for(predicate: Any, timeout: float, interval: float = 0.05) -> bool:
 def publish_cli(report: Path, api_url: str, tmp_path: Path, *args: str, token: str, repository: str,
                 head_sha: str, pr: int = 7, timeout: float = 120) -> tuple[subprocess.CompletedProcess[str], float]:
     """Run `flowwalk publish --report REPORT ARGS` as GitHub Actions would on a pull_request event."""
-    event = tmp_path / "event.json"
-    event.write_text(json.dumps({"number": pr, "pull_request": {
-        "number": pr, "head": {"sha": head_sha, "repo": {"full_name": repository}},
-        "base": {"repo": {"full_name": repository}}}}))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "FLOWWALK_"))}
-    env.update({"GITHUB_ACTIONS": "true", "GITHUB_API_URL": api_url, "GITHUB_SERVER_URL": "https://github.example",
-                "GITHUB_REPOSITORY": repository, "GITHUB_EVENT_NAME": "pull_request",
-                "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": "9" * 40, "GITHUB_RUN_ID": "31",
-                "GITHUB_STEP_SUMMARY": str(tmp_path / "step_summary.md"), "GITHUB_OUTPUT": str(tmp_path / "output"),
-                "GITHUB_TOKEN": token})
+    github = str(Path(__file__).resolve().parents[1] / "github")   # the fake GitHub's own helpers
+    if github not in sys.path:
+        sys.path.insert(0, github)
+    from fake_github import pull_request_env
+
+    env = pull_request_env(tmp_path, api_url, token=token, repository=repository, head_sha=head_sha, pr=pr)
     started = time.monotonic()
     done = subprocess.run([*FLOWWALK, "publish", "--report", str(report), *args], cwd=ROOT, env=env,
                           capture_output=True, text=True, timeout=timeout)
