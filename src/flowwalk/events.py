@@ -60,14 +60,34 @@ class Failure:
 
 
 @dataclass(frozen=True)
+class Heal:
+    """A pinned act selector that failed and was replaced, for this run only."""
+
+    old_selector: str
+    new_selector: str
+    method: str                    # "deterministic" | "model"
+    score: float                   # 0..1, the chosen candidate's score
+    target: str                    # the step's target description
+    step_index: int                # 1-based within the rule
+    path: str                      # the spec file, as in StepFinished.path
+    line: int                      # the step's line in that file
+    screenshot: str | None = None  # relative to the report folder
+    candidates: tuple[dict[str, Any], ...] = ()   # best few, with their scores
+
+
+@dataclass(frozen=True)
 class Finding:
-    """A verified finding that does not halt: a failed optional step or a graded assertion."""
+    """A verified finding that does not halt: a failed optional step, a graded assertion, a heal.
+
+    A heal is `Finding(severity="warning", source="step", kind="healed", heal=Heal(...))`.
+    """
 
     severity: str       # critical | warning | info
     source: str         # "step" | "assertion"
     message: str
     step_index: int | None = None
     kind: str = ""
+    heal: Heal | None = None
 
 
 # --- events ------------------------------------------------------------------------------------

@@ -84,7 +84,7 @@ def test_each_event_schema_matches_its_dataclass(cls: type, name: str) -> None:
 
 
 @pytest.mark.parametrize("cls, name", [(events.Failure, "failure"), (events.Finding, "finding"),
-                                       (events.RecoveryAttempt, "recovery")])
+                                       (events.Heal, "heal"), (events.RecoveryAttempt, "recovery")])
 def test_each_result_schema_matches_its_dataclass(cls: type, name: str) -> None:
     every, required = _fields(cls)
     assert set(EMIT["$defs"][name]["properties"]) == every

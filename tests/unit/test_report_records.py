@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from flowwalk.plan.shard import plan_run
-from flowwalk.report.records import ReportError, read_run
+from flowwalk.report.records import ReportError, read_heal, read_run
 from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
@@ -138,3 +138,19 @@ def test_records_the_plan_does_not_know_are_kept_after_the_plan(tmp_path: Path) 
     emit.write_text("\n".join(lines) + "\n")
     run = read_run(folder)
     assert run.tests[-1].test_id == "aa.flow.yaml#a" and run.tests[-1].line == 3
+
+
+def test_a_healed_finding_reads_back_as_a_heal(tmp_path: Path) -> None:
+    run = read_run(run_dir(tmp_path))
+    signup = run.test("examples/flows/signup.flow.yaml#Sign up")
+    assert signup is not None and signup.status == "passed"
+    (heal,) = signup.heals
+    assert (heal.old_selector, heal.new_selector, heal.method) == ("#email", "input[name='email']", "deterministic")
+    assert (heal.path, heal.step_index, heal.target) == ("examples/flows/signup.flow.yaml", 2, "the email field")
+    assert heal.line == 6 and heal.score == 0.92 and heal.screenshot in signup.screenshots
+    assert heal.candidates[0] == {"selector": "input[name='email']", "score": 0.92}
+    # other findings are no heals; a heal record too damaged to patch from is dropped, not guessed
+    newsletter = run.test("examples/flows/newsletter.flow.yaml#Newsletter sign-up")
+    assert newsletter is not None and newsletter.findings and newsletter.heals == []
+    damaged = {**signup.findings[0], "heal": {**signup.findings[0]["heal"], "line": None}}
+    assert read_heal(damaged) is None

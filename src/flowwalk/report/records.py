@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Iterable, Mapping
 
 from flowwalk.errors import UsageError
+from flowwalk.events import Heal
 
 EMIT_FILE = "emit.jsonl"
 KNOWN_EVENTS = ("run_started", "scenario_started", "step_finished", "emit_recorded", "rule_finished",
@@ -91,6 +92,11 @@ class TestRecord:
     @property
     def findings(self) -> list[Mapping[str, Any]]:
         return list((self.final or {}).get("findings") or [])
+
+    @property
+    def heals(self) -> list[Heal]:
+        """The heals of the final attempt (its `healed` findings), in step order."""
+        return [heal for heal in (read_heal(f) for f in self.findings) if heal is not None]
 
     @property
     def skipped_steps(self) -> list[str]:
@@ -283,6 +289,22 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
         raise ReportError(f"'{p}': no run_started record, so there is no run to report\n"
                           f"  hint: emit.jsonl is written by `flowwalk run`; was the run stopped before it began?")
     return sections, problems
+
+
+def read_heal(finding: Any) -> Heal | None:
+    """The Heal a `healed` finding carries, or None (another kind, or a record too damaged to use)."""
+    if not isinstance(finding, dict) or finding.get("kind") != "healed":
+        return None
+    heal = as_dict(finding.get("heal"))
+    old, new, path = heal.get("old_selector"), heal.get("new_selector"), heal.get("path")
+    line, index = _int(heal.get("line"), 0), _int(heal.get("step_index"), 0)
+    if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str) and line > 0 and index > 0):
+        return None
+    shot = heal.get("screenshot")
+    return Heal(old_selector=old, new_selector=new, method=str(heal.get("method") or "deterministic"),
+                score=_float(heal.get("score")), target=str(heal.get("target") or ""), step_index=index,
+                path=path, line=line, screenshot=shot if isinstance(shot, str) else None,
+                candidates=tuple(c for c in heal.get("candidates") or () if isinstance(c, dict)))
 
 
 def _preview(line: str) -> str:

@@ -2,11 +2,11 @@
 
 The reports are rebuilt from emit.jsonl alone, so they can be tested, benchmarked and shown in the
 docs without walking anything. This module scripts what a run of a small but complete corpus
-would record: a passing flow, a flow failing `assertion_failed` with a screenshot and failure
-context, skipped steps, an optional step's warning finding, a rule DAG whose broken `login`
-skips its dependents (`parent_failed`, transitively), a guard-skipped rule, a `credential_rejected`
-flow that never reached the browser, a flaky suite (fails, then passes on the retry) with emit
-records. `sample_suites(extra=N)` adds N generated flows for size and speed measurements.
+would record: a flow passing through a healed selector (a `healed` finding), a flow failing
+`assertion_failed` with a screenshot and failure context, skipped steps, an optional step's
+warning finding, a rule DAG whose broken `login` skips its dependents (`parent_failed`,
+transitively), a guard-skipped rule, a `credential_rejected` flow that never reached the browser,
+a flaky suite (fails, then passes on the retry) with emit records. `sample_suites(extra=N)` adds N generated flows for size and speed measurements.
 
 Outcomes depend only on scenario ids, never on the shard or the arrival order, so that a run split
 into shards and merged must produce the same reports as the run in one piece.
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from flowwalk.errors import Location
-from flowwalk.events import (EmitRecorded, Event, Failure, Finding, RecoveryAttempt, RuleFinished, RunCancelled,
+from flowwalk.events import (EmitRecorded, Event, Failure, Finding, Heal, RecoveryAttempt, RuleFinished, RunCancelled,
                              RunFinished, RunStarted, ScenarioFinished, ScenarioStarted, StepFinished)
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
@@ -52,7 +52,8 @@ def sample_suites(extra: int = 0) -> list[Suite]:
     p = "examples/flows/signup.flow.yaml"
     suites.append(Suite(p, "flow", (_flow(p, "Sign up", 1, [
         (Goto, "goto '/signup'", {"url": "/signup"}),
-        (Act, "act fill '#email'", {"action": "fill", "selector": "#email", "value": "{{EMAIL}}"}),
+        (Act, "act fill '#email'", {"action": "fill", "selector": "#email", "target": "the email field",
+                                    "value": "{{EMAIL}}"}),
         (Act, "act click 'the create account button'", {"action": "click", "target": "the create account button"}),
         (Expect, "expect url_contains '/welcome'", {"kind": "url_contains", "value": "/welcome"}),
         (Expect, "expect text_contains 'Welcome aboard'", {"kind": "text_contains", "value": "Welcome aboard"}),
@@ -170,6 +171,7 @@ class Outcome:
     guard_skip: bool = False            # the guard (first step) did not hold: skipped, guard_failed
     before_browser: bool = False        # credential_rejected: nothing ran
     warn_at: int | None = None          # an optional step that failed: a warning finding
+    heal_to: tuple[int, str] | None = None  # (step, new selector): the step's pinned selector was healed
     candidates: tuple[dict[str, Any], ...] = ()
     context: Mapping[str, Any] = field(default_factory=dict)
 
@@ -199,6 +201,7 @@ SCRIPT: dict[str, tuple[Mapping[str, Outcome], ...]] = {
             fail_at=5, message="text 'Saved' not found in '#status' after 5 fresh reads",
             expected="'#status' contains 'Saved' (case-insensitive)",
             observed="'#status' reads 'Saving failed, try again'", context=_CHECKOUT_CONTEXT)},),
+    "examples/flows/signup.flow.yaml#Sign up": ({"Sign up": Outcome(heal_to=(2, "input[name='email']"))},),
     "examples/flows/newsletter.flow.yaml#Newsletter sign-up": ({"Newsletter sign-up": Outcome(warn_at=3)},),
     "examples/flows/account.flow.yaml#Account settings": ({"Account settings": Outcome(
         fail_at=2, failure_class="credential_rejected", runtime_code="MISSING_VARIABLE", step_kind="setup",
@@ -375,6 +378,18 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                 status = "warning"
                 findings.append(Finding(severity="warning", source="step", step_index=i, kind="optional_step",
                                         message=f"optional {label} did not hold: text not found"))
+            if out.heal_to is not None and out.heal_to[0] == i and isinstance(step, Act) and step.selector:
+                shot = screenshot_name(test_id, attempt, i)
+                shots.append(shot)
+                screenshots.append(shot)
+                new = out.heal_to[1]
+                detail["healed"] = {"from": step.selector, "to": new}
+                heal = Heal(old_selector=step.selector, new_selector=new, method="deterministic", score=0.92,
+                            target=step.target or "", step_index=i, path=path, line=step.loc.line, screenshot=shot,
+                            candidates=({"selector": new, "score": 0.92}, {"selector": "#newsletter", "score": 0.41}))
+                findings.append(Finding(severity="warning", source="step", step_index=i, kind="healed", heal=heal,
+                                        message=f"{label}: '{step.selector}' matched nothing; healed to '{new}' "
+                                                f"(deterministic, score 0.92)"))
             events.append(StepFinished(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt, index=i,
                                        text=step.text, kind=_step_kind(step), role="body", status=status,
                                        duration_ms=ms, path=path, line=step.loc.line, reads=reads, detail=detail))
