@@ -1,8 +1,14 @@
-"""The process exit codes of every flowwalk command, as one documented enum."""
+"""The process exit codes of every flowwalk command, and the one rule that picks a run's.
+
+`decide_outcome` is the only place a run's outcome and exit code are decided: the walker's
+`run_finished` and `verdict.json` (and so `report`, `merge` and `publish`) all ask it, so they
+cannot disagree. docs/reports.md states the rule for users.
+"""
 
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Final, Iterable, Literal, Mapping
 
 
 class ExitCode(IntEnum):
@@ -23,3 +29,45 @@ class ExitCode(IntEnum):
     #: crashed, the run timeout cut scenarios short, or a shard is missing from a merge
     #: (`infrastructure_error`). Rerunning may pass; the spec is not at fault.
     INFRASTRUCTURE_FAILED = 6
+
+
+#: what a run came to, as verdict.json's `outcome` names it
+Outcome = Literal["passed", "site_misbehaved", "spec_needs_review", "infrastructure_failed", "cancelled"]
+
+OUTCOME_EXIT: Final[Mapping[Outcome, ExitCode]] = {
+    "passed": ExitCode.OK,
+    "site_misbehaved": ExitCode.SITE_MISBEHAVED,
+    "spec_needs_review": ExitCode.SPEC_NEEDS_REVIEW,
+    "infrastructure_failed": ExitCode.INFRASTRUCTURE_FAILED,
+    "cancelled": ExitCode.CANCELLED,
+}
+
+#: skip reasons that mean "this check was cut short", not "this check decided to skip": a run
+#: holding one did not finish its work, so it never reads as a pass
+INCOMPLETE_REASONS: Final = ("run_timeout", "shard_missing", "not_run", "browser_crashed")
+
+
+def decide_outcome(results: Iterable[tuple[str, str | None, str | None]], *, cancelled: bool,
+                   flaky_policy: str) -> tuple[Outcome, ExitCode]:
+    """(outcome, exit code) of a run from (status, skip reason, failure class) of each test's final result.
+
+    First rule that applies: cancelled (5); any `assertion_failed` (1, the only alerting one); any
+    `infrastructure_error` or a test cut short (an `INCOMPLETE_REASONS` skip) (6); any other
+    failure class (2); a flaky test under `flaky_policy: fail` (2); else passed (0). A failed test
+    without a class is flowwalk's own fault and counts as `infrastructure_error`.
+    """
+    rows = list(results)
+    classes = {cls or "infrastructure_error" for status, _, cls in rows if status == "failed"}
+    outcome: Outcome
+    if cancelled:
+        outcome = "cancelled"
+    elif "assertion_failed" in classes:
+        outcome = "site_misbehaved"
+    elif "infrastructure_error" in classes or any(status == "skipped" and reason in INCOMPLETE_REASONS
+                                                  for status, reason, _ in rows):
+        outcome = "infrastructure_failed"
+    elif classes or (flaky_policy == "fail" and any(status == "flaky" for status, _, _ in rows)):
+        outcome = "spec_needs_review"
+    else:
+        outcome = "passed"
+    return outcome, OUTCOME_EXIT[outcome]

@@ -15,7 +15,10 @@ import pytest
 from flowwalk import events as ev
 from flowwalk.exitcodes import ExitCode
 from flowwalk.settings import Secrets, default_executable
-from flowwalk.walk.run import exit_code_for, run_plan
+from flowwalk.report.emit import EmitWriter
+from flowwalk.report.records import read_run
+from flowwalk.report.verdict import build_verdict
+from flowwalk.walk.run import RunSummary, run_plan
 
 from test_walker import (  # the scenario builders of the walker tests
     click,
@@ -62,6 +65,15 @@ class Recorder:
         return {e.test_id: e for e in self.of(ev.RuleFinished)}
 
 
+def assert_exit_agrees(summary: RunSummary, recorder: Recorder, out: Path) -> None:
+    """The run's exit code (its summary and run_finished) is the one verdict.json gives for its emit.jsonl."""
+    with EmitWriter(out) as write:
+        for event in recorder.events:
+            write(event)
+    assert isinstance(recorder.events[-1], ev.RunFinished)
+    assert recorder.events[-1].exit_code == summary.exit_code == build_verdict(read_run(out))["exit_code"]
+
+
 @pytest.fixture()
 def out(tmp_path: Path) -> Path:
     return tmp_path / "report"
@@ -104,6 +116,7 @@ def test_a_missing_variable_fails_the_scenario_before_any_browser_starts(out, pa
     assert (after.status, after.reason, after.failure.parent) == ("skipped", "parent_failed", "login")
     assert results[f"{dag.id}/independent"].status == "skipped"
     assert summary.exit_code == ExitCode.SPEC_NEEDS_REVIEW
+    assert_exit_agrees(summary, recorder, out)
     assert recorder.events[-1].exit_code == ExitCode.SPEC_NEEDS_REVIEW
     assert not recorder.of(ev.StepFinished)            # nothing was walked
 
@@ -221,26 +234,35 @@ def test_a_scenario_that_passes_on_a_retry_is_flaky(out, page_url, flaky_site) -
     assert summary.tests == {flaky.id: "flaky", broken.id: "failed"}
     assert summary.counts["flaky"] == 1
     assert [e.attempt for e in recorder.of(ev.ScenarioStarted)] == [1, 2, 1, 2]
+    assert_exit_agrees(summary, recorder, out)
 
 
-def test_exit_codes_follow_the_architecture() -> None:
-    passed = ("passed", "", None)
-    flaky = ("flaky", "", None)
-    assert exit_code_for([passed, flaky], cancelled=False, flaky_policy="pass") == ExitCode.OK
-    assert exit_code_for([passed, flaky], cancelled=False, flaky_policy="fail") == ExitCode.SPEC_NEEDS_REVIEW
-    assert exit_code_for([("failed", "", "spec_step_unresolvable"), ("failed", "", "assertion_failed")],
-                         cancelled=False, flaky_policy="pass") == ExitCode.SITE_MISBEHAVED
-    assert exit_code_for([("failed", "", "credential_rejected"), ("failed", "", "infrastructure_error")],
-                         cancelled=False, flaky_policy="pass") == ExitCode.INFRASTRUCTURE_FAILED
-    assert exit_code_for([passed, ("skipped", "run_timeout", None)], cancelled=False,
-                         flaky_policy="pass") == ExitCode.INFRASTRUCTURE_FAILED
-    assert exit_code_for([("failed", "", "agent_uncertain")], cancelled=False,
-                         flaky_policy="pass") == ExitCode.SPEC_NEEDS_REVIEW
-    assert exit_code_for([("failed", "", "assertion_failed")], cancelled=True,
-                         flaky_policy="pass") == ExitCode.CANCELLED
-    # a Chromium that never started fails every test infrastructure_error: 6, as verdict.json says
-    assert exit_code_for([("failed", "", "infrastructure_error")], cancelled=False,
-                         flaky_policy="pass") == ExitCode.INFRASTRUCTURE_FAILED
+@pytest.mark.parametrize(("case", "expected"), [
+    ("assertion_failed", ExitCode.SITE_MISBEHAVED),
+    ("spec_step_unresolvable", ExitCode.SPEC_NEEDS_REVIEW),
+    ("infrastructure_error", ExitCode.INFRASTRUCTURE_FAILED),
+    ("flaky under flaky_policy fail", ExitCode.SPEC_NEEDS_REVIEW),
+])
+def test_the_exit_code_is_the_verdicts_for_each_failure_class(out, page_url, flaky_site, case, expected) -> None:
+    fine = flow("fine", [click("#bump")], page_url("basic.html"))
+    settings = make_settings(out)
+    if case == "assertion_failed":
+        other = flow("broken", [expect("text_contains", "Nope", "#status", timeout_ms=200)], page_url("basic.html"))
+    elif case == "spec_step_unresolvable":
+        other = flow("lost", [click("#no-such-button")], page_url("basic.html"))
+    elif case == "infrastructure_error":
+        other, settings = fine, make_settings(out, executable="/nonexistent/chromium")
+    else:
+        other = flow("flaky", [expect("text_contains", "up", "#state", timeout_ms=300)], flaky_site)
+        settings = make_settings(out, retries=1, flaky_policy="fail")
+    recorder = Recorder()
+    summary = run_plan([fine, other] if other is not fine else [fine], settings, recorder)
+    if case in summary.failure_classes.values():
+        assert set(summary.failure_classes.values()) == {case}
+    else:
+        assert summary.tests[other.id] == "flaky"
+    assert summary.exit_code == expected
+    assert_exit_agrees(summary, recorder, out)
 
 
 # --- run timeout, cancel, crash -----------------------------------------------------------------------
@@ -258,6 +280,7 @@ def test_the_run_timeout_skips_scenarios_not_started(out, page_url) -> None:
     assert results[slow.id].failure.runtime_code == "RUN_TIMEOUT"
     assert (results[later.id].status, results[later.id].reason) == ("skipped", "run_timeout")
     assert summary.exit_code == ExitCode.INFRASTRUCTURE_FAILED
+    assert_exit_agrees(summary, recorder, out)
 
 
 def test_cancel_stops_starting_scenarios_and_says_so(out, page_url) -> None:
@@ -282,6 +305,7 @@ def test_cancel_stops_starting_scenarios_and_says_so(out, page_url) -> None:
     assert [c.signal for c in cancelled] == ["SIGTERM"]
     assert recorder.events[-2] is cancelled[0] and isinstance(recorder.events[-1], ev.RunFinished)
     assert summary.cancelled and summary.exit_code == ExitCode.CANCELLED
+    assert_exit_agrees(summary, recorder, out)
     assert recorder.events[-1].cancelled is True
 
 
@@ -339,3 +363,4 @@ def test_a_crashed_browser_fails_the_scenario_and_is_relaunched(out, page_url) -
     assert failure.step_index == 2
     assert results[survivor.id].status == "passed"      # a relaunched browser took the next scenario
     assert summary.exit_code == ExitCode.INFRASTRUCTURE_FAILED
+    assert_exit_agrees(summary, recorder, out)

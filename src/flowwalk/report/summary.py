@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
+from flowwalk.exitcodes import INCOMPLETE_REASONS
 from flowwalk.report.records import RunRecords
-from flowwalk.report.verdict import INCOMPLETE_REASONS
 
 SUMMARY_FILE = "summary.md"
 #: GitHub's job summary limit per step (bytes)

@@ -1,7 +1,8 @@
 """verdict.json: the machine verdict of a run, and the exit code every command derives from it.
 
 Built from `RunRecords` alone (so a merge of shards rebuilds it). The shape is fixed in
-docs/architecture.md and `schemas/verdict.v1.schema.json`. Rules, in order:
+docs/architecture.md and `schemas/verdict.v1.schema.json`. The outcome and exit code follow
+`exitcodes.decide_outcome` (so `run_finished` and verdict.json agree). Rules, in order:
 
 - a cancelled run is `cancelled` (exit 5), whatever else happened;
 - any failed test of class `assertion_failed`: the site misbehaved (exit 1), the only alerting one;
@@ -21,24 +22,14 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Mapping
 
-from flowwalk.exitcodes import ExitCode
+from flowwalk.exitcodes import Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
 
 VERDICT_SCHEMA = "flowwalk.verdict/1"
-#: skip reasons that mean "this check was cut short", not "this check decided to skip"
-INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run", "browser_crashed")
 #: skip reasons that mean "another test of this scenario failed before anything could run"
 SETUP_REASONS = ("setup_failed", "credential_rejected", "browser_crashed")
 SLOWEST = 10
-
-OUTCOME_EXIT = {
-    "passed": ExitCode.OK,
-    "site_misbehaved": ExitCode.SITE_MISBEHAVED,
-    "spec_needs_review": ExitCode.SPEC_NEEDS_REVIEW,
-    "infrastructure_failed": ExitCode.INFRASTRUCTURE_FAILED,
-    "cancelled": ExitCode.CANCELLED,
-}
 
 
 def failure_class(test: TestRecord) -> str | None:
@@ -148,24 +139,12 @@ def describe_test(test: TestRecord) -> dict[str, Any]:
     }
 
 
-def decide(records: RunRecords) -> tuple[str, int]:
-    """(outcome, exit code) by the rules in the module docstring."""
-    classes = {failure_class(t) for t in records.tests if t.status == "failed"}
-    incomplete = any(t.status == "skipped" and t.reason in INCOMPLETE_REASONS for t in records.tests)
-    flaky = any(t.status == "flaky" for t in records.tests)
-    if records.cancelled:
-        outcome = "cancelled"
-    elif "assertion_failed" in classes:
-        outcome = "site_misbehaved"
-    elif "infrastructure_error" in classes or incomplete:
-        outcome = "infrastructure_failed"
-    elif classes:
-        outcome = "spec_needs_review"
-    elif flaky and str(records.settings.get("flaky_policy", "pass")) == "fail":
-        outcome = "spec_needs_review"
-    else:
-        outcome = "passed"
-    return outcome, int(OUTCOME_EXIT[outcome])
+def decide(records: RunRecords) -> tuple[Outcome, int]:
+    """(outcome, exit code) of the run, by `exitcodes.decide_outcome` (the walker's run_finished uses it too)."""
+    outcome, code = decide_outcome(((t.status, t.reason, failure_class(t)) for t in records.tests),
+                                   cancelled=records.cancelled,
+                                   flaky_policy=str(records.settings.get("flaky_policy", "pass")))
+    return outcome, int(code)
 
 
 def build_verdict(records: RunRecords) -> dict[str, Any]:

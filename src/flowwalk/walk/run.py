@@ -27,7 +27,7 @@ prelaunched=...)` hands it its work. When the input is refused, or no scenario i
 refused run walks nothing, though a browser may have started meanwhile. `run_plan` alone never
 starts a browser before the variables are checked, and never more browsers than scenarios.
 
-The exit code in `RunFinished` follows docs/architecture.md (and `report.verdict.decide`).
+The exit code in `RunFinished` is `exitcodes.decide_outcome`'s, the one verdict.json gives.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from typing import Any, Callable, Iterable, Protocol, Sequence
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
 from flowwalk.errors import BrowserLaunchError, Location
-from flowwalk.exitcodes import ExitCode
+from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Rule, Scenario, Step
 from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
@@ -57,11 +57,7 @@ from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.walker import ScenarioOutcome, walk_scenario
 
-__all__ = ["Prelaunch", "RunSummary", "run_plan", "exit_code_for", "settings_record", "check_variables"]
-
-#: reasons of skipped tests that mean the run did not finish its work (exit 6, like the verdict)
-INCOMPLETE_REASONS = ("run_timeout", "shard_missing", "not_run")
-
+__all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record", "check_variables"]
 
 class PlanLike(Protocol):
     @property
@@ -116,30 +112,6 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "shard": {"index": settings.shard_index, "total": settings.shard_total},
         "out_dir": settings.out_dir,
     }
-
-
-def exit_code_for(tests: Iterable[tuple[str, str, str | None]], *, cancelled: bool, flaky_policy: str) -> int:
-    """The run's exit code from (status, reason, failure class) of every final test result.
-
-    docs/architecture.md: cancelled 5 wins; any assertion_failed 1; else any infrastructure_error
-    or work cut short 6; else any other failure 2; flaky counts as passed unless `flaky_policy:
-    fail` (2). A Chromium that could not be started at all fails every test `infrastructure_error`
-    (6), the same code `report.verdict.decide` gives, so run_finished and verdict.json agree.
-    """
-    if cancelled:
-        return int(ExitCode.CANCELLED)
-    rows = list(tests)
-    classes = {cls or "infrastructure_error" for status, _, cls in rows if status == "failed"}
-    incomplete = any(status == "skipped" and reason in INCOMPLETE_REASONS for status, reason, _ in rows)
-    if "assertion_failed" in classes:
-        return int(ExitCode.SITE_MISBEHAVED)
-    if "infrastructure_error" in classes or incomplete:
-        return int(ExitCode.INFRASTRUCTURE_FAILED)
-    if classes:
-        return int(ExitCode.SPEC_NEEDS_REVIEW)
-    if flaky_policy == "fail" and any(status == "flaky" for status, _, _ in rows):
-        return int(ExitCode.SPEC_NEEDS_REVIEW)
-    return int(ExitCode.OK)
 
 
 # --- variables checked before any browser -------------------------------------------------------
@@ -372,7 +344,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     counts = {"total": len(finals), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
     for status, _, _ in finals.values():
         counts[status if status in counts else "failed"] += 1
-    code = exit_code_for(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy)
+    code = int(decide_outcome(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy)[1])
     duration = round((time.monotonic() - t0) * 1000, 1)
     out(ev.RunFinished(finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), duration_ms=duration,
                        exit_code=code, counts=counts, cancelled=cancelled))

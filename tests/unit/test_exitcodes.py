@@ -1,0 +1,119 @@
+"""One exit-code rule: `exitcodes.decide_outcome`, which the run's `run_finished` and verdict.json both use.
+
+The table pins the rule; the agreement test writes each kind of final result to a real emit.jsonl
+and checks that the exit code the run computes from its `rule_finished` events is the one
+verdict.json gives for every failure class and every skip reason the walker or a merge writes.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowwalk import events as ev
+from flowwalk.exitcodes import INCOMPLETE_REASONS, ExitCode, decide_outcome
+from flowwalk.model import FAILURE_CLASSES
+from flowwalk.report.emit import EmitWriter
+from flowwalk.report.records import read_run
+from flowwalk.report.verdict import build_verdict
+
+PASS, FLAKY = ("passed", "", None), ("flaky", "", None)
+
+#: class -> the exit code a run whose only failure is of that class ends with
+CLASS_EXIT = {
+    "assertion_failed": ExitCode.SITE_MISBEHAVED,
+    "spec_step_unresolvable": ExitCode.SPEC_NEEDS_REVIEW,
+    "credential_rejected": ExitCode.SPEC_NEEDS_REVIEW,
+    "agent_uncertain": ExitCode.SPEC_NEEDS_REVIEW,
+    "quota_exceeded": ExitCode.SPEC_NEEDS_REVIEW,
+    "infrastructure_error": ExitCode.INFRASTRUCTURE_FAILED,
+}
+#: every skip reason the walker writes; the report reader adds shard_missing and not_run
+SKIP_REASONS = ("parent_failed", "guard_failed", "run_timeout", "cancelled", "setup_failed", "credential_rejected",
+                "browser_crashed", "halted", "shard_missing", "not_run")
+
+
+def code(rows: list[tuple[str, str, str | None]], *, cancelled: bool = False, flaky_policy: str = "pass") -> ExitCode:
+    return decide_outcome(rows, cancelled=cancelled, flaky_policy=flaky_policy)[1]
+
+
+def test_every_failure_class_has_its_exit_code() -> None:
+    assert set(CLASS_EXIT) == set(FAILURE_CLASSES)
+    for cls, expected in CLASS_EXIT.items():
+        assert code([PASS, ("failed", "", cls)]) == expected, cls
+
+
+def test_the_first_rule_that_applies_decides() -> None:
+    assert decide_outcome([PASS], cancelled=False, flaky_policy="pass") == ("passed", ExitCode.OK)
+    assert code([PASS, FLAKY]) == ExitCode.OK
+    assert code([PASS, FLAKY], flaky_policy="fail") == ExitCode.SPEC_NEEDS_REVIEW
+    assert code([("failed", "", "spec_step_unresolvable"), ("failed", "", "assertion_failed")]) == ExitCode.SITE_MISBEHAVED
+    assert code([("failed", "", "credential_rejected"), ("failed", "", "infrastructure_error")]) == \
+        ExitCode.INFRASTRUCTURE_FAILED
+    assert code([("failed", "", "assertion_failed"), ("skipped", "run_timeout", None)]) == ExitCode.SITE_MISBEHAVED
+    assert code([("failed", "", "assertion_failed")], cancelled=True) == ExitCode.CANCELLED
+    # a failed test without a class is flowwalk's own fault
+    assert code([("failed", "", None)]) == ExitCode.INFRASTRUCTURE_FAILED
+
+
+@pytest.mark.parametrize("reason", SKIP_REASONS)
+def test_a_test_cut_short_never_reads_as_a_pass(reason: str) -> None:
+    expected = ExitCode.INFRASTRUCTURE_FAILED if reason in INCOMPLETE_REASONS else ExitCode.OK
+    assert code([PASS, ("skipped", reason, None)]) == expected
+    assert set(INCOMPLETE_REASONS) == {"run_timeout", "shard_missing", "not_run", "browser_crashed"}
+
+
+def _final(status: str, reason: str, cls: str | None) -> tuple[str, str, ev.Failure | None]:
+    failure = None
+    if cls is not None:
+        failure = ev.Failure(failure_class=cls, runtime_code="X", retryable=False, step_kind="action",
+                             message=f"{cls} here", step_index=1, path="a.flow.yaml", line=3)
+    return status, reason, failure
+
+
+CASES = [
+    *[("class " + cls, [("failed", "", cls)]) for cls in FAILURE_CLASSES],
+    *[("skip " + reason, [("skipped", reason, None)]) for reason in SKIP_REASONS],
+    ("failed without a failure record", [("failed", "", None)]),
+    ("flaky", [("flaky", "", None)]),
+    ("passed", [("passed", "", None)]),
+    ("assertion and a crash", [("failed", "", "assertion_failed"), ("skipped", "browser_crashed", None)]),
+]
+
+
+@pytest.mark.parametrize("policy", ["pass", "fail"])
+@pytest.mark.parametrize("cancelled", [False, True])
+@pytest.mark.parametrize(("name", "results"), CASES, ids=[c[0] for c in CASES])
+def test_the_run_and_verdict_json_agree(tmp_path: Path, name: str, results: list[tuple[str, str, str | None]],
+                                        cancelled: bool, policy: str) -> None:
+    ids = [f"f{i}.flow.yaml" for i in range(len(results) + 1)]
+    plan = {"scenarios": [{"id": sid, "name": sid, "source": sid, "kind": "flow", "line": 1,
+                           "rules": [{"name": sid, "test_id": sid, "line": 1, "parents": []}],
+                           "test_ids": [sid], "shard": 1} for sid in ids],
+            "assigned": ids, "shard": {"index": 1, "total": 1}, "shards": [{"index": 1, "scenarios": ids}]}
+    finished: list[ev.RuleFinished] = []
+    with EmitWriter(tmp_path) as write:
+        write(ev.RunStarted(run_id="r", started_at="2026-01-01T00:00:00Z", flowwalk_version="0",
+                            shard={"index": 1, "total": 1}, plan=plan, settings={"flaky_policy": policy}))
+        # one passed test, then one test per result
+        for sid, (status, reason, failure) in zip(ids, [_final("passed", "", None)] + [_final(*r) for r in results]):
+            rule = ev.RuleFinished(scenario_id=sid, rule=sid, test_id=sid, attempt=1, status=status, duration_ms=1.0,
+                                   path=sid, line=1, reason=reason, failure=failure)
+            finished.append(rule)
+            write(ev.ScenarioStarted(scenario_id=sid, attempt=1, worker=1, t=0.0))
+            write(rule)
+            write(ev.ScenarioFinished(scenario_id=sid, attempt=1, status=status, duration_ms=1.0))
+        if cancelled:
+            write(ev.RunCancelled(signal="SIGTERM", t=1.0))
+        # what walk.run.run_plan reads from each rule_finished it emits, and the code it writes
+        run_code = code([(r.status, r.reason, r.failure.failure_class if r.failure else None) for r in finished],
+                        cancelled=cancelled, flaky_policy=policy)
+        write(ev.RunFinished(finished_at="2026-01-01T00:00:01Z", duration_ms=1000.0, exit_code=int(run_code),
+                             counts={}, cancelled=cancelled))
+    verdict = build_verdict(read_run(tmp_path))
+    assert verdict["exit_code"] == run_code, name
+    if cancelled:
+        assert run_code == ExitCode.CANCELLED
+    elif name.startswith("class "):
+        assert run_code == CLASS_EXIT[name.removeprefix("class ")]
