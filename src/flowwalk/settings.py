@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from flowwalk.agent.config import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
 from flowwalk.model import Stabilize
 
@@ -116,6 +117,8 @@ class Settings:
     #: abort subresource requests to hosts outside loopback, the entry host and allowed_hosts
     #: (analytics vendors are always answered locally, navigations always obey the allowlist)
     offline: bool = False
+    #: the optional model that heals when deterministic re-resolution cannot (`model:`); None: off
+    model: ModelConfig | None = None
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
 
@@ -267,6 +270,8 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
                           ("screenshots", SCREENSHOT_MODES)):
         if name in merged and merged[name] not in allowed:
             raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
+    if config.get("model"):
+        merged["model"] = build_model_config(config["model"])
     merged.setdefault("executable", default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     return Settings(**merged)

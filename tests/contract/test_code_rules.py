@@ -21,13 +21,15 @@ FORBIDDEN = {
     "model": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
     "events": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
     "settings": {"spec", "plan", "browser", "walk", "report", "github", "cli", "app"},
+    # the model client knows prompts and caps, never pages or runs: callers hand it text
+    "agent": {"plan", "browser", "walk", "report", "github", "cli", "app"},
 }
 #: third-party modules only some places may import
 ONLY_IN = {
     "playwright": {"browser"},
     # the walker's invariant_check GETs an endpoint of the app under test; everything GitHub goes
-    # through github/client.py
-    "requests": {"github/client.py", "walk/verifiers.py"},
+    # through github/client.py; every model request goes through agent/client.py
+    "requests": {"github/client.py", "walk/verifiers.py", "agent/client.py"},
 }
 
 

@@ -32,6 +32,7 @@ EXPECTED = {
     "RUN_TIMEOUT": "infrastructure_error",
     "INTERNAL": "infrastructure_error",
     "MODEL_UNAVAILABLE": "agent_uncertain",
+    "MODEL_INVALID_ANSWER": "agent_uncertain",
     "QUOTA_EXCEEDED": "quota_exceeded",
     "UNKNOWN": "spec_step_unresolvable",
 }

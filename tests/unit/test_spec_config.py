@@ -85,10 +85,41 @@ flowwalk.yaml:5:24: error: 'window_ms' in 'stabilize' is 3000, out of range
 flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
   hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
 dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, run_timeout_s, \
-retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, offline, stabilize"""
+retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, offline, model, stabilize"""
 
 
 def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as caught:
         load_config(write(tmp_path, "base_url: [\n"))
     assert "invalid YAML" in str(caught.value)
+
+
+def test_a_model_block_becomes_the_model_settings(tmp_path: Path) -> None:
+    config = load_config(write(tmp_path, "model:\n  preset: ollama\n  model: llama3.1\n  max_calls: 4\n"))
+    settings = build_settings({}, env={}, config=config.model_dump(exclude_unset=True))
+    assert settings.model is not None
+    assert (settings.model.base_url, settings.model.model, settings.model.max_calls) == (
+        "http://127.0.0.1:11434/v1", "llama3.1", 4)
+    assert settings.model.max_calls_per_step == 1 and settings.model.api_key_env is None
+    assert build_settings({}, env={}, config={}).model is None   # off by default
+
+
+def test_an_incomplete_model_block_is_refused_at_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "workers: 1\nmodel:\n  preset: vllm\n  max_calls: -1\n  api_key: sk-123\n")
+    with pytest.raises(SpecError) as caught:
+        load_config("flowwalk.yaml")
+    text = str(caught.value)
+    assert "flowwalk.yaml:4:14: error: 'max_calls' in 'model' is -1, out of range" in text
+    assert "flowwalk.yaml:5:3: error: unknown key 'api_key' in 'model'" in text
+    assert "api_key_env" in text   # the hint lists the valid keys
+
+
+@pytest.mark.parametrize("block, says", [
+    ("  preset: vllm\n", "error: 'model' has no 'model'"),
+    ("  model: llama3.1\n", "error: 'model' has neither 'preset' nor 'base_url'"),
+])
+def test_a_model_block_needs_a_server_and_a_model(tmp_path: Path, block: str, says: str) -> None:
+    with pytest.raises(SpecError) as caught:
+        load_config(write(tmp_path, "model:\n" + block))
+    assert says in str(caught.value) and "hint: " in str(caught.value)

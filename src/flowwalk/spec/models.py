@@ -734,6 +734,36 @@ def _absolute_url(value: str) -> str:
     return value
 
 
+class ModelBlockModel(Strict):
+    """`model:` in flowwalk.yaml: the optional OpenAI-compatible model used only to heal (docs/healing.md)."""
+
+    LABEL: ClassVar[str] = "model block"
+    enabled: Optional[bool] = None
+    preset: Optional[Literal["github", "openai", "ollama", "vllm", "llamacpp", "litellm"]] = None
+    base_url: Optional[Annotated[Url, AfterValidator(_absolute_url)]] = None
+    model: Optional[Annotated[str, Field(min_length=1, max_length=200)]] = None
+    api_key_env: Optional[Identifier] = None
+    timeout_s: Optional[Annotated[float, Field(gt=0, le=600)]] = None
+    max_calls: Optional[Annotated[int, Field(ge=0, le=1000)]] = None
+    max_calls_per_step: Optional[Annotated[int, Field(ge=1, le=5)]] = None
+    max_tokens: Optional[Annotated[int, Field(ge=16, le=8192)]] = None
+    json_mode: Optional[bool] = None
+
+    @model_validator(mode="after")
+    def _complete(self) -> "ModelBlockModel":
+        # the presets of agent/config.py that name no model (local servers serve what they loaded)
+        if self.enabled is False:
+            return self
+        if self.preset is None and self.base_url is None:
+            raise fail("{where} has neither 'preset' nor 'base_url'",
+                       "name a preset (github, openai, ollama, vllm, llamacpp, litellm) or the server's base_url, "
+                       "e.g. 'base_url: http://127.0.0.1:8080/v1'", key=True)
+        if self.model is None and self.preset not in ("github", "openai"):
+            raise fail("{where} has no 'model'",
+                       "name a model the server serves, e.g. 'model: llama3.1'", key=True)
+        return self
+
+
 class ConfigModel(Strict):
     """`flowwalk.yaml`: run defaults. Command-line options and environment variables win over it."""
 
@@ -762,6 +792,7 @@ class ConfigModel(Strict):
     verifiers_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     durations_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     offline: Optional[bool] = None
+    model: Optional[ModelBlockModel] = None
 
 
 # --- pydantic errors rewritten for people ---------------------------------------------------------------

@@ -204,11 +204,15 @@ class Redactor:
     Longer values are replaced first, so a secret that contains another is masked whole.
     """
 
-    def __init__(self, values: Iterable[str]):
+    def __init__(self, values: Iterable[str], *, names: Mapping[str, str] | None = None):
+        # names: secret value -> its name; a form of a named value becomes `{{NAME}}` instead of
+        # `***` (a prompt to a model shows the placeholder, so the step still reads sensibly)
         forms: set[str] = set()
+        self._names: dict[str, str] = {}
         for value in values:
             if not value:
                 continue
+            before = set(forms)
             forms.add(value)
             forms.add(url_quote(value, safe=""))
             forms.add(quote_plus(value, safe=""))
@@ -217,6 +221,9 @@ class Redactor:
             forms.add(json.dumps(value, ensure_ascii=False)[1:-1])
             # a JSON string written into another JSON string (a record holding a serialised body)
             forms.add(json.dumps(json.dumps(value)[1:-1])[1:-1])
+            if names and value in names:
+                for form in forms - before:
+                    self._names.setdefault(form, "{{" + names[value] + "}}")
         ordered = sorted((f for f in forms if f), key=lambda f: (-len(f), f))
         self._pattern = re.compile("|".join(re.escape(f) for f in ordered)) if ordered else None
 
@@ -226,6 +233,8 @@ class Redactor:
     def text(self, value: str) -> str:
         if self._pattern is None or not value:
             return value
+        if self._names:
+            return self._pattern.sub(lambda m: self._names.get(m.group(0), MASK), value)
         return self._pattern.sub(MASK, value)
 
     def deep(self, obj: Any) -> Any:

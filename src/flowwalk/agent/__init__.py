@@ -1,0 +1,42 @@
+"""The only code that talks to a language model, and only when `flowwalk.yaml` has a `model:` block.
+
+- `config`: the `model:` block, presets (github, openai, ollama, vllm, llamacpp, litellm), the caps;
+- `client`: one OpenAI-compatible chat-completions request over `requests`;
+- `prompt`: the boundary (page text fenced with a per-call nonce, secrets as placeholders) and
+  reading the JSON answer back;
+- `budget`: the run's hard cap and the per-step cap, shared by worker threads;
+- `agent`: `Agent.ask(question, validate)`, one retry on an invalid answer, a `ModelCall` record per
+  request; `choose_candidate` is the healer's question.
+
+A caller (the healer, `discover`) builds a `Question`, passes a validator that raises
+`InvalidAnswer` for anything it cannot use, and maps the three errors to failure classes with
+`failure_class(exc)`.
+"""
+
+from __future__ import annotations
+
+from flowwalk.agent.agent import (Agent, Answer, Choice, ModelCall, NoValidAnswer, candidate_question,
+                                  choose_candidate)
+from flowwalk.agent.budget import CallBudget, QuotaExceeded
+from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
+from flowwalk.agent.config import PRESETS, ModelConfig, build_model_config
+from flowwalk.agent.prompt import MAX_CONTEXT_BYTES, MAX_ITEMS, InvalidAnswer, Prompt, Question, build_prompt
+
+__all__ = ["Agent", "Answer", "Choice", "ModelCall", "NoValidAnswer", "candidate_question", "choose_candidate",
+           "CallBudget", "QuotaExceeded", "ChatClient", "Completion", "ModelUnavailable", "PRESETS",
+           "ModelConfig", "build_model_config", "MAX_CONTEXT_BYTES", "MAX_ITEMS", "InvalidAnswer", "Prompt",
+           "Question", "build_prompt", "failure_class", "runtime_code"]
+
+
+def failure_class(exc: BaseException) -> str:
+    """The flow-spec v1 class a step fails with when the model could not decide for it."""
+    return "quota_exceeded" if isinstance(exc, QuotaExceeded) else "agent_uncertain"
+
+
+def runtime_code(exc: BaseException) -> str:
+    """The runtime code (walk/recovery.py maps it to the class above)."""
+    if isinstance(exc, QuotaExceeded):
+        return "QUOTA_EXCEEDED"
+    if isinstance(exc, NoValidAnswer):
+        return "MODEL_INVALID_ANSWER"
+    return "MODEL_UNAVAILABLE"
