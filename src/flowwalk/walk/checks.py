@@ -48,11 +48,12 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Any, Callable
 
-from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line, is_invalid_selector
+from flowwalk.browser.errors import PlaywrightError, first_line, is_invalid_selector
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import matching_beacons, normalize_vendor
 from flowwalk.browser.session import PageSession
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
+from flowwalk.walk.boundary import crash_of
 
 __all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
@@ -214,9 +215,9 @@ _TRANSIENT = re.compile(r"Execution context was destroyed|navigat|Cannot find co
 
 
 def _playwright_failure(session: PageSession, exc: PlaywrightError, selector: str | None) -> _Read:
-    translated = session.translate(exc)
-    if isinstance(translated, BrowserCrashed):
-        raise translated from exc
+    crash = crash_of(exc, session)
+    if crash is not None:
+        raise crash from exc
     if selector is not None and is_invalid_selector(exc):
         return _Read(None, f"invalid selector '{selector}': {first_line(exc)}", found=False, fatal=True,
                      selector=selector)
@@ -579,9 +580,9 @@ def look_in_frames(session: PageSession, has: Callable[[Any], bool], *, budget_m
             if frame.is_detached() or not has(frame):
                 continue
         except PlaywrightError as exc:
-            translated = session.translate(exc)
-            if isinstance(translated, BrowserCrashed):
-                raise translated from exc
+            crash = crash_of(exc, session)
+            if crash is not None:
+                raise crash from exc
             continue
         return _frame_label(frame)
     return None

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line
+from flowwalk.browser.errors import PlaywrightError, first_line, is_closed_error
 from flowwalk.browser.locate import locate
 
 __all__ = ["TargetResolution", "resolve_target", "describe"]
@@ -253,7 +253,8 @@ def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetRe
 
     `page` is a Playwright page, or a frame of one (its elements only).
 
-    Raises BrowserCrashed when the browser is gone; never raises for page content.
+    Raises the PlaywrightError of a closed page, context or browser for the caller to judge
+    (walk/boundary.py: gone or closed by the site); never raises for page content.
     """
     desc = describe(target)
     if not desc.tokens and not desc.roles:
@@ -263,7 +264,7 @@ def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetRe
         try:
             found = locate(page, scope)
         except PlaywrightError as exc:
-            return _page_error(page, exc, f"scope '{scope}'")
+            return _page_error(exc, f"scope '{scope}'")
         except ValueError as exc:  # InvalidSelector
             return TargetResolution(None, (), f"no candidates: {exc}")
         if found.count == 0:
@@ -279,8 +280,8 @@ def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetRe
         try:
             result = page.locator(selector).evaluate_all(_INSPECT_JS, MAX_ELEMENTS)
         except PlaywrightError as exc:
-            if _gone(page, exc):
-                raise BrowserCrashed(f"the browser or page crashed: {first_line(exc)}") from exc
+            if is_closed_error(exc):
+                raise  # see _page_error
             continue  # a page mid-navigation: this strategy sees nothing this time
         items = result.get("items", [])
         count = int(result.get("n", 0))
@@ -337,21 +338,9 @@ def _pick(ranked: list[_Candidate], kept: tuple[dict[str, Any], ...], target: st
     return TargetResolution(best.selector, kept, f"unique {best.strategy} match for '{target}' (score {best.score})")
 
 
-def _gone(page: Any, exc: PlaywrightError) -> bool:
-    from flowwalk.browser.errors import is_closed_error
-
-    if hasattr(page, "parent_frame"):
-        # a frame has no is_closed(): its page is what closes (a frame that was detached is page
-        # content, and its error does not say closed)
-        page = page.page
-    try:
-        closed = page.is_closed()
-    except Exception:  # noqa: BLE001
-        closed = True
-    return closed or is_closed_error(exc)
-
-
-def _page_error(page: Any, exc: PlaywrightError, what: str) -> TargetResolution:
-    if _gone(page, exc):
-        raise BrowserCrashed(f"the browser or page crashed: {first_line(exc)}") from exc
+def _page_error(exc: PlaywrightError, what: str) -> TargetResolution:
+    if is_closed_error(exc):
+        # whether the browser is gone or the site closed its page is the caller's boundary's
+        # answer (walk/boundary.py), not this module's
+        raise exc
     return TargetResolution(None, (), f"no candidates: {what}: {first_line(exc)}")

@@ -39,7 +39,7 @@ import threading
 import time
 import traceback
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable, Iterable, Protocol, Sequence
 
@@ -55,7 +55,8 @@ from flowwalk.walk.context import RunContext, redact_event
 from flowwalk.walk.watchdog import Watchdog
 from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
-from flowwalk.walk.walker import ScenarioOutcome, walk_scenario
+from flowwalk.walk.outcomes import ScenarioOutcome, parent_failure, rule_finished
+from flowwalk.walk.walker import walk_scenario
 
 __all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record", "check_variables"]
 
@@ -169,9 +170,7 @@ def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run
     scenario_level = [n for n in names if not any(n in _step_names(s) for r in scenario.rules for s in r.steps)]
 
     def finished(rule: Rule, status: str, **kw: Any) -> ev.RuleFinished:
-        return ev.RuleFinished(scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule),
-                               attempt=attempt, status=status, duration_ms=0.0, path=rule.loc.path,
-                               line=rule.loc.line, **kw)
+        return rule_finished(scenario, rule, attempt, status, 0.0, **kw)
 
     for pos, rule in enumerate(order):
         all_steps = tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, 1))
@@ -204,14 +203,8 @@ def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run
             parent = next((p for p in rule.parents if results.get(p) is None or results[p].status != "passed"),
                           None)
             if parent is not None and results.get(parent) is not None and results[parent].failure is not None:
-                root = results[parent].failure
-                assert root is not None
-                failure = replace(make_failure(root.runtime_code, step_kind="parent_failed", loc=rule.loc,
-                                               parent=parent, message=f"parent rule '{parent}' did not pass "
-                                               f"({results[parent].status})", expected=f"parent '{parent}' passed",
-                                               observed=results[parent].status),
-                                  failure_class=root.failure_class, retryable=root.retryable)
-                result = finished(rule, "skipped", reason="parent_failed", failure=failure)
+                result = finished(rule, "skipped", reason="parent_failed",
+                                  failure=parent_failure(rule, parent, results[parent]))
             else:
                 # nothing of this rule is wrong, but its scenario cannot run without the variable
                 result = finished(rule, "skipped", reason="credential_rejected")

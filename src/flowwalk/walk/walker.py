@@ -58,23 +58,27 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, PlaywrightError, is_invalid_selector, is_timeout
 from flowwalk.browser.launch import Browser, BrowserCrashed
 from flowwalk.browser.locate import locate
 from flowwalk.browser.network import matching_beacons
-from flowwalk.browser.session import NavigationBlocked, PageSession
+from flowwalk.browser.session import NavigationBlocked
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Extract, Goto, Rule, Scenario, Step, Wait
 from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Settings
-from flowwalk.spec.variables import LITERAL_KINDS, Redactor, placeholders, substitute
-from flowwalk.walk.checks import FRAME_LOOK_MS, EarlyRead, look_in_frames, read_ahead, run_check
-from flowwalk.walk.context import RunContext, redact_event
+from flowwalk.spec.variables import LITERAL_KINDS
+from flowwalk.walk.attempt import Attempt, Budget, RuleState
+from flowwalk.walk.boundary import Halt, gone, halt_if_gone, runtime_code, short
+from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames, read_ahead, run_check
+from flowwalk.walk.context import RunContext
+from flowwalk.walk.outcomes import (ScenarioOutcome, StepFailed, StepResult, parent_gate, rule_finished,
+                                    scenario_status, skipped_steps, skipped_text, will_retry)
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 from flowwalk.walk.resolve import resolve_target
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
@@ -143,35 +147,6 @@ def screenshot_name(scenario_id: str, rule: str | None, index: int, kind: str, a
     return f"screenshots/{slug(scenario_id)}{middle}--{index:02d}-{slug(kind, 20)}-a{attempt}.png"
 
 
-def will_retry(status: str, attempt: int, retries: int, *, run_timed_out: bool = False,
-               cancelled: bool = False) -> bool:
-    """Whether a `--retries` rerun follows this attempt (shared by the walker and the run loop)."""
-    return status == "failed" and attempt <= retries and not run_timed_out and not cancelled
-
-
-@dataclass(frozen=True)
-class ScenarioOutcome:
-    """The result of one scenario attempt, as the run loop needs it."""
-
-    scenario_id: str
-    attempt: int
-    status: str                               # passed | failed | skipped | flaky
-    rules: tuple[ev.RuleFinished, ...]
-    duration_ms: float
-    browser_crashed: bool = False
-    run_timed_out: bool = False
-    cancelled: bool = False
-    final: bool = True
-
-    @property
-    def failed_tests(self) -> frozenset[str]:
-        return frozenset(r.test_id for r in self.rules if r.status == "failed")
-
-    @property
-    def failure_classes(self) -> tuple[str, ...]:
-        return tuple(r.failure.failure_class for r in self.rules if r.status == "failed" and r.failure)
-
-
 def walk_scenario(scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
                   emit: Emit_, *, earlier_failures: frozenset[str] = frozenset()) -> ScenarioOutcome:
     """Walk one attempt of `scenario` in a fresh browser context and emit its events.
@@ -184,35 +159,6 @@ def walk_scenario(scenario: Scenario, browser: Browser, settings: Settings, run:
 
 
 # --- internal ---------------------------------------------------------------------------------
-
-
-class _StepFailed(Exception):
-    """Raised inside a step to end it with a Failure (caught by the step runner)."""
-
-    def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
-                 candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None):
-        super().__init__(message)
-        #: the earlier step the failure belongs to (a navigation an action started that was only
-        #: seen leaving the allowlist while a later step ran)
-        self.caused_by = caused_by
-        self.code = code
-        self.message = message
-        self.expected = expected
-        self.observed = observed
-        self.candidates = candidates
-
-
-class _Halt(Exception):
-    """The scenario cannot go on: the browser crashed."""
-
-
-@dataclass
-class _StepResult:
-    status: str                     # passed | failed | warning
-    failure: ev.Failure | None = None
-    reads: int | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
-    recovery: RecoveryLog = field(default_factory=RecoveryLog)
 
 
 @dataclass(frozen=True)
@@ -278,209 +224,67 @@ def _step_kind_for_failure(step: Step, role: str) -> str:
     return "action"
 
 
-def _error_code(exc: BaseException, default: str) -> str:
-    """The runtime code of an exception Playwright raised (walk/ never imports playwright itself)."""
-    if is_timeout(exc):
-        return "TIMEOUT"
-    if isinstance(exc, InvalidSelector) or is_invalid_selector(exc):
-        return "ACTION_REJECTED"  # a selector that does not parse: retrying cannot help
-    return default
-
-
-def _short(exc: BaseException) -> str:
-    text = str(exc).strip().split("\n")
-    first = text[0] if text else ""
-    return f"{type(exc).__name__}: {first}"[:500]
-
-
-def _skipped_text(index: int, step: Step) -> str:
-    return f"step {index} ({step.text})"
-
-
-class _ScenarioWalk:
-    def __init__(self, scenario: Scenario, browser: Browser, settings: Settings, run: RunContext, attempt: int,
-                 emit: Emit_, earlier_failures: frozenset[str]):
-        self.scenario = scenario
-        self.browser = browser
-        self.settings = settings
-        self.run = run
-        self.attempt = attempt
-        self._emit_raw = emit
-        self.earlier_failures = earlier_failures
-        self.session: PageSession | None = None
-        #: set by _context when the page did not answer its snapshot: the screenshot is not tried
-        self._unresponsive: str | None = None
-        self.extracted: dict[str, str] = {}
-        self.results: dict[str, ev.RuleFinished] = {}
-        self.crashed = False
-        self._context_files = 0
-        self.run_timed_out = False
-        self.cancelled = False
-        self.typed_secret = False
-        self.stop_reason: str | None = None
-        #: how long opening the scenario took (the context, the entry URL, a failure's evidence)
-        self._setup_ms = 0.0
-
-        # Secret names: what the run supplies (--secret) plus what the file marks secret (robot
-        # `type secret`, rules `secrets:`), whose values then come from the variables.
-        base_vars = {**scenario.variables, **run.variables}
-        self.secret_names = frozenset(run.secrets.names()) | frozenset(scenario.secrets)
-        secret_values: dict[str, str] = {}
-        for name in self.secret_names:
-            value = run.secrets.get(name)
-            if value is None:
-                value = base_vars.get(name)
-            if value:
-                secret_values[name] = value
-        self.secret_values = secret_values
-        extra = [v for k, v in secret_values.items() if k not in run.secrets.names()]
-        self._extra_redactor = Redactor(extra) if extra else None
-        self.base_vars = {k: v for k, v in base_vars.items() if k not in self.secret_names}
-
-        self.entry_url: str | None = None  # substituted and made absolute in _open
-        #: the first step is the opening navigation (see _open)
-        self.entry_deferred = False
-        self.allowed_hosts = tuple(scenario.allowed_hosts)
-
-    # --- redaction and events ---
-
-    def redact(self, text: str) -> str:
-        out = self.run.redactor.text(text)
-        if self._extra_redactor is not None:
-            out = self._extra_redactor.text(out)
-        return out
-
-    def emit(self, event: ev.Event) -> None:
-        self._emit_raw(redact_event(event, self.redact))
-
-    # --- variables ---
-
-    def plain_values(self) -> dict[str, str]:
-        values = dict(self.base_vars)
-        values.update({k: v for k, v in self.extracted.items() if k not in self.secret_names})
-        return values
-
-    def subst(self, text: str | None, *, secrets: bool = False) -> str | None:
-        """Substitute `{{NAME}}`; secrets only when `secrets` (the value of fill/press)."""
-        if text is None:
-            return None
-        values = self.plain_values()
-        if secrets:
-            values.update(self.secret_values)
-        names = placeholders(text)
-        if not names:
-            return text
-        unknown = [n for n in names if n not in values]
-        if unknown:
-            where = ("the value of a fill or press step" if any(n in self.secret_names for n in unknown)
-                     else "")
-            hint = (f" (a secret is only resolved in {where})" if where and not secrets else "")
-            raise _StepFailed("VARIABLE_MISSING",
-                              f"no value for {', '.join('{{' + n + '}}' for n in unknown)}{hint}",
-                              expected="a value for " + ", ".join(unknown), observed="not supplied by the run")
-        if secrets and any(n in self.secret_values for n in names):
-            self.typed_secret = True
-        return substitute(text, values)
-
-    def _absolute(self, url: str) -> str:
-        """Relative URLs (`/path`) resolve against --base-url, else against the current page."""
-        parts = urlsplit(url)
-        if parts.scheme:
-            return url
-        base = self.settings.base_url
-        if not base and self.session is not None:
-            try:
-                base = self.session.page.url
-            except Exception:  # noqa: BLE001 - a dead page has no URL; the goto will report it
-                base = None
-        if not base and self.entry_url:
-            base = self.entry_url
-        if not base:
-            raise _StepFailed("ACTION_REJECTED", f"relative URL '{url}' and no --base-url to resolve it against",
-                              expected="an absolute URL or --base-url", observed=url)
-        # the URL standard's resolution, as Playwright's baseURL does: '/x' is host-absolute
-        return urljoin(base, url)
-
-    # --- clocks ---
-
-    def cap_ms(self, wanted: float, rule_deadline: float | None) -> float:
-        """`wanted` ms, cut to what is left before the rule deadline and the run deadline."""
-        limit = float(wanted)
-        now = time.monotonic()
-        if rule_deadline is not None:
-            limit = min(limit, (rule_deadline - now) * 1000)
-        if self.run.deadline is not None:
-            limit = min(limit, (self.run.deadline - now) * 1000)
-        return max(limit, 0.0)
-
+class _ScenarioWalk(Attempt):
     # --- the walk ---
 
     def walk(self) -> ScenarioOutcome:
         t0 = time.monotonic()
         sc = self.scenario
-        self.emit(ev.ScenarioStarted(scenario_id=sc.id, attempt=self.attempt, worker=self.run.worker,
+        self.emit(ev.ScenarioStarted(scenario_id=sc.id, attempt=self.number, worker=self.run.worker,
                                      t=self.run.elapsed_s()))
         order = topo_order(list(sc.rules))
         setup_failure: ev.Failure | None = None
         try:
             setup_failure = self._open()
-        except _Halt:
+        except Halt:
             setup_failure = self._crash_failure("setup", None, None, "the browser crashed or disconnected while "
                                                 "opening the scenario")
         # the rule that carries a setup failure spent this long on it (the entry navigation and its evidence)
-        self._setup_ms = (time.monotonic() - t0) * 1000
+        self.setup_ms = (time.monotonic() - t0) * 1000
         walked: list[ev.RuleFinished] = []
         try:
             for rule in order:
                 result = self._rule_or_skip(rule, setup_failure)
-                if setup_failure is not None and self.stop_reason is None:
-                    self.stop_reason = "browser_crashed" if self.crashed else "setup_failed"
+                if setup_failure is not None:
+                    self.control.after_setup_failure()
                 self.results[rule.name] = result
                 walked.append(result)
                 self.emit(result)
         finally:
             trace, withheld = self._close(walked)
-        status = self._scenario_status(walked)
+        status = scenario_status(walked, self.number)
         duration = round((time.monotonic() - t0) * 1000, 1)
-        final = not will_retry(status, self.attempt, self.settings.retries, run_timed_out=self.run_timed_out,
-                               cancelled=self.cancelled)
-        self.emit(ev.ScenarioFinished(scenario_id=sc.id, attempt=self.attempt, status=status,
+        final = not will_retry(status, self.number, self.settings.retries, run_timed_out=self.control.run_timed_out,
+                               cancelled=self.control.cancelled)
+        self.emit(ev.ScenarioFinished(scenario_id=sc.id, attempt=self.number, status=status,
                                       duration_ms=duration, final=final, trace=trace, trace_withheld=withheld))
-        return ScenarioOutcome(scenario_id=sc.id, attempt=self.attempt, status=status, rules=tuple(walked),
-                               duration_ms=duration, browser_crashed=self.crashed,
-                               run_timed_out=self.run_timed_out, cancelled=self.cancelled, final=final)
-
-    def _scenario_status(self, rules: Sequence[ev.RuleFinished]) -> str:
-        statuses = {r.status for r in rules}
-        if "failed" in statuses:
-            return "failed"
-        if statuses & {"passed", "flaky"}:
-            return "flaky" if (self.attempt > 1 or "flaky" in statuses) else "passed"
-        return "skipped"
+        return ScenarioOutcome(scenario_id=sc.id, attempt=self.number, status=status, rules=tuple(walked),
+                               duration_ms=duration, browser_crashed=self.control.crashed,
+                               run_timed_out=self.control.run_timed_out, cancelled=self.control.cancelled,
+                               final=final)
 
     def _open(self) -> ev.Failure | None:
         """A fresh context, then the entry URL and one interrupt pass. A failure fails the first rule."""
         sc = self.scenario
         text = f"open the entry URL {sc.entry_url}"
-        entry_problem: _StepFailed | None = None
+        entry_problem: StepFailed | None = None
         if sc.entry_url:
             try:
-                url = self.subst(sc.entry_url)
+                url = self.bindings.subst(sc.entry_url)
                 assert url is not None
-                self.entry_url = self._absolute(url)
-            except _StepFailed as failed:
+                self.entry_url = self.absolute(url)
+            except StepFailed as failed:
                 entry_problem = failed
         try:
             self.session = self.browser.new_session(entry_url=self.entry_url, allowed_hosts=self.allowed_hosts,
                                                     trace=self.settings.trace != "off",
                                                     offline=self.settings.offline)
         except BrowserCrashed:
-            raise _Halt from None
+            raise Halt from None
         except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
-            if self._browser_gone(exc):
-                raise _Halt from None
+            halt_if_gone(exc, self)
             return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
-                                f"{_short(exc)}", step_text=text, loc=sc.loc)
+                                f"{short(exc)}", step_text=text, loc=sc.loc)
         if entry_problem is not None:
             return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
                                 step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,
@@ -493,15 +297,15 @@ class _ScenarioWalk:
             self.entry_deferred = True
             return None
         try:
-            self._goto(self.entry_url, None)
-        except _StepFailed as failed:
+            self._goto(self.entry_url, self.budget)
+        except StepFailed as failed:
             code = "RUN_TIMEOUT" if self.run.timed_out() else failed.code
             if code == "RUN_TIMEOUT":
-                self.run_timed_out = True
+                self.control.mark_run_timeout(stop=False)
             return make_failure(code, step_kind="run_timeout" if code == "RUN_TIMEOUT" else "setup",
                                 message=failed.message, step_text=text, expected=failed.expected,
                                 observed=failed.observed, loc=sc.loc, context=self._context(None))
-        self._dismiss(self._global_dismiss())
+        self._dismiss(self.global_dismiss())
         return None
 
     def _first_step_opens_entry(self) -> bool:
@@ -514,14 +318,14 @@ class _ScenarioWalk:
         if len(rules) != 1 or not rules[0].steps or not isinstance(rules[0].steps[0], Goto):
             return False
         try:
-            url = self.subst(rules[0].steps[0].url)
-        except _StepFailed:
+            url = self.bindings.subst(rules[0].steps[0].url)
+        except StepFailed:
             return False
         if not url or not (urlsplit(url).scheme or self.settings.base_url):
             return False
         try:
-            return self._absolute(url) == self.entry_url
-        except _StepFailed:
+            return self.absolute(url) == self.entry_url
+        except StepFailed:
             return False
 
     def _close(self, walked: Sequence[ev.RuleFinished]) -> tuple[str | None, str | None]:
@@ -531,11 +335,11 @@ class _ScenarioWalk:
         wanted = self.settings.trace == "on" or (self.settings.trace == "on-failure" and failed)
         trace: str | None = None
         withheld: str | None = None
-        if wanted and self.typed_secret:
+        if wanted and self.bindings.typed_secret:
             # A trace keeps DOM snapshots and typed input: it would hold the secret in clear.
             withheld = "a secret was typed in this scenario; its trace would contain the value"
-        elif wanted and not self.crashed:
-            trace = f"traces/{slug(self.scenario.id)}-a{self.attempt}.zip"
+        elif wanted and not self.control.crashed:
+            trace = f"traces/{slug(self.scenario.id)}-a{self.number}.zip"
         try:
             self.session.close(self.run.out_dir / trace if trace else None)
         except Exception:  # noqa: BLE001 - closing a crashed context must not hide the results
@@ -549,45 +353,24 @@ class _ScenarioWalk:
     def _rule_or_skip(self, rule: Rule, setup_failure: ev.Failure | None) -> ev.RuleFinished:
         if setup_failure is not None and not self.results:
             # the first rule carries the setup failure, and the time spent on it; the rest are skipped below
-            return self._finished(rule, "failed", self._setup_ms, failure=setup_failure,
-                                  skipped_steps=tuple(_skipped_text(i, s) for i, s in enumerate(rule.steps, 1)))
-        if self.stop_reason:
-            return self._finished(rule, "skipped", 0.0, reason=self.stop_reason)
-        if self.run.cancel.is_set():
-            self.cancelled = True
-            self.stop_reason = "cancelled"
-            return self._finished(rule, "skipped", 0.0, reason="cancelled")
-        if self.run.timed_out():
-            self.run_timed_out = True
-            self.stop_reason = "run_timeout"
-            return self._finished(rule, "skipped", 0.0, reason="run_timeout")
-        for parent in rule.parents:
-            prior = self.results.get(parent)
-            if prior is None or prior.status not in ("passed", "flaky"):
-                root = prior.failure if prior is not None else None
-                failure = make_failure(
-                    root.runtime_code if root else "UNKNOWN", step_kind="parent_failed",
-                    message=f"parent rule '{parent}' did not pass ({prior.status if prior else 'not run'})",
-                    loc=rule.loc, parent=parent,
-                    expected=f"parent '{parent}' passed", observed=prior.status if prior else "not run")
-                if root is not None:
-                    # keep the root cause's class: one broken login must read as one cause
-                    failure = replace(failure, failure_class=root.failure_class, retryable=root.retryable)
-                return self._finished(rule, "skipped", 0.0, reason="parent_failed", failure=failure)
+            return self._finished(rule, "failed", self.setup_ms, failure=setup_failure,
+                                  skipped_steps=skipped_steps(rule.steps))
+        stop = self.control.poll()
+        if stop:
+            return self._finished(rule, "skipped", 0.0, reason=stop)
+        gated = parent_gate(rule, self.results)
+        if gated is not None:
+            return self._finished(rule, "skipped", 0.0, reason="parent_failed", failure=gated)
         return self._walk_rule(rule)
 
     def _finished(self, rule: Rule, status: str, duration_ms: float, *, reason: str = "",
                   failure: ev.Failure | None = None, skipped_steps: tuple[str, ...] = (),
                   findings: tuple[ev.Finding, ...] = (), guard_attempts: int = 0,
                   screenshots: tuple[str, ...] = ()) -> ev.RuleFinished:
-        test_id = self.scenario.test_id(rule)
-        if status == "passed" and test_id in self.earlier_failures:
-            status = "flaky"
-        return ev.RuleFinished(scenario_id=self.scenario.id, rule=rule.name, test_id=test_id,
-                               attempt=self.attempt, status=status, duration_ms=round(duration_ms, 1),
-                               path=rule.loc.path, line=rule.loc.line, reason=reason, failure=failure,
-                               skipped_steps=skipped_steps, findings=findings, guard_attempts=guard_attempts,
-                               screenshots=screenshots)
+        return rule_finished(self.scenario, rule, self.number, status, duration_ms,
+                             earlier_failures=self.earlier_failures, reason=reason, failure=failure,
+                             skipped_steps=skipped_steps, findings=findings, guard_attempts=guard_attempts,
+                             screenshots=screenshots)
 
     def scope_of(self, rule: Rule) -> str | None:
         """The selector scope of `rule`: what its nearest scoped ancestors compose to.
@@ -620,24 +403,13 @@ class _ScenarioWalk:
 
         return inherited(rule)
 
-    def _dismiss_list(self, rule: Rule | None) -> tuple[str, ...]:
-        if rule is not None and rule.interrupts == "paused":
-            return ()
-        if rule is not None and rule.interrupts == "override":
-            return tuple(rule.interrupt_selectors)
-        return self._global_dismiss()
-
-    def _global_dismiss(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys([*self.scenario.dismiss_selectors, *self.settings.dismiss_selectors]))
-
     def _walk_rule(self, rule: Rule) -> ev.RuleFinished:
         t0 = time.monotonic()
-        state = _RuleState(rule=rule, scope=self.scope_of(rule),
-                           deadline=(t0 + rule.timeout_ms / 1000) if rule.timeout_ms else None,
-                           observe_ms=rule.timeout_ms or self.settings.rule_timeout_ms,
-                           guard_ms=(rule.guard_timeout_ms if rule.guard_timeout_ms is not None
-                                     else self.settings.guard_timeout_ms),
-                           dismiss=self._dismiss_list(rule))
+        state = RuleState(rule=rule, scope=self.scope_of(rule), budget=self.budget.for_rule(rule.timeout_ms, t0),
+                          observe_ms=rule.timeout_ms or self.settings.rule_timeout_ms,
+                          guard_ms=(rule.guard_timeout_ms if rule.guard_timeout_ms is not None
+                                    else self.settings.guard_timeout_ms),
+                          dismiss=self.dismiss_list(rule))
         steps = list(enumerate(rule.steps, start=1))
         if rule.guards_enabled:
             split = next((i for i, (_, s) in enumerate(steps) if not isinstance(s, Expect)), len(steps))
@@ -653,10 +425,10 @@ class _ScenarioWalk:
                 held = self._guards_with_retry(state, guards, body)
                 if not held:
                     assert state.guard_failure is not None
-                    rest = tuple(_skipped_text(i, s) for i, s in body)
+                    rest = tuple(skipped_text(i, s) for i, s in body)
                     # abort fails the rule; so does a guard the run deadline cut (it was in flight)
                     if rule.guard_policy == "abort" or state.guard_failure.runtime_code == "RUN_TIMEOUT":
-                        aborted = replace(state.guard_failure, context=self._context(state.scope, state.deadline,
+                        aborted = replace(state.guard_failure, context=self._context(state.scope, state.budget,
                                                                                       state.clicked))
                         aborted = self._with_failure_evidence(state, aborted, aborted.step_index or 0)
                         return self._finished(rule, "failed", (time.monotonic() - t0) * 1000, failure=aborted,
@@ -672,19 +444,19 @@ class _ScenarioWalk:
                     failure = self._with_failure_evidence(state, failure, len(rule.steps) + 1)
             if not rule.guards_enabled and self.scenario.assertions:
                 failure = self._grade_assertions(state, failure)
-        except _Halt:
+        except Halt:
             state.failure = self._crash_failure(state.current_kind, state.current_index, state.current_step,
                                                 "the browser crashed or disconnected mid-rule")
             failure = state.failure
-            skipped = tuple(_skipped_text(i, s) for i, s in steps if i > (state.current_index or 0))
-            self.stop_reason = "browser_crashed"
+            skipped = tuple(skipped_text(i, s) for i, s in steps if i > (state.current_index or 0))
+            self.control.stop("browser_crashed")
         status = "failed" if failure is not None else "passed"
         return self._finished(rule, status, (time.monotonic() - t0) * 1000, failure=failure,
                               skipped_steps=skipped, findings=tuple(state.findings),
                               guard_attempts=state.guard_rounds, screenshots=tuple(state.screenshots))
 
     def _crash_failure(self, step_kind: str, index: int | None, step: Step | None, message: str) -> ev.Failure:
-        self.crashed = True
+        self.control.mark_crashed()
         code = "BROWSER_CRASHED"
         # the run's watchdog stops Chromium when a cancel or the run timeout could not otherwise
         # end a stuck step: say which, not "crashed"
@@ -701,18 +473,18 @@ class _ScenarioWalk:
 
     # --- guards and retry-redo ---
 
-    def _guards_with_retry(self, state: "_RuleState", guards: list[tuple[int, Step]],
+    def _guards_with_retry(self, state: RuleState, guards: list[tuple[int, Step]],
                            body: list[tuple[int, Step]]) -> bool:
         rule = state.rule
         held = self._check_guards(state, guards, round_=1)
         log = RecoveryLog()
         round_ = 0
         while not held and round_ < rule.retry.max:
-            if self._out_of_time(state):
+            if state.budget.spent():
                 break
             round_ += 1
             replayed = self._replay_actions(state, body, round_)
-            self._sleep_ms(self.cap_ms(rule.retry.delay_ms, state.deadline))
+            self._sleep_ms(state.budget.cap_ms(rule.retry.delay_ms))
             held = self._check_guards(state, guards, round_=round_ + 1)
             log.record("retry_redo", "recovered" if held else "failed",
                        f"round {round_}: replayed {replayed or 'no actions'}; waited {rule.retry.delay_ms} ms; "
@@ -726,7 +498,7 @@ class _ScenarioWalk:
                                                      + "; ".join(a.detail for a in log.attempts)))
         return held
 
-    def _check_guards(self, state: "_RuleState", guards: list[tuple[int, Step]], *, round_: int) -> bool:
+    def _check_guards(self, state: RuleState, guards: list[tuple[int, Step]], *, round_: int) -> bool:
         state.guard_rounds += 1
         state.guard_failure = None
         for index, step in guards:
@@ -736,25 +508,21 @@ class _ScenarioWalk:
                 return False
         return True
 
-    def _replay_actions(self, state: "_RuleState", body: list[tuple[int, Step]], round_: int) -> str:
+    def _replay_actions(self, state: RuleState, body: list[tuple[int, Step]], round_: int) -> str:
         """Replay the body's actions for retry-redo; their failures are ignored (the guards judge)."""
         done: list[str] = []
         for index, step in body:
             if not isinstance(step, (Act, Goto, Wait)):
                 continue
-            if self._out_of_time(state):
+            if state.budget.spent():
                 break
             self._run_step(state, index, step, role="body", detail={"replay": round_})
             done.append(f"step {index}")
         return ", ".join(done)
 
-    def _out_of_time(self, state: "_RuleState") -> bool:
-        now = time.monotonic()
-        return (state.deadline is not None and now >= state.deadline) or self.run.timed_out()
-
     # --- body ---
 
-    def _run_body(self, state: "_RuleState", body: list[tuple[int, Step]]) -> tuple[ev.Failure | None, tuple[str, ...]]:
+    def _run_body(self, state: RuleState, body: list[tuple[int, Step]]) -> tuple[ev.Failure | None, tuple[str, ...]]:
         for pos, (index, step) in enumerate(body):
             # the expects right after this one (no step between them changes the page): their first
             # reads are taken during this expect's first interval (checks.run_check)
@@ -779,65 +547,49 @@ class _ScenarioWalk:
                 continue  # the finding was recorded by _run_step
             failure = self._with_failure_evidence(state, failure, index)
             state.failure = failure
-            rest = tuple(_skipped_text(i, s) for i, s in body[pos + 1:])
+            rest = tuple(skipped_text(i, s) for i, s in body[pos + 1:])
             return failure, rest
         return None, ()
 
-    def _with_failure_evidence(self, state: "_RuleState", failure: ev.Failure, index: int) -> ev.Failure:
+    def _with_failure_evidence(self, state: RuleState, failure: ev.Failure, index: int) -> ev.Failure:
         """Add the failure screenshot (when the rule wants one), unless there is no page to show
         or no time left for it: then the context says why it was skipped."""
-        if failure.screenshot or self.crashed:
+        if failure.screenshot or self.control.crashed:
             return failure
         if state.rule.screenshot_on_fail and self.settings.screenshots != "off":
-            why = self._unresponsive or self._evidence_skip_reason(state.deadline)
+            why = self.unresponsive or self._evidence_skip_reason(state.budget)
             if why:
                 skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": why}
                 return replace(failure, context={**failure.context, "evidence_skipped": skipped})
             shot = self._screenshot(state.rule, index, "fail",
-                                    self._evidence_timeout_ms(SCREENSHOT_TIMEOUT_MS, state.deadline))
+                                    state.budget.evidence_ms(SCREENSHOT_TIMEOUT_MS))
             if shot:
                 state.screenshots.append(shot)
                 return replace(failure, screenshot=shot)
         return failure
 
-    def _evidence_skip_reason(self, rule_deadline: float | None) -> str | None:
+    def _evidence_skip_reason(self, budget: Budget) -> str | None:
         """Why failure evidence (a snapshot, a screenshot) is not taken now, or None to take it."""
         if self.session is not None:
             why = self.session.uncommitted()
             if why:
                 return why
-        now = time.monotonic()
-        if self.run.deadline is not None and (self.run.deadline - now) * 1000 < EVIDENCE_MIN_MS:
-            return "the run timeout has (nearly) passed"
-        if rule_deadline is not None and (rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS < EVIDENCE_MIN_MS:
-            return f"the rule's time is spent (its timeout plus {EVIDENCE_GRACE_MS} ms for evidence)"
-        return None
+        return budget.evidence_skip()
 
-    def _evidence_timeout_ms(self, limit_ms: float, rule_deadline: float | None) -> float:
-        """How long one piece of evidence may take now: its own `limit_ms`, and no more than what
-        is left of the run and of the rule plus EVIDENCE_GRACE_MS (never under EVIDENCE_MIN_MS)."""
-        now = time.monotonic()
-        left = [float(limit_ms)]
-        if self.run.deadline is not None:
-            left.append(max((self.run.deadline - now) * 1000, EVIDENCE_MIN_MS))
-        if rule_deadline is not None:
-            left.append(max((rule_deadline - now) * 1000 + EVIDENCE_GRACE_MS, EVIDENCE_MIN_MS))
-        return min(left)
-
-    def _run_step(self, state: "_RuleState", index: int, step: Step, *, role: str,
-                  detail: dict[str, Any] | None = None) -> _StepResult:
-        """Run one step and emit its StepFinished. Raises _Halt when the browser is gone."""
+    def _run_step(self, state: RuleState, index: int, step: Step, *, role: str,
+                  detail: dict[str, Any] | None = None) -> StepResult:
+        """Run one step and emit its StepFinished. Raises Halt when the browser is gone."""
         t0 = time.monotonic()
         state.current_index, state.current_step = index, step
         state.current_kind = _step_kind_for_failure(step, role)
-        result = _StepResult(status="passed", detail=dict(detail or {}))
+        result = StepResult(status="passed", detail=dict(detail or {}))
         try:
-            if state.deadline is not None and time.monotonic() >= state.deadline:
-                raise _StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
+            if state.budget.rule_over():
+                raise StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
                                   expected=f"the rule done within {state.rule.timeout_ms} ms",
                                   observed="deadline passed")
-            if self.run.timed_out():
-                raise _StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
+            if state.budget.run_over():
+                raise StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
             if self.session is not None:
                 # an action's navigation may reach the network only after the action returned
                 # (a loaded machine), and a page script may leave on its own during a wait: catch
@@ -847,20 +599,17 @@ class _ScenarioWalk:
             self._dispatch(state, step, role, result)
             if isinstance(step, Act):
                 state.last_act = (index, step)
-        except _StepFailed as failed:
+        except StepFailed as failed:
             result.status = "failed"
             result.failure = self._step_failure(state, index, step, role, failed, result)
-        except (BrowserCrashed, _Halt):
-            self._emit_step(state, index, step, role, _StepResult(status="failed", detail=result.detail), t0)
-            raise _Halt from None
         except Exception as exc:  # noqa: BLE001 - anything the page or Playwright throws is a step result
-            if self._browser_gone(exc):
-                self._emit_step(state, index, step, role, _StepResult(status="failed", detail=result.detail), t0)
-                raise _Halt from None
-            code = _error_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
+            if isinstance(exc, Halt) or gone(exc, self.session, self.browser):
+                self._emit_step(state, index, step, role, StepResult(status="failed", detail=result.detail), t0)
+                raise Halt from None
+            code = runtime_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
             result.status = "failed"
             result.failure = self._step_failure(state, index, step, role,
-                                                _StepFailed(code, _short(exc)), result)
+                                                StepFailed(code, short(exc)), result)
         if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
                 and result.failure.failure_class != "infrastructure_error":
             result.status = "warning"
@@ -868,7 +617,7 @@ class _ScenarioWalk:
                                              message=f"optional step {index} ({step.text}) failed: "
                                                      f"{result.failure.message}",
                                              step_index=index, kind=_kind(step)))
-        if self.settings.screenshots == "on" and role == "body" and not self.crashed:
+        if self.settings.screenshots == "on" and role == "body" and not self.control.crashed:
             shot = self._screenshot(state.rule, index, "step")
             if shot:
                 result.detail["screenshot"] = shot
@@ -876,34 +625,32 @@ class _ScenarioWalk:
         self._emit_step(state, index, step, role, result, t0)
         return result
 
-    def _emit_step(self, state: "_RuleState", index: int, step: Step, role: str, result: _StepResult,
+    def _emit_step(self, state: RuleState, index: int, step: Step, role: str, result: StepResult,
                    t0: float) -> None:
         self.emit(ev.StepFinished(
             scenario_id=self.scenario.id, rule=state.rule.name, test_id=self.scenario.test_id(state.rule),
-            attempt=self.attempt, index=index, text=step.text, kind=_kind(step), role=role, status=result.status,
+            attempt=self.number, index=index, text=step.text, kind=_kind(step), role=role, status=result.status,
             duration_ms=round((time.monotonic() - t0) * 1000, 1), path=step.loc.path, line=step.loc.line,
             reads=result.reads, failure=result.failure, detail=result.detail))
 
-    def _step_failure(self, state: "_RuleState", index: int, step: Step, role: str, failed: _StepFailed,
-                      result: _StepResult) -> ev.Failure:
+    def _step_failure(self, state: RuleState, index: int, step: Step, role: str, failed: StepFailed,
+                      result: StepResult) -> ev.Failure:
         code, message, step_kind = failed.code, failed.message, _step_kind_for_failure(step, role)
-        remaining = self.run.remaining_ms()
+        remaining = state.budget.run_left_ms()
         # a wait capped by the run deadline can give up a hair before it (timer granularity)
         cut_by_run = remaining is not None and remaining <= 50
         if code == "RUN_TIMEOUT" or (code in ("TIMEOUT", "ELEMENT_NOT_FOUND", "EXPECT_STATE_MISMATCH")
                                      and cut_by_run):
             # the run deadline, not the page, cut this step short
-            self.run_timed_out = True
-            self.stop_reason = "run_timeout"
+            self.control.mark_run_timeout()
             code, step_kind = "RUN_TIMEOUT", "run_timeout"
             message = f"the run timeout ({self.settings.run_timeout_s:g} s) passed: {message}"
-        elif code in ("TIMEOUT", "ELEMENT_NOT_FOUND") and state.deadline is not None \
-                and time.monotonic() >= state.deadline:
+        elif code in ("TIMEOUT", "ELEMENT_NOT_FOUND") and state.budget.rule_over():
             code = "TIMEOUT"
             message = f"rule timeout of {state.rule.timeout_ms} ms passed: {message}"
         # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
         # gathered for them when the rule fails under guard_policy: abort
-        context = {} if role == "guard" else self._context(state.scope, state.deadline, state.clicked)
+        context = {} if role == "guard" else self._context(state.scope, state.budget, state.clicked)
         landing = context.get("last_click") or {}
         if landing.get("on_target") is False and landing.get("note"):
             # the likeliest reason for this failure: said where every reader sees it (console, summary, PR)
@@ -915,7 +662,7 @@ class _ScenarioWalk:
                             expected=failed.expected, observed=failed.observed, loc=step.loc,
                             recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
 
-    def _context(self, scope: str | None, rule_deadline: float | None = None,
+    def _context(self, scope: str | None, budget: Budget | None = None,
                  clicked: _Click | None = None) -> dict[str, Any]:
         """The page's evidence at the moment of a failure (redacted on the way out).
 
@@ -923,11 +670,12 @@ class _ScenarioWalk:
         back empty after most of its time marks the page unresponsive, so the failure screenshot
         is not tried either (`_with_failure_evidence`). `clicked` is the rule's most recent act
         when it was a click: where it landed is added (`last_click`) when the page is asked at all."""
-        self._unresponsive = None
-        if self.session is None or self.crashed:
+        self.unresponsive = None
+        if self.session is None or self.control.crashed:
             return {}
-        why = self._evidence_skip_reason(rule_deadline)
-        title_ms = self._evidence_timeout_ms(TITLE_TIMEOUT_MS, rule_deadline)
+        budget = budget or self.budget
+        why = self._evidence_skip_reason(budget)
+        title_ms = budget.evidence_ms(TITLE_TIMEOUT_MS)
         started = time.monotonic()
         try:
             # with no document (or no time) the page is not asked at all: only what events recorded
@@ -937,12 +685,12 @@ class _ScenarioWalk:
         took_ms = (time.monotonic() - started) * 1000
         if not why and not context.get("title") and took_ms >= title_ms * 0.8:
             # a page that cannot say its title in time will not draw a snapshot or a picture either
-            self._unresponsive = why = f"the page did not answer for its title in {took_ms / 1000:.1f} s"
+            self.unresponsive = why = f"the page did not answer for its title in {took_ms / 1000:.1f} s"
         snapshot = ""
         if why:
             context["evidence_skipped"] = {"a11y_snapshot": why}
         else:
-            snapshot_ms = self._evidence_timeout_ms(A11Y_TIMEOUT_MS, rule_deadline)   # after the title's time
+            snapshot_ms = budget.evidence_ms(A11Y_TIMEOUT_MS)   # after the title's time
             started = time.monotonic()
             try:
                 snapshot = self.session.a11y_snapshot(scope, limit=A11Y_FILE_LIMIT, timeout_ms=snapshot_ms)
@@ -950,14 +698,14 @@ class _ScenarioWalk:
                 snapshot = ""
             took_ms = (time.monotonic() - started) * 1000
             if not snapshot and took_ms >= snapshot_ms * 0.8:
-                self._unresponsive = f"the page did not answer the accessibility snapshot in {took_ms / 1000:.1f} s"
+                self.unresponsive = f"the page did not answer the accessibility snapshot in {took_ms / 1000:.1f} s"
                 context["evidence_skipped"] = {"a11y_snapshot": f"no answer in {took_ms / 1000:.1f} s: the page is "
                                                                 f"not responding"}
         if len(snapshot) > A11Y_INLINE_LIMIT:
             # a large snapshot goes to a file the record references; the record keeps its head
-            self._context_files += 1
-            name = (f"context/{slug(self.redact(self.scenario.id))}--a{self.attempt}"
-                    f"-{self._context_files:02d}.aria.yaml")
+            self.context_files += 1
+            name = (f"context/{slug(self.redact(self.scenario.id))}--a{self.number}"
+                    f"-{self.context_files:02d}.aria.yaml")
             try:
                 path = self.run.out_dir / name
                 path.parent.mkdir(parents=True, exist_ok=True)
@@ -971,8 +719,8 @@ class _ScenarioWalk:
             context["a11y_snapshot"] = snapshot
         if scope:
             context["scope"] = scope
-        if clicked is not None and not why and not self._unresponsive:
-            landing = self._click_landing(clicked, self._evidence_timeout_ms(LAST_CLICK_TIMEOUT_MS, rule_deadline))
+        if clicked is not None and not why and not self.unresponsive:
+            landing = self._click_landing(clicked, budget.evidence_ms(LAST_CLICK_TIMEOUT_MS))
             if landing is not None:
                 context["last_click"] = landing
         return context
@@ -1030,29 +778,13 @@ class _ScenarioWalk:
                                f"it clicked no longer matches '{clicked.selector}'")
         return out
 
-    def _browser_gone(self, exc: BaseException | None = None) -> bool:
-        """Did the browser or the page's renderer die (as opposed to a page that misbehaved)?"""
-        if isinstance(exc, BrowserCrashed):
-            return True
-        try:
-            if not self.browser.is_alive():
-                return True
-            if self.session is not None:
-                if self.session.crashed:
-                    return True
-                if exc is not None and isinstance(self.session.translate(exc), BrowserCrashed):
-                    return True
-        except Exception:  # noqa: BLE001 - asking a dead browser raises
-            return True
-        return False
-
     def _screenshot(self, rule: Rule, index: int, kind: str, timeout_ms: float = SCREENSHOT_TIMEOUT_MS) -> str | None:
         if self.session is None:
             return None
         if self.session.uncommitted():
             return None   # the browser would hold the picture until the document commits
         rule_part = None if self.scenario.kind == "flow" else self.redact(rule.name)
-        name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.attempt)
+        name = screenshot_name(self.redact(self.scenario.id), rule_part, index, kind, self.number)
         try:
             # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
             ok = self.session.screenshot(self.run.out_dir / name, full_page=self.settings.full_page_screenshots,
@@ -1064,18 +796,18 @@ class _ScenarioWalk:
 
     # --- step kinds ---
 
-    def _dispatch(self, state: "_RuleState", step: Step, role: str, result: _StepResult) -> None:
+    def _dispatch(self, state: RuleState, step: Step, role: str, result: StepResult) -> None:
         if isinstance(step, Goto):
             if self.entry_deferred:
                 # the scenario's opening navigation (see _open), then its interrupt pass
                 self.entry_deferred = False
                 assert self.entry_url is not None
-                self._goto(self.entry_url, state.deadline)
-                self._dismiss(self._global_dismiss())
+                self._goto(self.entry_url, state.budget)
+                self._dismiss(self.global_dismiss())
             else:
-                url = self.subst(step.url)
+                url = self.bindings.subst(step.url)
                 assert url is not None
-                self._goto(self._absolute(url), state.deadline)
+                self._goto(self.absolute(url), state.budget)
         elif isinstance(step, Act):
             self._act(state, step, result)
         elif isinstance(step, Expect):
@@ -1087,7 +819,7 @@ class _ScenarioWalk:
         elif isinstance(step, Emit):
             self._emit_step_record(state, step, result)
         else:  # pragma: no cover - the model has no other step types
-            raise _StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
+            raise StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
         if step.verify and role == "body" and not isinstance(step, Act):
             # acts run theirs with what they wrote (see _act); any other step gets them here
             self._verify(state, step, step.verify, None, None, result)
@@ -1097,27 +829,25 @@ class _ScenarioWalk:
         assert self.session is not None
         return self.session.page
 
-    def _goto(self, url: str, rule_deadline: float | None) -> None:
+    def _goto(self, url: str, budget: Budget) -> None:
         assert self.session is not None
-        timeout = self.cap_ms(self.settings.navigation_timeout_ms, rule_deadline)
+        timeout = budget.cap_ms(self.settings.navigation_timeout_ms)
         if timeout <= 0:
-            raise _StepFailed("TIMEOUT", "no time left for the navigation")
+            raise StepFailed("TIMEOUT", "no time left for the navigation")
         try:
             self.session.goto(url, timeout_ms=int(max(timeout, 1)))
         except NavigationBlocked as blocked:
-            raise _StepFailed("NAVIGATION_BLOCKED", f"navigation to '{blocked.url}' left the allowlist",
+            raise StepFailed("NAVIGATION_BLOCKED", f"navigation to '{blocked.url}' left the allowlist",
                               expected=self._allowlist_text(), observed=blocked.host) from None
         except BrowserCrashed:
-            raise _Halt from None
+            raise Halt from None
         except Exception as exc:  # noqa: BLE001
-            if self._browser_gone(exc):
-                raise _Halt from None
-            raise _StepFailed(_error_code(exc, "ACTION_REJECTED"), f"navigation to '{url}' failed: {_short(exc)}",
-                              expected=f"the page at {url}", observed=_short(exc)) from None
+            halt_if_gone(exc, self)
+            raise StepFailed(runtime_code(exc, "ACTION_REJECTED"), f"navigation to '{url}' failed: {short(exc)}",
+                              expected=f"the page at {url}", observed=short(exc)) from None
 
     def _allowlist_text(self) -> str:
-        entry_host = urlsplit(self.entry_url).hostname if self.entry_url else None
-        hosts = [h for h in (entry_host, *self.allowed_hosts) if h]
+        hosts = self.allowed_host_names()
         return "a host in the allowlist: " + (", ".join(hosts) if hosts else "(entry host)") + " and subdomains"
 
     def _check_navigation(self, caused_by: tuple[int, Step] | None = None, *, pump: bool = True) -> None:
@@ -1125,7 +855,7 @@ class _ScenarioWalk:
         try:
             self.session.check_navigation(pump=pump)
         except NavigationBlocked as blocked:
-            raise _StepFailed("NAVIGATION_BLOCKED", f"the action navigated to '{blocked.url}', outside the allowlist",
+            raise StepFailed("NAVIGATION_BLOCKED", f"the action navigated to '{blocked.url}', outside the allowlist",
                               expected=self._allowlist_text(), observed=blocked.host,
                               caused_by=caused_by) from None
 
@@ -1139,7 +869,7 @@ class _ScenarioWalk:
         try:
             self.session.wait(ms)
         except BrowserCrashed:
-            raise _Halt from None
+            raise Halt from None
 
     def _wait_for(self, selector: str, scope: str | None, timeout_ms: float, *, visible: bool) -> Any:
         """Wait until the selector matches (and its first match is visible when asked); None on timeout.
@@ -1200,12 +930,12 @@ class _ScenarioWalk:
 
     # act
 
-    def _act(self, state: "_RuleState", step: Act, result: _StepResult) -> None:
+    def _act(self, state: RuleState, step: Act, result: StepResult) -> None:
         recovery = result.recovery
         dismissed = self._dismiss(state.dismiss) if state.dismiss else 0
         if dismissed:
             result.detail["dismissed"] = dismissed
-        value = self.subst(step.value, secrets=step.action in ("fill", "press")) if step.value is not None else None
+        value = self.bindings.subst(step.value, secrets=step.action in ("fill", "press")) if step.value is not None else None
         target = self._act_target(state, step, result)
         if state.last_act is not None:
             # locating took a round trip that delivered any late navigation of the last action:
@@ -1213,12 +943,11 @@ class _ScenarioWalk:
             self._check_navigation(caused_by=state.last_act, pump=False)
         started = time.time() * 1000
         try:
-            self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
-        except _StepFailed:
+            self._perform(step, target, value, state.budget.cap_ms(self.settings.action_timeout_ms))
+        except StepFailed:
             raise
         except Exception as first:  # noqa: BLE001
-            if self._browser_gone(first):
-                raise _Halt from None
+            halt_if_gone(first, self)
             # aitester-bdd: an action that raises is retried once after dismissing interrupts,
             # and only when there is something to dismiss (otherwise it would fail the same way).
             if not state.dismiss:
@@ -1226,29 +955,28 @@ class _ScenarioWalk:
             again = self._dismiss(state.dismiss)
             started = time.time() * 1000
             try:
-                self._perform(step, target, value, self.cap_ms(self.settings.action_timeout_ms, state.deadline))
+                self._perform(step, target, value, state.budget.cap_ms(self.settings.action_timeout_ms))
             except Exception as second:  # noqa: BLE001
-                if self._browser_gone(second):
-                    raise _Halt from None
+                halt_if_gone(second, self)
                 recovery.record("dismiss_and_retry", "failed",
-                                f"dismissed {again} interrupt(s), retried once: {_short(second)}")
+                                f"dismissed {again} interrupt(s), retried once: {short(second)}")
                 raise self._action_error(step, second, twice=True) from None
             recovery.record("dismiss_and_retry", "recovered",
-                            f"first try: {_short(first)}; dismissed {again} interrupt(s) and retried once")
+                            f"first try: {short(first)}; dismissed {again} interrupt(s) and retried once")
         # the act was done (a later failure of this step or the next may come from where a click
         # landed): two clock reads, no round trip
         state.clicked = (_Click(state.current_index or 0, step.action, result.detail.get("selector"), started,
                                 time.time() * 1000)
                          if step.action in ("click", "dblclick") else None)
         if step.await_selector:
-            awaited = self.subst(step.await_selector)
+            awaited = self.bindings.subst(step.await_selector)
             assert awaited is not None
-            wait_ms = self.cap_ms(state.observe_ms, state.deadline)
+            wait_ms = state.budget.cap_ms(state.observe_ms)
             # Differs from aitester-bdd on purpose: it waits a fixed 30 s and IGNORES a missing
             # await target; here the wait is bounded by the rule timeout and a missing target
             # FAILS the step, since everything after it was written assuming it arrived.
             if self._wait_for(awaited, state.scope, wait_ms, visible=False) is None:
-                raise _StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
+                raise StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
                                   expected=f"'{awaited}' attached after the action", observed="not attached")
             result.detail["awaited"] = awaited
         # An act or expect next checks again after its own first round trip (which delivers
@@ -1261,12 +989,11 @@ class _ScenarioWalk:
             result.detail["recovery"] = [{"strategy": a.strategy, "outcome": a.outcome, "detail": a.detail}
                                          for a in recovery.attempts]
 
-    def _act_target(self, state: "_RuleState", step: Act, result: _StepResult) -> Any:
+    def _act_target(self, state: RuleState, step: Act, result: StepResult) -> Any:
         """The locator an act works on: the pinned selector, else the re-resolved `target`."""
-        selector = self.subst(step.selector) if step.selector else None
+        selector = self.bindings.subst(step.selector) if step.selector else None
         if selector:
-            wait_ms = self.cap_ms(TARGET_GRACE_MS if step.target else self.settings.action_timeout_ms,
-                                  state.deadline)
+            wait_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else self.settings.action_timeout_ms)
             located = self._wait_for(selector, state.scope, wait_ms, visible=False)
             if located is not None:
                 result.detail["selector"] = located.used
@@ -1282,9 +1009,9 @@ class _ScenarioWalk:
                 if frame is not None:
                     missing = f"{missing}; {_only_in_frame(frame, 'act on')}"
                     observed = f"{observed}; only inside the frame {frame}"
-                raise _StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
+                raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
                                   observed=observed)
-        target = self.subst(step.target)
+        target = self.bindings.subst(step.target)
         assert target is not None
         resolution = self._resolve(target, state)
         candidates = tuple(resolution.candidates)
@@ -1297,7 +1024,7 @@ class _ScenarioWalk:
             return self.page.locator(resolution.selector).first
         result.recovery.record("re_resolve_target", "failed", f"{why}; '{target}': {resolution.reason}")
         if candidates:
-            raise _StepFailed("AMBIGUOUS_TARGET", f"could not resolve the target '{target}': {resolution.reason}",
+            raise StepFailed("AMBIGUOUS_TARGET", f"could not resolve the target '{target}': {resolution.reason}",
                               expected=f"one element for '{target}'",
                               observed=f"{len(candidates)} candidate(s), none unique and usable",
                               candidates=candidates)
@@ -1306,16 +1033,16 @@ class _ScenarioWalk:
         if frame is not None:
             message = f"{message}; {_only_in_frame(frame, 'act on')}"
             observed = f"{observed}; only inside the frame {frame}"
-        raise _StepFailed("ELEMENT_NOT_FOUND", message, expected=f"one element for '{target}'", observed=observed,
+        raise StepFailed("ELEMENT_NOT_FOUND", message, expected=f"one element for '{target}'", observed=observed,
                           candidates=candidates)
 
-    def _frame_with_target(self, state: "_RuleState", selector: str | None, target: str | None) -> str | None:
+    def _frame_with_target(self, state: RuleState, selector: str | None, target: str | None) -> str | None:
         """The child frame that has what an act's main frame lacks (failure path only, like a
         check's: `look_in_frames`, at most 4 frames within 1 s and within the rule's and the run's
         time): the pinned selector matches there, or the `target` resolves there to one element."""
         if self.session is None:
             return None
-        budget = self.cap_ms(FRAME_LOOK_MS, state.deadline)
+        budget = state.budget.cap_ms(FRAME_LOOK_MS)
         if budget <= 0:
             return None
 
@@ -1331,11 +1058,11 @@ class _ScenarioWalk:
         try:
             return look_in_frames(self.session, has, budget_ms=budget)
         except BrowserCrashed:
-            raise _Halt from None
+            raise Halt from None
 
-    def _resolve(self, target: str, state: "_RuleState") -> Any:
+    def _resolve(self, target: str, state: RuleState) -> Any:
         """Re-resolve `target`, giving a page still rendering the grace period to show it."""
-        end = time.monotonic() + self.cap_ms(TARGET_GRACE_MS, state.deadline) / 1000
+        end = time.monotonic() + state.budget.cap_ms(TARGET_GRACE_MS) / 1000
         while True:
             resolution = resolve_target(self.page, target, state.scope)
             if resolution.selector or time.monotonic() >= end:
@@ -1344,7 +1071,7 @@ class _ScenarioWalk:
 
     def _perform(self, step: Act, target: Any, value: str | None, timeout_ms: float) -> None:
         if timeout_ms <= 0:
-            raise _StepFailed("TIMEOUT", "no time left for the action")
+            raise StepFailed("TIMEOUT", "no time left for the action")
         t = max(int(timeout_ms), 1)
         action = step.action
         if action == "click":
@@ -1368,7 +1095,7 @@ class _ScenarioWalk:
         elif action == "upload":
             path = Path(value or "")
             if not path.is_file():
-                raise _StepFailed("ACTION_REJECTED", f"upload: no file '{value}'",
+                raise StepFailed("ACTION_REJECTED", f"upload: no file '{value}'",
                                   expected="a file to upload (relative to the working directory)",
                                   observed=f"'{value}' does not exist")
             target.set_input_files(str(path), timeout=t)
@@ -1378,15 +1105,15 @@ class _ScenarioWalk:
                 target.evaluate("(el, dy) => { const t = (el === document.body || el === document.documentElement)"
                                 " ? window : el; t.scrollBy(0, dy); }", int(value))
         else:  # pragma: no cover - the loader refuses other actions
-            raise _StepFailed("ACTION_REJECTED", f"unknown action '{action}'")
+            raise StepFailed("ACTION_REJECTED", f"unknown action '{action}'")
 
-    def _action_error(self, step: Act, exc: BaseException, *, twice: bool = False) -> _StepFailed:
-        if isinstance(exc, _StepFailed):
+    def _action_error(self, step: Act, exc: BaseException, *, twice: bool = False) -> StepFailed:
+        if isinstance(exc, StepFailed):
             return exc
-        code = _error_code(exc, "ACTION_REJECTED")
+        code = runtime_code(exc, "ACTION_REJECTED")
         what = "raised twice" if twice else "raised"
-        return _StepFailed(code, f"{step.action} {what}: {_short(exc)}", expected=f"{step.action} to succeed",
-                           observed=_short(exc))
+        return StepFailed(code, f"{step.action} {what}: {short(exc)}", expected=f"{step.action} to succeed",
+                           observed=short(exc))
 
     # expect / wait / extract / emit
 
@@ -1394,27 +1121,27 @@ class _ScenarioWalk:
         return replace(
             step,
             # a regular expression is literal (flow-spec v1): never substituted
-            value=step.value if step.kind in LITERAL_KINDS else self.subst(step.value),
-            selector=self.subst(step.selector),
-            vendor=self.subst(step.vendor),
-            event=self.subst(step.event),
-            attr=self.subst(step.attr),
+            value=step.value if step.kind in LITERAL_KINDS else self.bindings.subst(step.value),
+            selector=self.bindings.subst(step.selector),
+            vendor=self.bindings.subst(step.vendor),
+            event=self.bindings.subst(step.event),
+            attr=self.bindings.subst(step.attr),
         )
 
-    def _read_ahead(self, state: "_RuleState") -> None:
+    def _read_ahead(self, state: RuleState) -> None:
         """First reads of the expects that follow the current one (batched stabilization)."""
         assert self.session is not None
         for index, step in state.following:
             try:
                 expect = self._substituted(step)
-            except _StepFailed:
+            except StepFailed:
                 return   # its own step reports the problem
             try:
                 state.early[index] = read_ahead(self.session, expect, scope=state.scope)
             except BrowserCrashed:
-                raise _Halt from None
+                raise Halt from None
 
-    def _expect(self, state: "_RuleState", step: Expect, role: str, result: _StepResult) -> None:
+    def _expect(self, state: RuleState, step: Expect, role: str, result: StepResult) -> None:
         assert self.session is not None
         expect = self._substituted(step)
         early = state.early.pop(state.current_index, None) if role == "body" and state.current_index else None
@@ -1423,7 +1150,7 @@ class _ScenarioWalk:
             wanted = state.guard_ms
         else:
             wanted = step.timeout_ms if step.timeout_ms is not None else state.observe_ms
-        timeout = self.cap_ms(wanted, state.deadline)
+        timeout = state.budget.cap_ms(wanted)
         check = run_check(self.session, expect, scope=state.scope, timeout_ms=int(timeout),
                           stabilize=step.stabilize or self.settings.stabilize, early=early, while_waiting=hook)
         result.reads = check.reads
@@ -1439,56 +1166,55 @@ class _ScenarioWalk:
             what = f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after {check.reads} read(s)"
             if check.frame is not None:
                 # the page shows it, inside a frame: the spec cannot reach it, the site is not at fault
-                raise _StepFailed(check.runtime_code or "ELEMENT_NOT_FOUND",
+                raise StepFailed(check.runtime_code or "ELEMENT_NOT_FOUND",
                                   f"{what}: expected {check.expected}; {_only_in_frame(check.frame, 'expect')}",
                                   expected=check.expected, observed=check.observed)
-            raise _StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
+            raise StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                               f"{what}: expected {check.expected}; observed {check.observed}",
                               expected=check.expected, observed=check.observed)
 
-    def _wait(self, state: "_RuleState", step: Wait) -> None:
+    def _wait(self, state: RuleState, step: Wait) -> None:
         if step.ms is not None:
-            allowed = self.cap_ms(step.ms, state.deadline)
+            allowed = state.budget.cap_ms(step.ms)
             self._sleep_ms(allowed)
             if allowed < step.ms:
-                raise _StepFailed("TIMEOUT", f"wait {step.ms} ms cut short after {int(allowed)} ms",
+                raise StepFailed("TIMEOUT", f"wait {step.ms} ms cut short after {int(allowed)} ms",
                                   expected=f"{step.ms} ms", observed=f"{int(allowed)} ms")
             return
-        selector = self.subst(step.for_selector)
+        selector = self.bindings.subst(step.for_selector)
         assert selector is not None
-        timeout = self.cap_ms(state.observe_ms, state.deadline)
+        timeout = state.budget.cap_ms(state.observe_ms)
         if self._wait_for(selector, state.scope, timeout, visible=True) is None:
-            raise _StepFailed("TIMEOUT", f"'{selector}' did not appear within {int(timeout)} ms",
+            raise StepFailed("TIMEOUT", f"'{selector}' did not appear within {int(timeout)} ms",
                               expected=f"'{selector}' visible", observed="not visible")
 
-    def _extract(self, state: "_RuleState", step: Extract, result: _StepResult) -> None:
-        selector = self.subst(step.selector)
+    def _extract(self, state: RuleState, step: Extract, result: StepResult) -> None:
+        selector = self.bindings.subst(step.selector)
         assert selector is not None
-        timeout = self.cap_ms(state.observe_ms, state.deadline)
+        timeout = state.budget.cap_ms(state.observe_ms)
         located = self._wait_for(selector, state.scope, timeout, visible=False)
         if located is None:
-            raise _StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
+            raise StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
                               expected=f"an element matching '{selector}'", observed="nothing matched")
-        text = located.locator.first.inner_text(timeout=max(int(self.cap_ms(EMIT_READ_MS, state.deadline)), 1))
-        self.extracted[step.into] = text.strip()
+        text = located.locator.first.inner_text(timeout=max(int(state.budget.cap_ms(EMIT_READ_MS)), 1))
+        self.bindings.extracted[step.into] = text.strip()
         result.detail["into"] = step.into
         result.detail["value"] = text.strip()[:200]
 
-    def _emit_step_record(self, state: "_RuleState", step: Emit, result: _StepResult) -> None:
+    def _emit_step_record(self, state: RuleState, step: Emit, result: StepResult) -> None:
         """Capture page state into an EmitRecorded event. Never fails: errors are recorded."""
         fields: dict[str, Any] = {}
         errors: dict[str, str] = {}
         for f in step.fields:
             try:
                 fields[f.name] = self._emit_field(f, state.scope)
-            except _StepFailed as failed:
+            except StepFailed as failed:
                 fields[f.name] = None
                 errors[f.name] = failed.message
             except Exception as exc:  # noqa: BLE001 - an emit never fails the rule
-                if self._browser_gone(exc):
-                    raise _Halt from None
+                halt_if_gone(exc, self)
                 fields[f.name] = None
-                errors[f.name] = _short(exc)
+                errors[f.name] = short(exc)
         try:
             url = self.page.url
         except Exception:  # noqa: BLE001
@@ -1505,18 +1231,18 @@ class _ScenarioWalk:
             return page.url
         if f.source == "title":
             return page.title()
-        selector = self.subst(f.selector) if f.selector else None
+        selector = self.bindings.subst(f.selector) if f.selector else None
         if f.source == "js" and not selector:
             return _cap(page.evaluate(f.expr or "undefined"))
         if not selector:
-            raise _StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
+            raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
         located = locate(page, selector, scope)
         if f.source == "count":
             return located.count
         if located.count == 0:
             if f.source in ("is_visible", "is_enabled", "is_checked"):
                 return False
-            raise _StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}': nothing matches '{selector}'")
+            raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}': nothing matches '{selector}'")
         el = located.locator.first
         t = EMIT_READ_MS
         if f.source == "text":
@@ -1537,54 +1263,52 @@ class _ScenarioWalk:
             return el.is_checked(timeout=t)
         if f.source == "js":
             return _cap(el.evaluate(f.expr or "el => undefined"))
-        raise _StepFailed("ACTION_REJECTED", f"unknown emit source '{f.source}'")
+        raise StepFailed("ACTION_REJECTED", f"unknown emit source '{f.source}'")
 
     # verifiers
 
-    def _verifier_context(self, state: "_RuleState", step: Step | None, value: str | None, locator: Any) -> VerifierContext:
+    def _verifier_context(self, state: RuleState, step: Step | None, value: str | None, locator: Any) -> VerifierContext:
         assert self.session is not None
-        hosts = tuple(h for h in ((urlsplit(self.entry_url).hostname if self.entry_url else None),
-                                  *self.allowed_hosts) if h)
+        hosts = self.allowed_host_names()
         return VerifierContext(
             session=self.session, step=step, value=value, locator=locator, scope=state.scope,
-            variables=self.plain_values(), allowed_hosts=hosts, redact=self.redact,
-            substitute=lambda text: self.subst(text) or "", stabilize=self.settings.stabilize,
+            variables=self.bindings.plain_values(), allowed_hosts=hosts, redact=self.redact,
+            substitute=self.bindings.text, stabilize=self.settings.stabilize,
             verifiers_dir=Path(self.settings.verifiers_dir), scenario_id=self.scenario.id, rule=state.rule.name)
 
-    def _verify(self, state: "_RuleState", step: Step | None, refs: Sequence[Any], value: str | None,
-                locator: Any, result: _StepResult) -> None:
+    def _verify(self, state: RuleState, step: Step | None, refs: Sequence[Any], value: str | None,
+                locator: Any, result: StepResult) -> None:
         outcomes = run_verifiers(refs, self._verifier_context(state, step, value, locator))
         result.detail["verifiers"] = [o.record() for o in outcomes]
         bad = [o for o in outcomes if o.outcome != "pass"]
         if bad:
-            raise _StepFailed("VERIFICATION_FAILED",
+            raise StepFailed("VERIFICATION_FAILED",
                               "verifier " + "; ".join(f"{o.name}: {o.outcome} ({o.detail})" for o in bad),
                               expected="every verifier passes",
                               observed=", ".join(f"{o.name}={o.outcome}" for o in outcomes))
 
-    def _rule_verifiers(self, state: "_RuleState", index: int) -> ev.Failure | None:
+    def _rule_verifiers(self, state: RuleState, index: int) -> ev.Failure | None:
         """A rule's own verifiers, after its body, reported as one extra step `verify ...`."""
         rule = state.rule
         names = ", ".join(r.name for r in rule.verify)
         pseudo = Step(loc=rule.verify[0].loc, text=f"verify {names}")
         t0 = time.monotonic()
-        result = _StepResult(status="passed")
+        result = StepResult(status="passed")
         try:
             self._verify(state, None, rule.verify, None, None, result)
-        except _StepFailed as failed:
+        except StepFailed as failed:
             result.status = "failed"
             result.failure = make_failure(failed.code, step_kind="observation_or_assertion", message=failed.message,
                                           step_index=index, step_text=pseudo.text, expected=failed.expected,
                                           observed=failed.observed, loc=pseudo.loc,
-                                          context=self._context(state.scope, state.deadline, state.clicked))
+                                          context=self._context(state.scope, state.budget, state.clicked))
         except Exception as exc:  # noqa: BLE001
-            if self._browser_gone(exc):
-                raise _Halt from None
+            halt_if_gone(exc, self)
             result.status = "failed"
-            result.failure = make_failure("INTERNAL", step_kind="observation_or_assertion", message=_short(exc),
+            result.failure = make_failure("INTERNAL", step_kind="observation_or_assertion", message=short(exc),
                                           step_index=index, step_text=pseudo.text, loc=pseudo.loc)
         self.emit(ev.StepFinished(
-            scenario_id=self.scenario.id, rule=rule.name, test_id=self.scenario.test_id(rule), attempt=self.attempt,
+            scenario_id=self.scenario.id, rule=rule.name, test_id=self.scenario.test_id(rule), attempt=self.number,
             index=index, text=pseudo.text, kind="verify", role="body", status=result.status,
             duration_ms=round((time.monotonic() - t0) * 1000, 1), path=pseudo.loc.path, line=pseudo.loc.line,
             failure=result.failure, detail=result.detail))
@@ -1592,7 +1316,7 @@ class _ScenarioWalk:
 
     # assertions
 
-    def _grade_assertions(self, state: "_RuleState", failure: ev.Failure | None) -> ev.Failure | None:
+    def _grade_assertions(self, state: RuleState, failure: ev.Failure | None) -> ev.Failure | None:
         """Grade the flow's `assertions` after its steps, whether the steps passed or not.
 
         flow-spec v1: assertions never halt, they grade the finished flow by severity.
@@ -1610,7 +1334,7 @@ class _ScenarioWalk:
             if assertion.severity == "critical" and failure is None:
                 failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
                                        step_text=assertion.text, expected=expected, observed=observed,
-                                       loc=assertion.loc, context=self._context(None, state.deadline,
+                                       loc=assertion.loc, context=self._context(None, state.budget,
                                                                                 state.clicked))
                 failure = self._with_failure_evidence(state, failure, 0)
                 continue
@@ -1640,34 +1364,6 @@ class _ScenarioWalk:
             seen = sorted({f"{b.vendor}:{b.event}" for b in beacons})
             return False, want, ("captured beacons: " + ", ".join(seen)) if seen else "no beacon captured"
         return False, assertion.kind, f"unknown assertion kind '{assertion.kind}'"
-
-
-@dataclass
-class _RuleState:
-    rule: Rule
-    scope: str | None
-    deadline: float | None
-    observe_ms: int
-    guard_ms: int
-    dismiss: tuple[str, ...]
-    guard_rounds: int = 0
-    guard_failure: ev.Failure | None = None
-    failure: ev.Failure | None = None
-    findings: list[ev.Finding] = field(default_factory=list)
-    screenshots: list[str] = field(default_factory=list)
-    current_index: int | None = None
-    current_step: Step | None = None
-    current_kind: str = "action"
-    #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
-    last_act: tuple[int, Step] | None = None
-    #: the rule's most recent act that Playwright reported done, when it was a click or dblclick
-    #: (None after any other act): a failure says where it landed (`_click_landing`)
-    clicked: _Click | None = None
-    #: the expects that follow the running one in the body, and first reads taken ahead for them
-    following: list[tuple[int, Expect]] = field(default_factory=list)
-    #: the body step after the running one (None at the end, in guards and in replays)
-    next_step: Step | None = None
-    early: dict[int, EarlyRead] = field(default_factory=dict)
 
 
 def _only_in_frame(frame: str, verb: str) -> str:
