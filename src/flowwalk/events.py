@@ -10,9 +10,41 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 EMIT_SCHEMA = "flowwalk.emit/1"
+
+# --- vocabularies: what each string field may hold (annotations only; the JSON holds the same
+# strings, and the emit schema's enums are these, checked by tests/contract/test_emit_schema.py)
+
+#: why a test failed; `exitcodes.decide_outcome` turns them into the run's exit code
+FailureClass = Literal[
+    "assertion_failed",        # the site verifiably misbehaved: the only class that alerts
+    "spec_step_unresolvable",  # selector/target unresolvable, navigation blocked, step timeout
+    "credential_rejected",     # a {{VAR}} the run cannot supply, or a login rejected
+    "agent_uncertain",         # the model backend was unavailable while re-resolving a target
+    "quota_exceeded",          # the hard model-call cap was hit
+    "infrastructure_error",    # v1.x: the browser crashed, the run timed out, flowwalk broke mid-scenario
+]
+#: where in a rule a failure happened
+FailureStepKind = Literal["guard", "action", "observation_or_assertion", "parent_failed", "run_timeout",
+                          "assertion", "setup"]
+#: a walked step's type (`verify`: a verifier named on a step or a rule)
+StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify"]
+#: guard steps decide whether a rule applies; body steps are the rule
+Role = Literal["guard", "body"]
+#: a step's outcome (`warning`: an optional step that failed)
+StepStatus = Literal["passed", "failed", "warning", "skipped"]
+#: a rule's or a scenario's outcome in one attempt (`flaky`: passed after an earlier attempt failed)
+Status = Literal["passed", "failed", "skipped", "flaky"]
+#: why the walker stopped starting rules in a scenario; each is the skip reason of the rules left
+StopReason = Literal["browser_crashed", "setup_failed", "cancelled", "run_timeout"]
+#: why a rule was skipped ("" when it was not)
+SkipReason = Literal["", StopReason, "parent_failed", "guard_failed", "credential_rejected"]
+Severity = Literal["critical", "warning", "info"]
+#: what produced a finding (`retry_redo`: a guard passed only after its rule was redone)
+FindingSource = Literal["step", "assertion", "retry_redo"]
+RecoveryOutcome = Literal["recovered", "failed", "skipped"]
 
 
 def _plain(value: Any) -> Any:
@@ -33,16 +65,16 @@ class RecoveryAttempt:
     """One bounded recovery step the walker took after a failure (RFC 011 style)."""
 
     strategy: str   # dismiss_and_retry | re_resolve_target | retry_redo | rerun_scenario | relaunch_browser
-    outcome: str    # recovered | failed | skipped
+    outcome: str    # a RecoveryOutcome
     detail: str = ""
 
 
 @dataclass(frozen=True)
 class Failure:
-    failure_class: str            # one of model.FAILURE_CLASSES
+    failure_class: str            # a FailureClass
     runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
     retryable: bool
-    step_kind: str                # one of model.STEP_KINDS
+    step_kind: str                # a FailureStepKind
     message: str
     step_index: int | None = None  # 1-based, within the rule
     step_text: str = ""
@@ -82,8 +114,8 @@ class Finding:
     A heal is `Finding(severity="warning", source="step", kind="healed", heal=Heal(...))`.
     """
 
-    severity: str       # critical | warning | info
-    source: str         # "step" | "assertion"
+    severity: Severity
+    source: FindingSource
     message: str
     step_index: int | None = None
     kind: str = ""
@@ -129,9 +161,9 @@ class StepFinished(Event):
     attempt: int
     index: int                # 1-based within the rule
     text: str
-    kind: str                 # goto | act | expect | wait | extract | emit
-    role: str                 # guard | body
-    status: str               # passed | failed | warning | skipped
+    kind: str                 # a StepKind
+    role: str                 # a Role
+    status: str               # a StepStatus
     duration_ms: float
     path: str
     line: int
@@ -156,11 +188,11 @@ class RuleFinished(Event):
     rule: str
     test_id: str
     attempt: int
-    status: str               # passed | failed | skipped
+    status: str               # a Status
     duration_ms: float
     path: str
     line: int
-    reason: str = ""          # skipped: parent_failed | guard_failed | run_timeout | cancelled | halted
+    reason: str = ""          # a SkipReason
     failure: Failure | None = None
     skipped_steps: tuple[str, ...] = ()   # "step 6 (expect url_contains '/done')"
     findings: tuple[Finding, ...] = ()
@@ -172,7 +204,7 @@ class RuleFinished(Event):
 class ScenarioFinished(Event):
     scenario_id: str
     attempt: int
-    status: str               # passed | failed | skipped
+    status: str               # a Status
     duration_ms: float
     #: this attempt is the last one for the scenario (no further --retries rerun follows)
     final: bool = True

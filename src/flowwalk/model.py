@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Mapping
+from typing import Literal, Mapping, get_args
 
 from flowwalk.errors import Location
+from flowwalk.events import FailureClass, FailureStepKind, Severity, Status
 
 # --- vocabularies (one place; docs, models and the walker read these) --------------------------
 
@@ -38,22 +39,15 @@ ELEMENT_EXPECTS = ("text_contains", "text_not_contains", "text_matches", "has_te
 BODY_DEFAULT_EXPECTS = ("text_contains", "text_not_contains", "text_matches")
 
 ASSERTION_KINDS = ("no_console_errors", "beacon_fires")
-SEVERITIES = ("critical", "warning", "info")
+SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled",
                 "is_checked", "js", "url", "title")
 
-FAILURE_CLASSES = (
-    "assertion_failed",        # the site verifiably misbehaved: the only class that alerts
-    "spec_step_unresolvable",  # selector/target unresolvable, navigation blocked, step timeout
-    "credential_rejected",     # a {{VAR}} the run cannot supply, or a login rejected
-    "agent_uncertain",         # the model backend was unavailable while re-resolving a target
-    "quota_exceeded",          # the hard model-call cap was hit
-    "infrastructure_error",    # v1.x: the browser crashed, the run timed out, flowwalk broke mid-scenario
-)
+#: the events' vocabularies as tuples, in their documented order (events.py owns the values)
+FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
 #: where in a rule a failure happened (the walker's `failure_step_kind`)
-STEP_KINDS = ("guard", "action", "observation_or_assertion", "parent_failed", "run_timeout",
-              "assertion", "setup")
-STATUSES = ("passed", "failed", "skipped", "flaky")
+STEP_KINDS: tuple[FailureStepKind, ...] = get_args(FailureStepKind)
+STATUSES: tuple[Status, ...] = get_args(Status)
 
 
 # --- steps ------------------------------------------------------------------------------------

@@ -6,13 +6,14 @@ from __future__ import annotations
 import dataclasses
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, get_args
 
 import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
 from flowwalk import events
+from flowwalk.exitcodes import OUTCOME_EXIT, Outcome
 from flowwalk.model import FAILURE_CLASSES, STEP_KINDS
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.merge import merge_reports
@@ -89,6 +90,29 @@ def test_each_result_schema_matches_its_dataclass(cls: type, name: str) -> None:
     every, required = _fields(cls)
     assert set(EMIT["$defs"][name]["properties"]) == every
     assert set(EMIT["$defs"][name]["required"]) == required
+
+
+@pytest.mark.parametrize("where, vocabulary", [
+    ("failure/failure_class", events.FailureClass),
+    ("failure/step_kind", events.FailureStepKind),
+    ("step_finished/kind", events.StepKind),
+    ("step_finished/role", events.Role),
+    ("step_finished/status", events.StepStatus),
+    ("rule_finished/status", events.Status),
+    ("rule_finished/reason", events.SkipReason),
+    ("scenario_finished/status", events.Status),
+    ("finding/severity", events.Severity),
+    ("finding/source", events.FindingSource),
+    ("recovery/outcome", events.RecoveryOutcome),
+])
+def test_each_enum_is_its_vocabulary_in_events(where: str, vocabulary: Any) -> None:
+    definition, field = where.split("/")
+    assert EMIT["$defs"][definition]["properties"][field]["enum"] == list(get_args(vocabulary))
+
+
+def test_the_verdict_outcomes_are_the_exit_rules() -> None:
+    assert VERDICT["properties"]["outcome"]["enum"] == list(get_args(Outcome))
+    assert VERDICT["properties"]["exit_code"]["enum"] == sorted({int(c) for c in OUTCOME_EXIT.values()})
 
 
 def test_vocabularies_are_the_models() -> None:

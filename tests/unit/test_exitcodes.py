@@ -8,6 +8,7 @@ verdict.json gives for every failure class and every skip reason the walker or a
 from __future__ import annotations
 
 from pathlib import Path
+from typing import get_args
 
 import pytest
 
@@ -15,7 +16,7 @@ from flowwalk import events as ev
 from flowwalk.exitcodes import INCOMPLETE_REASONS, ExitCode, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.emit import EmitWriter
-from flowwalk.report.records import read_run
+from flowwalk.report.records import NOT_RUN_REASONS, read_run
 from flowwalk.report.verdict import build_verdict
 
 PASS, FLAKY = ("passed", "", None), ("flaky", "", None)
@@ -29,9 +30,8 @@ CLASS_EXIT = {
     "quota_exceeded": ExitCode.SPEC_NEEDS_REVIEW,
     "infrastructure_error": ExitCode.INFRASTRUCTURE_FAILED,
 }
-#: every skip reason the walker writes; the report reader adds shard_missing and not_run
-SKIP_REASONS = ("parent_failed", "guard_failed", "run_timeout", "cancelled", "setup_failed", "credential_rejected",
-                "browser_crashed", "halted", "shard_missing", "not_run")
+#: every skip reason the walker writes, and those the report reader gives tests no shard finished
+SKIP_REASONS = tuple(r for r in dict.fromkeys((*get_args(ev.SkipReason), *NOT_RUN_REASONS)) if r)
 
 
 def code(rows: list[tuple[str, str, str | None]], *, cancelled: bool = False, flaky_policy: str = "pass") -> ExitCode:

@@ -152,7 +152,7 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
     tests = records.tests
     order = {t.test_id: t.order for t in tests}
     counts = {"total": len(tests), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
-    by_class = {cls: 0 for cls in FAILURE_CLASSES}
+    by_class: dict[str, int] = {cls: 0 for cls in FAILURE_CLASSES}
     for test in tests:
         counts[test.status if test.status in counts else "failed"] += 1
         cls = failure_class(test)
