@@ -248,6 +248,55 @@ def publish(options: Mapping[str, Any]) -> int:
     return int(result.exit_code)
 
 
+def heal(options: Mapping[str, Any]) -> int:
+    """`flowwalk heal`: the report's heals as a diff of the spec files on stdout, or written (--apply).
+
+    Exit codes (cli.HEAL_EXIT_CODES_HELP): OK when every heal of the report is in the patch (or
+    there are none), SPEC_NEEDS_REVIEW when some could not be (each reason on stderr; the rest are
+    still printed or written), INPUT_REFUSED when the report cannot be read.
+    """
+    from flowwalk.heal.patch import PatchConflictError, apply_patch, describe, plan_patch
+
+    report_dir = Path(options.get("report_dir") or "flowwalk-report")
+    root = Path(options.get("root") or ".")
+    if not root.is_dir():
+        from flowwalk.spec.source import escape
+
+        raise UsageError(f"--root '{escape(root)}' is not a folder\n  hint: pass the folder the run ran in "
+                         f"(spec paths in the report are relative to it)")
+    patch = plan_patch(report_dir, root)
+    for skipped in patch.skipped:
+        print(f"flowwalk heal: {skipped.render()}", file=sys.stderr)
+    files = len(patch.texts)
+    done = f"{len(patch.edits)} heal{'s' * (len(patch.edits) != 1)} in {files} file{'s' * (files != 1)}"
+    left = f"; {len(patch.skipped)} skipped (see above)" if patch.skipped else ""
+    if patch.kept:
+        left += f"; {len(patch.kept)} already in the spec files"
+    code = ExitCode.SPEC_NEEDS_REVIEW if patch.skipped else ExitCode.OK
+    if not patch.edits:
+        why = "the report has no heals" if not (patch.skipped or patch.kept) else "no heal is left to apply"
+        print(f"flowwalk heal: nothing to change: {why}{left}", file=sys.stderr)
+        return code
+    if not options.get("apply"):
+        sys.stdout.write(patch.diff)
+        print(f"flowwalk heal: {done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
+        return code
+    try:
+        apply_patch(patch)
+    except PatchConflictError as conflict:
+        written = {str(p) for p in conflict.written}
+        for line in describe(e for e in patch.edits if str(patch.root / e.path) in written):
+            print(f"patched {line}")
+        for path in conflict.paths:
+            print(f"flowwalk heal: {path}: changed while the patch was made; not written, run flowwalk heal "
+                  f"again", file=sys.stderr)
+        return ExitCode.SPEC_NEEDS_REVIEW
+    for line in describe(patch.edits):
+        print(f"patched {line}")
+    print(f"flowwalk heal: wrote {done}{left}", file=sys.stderr)
+    return code
+
+
 def write_schemas(out_dir: str) -> int:
     from flowwalk.spec.schemas import write_schemas as write
 

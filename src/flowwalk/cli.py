@@ -24,6 +24,13 @@ Exit codes:
   5  cancelled (SIGINT/SIGTERM); reports cover what ran
   6  infrastructure failed (browser crash, run timeout)"""
 
+HEAL_EXIT_CODES_HELP = """\b
+Exit codes:
+  0  every heal of the report is in the patch (or the report has none)
+  2  some heals could not be patched (the spec changed since the run, a variable, ...);
+     each reason is on stderr, the others are still printed or written
+  3  the report folder cannot be read"""
+
 
 def _guarded(action: Callable[[], int]) -> None:
     """Run a command body; turn flowwalk's own errors into messages and exit codes, never tracebacks."""
@@ -164,6 +171,19 @@ def publish(**options: Any) -> None:
     from flowwalk import app
 
     _guarded(lambda: app.publish(options))
+
+
+@main.command(epilog=HEAL_EXIT_CODES_HELP)
+@click.option("--report", "report_dir", default="flowwalk-report", type=click.Path(file_okay=False),
+              help="The report folder whose heals to keep [flowwalk-report].")
+@click.option("--root", type=click.Path(file_okay=False),
+              help="The folder the run ran in; spec paths in the report are relative to it [.].")
+@click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
+def heal(**options: Any) -> None:
+    """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""
+    from flowwalk import app
+
+    _guarded(lambda: app.heal(options))
 
 
 @main.command()

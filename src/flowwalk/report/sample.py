@@ -471,6 +471,49 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
     return events
 
 
+def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard: tuple[int, int] = (1, 1),
+                  run_id: str = "run-1", started_at: str = "2024-05-01T12:00:00Z") -> list[Event]:
+    """A run in which each (test id, heal) pair is one flow that passed through that heal.
+
+    Test ids are `path#name`; a test id given twice is one flow with several heals. With
+    `attempts=2` every flow fails once first and records its heals on both attempts (a flaky
+    test), as a --retries rerun would.
+    """
+    by_test: dict[str, list[Heal]] = {}
+    for test_id, heal in heals:
+        by_test.setdefault(test_id, []).append(heal)
+    scenarios = [{"id": tid, "name": tid.split("#", 1)[-1], "source": tid.split("#", 1)[0], "kind": "flow",
+                  "line": 1, "rules": [{"name": tid.split("#", 1)[-1], "test_id": tid, "line": 1, "parents": []}],
+                  "test_ids": [tid], "duration_s": None, "duration_measured": False, "shard": shard[0]}
+                 for tid in by_test]
+    plan = {"version": 1, "order": "scenario_id", "scenarios": scenarios, "assigned": list(by_test),
+            "shard": {"index": shard[0], "total": shard[1]}, "shards": []}
+    events: list[Event] = [RunStarted(run_id=run_id, started_at=started_at, flowwalk_version="0.1.0",
+                                      shard={"index": shard[0], "total": shard[1]}, plan=plan,
+                                      settings={"retries": attempts - 1, "flaky_policy": "pass"})]
+    for tid, found in by_test.items():
+        name = tid.split("#", 1)[-1]
+        for attempt in range(1, attempts + 1):
+            status = "passed" if attempt == attempts else "failed"
+            findings = tuple(Finding(severity="warning", source="step", step_index=h.step_index, kind="healed",
+                                     message=f"step {h.step_index}: {h.old_selector!r} healed to {h.new_selector!r}",
+                                     heal=h) for h in found)
+            failure = None if status == "passed" else Failure(
+                failure_class="assertion_failed", runtime_code="EXPECT_STATE_MISMATCH", retryable=False,
+                step_kind="observation_or_assertion", message="text not found")
+            events.append(ScenarioStarted(scenario_id=tid, attempt=attempt, worker=1, t=0.1))
+            events.append(RuleFinished(scenario_id=tid, rule=name, test_id=tid, attempt=attempt, status=status,
+                                       duration_ms=10.0, path=tid.split("#", 1)[0], line=1, failure=failure,
+                                       findings=findings,
+                                       screenshots=tuple(h.screenshot for h in found if h.screenshot)))
+            events.append(ScenarioFinished(scenario_id=tid, attempt=attempt, status=status, duration_ms=10.0,
+                                           final=attempt == attempts))
+    events.append(RunFinished(finished_at=started_at, duration_ms=100.0, exit_code=0,
+                              counts={"total": len(by_test), "passed": len(by_test) if attempts == 1 else 0,
+                                      "failed": 0, "skipped": 0, "flaky": len(by_test) if attempts > 1 else 0}))
+    return events
+
+
 def write_sample_run(out_dir: str | Path, events: Sequence[Event]) -> Path:
     """Write events to out_dir/emit.jsonl (through the real EmitWriter) plus every screenshot they
     reference, as real PNG files. Returns the emit.jsonl path."""

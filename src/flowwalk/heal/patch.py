@@ -1,0 +1,523 @@
+"""Heals as a patch of the spec files: the diff a team reviews and keeps.
+
+A heal (`events.Heal`, from a report's `healed` findings) names a spec file, the line of an act
+step and the selector it replaced. `plan_patch` finds that step again in the file and rewrites
+only the selector's own text, in place, so comments, key order, indentation, quoting of other
+values and line endings stay as written:
+
+- YAML (flows and rule files): the `selector` scalar of the step mapping starting on that line,
+  kept in its quoting style when the new selector can be written in it (else single, then double
+  quoted);
+- JSON flows: the `selector` string of the step object starting on that line;
+- `.robot` suites: the `locator "..."` embedded in the keyword call on that line, escaped as Robot
+  Framework reads it (`\\`, `\\${`).
+
+Every rewrite is checked by reading the new text back with the same parser: the one value changes
+to the new selector and nothing else changes, or the heal is skipped. A heal is also skipped, with
+its reason, when the file changed since the run (the old selector is no longer at that line), when
+the selector comes from a variable or a YAML anchor, or when the report holds two different heals
+of one step. The same heal recorded by several attempts or shards is written once.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+import os
+import re
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Union
+
+import yaml
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from flowwalk.events import Heal
+from flowwalk.report.records import read_heal, read_run
+from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, quote
+
+SPEC_SUFFIXES = (".yaml", ".yml", ".json", ".robot")
+_BREAKS = re.compile(r"[\r\n\x85\u2028\u2029]")
+_PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}")
+_JSON_STRING = re.compile(r'"(?:[^"\\\x00-\x1f]|\\.)*"')
+_Key = Union[str, int]
+
+
+@dataclass(frozen=True)
+class SelectorEdit:
+    """One heal as a change of the text: `old_lines` (first_line..last_line) become `new_lines`."""
+
+    path: str
+    first_line: int
+    last_line: int
+    old_lines: tuple[str, ...]   # without their line endings
+    new_lines: tuple[str, ...]
+    heal: Heal
+    #: the tests that recorded this heal, in report order
+    tests: tuple[str, ...]
+    #: the character range of the old selector's text in the file, and what replaces it
+    start: int
+    end: int
+    replacement: str
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A heal that is not in the patch, and why."""
+
+    path: str
+    line: int
+    reason: str
+
+    def render(self) -> str:
+        return f"{escape(self.path)}:{self.line}: skipped: {self.reason}"
+
+
+@dataclass(frozen=True)
+class HealPatch:
+    """Every heal of a report, as edits of the spec files (and the heals that could not be)."""
+
+    root: Path
+    edits: tuple[SelectorEdit, ...]
+    skipped: tuple[Skipped, ...]
+    #: heals the spec files already have (applied before): nothing to do
+    kept: tuple[Heal, ...] = ()
+    #: per spec path: (the text that was read, the text with every edit made)
+    texts: dict[str, tuple[str, str]] = field(default_factory=dict)
+    #: whether the file started with a UTF-8 byte order mark (kept when writing)
+    boms: dict[str, bool] = field(default_factory=dict)
+
+    @property
+    def diff(self) -> str:
+        """A unified diff (`git apply` / `patch -p1` from the root); empty when nothing changes."""
+        return "".join(unified_diff(path, old, new) for path, (old, new) in sorted(self.texts.items()))
+
+
+# --- collecting heals ------------------------------------------------------------------------------
+
+
+def collect_heals(report_dir: Path) -> list[tuple[Heal, tuple[str, ...]]]:
+    """Every distinct heal of the report (each attempt of each test, every shard), with the tests
+    that recorded it; a heal found by several attempts or shards is listed once."""
+    run = read_run(report_dir)
+    found: dict[tuple[str, int, str, str], tuple[Heal, list[str]]] = {}
+    for test in run.tests:
+        records = [a.record for a in test.history] or ([test.final] if test.final else [])
+        for record in records:
+            for finding in record.get("findings") or ():
+                heal = read_heal(finding)
+                if heal is None:
+                    continue
+                key = (heal.path, heal.line, heal.old_selector, heal.new_selector)
+                if key not in found:
+                    found[key] = (heal, [])
+                if test.test_id not in found[key][1]:
+                    found[key][1].append(test.test_id)
+    return [(heal, tuple(tests)) for heal, tests in found.values()]
+
+
+# --- planning --------------------------------------------------------------------------------------
+
+
+class _Refused(Exception):
+    """This heal cannot be written into the file; the message says why."""
+
+
+class _AlreadyKept(Exception):
+    """The spec already has the healed selector at that step (the patch was applied before)."""
+
+
+@dataclass(frozen=True)
+class _Site:
+    """Where the old selector's text sits, and the spellings of the new one to try, best first."""
+
+    start: int
+    end: int
+    tokens: tuple[str, ...]
+
+
+def plan_patch(report_dir: Path, root: Path) -> HealPatch:
+    """The heals of `report_dir` as edits of the spec files under `root` (paths in the report are
+    relative to the folder the run ran in: pass that folder)."""
+    root = Path(root)
+    heals = collect_heals(Path(report_dir))
+    skipped: list[Skipped] = []
+    by_step: dict[tuple[str, int, str], list[tuple[Heal, tuple[str, ...]]]] = {}
+    for heal, tests in heals:
+        by_step.setdefault((heal.path, heal.line, heal.old_selector), []).append((heal, tests))
+    chosen: dict[str, list[tuple[Heal, tuple[str, ...]]]] = {}
+    for (path, line, old), group in by_step.items():
+        if len(group) > 1:
+            news = ", ".join(f"{quote(h.new_selector)} ({', '.join(t)})" for h, t in group)
+            skipped.append(Skipped(path, line, f"{quote(old)} was healed to different selectors: {news}; "
+                                               "choose one and edit the spec by hand"))
+            continue
+        chosen.setdefault(path, []).append(group[0])
+    edits: list[SelectorEdit] = []
+    kept: list[Heal] = []
+    texts: dict[str, tuple[str, str]] = {}
+    boms: dict[str, bool] = {}
+    for path, group in chosen.items():
+        group.sort(key=lambda pair: pair[0].line)
+        try:
+            file, text, bom = _read_spec(root, path)
+        except _Refused as refused:
+            skipped.extend(Skipped(path, heal.line, str(refused)) for heal, _ in group)
+            continue
+        file_edits: list[SelectorEdit] = []
+        for heal, tests in group:
+            try:
+                file_edits.append(_edit(file, text, heal, tests))
+            except _Refused as refused:
+                skipped.append(Skipped(path, heal.line, str(refused)))
+            except _AlreadyKept:
+                kept.append(heal)
+        if not file_edits:
+            continue
+        new_text = text
+        for edit in sorted(file_edits, key=lambda e: e.start, reverse=True):
+            new_text = new_text[:edit.start] + edit.replacement + new_text[edit.end:]
+        edits.extend(file_edits)
+        texts[path] = (text, new_text)
+        boms[path] = bom
+    edits.sort(key=lambda e: (e.path, e.first_line))
+    skipped.sort(key=lambda s: (s.path, s.line))
+    return HealPatch(root=root, edits=tuple(edits), skipped=tuple(skipped), kept=tuple(kept), texts=texts,
+                     boms=boms)
+
+
+def build_patch(report_dir: Path, root: Path) -> str:
+    """The unified diff of the spec files that keeps every heal of `report_dir` ("" when none)."""
+    return plan_patch(report_dir, root).diff
+
+
+def apply_patch(patch: HealPatch) -> list[Path]:
+    """Write the patched spec files; returns them. A file that changed since `plan_patch` read it
+    is left alone (raises `PatchConflictError` after writing the others)."""
+    written: list[Path] = []
+    changed: list[str] = []
+    for path, (old, new) in sorted(patch.texts.items()):
+        file = patch.root / path
+        try:
+            current = decode(file.read_bytes(), path)
+        except (OSError, SourceError):
+            changed.append(path)
+            continue
+        if current != old:
+            changed.append(path)
+            continue
+        data = (("\ufeff" if patch.boms.get(path) else "") + new).encode("utf-8")
+        # a whole new file or none: an interrupted write must not leave half a spec behind
+        fd, tmp = tempfile.mkstemp(prefix=f".{file.name}.", suffix=".heal", dir=file.parent)
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+            os.chmod(tmp, file.stat().st_mode & 0o7777)
+            os.replace(tmp, file)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+        written.append(file)
+    if changed:
+        raise PatchConflictError(changed, written)
+    return written
+
+
+class PatchConflictError(Exception):
+    """Spec files that changed between reading and writing the patch; they were not written."""
+
+    def __init__(self, paths: list[str], written: list[Path]):
+        self.paths = paths
+        self.written = written
+        super().__init__(f"changed while the patch was made, not written: {', '.join(paths)}")
+
+
+def _read_spec(root: Path, path: str) -> tuple[Path, str, bool]:
+    if not path.lower().endswith(SPEC_SUFFIXES):
+        raise _Refused(f"not a spec file flowwalk heals ({', '.join(SPEC_SUFFIXES)})")
+    file = (root / path).resolve()
+    if not file.is_relative_to(root.resolve()):
+        raise _Refused(f"the file is outside {root} (run flowwalk heal from the folder the run ran in, "
+                       f"or pass it as --root)")
+    if not file.is_file():
+        raise _Refused(f"no such file under {root} (run flowwalk heal from the folder the run ran in, "
+                       f"or pass it as --root)")
+    try:
+        data = file.read_bytes()
+        text = decode(data, path)
+    except OSError as error:
+        raise _Refused(f"cannot read the file: {error.strerror or error}") from None
+    except SourceError as error:
+        raise _Refused(error.problem.message) from None
+    return file, text, data.startswith(b"\xef\xbb\xbf")
+
+
+def _edit(file: Path, text: str, heal: Heal, tests: tuple[str, ...]) -> SelectorEdit:
+    if heal.old_selector == heal.new_selector:
+        raise _Refused(f"the heal keeps the selector {quote(heal.old_selector)}: nothing to change")
+    if _BREAKS.search(heal.new_selector):
+        raise _Refused("the new selector holds a line break; edit the spec by hand")
+    suffix = file.suffix.lower()
+    if suffix == ".robot":
+        site, check = _robot_site(text, heal)
+    elif suffix == ".json":
+        site, check = _json_site(text, heal)
+    else:
+        site, check = _yaml_site(text, heal)
+    for token in site.tokens:
+        if _BREAKS.search(token):
+            continue
+        candidate = text[:site.start] + token + text[site.end:]
+        if check(candidate):
+            return _as_edit(text, heal, tests, site.start, site.end, token)
+    raise _Refused(f"{quote(heal.new_selector)} cannot be written here so that it reads back unchanged; "
+                   "edit the spec by hand")
+
+
+def _as_edit(text: str, heal: Heal, tests: tuple[str, ...], start: int, end: int, token: str) -> SelectorEdit:
+    table = LineTable(text)
+    first, _ = table.position(start)
+    last, _ = table.position(max(start, end - 1))
+    begin = table.starts[first - 1]
+    stop = table.starts[last] if last < len(table.starts) else len(text)
+    old_block = text[begin:stop]
+    new_block = text[begin:start] + token + text[end:stop]
+    return SelectorEdit(path=heal.path, first_line=first, last_line=last, old_lines=tuple(_lines(old_block)),
+                        new_lines=tuple(_lines(new_block)), heal=heal, tests=tests, start=start, end=end,
+                        replacement=token)
+
+
+def _lines(block: str) -> list[str]:
+    return re.split(r"\r\n|\r|\n", re.sub(r"(\r\n|\r|\n)$", "", block))
+
+
+def _changed_since(heal: Heal, seen: list[str], what: str) -> Exception:
+    """Why no selector at the heal's line is the old one (`seen`: the selectors that are there)."""
+    if heal.new_selector in seen:
+        return _AlreadyKept()
+    if not seen:
+        return _Refused(f"no act step with a selector starts at line {heal.line} any more ({what}); the file "
+                        f"changed since the run, so this heal of {quote(heal.old_selector)} was not applied")
+    found = next((f for f in seen if _PLACEHOLDER.search(f)), seen[0])
+    if _PLACEHOLDER.search(found):
+        return _Refused(f"the selector is written with a variable ({quote(found)}), so the healed value "
+                        f"{quote(heal.new_selector)} cannot replace it; edit the spec by hand")
+    return _Refused(f"the selector at this step is now {quote(found)}, not {quote(heal.old_selector)}: the file "
+                    "changed since the run, so this heal was not applied")
+
+
+# --- YAML ------------------------------------------------------------------------------------------
+
+
+def _yaml_site(text: str, heal: Heal) -> tuple[_Site, Any]:
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as error:
+        raise _Refused(f"the file is no longer valid YAML ({str(error).splitlines()[0]})") from None
+    table = LineTable(text)
+    uses: dict[int, int] = {}
+    steps: list[tuple[tuple[_Key, ...], MappingNode]] = []
+    _walk_yaml(root, (), uses, steps, table, heal.line)
+    seen: list[str] = []
+    for path, step in steps:
+        value = next((v for k, v in step.value if isinstance(k, ScalarNode) and k.value == "selector"), None)
+        if not isinstance(value, ScalarNode):
+            continue
+        seen.append(value.value)
+        if value.value != heal.old_selector:
+            continue
+        if uses.get(id(value), 0) > 1:
+            raise _Refused("the selector comes from a YAML anchor shared with other steps; edit the anchor by hand")
+        if value.style in ("|", ">"):
+            raise _Refused("the selector is written as a block scalar (| or >); edit the spec by hand")
+        expected = copy.deepcopy(data)
+        _set(expected, path + ("selector",), heal.new_selector)
+        new = heal.new_selector
+        single = "'" + new.replace("'", "''") + "'"
+        double = json.dumps(new, ensure_ascii=False)
+        tokens = {None: (new, single, double), "'": (single, double), '"': (double, single)}[value.style]
+        return (_Site(value.start_mark.index, value.end_mark.index, tokens),
+                lambda candidate: _yaml_reads(candidate, expected))
+    raise _changed_since(heal, seen, "YAML")
+
+
+def _walk_yaml(node: Node | None, path: tuple[_Key, ...], uses: dict[int, int],
+               steps: list[tuple[tuple[_Key, ...], MappingNode]], table: LineTable, line: int) -> None:
+    if node is None:
+        return
+    uses[id(node)] = uses.get(id(node), 0) + 1
+    if uses[id(node)] > 1:
+        return  # an alias: its content was walked where the anchor is
+    if isinstance(node, MappingNode):
+        if len(path) >= 2 and path[-2] == "steps" and isinstance(path[-1], int) \
+                and table.position(node.start_mark.index)[0] == line:
+            steps.append((path, node))
+        for key, value in node.value:
+            _walk_yaml(value, path + (key.value if isinstance(key, ScalarNode) else "?",), uses, steps, table, line)
+    elif isinstance(node, SequenceNode):
+        for i, item in enumerate(node.value):
+            _walk_yaml(item, path + (i,), uses, steps, table, line)
+
+
+def _yaml_reads(text: str, expected: Any) -> bool:
+    try:
+        return bool(yaml.safe_load(text) == expected)
+    except yaml.YAMLError:
+        return False
+
+
+def _set(data: Any, path: tuple[_Key, ...], value: str) -> None:
+    for part in path[:-1]:
+        data = data[part]
+    data[path[-1]] = value
+
+
+# --- JSON ------------------------------------------------------------------------------------------
+
+
+def _json_site(text: str, heal: Heal) -> tuple[_Site, Any]:
+    try:
+        source = parse_json(text, heal.path)
+    except SourceError as error:
+        raise _Refused(f"the file is no longer valid JSON ({error.problem.message})") from None
+    table = LineTable(text)
+    seen: list[str] = []
+    for path, (line, _col) in source.values.items():
+        if line != heal.line or len(path) < 2 or path[-2] != "steps" or not isinstance(path[-1], int) \
+                or not isinstance(source.get(path), dict):
+            continue
+        where = source.values.get(path + ("selector",))
+        value = source.get(path + ("selector",))
+        if where is None or not isinstance(value, str):
+            continue
+        seen.append(value)
+        if value != heal.old_selector:
+            continue
+        start = table.starts[where[0] - 1] + where[1] - 1
+        token = _JSON_STRING.match(text, start)
+        if token is None:  # pragma: no cover - the parser just read a string here
+            continue
+        expected = copy.deepcopy(source.data)
+        _set(expected, path + ("selector",), heal.new_selector)
+        # keep the file's own spelling of non-ASCII text: \\u escapes if it used them here
+        ascii_first = "\\u" in token.group()
+        tokens = (json.dumps(heal.new_selector, ensure_ascii=ascii_first),
+                  json.dumps(heal.new_selector, ensure_ascii=not ascii_first))
+        return _Site(token.start(), token.end(), tokens), lambda candidate: _json_reads(candidate, expected)
+    raise _changed_since(heal, seen, "JSON")
+
+
+def _json_reads(text: str, expected: Any) -> bool:
+    try:
+        return bool(json.loads(text) == expected)
+    except ValueError:
+        return False
+
+
+# --- Robot Framework -------------------------------------------------------------------------------
+
+
+def _robot_calls(text: str, line: int) -> list[Any]:
+    """The keyword tokens of the calls written on `line` (Robot Framework's own parser)."""
+    from robot.api import Token, get_model
+    from robot.api.parsing import ModelVisitor
+    from robot.parsing.model import statements
+
+    found: list[Any] = []
+
+    class Finder(ModelVisitor):  # type: ignore[misc]  # RF ships no types for it
+        def visit_KeywordCall(self, node: statements.KeywordCall) -> None:  # noqa: N802 (RF's visitor API)
+            token = node.get_token(Token.KEYWORD)
+            if token is not None and token.lineno == line:
+                found.append(token)
+
+    Finder().visit(get_model(text))
+    return found
+
+
+def _robot_literal(value: str) -> str:
+    """`value` as Robot Framework text that reads back as exactly `value` (no variables)."""
+    return re.sub(r"([$@&%])\{", r"\\\1{", value.replace("\\", "\\\\"))
+
+
+def _robot_site(text: str, heal: Heal) -> tuple[_Site, Any]:
+    from robot.utils import unescape
+    from robot.variables import search_variable
+
+    from flowwalk.spec.robot_keywords import Match, match_keyword
+
+    new = heal.new_selector
+    if new != new.strip() or "  " in new or "\t" in new or "|" in new:
+        raise _Refused(f"{quote(new)} has leading, trailing or repeated spaces, a tab or a '|', which a .robot "
+                       "cell cannot hold as written; edit the suite by hand")
+    if _PLACEHOLDER.search(new):
+        raise _Refused(f"{quote(new)} holds '{{{{...}}}}', which a .robot suite refuses; edit the suite by hand")
+    table = LineTable(text)
+    seen: list[str] = []
+    for token in _robot_calls(text, heal.line):
+        match = match_keyword(token.value)
+        if not isinstance(match, Match) or "css" not in match.args or match.keyword.family != "action":
+            continue
+        raw = match.args["css"]
+        if search_variable(raw).is_variable() or "${" in raw:
+            raise _Refused(f"the locator is written with a variable ({quote(raw)}), so the healed value "
+                           f"{quote(new)} cannot replace it; edit the suite by hand")
+        seen.append(str(unescape(raw)))
+        if seen[-1] != heal.old_selector:
+            continue
+        written = _robot_literal(new)
+        name = token.value
+        # the locator's place in the call: the occurrence whose replacement the same keyword reads back
+        for at in (m.start() for m in re.finditer(re.escape(raw), name)):
+            renamed = name[:at] + written + name[at + len(raw):]
+            again = match_keyword(renamed)
+            if isinstance(again, Match) and again.keyword is match.keyword and again.args.get("css") == written \
+                    and {k: v for k, v in again.args.items() if k != "css"} == \
+                    {k: v for k, v in match.args.items() if k != "css"}:
+                start = table.starts[heal.line - 1] + token.col_offset + at
+                return (_Site(start, start + len(raw), (written,)),
+                        lambda candidate: _robot_reads(candidate, heal.line, match.keyword, new))
+    raise _changed_since(heal, seen, "a locator keyword call")
+
+
+def _robot_reads(text: str, line: int, keyword: Any, new: str) -> bool:
+    from robot.utils import unescape
+
+    from flowwalk.spec.robot_keywords import Match, match_keyword
+
+    for token in _robot_calls(text, line):
+        match = match_keyword(token.value)
+        if isinstance(match, Match) and match.keyword is keyword and str(unescape(match.args["css"])) == new:
+            return True
+    return False
+
+
+# --- the diff --------------------------------------------------------------------------------------
+
+
+def _diff_lines(text: str) -> list[str]:
+    """Lines as `git diff` splits them (at `\\n` only), each with its ending."""
+    return re.findall(r"[^\n]*\n|[^\n]+$", text)
+
+
+def unified_diff(path: str, old: str, new: str) -> str:
+    """One file's unified diff with `a/` and `b/` prefixes; marks a last line without a newline."""
+    if old == new:
+        return ""
+    out: list[str] = []
+    for line in difflib.unified_diff(_diff_lines(old), _diff_lines(new), f"a/{path}", f"b/{path}", n=3):
+        if line.startswith(("---", "+++")):
+            line = line.rstrip("\n") + "\n"
+        if not line.endswith("\n"):
+            line += "\n\\ No newline at end of file\n"
+        out.append(line)
+    return "".join(out)
+
+
+def describe(edits: Iterable[SelectorEdit]) -> list[str]:
+    """One line per edit, for people: `path:line: 'old' -> 'new' (method, score)`."""
+    return [f"{escape(e.path)}:{e.first_line}: {quote(e.heal.old_selector)} -> {quote(e.heal.new_selector)} "
+            f"({e.heal.method}, score {e.heal.score:.2f})" for e in edits]
