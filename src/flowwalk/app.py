@@ -13,7 +13,7 @@ import threading
 import traceback
 from contextlib import ExitStack
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TextIO
 
 from flowwalk.errors import Problem, UsageError
 from flowwalk.exitcodes import ExitCode
@@ -84,9 +84,15 @@ def _with_paths(options: Mapping[str, Any]) -> dict[str, Any]:
 # --- commands --------------------------------------------------------------------------------
 
 
-def validate(options: Mapping[str, Any]) -> int:
+def load(options: Mapping[str, Any]) -> tuple[Settings, list[Any]]:
+    """The settings and every suite the options name; SpecError (every problem) or UsageError.
+    What `validate` checks, without printing: the MCP server's `validate` tool calls it too."""
     settings = _settings(_with_paths(options))
-    suites = _load(settings)
+    return settings, _load(settings)
+
+
+def validate(options: Mapping[str, Any]) -> int:
+    _settings_used, suites = load(options)
     scenarios = sum(len(s.scenarios) for s in suites)
     rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
     print(f"ok: {len(suites)} file{'s' * (len(suites) != 1)}, {scenarios} scenario"
@@ -161,6 +167,19 @@ def _install_cancel_handlers(cancel: threading.Event) -> Callable[[], None]:
 
 
 def run(options: Mapping[str, Any]) -> int:
+    verdict = execute_run(options, console=sys.stdout)
+    return int(verdict["exit_code"])
+
+
+def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threading.Event | None = None,
+                on_event: Callable[[Any], None] | None = None) -> dict[str, Any]:
+    """One run, end to end: serve, load, plan, walk, write the report folder; returns verdict.json.
+
+    `flowwalk run` calls it with the terminal and SIGINT/SIGTERM as the cancel. The MCP server's
+    `run` tool calls it from a worker thread with its own `cancel` (no signal handlers there: only
+    the main thread may install them), the console lines into a buffer and `on_event` to follow
+    the run; both therefore walk exactly the same way.
+    """
     from flowwalk.plan.shard import plan_run
     from flowwalk.walk.prelaunch import Prelaunch
 
@@ -191,18 +210,21 @@ def run(options: Mapping[str, Any]) -> int:
         from flowwalk.report.emit import EmitWriter
         from flowwalk.walk.run import run_plan
 
-        cancel = threading.Event()
-        restore = _install_cancel_handlers(cancel)
-        stack.callback(restore)
+        if cancel is None:
+            cancel = threading.Event()
+            stack.callback(_install_cancel_handlers(cancel))
         writer = EmitWriter(out)
         stack.callback(writer.close)
-        console = ConsoleReporter(sys.stdout, report_dir=str(out))
-        run_plan(the_plan, settings, Handlers([writer, console]), cancel=cancel, prelaunched=prelaunch)
+        reporter = ConsoleReporter(console, report_dir=str(out))
+        handlers: list[Callable[[Any], None]] = [writer, reporter]
+        if on_event is not None:
+            handlers.append(on_event)
+        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch)
         writer.close()
-        verdict = build_reports(out)
-        console.finish(verdict)
-        return int(verdict["exit_code"])
-    return ExitCode.INTERNAL_ERROR  # pragma: no cover - ExitStack does not swallow
+        verdict: dict[str, Any] = build_reports(out)
+        reporter.finish(verdict)
+        return verdict
+    raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
 
 
 def _write_pr_context(out: Path, settings: Settings) -> None:
@@ -303,4 +325,12 @@ def write_schemas(out_dir: str) -> int:
     written = write(Path(out_dir))
     for path in written or ():
         print(f"wrote {path}")
+    return ExitCode.OK
+
+
+def mcp(options: Mapping[str, Any]) -> int:
+    """`flowwalk mcp`: serve the working directory to MCP clients until they hang up."""
+    from flowwalk.mcp.server import serve
+
+    serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
     return ExitCode.OK

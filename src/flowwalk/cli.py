@@ -195,5 +195,17 @@ def schema(out_dir: str) -> None:
     _guarded(lambda: app.write_schemas(out_dir))
 
 
+@main.command(name="mcp")
+@click.option("--http", "http_port", type=click.IntRange(1, 65535), metavar="PORT",
+              help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.")
+@click.option("--run-timeout", "max_run_timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
+              help="The longest run (seconds) a client may ask for.")
+def mcp_server(**options: Any) -> None:
+    """Serve the MCP tools coding agents use to validate, run, explain and fix checks (stdio)."""
+    from flowwalk import app
+
+    _guarded(lambda: app.mcp(options))
+
+
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -1,0 +1,129 @@
+"""The structured answers of the MCP tools: one pydantic model per tool, published as its output schema.
+
+Every answer carries `truncated` and `note`: when `bounds.fit` had to cut it to ANSWER_LIMIT, the
+note says so and names the files that hold everything.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class Bounded(BaseModel):
+    truncated: bool = Field(default=False, description="the answer was cut to the size limit; see note")
+    note: str = Field(default="", description="what was cut and where the full artifact is, or other remarks")
+
+
+class ProblemOut(BaseModel):
+    """One refused input, as `flowwalk validate` prints it."""
+
+    path: str
+    line: int
+    col: int
+    message: str
+    hint: str = ""
+    text: str = Field(description="the problem as the CLI prints it: path:line:col: error: ... / hint: ...")
+
+
+class ValidateAnswer(Bounded):
+    ok: bool = Field(description="true when every file loaded without a problem")
+    files: int = 0
+    scenarios: int = 0
+    rules: int = 0
+    problem_count: int = 0
+    problems: list[ProblemOut] = Field(default_factory=list)
+
+
+class RootCause(BaseModel):
+    """A failed test that did not fail because of a parent (verdict.json `root_causes`)."""
+
+    test_id: str
+    failure_class: str | None
+    label: str | None = Field(description="not_found | ambiguous(n) | timeout | assertion_mismatch | "
+                                          "off_allowlist, or null for any other failure")
+    runtime_code: str = ""
+    step: str = Field(default="", description="the failing step as written, e.g. step 5 (expect text_contains 'x')")
+    step_index: int | None = None
+    path: str
+    line: int | None
+    expected: str = ""
+    observed: str = ""
+    message: str = ""
+    screenshot: str | None = Field(default=None, description="relative to the report folder")
+    dependents: list[str] = Field(default_factory=list, description="tests skipped because this one failed")
+
+
+class RunAnswer(Bounded):
+    outcome: str = Field(description="passed | site_misbehaved | spec_needs_review | infrastructure_failed | "
+                                     "cancelled")
+    exit_code: int
+    counts: dict[str, int]
+    duration_ms: float
+    report_dir: str = Field(description="the report folder, relative to the server's working directory")
+    summary_uri: str
+    verdict_uri: str
+    root_causes: list[RootCause] = Field(default_factory=list)
+    console: str = Field(default="", description="what `flowwalk run` printed (the tail when long)")
+
+
+class ExplainAnswer(Bounded):
+    report_dir: str
+    test_id: str
+    status: str
+    failure_class: str | None = None
+    runtime_code: str | None = None
+    label: str | None = Field(default=None, description="not_found | ambiguous(n) | timeout | assertion_mismatch | "
+                                                "off_allowlist, or null for any other failure")
+    message: str = ""
+    step: str = ""
+    step_index: int | None = None
+    path: str | None = None
+    line: int | None = None
+    col: int | None = None
+    expected: str = ""
+    observed: str = ""
+    url: str = ""
+    title: str = ""
+    console: list[dict[str, Any]] = Field(default_factory=list)
+    page_errors: list[Any] = Field(default_factory=list)
+    network: list[dict[str, Any]] = Field(default_factory=list, description="failed requests first, then the "
+                                                                            "most recent")
+    blocked: list[Any] = Field(default_factory=list, description="requests the allowlist or offline mode stopped")
+    snapshot: str = Field(default="", description="the accessibility snapshot, trimmed around the failure")
+    snapshot_trimmed: bool = False
+    candidates: list[dict[str, Any]] = Field(default_factory=list)
+    recovery: list[dict[str, Any]] = Field(default_factory=list)
+    last_click: dict[str, Any] | None = None
+    skipped_steps: list[str] = Field(default_factory=list)
+    screenshot: str | None = Field(default=None, description="path relative to the server's working directory")
+    screenshot_uri: str | None = None
+
+
+class ReportOut(BaseModel):
+    dir: str = Field(description="relative to the server's working directory; the {dir} of the resource URIs")
+    outcome: str | None = Field(default=None, description="null while the run is going or when it never finished")
+    exit_code: int | None = None
+    counts: dict[str, int] = Field(default_factory=dict)
+    started_at: str | None = None
+    summary_uri: str
+    verdict_uri: str
+    screenshots: list[str] = Field(default_factory=list, description="file names under screenshots/")
+
+
+class ReportsAnswer(Bounded):
+    reports: list[ReportOut] = Field(default_factory=list)
+
+
+class SchemaAnswer(Bounded):
+    name: str = Field(description="the schema file name, as in schemas/")
+    schema_uri: str = Field(description="resource with the whole schema")
+    schema_: dict[str, Any] = Field(alias="schema", description="the schema; $defs only as asked when it is large")
+    definitions: list[str] = Field(default_factory=list, description="every $defs name the schema has")
+
+
+class HealAnswer(Bounded):
+    report_dir: str
+    diff: str = Field(description="unified diff of the selector changes; empty when the run healed nothing")
+    files: list[str] = Field(default_factory=list, description="the spec files the diff changes")

@@ -1,0 +1,311 @@
+"""The bodies of the MCP tools: synchronous, thin over the functions `flowwalk`'s commands call.
+
+`validate` loads through `app.load` (what `flowwalk validate` runs), `run` walks through
+`app.execute_run` (what `flowwalk run` runs), the schemas are `flowwalk schema`'s, and the rest
+read the report folders those write. Nothing here changes how a spec is checked or walked; this
+module only confines paths, builds the typed answers and keeps them within bounds. The server
+(`mcp/server.py`) calls these from worker threads.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import re
+import tempfile
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Literal, Mapping
+
+from flowwalk import app
+from flowwalk.errors import Problem, SpecError, UsageError
+from flowwalk.mcp.answers import (
+    ProblemOut,
+    ReportOut,
+    ReportsAnswer,
+    RootCause,
+    RunAnswer,
+    SchemaAnswer,
+    ValidateAnswer,
+)
+from flowwalk.mcp.bounds import clip
+from flowwalk.mcp.explain import failure_label, read_verdict
+from flowwalk.mcp.workspace import REPORT_MARKERS, Workspace, report_uri
+
+SpecKind = Literal["flow.yaml", "flow.json", "rules.yaml", "robot"]
+SchemaKind = Literal["flow_spec", "rules", "config"]
+SCHEMA_FILES: dict[str, str] = {
+    "flow_spec": "flow-spec.v1.schema.json",
+    "rules": "rules.v1.schema.json",
+    "config": "config.v1.schema.json",
+}
+#: the most characters of console output a run answer carries (its tail)
+CONSOLE_TAIL = 3_000
+#: an inline spec is refused above this size, like a spec file (spec/source.py refuses 1 MiB)
+INLINE_LIMIT = 1_048_576
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_INLINE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+
+
+class ToolInputError(ValueError):
+    """The client's arguments cannot be used; the message says why and how to fix it."""
+
+
+@dataclass
+class ServerLimits:
+    """What the server operator fixed when starting `flowwalk mcp`."""
+
+    #: the longest run a client may ask for, in seconds (its own run_timeout_s is capped to it)
+    max_run_timeout_s: float = 300.0
+    #: report folders with a run in progress (a second run into the same folder is refused)
+    busy: set[Path] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+# --- validate ----------------------------------------------------------------------------------
+
+
+def _problem_out(problem: Problem) -> ProblemOut:
+    return ProblemOut(path=problem.loc.path, line=problem.loc.line, col=problem.loc.col,
+                      message=problem.message, hint=problem.hint, text=problem.render())
+
+
+def _names(secret_names: list[str]) -> list[str]:
+    for name in secret_names:
+        if not _ENV_NAME.match(name):
+            raise ToolInputError(f"secret name '{name}' is not an environment variable name\n  hint: give the "
+                                 f"NAME of the variable that holds the secret (letters, digits, _), never its value")
+    return list(secret_names)
+
+
+def _assignments(variables: Mapping[str, str]) -> list[str]:
+    return [f"{name}={value}" for name, value in variables.items()]
+
+
+def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKind | None, name: str,
+             variables: Mapping[str, str], secret_names: list[str], base_url: str | None) -> ValidateAnswer:
+    """Every problem of the named files, or of the inline spec `text`, as `flowwalk validate` finds them."""
+    if (text is None) == (not paths):
+        raise ToolInputError("give either paths or text (an inline spec), not both and not neither\n  hint: "
+                             "paths: [\"checks/login.flow.yaml\"], or text: \"<the spec>\" with kind: \"flow.yaml\"")
+    options: dict[str, Any] = {"variables": _assignments(variables), "secret_names": _names(secret_names),
+                               "base_url": base_url}
+    if text is None:
+        options["paths"] = [str(ws.confine(p, "spec path")) for p in paths]
+        return _validated(options, rename=None)
+    if kind is None:
+        raise ToolInputError("an inline spec needs its kind\n  hint: kind is one of flow.yaml, flow.json, "
+                             "rules.yaml, robot")
+    if len(text.encode("utf-8")) > INLINE_LIMIT:
+        raise ToolInputError(f"the inline spec is over {INLINE_LIMIT} bytes\n  hint: split it into several files")
+    if not _INLINE_NAME.match(name):
+        raise ToolInputError(f"name '{name}' is not a plain file name stem\n  hint: letters, digits, '.', '_', "
+                             f"'-', for example 'login'")
+    shown = f"{name}.{kind}"
+    with tempfile.TemporaryDirectory(prefix="flowwalk-mcp-") as tmp:
+        path = Path(tmp) / shown
+        path.write_text(text, encoding="utf-8")
+        from flowwalk.spec.loader import display_path
+
+        options["paths"] = [str(path)]
+        return _validated(options, rename=(display_path(path), f"<inline>/{shown}"))
+
+
+def _validated(options: dict[str, Any], rename: tuple[str, str] | None) -> ValidateAnswer:
+    try:
+        _settings, suites = app.load(options)
+    except SpecError as error:
+        problems = [_problem_out(p) for p in error.problems]
+        if rename is not None:
+            for problem in problems:
+                if problem.path == rename[0]:
+                    problem.path = rename[1]
+                problem.text = problem.text.replace(rename[0], rename[1])
+                problem.message = problem.message.replace(rename[0], rename[1])
+        return ValidateAnswer(ok=False, files=len({p.path for p in problems}), problem_count=len(problems),
+                              problems=problems)
+    except UsageError as error:
+        raise ToolInputError(str(error)) from None
+    scenarios = sum(len(s.scenarios) for s in suites)
+    rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
+    return ValidateAnswer(ok=True, files=len(suites), scenarios=scenarios, rules=rules)
+
+
+# --- run ----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RunRequest:
+    paths: list[str]
+    base_url: str | None = None
+    variables: Mapping[str, str] = field(default_factory=dict)
+    secret_names: list[str] = field(default_factory=list)
+    out_dir: str = "flowwalk-report"
+    serve: str | None = None
+    run_timeout_s: float | None = None
+    workers: int = 1
+    retries: int = 0
+    offline: bool | None = None
+
+
+def _out_dir(ws: Workspace, given: str) -> Path:
+    out = ws.confine(given, "out_dir")
+    if out == ws.root:
+        raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the report, "
+                             "for example flowwalk-report")
+    if out.is_dir() and any(out.iterdir()) and not any((out / m).is_file() for m in REPORT_MARKERS):
+        raise ToolInputError(f"out_dir '{given}' is a folder with other files in it, not a report folder: a run "
+                             f"replaces the report files in its out_dir\n  hint: name a new or empty folder, "
+                             f"or an earlier report folder")
+    return out
+
+
+def scrub(data: Any, secrets: list[str]) -> Any:
+    """`data` with every secret value replaced (a last guard: reports are redacted by the run)."""
+    if not secrets:
+        return data
+    if isinstance(data, str):
+        for value in secrets:
+            data = data.replace(value, "***")
+        return data
+    if isinstance(data, list):
+        return [scrub(item, secrets) for item in data]
+    if isinstance(data, dict):
+        return {key: scrub(item, secrets) for key, item in data.items()}
+    return data
+
+
+def secret_values(names: list[str]) -> list[str]:
+    """The values of the named environment variables, longest first (so no value hides in another)."""
+    values = [os.environ[n] for n in names if os.environ.get(n)]
+    return sorted(set(values), key=len, reverse=True)
+
+
+def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: threading.Event,
+        on_event: Callable[[Any], None] | None = None, on_start: Callable[[Path], None] | None = None) -> RunAnswer:
+    """Walk the specs as `flowwalk run` does and answer with the verdict and its root causes."""
+    if not request.paths:
+        raise ToolInputError("paths is empty\n  hint: name spec files or folders, for example [\"checks/\"]")
+    paths = [str(ws.confine(p, "spec path")) for p in request.paths]
+    out = _out_dir(ws, request.out_dir)
+    timeout = limits.max_run_timeout_s if request.run_timeout_s is None else request.run_timeout_s
+    if timeout <= 0:
+        raise ToolInputError("run_timeout_s must be above 0 seconds")
+    note = ""
+    if timeout > limits.max_run_timeout_s:
+        note = (f"run_timeout_s {timeout:g} is above this server's limit; the run had "
+                f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
+        timeout = limits.max_run_timeout_s
+    options: dict[str, Any] = {
+        "paths": paths, "out_dir": str(out), "base_url": request.base_url,
+        "variables": _assignments(request.variables), "secret_names": _names(request.secret_names),
+        "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
+        "offline": request.offline,
+    }
+    if request.serve:
+        served = ws.confine(request.serve, "serve")
+        if not served.is_dir():
+            raise ToolInputError(f"serve '{request.serve}' is not a folder\n  hint: name the folder of the site "
+                                 f"to serve on 127.0.0.1")
+        options["serve_dir"] = str(served)
+    with limits.lock:
+        if out in limits.busy:
+            raise ToolInputError(f"a run into '{ws.relative(out)}' is already going\n  hint: wait for it, or give "
+                                 f"this run another out_dir")
+        limits.busy.add(out)
+    console = io.StringIO()
+    try:
+        if on_start is not None:
+            on_start(out)
+        try:
+            verdict = app.execute_run(options, console=console, cancel=cancel, on_event=on_event)
+        except UsageError as error:
+            raise ToolInputError(str(error)) from None
+    finally:
+        with limits.lock:
+            limits.busy.discard(out)
+    name = ws.relative(out)
+    tests = {str(t.get("test_id")): t for t in verdict.get("tests") or () if isinstance(t, dict)}
+    causes = []
+    for cause in verdict.get("root_causes") or ():
+        failure = tests.get(str(cause.get("test_id")), {}).get("failure") or {}
+        index = failure.get("step_index")
+        step = str(cause.get("step_text") or "")
+        causes.append(RootCause(
+            test_id=str(cause.get("test_id")), failure_class=cause.get("failure_class"),
+            label=failure_label(failure), runtime_code=str(failure.get("runtime_code") or ""),
+            step=f"step {index} ({step})" if isinstance(index, int) and step else step,
+            step_index=index if isinstance(index, int) else None,
+            path=str(cause.get("path") or ""), line=cause.get("line"),
+            expected=str(cause.get("expected") or ""), observed=str(cause.get("observed") or ""),
+            message=str(cause.get("message") or ""), screenshot=failure.get("screenshot"),
+            dependents=list(cause.get("dependents") or [])))
+    printed = console.getvalue()
+    return RunAnswer(
+        outcome=str(verdict.get("outcome")), exit_code=int(verdict.get("exit_code", 4)),
+        counts=dict(verdict.get("counts") or {}), duration_ms=float(verdict.get("duration_ms") or 0.0),
+        report_dir=name, summary_uri=report_uri(name, "summary.md"), verdict_uri=report_uri(name, "verdict.json"),
+        root_causes=causes,
+        console=printed if len(printed) <= CONSOLE_TAIL else "…" + printed[-CONSOLE_TAIL:],
+        note=note)
+
+
+# --- reports and schemas --------------------------------------------------------------------------
+
+
+def report_entry(ws: Workspace, folder: Path) -> ReportOut:
+    name = ws.relative(folder)
+    entry = ReportOut(dir=name, summary_uri=report_uri(name, "summary.md"),
+                      verdict_uri=report_uri(name, "verdict.json"))
+    try:
+        verdict = read_verdict(folder)
+    except (OSError, ValueError):
+        verdict = {}
+    entry.outcome = verdict.get("outcome")
+    entry.exit_code = verdict.get("exit_code") if isinstance(verdict.get("exit_code"), int) else None
+    entry.counts = {k: v for k, v in (verdict.get("counts") or {}).items() if isinstance(v, int)}
+    entry.started_at = verdict.get("started_at")
+    shots = folder / "screenshots"
+    if shots.is_dir():
+        entry.screenshots = sorted(p.name for p in shots.iterdir() if p.is_file())[:50]
+    return entry
+
+
+def list_reports(ws: Workspace) -> ReportsAnswer:
+    return ReportsAnswer(reports=[report_entry(ws, folder) for folder in ws.reports()])
+
+
+def schema_text(name: str) -> str:
+    """The schema `flowwalk schema` writes as `name`, as JSON text."""
+    from flowwalk.spec.schemas import generate_schemas, render
+
+    schemas = generate_schemas()
+    if name not in schemas:
+        raise ToolInputError(f"no schema named '{name}'\n  hint: one of {', '.join(sorted(schemas))}")
+    return render(schemas[name])
+
+
+def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswer:
+    """The JSON Schema of one input format; when it is larger than `budget`, its $defs are left out
+    except those asked for by name (the whole schema is the resource schema_uri)."""
+    name = SCHEMA_FILES[kind]
+    whole = json.loads(schema_text(name))
+    defs = dict(whole.get("$defs") or {})
+    uri = f"flowwalk://schemas/{name}"
+    answer = SchemaAnswer(name=name, schema_uri=uri, definitions=sorted(defs), schema=whole)
+    unknown = [d for d in definitions if d not in defs]
+    if unknown:
+        raise ToolInputError(f"the {kind} schema has no definition {', '.join(repr(u) for u in unknown)}\n"
+                             f"  hint: the definitions are {clip(', '.join(sorted(defs)), 1500)}")
+    if len(json.dumps(whole, separators=(",", ":"))) <= budget and not definitions:
+        return answer
+    trimmed = {k: v for k, v in whole.items() if k != "$defs"}
+    if definitions:
+        trimmed["$defs"] = {d: defs[d] for d in definitions}
+    answer.schema_ = trimmed
+    left_out = len(defs) - len(definitions)
+    answer.note = (f"{left_out} of {len(defs)} $defs left out to stay small; ask again with definitions: "
+                   f"[names] for the ones a $ref needs, or read {uri} for the whole schema")
+    return answer

@@ -1,0 +1,466 @@
+"""`flowwalk mcp`: the MCP server coding agents use to write, validate, run and fix flowwalk checks.
+
+Built on the official MCP Python SDK (the `mcp` package, 2.x, `MCPServer`). This module owns the
+protocol side only: tool registration with typed inputs, structured answers and honest annotations,
+the report resources and their change notifications, progress and cancellation of a run, the
+answer bounds. What each tool does is `mcp/operations.py`, over the same functions the CLI calls.
+
+Imports of the SDK are absolute (`mcp.server...`, `mcp_types`): this package is `flowwalk.mcp`,
+the SDK is the top-level `mcp`, and absolute imports never mix the two up.
+"""
+
+from __future__ import annotations
+
+import base64
+import logging
+import queue
+import threading
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Annotated, Any
+from urllib.parse import unquote
+
+import anyio
+import anyio.to_thread
+from mcp.server.context import ServerRequestContext
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.session import ServerSession
+from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
+from mcp_types import (
+    CallToolResult,
+    EmptyResult,
+    ImageContent,
+    SubscribeRequestParams,
+    TextContent,
+    ToolAnnotations,
+    UnsubscribeRequestParams,
+)
+from pydantic import BaseModel, Field
+
+from flowwalk import __version__
+from flowwalk.errors import FlowwalkError
+from flowwalk.events import RuleFinished, RunStarted
+from flowwalk.mcp import operations
+from flowwalk.mcp.answers import (
+    ExplainAnswer,
+    HealAnswer,
+    ReportsAnswer,
+    RunAnswer,
+    SchemaAnswer,
+    ValidateAnswer,
+)
+from flowwalk.mcp.bounds import ANSWER_LIMIT, IMAGE_LIMIT, compact, fit
+from flowwalk.mcp.explain import UnknownTestError, explain
+from flowwalk.mcp.operations import RunRequest, SchemaKind, ServerLimits, SpecKind, ToolInputError
+from flowwalk.mcp.workspace import OutsideRootError, Workspace, report_uri
+
+logger = logging.getLogger("flowwalk.mcp")
+
+INSTRUCTIONS = """\
+flowwalk walks browser checks kept as data (flow specs *.flow.yaml/json, rule files *.rules.yaml,
+aitester-bdd .robot suites) in headless Chromium. A loop that works: `schema` for the format,
+write the spec, `validate` it (every problem with path:line:col and a hint), `run` it against the
+site (verdict and root causes), `explain_failure` for a failed test (context, trimmed
+accessibility snapshot, screenshot, a label), fix the spec, run again. Paths are relative to the
+server's working directory; nothing outside it can be named. Secrets are passed by the NAME of an
+environment variable of the server, never by value."""
+
+#: how often the report folders the server knows are checked for changes (for subscribers)
+WATCH_INTERVAL_S = 1.0
+#: how often a run's progress is forwarded to the client
+PROGRESS_INTERVAL_S = 0.25
+#: each answer's structured content and its text copy share the limit
+STRUCTURED_BUDGET = ANSWER_LIMIT // 2
+
+_RO = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
+
+
+# --- answers -------------------------------------------------------------------------------------
+
+
+def _answer(model: BaseModel, *, artifacts: str = "", secrets: list[str] | None = None,
+            images: list[ImageContent] | None = None) -> CallToolResult:
+    """The tool result: structured content plus its compact JSON as text, cut to the limit together."""
+    data = operations.scrub(model.model_dump(mode="json", by_alias=True), secrets or [])
+    data, cut = fit(data, STRUCTURED_BUDGET)
+    if cut:
+        data["truncated"] = True
+        where = f"; the full artifacts are in {artifacts}" if artifacts else ""
+        data["note"] = (str(data.get("note") or "") + f" [answer cut to {ANSWER_LIMIT} characters{where}]").strip()
+        data, _ = fit(data, STRUCTURED_BUDGET)
+    content: list[Any] = [TextContent(type="text", text=compact(data))]
+    content.extend(images or [])
+    return CallToolResult(content=content, structured_content=data)
+
+
+def _refuse(error: BaseException) -> ToolError:
+    """A clear is_error answer for bad input (never a traceback)."""
+    return ToolError(str(error))
+
+
+_EXPECTED = (ToolInputError, OutsideRootError, FlowwalkError, FileNotFoundError, UnknownTestError, ValueError)
+
+
+# --- change notifications ------------------------------------------------------------------------
+
+
+def _signature(folder: Path) -> tuple[Any, ...]:
+    parts: list[Any] = []
+    for leaf in ("summary.md", "verdict.json", "emit.jsonl"):
+        try:
+            stat = (folder / leaf).stat()
+            parts.append((leaf, stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            parts.append((leaf, None))
+    shots = folder / "screenshots"
+    parts.append(tuple(sorted(p.name for p in shots.iterdir())) if shots.is_dir() else ())
+    return tuple(parts)
+
+
+@dataclass
+class ReportWatch:
+    """Tells subscribers when a report folder changes: a run of this server, or a `flowwalk run`
+    in a terminal. Both subscription styles are served: `subscriptions/listen` streams (2026-07-28)
+    through the SDK's bus, and `resources/subscribe` (earlier protocol versions) per session."""
+
+    ws: Workspace
+    bus: InMemorySubscriptionBus
+    folders: dict[Path, tuple[Any, ...]] = field(default_factory=dict)
+    legacy: dict[str, set[ServerSession]] = field(default_factory=dict)
+
+    def track(self, folder: Path) -> None:
+        if folder not in self.folders:
+            self.folders[folder] = _signature(folder)
+
+    def track_uri(self, uri: str) -> None:
+        prefix = "flowwalk://reports/"
+        if uri.startswith(prefix):
+            name = unquote(uri[len(prefix):].split("/", 1)[0])
+            try:
+                self.track(self.ws.confine(name, "report folder"))
+            except OutsideRootError:
+                pass
+
+    async def check(self) -> None:
+        for folder, before in list(self.folders.items()):
+            now = _signature(folder)
+            if now == before:
+                continue
+            self.folders[folder] = now
+            name = self.ws.relative(folder)
+            uris = [report_uri(name, leaf) for leaf in ("summary.md", "verdict.json")]
+            uris += [report_uri(name, f"screenshots/{shot}") for shot in now[-1]]
+            for uri in uris:
+                await self.bus.publish(ResourceUpdated(uri=uri))
+                for session in list(self.legacy.get(uri, ())):
+                    try:
+                        await session.send_resource_updated(uri)
+                    except Exception:  # noqa: BLE001 - a gone client must not stop the others
+                        self.legacy[uri].discard(session)
+            if now[-1] != before[-1]:
+                await self.bus.publish(ResourcesListChanged())
+
+    async def loop(self) -> None:
+        while True:
+            await anyio.sleep(WATCH_INTERVAL_S)
+            try:
+                await self.check()
+            except Exception:  # noqa: BLE001 - the watcher never takes the server down
+                logger.exception("checking the report folders failed")
+
+
+# --- the server ----------------------------------------------------------------------------------
+
+
+class FlowwalkServer:
+    """`FlowwalkServer(root, max_run_timeout_s)`; `.mcp` is the SDK server to run or connect to."""
+
+    def __init__(self, root: str | Path = ".", *, max_run_timeout_s: float = 300.0):
+        self.ws = Workspace.at(root)
+        self.limits = operations.ServerLimits(max_run_timeout_s=max_run_timeout_s)
+        self.bus = InMemorySubscriptionBus()
+        self.watch = ReportWatch(self.ws, self.bus)
+        self.mcp: MCPServer[None] = MCPServer(
+            "flowwalk", title="flowwalk", version=__version__, instructions=INSTRUCTIONS,
+            subscriptions=self.bus, lifespan=self._lifespan, log_level="WARNING")
+        self._register_tools()
+        self._register_resources()
+        low = self.mcp._lowlevel_server  # resources/subscribe is served by the low-level server only
+        low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
+        low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
+
+    @asynccontextmanager
+    async def _lifespan(self, _server: MCPServer[None]) -> AsyncIterator[None]:
+        for folder in await anyio.to_thread.run_sync(self.ws.reports):
+            self.watch.track(folder)
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(self.watch.loop)
+            try:
+                yield None
+            finally:
+                tasks.cancel_scope.cancel()
+
+    async def _subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
+        uri = str(params.uri)
+        self.watch.track_uri(uri)
+        self.watch.legacy.setdefault(uri, set()).add(ctx.session)
+        return EmptyResult()
+
+    async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
+        self.watch.legacy.get(str(params.uri), set()).discard(ctx.session)
+        return EmptyResult()
+
+    # --- tools -----------------------------------------------------------------------------------
+
+    def _register_tools(self) -> None:
+        add = self.mcp.add_tool
+        add(self.validate, name="validate", title="Validate flow specs, rule files or .robot suites",
+            annotations=_RO)
+        add(self.run, name="run", title="Run flowwalk checks in headless Chromium",
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                        open_world_hint=True))
+        add(self.explain_failure, name="explain_failure", title="Explain why a test failed", annotations=_RO)
+        add(self.schema, name="schema", title="JSON Schema of flow specs, rule files or flowwalk.yaml",
+            annotations=_RO)
+        add(self.list_reports, name="list_reports", title="List the report folders", annotations=_RO)
+
+    async def validate(
+        self,
+        paths: Annotated[list[str], Field(description="spec files or folders, relative to the server's "
+                                                      "working directory")] = [],  # noqa: B006 - pydantic copies
+        text: Annotated[str | None, Field(description="an inline spec to check instead of paths")] = None,
+        kind: Annotated[SpecKind | None, Field(description="the inline spec's format")] = None,
+        name: Annotated[str, Field(description="the inline spec's file name stem, for messages")] = "inline",
+        variables: Annotated[dict[str, str], Field(description="run variables NAME: value")] = {},  # noqa: B006
+        secret_names: Annotated[list[str], Field(description="names of environment variables holding "
+                                                             "secrets (never values)")] = [],  # noqa: B006
+        base_url: Annotated[str | None, Field(description="base URL relative urls resolve against")] = None,
+    ) -> Annotated[CallToolResult, ValidateAnswer]:
+        """Check flow specs, rule files and .robot suites without a browser, as `flowwalk validate`
+        does: every problem at path:line:col with a hint to fix it, found in one pass."""
+        try:
+            answer = await anyio.to_thread.run_sync(lambda: operations.validate(
+                self.ws, paths=list(paths), text=text, kind=kind, name=name, variables=dict(variables),
+                secret_names=list(secret_names), base_url=base_url))
+        except _EXPECTED as error:
+            raise _refuse(error) from None
+        return _answer(answer)
+
+    async def run(
+        self,
+        ctx: Context[None, Any],
+        paths: Annotated[list[str], Field(description="spec files or folders, relative to the server's "
+                                                      "working directory")],
+        base_url: Annotated[str | None, Field(description="base URL relative urls resolve against")] = None,
+        variables: Annotated[dict[str, str], Field(description="run variables NAME: value")] = {},  # noqa: B006
+        secret_names: Annotated[list[str], Field(description="names of the server's environment variables "
+                                                             "that hold secrets; never the values")] = [],  # noqa: B006
+        out_dir: Annotated[str, Field(description="the report folder to write")] = "flowwalk-report",
+        serve: Annotated[str | None, Field(description="a folder to serve on 127.0.0.1 for the run (its URL "
+                                                       "is the base URL unless base_url is given)")] = None,
+        run_timeout_s: Annotated[float | None, Field(description="seconds for the whole run (at most the "
+                                                                 "server's limit)", gt=0)] = None,
+        workers: Annotated[int, Field(description="scenarios at once, one browser each", ge=1, le=8)] = 1,
+        retries: Annotated[int, Field(description="reruns of a failed scenario", ge=0, le=3)] = 0,
+        offline: Annotated[bool | None, Field(description="abort requests to hosts other than loopback, the "
+                                                          "entry host and allowed_hosts")] = None,
+    ) -> Annotated[CallToolResult, RunAnswer]:
+        """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
+        Answers with the verdict and each root cause (class, label, step, expected, observed);
+        sends progress notifications as tests finish; cancelling the call stops the run, whose
+        report still covers what ran."""
+        request = RunRequest(paths=list(paths), base_url=base_url, variables=dict(variables),
+                             secret_names=list(secret_names), out_dir=out_dir, serve=serve,
+                             run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline)
+        cancel = threading.Event()
+        updates: queue.SimpleQueue[tuple[float, float | None, str]] = queue.SimpleQueue()
+        tracker = _ProgressTracker(updates)
+        started: list[Path] = []
+        outcome: list[RunAnswer | BaseException] = []
+
+        def work() -> None:
+            try:
+                outcome.append(operations.run(self.ws, self.limits, request, cancel=cancel, on_event=tracker,
+                                              on_start=started.append))
+            except BaseException as error:  # noqa: BLE001 - handed to the async side
+                outcome.append(error)
+
+        done = anyio.Event()
+
+        async def walk() -> None:
+            try:
+                await anyio.to_thread.run_sync(work)
+            finally:
+                done.set()
+
+        try:
+            async with anyio.create_task_group() as tasks:
+                tasks.start_soon(walk)
+                try:
+                    while not done.is_set():
+                        with anyio.move_on_after(PROGRESS_INTERVAL_S):
+                            await done.wait()
+                        await self._forward(ctx, updates, started)
+                except anyio.get_cancelled_exc_class():
+                    # the walker stops, finishes the reports for what ran, and the thread returns:
+                    # leaving the task group waits for that
+                    cancel.set()
+                    raise
+        finally:
+            if cancel.is_set():
+                with anyio.CancelScope(shield=True):
+                    for folder in started:
+                        self.watch.track(folder)
+                    await self.watch.check()
+        await self._forward(ctx, updates, started)
+        await self.watch.check()
+        result = outcome[0]
+        if isinstance(result, _EXPECTED):
+            raise _refuse(result)
+        if isinstance(result, BaseException):
+            raise result
+        return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
+                       secrets=operations.secret_values(request.secret_names))
+
+    async def _forward(self, ctx: Context[None, Any], updates: queue.SimpleQueue[tuple[float, float | None, str]],
+                       started: list[Path]) -> None:
+        for folder in started:
+            self.watch.track(folder)
+        while True:
+            try:
+                progress, total, message = updates.get_nowait()
+            except queue.Empty:
+                return
+            try:
+                await ctx.report_progress(progress, total, message)
+            except Exception:  # noqa: BLE001 - a client that went away does not stop the run
+                logger.debug("progress not delivered", exc_info=True)
+
+    async def explain_failure(
+        self,
+        report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+        test_id: Annotated[str, Field(description="the test id, e.g. checks/login.flow.yaml#log in")],
+    ) -> Annotated[CallToolResult, ExplainAnswer]:
+        """Why a test failed: message, expected and observed, console, network, the accessibility
+        snapshot trimmed around the failure, the screenshot (as an image), and a label:
+        not_found | ambiguous(n) | timeout | assertion_mismatch | off_allowlist (null otherwise)."""
+        def read() -> tuple[ExplainAnswer, list[ImageContent]]:
+            folder = self.ws.report_dir(report_dir)
+            self.watch.track(folder)
+            answer = explain(folder, self.ws.relative(folder), test_id)
+            images: list[ImageContent] = []
+            if answer.screenshot:
+                shot = self.ws.confine(answer.screenshot, "screenshot")
+                if shot.is_file() and shot.stat().st_size <= IMAGE_LIMIT:
+                    images.append(ImageContent(type="image", mime_type="image/png",
+                                               data=base64.b64encode(shot.read_bytes()).decode("ascii")))
+                elif shot.is_file():
+                    answer.note = f"the screenshot is over {IMAGE_LIMIT} bytes: read it at {answer.screenshot}"
+            return answer, images
+
+        try:
+            answer, images = await anyio.to_thread.run_sync(read)
+        except _EXPECTED as error:
+            raise _refuse(error) from None
+        return _answer(answer, artifacts=f"{answer.report_dir}/verdict.json (tests[].failure.context)",
+                       images=images)
+
+    async def schema(
+        self,
+        kind: Annotated[SchemaKind, Field(description="flow_spec (*.flow.yaml/json), rules (*.rules.yaml) or "
+                                                      "config (flowwalk.yaml)")],
+        definitions: Annotated[list[str], Field(description="$defs to include when the schema is too large "
+                                                            "to send whole")] = [],  # noqa: B006
+    ) -> Annotated[CallToolResult, SchemaAnswer]:
+        """The JSON Schema (Draft 2020-12) of an input format, as `flowwalk schema` writes it. A large
+        schema comes without its $defs (ask for the ones you need); the resource has it whole."""
+        try:
+            answer = await anyio.to_thread.run_sync(
+                lambda: operations.schema(kind, list(definitions), STRUCTURED_BUDGET - 2_000))
+        except _EXPECTED as error:
+            raise _refuse(error) from None
+        return _answer(answer, artifacts=answer.schema_uri)
+
+    async def list_reports(self) -> Annotated[CallToolResult, ReportsAnswer]:
+        """The report folders under the working directory, with their outcome, counts and resource URIs."""
+        answer = await anyio.to_thread.run_sync(lambda: operations.list_reports(self.ws))
+        for report in answer.reports:
+            self.watch.track(self.ws.root / report.dir)
+        return _answer(answer)
+
+    # --- resources -------------------------------------------------------------------------------
+
+    def _register_resources(self) -> None:
+        resource = self.mcp.resource
+
+        @resource("flowwalk://reports/{dir}/summary.md", name="summary", mime_type="text/markdown",
+                  description="a report folder's summary.md")
+        def summary(dir: str) -> str:
+            return self._read_report(dir, "summary.md").decode("utf-8")
+
+        @resource("flowwalk://reports/{dir}/verdict.json", name="verdict", mime_type="application/json",
+                  description="a report folder's verdict.json")
+        def verdict(dir: str) -> str:
+            return self._read_report(dir, "verdict.json").decode("utf-8")
+
+        @resource("flowwalk://reports/{dir}/screenshots/{name}", name="screenshot", mime_type="image/png",
+                  description="a screenshot of a report folder")
+        def screenshot(dir: str, name: str) -> bytes:
+            return self._read_report(dir, f"screenshots/{name}")
+
+        @resource("flowwalk://schemas/{name}", name="schema", mime_type="application/schema+json",
+                  description="a whole JSON Schema, as `flowwalk schema` writes it")
+        def whole_schema(name: str) -> str:
+            try:
+                return operations.schema_text(name)
+            except ToolInputError as error:
+                raise ResourceError(str(error)) from None
+
+    def _read_report(self, name: str, leaf: str) -> bytes:
+        try:
+            folder = self.ws.report_dir(name)
+            path = self.ws.confine(folder / leaf, "report file")
+            self.watch.track(folder)
+            return path.read_bytes()
+        except (OutsideRootError, OSError) as error:
+            raise ResourceError(str(error)) from None
+
+
+class _ProgressTracker:
+    """An event handler (it runs on the walker's threads): one progress update per finished test."""
+
+    def __init__(self, updates: queue.SimpleQueue[tuple[float, float | None, str]]):
+        self._updates = updates
+        self._total: float | None = None
+        self._finished: set[str] = set()
+        self._lock = threading.Lock()
+
+    def __call__(self, event: Any) -> None:
+        with self._lock:
+            if isinstance(event, RunStarted):
+                assigned = set(event.plan.get("assigned") or ())
+                self._total = float(sum(len(s.get("test_ids") or ()) for s in event.plan.get("scenarios") or ()
+                                        if s.get("id") in assigned))
+                self._updates.put((0.0, self._total, f"walking {int(self._total)} test(s)"))
+            elif isinstance(event, RuleFinished) and event.test_id not in self._finished:
+                self._finished.add(event.test_id)
+                self._updates.put((float(len(self._finished)), self._total, f"{event.status}: {event.test_id}"))
+
+
+def build_server(root: str | Path = ".", *, max_run_timeout_s: float = 300.0) -> MCPServer[None]:
+    """The SDK server for the folder `root` (the in-process client of the tests connects to it)."""
+    return FlowwalkServer(root, max_run_timeout_s=max_run_timeout_s).mcp
+
+
+def serve(*, http_port: int | None = None, max_run_timeout_s: float = 300.0) -> None:
+    """Serve the working directory over stdio, or over streamable HTTP on 127.0.0.1:`http_port`."""
+    server = build_server(".", max_run_timeout_s=max_run_timeout_s)
+    if http_port is None:
+        server.run("stdio")
+    else:
+        # loopback only: the server walks browsers and reads the working directory
+        server.run("streamable-http", host="127.0.0.1", port=http_port)
+

@@ -1,0 +1,185 @@
+"""The MCP tools that need no browser, through the SDK's in-process client: what an agent sees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from conftest import with_client
+from mcp import Client
+
+from flowwalk.mcp.bounds import ANSWER_LIMIT
+
+
+def answer_size(result: Any) -> int:
+    """Characters of an answer as the limit counts them: its text plus its structured JSON."""
+    text = sum(len(block.text) for block in result.content if block.type == "text")
+    return text + len(json.dumps(result.structured_content, ensure_ascii=False, separators=(",", ":")))
+
+
+def test_the_tools_are_listed_with_honest_annotations(workdir: Path) -> None:
+    async def body(client: Client) -> Any:
+        return {tool.name: tool for tool in (await client.list_tools()).tools}
+
+    tools = with_client(workdir, body)
+    assert {"validate", "run", "explain_failure", "schema", "list_reports"} <= set(tools)
+    for name in ("validate", "explain_failure", "schema", "list_reports"):
+        hints = tools[name].annotations
+        assert hints.read_only_hint is True and hints.destructive_hint is False and hints.idempotent_hint is True
+    run = tools["run"].annotations
+    # run writes the report folder, replacing the previous run's files, and drives a live site
+    assert run.read_only_hint is False and run.destructive_hint is True and run.idempotent_hint is False
+    assert run.open_world_hint is True
+    for tool in tools.values():
+        assert tool.output_schema is not None and tool.input_schema["type"] == "object"
+
+
+def test_validate_reports_every_problem_with_its_position_and_hint(workdir: Path) -> None:
+    bad = workdir / "checks" / "bad.flow.yaml"
+    bad.parent.mkdir()
+    bad.write_text("spec_version: '1'\nname: broken\nurl: /x\nsteps:\n  - act: {action: clik, selector: '#a'}\n"
+                   "  - expect: {kind: url_contains}\n")
+
+    async def body(client: Client) -> Any:
+        good = await client.call_tool("validate", {"paths": ["examples/flows"]})
+        broken = await client.call_tool("validate", {"paths": ["checks"]})
+        return good, broken
+
+    good, broken = with_client(workdir, body)
+    assert good.is_error is False and good.structured_content["ok"] is True
+    assert good.structured_content["files"] == 11 and good.structured_content["problems"] == []
+    data = broken.structured_content
+    assert data["ok"] is False and data["problem_count"] == len(data["problems"]) >= 2
+    first = data["problems"][0]
+    assert first["path"] == "checks/bad.flow.yaml" and first["line"] == 5
+    assert first["text"].startswith("checks/bad.flow.yaml:5:") and "hint:" in first["text"]
+    assert all(p["hint"] for p in data["problems"])
+    # the same JSON as text, for clients that read only text content
+    assert json.loads(broken.content[0].text) == data
+
+
+def test_validate_checks_an_inline_spec(workdir: Path) -> None:
+    spec = "spec_version: '1'\nname: inline\nurl: /index.html\nsteps:\n  - expect: {kind: title_contains}\n"
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("validate", {"text": spec, "kind": "flow.yaml", "name": "inline-home"})
+
+    data = with_client(workdir, body).structured_content
+    assert data["ok"] is False
+    assert [p["path"] for p in data["problems"]] == ["<inline>/inline-home.flow.yaml"] * len(data["problems"])
+    assert data["problems"][0]["line"] == 5
+    assert not list(workdir.glob("**/inline-home.flow.yaml"))  # nothing was written into the working directory
+
+
+def test_a_path_outside_the_working_directory_is_refused(workdir: Path, tmp_path_factory: Any) -> None:
+    outside = tmp_path_factory.mktemp("elsewhere")
+    (outside / "x.flow.yaml").write_text("spec_version: '1'\n")
+    (workdir / "link").symlink_to(outside)
+
+    async def body(client: Client) -> Any:
+        return [await client.call_tool("validate", {"paths": [str(outside / "x.flow.yaml")]}),
+                await client.call_tool("validate", {"paths": ["../" + outside.name]}),
+                await client.call_tool("validate", {"paths": ["link/x.flow.yaml"]}),
+                await client.call_tool("run", {"paths": ["examples/flows"], "out_dir": "/tmp/elsewhere"}),
+                await client.call_tool("explain_failure", {"report_dir": "..", "test_id": "x"})]
+
+    for result in with_client(workdir, body):
+        assert result.is_error is True
+        text = result.content[0].text
+        assert "is outside the server's working directory" in text and "hint:" in text
+        assert "Traceback" not in text
+
+
+def test_bad_arguments_get_a_clear_error(workdir: Path) -> None:
+    async def body(client: Client) -> Any:
+        return [await client.call_tool("validate", {}),
+                await client.call_tool("validate", {"text": "x: 1", "kind": "flow.yaml", "paths": ["examples"]}),
+                await client.call_tool("run", {"paths": ["examples/flows"], "secret_names": ["hunter2!"]}),
+                await client.call_tool("run", {"paths": ["examples/flows"], "out_dir": "examples"}),
+                await client.call_tool("explain_failure", {"report_dir": "examples", "test_id": "x"})]
+
+    texts = [r.content[0].text for r in with_client(workdir, body)]
+    assert "give either paths or text" in texts[0]
+    assert "give either paths or text" in texts[1]
+    assert "is not an environment variable name" in texts[2]
+    assert "not a report folder" in texts[3]
+    assert "is not a report folder" in texts[4]
+
+
+def test_schema_is_sent_whole_when_small_and_without_its_defs_when_large(workdir: Path) -> None:
+    async def body(client: Client) -> Any:
+        return (await client.call_tool("schema", {"kind": "config"}),
+                await client.call_tool("schema", {"kind": "flow_spec"}),
+                await client.call_tool("schema", {"kind": "flow_spec", "definitions": ["ActStep"]}),
+                await client.call_tool("schema", {"kind": "rules", "definitions": ["NoSuchThing"]}),
+                await client.read_resource("flowwalk://schemas/flow-spec.v1.schema.json"))
+
+    config, flow, act, unknown, whole = with_client(workdir, body)
+    assert config.structured_content["schema"]["title"] == "flowwalk.yaml"
+    assert "$defs" in config.structured_content["schema"] or config.structured_content["definitions"] == []
+    flow_data = flow.structured_content
+    assert "$defs" not in flow_data["schema"] and "ActStep" in flow_data["definitions"]
+    assert "read flowwalk://schemas/flow-spec.v1.schema.json" in flow_data["note"]
+    assert list(act.structured_content["schema"]["$defs"]) == ["ActStep"]
+    assert unknown.is_error and "has no definition 'NoSuchThing'" in unknown.content[0].text
+    full = json.loads(whole.contents[0].text)
+    assert full == json.loads((Path(__file__).parents[2] / "schemas" / "flow-spec.v1.schema.json").read_text())
+    for result in (config, flow, act):
+        assert answer_size(result) <= ANSWER_LIMIT
+
+
+def test_every_answer_stays_within_the_limit(workdir: Path) -> None:
+    # 400 broken flows: thousands of problems, far more than 20,000 characters of them
+    checks = workdir / "many"
+    checks.mkdir()
+    for i in range(400):
+        (checks / f"broken-{i:03}.flow.yaml").write_text(f"spec_version: '1'\nname: n{i}\nsteps: []\nbogus: 1\n")
+
+    async def body(client: Client) -> Any:
+        return await client.call_tool("validate", {"paths": ["many"]})
+
+    result = with_client(workdir, body)
+    data = result.structured_content
+    assert answer_size(result) <= ANSWER_LIMIT
+    assert data["truncated"] is True and "answer cut to 20000 characters" in data["note"]
+    assert data["problem_count"] >= 1200 and 0 < len(data["problems"]) < data["problem_count"]
+    assert data["problems"][0]["path"] == "many/broken-000.flow.yaml"  # the first ones are kept, in order
+
+
+def test_list_reports_names_the_report_folders_and_their_resources(workdir: Path) -> None:
+    report = workdir / "runs" / "one"
+    (report / "screenshots").mkdir(parents=True)
+    (report / "verdict.json").write_text(json.dumps({"outcome": "passed", "exit_code": 0, "started_at": "t",
+                                                     "counts": {"total": 1, "passed": 1}, "tests": []}))
+    (report / "summary.md").write_text("## all good\n")
+    (report / "screenshots" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+
+    async def body(client: Client) -> Any:
+        listed = await client.call_tool("list_reports", {})
+        summary = await client.read_resource("flowwalk://reports/runs%2Fone/summary.md")
+        shot = await client.read_resource("flowwalk://reports/runs%2Fone/screenshots/a.png")
+        return listed, summary, shot
+
+    listed, summary, shot = with_client(workdir, body)
+    [entry] = listed.structured_content["reports"]
+    assert entry["dir"] == "runs/one" and entry["outcome"] == "passed" and entry["screenshots"] == ["a.png"]
+    assert entry["summary_uri"] == "flowwalk://reports/runs%2Fone/summary.md"
+    assert summary.contents[0].text == "## all good\n"
+    assert shot.contents[0].mime_type == "image/png" and shot.contents[0].blob
+
+
+def test_a_resource_outside_the_working_directory_is_refused(workdir: Path) -> None:
+    async def body(client: Client) -> Any:
+        errors = []
+        for uri in ("flowwalk://reports/..%2F..%2Fetc/summary.md", "flowwalk://reports/%2Fetc/verdict.json",
+                    "flowwalk://reports/examples/summary.md"):
+            try:
+                await client.read_resource(uri)
+            except Exception as error:  # noqa: BLE001 - the SDK raises MCPError for a refused read
+                errors.append(str(error))
+        return errors
+
+    errors = with_client(workdir, body)
+    assert len(errors) == 3
+    assert "not a report folder" in errors[2]
