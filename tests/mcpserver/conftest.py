@@ -7,6 +7,7 @@ documentation says tests should; `tests/e2e/test_mcp_stdio.py` spawns `flowwalk 
 from __future__ import annotations
 
 import shutil
+import threading
 from pathlib import Path
 from typing import Any, Awaitable, Callable
 
@@ -33,4 +34,24 @@ def with_client(root: Path, body: Callable[[Client], Awaitable[Any]], **server_o
         async with Client(build_server(root, **server_options)) as client:
             return await body(client)
 
-    return anyio.run(main)
+    return in_own_thread(lambda: anyio.run(main))
+
+
+def in_own_thread(work: Callable[[], Any]) -> Any:
+    """`work()` on a fresh thread: the session's Playwright (sync API) keeps an event loop on the
+    main thread, and anyio.run refuses to start a second one there."""
+    box: list[Any] = []
+
+    def target() -> None:
+        try:
+            box.append((True, work()))
+        except BaseException as error:  # noqa: BLE001 - re-raised on the test's thread
+            box.append((False, error))
+
+    thread = threading.Thread(target=target, name="mcp-test-client")
+    thread.start()
+    thread.join()
+    ok, value = box[0]
+    if not ok:
+        raise value
+    return value
