@@ -25,6 +25,8 @@ COMMENT_MODES = ("always", "on-failure", "on-change", "off")
 FLAKY_POLICIES = ("pass", "fail")
 TRACE_MODES = ("off", "on-failure", "on")
 SCREENSHOT_MODES = ("off", "on-failure", "on")
+#: flow-spec v1 asks for plain deterministic checks and says nothing about stabilization (issue 11)
+FLOW_STABILIZE = Stabilize(stable_reads=1)
 
 
 def default_executable(env: Mapping[str, str] | None = None) -> str:
@@ -106,7 +108,14 @@ class Settings:
     guard_timeout_ms: int = 200
     action_timeout_ms: int = 10_000
     navigation_timeout_ms: int = 30_000
+    #: checks of rule files and .robot suites: RFC 010's defaults (two reads >= 100 ms apart), or the
+    #: config's `stabilize`
     stabilize: Stabilize = Stabilize()
+    #: checks of flow specs: one read (pass on the first matching fresh read, as web-first
+    #: assertions do); the config's `stabilize` keys override it key by key
+    flow_stabilize: Stabilize = FLOW_STABILIZE
+    #: how long an expect waits when neither the step nor its rule sets a timeout
+    expect_timeout_ms: int = 5_000
     dismiss_selectors: tuple[str, ...] = ()
     executable: str = FULL_CHROMIUM
     browser_args: tuple[str, ...] = CHROMIUM_ARGS
@@ -124,6 +133,11 @@ class Settings:
 
     def with_(self, **changes: Any) -> "Settings":
         return replace(self, **changes)
+
+    def stabilize_for(self, kind: str) -> Stabilize:
+        """The stabilize settings a check starts from in a scenario of this kind (`Scenario.kind`):
+        flows take one read by default, rule files and .robot suites RFC 010's two."""
+        return self.flow_stabilize if kind == "flow" else self.stabilize
 
 
 SETTING_NAMES = tuple(f.name for f in fields(Settings))
@@ -214,7 +228,7 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     int_settings: tuple[tuple[str, tuple[str, ...], int], ...] = (
         ("workers", ("FLOWWALK_WORKERS",), 1), ("retries", ("FLOWWALK_RETRIES",), 0),
         ("rule_timeout_ms", (), 1), ("guard_timeout_ms", (), 0), ("action_timeout_ms", (), 1),
-        ("navigation_timeout_ms", (), 1),
+        ("navigation_timeout_ms", (), 1), ("expect_timeout_ms", (), 1),
     )
     for name, env_names, minimum in int_settings:
         value = pick(name, *env_names)
@@ -254,8 +268,11 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     dismiss = tuple(config.get("dismiss_selectors") or ())
     if dismiss:
         merged["dismiss_selectors"] = dismiss
-    if config.get("stabilize"):
-        merged["stabilize"] = Stabilize(**config["stabilize"])
+    stabilize = {k: v for k, v in dict(config.get("stabilize") or {}).items() if v is not None}
+    if stabilize:
+        # the keys the config sets win over both defaults; the keys it leaves out keep each default
+        merged["stabilize"] = replace(Stabilize(), **stabilize)
+        merged["flow_stabilize"] = replace(FLOW_STABILIZE, **stabilize)
     offline = options.get("offline")
     if offline is None:
         offline = _env_bool(env.get("FLOWWALK_OFFLINE"))

@@ -101,7 +101,7 @@ def test_a_passing_check_is_unchanged(frames_page: PageSession) -> None:
 def test_the_walker_says_the_text_is_in_a_frame_and_how_to_reach_it(flowwalk_browser: Any, tmp_path: Path,
                                                                     site: StaticServer) -> None:
     sc = flow("frame-text", [expect_step("text_contains", "Pay now")], f"{site.url}/hostile/frames.html")
-    _, events = walk(sc, flowwalk_browser, make_settings(tmp_path / "report", rule_timeout_ms=500))
+    _, events = walk(sc, flowwalk_browser, make_settings(tmp_path / "report", expect_timeout_ms=500))
     failure = rules_of(events)["frame-text"].failure
     assert failure is not None
     assert (failure.failure_class, failure.runtime_code) == ("spec_step_unresolvable", "ELEMENT_NOT_FOUND")

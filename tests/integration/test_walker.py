@@ -108,7 +108,8 @@ def flow(name: str, steps: Sequence[Step], entry: str | None, **kw: Any) -> Scen
 
 
 def make_settings(out: Path, **kw: Any) -> Settings:
-    base = dict(out_dir=str(out), action_timeout_ms=1500, rule_timeout_ms=3000, navigation_timeout_ms=10_000,
+    base = dict(out_dir=str(out), action_timeout_ms=1500, rule_timeout_ms=3000, expect_timeout_ms=3000,
+                navigation_timeout_ms=10_000,
                 executable=default_executable(), workers=1, retries=0)
     base.update(kw)
     return Settings(**base)

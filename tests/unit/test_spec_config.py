@@ -8,7 +8,7 @@ import pytest
 
 from flowwalk.errors import SpecError
 from flowwalk.model import Stabilize
-from flowwalk.settings import build_settings
+from flowwalk.settings import Settings, build_settings
 from flowwalk.spec.config import load_config
 
 FULL = """\
@@ -24,6 +24,7 @@ rule_timeout_ms: 20000
 guard_timeout_ms: 250
 action_timeout_ms: 5000
 navigation_timeout_ms: 15000
+expect_timeout_ms: 2500
 run_timeout_s: 120
 retries: 1
 flaky_policy: fail
@@ -55,7 +56,9 @@ def test_a_full_config_becomes_settings(tmp_path: Path) -> None:
     assert (settings.rule_timeout_ms, settings.guard_timeout_ms, settings.run_timeout_s) == (20000, 250, 120.0)
     assert (settings.action_timeout_ms, settings.navigation_timeout_ms) == (5000, 15000)
     assert (settings.retries, settings.flaky_policy, settings.workers) == (1, "fail", 2)
+    assert settings.expect_timeout_ms == 2500
     assert settings.stabilize == Stabilize(window_ms=1200, stable_reads=3)
+    assert settings.flow_stabilize == Stabilize(window_ms=1200, stable_reads=3)
     assert (settings.executable, settings.screenshots, settings.trace) == ("/usr/bin/chromium", "on", "on-failure")
     assert settings.verifiers_dir == "checks/verifiers"
 
@@ -84,8 +87,36 @@ flowwalk.yaml:5:24: error: 'window_ms' in 'stabilize' is 3000, out of range
   hint: use a value from 500 to 1500
 flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
   hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
-dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, run_timeout_s, \
-retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, offline, model, stabilize"""
+dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, expect_timeout_ms, \
+run_timeout_s, retries, flaky_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, offline, model, stabilize"""
+
+
+def test_flows_take_one_read_and_rule_files_two_unless_the_config_says_otherwise(tmp_path: Path) -> None:
+    def settings_from(text: str) -> Settings:
+        return build_settings({}, env={}, config=load_config(write(tmp_path, text)).model_dump(exclude_unset=True))
+
+    plain = settings_from("workers: 1\n")
+    assert plain.stabilize_for("flow") == Stabilize(stable_reads=1)
+    assert plain.stabilize_for("rules") == plain.stabilize_for("robot") == Stabilize(stable_reads=2)
+    assert plain.expect_timeout_ms == 5000 and plain.rule_timeout_ms == 30000 and plain.guard_timeout_ms == 200
+    # `stable_reads: 2` turns verify-until-stable on for flows too
+    both = settings_from("stabilize: {stable_reads: 2}\n")
+    assert both.stabilize_for("flow") == both.stabilize_for("rules") == Stabilize(stable_reads=2)
+    # a key the config leaves out keeps each form's default
+    interval = settings_from("stabilize: {interval_ms: 150}\n")
+    assert interval.stabilize_for("flow") == Stabilize(stable_reads=1, interval_ms=150)
+    assert interval.stabilize_for("rules") == Stabilize(stable_reads=2, interval_ms=150)
+    assert settings_from("expect_timeout_ms: 800\n").expect_timeout_ms == 800
+
+
+def test_expect_timeout_ms_is_refused_out_of_range(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "expect_timeout_ms: 50\n")
+    with pytest.raises(SpecError) as caught:
+        load_config("flowwalk.yaml")
+    assert str(caught.value) == """\
+flowwalk.yaml:1:20: error: 'expect_timeout_ms' at the top level is 50, out of range
+  hint: use a value from 100 to 600000"""
 
 
 def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:

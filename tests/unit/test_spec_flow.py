@@ -198,3 +198,23 @@ def test_an_explicit_file_with_any_name_is_loaded_by_its_content(tmp_path: Path,
                     '      - {name: r, steps: [{type: goto, url: /}]}\n', "dag.yml")
     suites = load_suites(["check.yaml", "dag.yml"], Settings())
     assert [(s.path, s.kind) for s in suites] == [("check.yaml", "flow"), ("dag.yml", "rules")]
+
+
+def test_a_flow_step_that_overrides_stabilize_keeps_the_flow_default_of_one_read(tmp_path: Path,
+                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    name = write(tmp_path, """\
+spec_version: "1.1"
+name: one-read
+url: http://127.0.0.1:8000/
+steps:
+  - {type: expect, kind: url_contains, value: "/", stabilize: {interval_ms: 150}}
+  - {type: expect, kind: url_contains, value: "/"}
+""")
+    (suite,) = load_suites([name], Settings())
+    tuned, plain = suite.scenarios[0].rules[0].steps
+    assert isinstance(tuned, m.Expect) and isinstance(plain, m.Expect)
+    assert tuned.stabilize == Stabilize(stable_reads=1, interval_ms=150)
+    assert plain.stabilize is None   # the walker uses the run's flow default
+    (suite,) = load_suites([name], Settings(flow_stabilize=Stabilize(stable_reads=2)))
+    assert suite.scenarios[0].rules[0].steps[0].stabilize == Stabilize(stable_reads=2, interval_ms=150)  # type: ignore[attr-defined]

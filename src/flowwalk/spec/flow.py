@@ -250,7 +250,8 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
-    builder = StepBuilder(source, settings)
+    # a step's own `stabilize` keys override the flow default (one read), not the rule files' two
+    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"))
     steps = builder.steps(spec.steps, ("steps",))
     problems.extend(builder.problems)
     if problems:

@@ -780,6 +780,7 @@ class ConfigModel(Strict):
     guard_timeout_ms: Optional[Annotated[int, Field(ge=1, le=GUARD_TIMEOUT_MAX)]] = None
     action_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
     navigation_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
+    expect_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
     run_timeout_s: Optional[Annotated[float, Field(gt=0, le=86_400)]] = None
     retries: Optional[Annotated[int, Field(ge=0, le=5)]] = None
     flaky_policy: Optional[Literal["pass", "fail"]] = None

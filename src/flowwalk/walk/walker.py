@@ -22,8 +22,9 @@ declaration order for ties) and walks each one:
    `await_selector`, check the allowlist and run their verifiers. An act whose target is not in
    the main frame (selectors do not cross into frames) looks, on that failure path only, in the
    child frames like a check does; when one has it the failure (ELEMENT_NOT_FOUND) names that
-   frame. Observations use the rule's timeout. Emits record page state and never fail. A failed
-   required step halts the rule and lists the rest as skipped; a failed `optional: true` step
+   frame. Expects wait their own `timeout_ms`, else the rule's, else the run's `expect_timeout_ms`
+   (5 s); `wait for` and extracts wait the rule's timeout. Emits record page state and never fail.
+   A failed required step halts the rule and lists the rest as skipped; a failed `optional: true` step
    becomes a warning finding;
 6. **flow assertions** – graded after a flow's steps (see `_grade_assertions`).
 
@@ -1149,10 +1150,14 @@ class _ScenarioWalk(Attempt):
         if role == "guard":
             wanted = state.guard_ms
         else:
-            wanted = step.timeout_ms if step.timeout_ms is not None else state.observe_ms
+            # the step's own timeout, else the rule's (a rule file's timeout_ms, `set rule timeout`),
+            # else expect_timeout_ms: a failing check gives up after 5 s, not the 30 s rule default
+            wanted = (step.timeout_ms if step.timeout_ms is not None
+                      else state.rule.timeout_ms or self.settings.expect_timeout_ms)
         timeout = state.budget.cap_ms(wanted)
         check = run_check(self.session, expect, scope=state.scope, timeout_ms=int(timeout),
-                          stabilize=step.stabilize or self.settings.stabilize, early=early, while_waiting=hook)
+                          stabilize=step.stabilize or self.settings.stabilize_for(self.scenario.kind), early=early,
+                          while_waiting=hook)
         result.reads = check.reads
         result.detail["duration_check_ms"] = round(check.duration_ms, 1)
         if check.passed and state.last_act is not None:
@@ -1273,7 +1278,7 @@ class _ScenarioWalk(Attempt):
         return VerifierContext(
             session=self.session, step=step, value=value, locator=locator, scope=state.scope,
             variables=self.bindings.plain_values(), allowed_hosts=hosts, redact=self.redact,
-            substitute=self.bindings.text, stabilize=self.settings.stabilize,
+            substitute=self.bindings.text, stabilize=self.settings.stabilize_for(self.scenario.kind),
             verifiers_dir=Path(self.settings.verifiers_dir), scenario_id=self.scenario.id, rule=state.rule.name)
 
     def _verify(self, state: RuleState, step: Step | None, refs: Sequence[Any], value: str | None,

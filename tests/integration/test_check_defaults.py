@@ -1,0 +1,130 @@
+"""Which default a check runs with (issue 11): how many reads, and how long a failing one waits.
+
+Flow specs pass on their first matching fresh read; rule files and .robot suites keep RFC 010's two
+reads at least 100 ms apart; `stabilize` in the config turns two reads on for flows too. A failing
+expect gives up after `expect_timeout_ms` (5 s by default) unless its step or rule sets a timeout.
+Every step's record keeps its number of reads. The pages are tests/site/pages/walker/.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flowwalk.model import Stabilize
+from flowwalk.settings import Settings, build_settings
+from flowwalk.spec.config import load_config
+from flowwalk.spec.loader import load_suites
+
+from test_walker import click, expect, flow, make_settings, rule, rules_of, scenario, steps_of, walk  # builders
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture()
+def page_url(site: Any) -> Any:
+    return lambda name: f"{site.url}/walker/{name}"
+
+
+def reads_of(events: Any) -> list[int | None]:
+    return [s.reads for s in steps_of(events) if s.kind == "expect"]
+
+
+def test_a_flow_check_passes_on_its_first_read_and_a_rule_check_on_its_second(flowwalk_browser: Any,
+                                                                             tmp_path: Path, page_url: Any) -> None:
+    checks = [click("#bump"), expect("text_contains", "1", "#counter"), expect("url_contains", "/walker/basic")]
+    settings = make_settings(tmp_path / "report")
+    outcome, events = walk(flow("one-read", checks, page_url("basic.html")), flowwalk_browser, settings)
+    assert outcome.status == "passed" and reads_of(events) == [1, 1]
+
+    as_rule = scenario("two-reads", [rule("r", *checks)], page_url("basic.html"))
+    outcome, events = walk(as_rule, flowwalk_browser, settings)
+    assert outcome.status == "passed" and reads_of(events) == [2, 2]
+
+    # the config's stabilize (here: stable_reads 2) applies to flows too
+    stable = settings.with_(flow_stabilize=Stabilize(stable_reads=2))
+    outcome, events = walk(flow("stabilized", checks, page_url("basic.html")), flowwalk_browser, stable)
+    assert outcome.status == "passed" and reads_of(events) == [2, 2]
+
+
+def test_a_flow_check_still_waits_for_a_state_that_comes_late(flowwalk_browser: Any, tmp_path: Path,
+                                                               page_url: Any) -> None:
+    # the update lands 400 ms after the click: the check keeps reading until it matches
+    steps = [click("#refresh"), expect("text_contains", "ready", "#status")]
+    outcome, events = walk(flow("late", steps, page_url("delayed.html")), flowwalk_browser,
+                           make_settings(tmp_path / "report"))
+    assert outcome.status == "passed"
+    (reads,) = reads_of(events)
+    assert reads is not None and reads >= 3
+
+
+def test_a_failing_check_gives_up_after_expect_timeout_ms(flowwalk_browser: Any, tmp_path: Path,
+                                                         page_url: Any) -> None:
+    settings = make_settings(tmp_path / "report", rule_timeout_ms=30_000, expect_timeout_ms=800)
+    wrong = [expect("text_contains", "Saved Bob", "#status")]
+    t0 = time.monotonic()
+    outcome, events = walk(flow("wrong", wrong, page_url("basic.html")), flowwalk_browser, settings)
+    took = time.monotonic() - t0
+    failure = rules_of(events)["wrong"].failure
+    assert outcome.status == "failed" and failure is not None
+    assert failure.runtime_code == "EXPECT_STATE_MISMATCH" and "Nothing saved yet" in failure.observed
+    (reads,) = reads_of(events)
+    # one read every 100 ms for 800 ms (the last one at or after the deadline), never 30 s of them
+    assert reads is not None and 5 <= reads <= 10, reads
+    assert f"failed after {reads} read(s)" in failure.message
+    assert took < 8, took
+
+    # the step's own timeout_ms wins over expect_timeout_ms, and so does a rule's timeout
+    longer = [expect("text_contains", "Saved Bob", "#status", timeout_ms=1500)]
+    _, events = walk(flow("longer", longer, page_url("basic.html")), flowwalk_browser, settings)
+    (step_reads,) = reads_of(events)
+    assert step_reads is not None and step_reads >= 14, step_reads
+    ruled = flow("ruled", wrong, page_url("basic.html"), timeout_ms=1500)
+    _, events = walk(ruled, flowwalk_browser, settings)
+    (rule_reads,) = reads_of(events)
+    assert rule_reads is not None and rule_reads >= 14, rule_reads
+
+
+def test_the_defaults_come_from_the_files_and_the_config(flowwalk_browser: Any, tmp_path: Path, site: Any,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    url = f"{site.url}/walker/basic.html"
+    (tmp_path / "count.flow.yaml").write_text(f"""\
+spec_version: "1"
+name: count
+url: {url}
+steps:
+  - {{type: act, action: click, selector: "#bump"}}
+  - {{type: expect, kind: text_contains, selector: "#counter", value: "1"}}
+""")
+    (tmp_path / "count.rules.yaml").write_text(f"""\
+rules_version: "1"
+verification: count
+scenarios:
+  - name: count
+    url: {url}
+    rules:
+      - name: bump
+        steps:
+          - {{type: act, action: click, selector: "#bump"}}
+          - {{type: expect, kind: text_contains, selector: "#counter", value: "1"}}
+""")
+
+    def reads(settings: Settings) -> dict[str, list[int | None]]:
+        out: dict[str, list[int | None]] = {}
+        for suite in load_suites(["count.flow.yaml", "count.rules.yaml"], settings):
+            (sc,) = suite.scenarios
+            outcome, events = walk(sc, flowwalk_browser, settings)
+            assert outcome.status == "passed"
+            out[sc.kind] = reads_of(events)
+        return out
+
+    base = dict(out_dir=str(tmp_path / "report"), workers=1, executable=make_settings(tmp_path).executable)
+    assert reads(Settings(**base)) == {"flow": [1], "rules": [2]}   # type: ignore[arg-type]
+    (tmp_path / "flowwalk.yaml").write_text("stabilize: {stable_reads: 2}\n")
+    config = load_config(tmp_path / "flowwalk.yaml").model_dump(exclude_unset=True)
+    configured = build_settings(base, env={}, config=config)
+    assert reads(configured) == {"flow": [2], "rules": [2]}
