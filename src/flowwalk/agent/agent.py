@@ -93,12 +93,15 @@ class Agent:
 
     def ask(self, question: Question, validate: Callable[[dict[str, Any]], T], *,
             step: Hashable | None = None, timeout_s: float | None = None,
-            describe: Callable[[T], str] = str) -> Answer[T]:
+            describe: Callable[[T], str] = str,
+            record: Callable[[ModelCall], None] | None = None) -> Answer[T]:
         """The validated answer to `question`.
 
         Raises QuotaExceeded (no request sent), ModelUnavailable (agent_uncertain) or NoValidAnswer.
         `validate` gets the reply's JSON object and raises InvalidAnswer (or returns the value);
-        `describe` turns an accepted value into the recorded decision.
+        `describe` turns an accepted value into the recorded decision. `record`, when given, gets
+        this question's calls instead of the agent's own `record` (the walker records them with
+        the step they belong to).
         """
         self.budget.open_question(step)
         calls: list[ModelCall] = []
@@ -112,28 +115,29 @@ class Agent:
             try:
                 completion = self.client.complete(prompt.messages, timeout_s=timeout_s)
             except ModelUnavailable as exc:
-                self._emit(calls, ModelCall(outcome="unavailable", decision=str(exc), latency_ms=exc.latency_ms,
+                self._emit(calls, record, ModelCall(outcome="unavailable", decision=str(exc), latency_ms=exc.latency_ms,
                                             status=exc.status, **base))  # type: ignore[arg-type]
                 raise
             try:
                 data = read_object(completion.content)
                 value = validate(data)
             except InvalidAnswer as exc:
-                self._emit(calls, _done(base, completion, "invalid", f"refused: {exc}"))
+                self._emit(calls, record, _done(base, completion, "invalid", f"refused: {exc}"))
                 if attempt == 2:
                     raise NoValidAnswer(f"the model's answer was refused twice; last: {exc}") from None
                 note = (f"Your previous answer was refused: {exc}. Answer again with only the JSON "
                         f"object: {question.answer_format}")
                 continue
             reason = data.get("reason")
-            self._emit(calls, _done(base, completion, "answered", describe(value)))
+            self._emit(calls, record, _done(base, completion, "answered", describe(value)))
             return Answer(value, reason if isinstance(reason, str) else "", tuple(calls))
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _emit(self, calls: list[ModelCall], call: ModelCall) -> None:
+    def _emit(self, calls: list[ModelCall], record: Callable[[ModelCall], None] | None, call: ModelCall) -> None:
         calls.append(call)
-        if self._record is not None:
-            self._record(call)
+        sink = record or self._record
+        if sink is not None:
+            sink(call)
 
 
 def _done(base: dict[str, Any], completion: Completion, outcome: str, decision: str) -> ModelCall:
@@ -172,7 +176,8 @@ def candidate_question(action: str, target: str, candidates: Sequence[str], cont
 
 
 def choose_candidate(agent: Agent, action: str, target: str, candidates: Sequence[str], context: str = "", *,
-                     step: Hashable | None = None, timeout_s: float | None = None) -> Choice:
+                     step: Hashable | None = None, timeout_s: float | None = None,
+                     record: Callable[[ModelCall], None] | None = None) -> Choice:
     """Ask which candidate the target means. Only `candidate` of the answer is read: the action,
     value, URL and checks stay the spec's whatever else the reply holds."""
     shown = min(len(candidates), MAX_ITEMS)
@@ -190,7 +195,7 @@ def choose_candidate(agent: Agent, action: str, target: str, candidates: Sequenc
         return pick - 1
 
     answer = agent.ask(candidate_question(action, target, candidates, context), validate, step=step,
-                       timeout_s=timeout_s,
+                       timeout_s=timeout_s, record=record,
                        describe=lambda i: "none" if i is None else f"candidate {i + 1} of {shown}")
     return Choice(answer.value, answer.reason, answer.calls)
 

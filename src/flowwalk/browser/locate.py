@@ -85,21 +85,32 @@ class Located:
     used: str
     count: int
     tried: list[str] = field(default_factory=list)
+    #: what `probe` returned for the alternative used (None without a probe or without a match)
+    probe: Any = None
 
 
-def locate(page: Any, selector: str, scope: str | None = None) -> Located:
+def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | None = None) -> Located:
     """Resolve a (pipe, scoped) selector on a page or frame: the first alternative with matches.
 
     When none match, `count` is 0 and `locator` is the first alternative's (so a caller can still
     wait on it). Raises `InvalidSelector` for an alternative Playwright cannot parse.
+
+    `probe`, a JS function of the matched elements returning `{n: count, ...}`, replaces the count
+    with one `evaluate_all` in the same round trip, so a caller learns more about the match (the
+    healer's fingerprint, heal/fingerprint.py) at no extra round trip.
     """
     alternatives = split_pipe(scoped(selector, scope)) or [selector]
     tried: list[str] = []
     first = None
     for alt in alternatives:
         locator = page.locator(alt)
+        probed = None
         try:
-            count = locator.count()
+            if probe is None:
+                count = locator.count()
+            else:
+                probed = locator.evaluate_all(probe)
+                count = int(probed.get("n", 0)) if isinstance(probed, dict) else 0
         except PlaywrightError as exc:
             if is_invalid_selector(exc):
                 raise InvalidSelector(alt, first_line(exc)) from exc
@@ -108,6 +119,6 @@ def locate(page: Any, selector: str, scope: str | None = None) -> Located:
         if first is None:
             first = locator
         if count > 0:
-            return Located(locator=locator, used=alt, count=count, tried=tried)
+            return Located(locator=locator, used=alt, count=count, tried=tried, probe=probed)
     assert first is not None
     return Located(locator=first, used=alternatives[0], count=0, tried=tried)

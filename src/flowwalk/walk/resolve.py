@@ -27,7 +27,7 @@ from typing import Any
 from flowwalk.browser.errors import PlaywrightError, first_line, is_closed_error
 from flowwalk.browser.locate import locate
 
-__all__ = ["TargetResolution", "resolve_target", "describe"]
+__all__ = ["TargetResolution", "Candidate", "resolve_target", "rank_target", "describe", "CSS_PATH_JS"]
 
 ROLES = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "heading", "tab", "menuitem")
 KEPT = 10
@@ -53,8 +53,14 @@ BASE_SCORES = {
     "role": 100, "label": 90, "placeholder": 80, "text": 70,
     "role_substring": 60, "label_substring": 60, "text_substring": 60,
     "title": 50, "alt": 50, "test_id": 50, "role_only": 30,
+    # the one element of the hinted role beside a text that names it (a todo's checkbox next to
+    # its label text): what `checkbox of "Write report"` means, never the text itself
+    "near": 60,
 }
 HINT_BONUS = 8
+#: an element found by name whose role is not the one the description hints (`checkbox of
+#: "Write report"` finding the label text): kept as evidence, never good enough to act on
+ROLE_MISMATCH_PENALTY = 30
 DISABLED_PENALTY = 5
 HIDDEN_PENALTY = 40
 _ORDER = {name: i for i, name in enumerate(BASE_SCORES)}
@@ -182,7 +188,7 @@ _INSPECT_JS = r"""
   };
   return { n: els.length, items: els.slice(0, max).map((e) => {
     let id = store.map.get(e);
-    if (!id) { id = store.next++; store.map.set(e, id); }
+    if (!id) { id = store.next++; store.map.set(e, id); (store.refs || (store.refs = new Map())).set(id, new WeakRef(e)); }
     return { id, visible: isVisible(e), enabled: !isDisabled(e), role: roleOf(e) };
   }) };
 }
@@ -218,7 +224,9 @@ def _queries(desc: Description) -> list[tuple[str, str, int]]:
 
 
 @dataclass
-class _Candidate:
+class Candidate:
+    """One way to find the target: its selector, how it scored, and which elements it found."""
+
     selector: str
     strategy: str
     score: int
@@ -245,6 +253,8 @@ def _score(strategy: str, items: list[dict[str, Any]], desc: Description) -> tup
         score -= DISABLED_PENALTY
     if not visible_items:
         score -= HIDDEN_PENALTY
+    if desc.roles and role not in desc.roles:
+        score -= ROLE_MISMATCH_PENALTY
     return score, len(visible_items), bool(lead["enabled"]), role
 
 
@@ -256,55 +266,186 @@ def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetRe
     Raises the PlaywrightError of a closed page, context or browser for the caller to judge
     (walk/boundary.py: gone or closed by the site); never raises for page content.
     """
+    ranked, problem = rank_target(page, target, scope)
+    if problem is not None:
+        return TargetResolution(None, (), problem)
+    kept = tuple(c.record() for c in ranked[:KEPT])
+    return _pick(ranked, kept, target)
+
+
+def rank_target(page: Any, target: str, scope: str | None = None, *,
+                slack: int = 0) -> tuple[list[Candidate], str | None]:
+    """Every candidate for `target`, merged per set of elements, best first; or why there are none.
+
+    A strategy is skipped when even its best score stays more than `slack` points under the best
+    visible candidate found so far (the healer asks with a slack, to see every candidate close
+    enough to matter for its margin). Raises like `resolve_target`.
+    """
     desc = describe(target)
     if not desc.tokens and not desc.roles:
-        return TargetResolution(None, (), f"no candidates: nothing to match in '{target}'")
+        return [], f"no candidates: nothing to match in '{target}'"
     prefix = ""
     if scope:
         try:
             found = locate(page, scope)
         except PlaywrightError as exc:
-            return _page_error(exc, f"scope '{scope}'")
+            return [], _page_error(exc, f"scope '{scope}'").reason
         except ValueError as exc:  # InvalidSelector
-            return TargetResolution(None, (), f"no candidates: {exc}")
+            return [], f"no candidates: {exc}"
         if found.count == 0:
-            return TargetResolution(None, (), f"no candidates: the scope '{scope}' matches nothing")
+            return [], f"no candidates: the scope '{scope}' matches nothing"
         prefix = f"{found.used} >> "
-    candidates: list[_Candidate] = []
+    candidates: list[Candidate] = []
     best_visible = -1
     for strategy, query, reachable in _queries(desc):
-        if reachable < best_visible:
-            # cannot tie with the best visible candidate so far, so it cannot change the pick
+        if reachable + slack < best_visible:
+            # cannot come close to the best visible candidate so far, so it cannot change the pick
             continue
         selector = prefix + query
-        try:
-            result = page.locator(selector).evaluate_all(_INSPECT_JS, MAX_ELEMENTS)
-        except PlaywrightError as exc:
-            if is_closed_error(exc):
-                raise  # see _page_error
-            continue  # a page mid-navigation: this strategy sees nothing this time
-        items = result.get("items", [])
-        count = int(result.get("n", 0))
-        if not count or not items:
+        result = _inspect(page, selector)
+        if result is None:
             continue
-        score, visible, enabled, role = _score(strategy, items, desc)
-        ids = frozenset(int(i["id"]) for i in items)
-        if count > 1 and visible == 1:
-            # one visible among hidden copies (a responsive menu): the visible one is meant
-            selector = f"{selector} >> visible=true"
-            ids = frozenset(int(i["id"]) for i in items if i["visible"])
-            count = 1
-        candidates.append(_Candidate(selector, strategy, score, count, visible, enabled, role, ids))
-        if visible:
-            best_visible = max(best_visible, score)
-    ranked = _merge(candidates)
-    kept = tuple(c.record() for c in ranked[:KEPT])
-    return _pick(ranked, kept, target)
+        found_here = [_candidate(selector, strategy, *result, desc)]
+        if desc.roles and strategy in _NAMING and found_here[0].role not in desc.roles:
+            found_here += _near(page, selector, desc, prefix)
+        for c in found_here:
+            candidates.append(c)
+            if c.visible:
+                best_visible = max(best_visible, c.score)
+    return _merge(candidates), None
 
 
-def _merge(candidates: list[_Candidate]) -> list[_Candidate]:
+#: strategies that find an element by the words it shows, which may sit beside what they name
+_NAMING = ("label", "text", "label_substring", "text_substring")
+#: CSS for the elements of each hinted role (for `near`)
+_ROLE_CSS = {
+    "checkbox": "input[type=checkbox], [role=checkbox]", "radio": "input[type=radio], [role=radio]",
+    "button": "button, input[type=button], input[type=submit], input[type=reset], [role=button]",
+    "link": "a[href], [role=link]", "combobox": "select, [role=combobox]", "tab": "[role=tab]",
+    "menuitem": "[role=menuitem]", "heading": "h1, h2, h3, h4, h5, h6, [role=heading]",
+    "textbox": "input:not([type]), input[type=text], input[type=email], input[type=tel], input[type=url], "
+               "input[type=password], textarea, [role=textbox]",
+    "searchbox": "input[type=search], [role=searchbox]",
+}
+
+# An element -> a CSS selector that matches only it in its document: an id, a test id, a name,
+# an aria-label, its classes or its type when one of them is unique; else a short child path
+# (`:nth-of-type` where needed) from the nearest ancestor that one of those makes unique. Ids
+# and classes that look generated (long digit or hex runs, css-/sc- prefixes) are not used.
+CSS_PATH_JS = r"""
+(el) => {
+  const root = el.ownerDocument;
+  const esc = (v) => CSS.escape(v);
+  const str = (v) => JSON.stringify(String(v));
+  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
+  const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (x) { return false; } };
+  const own = (e) => {
+    const tag = e.tagName.toLowerCase();
+    const out = [];
+    if (e.id && !generated(e.id)) out.push('#' + esc(e.id));
+    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+      const v = e.getAttribute(a); if (v) out.push(`[${a}=${str(v)}]`);
+    }
+    const name = e.getAttribute('name'); if (name) out.push(`${tag}[name=${str(name)}]`);
+    const label = e.getAttribute('aria-label'); if (label && label.length <= 60) out.push(`${tag}[aria-label=${str(label)}]`);
+    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 3).map((c) => '.' + esc(c)).join('');
+    if (cls) out.push(tag + cls);
+    const type = e.getAttribute('type'); if (type && tag === 'input') out.push(`${tag}[type=${str(type)}]`);
+    return out;
+  };
+  for (const s of own(el)) if (unique(s)) return s;
+  const step = (e) => {
+    const tag = e.tagName.toLowerCase();
+    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 2).map((c) => '.' + esc(c)).join('');
+    let base = tag + cls;
+    const p = e.parentElement;
+    if (p && Array.from(p.children).some((c) => c !== e && c.matches(base))) {
+      let n = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n++;
+      base = tag + cls + `:nth-of-type(${n})`;
+    }
+    return base;
+  };
+  let path = step(el);
+  for (let p = el.parentElement, d = 0; p && d < 6; p = p.parentElement, d++) {
+    if (p === root.body || p === root.documentElement) { path = 'body > ' + path; return unique(path) ? path : null; }
+    for (const s of own(p)) { if (unique(s) && unique(`${s} > ${path}`)) return `${s} > ${path}`; }
+    path = step(p) + ' > ' + path;
+    if (unique(path)) return path;
+  }
+  return null;
+}
+"""
+
+# The unique element of a role in the nearest container (at most 4 levels up) of each named
+# element that holds any, as a CSS path (CSS_PATH_JS), so the walker can act on it.
+_NEAR_JS = r"""
+(els, css) => {
+  const cssPath = %CSS_PATH%;
+  const out = [];
+  for (const e of els.slice(0, 5)) {
+    if (e.control && e.control.matches(css)) { out.push(cssPath(e.control)); continue; }  // a <label>
+    for (let p = e.parentElement, d = 0; p && d < 4; p = p.parentElement, d++) {
+      const found = Array.from(p.querySelectorAll(css)).filter((x) => x !== e && !x.contains(e));
+      if (!found.length) continue;
+      if (found.length === 1) out.push(cssPath(found[0]));
+      break;
+    }
+  }
+  return out.filter((s) => s);
+}
+""".replace("%CSS_PATH%", CSS_PATH_JS.strip())
+
+
+def _inspect(page: Any, selector: str) -> tuple[list[dict[str, Any]], int] | None:
+    try:
+        result = page.locator(selector).evaluate_all(_INSPECT_JS, MAX_ELEMENTS)
+    except PlaywrightError as exc:
+        if is_closed_error(exc):
+            raise  # see _page_error
+        return None  # a page mid-navigation: this strategy sees nothing this time
+    items = result.get("items", [])
+    count = int(result.get("n", 0))
+    if not count or not items:
+        return None
+    return items, count
+
+
+def _candidate(selector: str, strategy: str, items: list[dict[str, Any]], count: int,
+               desc: Description) -> Candidate:
+    score, visible, enabled, role = _score(strategy, items, desc)
+    ids = frozenset(int(i["id"]) for i in items)
+    if count > 1 and visible == 1:
+        # one visible among hidden copies (a responsive menu): the visible one is meant
+        selector = f"{selector} >> visible=true"
+        ids = frozenset(int(i["id"]) for i in items if i["visible"])
+        count = 1
+    return Candidate(selector, strategy, score, count, visible, enabled, role, ids)
+
+
+def _near(page: Any, selector: str, desc: Description, prefix: str) -> list[Candidate]:
+    """Elements of the hinted role beside what `selector` found (see _NEAR_JS)."""
+    # every hinted role at once: a container holding a textbox and a select is no answer for "field"
+    css = ", ".join(_ROLE_CSS[role] for role in desc.roles if role in _ROLE_CSS)
+    if not css:
+        return []
+    try:
+        paths = page.locator(selector).evaluate_all(_NEAR_JS, css)
+    except PlaywrightError as exc:
+        if is_closed_error(exc):
+            raise
+        return []
+    out: list[Candidate] = []
+    for path in dict.fromkeys(p for p in paths if isinstance(p, str)):
+        near = prefix + path
+        result = _inspect(page, near)
+        if result is not None:
+            out.append(_candidate(near, "near", *result, desc))
+    return out
+
+
+def _merge(candidates: list[Candidate]) -> list[Candidate]:
     """One candidate per set of elements: the best-scoring strategy keeps its selector."""
-    by_ids: dict[frozenset[int], _Candidate] = {}
+    by_ids: dict[frozenset[int], Candidate] = {}
     names: dict[frozenset[int], list[str]] = {}
     for c in candidates:
         best = by_ids.get(c.ids)
@@ -317,12 +458,12 @@ def _merge(candidates: list[_Candidate]) -> list[_Candidate]:
     for ids, c in by_ids.items():
         others = [n for n in names[ids] if n != c.strategy]
         strategy = "+".join([c.strategy, *others])
-        merged.append(_Candidate(c.selector, strategy, c.score, c.count, c.visible, c.enabled, c.role, ids))
+        merged.append(Candidate(c.selector, strategy, c.score, c.count, c.visible, c.enabled, c.role, ids))
     merged.sort(key=lambda c: (-c.score, _ORDER[c.strategy.split("+")[0]], c.count, c.selector))
     return merged
 
 
-def _pick(ranked: list[_Candidate], kept: tuple[dict[str, Any], ...], target: str) -> TargetResolution:
+def _pick(ranked: list[Candidate], kept: tuple[dict[str, Any], ...], target: str) -> TargetResolution:
     if not ranked:
         return TargetResolution(None, kept, "no candidates")
     visible = [c for c in ranked if c.visible > 0]

@@ -1,0 +1,192 @@
+"""Element fingerprints: what a pinned selector's element looked like when the selector last worked.
+
+A fingerprint is a small, bounded description of one element: tag, id, name, role and accessible
+name, test id, classes, text, input type, link target, its position among same-tag siblings, a
+short ancestor path and the text around it (its nearest ancestor's, for a checkbox whose row says
+what it is). It never holds an input's value. It is taken in the same round trip that
+finds the element for an act (`PROBE_JS` replaces the count the walker asked for anyway), cut to
+the bounds below, passed through the run's redactor, and written into that act's `step_finished`
+record in `emit.jsonl` (`detail.fingerprint`).
+
+Where the last fingerprint comes from on a later run (`FingerprintStore`): an earlier run's
+`emit.jsonl` (or report folder) given with `--fingerprints`, which defaults to the `--durations`
+file (the last main-branch report a CI job downloads to balance its shards already holds both),
+and fingerprints taken earlier in this same run (a retried scenario, another flow using the same
+selector). Lookups are by spec file and pinned selector, the step's line breaking ties, so a spec
+edited above the step still finds it.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from pathlib import Path
+from typing import Any, Callable, Iterable, Mapping
+
+__all__ = ["FINGERPRINT_JS", "PROBE_JS", "bound", "FingerprintStore", "FIELDS", "MAX_TEXT"]
+
+MAX_TEXT = 80
+MAX_CLASSES = 8
+MAX_ANCESTORS = 4
+MAX_ATTR = 120
+#: every key a fingerprint may hold (anything else a page could smuggle in is dropped)
+FIELDS = ("tag", "id", "name", "role", "aname", "testid", "classes", "text", "type", "href", "nth", "ancestors",
+          "context")
+
+# One element -> its fingerprint. Kept cheap: textContent (no layout), no computed style.
+FINGERPRINT_JS = r"""
+(el) => {
+  const cut = (s, n) => { s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
+  const tag = el.tagName.toLowerCase();
+  const attr = (n) => el.getAttribute(n);
+  const type = (attr('type') || '').toLowerCase();
+  let role = (attr('role') || '').trim().split(/\s+/)[0];
+  if (!role) {
+    if (tag === 'button' || tag === 'summary') role = 'button';
+    else if (tag === 'a' && el.hasAttribute('href')) role = 'link';
+    else if (/^h[1-6]$/.test(tag)) role = 'heading';
+    else if (tag === 'select') role = 'combobox';
+    else if (tag === 'textarea') role = 'textbox';
+    else if (tag === 'input') {
+      if (['button', 'submit', 'reset', 'image'].includes(type)) role = 'button';
+      else if (type === 'checkbox' || type === 'radio') role = type;
+      else if (type === 'search') role = 'searchbox';
+      else if (['', 'text', 'email', 'tel', 'url', 'password'].includes(type)) role = 'textbox';
+    }
+  }
+  let aname = attr('aria-label') || '';
+  if (!aname && attr('aria-labelledby')) {
+    aname = attr('aria-labelledby').split(/\s+/).map((i) => { const l = document.getElementById(i); return l ? l.textContent : ''; }).join(' ');
+  }
+  if (!aname && el.labels && el.labels.length) aname = Array.from(el.labels).map((l) => l.textContent).join(' ');
+  if (!aname) aname = attr('alt') || attr('title') || attr('placeholder') || '';
+  if (!aname && tag === 'input' && ['button', 'submit', 'reset'].includes(type)) aname = el.value || '';
+  const text = ['input', 'select', 'textarea'].includes(tag) ? '' : el.textContent;
+  if (!aname && ['button', 'link', 'tab', 'menuitem', 'heading', 'checkbox', 'radio'].includes(role)) aname = text;
+  const short = (e) => {
+    let s = e.tagName.toLowerCase();
+    if (e.id) s += '#' + e.id;
+    const c = Array.from(e.classList).slice(0, 2);
+    if (c.length) s += '.' + c.join('.');
+    return cut(s, 60);
+  };
+  const ancestors = [];
+  for (let p = el.parentElement; p && p !== document.body && p !== document.documentElement && ancestors.length < 4; p = p.parentElement) ancestors.push(short(p));
+  // the text around an element that has none of its own (a todo's checkbox: its row's text)
+  let context = '';
+  for (let p = el.parentElement, d = 0; p && d < 3 && p !== document.body; p = p.parentElement, d++) {
+    const t = cut(p.textContent, 200);
+    if (t && t !== cut(text, 200)) { context = t; break; }
+  }
+  let nth = 1;
+  for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === el.tagName) nth++;
+  return {
+    tag, id: cut(el.id, 120), name: cut(attr('name'), 120), role, aname: cut(aname, 80),
+    testid: cut(attr('data-testid') || attr('data-test-id') || attr('data-test') || attr('data-qa') || attr('data-cy'), 120),
+    classes: Array.from(el.classList).slice(0, 8).map((c) => cut(c, 60)), text: cut(text, 80), type,
+    href: cut(attr('href'), 120), nth, ancestors, context: cut(context, 80),
+  };
+}
+"""
+
+#: for `locate(..., probe=PROBE_JS)`: the count the walker needs and the first match's fingerprint,
+#: in the one round trip the count took on its own
+PROBE_JS = "(els) => ({ n: els.length, fp: els.length ? (" + FINGERPRINT_JS + ")(els[0]) : null })"
+
+
+def _text(value: Any, limit: int) -> str:
+    return " ".join(str(value).split())[:limit] if isinstance(value, (str, int, float)) else ""
+
+
+def bound(raw: Any, redact: Callable[[str], str] = lambda s: s) -> dict[str, Any] | None:
+    """A fingerprint as recorded: only known keys, every string cut and redacted. None if unusable."""
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("tag"), str) or not raw.get("tag"):
+        return None
+    out: dict[str, Any] = {}
+    for key in FIELDS:
+        value = raw.get(key)
+        if key in ("classes", "ancestors"):
+            limit = MAX_CLASSES if key == "classes" else MAX_ANCESTORS
+            items = [redact(_text(v, 60)) for v in value[:limit]] if isinstance(value, list) else []
+            out[key] = [v for v in items if v]
+        elif key == "nth":
+            out[key] = value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+        else:
+            out[key] = redact(_text(value, MAX_TEXT if key in ("text", "aname", "context") else MAX_ATTR))
+    return out
+
+
+class FingerprintStore:
+    """The last known fingerprint per (spec file, pinned selector). Thread-safe: workers share it."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        #: (path, pinned selector) -> [(line, fingerprint)], latest last
+        self._by_key: dict[tuple[str, str], list[tuple[int, dict[str, Any]]]] = {}
+        self._by_selector: dict[str, dict[str, Any]] = {}
+
+    def __len__(self) -> int:
+        with self._lock:
+            return sum(len(v) for v in self._by_key.values())
+
+    def put(self, path: str, line: int, pinned: str, fingerprint: Mapping[str, Any]) -> None:
+        fp = dict(fingerprint)
+        with self._lock:
+            entries = self._by_key.setdefault((path, pinned), [])
+            entries[:] = [e for e in entries if e[0] != line] + [(line, fp)]
+            self._by_selector[pinned] = fp
+
+    def get(self, path: str, line: int, pinned: str) -> dict[str, Any] | None:
+        """The fingerprint for this step: same file and selector (nearest line), else same selector."""
+        with self._lock:
+            entries = self._by_key.get((path, pinned))
+            if entries:
+                return min(entries, key=lambda e: abs(e[0] - line))[1]
+            return self._by_selector.get(pinned)
+
+    def add_records(self, records: Iterable[Mapping[str, Any]]) -> int:
+        """Take the fingerprints of passed act steps from emit.jsonl records; how many were taken."""
+        taken = 0
+        for record in records:
+            if record.get("event") != "step_finished" or record.get("status") != "passed":
+                continue
+            detail = record.get("detail")
+            fp = detail.get("fingerprint") if isinstance(detail, Mapping) else None
+            if not isinstance(fp, Mapping):
+                continue
+            pinned = fp.get("pinned")
+            clean = bound(fp)
+            path, line = record.get("path"), record.get("line")
+            if clean is None or not isinstance(pinned, str) or not isinstance(path, str) or not isinstance(line, int):
+                continue
+            self.put(path, line, pinned, clean)
+            taken += 1
+        return taken
+
+    @classmethod
+    def load(cls, source: str | Path | None) -> "FingerprintStore":
+        """From an earlier report folder or its emit.jsonl; an empty store when there is none.
+
+        A file that is missing, unreadable or not JSON lines gives no fingerprints and no error:
+        fingerprints only ever add healing evidence, and the run must not fail over an old file.
+        """
+        store = cls()
+        if not source:
+            return store
+        path = Path(source)
+        if path.is_dir():
+            path = path / "emit.jsonl"
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+        except OSError:
+            return store
+        records = []
+        for line in lines:
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(record, dict):
+                records.append(record)
+        store.add_records(records)
+        return store
