@@ -14,8 +14,11 @@ from playwright.sync_api import Page, expect
 Beacons = list[dict[str, str]]
 
 
-def expect_beacon(page: Page, beacons: Beacons, vendor: str, event: str, timeout_ms: float = 30_000) -> None:
-    """Wait until a captured hit of `vendor` names `event` (case-insensitive); route handlers run while waiting."""
+def expect_beacon(page: Page, beacons: Beacons, vendor: str, event: str, timeout_ms: float = 5_000) -> None:
+    """Wait until a captured hit of `vendor` names `event` (case-insensitive); route handlers run while waiting.
+
+    5 s, as Playwright's expect and flowwalk's expect_timeout_ms.
+    """
     waited = 0.0
     while not any(hit['vendor'] == vendor and hit.get('en', '').lower() == event.lower() for hit in beacons):
         if waited >= timeout_ms:

@@ -46,6 +46,8 @@ ROOT = BENCH.parent
 OUT = BENCH / "out"
 PWTEST = BENCH / "pwtest"
 FLOWS = BENCH / "flows"
+RULES = BENCH / "rules" / "corpus.rules.yaml"
+FAILING_FLOWS = BENCH / "failing" / "flows"
 SITE = ROOT / "examples" / "site"
 VENV_BIN = Path(sys.executable).parent
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
@@ -326,6 +328,80 @@ class Flowwalk(Impl):
         return problems
 
 
+def _slug_of(test_id: str) -> str:
+    found = re.search(r"#([a-z]+-\d+): ", test_id)
+    return found.group(1) if found else test_id
+
+
+def rules_subset(slugs: Sequence[str]) -> Path:
+    """The rule-file corpus cut down to the scenarios of `slugs` (a dev subset), under bench/out."""
+    import yaml
+
+    data = yaml.safe_load(RULES.read_text())
+    data["scenarios"] = [s for s in data["scenarios"] if s["rules"][0]["name"] in slugs]
+    path = OUT / "rules-subset" / "subset.rules.yaml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
+    return path
+
+
+class FlowwalkRules(Flowwalk):
+    """The same 40 flows as one rule file: RFC 010's two reads per check (issue 11: no target, the cost)."""
+
+    name = "flowwalk-rules"
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        if paths is None:
+            paths = [rules_subset(slugs)] if slugs else [RULES]
+        return super().command(env, workers, None, out_dir, paths)
+
+
+def expected_failures(slugs: Sequence[str] | None) -> dict[str, Any]:
+    """slug -> its Break, for the broken flows among `slugs` (all 40 when None)."""
+    from make_corpus import BREAKS
+
+    return {b.slug: b for b in BREAKS if not slugs or b.slug in slugs}
+
+
+class FailingFlowwalk(Flowwalk):
+    """flowwalk on the failing corpus: exactly the broken flows fail, each at its broken step."""
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        if paths is None:
+            paths = [FAILING_FLOWS / f"{slug}.flow.yaml" for slug in slugs] if slugs else [FAILING_FLOWS]
+        return super().command(env, workers, None, out_dir, paths)
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        from make_corpus import broken_index
+
+        problems = []
+        verdict_path = out_dir / "verdict.json"
+        if not verdict_path.is_file():
+            return [f"exit code {result.returncode}", "no verdict.json"]
+        verdict = json.loads(verdict_path.read_text())
+        tests = verdict.get("tests", [])
+        slugs = [_slug_of(t.get("test_id", "")) for t in tests]
+        breaks = expected_failures(slugs)
+        if result.returncode != (1 if any(b.failure_class == "assertion_failed" for b in breaks.values()) else 2):
+            problems.append(f"exit code {result.returncode}")
+        if len(tests) != expected:
+            problems.append(f"{len(tests)} tests, expected {expected}")
+        for test, slug in zip(tests, slugs):
+            failure = test.get("failure") or {}
+            brk = breaks.get(slug)
+            if brk is None:
+                if test.get("status") != "passed" or test.get("findings"):
+                    problems.append(f"{slug}: {test.get('status')} {failure.get('message', '')}"[:300])
+                continue
+            got = (test.get("status"), failure.get("failure_class"), failure.get("step_index"))
+            want = ("failed", brk.failure_class, broken_index(brk))
+            if got != want:
+                problems.append(f"{slug} ({brk.what}): {got}, expected {want}: {failure.get('message', '')}"[:300])
+        return problems
+
+
 class PlaywrightTest(Impl):
     name = "playwright-test"
 
@@ -384,7 +460,39 @@ class Floor(Impl):
         return problems
 
 
-IMPLS: dict[str, Impl] = {impl.name: impl for impl in (Flowwalk(), PlaywrightTest(), Floor())}
+class FailingPlaywrightTest(PlaywrightTest):
+    """Playwright Test on the failing corpus (failing.config.ts: its default timeouts)."""
+
+    #: the flows of the run (None: all 40), set by main
+    slugs: Sequence[str] | None = None
+
+    def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
+                paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
+        cmd, cwd, full = super().command(env, workers, slugs, out_dir, paths)
+        cmd = [word.replace("tests/", "failing/", 1) if word.startswith("tests/") else word for word in cmd]
+        return cmd[:2] + ["--config", "failing.config.ts"] + cmd[2:], cwd, full
+
+    def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
+        failed_titles = set(re.findall(r"^\s+\d+\) \S+ › (?:\S+ › )?([a-z]+-\d+): ", stdout, re.M))
+        breaks = expected_failures(self.slugs)
+        problems = []
+        if result.returncode != 1:
+            problems.append(f"exit code {result.returncode}")
+        counts = {word: int(m.group(1)) if (m := re.search(rf"(\d+) {word}", stdout)) else 0
+                  for word in ("passed", "failed", "flaky", "did not run", "interrupted")}
+        if counts["failed"] != len(breaks) or counts["passed"] != expected - len(breaks):
+            problems.append(f"{counts['passed']} passed and {counts['failed']} failed, expected "
+                            f"{expected - len(breaks)} and {len(breaks)}")
+        if failed_titles != set(breaks):
+            problems.append(f"failed {sorted(failed_titles)}, expected {sorted(breaks)}")
+        if problems:
+            problems.append(stdout[-1500:])
+        return problems
+
+
+IMPLS: dict[str, Impl] = {impl.name: impl for impl in (Flowwalk(), PlaywrightTest(), Floor(), FlowwalkRules())}
+#: the failing corpus: the same names, so the summary's ratios read flowwalk / Playwright Test
+FAILING: dict[str, Impl] = {impl.name: impl for impl in (FailingFlowwalk(), FailingPlaywrightTest())}
 
 
 # --- setup ---------------------------------------------------------------------------------------------
@@ -512,6 +620,11 @@ def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
                                   for a, b in zip(fw, by_impl[other]) if getattr(b, metric)]
                          for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
             ratios[f"flowwalk/{other}"] = {m: {"per_round": v, **_stats(v)} for m, v in per_round.items()}
+        if by_impl.get("flowwalk-rules") and fw:
+            per_round = {metric: [getattr(a, metric) / getattr(b, metric)
+                                  for a, b in zip(by_impl["flowwalk-rules"], fw) if getattr(b, metric)]
+                         for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+            ratios["flowwalk-rules/flowwalk"] = {m: {"per_round": v, **_stats(v)} for m, v in per_round.items()}
         block["ratios"] = ratios
         summary[f"workers_{workers}"] = block
     return summary
@@ -521,11 +634,14 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per worker count [5]")
     parser.add_argument("--workers", default="1,2", help="worker counts to measure [1,2]")
-    parser.add_argument("--impls", default="flowwalk,playwright-test,floor",
-                        help="implementations, in round order [flowwalk,playwright-test,floor]")
+    parser.add_argument("--impls", default="flowwalk,playwright-test,floor,flowwalk-rules",
+                        help="implementations, in round order [flowwalk,playwright-test,floor,flowwalk-rules]; "
+                             "flowwalk-rules is the corpus as a rule file (two reads)")
     parser.add_argument("--flows", default="", help="comma-separated flow slugs (a dev subset) [all 40]")
     parser.add_argument("--first-flow", default="team-1", help="the flow of the one-flow run [team-1]")
     parser.add_argument("--first-rounds", type=int, default=5, help="rounds of the one-flow run [5]")
+    parser.add_argument("--failing-rounds", type=int, default=3,
+                        help="interleaved rounds of the failing corpus per worker count [3]; 0 skips it")
     parser.add_argument("--quick", action="store_true", help="skip the 1,000-scenario run")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
@@ -566,16 +682,18 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, Any] = {"started_at": started_at.isoformat(timespec="seconds"), "argv": sys.argv,
                             "machine": {**machine_info(chromium), "commit": measured}, "corpus": expected,
                             "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": [],
+                            "failing": [], "failing_impls": [],
                             "notes": list(args.note)}
     earlier: dict[str, Any] | None = None
     if args.rescale:
         earlier = json.loads(args.rescale.read_text())
         if earlier["machine"]["commit"] != measured:
             parser.error(f"--rescale: {args.rescale} measured {earlier['machine']['commit']}, not {measured}")
-        data.update({k: earlier[k] for k in ("started_at", "argv", "corpus", "impls", "runs", "first_result")})
+        data.update({k: earlier.get(k, []) for k in ("started_at", "argv", "corpus", "impls", "runs", "first_result",
+                                                     "failing", "failing_impls")})
         data["machine"] = {**earlier["machine"], "loadavg_rescale_start": data["machine"]["loadavg_start"]}
         data["rescaled_at"] = started_at.isoformat(timespec="seconds")
-        args.rounds = args.first_rounds = 0
+        args.rounds = args.first_rounds = args.failing_rounds = 0
         args.no_warmup = True
     print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}, "
           f"flowwalk at {measured}", flush=True)
@@ -606,6 +724,20 @@ def main(argv: list[str] | None = None) -> int:
                 result = run_one(IMPLS[name], env, 1, [args.first_flow], f"first round {round_no}", 1,
                                  first_slug=args.first_flow, tag="first")
                 data["first_result"].append(dataclasses.asdict(result))
+
+        failing_names = [n for n in ("flowwalk", "playwright-test") if n in impl_names]
+        if args.failing_rounds and failing_names:
+            FAILING["playwright-test"].slugs = slugs  # type: ignore[attr-defined]
+            data["failing_impls"] = failing_names
+            data["failing_broken"] = sorted(expected_failures(slugs))
+            print(f"failing corpus ({len(expected_failures(slugs))} of {expected} flows broken), time to the verdict:",
+                  flush=True)
+            for workers in worker_counts:
+                for round_no in range(1, args.failing_rounds + 1):
+                    for name in failing_names:
+                        result = run_one(FAILING[name], env, workers, slugs, f"failing w{workers} round {round_no}",
+                                         expected, tag=f"failing-w{workers}")
+                        data["failing"].append(dataclasses.asdict(result))
 
         if not args.skip_scaling and "flowwalk" in impl_names:
             sizes = [100] if args.quick else [100, 1000]
@@ -638,7 +770,12 @@ def main(argv: list[str] | None = None) -> int:
         data["finished_at"] = earlier["finished_at"]
         data["rescale_finished_at"] = finished
     data["summary"] = summarize(runs, impl_names)
-    failures = [r for group in ("runs", "first_result", "scaling", "validate") for r in data[group] if not r["ok"]]
+    if data["failing"]:
+        failing_runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
+                        for r in data["failing"]]
+        data["failing_summary"] = summarize(failing_runs, data["failing_impls"])
+    failures = [r for group in ("runs", "first_result", "failing", "scaling", "validate") for r in data[group]
+                if not r["ok"]]
     data["valid"] = not failures
     stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
     raw = OUT / f"bench-{stamp}.json"

@@ -14,15 +14,12 @@ export default defineConfig({
   forbidOnly: true,
   retries: 0,
   reporter: 'dot',
-  // the same bounds as flowwalk's defaults: 30 s for a check, 10 s for an action, 30 s for a navigation
-  timeout: 120_000,
-  expect: { timeout: 30_000 },
+  // Playwright Test's own defaults for every timeout (issue 11): 5 s for an expect (flowwalk's
+  // expect_timeout_ms is 5 s too), 30 s for a test, no action or navigation timeout of their own
   outputDir: '../out/pwtest-results',
   use: {
     baseURL,
     headless: true,
-    actionTimeout: 10_000,
-    navigationTimeout: 30_000,
     trace: 'off',
     screenshot: 'off',
     video: 'off',

@@ -7,6 +7,7 @@ known, and the verdict checks on the outputs each tool writes. Run with
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -140,11 +141,19 @@ def test_results_name_each_target_met_or_not() -> None:
             "first_result": [], "scaling": [{**_run("flowwalk", 2, 50.0, 700), "flows": 100},
                                             {**_run("flowwalk", 2, 520.0, 760), "flows": 1000}],
             "validate": [_run("flowwalk", 0, 1.2, 90)]}
+    failing = [run.Measurement(i, "f", [], w, 40, wall_s=wall, cpu_s=5, peak_rss_mb=500)
+               for w in (1, 2) for i, wall in (("flowwalk", 40.0), ("playwright-test", 50.0))]
+    data.update(failing=[dataclasses.asdict(m) | {"ok": True} for m in failing],
+                failing_impls=["flowwalk", "playwright-test"],
+                failing_summary=run.summarize(failing, ["flowwalk", "playwright-test"]))
     text = render_results(data)
-    assert "| flowwalk / Playwright Test wall ≤ 0.90, workers 1 | 0.80 | met |" in text
-    assert "| flowwalk / floor wall ≤ 1.05, workers 2 | 1.14 | **not met** |" in text
+    assert "| flowwalk / Playwright Test wall ≤ 0.85, workers 1 | 0.80 | met |" in text
+    assert "| flowwalk / floor wall ≤ 1.00, workers 2 | 1.14 | **not met** |" in text
+    assert "| flowwalk tree CPU ≤ 1.10 × the floor's, workers 1 | 1.14 | **not met** |" in text
+    assert "| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, workers 2 | 0.80 | met |" in text
     assert "| 1,000 scenarios ≤ 10.5 × the time of 100 | 10.40 × | met |" in text
-    assert "| `flowwalk validate` of 1,000 specs < 2 s | 1.20 s | met |" in text
+    assert "| `flowwalk validate` of 1,000 specs < 1 s | 1.20 s | **not met** |" in text
+    assert "3 wrong text, 2 wrong count, 3 missing element, 2 wrong URL" in text
 
 
 def test_the_floor_lists_every_flow_by_the_spec_names() -> None:
@@ -171,7 +180,7 @@ def test_targets_resting_on_failing_runs_are_marked_invalid() -> None:
                         {**_run("flowwalk", 2, 300.0, 760), "flows": 1000, "ok": False, "problems": ["timeout"]}]}
     text = render_results(data)
     assert "**INVALID**" in text
-    assert "| flowwalk / floor wall ≤ 1.05, workers 1 | 1.14 | **invalid** (failing flows) |" in text
+    assert "| flowwalk / floor wall ≤ 1.00, workers 1 | 1.14 | **invalid** (failing flows) |" in text
     assert "a scaling run had failing flows | **invalid** |" in text
     assert "- r, flowwalk: team-1: failed" in text
 
@@ -201,3 +210,56 @@ def test_the_scale_corpus_follows_the_flows(tmp_path: Path, monkeypatch: pytest.
     (flows / "a.flow.yaml").write_text((flows / "a.flow.yaml").read_text().replace("/a.html", "/changed.html"))
     folder = run.make_scale_corpus(3)
     assert "/changed.html" in (folder / "0003-a.flow.yaml").read_text()
+
+
+def test_the_rule_file_and_the_failing_corpus_follow_the_table() -> None:
+    import yaml
+
+    rules = yaml.safe_load((BENCH / "rules" / "corpus.rules.yaml").read_text())
+    assert [s["rules"][0]["name"] for s in rules["scenarios"]] == [f.slug for f in make_corpus.FLOWS]
+    assert all(s["rules"][0]["steps"] == [dict(step) for step in f.steps]
+               for s, f in zip(rules["scenarios"], make_corpus.FLOWS))
+    failing = {p.name[:-len(".flow.yaml")]: yaml.safe_load(p.read_text())
+               for p in (BENCH / "failing" / "flows").glob("*.flow.yaml")}
+    assert len(failing) == 40 and len(make_corpus.BREAKS) == 10
+    assert {b.what for b in make_corpus.BREAKS} == {"wrong text", "wrong count", "missing element", "wrong URL"}
+    for flow in make_corpus.FLOWS:
+        steps = failing[flow.slug]["steps"]
+        brk = next((b for b in make_corpus.BREAKS if b.slug == flow.slug), None)
+        differ = [i + 1 for i, (a, b) in enumerate(zip(steps, flow.steps)) if a != b]
+        assert differ == ([make_corpus.broken_index(brk)] if brk else []), flow.slug
+
+
+def _verdict(tmp_path: Path, tests: list[dict]) -> Path:
+    (tmp_path / "verdict.json").write_text(json.dumps({"tests": tests}))
+    return tmp_path
+
+
+def test_a_failing_corpus_run_must_fail_exactly_the_broken_flows_at_their_step(tmp_path: Path) -> None:
+    def test(slug: str, status: str = "passed", cls: str | None = None, index: int | None = None) -> dict:
+        failure = {"failure_class": cls, "step_index": index, "message": "m"} if cls else None
+        return {"test_id": f"bench/failing/flows/{slug}.flow.yaml#{slug}: x", "status": status, "failure": failure}
+
+    team = next(b for b in make_corpus.BREAKS if b.slug == "team-1")
+    cookies = next(b for b in make_corpus.BREAKS if b.slug == "cookies-4")
+    good = [test("team-1", "failed", "assertion_failed", make_corpus.broken_index(team)),
+            test("cookies-4", "failed", "spec_step_unresolvable", make_corpus.broken_index(cookies)), test("login-1")]
+    result = run.Measurement("flowwalk", "f", [], 1, 3, returncode=1)
+    assert run.FailingFlowwalk().verify(result, "", _verdict(tmp_path, good), 3) == []
+    wrong_step = [good[0] | {"failure": {"failure_class": "assertion_failed", "step_index": 2}}, *good[1:]]
+    problems = run.FailingFlowwalk().verify(result, "", _verdict(tmp_path, wrong_step), 3)
+    assert problems and "team-1 (wrong count)" in problems[0]
+    unexpected = [*good[:2], test("login-1", "failed", "assertion_failed", 3)]
+    assert any("login-1: failed" in p for p in run.FailingFlowwalk().verify(result, "", _verdict(tmp_path, unexpected), 3))
+
+
+def test_playwright_test_on_the_failing_corpus_must_fail_exactly_the_broken_tests() -> None:
+    impl = run.FailingPlaywrightTest()
+    impl.slugs = ["team-1", "login-1"]
+    out = ("Running 2 tests using 1 worker\n·F\n\n  1) team.spec.ts:3:5 › team-1: five members are listed ──\n\n"
+           "  1 failed\n    team.spec.ts:3:5 › team-1: five members are listed\n  1 passed (9.0s)\n")
+    assert impl.verify(run.Measurement("playwright-test", "f", [], 1, 2, returncode=1), out, Path("."), 2) == []
+    other = out.replace("team-1", "login-1")
+    assert impl.verify(run.Measurement("playwright-test", "f", [], 1, 2, returncode=1), other, Path("."), 2)
+    cmd, _, _ = impl.command(run.Env("http://127.0.0.1:1", "/c", "pw"), 2, ["team-1"], Path("."))
+    assert cmd[1:4] == ["test", "--config", "failing.config.ts"] and "failing/team.spec.ts" in cmd

@@ -25,11 +25,12 @@ export const test = base.extend<{ beacons: Hit[]; consoleErrors: string[] }>({
 
 export { expect };
 
-/** Waits until a recorded hit of `vendor` names `event` (case-insensitive), as flowwalk's beacon expect. */
+/** Waits until a recorded hit of `vendor` names `event` (case-insensitive), as flowwalk's beacon expect
+ * (for the expect timeout: 5 s by default, as flowwalk's expect_timeout_ms). */
 export async function expectBeacon(hits: Hit[], vendor: string, event: string): Promise<void> {
   await expect.poll(
     () => hits.some((hit) => hit.vendor === vendor && (hit.en || '').toLowerCase() === event.toLowerCase()),
-    { message: `a ${vendor} ${event} beacon`, timeout: 30_000 },
+    { message: `a ${vendor} ${event} beacon` },
   ).toBe(true);
 }
 
