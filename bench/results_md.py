@@ -41,6 +41,21 @@ def _ratio_label(name: str) -> str:
     return name.replace("playwright-test", "Playwright Test").replace("flowwalk-rules", "rule file")
 
 
+def _block_table(heading: str, block: dict[str, Any], names: Sequence[str]) -> list[str]:
+    """One worker count's medians per implementation and their ratios, as a table under `heading`."""
+    lines = [f"{heading}: medians (min–max) over {block[names[0]]['rounds']} rounds", "",
+             "| | wall s | CPU s | peak memory MB |", "|---|---|---|---|"]
+    for name in names:
+        row = block[name]
+        lines.append(f"| {NAMES[name]} | {_range(row['wall_s'])} | {_range(row['cpu_s'])} | "
+                     f"{_range(row['peak_rss_mb'], '{:.0f}')} |")
+    for ratio_name, ratio in block.get("ratios", {}).items():
+        lines.append(f"| ratio {_ratio_label(ratio_name)} | {_range(ratio['wall_s'])} | {_range(ratio['cpu_s'])} | "
+                     f"{_range(ratio['peak_rss_mb'])} |")
+    lines.append("")
+    return lines
+
+
 def _mark(ok: bool | None) -> str:
     return "n/a" if ok is None else ("met" if ok else "**not met**")
 
@@ -106,17 +121,7 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
     for key in sorted(summary):
         block = summary[key]
         workers = key.split("_")[1]
-        lines += [f"## Workers {workers}: medians (min–max) over {block[impls[0]]['rounds']} rounds", "",
-                  "| | wall s | CPU s | peak memory MB |", "|---|---|---|---|"]
-        for name in impls:
-            row = block[name]
-            lines.append(f"| {NAMES[name]} | {_range(row['wall_s'])} | {_range(row['cpu_s'])} | "
-                         f"{_range(row['peak_rss_mb'], '{:.0f}')} |")
-        for ratio_name, ratio in block.get("ratios", {}).items():
-            label = _ratio_label(ratio_name)
-            lines.append(f"| ratio {label} | {_range(ratio['wall_s'])} | {_range(ratio['cpu_s'])} | "
-                         f"{_range(ratio['peak_rss_mb'])} |")
-        lines.append("")
+        lines += _block_table(f"## Workers {workers}", block, impls)
         for ratio_name, ratio in block.get("ratios", {}).items():
             label = _ratio_label(ratio_name)
             per_round = ", ".join(f"{v:.2f}" for v in ratio["wall_s"]["per_round"])
@@ -160,16 +165,7 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         for key in sorted(failing_summary):
             block = failing_summary[key]
             names = [n for n in data.get("failing_impls", []) if n in block]
-            lines += [f"### Workers {key.split('_')[1]}: medians (min–max) over {block[names[0]]['rounds']} rounds", "",
-                      "| | wall s | CPU s | peak memory MB |", "|---|---|---|---|"]
-            for name in names:
-                row = block[name]
-                lines.append(f"| {NAMES[name]} | {_range(row['wall_s'])} | {_range(row['cpu_s'])} | "
-                             f"{_range(row['peak_rss_mb'], '{:.0f}')} |")
-            for ratio_name, ratio in block.get("ratios", {}).items():
-                lines.append(f"| ratio {_ratio_label(ratio_name)} | {_range(ratio['wall_s'])} | "
-                             f"{_range(ratio['cpu_s'])} | {_range(ratio['peak_rss_mb'])} |")
-            lines.append("")
+            lines += _block_table(f"### Workers {key.split('_')[1]}", block, names)
 
     scaling = data.get("scaling", [])
     by_size = {r["flows"]: r for r in scaling}
