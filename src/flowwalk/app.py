@@ -334,3 +334,48 @@ def mcp(options: Mapping[str, Any]) -> int:
 
     serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
     return ExitCode.OK
+
+
+def discover(options: Mapping[str, Any]) -> int:
+    """`flowwalk discover URL --out DIR`: the crawl prints as it goes; exit 0 when it ran (specs in
+    needs-review/ are part of its answer), 5 when cancelled, 6 when the start URL did not load."""
+    from flowwalk.discover import DiscoverOptions, discover as run_discover
+
+    opts = DiscoverOptions(
+        url=str(options["url"]), out_dir=Path(options["out_dir"]), allow_hosts=tuple(options.get("allow_hosts") or ()),
+        max_pages=_number(options, "max_pages", 50), max_depth=_number(options, "max_depth", 4),
+        max_actions=_number(options, "max_actions", 200),
+        budget_s=float(options.get("budget_min") or 10.0) * 60, resume=bool(options.get("resume")),
+        submit_forms=bool(options.get("submit_forms")),
+        login=Path(options["login"]) if options.get("login") else None,
+        variables=tuple(_assignments(options.get("variables") or ())), secret_names=tuple(options.get("secret_names") or ()),
+        destructive_add=tuple(options.get("destructive_add") or ()),
+        destructive_remove=tuple(options.get("destructive_remove") or ()),
+        verify=not options.get("no_verify"), use_model=not options.get("no_model"),
+        config_path=Path(options["config_path"]) if options.get("config_path") else None,
+        executable=options.get("executable") or None)
+    cancel = threading.Event()
+    restore = _install_cancel_handlers(cancel)
+    try:
+        result = run_discover(opts, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
+    finally:
+        restore()
+    print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
+          f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")
+    print(f"next: flowwalk run {result.out_dir}/   (what was found: {result.discover_dir}/index.md)")
+    if result.stopped_reason == "cancelled":
+        return ExitCode.CANCELLED
+    if result.stopped_reason == "unreachable":
+        return ExitCode.INFRASTRUCTURE_FAILED
+    return ExitCode.OK
+
+
+def _number(options: Mapping[str, Any], name: str, default: int) -> int:
+    value = options.get(name)
+    return default if value is None else int(value)
+
+
+def _assignments(pairs: Iterable[str]) -> list[tuple[str, str]]:
+    from flowwalk.settings import parse_assignments
+
+    return sorted(parse_assignments(list(pairs)).items())

@@ -186,6 +186,37 @@ def heal(**options: Any) -> None:
     _guarded(lambda: app.heal(options))
 
 
+@main.command(epilog="Limits, the destructive words and the files written: docs/discover.md.")
+@click.argument("url")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False),
+              help="Folder for the specs; discover/ inside it gets index.md, crawl.json, snapshots.")
+@click.option("--allow-host", "allow_hosts", multiple=True, metavar="HOST",
+              help="A host besides the start URL's that the crawl may follow links to (repeatable).")
+@click.option("--max-pages", type=int, default=50, show_default=True, help="Distinct pages to crawl at most.")
+@click.option("--max-depth", type=int, default=4, show_default=True, help="Links to follow from the start URL at most.")
+@click.option("--max-actions", type=int, default=200, show_default=True,
+              help="Clicks on in-page controls, fills and submits at most.")
+@click.option("--budget", "budget_min", type=float, default=10.0, show_default=True, help="Minutes for the crawl.")
+@click.option("--resume", is_flag=True, help="Continue the crawl discover.state.json in --out left off.")
+@click.option("--submit-forms", is_flag=True, help="Submit forms (empty, to see their validation); off by default.")
+@click.option("--login", type=click.Path(dir_okay=False), help="A flow spec that logs in before the crawl.")
+@click.option("--destructive", "destructive_add", multiple=True, metavar="WORD",
+              help="Also never click controls that say WORD (repeatable).")
+@click.option("--not-destructive", "destructive_remove", multiple=True, metavar="WORD",
+              help="Take WORD off the default destructive list (repeatable).")
+@click.option("--no-verify", is_flag=True, help="Write the specs without running them twice first.")
+@click.option("--no-model", is_flag=True, help="Do not ask the configured model for names and checks.")
+@config_option
+@var_option
+@secret_option
+@click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
+def discover(**options: Any) -> None:
+    """Crawl URL and write starter flow specs that pass (checked twice before they are written)."""
+    from flowwalk import app
+
+    _guarded(lambda: app.discover(options))
+
+
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
 def schema(out_dir: str) -> None:

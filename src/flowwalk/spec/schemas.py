@@ -72,6 +72,10 @@ def generate_schemas() -> dict[str, dict[str, Any]]:
     if report is not None and hasattr(report, "generate_schemas"):
         for name, schema in report.generate_schemas().items():
             out.setdefault(name, schema)
+    # discover/crawl.json is an output of `flowwalk discover`, generated from its model the same way
+    from flowwalk.discover.record import generate_schemas as crawl_schemas
+
+    out.update(crawl_schemas())
     return out
 
 

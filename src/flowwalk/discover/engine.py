@@ -1,0 +1,215 @@
+"""`discover(options)`: crawl, classify, generate, verify, write. The one entry point (CLI and MCP).
+
+Layout of `--out DIR` after a run:
+
+    DIR/<page slug>/<feature>.flow.yaml          specs that passed twice
+    DIR/needs-review/<page slug>/<feature>.review.yaml
+                                                 specs that did not, with their failure on top
+                                                 (not *.flow.yaml: `flowwalk run DIR` skips them)
+    DIR/discover/index.md, crawl.json            what was found, for people and as data
+    DIR/discover/pages/<slug>/snapshot.md, screenshot.png
+    DIR/discover/discover.state.json             the crawl state (`--resume`)
+
+A new run replaces the specs an earlier run into the same folder wrote (listed in its crawl.json)
+and nothing else.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import threading
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Callable
+from urllib.parse import urlsplit
+
+from flowwalk.discover.options import DiscoverOptions, DiscoverResult, StopReason
+from flowwalk.errors import UsageError
+from flowwalk.settings import Settings, build_settings, find_config
+
+__all__ = ["discover", "discover_settings"]
+
+DISCOVER_DIR = "discover"
+REVIEW_DIR = "needs-review"
+
+
+def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
+    """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
+    env = dict(os.environ if env is None else env)
+    config: dict[str, Any] = {}
+    config_path = options.config_path or find_config(".")
+    if options.config_path and not Path(options.config_path).is_file():
+        raise UsageError(f"--config '{options.config_path}' does not exist")
+    if config_path:
+        from flowwalk.spec.config import load_config
+
+        loaded = load_config(Path(config_path))
+        config = loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
+    cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
+                           "secret_names": list(options.secret_names)}
+    if options.executable:
+        cli["executable"] = options.executable
+    if options.workers:
+        cli["workers"] = options.workers
+    settings = build_settings(cli, env, config)
+    return replace(settings, workers=max(1, min(settings.workers, 2)))
+
+
+def _check(options: DiscoverOptions) -> None:
+    parts = urlsplit(options.url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise UsageError(f"'{options.url}' is not an http(s) URL\n  hint: for example flowwalk discover "
+                         f"https://staging.example.com --out checks/")
+    for name, value, low in (("--max-pages", options.max_pages, 1), ("--max-depth", options.max_depth, 0),
+                             ("--max-actions", options.max_actions, 0)):
+        if value < low:
+            raise UsageError(f"{name} {value} is below {low}\n  hint: use {low} or more")
+    if options.budget_s <= 0:
+        raise UsageError("--budget must be above 0 minutes")
+    for host in options.allow_hosts:
+        if not host or "/" in host or ":" in host or host.startswith("*"):
+            raise UsageError(f"--allow-host '{host}' is not a bare host name\n  hint: for example --allow-host "
+                             f"help.example.com (its subdomains are allowed too)")
+
+
+def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None = None,
+             cancel: threading.Event | None = None, browser: Any = None) -> DiscoverResult:
+    """Crawl `options.url`, write specs and the discover folder under `options.out_dir`.
+
+    `browser`: a running `browser.Browser` to crawl with (tests share theirs); else one is
+    launched and closed. Raises UsageError / SpecError for bad input before any browser starts.
+    """
+    from flowwalk.discover.crawl import STATE_FILE, Crawler, CrawlState
+    from flowwalk.discover.features import classify
+    from flowwalk.discover.generate import generate_specs
+    from flowwalk.discover.login import LoginFlow, load_login, play_login
+
+    say = progress or (lambda _line: None)
+    cancel = cancel if cancel is not None else threading.Event()
+    _check(options)
+    settings = discover_settings(options)
+    login: LoginFlow | None = load_login(Path(options.login), settings) if options.login else None
+    started = time.monotonic()
+    out = Path(options.out_dir)
+    folder = out / DISCOVER_DIR
+    state_path = folder / STATE_FILE
+    if options.resume and state_path.is_file():
+        try:
+            state = CrawlState.from_json(state_path.read_text(encoding="utf-8"))
+        except (ValueError, TypeError) as error:
+            raise UsageError(f"{state_path}: cannot resume: {error}\n  hint: run without --resume to start over") from None
+        if state.start_url != options.url:
+            raise UsageError(f"{state_path} is a crawl of {state.start_url}, not {options.url}\n"
+                             f"  hint: run without --resume, or with that URL")
+        say(f"resuming the crawl of {state.start_url}: {len(state.pages)} pages, {len(state.queue)} queued")
+    else:
+        state = CrawlState(start_url=options.url)
+    previous = _previous_specs(folder)
+    if not options.resume and folder.is_dir():
+        shutil.rmtree(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+
+    owned = None
+    if browser is None:
+        from flowwalk.browser import Browser
+
+        owned = browser = Browser.launch(settings)
+    try:
+        session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
+                                      offline=settings.offline)
+        try:
+            if login is not None:
+                say(f"logging in with {options.login}")
+                play_login(login, session, settings, settings.action_timeout_ms)
+            crawler = Crawler(options, session, state, folder, action_timeout_ms=min(settings.action_timeout_ms, 5_000),
+                              navigation_timeout_ms=settings.navigation_timeout_ms, progress=say, cancel=cancel,
+                              started=started)
+            reason: StopReason = crawler.run()
+        finally:
+            session.close()
+    finally:
+        if owned is not None:
+            owned.close()
+    crawl_s = time.monotonic() - started
+    say(f"crawl {reason}: {len(state.pages)} pages, {state.actions} actions in {crawl_s:.1f} s")
+
+    state_dict = json.loads(state.to_json())
+    features = classify(state_dict["pages"], state_dict["dismiss"])
+    login_data = {"url": login.url, "steps": login.steps} if login else None
+    specs = generate_specs(state_dict, features, login=login_data, submit_forms=options.submit_forms,
+                           words=options.destructive_words())
+    drops: list[dict[str, Any]] = []
+    say(f"{len(features)} features, {len(specs)} specs to check")
+
+    # --no-verify writes every spec in place, marked not_verified in crawl.json and index.md
+    verdicts: dict[str, str | None] = {s.path: None for s in specs}
+    if options.verify and specs:
+        from flowwalk.discover.verify import verify_specs
+
+        verdicts = verify_specs(specs, folder / ".verify", settings, progress=say, cancel=cancel)
+        shutil.rmtree(folder / ".verify", ignore_errors=True)
+
+    _remove_previous(out, previous)
+    spec_records: list[dict[str, Any]] = []
+    written: list[str] = []
+    review: list[str] = []
+    for spec in specs:
+        failure = verdicts.get(spec.path)
+        if failure is None:
+            target = out / spec.path
+            status = "written" if options.verify else "not_verified"
+            text = spec.text
+            written.append(target.as_posix())
+        else:
+            target = out / REVIEW_DIR / spec.path.replace(".flow.yaml", ".review.yaml")
+            status = "needs_review"
+            text = "".join(f"# NEEDS REVIEW: {line}\n" for line in failure.splitlines()) + \
+                "# Fix it, then rename it to *.flow.yaml and move it next to the others.\n" + spec.text
+            review.append(target.as_posix())
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(text, encoding="utf-8")
+        spec_records.append({"path": target.relative_to(out).as_posix(), "feature": spec.feature, "status": status,
+                             "failure": failure, "variables": list(spec.variables)})
+
+    from flowwalk.discover.markdown import render_index
+    from flowwalk.discover.record import build_record
+
+    duration = time.monotonic() - started
+    limits = {"max_pages": options.max_pages, "max_depth": options.max_depth, "max_actions": options.max_actions,
+              "budget_s": options.budget_s, "submit_forms": options.submit_forms,
+              "allow_hosts": list(options.allow_hosts), "destructive_words": list(options.destructive_words())}
+    record = build_record(state_dict, features, spec_records, limits=limits, duration_s=crawl_s, drops=drops)
+    (folder / "crawl.json").write_text(record.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
+    (folder / "index.md").write_text(render_index(record), encoding="utf-8")
+    say(f"wrote {len(written)} specs to {out}/ and {len(review)} to {out}/{REVIEW_DIR}/; "
+        f"{folder}/index.md says what was found")
+    return DiscoverResult(out_dir=out, pages=len(state.pages), features=len(features),
+                          specs_written=tuple(written), needs_review=tuple(review), duration_s=round(duration, 1),
+                          stopped_reason=reason, discover_dir=folder,
+                          dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops))
+
+
+def _previous_specs(folder: Path) -> list[str]:
+    """The specs an earlier discover run wrote into this --out folder (its crawl.json lists them)."""
+    try:
+        specs = json.loads((folder / "crawl.json").read_text(encoding="utf-8")).get("specs") or []
+    except (OSError, ValueError, AttributeError):
+        return []
+    return [str(s.get("path", "")) for s in specs if isinstance(s, dict) and s.get("path")]
+
+
+def _remove_previous(out: Path, previous: list[str]) -> None:
+    """Remove what an earlier run wrote (and the folders it leaves empty), nothing of the user's."""
+    root = out.resolve()
+    for name in previous:
+        path = (out / name).resolve()
+        if root not in path.parents or not path.is_file():
+            continue
+        path.unlink()
+        parent = path.parent
+        while parent != root and parent.is_dir() and not any(parent.iterdir()):
+            parent.rmdir()
+            parent = parent.parent

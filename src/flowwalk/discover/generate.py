@@ -1,0 +1,367 @@
+"""Writing one flow spec per feature: the steps and checks a person would write, as YAML text.
+
+Pure functions of the crawl state and the features: the same crawl gives byte-identical files.
+Every `act` has a `selector` (chosen by `selectors.choose_selector`) and a `target`; the checks
+are the page's heading, the URL, list counts, what a filter or a search showed, a form's
+validation message; `no_console_errors` is asserted where the page logged none. A form that
+needs an account gets `{{VARIABLES}}` (LOGIN_EMAIL, LOGIN_PASSWORD, ...), which the run supplies.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+
+from flowwalk.discover.safety import destructive_word
+from flowwalk.discover.selectors import choose_selector, target_of
+
+__all__ = ["GeneratedSpec", "generate_specs", "render_spec"]
+
+MAX_STEPS = 30
+#: navigation links a navigation spec follows
+NAV_LINKS = 4
+_SAMPLE = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "3",
+           "password": "sample-password-1", "search": "notes", "date": "2024-01-15"}
+_ACCEPT = re.compile(r"\b(close|dismiss|ok|okay|got it|hide|no thanks|later)\b", re.I)
+
+
+@dataclass(frozen=True)
+class GeneratedSpec:
+    """One spec: where it goes (relative to --out), its feature, its data and its YAML text."""
+
+    path: str
+    feature: str
+    data: dict[str, Any]
+    text: str
+    #: the variables the spec needs from the run ({{NAME}})
+    variables: tuple[str, ...] = ()
+
+
+def render_spec(data: dict[str, Any], header: list[str]) -> str:
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
+    return "".join(f"# {line}\n" if line else "#\n" for line in header) + body
+
+
+def _path_of(url: str) -> str:
+    parts = urlsplit(url)
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return path
+
+
+class _Writer:
+    def __init__(self, state: dict[str, Any], login: dict[str, Any] | None, words: tuple[str, ...]):
+        self.pages = {p["id"]: p for p in state["pages"]}
+        self.login = login
+        self.words = words
+
+    # --- the start of every spec ---
+
+    def prefix(self, page: dict[str, Any], *, banner: bool = True) -> tuple[str, list[dict[str, Any]]]:
+        """(entry url, steps) that bring a fresh browser to `page` ready to use."""
+        steps: list[dict[str, Any]] = []
+        via = page.get("reached_by") or {}
+        start = via.get("from_url") if via.get("kind") == "route" else page["url"]
+        if self.login:
+            entry = self.login["url"]
+            steps.extend(self.login["steps"])
+            steps.append({"type": "goto", "url": start})
+        else:
+            entry = start
+        if banner and page.get("banner"):
+            steps.append({"type": "act", "action": "click", "target": page["banner"]["target"],
+                          "selector": page["banner"]["selector"]})
+        if via.get("kind") == "route":
+            steps.append({"type": "act", "action": "click", "target": f"the {via.get('name') or 'route'} control",
+                          "selector": via["selector"]})
+        return entry, steps
+
+    def heading_check(self, page: dict[str, Any]) -> list[dict[str, Any]]:
+        headings = page["survey"].get("headings") or []
+        h1 = [h for h in headings if h.get("level") == 1 and h.get("text")]
+        chosen = h1[0] if h1 else next((h for h in headings if h.get("text")), None)
+        if chosen is None:
+            return []
+        # the one h1 of a page is simply `h1`: what a person writes, and it survives layout changes
+        selector = "h1" if len(h1) == 1 and chosen is h1[0] else choose_selector({"candidates": chosen.get("selector") or []})
+        step: dict[str, Any] = {"type": "expect", "kind": "text_contains", "value": chosen["text"][:200]}
+        if selector:
+            step["selector"] = selector
+        return [step]
+
+    def url_check(self, url: str) -> list[dict[str, Any]]:
+        parts = urlsplit(url)
+        if parts.fragment.startswith(("/", "!")):
+            return [{"type": "expect", "kind": "url_contains", "value": "#" + parts.fragment}]
+        path = _path_of(url)
+        if path in ("", "/"):
+            return [{"type": "expect", "kind": "url_matches", "value": "^" + re.escape(f"{parts.scheme}://{parts.netloc}") + r"/?(\?.*)?$"}]
+        return [{"type": "expect", "kind": "url_contains", "value": path}]
+
+    # --- one feature ---
+
+    def steps_for(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        kind = feature["kind"]
+        survey = page["survey"]
+        if kind == "page":
+            return self.heading_check(page) + self.url_check(page["url"])
+        if kind == "navigation":
+            return self.navigation(feature, page)
+        if kind == "list" or kind == "table":
+            item = f"{feature['list']} > {feature['item_tag']}"
+            entry: dict[str, Any] = next((e for e in survey.get("lists") or ()
+                                          if choose_selector(e) == feature["list"]), {})
+            checks: list[dict[str, Any]] = [{"type": "expect", "kind": "count", "selector": item,
+                                             "equals": int(feature["count"])}]
+            if entry.get("first_item"):
+                checks.append({"type": "expect", "kind": "text_contains", "value": entry["first_item"][:120],
+                               "selector": feature["list"]})
+            return checks
+        if kind == "search":
+            return self.search(feature, page)
+        if kind == "filter":
+            return self.filters(feature, page)
+        if kind == "control":
+            return self.control(feature, page)
+        if kind in ("login", "signup", "form"):
+            return self.form(feature, page)
+        if kind == "dialog":
+            dialog = next((d for d in survey.get("dialogs") or () if choose_selector(d) == feature["dialog"]), None)
+            if dialog is None:
+                return None
+            for button in dialog.get("buttons") or ():
+                selector = choose_selector(button)
+                if selector and _ACCEPT.search(str(button.get("name") or "")) and not destructive_word(button, self.words):
+                    return [{"type": "expect", "kind": "visible", "selector": feature["dialog"]},
+                            {"type": "act", "action": "click", "target": target_of(button), "selector": selector},
+                            {"type": "expect", "kind": "hidden", "selector": feature["dialog"]}]
+            return [{"type": "expect", "kind": "text_contains", "value": str(dialog.get("text"))[:120],
+                     "selector": feature["dialog"]}]
+        if kind == "cookie_banner":
+            banner: list[dict[str, Any]] = []
+            if feature.get("banner"):
+                banner.append({"type": "expect", "kind": "visible", "selector": feature["banner"]})
+            banner.append({"type": "act", "action": "click", "target": "the cookie banner's accept button",
+                           "selector": feature["dismiss"]})
+            if feature.get("banner"):
+                banner.append({"type": "expect", "kind": "selector_absent", "selector": feature["banner"]})
+            return banner
+        return None
+
+    def navigation(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        steps: list[dict[str, Any]] = []
+        by_url: dict[str, dict[str, Any]] = {}
+        for other in self.pages.values():
+            for visit in other["visits"]:
+                by_url.setdefault(visit.split("#")[0], other)
+        followed = 0
+        for link in page["survey"].get("links") or ():
+            if link.get("landmark") != feature["landmark"]:
+                continue
+            selector = choose_selector(link)
+            target = by_url.get(str(link.get("href") or "").split("#")[0])
+            if not selector or target is None or target["id"] == page["id"] or destructive_word(link, self.words):
+                continue
+            if followed:
+                steps.append({"type": "goto", "url": _path_of(page["url"])})
+            steps.append({"type": "act", "action": "click", "target": f"{target_of(link)} in the {feature['name']}",
+                          "selector": selector})
+            steps.extend(self.url_check(target["url"]))
+            steps.extend(self.heading_check(target)[:1])
+            followed += 1
+            if followed >= NAV_LINKS:
+                break
+        return steps or None
+
+    def search(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        tries = [s for s in page.get("searches") or () if s.get("form") == feature["form"]]
+        if not tries:
+            return None
+        tried = tries[0]
+        steps: list[dict[str, Any]] = [{"type": "act", "action": "fill", "target": tried["target"],
+                                        "selector": tried["selector"], "value": tried["term"]}]
+        shown = {entry["selector"]: entry for entry in _counts(page["survey"])}
+        for entry in tried["lists"]:
+            earlier = shown.get(entry["selector"]) if entry["selector"] else None
+            if earlier is None or earlier["count"] == entry["count"]:
+                continue
+            if entry.get("total", entry["count"]) == entry["count"]:
+                # the items left the DOM: a count says it exactly
+                steps.append({"type": "expect", "kind": "count", "selector": f"{entry['selector']} > {entry['item_tag']}",
+                              "equals": int(entry["count"])})
+            gone = [item for item in earlier["items"] if item and item not in entry.get("items", ())
+                    and tried["term"].lower() not in item.lower()]
+            if entry["count"]:
+                steps.append({"type": "expect", "kind": "text_contains", "value": tried["term"],
+                              "selector": entry["selector"]})
+            if gone:
+                steps.append({"type": "expect", "kind": "text_not_contains", "value": gone[0][:120],
+                              "selector": entry["selector"]})
+            break
+        else:
+            steps.append({"type": "expect", "kind": "input_value", "selector": tried["selector"], "value": tried["term"]})
+        return steps
+
+    def filters(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        steps: list[dict[str, Any]] = []
+        before = {entry["selector"]: entry["count"] for entry in _counts(page["survey"])}
+        for control in page.get("controls") or ():
+            if control["selector"] not in feature.get("controls", ()):
+                continue
+            steps.append({"type": "act", "action": "click", "target": control["target"], "selector": control["selector"]})
+            if (control.get("attrs_after") or {}).get("pressed") == "true":
+                steps.append({"type": "expect", "kind": "attribute", "selector": control["selector"],
+                              "name": "aria-pressed", "equals": "true"})
+            for entry in control.get("lists") or ():
+                if entry["selector"] and entry["selector"] in before and entry.get("total", entry["count"]) == entry["count"]:
+                    steps.append({"type": "expect", "kind": "count",
+                                  "selector": f"{entry['selector']} > {entry['item_tag']}", "equals": int(entry["count"])})
+                    break
+        return steps or None
+
+    def control(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        control = next((c for c in page.get("controls") or () if c["selector"] == feature["control"]), None)
+        if control is None:
+            return None
+        steps: list[dict[str, Any]] = [{"type": "act", "action": "click", "target": control["target"],
+                                        "selector": control["selector"]}]
+        after = control.get("attrs_after") or {}
+        if control.get("controls") and re.match(r"^[A-Za-z][\w-]*$", control["controls"]) and after.get("expanded") != "false":
+            steps.append({"type": "expect", "kind": "visible", "selector": "#" + control["controls"]})
+        elif after.get("expanded") in ("true", "false"):
+            steps.append({"type": "expect", "kind": "attribute", "selector": control["selector"],
+                          "name": "aria-expanded", "equals": after["expanded"]})
+        elif after.get("selected") == "true":
+            steps.append({"type": "expect", "kind": "attribute", "selector": control["selector"],
+                          "name": "aria-selected", "equals": "true"})
+        elif control.get("new_text"):
+            steps.append({"type": "expect", "kind": "text_contains", "value": control["new_text"][0][:200]})
+        else:
+            return None
+        if control.get("route"):
+            steps.extend(self.url_check(control["route"]))
+        return steps
+
+    def form(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
+        forms = page["survey"].get("forms") or []
+        form = forms[feature["form"]] if feature["form"] < len(forms) else None
+        if form is None:
+            return None
+        submits = [s for s in page.get("submits") or () if s.get("form") == feature["form"]]
+        account = feature["kind"] in ("login", "signup")
+        empty = next((s for s in submits if s.get("kind") == "empty" and s.get("new_text")), None)
+        if empty is not None and not account:
+            # what a person checks first: submitting it empty says what is missing, and stays put
+            return ([{"type": "act", "action": "click", "target": empty["target"], "selector": empty["selector"]},
+                     {"type": "expect", "kind": "text_contains", "value": empty["new_text"][0][:200]}]
+                    + self.url_check(page["url"]))
+        entered = next((s for s in submits if s.get("kind") == "enter"), None)
+        if entered is not None:
+            steps: list[dict[str, Any]] = [
+                {"type": "act", "action": "fill", "target": entered["target"], "selector": entered["selector"],
+                 "value": entered["value"]},
+                {"type": "act", "action": "press", "target": entered["target"], "selector": entered["selector"],
+                 "value": "Enter"}]
+            for entry in entered.get("lists") or ():
+                if entry["selector"] and entry["count"]:
+                    steps.append({"type": "expect", "kind": "count",
+                                  "selector": f"{entry['selector']} > {entry['item_tag']}", "equals": int(entry["count"])})
+                    steps.append({"type": "expect", "kind": "text_contains", "value": entered["value"],
+                                  "selector": entry["selector"]})
+                    break
+            return steps
+        steps = []
+        prefix = "LOGIN" if feature["kind"] == "login" else "SIGNUP"
+        for field_ in form.get("fields") or ():
+            selector = choose_selector(field_)
+            ftype = str(field_.get("type") or "text")
+            if selector is None or field_.get("disabled"):
+                continue
+            if ftype in ("checkbox", "radio", "select", "file", "hidden", "range", "color"):
+                continue
+            if account and self.submitting:
+                value = "{{" + _variable(prefix, field_) + "}}"
+            else:
+                value = _SAMPLE.get(ftype, _sample_text(field_))
+            steps.append({"type": "act", "action": "fill", "target": target_of(field_), "selector": selector,
+                          "value": value})
+            if ftype != "password" and not value.startswith("{{"):
+                steps.append({"type": "expect", "kind": "input_value", "selector": selector, "value": value})
+        submit = form.get("submit")
+        submit_selector = choose_selector(submit) if submit else None
+        if account and self.submitting and submit_selector and not submit.get("disabled"):
+            steps.append({"type": "act", "action": "click", "target": target_of(submit), "selector": submit_selector})
+            steps.append({"type": "expect", "kind": "url_not_contains", "value": _path_of(page["url"])})
+        elif submit_selector:
+            steps.append({"type": "expect", "kind": "visible", "selector": submit_selector})
+        return steps or None
+
+    submitting = False
+
+
+def _variable(prefix: str, field_: dict[str, Any]) -> str:
+    ftype = str(field_.get("type") or "")
+    base = "PASSWORD" if ftype == "password" else "EMAIL" if ftype == "email" else \
+        re.sub(r"[^A-Z0-9]+", "_", str(field_.get("field_name") or field_.get("name") or "VALUE").upper()).strip("_")
+    return f"{prefix}_{base or 'VALUE'}"[:64]
+
+
+def _sample_text(field_: dict[str, Any]) -> str:
+    words = " ".join(str(field_.get(k) or "") for k in ("name", "field_name", "autocomplete")).lower()
+    if "name" in words:
+        return "Ada Lovelace"
+    if "mail" in words:
+        return "ada@example.com"
+    return "Sample text"
+
+
+def _counts(survey: dict[str, Any]) -> list[dict[str, Any]]:
+    return [{"selector": choose_selector(entry) or "", "count": entry.get("count", 0),
+             "items": list(entry.get("items") or ())} for entry in survey.get("lists") or ()]
+
+
+def _title(page: dict[str, Any]) -> str:
+    path = str(page["path"]).split("?", 1)[0]
+    return path if path not in ("", "/") else "home page"
+
+
+def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, login: dict[str, Any] | None = None,
+                   submit_forms: bool = False, words: tuple[str, ...] = ()) -> list[GeneratedSpec]:
+    """One spec per feature that has checks to make (a feature without any is left out)."""
+    writer = _Writer(state, login, words)
+    writer.submitting = submit_forms
+    out: list[GeneratedSpec] = []
+    for feature in features:
+        page = writer.pages.get(feature["page"])
+        if page is None:
+            continue
+        body = writer.steps_for(feature, page)
+        if not body:
+            continue
+        entry, steps = writer.prefix(page, banner=feature["kind"] != "cookie_banner")
+        steps = (steps + body)[:MAX_STEPS]
+        name = f"{_title(page)}: {feature['name']}"[:120].strip()
+        data: dict[str, Any] = {
+            "spec_version": "1.1",
+            "name": name,
+            "description": (feature["reason"][:400] + ". Written by flowwalk discover.")[:500],
+            "url": entry,
+        }
+        allowed = sorted({urlsplit(p["url"]).hostname or "" for p in writer.pages.values()}
+                         - {urlsplit(entry).hostname or ""} - {""})
+        if allowed:
+            data["allowed_hosts"] = allowed[:10]
+        data["steps"] = steps
+        if page.get("console_errors") == 0:
+            data["assertions"] = [{"kind": "no_console_errors"}]
+        header = [f"{feature['kind']} on {page['path']}: {feature['reason'][:200]}",
+                  f"Written by `flowwalk discover` (page signature {page['signature']}); edit it as you like."]
+        variables = tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
+        out.append(GeneratedSpec(path=f"{feature['id']}.flow.yaml", feature=feature["id"], data=data,
+                                 text=render_spec(data, header), variables=variables))
+    return out

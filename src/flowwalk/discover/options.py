@@ -1,0 +1,85 @@
+"""What a discover run is asked to do (`DiscoverOptions`) and what it did (`DiscoverResult`).
+
+Both are plain frozen dataclasses: the CLI builds the options from its flags (`app.discover`),
+the MCP server from its tool arguments, the tests from keywords. The defaults are the documented
+limits (docs/discover.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+__all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "StopReason"]
+
+#: words that make a control destructive: a button, link or form whose text, label, test id, id,
+#: class, name, href or action says one of them is never clicked, followed or submitted. Matched
+#: as whole words, ignoring case, with `-`, `_`, `/` and camelCase humps splitting words. Extend
+#: with `--destructive WORD`, shorten with `--not-destructive WORD` (docs/discover.md).
+DEFAULT_DESTRUCTIVE: tuple[str, ...] = (
+    "delete", "remove", "destroy", "erase", "purge", "wipe", "trash", "discard",
+    "logout", "log out", "log off", "signout", "sign out", "sign off",
+    "pay", "pay now", "buy", "purchase", "checkout", "check out", "place order", "order now", "subscribe",
+    "unsubscribe", "cancel subscription", "cancel plan", "cancel account", "close account", "deactivate",
+    "terminate", "revoke", "reset", "archive", "ban", "block", "kick", "transfer", "withdraw", "refund",
+    "donate", "clear", "uninstall", "disable account",
+)
+
+StopReason = Literal["done", "max_pages", "max_actions", "budget", "cancelled", "unreachable"]
+
+
+@dataclass(frozen=True)
+class DiscoverOptions:
+    """One discover run. `url` is where the crawl starts; `out_dir` where the specs go."""
+
+    url: str
+    out_dir: Path = Path("checks")
+    #: hosts besides the start URL's host that links may lead to (bare host names)
+    allow_hosts: tuple[str, ...] = ()
+    max_pages: int = 50
+    max_depth: int = 4
+    #: clicks on in-page controls, fills and submits together
+    max_actions: int = 200
+    budget_s: float = 600.0
+    resume: bool = False
+    submit_forms: bool = False
+    #: a flow spec that logs in first; its steps also start every generated spec
+    login: Path | None = None
+    variables: tuple[tuple[str, str], ...] = ()
+    secret_names: tuple[str, ...] = ()
+    destructive_add: tuple[str, ...] = ()
+    destructive_remove: tuple[str, ...] = ()
+    #: run every generated spec twice before writing it (off only for quick looks)
+    verify: bool = True
+    #: ask the configured model (flowwalk.yaml `model:`) for names, descriptions and which checks to keep
+    use_model: bool = True
+    config_path: Path | None = None
+    executable: str | None = None
+    workers: int | None = None
+
+    def destructive_words(self) -> tuple[str, ...]:
+        removed = {w.strip().lower() for w in self.destructive_remove}
+        words = [w for w in DEFAULT_DESTRUCTIVE if w not in removed]
+        for word in self.destructive_add:
+            word = word.strip().lower()
+            if word and word not in words:
+                words.append(word)
+        return tuple(words)
+
+
+@dataclass(frozen=True)
+class DiscoverResult:
+    """What a discover run found and wrote (the same figures `discover/crawl.json` holds)."""
+
+    out_dir: Path
+    pages: int
+    features: int
+    specs_written: tuple[str, ...]
+    needs_review: tuple[str, ...]
+    duration_s: float
+    stopped_reason: StopReason
+    #: where index.md, crawl.json, the snapshots and screenshots are
+    discover_dir: Path = field(default=Path("discover"))
+    #: model proposals that were dropped, and why (empty without a model)
+    dropped: tuple[str, ...] = ()

@@ -1,0 +1,126 @@
+"""`discover` against tests/site/pages/discover/ in real Chromium (the session's shared browser).
+
+What a user sees: destructive links and buttons are never followed (the server never hears of
+them), template pages collapse, the specs written pass `flowwalk run`, crawl.json satisfies its
+schema, a crawl that stopped resumes, and two crawls of an unchanged site write identical specs.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from jsonschema import Draft202012Validator
+
+from flowwalk.browser import Browser
+from flowwalk.discover import DiscoverOptions, DiscoverResult, discover
+from flowwalk.discover.record import CRAWL_SCHEMA, generate_schemas
+from flowwalk.settings import Settings
+from flowwalk.spec.loader import load_suites
+
+pytestmark = pytest.mark.browser
+
+PAGES = Path(__file__).resolve().parents[1] / "site" / "pages"
+
+
+class _Recording(SimpleHTTPRequestHandler):
+    """Serves tests/site/pages and remembers every path asked for."""
+
+    requested: list[str]
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def do_GET(self) -> None:  # noqa: N802
+        self.requested.append(self.path)
+        super().do_GET()
+
+
+@pytest.fixture()
+def recording_site() -> Iterator[tuple[str, list[str]]]:
+    requested: list[str] = []
+    handler = type("Handler", (_Recording,), {"requested": requested})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(PAGES)))
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}", requested
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
+
+
+def run(url: str, out: Path, browser: Browser, **options: Any) -> DiscoverResult:
+    lines: list[str] = []
+    result = discover(DiscoverOptions(url=url, out_dir=out, use_model=False, **options),
+                      progress=lines.append, browser=browser)
+    assert lines, "discover said nothing on the way"
+    return result
+
+
+def test_a_page_whose_every_control_destroys_something_is_left_alone(
+        recording_site: tuple[str, list[str]], flowwalk_browser: Browser, tmp_path: Path) -> None:
+    base, requested = recording_site
+    result = run(f"{base}/discover/danger.html", tmp_path / "checks", flowwalk_browser, verify=False)
+    assert result.pages == 1 and result.stopped_reason == "done"
+    assert not [p for p in requested if "gone" in p or "delete" in p], requested
+    crawl = json.loads((tmp_path / "checks" / "discover" / "crawl.json").read_text())
+    reasons = [s["reason"] for s in crawl["skipped"]]
+    assert len([r for r in reasons if r.startswith("destructive")]) == 8, reasons
+    index = (tmp_path / "checks" / "discover" / "index.md").read_text()
+    assert "destructive ('delete'): link 'Delete item 1'" in index
+
+
+def test_discover_writes_specs_that_pass_and_says_what_it_found(site: Any, flowwalk_browser: Browser,
+                                                               tmp_path: Path) -> None:
+    out = tmp_path / "checks"
+    result = run(f"{site.url}/discover/index.html", out, flowwalk_browser, max_pages=6, submit_forms=True)
+    crawl = json.loads((out / "discover" / "crawl.json").read_text())
+    assert list(Draft202012Validator(generate_schemas()[CRAWL_SCHEMA]).iter_errors(crawl)) == []
+    pages = {p["path"]: p for p in crawl["pages"]}
+    # the three book pages are one template, visited three times
+    assert len(pages["/discover/book-1.html"]["visits"]) == 3
+    assert set(pages) == {"/discover/index.html", "/discover/books.html", "/discover/contact.html",
+                          "/discover/danger.html", "/discover/book-1.html"}
+    kinds = {f["id"]: f["kind"] for f in crawl["features"]}
+    assert kinds["discover-index/navigation"] == "navigation" and kinds["discover-index/control"] == "control"
+    assert kinds["discover-books/search"] == "search" and kinds["discover-contact/form"] == "form"
+    for page in crawl["pages"]:
+        assert (out / "discover" / page["snapshot"]).read_text().count("```") == 2
+        assert (out / "discover" / page["screenshot"]).read_bytes()[:4] == b"\x89PNG"
+    # every spec passed twice and was written; they load as flowwalk run would load them
+    assert result.needs_review == ()
+    assert len(result.specs_written) == len(crawl["specs"]) >= 10
+    suites = load_suites([str(out)], Settings())
+    assert len(suites) == len(result.specs_written)
+    contact = (out / "discover-contact" / "form.flow.yaml").read_text()
+    assert "value: Please enter your email address" in contact
+    search = (out / "discover-books" / "search.flow.yaml").read_text()
+    assert "kind: text_not_contains" in search and "value: Dune" in search
+    assert "(needs" not in (out / "discover" / "index.md").read_text()
+
+
+def test_two_crawls_write_identical_specs_and_a_stopped_crawl_resumes(site: Any, flowwalk_browser: Browser,
+                                                                     tmp_path: Path) -> None:
+    url = f"{site.url}/discover/index.html"
+    first = run(url, tmp_path / "a", flowwalk_browser, max_pages=3, verify=False)
+    second = run(url, tmp_path / "b", flowwalk_browser, max_pages=3, verify=False)
+    assert first.stopped_reason == second.stopped_reason == "max_pages"
+
+    def specs(root: Path) -> dict[str, bytes]:
+        return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*.yaml"))
+                if "discover" != p.relative_to(root).parts[0]}
+
+    assert specs(tmp_path / "a") and specs(tmp_path / "a") == specs(tmp_path / "b")
+    state = json.loads((tmp_path / "a" / "discover" / "discover.state.json").read_text())
+    assert len(state["pages"]) == 3 and state["queue"]
+    resumed = run(url, tmp_path / "a", flowwalk_browser, max_pages=6, verify=False, resume=True)
+    assert resumed.stopped_reason == "done" and resumed.pages == 5
+    crawl = json.loads((tmp_path / "a" / "discover" / "crawl.json").read_text())
+    assert [p["id"] for p in crawl["pages"]][:3] == [p["id"] for p in state["pages"]]

@@ -1,0 +1,200 @@
+"""discover's pure parts: destructive words, URL keys, DOM signatures, selector choice, spec writing."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+from jsonschema import Draft202012Validator
+
+from flowwalk.cli import main
+from flowwalk.discover.features import classify, form_kind
+from flowwalk.discover.generate import generate_specs
+from flowwalk.discover.options import DEFAULT_DESTRUCTIVE, DiscoverOptions
+from flowwalk.discover.record import CRAWL_SCHEMA, build_record, generate_schemas
+from flowwalk.discover.safety import destructive_word, host_in_scope, url_key
+from flowwalk.discover.selectors import choose_selector, target_of
+from flowwalk.discover.signature import dom_signature, template_key, url_template
+from flowwalk.settings import Settings
+from flowwalk.spec.loader import load_file
+
+WORDS = DEFAULT_DESTRUCTIVE
+
+
+@pytest.mark.parametrize("element, word", [
+    ({"name": "Delete item"}, "delete"),
+    ({"name": "Go", "testid": "deleteItem"}, "delete"),
+    ({"name": "Item 3", "raw_href": "/items/3/delete"}, "delete"),
+    ({"name": "Bye", "classes": ["logout"]}, "logout"),
+    ({"name": "Stop", "testid": "cancel-subscription"}, "cancel subscription"),
+    ({"name": "Leave", "testid": "sign-out"}, "sign out"),
+    ({"name": "Pay now"}, "pay"),
+    ({"name": "Deleted items"}, None),
+    ({"name": "Cancellation policy"}, None),
+    ({"name": "Payments history", "raw_href": "/billing/history"}, None),
+    ({"name": "Dropdown"}, None),
+])
+def test_destructive_words_are_whole_words(element: dict[str, Any], word: str | None) -> None:
+    assert destructive_word(element, WORDS) == word
+
+
+def test_the_destructive_list_is_configurable() -> None:
+    options = DiscoverOptions(url="http://127.0.0.1/", destructive_add=("Publish",), destructive_remove=("archive",))
+    words = options.destructive_words()
+    assert "publish" in words and "archive" not in words and "delete" in words
+    assert destructive_word({"name": "Publish post"}, words) == "publish"
+    assert destructive_word({"name": "Archive"}, words) is None
+
+
+def test_url_keys_drop_anchors_but_keep_hash_routes() -> None:
+    assert url_key("http://127.0.0.1:8000/a.html#top") == "http://127.0.0.1:8000/a.html"
+    assert url_key("http://127.0.0.1:8000/#/active") == "http://127.0.0.1:8000/#/active"
+    assert url_key("HTTP://Example.COM:80/x?q=1") == "http://example.com/x?q=1"
+    assert host_in_scope("help.example.com", "www.example.com", ["example.com"])
+    assert not host_in_scope("evil.com", "www.example.com", ["example.com"])
+
+
+def survey(heading: str, buttons: tuple[str, ...] = ("Save",), items: int = 3) -> dict[str, Any]:
+    return {"landmarks": [{"role": "main", "name": ""}], "headings": [{"level": 1, "text": heading}],
+            "buttons": [{"name": b} for b in buttons], "links": [], "forms": [],
+            "lists": [{"count": items, "items": [f"item {i}" for i in range(items)]}]}
+
+
+def test_signatures_collapse_numbers_and_list_lengths_not_meaning() -> None:
+    assert dom_signature(survey("Order 1041")) == dom_signature(survey("Order 1042", items=7))
+    assert dom_signature(survey("Cart")) != dom_signature(survey("Products"))
+    assert dom_signature(survey("Cart", ("Save",))) != dom_signature(survey("Cart", ("Save", "Share")))
+    assert url_template("http://h/items/42/edit") == "/items/{id}/edit"
+    assert template_key("http://h/p/7", survey("Red shirt")) == template_key("http://h/p/9", survey("Blue hat"))
+    assert template_key("http://h/p/7", survey("Red shirt")) != template_key("http://h/q/9", survey("Blue hat"))
+
+
+def test_selectors_prefer_test_ids_then_ids_then_labels_and_never_a_chain_when_better_exists() -> None:
+    def element(*candidates: tuple[str, str, int]) -> dict[str, Any]:
+        return {"candidates": [{"selector": s, "how": h, "count": n} for s, h, n in candidates]}
+
+    assert choose_selector(element(("main > a:nth-of-type(2)", "position", 1), ("#go", "id", 1),
+                                   ("[data-testid=\"go\"]", "testid", 1))) == '[data-testid="go"]'
+    assert choose_selector(element(("[data-testid=\"go\"]", "testid", 2), ("#go", "id", 1))) == "#go"
+    assert choose_selector(element(("text=\"Go\"", "text", 1), ("a[href=\"/go\"]", "role", 1))) == 'a[href="/go"]'
+    assert choose_selector(element(("text=\"Go\"", "text", 3), ("main > a", "position", 1))) == "main > a"
+    assert choose_selector(element(("text=\"Go\"", "text", 0))) is None
+    assert target_of({"kind": "button", "name": "Log in"}) == "the Log in button"
+    assert target_of({"kind": "field", "type": "email", "name": "Email"}) == "the Email field"
+
+
+def test_forms_are_classified_with_a_reason() -> None:
+    login = {"fields": [{"type": "email"}, {"type": "password", "autocomplete": "current-password"}]}
+    signup = {"fields": [{"type": "text"}, {"type": "email"}, {"type": "password", "autocomplete": "new-password"}]}
+    assert form_kind(login)[0] == "login"
+    assert form_kind(signup)[0] == "signup"
+    assert form_kind({"search": True, "fields": [{"type": "text"}]})[0] == "search"
+    assert form_kind({"fields": [{"type": "text"}]}) == ("form", "a form with 1 field")
+
+
+def _candidates(selector: str, how: str = "testid") -> list[dict[str, Any]]:
+    return [{"selector": selector, "how": how, "count": 1}]
+
+
+def _state() -> dict[str, Any]:
+    """A crawl of two pages as the crawler records them (the shape crawl.py writes)."""
+    home_survey = {
+        "title": "Shop", "landmarks": [{"role": "navigation", "name": "Main"}],
+        "headings": [{"level": 1, "text": "Welcome", "selector": []}],
+        "links": [{"kind": "link", "name": "Products", "href": "http://127.0.0.1:9/products.html",
+                   "landmark": "navigation:Main", "candidates": _candidates('nav a[href="/products.html"]', "role")},
+                  {"kind": "link", "name": "Home", "href": "http://127.0.0.1:9/", "landmark": "navigation:Main",
+                   "candidates": _candidates('nav a[href="/"]', "role")}],
+        "buttons": [], "forms": [{"kind": "form", "name": "", "fields": [
+            {"kind": "field", "type": "email", "name": "Email", "candidates": _candidates("#email", "id")},
+            {"kind": "field", "type": "password", "name": "Password", "candidates": _candidates("#password", "id")}],
+            "submit": {"kind": "button", "name": "Log in", "candidates": _candidates('[data-testid="login"]')}}],
+        "lists": [{"kind": "list", "count": 3, "total": 3, "item_tag": "li", "first_item": "Apples", "items": [],
+                   "candidates": _candidates('[data-testid="deals"]')}],
+        "dialogs": [],
+    }
+    products_survey = {"title": "Products", "landmarks": [], "headings": [{"level": 1, "text": "Products", "selector": []}],
+                       "links": [], "buttons": [], "forms": [], "lists": [], "dialogs": []}
+
+    def page(pid: str, slug: str, url: str, path: str, survey: dict[str, Any]) -> dict[str, Any]:
+        return {"id": pid, "slug": slug, "url": url, "path": path, "title": survey["title"], "status": 200,
+                "depth": 0, "signature": "0123456789ab", "template": "t", "outline": {
+                    "landmarks": [], "headings": [], "fields": [], "buttons": [], "links": []},
+                "visits": [url], "reached_by": None, "survey": survey, "console_errors": 0,
+                "banner": {"selector": '[data-testid="cookie-ok"]', "target": "the OK button"},
+                "controls": [], "searches": [], "submits": [], "snapshot": f"pages/{slug}/snapshot.md",
+                "screenshot": ""}
+
+    return {"start_url": "http://127.0.0.1:9/", "pages": [
+        page("p001", "home", "http://127.0.0.1:9/", "/", home_survey),
+        page("p002", "products", "http://127.0.0.1:9/products.html", "/products.html", products_survey)],
+        "edges": [{"from": "p001", "to": "p002", "kind": "link", "selector": "", "name": "Products"}],
+        "skipped": [], "loops": [], "dismiss": [], "actions": 0, "stopped_reason": "done"}
+
+
+def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path: Path) -> None:
+    state = _state()
+    features = classify(state["pages"], state["dismiss"])
+    assert [f["kind"] for f in features] == ["page", "navigation", "login", "list", "page"]
+    specs = generate_specs(state, features)
+    again = generate_specs(json.loads(json.dumps(state)), classify(state["pages"], state["dismiss"]))
+    assert [s.text for s in specs] == [s.text for s in again]
+    assert {s.path for s in specs} == {"home/page.flow.yaml", "home/navigation.flow.yaml", "home/login.flow.yaml",
+                                       "home/list.flow.yaml", "products/page.flow.yaml"}
+    for spec in specs:
+        path = tmp_path / spec.path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(spec.text, encoding="utf-8")
+        suite, problems = load_file(path, Settings())
+        assert problems == [] and suite is not None, spec.text
+        for step in spec.data["steps"]:
+            if step["type"] == "act":
+                assert step["selector"] and step["target"], step
+        assert spec.data["steps"][0]["selector"] == '[data-testid="cookie-ok"]'   # the banner first
+        assert spec.data["assertions"] == [{"kind": "no_console_errors"}]
+    nav = next(s for s in specs if s.path == "home/navigation.flow.yaml")
+    assert [s.get("value") for s in nav.data["steps"] if s["type"] == "expect"] == ["/products.html", "Products"]
+    counts = next(s for s in specs if s.path == "home/list.flow.yaml")
+    assert counts.data["steps"][1] == {"type": "expect", "kind": "count", "selector": '[data-testid="deals"] > li',
+                                       "equals": 3}
+
+
+def test_an_account_form_uses_variables_only_when_forms_are_submitted() -> None:
+    state = _state()
+    features = classify(state["pages"], state["dismiss"])
+    quiet = next(s for s in generate_specs(state, features) if s.path == "home/login.flow.yaml")
+    assert quiet.variables == () and "click" not in [s.get("action") for s in quiet.data["steps"][1:]]
+    submitting = next(s for s in generate_specs(state, features, submit_forms=True) if s.path == "home/login.flow.yaml")
+    assert submitting.variables == ("LOGIN_EMAIL", "LOGIN_PASSWORD")
+    assert submitting.data["steps"][-2]["selector"] == '[data-testid="login"]'
+
+
+def test_the_crawl_record_satisfies_its_schema() -> None:
+    state = _state()
+    features = classify(state["pages"], state["dismiss"])
+    record = build_record(state, features, [{"path": "home/page.flow.yaml", "feature": "home/page",
+                                             "status": "written", "failure": None, "variables": []}],
+                          limits={"max_pages": 50, "max_depth": 4, "max_actions": 200, "budget_s": 600.0,
+                                  "submit_forms": False, "allow_hosts": [], "destructive_words": list(WORDS)},
+                          duration_s=1.0, drops=[])
+    data = json.loads(record.model_dump_json(by_alias=True))
+    errors = list(Draft202012Validator(generate_schemas()[CRAWL_SCHEMA]).iter_errors(data))
+    assert errors == []
+    assert data["pages"][0]["links_to"] == ["p002"] and data["edges"][0]["from"] == "p001"
+
+
+@pytest.mark.parametrize("args, message", [
+    (["ftp://example.com", "--out", "x"], "is not an http(s) URL"),
+    (["http://127.0.0.1:9/", "--out", "x", "--max-pages", "0"], "--max-pages 0 is below 1"),
+    (["http://127.0.0.1:9/", "--out", "x", "--allow-host", "https://a.example"], "is not a bare host name"),
+])
+def test_bad_input_is_refused_before_any_browser(args: list[str], message: str, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["discover", *args])
+    assert result.exit_code == 3
+    assert message in result.output
+    assert "Traceback" not in result.output
