@@ -111,6 +111,8 @@ def validate(**options: Any) -> None:
 @click.option("--workers", type=int, help="Scenarios run concurrently, one browser each [number of CPUs].")
 @click.option("--retries", type=int, help="Rerun a failed scenario up to N times; passing on a retry is flaky [0].")
 @click.option("--flaky-policy", type=click.Choice(["pass", "fail"]), help="Does a flaky scenario fail the job? [pass]")
+@click.option("--heal-policy", type=click.Choice(["pass", "fail"]),
+              help="Does a pass through a healed selector fail the job? [pass]")
 @click.option("--run-timeout", "run_timeout_s", type=float, help="Seconds for the whole run [300].")
 @click.option("--screenshots", type=click.Choice(["off", "on-failure", "on"]), help="When to take screenshots [on-failure].")
 @click.option("--full-page-screenshots/--no-full-page-screenshots", default=None, help="Capture the whole page, not the viewport.")

@@ -48,12 +48,13 @@ INCOMPLETE_REASONS: Final = ("run_timeout", "shard_missing", "not_run", "browser
 
 
 def decide_outcome(results: Iterable[tuple[str, str | None, str | None]], *, cancelled: bool,
-                   flaky_policy: str) -> tuple[Outcome, ExitCode]:
+                   flaky_policy: str, heal_policy: str = "pass", healed: bool = False) -> tuple[Outcome, ExitCode]:
     """(outcome, exit code) of a run from (status, skip reason, failure class) of each test's final result.
 
     First rule that applies: cancelled (5); any `assertion_failed` (1, the only alerting one); any
     `infrastructure_error` or a test cut short (an `INCOMPLETE_REASONS` skip) (6); any other
-    failure class (2); a flaky test under `flaky_policy: fail` (2); else passed (0). A failed test
+    failure class (2); a flaky test under `flaky_policy: fail` (2); a test that passed through a
+    healed selector (`healed`) under `heal_policy: fail` (2); else passed (0). A failed test
     without a class is flowwalk's own fault and counts as `infrastructure_error`.
     """
     rows = list(results)
@@ -66,7 +67,8 @@ def decide_outcome(results: Iterable[tuple[str, str | None, str | None]], *, can
     elif "infrastructure_error" in classes or any(status == "skipped" and reason in INCOMPLETE_REASONS
                                                   for status, reason, _ in rows):
         outcome = "infrastructure_failed"
-    elif classes or (flaky_policy == "fail" and any(status == "flaky" for status, _, _ in rows)):
+    elif classes or (flaky_policy == "fail" and any(status == "flaky" for status, _, _ in rows)) \
+            or (heal_policy == "fail" and healed):
         outcome = "spec_needs_review"
     else:
         outcome = "passed"

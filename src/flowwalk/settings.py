@@ -23,6 +23,7 @@ CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networki
                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run")
 COMMENT_MODES = ("always", "on-failure", "on-change", "off")
 FLAKY_POLICIES = ("pass", "fail")
+HEAL_POLICIES = ("pass", "fail")
 TRACE_MODES = ("off", "on-failure", "on")
 SCREENSHOT_MODES = ("off", "on-failure", "on")
 #: flow-spec v1 asks for plain deterministic checks and says nothing about stabilization (issue 11)
@@ -103,6 +104,7 @@ class Settings:
     workers: int = 1
     retries: int = 0
     flaky_policy: str = "pass"             # does a flaky scenario fail the job?
+    heal_policy: str = "pass"              # does a pass through a healed selector fail the job?
     run_timeout_s: float = 300.0
     rule_timeout_ms: int = 30_000          # observations and the rule deadline
     guard_timeout_ms: int = 200
@@ -217,6 +219,7 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     text_settings: dict[str, tuple[str, ...]] = {
         "out_dir": ("FLOWWALK_OUT",), "base_url": ("FLOWWALK_BASE_URL",),
         "durations_file": ("FLOWWALK_DURATIONS",), "flaky_policy": ("FLOWWALK_FLAKY_POLICY",),
+        "heal_policy": ("FLOWWALK_HEAL_POLICY",),
         "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
         "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
     }
@@ -283,8 +286,8 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
         merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
 
-    for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("trace", TRACE_MODES),
-                          ("screenshots", SCREENSHOT_MODES)):
+    for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("heal_policy", HEAL_POLICIES),
+                          ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES)):
         if name in merged and merged[name] not in allowed:
             raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
     if config.get("model"):

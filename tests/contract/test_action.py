@@ -106,7 +106,7 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
     assert run_argv(env) == [
         "run", "--base-url", "https://shop.example", "--var", "LOCALE=en-GB", "--var", "GREETING=hello world",
         "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--retries", "0",
-        "--flaky-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
+        "--flaky-policy", "pass", "--heal-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
         "checks/", "more/x.flow.yaml"]
     assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run"]
     # the token goes through the environment, never argv
@@ -114,8 +114,8 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
 
 
 def test_unset_inputs_fall_back_to_the_action_defaults() -> None:
-    assert run_argv({}) == ["run", "--retries", "0", "--flaky-policy", "pass", "--run-timeout", "300",
-                            "--trace", "off", "--out", "flowwalk-report", "."]
+    assert run_argv({}) == ["run", "--retries", "0", "--flaky-policy", "pass", "--heal-policy", "pass",
+                            "--run-timeout", "300", "--trace", "off", "--out", "flowwalk-report", "."]
     assert read_input({}, input_by_name("token")) == ""  # an unexpanded expression is not a token
 
 

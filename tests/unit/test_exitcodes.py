@@ -48,6 +48,14 @@ def test_the_first_rule_that_applies_decides() -> None:
     assert decide_outcome([PASS], cancelled=False, flaky_policy="pass") == ("passed", ExitCode.OK)
     assert code([PASS, FLAKY]) == ExitCode.OK
     assert code([PASS, FLAKY], flaky_policy="fail") == ExitCode.SPEC_NEEDS_REVIEW
+    # a pass through a healed selector fails the job only under heal_policy: fail, and only as "review the spec"
+    assert decide_outcome([PASS], cancelled=False, flaky_policy="pass", healed=True)[1] == ExitCode.OK
+    assert decide_outcome([PASS], cancelled=False, flaky_policy="pass", heal_policy="fail", healed=True) == \
+        ("spec_needs_review", ExitCode.SPEC_NEEDS_REVIEW)
+    assert decide_outcome([PASS], cancelled=False, flaky_policy="pass", heal_policy="fail", healed=False)[1] == \
+        ExitCode.OK
+    assert decide_outcome([PASS, ("failed", "", "assertion_failed")], cancelled=False, flaky_policy="pass",
+                          heal_policy="fail", healed=True)[1] == ExitCode.SITE_MISBEHAVED
     assert code([("failed", "", "spec_step_unresolvable"), ("failed", "", "assertion_failed")]) == ExitCode.SITE_MISBEHAVED
     assert code([("failed", "", "credential_rejected"), ("failed", "", "infrastructure_error")]) == \
         ExitCode.INFRASTRUCTURE_FAILED

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from flowwalk.events import Failure, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
+from flowwalk.events import Failure, Heal, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 
@@ -152,3 +152,14 @@ def test_tests_skipped_because_their_scenario_could_not_start_are_dependents(tmp
     assert [(c["test_id"], c["dependents"]) for c in verdict["root_causes"]] == \
         [(f"{sid}/open", [f"{sid}/login", f"{sid}/logout"])]
     assert (verdict["outcome"], verdict["exit_code"]) == ("spec_needs_review", 2)
+
+
+@pytest.mark.parametrize("policy, attempts, expected", [("pass", 1, ("passed", 0)), ("fail", 1, ("spec_needs_review", 2)),
+                                                        ("fail", 2, ("spec_needs_review", 2))])
+def test_a_healed_pass_fails_only_under_heal_policy_fail(tmp_path: Path, policy: str, attempts: int,
+                                                         expected: tuple[str, int]) -> None:
+    heal = Heal(old_selector="#old", new_selector="#new", method="deterministic", score=0.9, target="the button",
+                step_index=2, path="a.flow.yaml", line=5)
+    write_sample_run(tmp_path, healed_events([("a.flow.yaml#a", heal)], heal_policy=policy, attempts=attempts))
+    verdict = build_verdict(read_run(tmp_path))
+    assert (verdict["outcome"], verdict["exit_code"]) == expected

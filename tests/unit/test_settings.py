@@ -70,3 +70,12 @@ def test_offline_is_off_unless_asked_for() -> None:
 def test_github_actions_is_detected() -> None:
     assert build_settings({}, {"GITHUB_ACTIONS": "true"}).on_github_actions
     assert not build_settings({}, {}).on_github_actions
+
+
+def test_heal_policy_comes_from_the_command_line_environment_or_config() -> None:
+    assert build_settings({}, {}).heal_policy == "pass"
+    assert build_settings({}, {}, {"heal_policy": "fail"}).heal_policy == "fail"
+    assert build_settings({}, {"FLOWWALK_HEAL_POLICY": "fail"}, {"heal_policy": "pass"}).heal_policy == "fail"
+    assert build_settings({"heal_policy": "pass"}, {"FLOWWALK_HEAL_POLICY": "fail"}).heal_policy == "pass"
+    with pytest.raises(UsageError, match="heal-policy 'never' is not one of pass, fail"):
+        build_settings({}, {"FLOWWALK_HEAL_POLICY": "never"})

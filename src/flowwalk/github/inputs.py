@@ -68,6 +68,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 run_flag="--retries"),
     ActionInput("flaky-policy", "Does a flaky scenario fail the job? pass or fail.", "pass",
                 run_flag="--flaky-policy"),
+    ActionInput("heal-policy", "Does a check that passed only through a healed selector fail the job? pass or fail.",
+                "pass", run_flag="--heal-policy"),
     ActionInput("run-timeout", "Seconds for the whole run; what it cuts short is reported as run_timeout.", "300",
                 run_flag="--run-timeout"),
     ActionInput("serve", "A folder of the repository to serve on 127.0.0.1 for the run (used as the base URL "

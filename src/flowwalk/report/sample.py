@@ -472,7 +472,8 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
 
 
 def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard: tuple[int, int] = (1, 1),
-                  run_id: str = "run-1", started_at: str = "2024-05-01T12:00:00Z") -> list[Event]:
+                  run_id: str = "run-1", started_at: str = "2024-05-01T12:00:00Z",
+                  heal_policy: str = "pass") -> list[Event]:
     """A run in which each (test id, heal) pair is one flow that passed through that heal.
 
     Test ids are `path#name`; a test id given twice is one flow with several heals. With
@@ -490,7 +491,8 @@ def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard
             "shard": {"index": shard[0], "total": shard[1]}, "shards": []}
     events: list[Event] = [RunStarted(run_id=run_id, started_at=started_at, flowwalk_version="0.1.0",
                                       shard={"index": shard[0], "total": shard[1]}, plan=plan,
-                                      settings={"retries": attempts - 1, "flaky_policy": "pass"})]
+                                      settings={"retries": attempts - 1, "flaky_policy": "pass",
+                                                "heal_policy": heal_policy})]
     for tid, found in by_test.items():
         name = tid.split("#", 1)[-1]
         for attempt in range(1, attempts + 1):
@@ -508,7 +510,8 @@ def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard
                                        screenshots=tuple(h.screenshot for h in found if h.screenshot)))
             events.append(ScenarioFinished(scenario_id=tid, attempt=attempt, status=status, duration_ms=10.0,
                                            final=attempt == attempts))
-    events.append(RunFinished(finished_at=started_at, duration_ms=100.0, exit_code=0,
+    events.append(RunFinished(finished_at=started_at, duration_ms=100.0,
+                              exit_code=2 if heal_policy == "fail" and by_test else 0,
                               counts={"total": len(by_test), "passed": len(by_test) if attempts == 1 else 0,
                                       "failed": 0, "skipped": 0, "flaky": len(by_test) if attempts > 1 else 0}))
     return events

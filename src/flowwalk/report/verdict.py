@@ -10,7 +10,8 @@ docs/architecture.md and `schemas/verdict.v1.schema.json`. The outcome and exit 
   shard, never run):
   infrastructure failed (exit 6) - rerunning may pass, and a partial run never reads as a pass;
 - else any other failure class: a spec needs review (exit 2);
-- else flaky tests fail the run only under `flaky_policy: fail` (exit 2); otherwise it passed (0).
+- else flaky tests fail the run only under `flaky_policy: fail` (exit 2), and tests that passed
+  through a healed selector only under `heal_policy: fail` (exit 2); otherwise it passed (0).
 
 Root causes are the failed tests that did not fail because a parent did, each with every test
 skipped (transitively) because of it: one broken login reads as one failure with its dependents,
@@ -143,7 +144,9 @@ def decide(records: RunRecords) -> tuple[Outcome, int]:
     """(outcome, exit code) of the run, by `exitcodes.decide_outcome` (the walker's run_finished uses it too)."""
     outcome, code = decide_outcome(((t.status, t.reason, failure_class(t)) for t in records.tests),
                                    cancelled=records.cancelled,
-                                   flaky_policy=str(records.settings.get("flaky_policy", "pass")))
+                                   flaky_policy=str(records.settings.get("flaky_policy", "pass")),
+                                   heal_policy=str(records.settings.get("heal_policy", "pass")),
+                                   healed=any(t.heals for t in records.tests if t.status in ("passed", "flaky")))
     return outcome, int(code)
 
 

@@ -784,6 +784,7 @@ class ConfigModel(Strict):
     run_timeout_s: Optional[Annotated[float, Field(gt=0, le=86_400)]] = None
     retries: Optional[Annotated[int, Field(ge=0, le=5)]] = None
     flaky_policy: Optional[Literal["pass", "fail"]] = None
+    heal_policy: Optional[Literal["pass", "fail"]] = None
     workers: Optional[Annotated[int, Field(ge=1, le=64)]] = None
     comment_mode: Optional[Literal["always", "on-failure", "on-change", "off"]] = None
     stabilize: Optional[StabilizeModel] = None

@@ -100,6 +100,7 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "workers": settings.workers,
         "retries": settings.retries,
         "flaky_policy": settings.flaky_policy,
+        "heal_policy": settings.heal_policy,
         "run_timeout_s": settings.run_timeout_s,
         "rule_timeout_ms": settings.rule_timeout_ms,
         "guard_timeout_ms": settings.guard_timeout_ms,
@@ -253,6 +254,8 @@ class _Shared:
     lock: threading.Lock = field(default_factory=threading.Lock)
     outcomes: dict[str, ScenarioOutcome] = field(default_factory=dict)
     finals: dict[str, tuple[str, str, str | None]] = field(default_factory=dict)
+    #: tests whose latest attempt went through a healed selector (heal_policy)
+    healed: set[str] = field(default_factory=set)
     launch_errors: list[str] = field(default_factory=list)
 
 
@@ -290,6 +293,10 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
             with shared.lock:
                 cls = event.failure.failure_class if event.failure is not None else None
                 shared.finals[event.test_id] = (event.status, event.reason, cls)
+                if any(f.kind == "healed" for f in event.findings):
+                    shared.healed.add(event.test_id)
+                else:
+                    shared.healed.discard(event.test_id)
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings)))
@@ -339,7 +346,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     counts = {"total": len(finals), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
     for status, _, _ in finals.values():
         counts[status if status in counts else "failed"] += 1
-    code = int(decide_outcome(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy)[1])
+    healed = any(finals[t][0] in ("passed", "flaky") for t in shared.healed if t in finals)
+    code = int(decide_outcome(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy,
+                              heal_policy=settings.heal_policy, healed=healed)[1])
     duration = round((time.monotonic() - t0) * 1000, 1)
     out(ev.RunFinished(finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), duration_ms=duration,
                        exit_code=code, counts=counts, cancelled=cancelled))
