@@ -183,3 +183,45 @@ def test_a_resource_outside_the_working_directory_is_refused(workdir: Path) -> N
     errors = with_client(workdir, body)
     assert len(errors) == 3
     assert "not a report folder" in errors[2]
+
+
+HEALED_FLOW = """\
+spec_version: "1"
+name: sign in
+url: /login.html
+steps:
+  - type: act
+    action: click
+    target: the Sign in button
+    selector: '#submit'   # pinned by discover
+"""
+
+
+def test_propose_heal_answers_the_diff_and_writes_nothing(workdir: Path) -> None:
+    from flowwalk.events import Heal
+    from flowwalk.report.sample import healed_events, write_sample_run
+
+    spec = workdir / "checks" / "sign-in.flow.yaml"
+    spec.parent.mkdir()
+    spec.write_text(HEALED_FLOW)
+    heal = Heal(old_selector="#submit", new_selector="[data-testid=sign-in]", method="deterministic", score=0.93,
+                target="the Sign in button", step_index=1, path="checks/sign-in.flow.yaml", line=5)
+    write_sample_run(workdir / "healed", healed_events([("checks/sign-in.flow.yaml#sign in", heal)]))
+    write_sample_run(workdir / "plain", healed_events([]))
+
+    async def body(client: Client) -> Any:
+        return (await client.call_tool("propose_heal", {"report_dir": "healed"}),
+                await client.call_tool("propose_heal", {"report_dir": "plain"}),
+                await client.call_tool("propose_heal", {"report_dir": "../x"}))
+
+    healed, plain, outside = with_client(workdir, body)
+    data = healed.structured_content
+    assert data["files"] == ["checks/sign-in.flow.yaml"] and data["skipped"] == []
+    assert data["diff"].startswith("--- a/checks/sign-in.flow.yaml\n+++ b/checks/sign-in.flow.yaml\n@@ ")
+    assert "-    selector: '#submit'   # pinned by discover\n" in data["diff"]
+    assert "+    selector: '[data-testid=sign-in]'   # pinned by discover\n" in data["diff"]
+    assert data["heals"] == ["checks/sign-in.flow.yaml:8: '#submit' -> '[data-testid=sign-in]' "
+                             "(deterministic, score 0.93)"]
+    assert spec.read_text() == HEALED_FLOW  # never writes
+    assert plain.structured_content["diff"] == "" and "the report has no heals" in plain.structured_content["note"]
+    assert outside.is_error and "outside the server's working directory" in outside.content[0].text

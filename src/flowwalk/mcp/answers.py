@@ -125,5 +125,10 @@ class SchemaAnswer(Bounded):
 
 class HealAnswer(Bounded):
     report_dir: str
-    diff: str = Field(description="unified diff of the selector changes; empty when the run healed nothing")
+    diff: str = Field(description="unified diff of the selector changes (git apply / patch -p1 from the working "
+                                  "directory); empty when there is nothing to change")
     files: list[str] = Field(default_factory=list, description="the spec files the diff changes")
+    heals: list[str] = Field(default_factory=list, description="one line per change: path:line: 'old' -> 'new' "
+                                                               "(method, score)")
+    skipped: list[str] = Field(default_factory=list, description="heals left out of the diff, each with why")
+    already_applied: int = Field(default=0, description="heals the spec files already have")

@@ -22,6 +22,7 @@ from typing import Any, Callable, Literal, Mapping
 from flowwalk import app
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.mcp.answers import (
+    HealAnswer,
     ProblemOut,
     ReportOut,
     ReportsAnswer,
@@ -308,4 +309,24 @@ def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswe
     left_out = len(defs) - len(definitions)
     answer.note = (f"{left_out} of {len(defs)} $defs left out to stay small; ask again with definitions: "
                    f"[names] for the ones a $ref needs, or read {uri} for the whole schema")
+    return answer
+
+
+# --- heals -----------------------------------------------------------------------------------------
+
+
+def propose_heal(ws: Workspace, report_name: str) -> HealAnswer:
+    """The report's heals as the diff `flowwalk heal --report DIR` prints (heal/patch.py); nothing is
+    written. Spec paths in a report are relative to the folder the run ran in: the working directory."""
+    from flowwalk.heal.patch import describe, plan_patch
+
+    folder = ws.report_dir(report_name)
+    patch = plan_patch(folder, ws.root)
+    name = ws.relative(folder)
+    answer = HealAnswer(report_dir=name, diff=patch.diff, files=sorted(patch.texts),
+                        heals=describe(patch.edits), skipped=[s.render() for s in patch.skipped],
+                        already_applied=len(patch.kept))
+    if not patch.edits:
+        answer.note = ("nothing to change: the report has no heals" if not (patch.skipped or patch.kept)
+                       else "nothing to change: no heal is left to apply")
     return answer

@@ -226,6 +226,8 @@ class FlowwalkServer:
         add(self.schema, name="schema", title="JSON Schema of flow specs, rule files or flowwalk.yaml",
             annotations=_RO)
         add(self.list_reports, name="list_reports", title="List the report folders", annotations=_RO)
+        add(self.propose_heal, name="propose_heal", title="Propose the healed selectors as a diff",
+            annotations=_RO)
 
     async def validate(
         self,
@@ -390,6 +392,19 @@ class FlowwalkServer:
         for report in answer.reports:
             self.watch.track(self.ws.root / report.dir)
         return _answer(answer)
+
+    async def propose_heal(
+        self,
+        report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+    ) -> Annotated[CallToolResult, HealAnswer]:
+        """The selectors a run healed (a pinned selector failed and another element was chosen), as
+        a unified diff of the spec files, the same as `flowwalk heal --report DIR`. Never writes:
+        apply the diff yourself (git apply) or run `flowwalk heal --report DIR --apply`."""
+        try:
+            answer = await anyio.to_thread.run_sync(lambda: operations.propose_heal(self.ws, report_dir))
+        except _EXPECTED as error:
+            raise _refuse(error) from None
+        return _answer(answer, artifacts=f"the output of `flowwalk heal --report {report_dir}`")
 
     # --- resources -------------------------------------------------------------------------------
 
