@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
+from discover_kit import crawl_state
 from flowwalk.cli import main
 from flowwalk.discover.features import classify, form_kind
 from flowwalk.discover.generate import generate_specs
@@ -95,48 +96,8 @@ def test_forms_are_classified_with_a_reason() -> None:
     assert form_kind({"fields": [{"type": "text"}]}) == ("form", "a form with 1 field")
 
 
-def _candidates(selector: str, how: str = "testid") -> list[dict[str, Any]]:
-    return [{"selector": selector, "how": how, "count": 1}]
-
-
-def _state() -> dict[str, Any]:
-    """A crawl of two pages as the crawler records them (the shape crawl.py writes)."""
-    home_survey = {
-        "title": "Shop", "landmarks": [{"role": "navigation", "name": "Main"}],
-        "headings": [{"level": 1, "text": "Welcome", "selector": []}],
-        "links": [{"kind": "link", "name": "Products", "href": "http://127.0.0.1:9/products.html",
-                   "landmark": "navigation:Main", "candidates": _candidates('nav a[href="/products.html"]', "role")},
-                  {"kind": "link", "name": "Home", "href": "http://127.0.0.1:9/", "landmark": "navigation:Main",
-                   "candidates": _candidates('nav a[href="/"]', "role")}],
-        "buttons": [], "forms": [{"kind": "form", "name": "", "fields": [
-            {"kind": "field", "type": "email", "name": "Email", "candidates": _candidates("#email", "id")},
-            {"kind": "field", "type": "password", "name": "Password", "candidates": _candidates("#password", "id")}],
-            "submit": {"kind": "button", "name": "Log in", "candidates": _candidates('[data-testid="login"]')}}],
-        "lists": [{"kind": "list", "count": 3, "total": 3, "item_tag": "li", "first_item": "Apples", "items": [],
-                   "candidates": _candidates('[data-testid="deals"]')}],
-        "dialogs": [],
-    }
-    products_survey = {"title": "Products", "landmarks": [], "headings": [{"level": 1, "text": "Products", "selector": []}],
-                       "links": [], "buttons": [], "forms": [], "lists": [], "dialogs": []}
-
-    def page(pid: str, slug: str, url: str, path: str, survey: dict[str, Any]) -> dict[str, Any]:
-        return {"id": pid, "slug": slug, "url": url, "path": path, "title": survey["title"], "status": 200,
-                "depth": 0, "signature": "0123456789ab", "template": "t", "outline": {
-                    "landmarks": [], "headings": [], "fields": [], "buttons": [], "links": []},
-                "visits": [url], "reached_by": None, "survey": survey, "console_errors": 0,
-                "banner": {"selector": '[data-testid="cookie-ok"]', "target": "the OK button"},
-                "controls": [], "searches": [], "submits": [], "snapshot": f"pages/{slug}/snapshot.md",
-                "screenshot": ""}
-
-    return {"start_url": "http://127.0.0.1:9/", "pages": [
-        page("p001", "home", "http://127.0.0.1:9/", "/", home_survey),
-        page("p002", "products", "http://127.0.0.1:9/products.html", "/products.html", products_survey)],
-        "edges": [{"from": "p001", "to": "p002", "kind": "link", "selector": "", "name": "Products"}],
-        "skipped": [], "loops": [], "dismiss": [], "actions": 0, "stopped_reason": "done"}
-
-
 def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path: Path) -> None:
-    state = _state()
+    state = crawl_state()
     features = classify(state["pages"], state["dismiss"])
     assert [f["kind"] for f in features] == ["page", "navigation", "login", "list", "page"]
     specs = generate_specs(state, features)
@@ -163,7 +124,7 @@ def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path:
 
 
 def test_an_account_form_uses_variables_only_when_forms_are_submitted() -> None:
-    state = _state()
+    state = crawl_state()
     features = classify(state["pages"], state["dismiss"])
     quiet = next(s for s in generate_specs(state, features) if s.path == "home/login.flow.yaml")
     assert quiet.variables == () and "click" not in [s.get("action") for s in quiet.data["steps"][1:]]
@@ -173,7 +134,7 @@ def test_an_account_form_uses_variables_only_when_forms_are_submitted() -> None:
 
 
 def test_the_crawl_record_satisfies_its_schema() -> None:
-    state = _state()
+    state = crawl_state()
     features = classify(state["pages"], state["dismiss"])
     record = build_record(state, features, [{"path": "home/page.flow.yaml", "feature": "home/page",
                                              "status": "written", "failure": None, "variables": []}],

@@ -142,6 +142,11 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     specs = generate_specs(state_dict, features, login=login_data, submit_forms=options.submit_forms,
                            words=options.destructive_words())
     drops: list[dict[str, Any]] = []
+    calls: list[dict[str, Any]] = []
+    if options.use_model and settings.model is not None:
+        from flowwalk.discover.advice import advise_specs
+
+        specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say)
     say(f"{len(features)} features, {len(specs)} specs to check")
 
     # --no-verify writes every spec in place, marked not_verified in crawl.json and index.md
@@ -181,7 +186,8 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     limits = {"max_pages": options.max_pages, "max_depth": options.max_depth, "max_actions": options.max_actions,
               "budget_s": options.budget_s, "submit_forms": options.submit_forms,
               "allow_hosts": list(options.allow_hosts), "destructive_words": list(options.destructive_words())}
-    record = build_record(state_dict, features, spec_records, limits=limits, duration_s=crawl_s, drops=drops)
+    record = build_record(state_dict, features, spec_records, limits=limits, duration_s=crawl_s, drops=drops,
+                          calls=calls)
     (folder / "crawl.json").write_text(record.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
     (folder / "index.md").write_text(render_index(record), encoding="utf-8")
     say(f"wrote {len(written)} specs to {out}/ and {len(review)} to {out}/{REVIEW_DIR}/; "

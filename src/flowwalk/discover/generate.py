@@ -39,6 +39,9 @@ class GeneratedSpec:
     text: str
     #: the variables the spec needs from the run ({{NAME}})
     variables: tuple[str, ...] = ()
+    #: the comment lines on top, and how many steps lead to the page (login, banner, route)
+    header: tuple[str, ...] = ()
+    prefix_steps: int = 0
 
 
 def render_spec(data: dict[str, Any], header: list[str]) -> str:
@@ -343,8 +346,8 @@ def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, log
         body = writer.steps_for(feature, page)
         if not body:
             continue
-        entry, steps = writer.prefix(page, banner=feature["kind"] != "cookie_banner")
-        steps = (steps + body)[:MAX_STEPS]
+        entry, prefix = writer.prefix(page, banner=feature["kind"] != "cookie_banner")
+        steps = (prefix + body)[:MAX_STEPS]
         name = f"{_title(page)}: {feature['name']}"[:120].strip()
         data: dict[str, Any] = {
             "spec_version": "1.1",
@@ -363,5 +366,6 @@ def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, log
                   f"Written by `flowwalk discover` (page signature {page['signature']}); edit it as you like."]
         variables = tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
         out.append(GeneratedSpec(path=f"{feature['id']}.flow.yaml", feature=feature["id"], data=data,
-                                 text=render_spec(data, header), variables=variables))
+                                 text=render_spec(data, header), variables=variables, header=tuple(header),
+                                 prefix_steps=min(len(prefix), MAX_STEPS)))
     return out

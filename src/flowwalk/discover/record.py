@@ -123,6 +123,15 @@ class ModelDrop(_Model):
     reason: str
 
 
+class ModelCallRecord(_Model):
+    """One request to the model (discover asks at most one question, retried once)."""
+
+    purpose: str
+    outcome: str
+    decision: str
+    latency_ms: float
+
+
 class CrawlRecord(_Model):
     """discover/crawl.json"""
 
@@ -141,10 +150,12 @@ class CrawlRecord(_Model):
     features: list[FeatureRecord]
     specs: list[SpecRecord]
     model_drops: list[ModelDrop] = Field(default_factory=list)
+    model_calls: list[ModelCallRecord] = Field(default_factory=list)
 
 
 def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: list[dict[str, Any]], *,
-                 limits: dict[str, Any], duration_s: float, drops: list[dict[str, Any]]) -> CrawlRecord:
+                 limits: dict[str, Any], duration_s: float, drops: list[dict[str, Any]],
+                 calls: list[dict[str, Any]] | None = None) -> CrawlRecord:
     pages = []
     for page in state["pages"]:
         links_to = sorted({e["to"] for e in state["edges"] if e["from"] == page["id"] and e["to"] != page["id"]})
@@ -163,7 +174,7 @@ def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: l
         "dismiss_selectors": state.get("dismiss") or [], "pages": pages, "edges": state["edges"],
         "skipped": state["skipped"], "loops": state["loops"],
         "features": [{k: f[k] for k in ("id", "kind", "page", "name", "reason", "pages")} for f in features],
-        "specs": specs, "model_drops": drops,
+        "specs": specs, "model_drops": drops, "model_calls": calls or [],
     })
 
 
