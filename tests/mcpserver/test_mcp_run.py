@@ -149,3 +149,32 @@ def test_a_cancelled_run_stops_and_its_report_says_so(workdir: Path) -> None:
 
 WATCH_SLACK_S = 1.5  # the report watcher looks once a second
 
+
+
+def test_discover_crawls_within_its_limits_and_writes_starter_specs(workdir: Path) -> None:
+    from flowwalk.serve import StaticServer
+
+    lines: list[str] = []
+
+    async def on_progress(done: float, total: float | None, message: str | None) -> None:
+        lines.append(str(message))
+
+    async def body(client: Client) -> Any:
+        with StaticServer(workdir / "examples" / "site") as site:
+            found = await client.call_tool("discover", {
+                "url": f"{site.url}/index.html", "out_dir": "checks", "max_pages": 3, "max_depth": 1,
+                "use_model": False}, progress_callback=on_progress)
+            outside = await client.call_tool("discover", {"url": site.url, "out_dir": "/tmp"})
+        ran = await client.call_tool("validate", {"paths": ["checks"]})
+        return found, outside, ran
+
+    found, outside, ran = with_client(workdir, body)
+    assert found.is_error is not True, found.content[0].text
+    data = found.structured_content
+    assert data["out_dir"] == "checks" and data["pages"] == 3 and data["stopped_reason"] == "max_pages"
+    assert data["specs_written"] and all(p.startswith("checks/") for p in data["specs_written"])
+    assert all((workdir / p).is_file() for p in data["specs_written"] + data["needs_review"])
+    assert data["index"] == "checks/discover/index.md" and (workdir / data["index"]).is_file()
+    assert any(line.startswith("crawl max_pages: 3 pages") for line in lines)
+    assert outside.is_error and "outside the server's working directory" in outside.content[0].text
+    assert ran.structured_content["ok"] is True  # what discover wrote validates

@@ -132,3 +132,17 @@ class HealAnswer(Bounded):
                                                                "(method, score)")
     skipped: list[str] = Field(default_factory=list, description="heals left out of the diff, each with why")
     already_applied: int = Field(default=0, description="heals the spec files already have")
+
+
+class DiscoverAnswer(Bounded):
+    out_dir: str = Field(description="where the specs went, relative to the working directory")
+    pages: int
+    features: int
+    specs_written: list[str] = Field(default_factory=list, description="specs that passed twice (run them)")
+    needs_review: list[str] = Field(default_factory=list, description="specs that did not pass: each starts with "
+                                                                      "why")
+    duration_s: float
+    stopped_reason: str = Field(description="done | max_pages | max_actions | budget | cancelled | unreachable")
+    index: str = Field(description="index.md: what was found, page by page")
+    crawl: str = Field(description="crawl.json: the same as data")
+    dropped: list[str] = Field(default_factory=list, description="model proposals that were dropped, and why")

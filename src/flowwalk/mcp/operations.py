@@ -22,6 +22,7 @@ from typing import Any, Callable, Literal, Mapping
 from flowwalk import app
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.mcp.answers import (
+    DiscoverAnswer,
     HealAnswer,
     ProblemOut,
     ReportOut,
@@ -330,3 +331,73 @@ def propose_heal(ws: Workspace, report_name: str) -> HealAnswer:
         answer.note = ("nothing to change: the report has no heals" if not (patch.skipped or patch.kept)
                        else "nothing to change: no heal is left to apply")
     return answer
+
+
+# --- discover --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiscoverRequest:
+    url: str
+    out_dir: str = "checks"
+    allow_hosts: list[str] = field(default_factory=list)
+    max_pages: int = 50
+    max_depth: int = 4
+    max_actions: int = 200
+    budget_s: float | None = None
+    submit_forms: bool = False
+    login: str | None = None
+    variables: Mapping[str, str] = field(default_factory=dict)
+    secret_names: list[str] = field(default_factory=list)
+    destructive_add: list[str] = field(default_factory=list)
+    destructive_remove: list[str] = field(default_factory=list)
+    verify: bool = True
+    use_model: bool = True
+
+
+def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, cancel: threading.Event,
+             progress: Callable[[str], None]) -> DiscoverAnswer:
+    """Crawl and write starter specs as `flowwalk discover` does (CONTRACTS C4: discover.discover)."""
+    from flowwalk.discover import DiscoverOptions
+    from flowwalk.discover import discover as crawl
+
+    out = ws.confine(request.out_dir, "out_dir")
+    if out == ws.root:
+        raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the specs, "
+                             "for example checks")
+    budget = limits.max_run_timeout_s if request.budget_s is None else request.budget_s
+    note = ""
+    if budget > limits.max_run_timeout_s:
+        note = (f"budget_s {budget:g} is above this server's limit; the crawl had {limits.max_run_timeout_s:g} s "
+                f"(flowwalk mcp --run-timeout)")
+        budget = limits.max_run_timeout_s
+    options = DiscoverOptions(
+        url=request.url, out_dir=out, allow_hosts=tuple(request.allow_hosts), max_pages=request.max_pages,
+        max_depth=request.max_depth, max_actions=request.max_actions, budget_s=budget,
+        submit_forms=request.submit_forms,
+        login=ws.confine(request.login, "login") if request.login else None,
+        variables=tuple(request.variables.items()), secret_names=tuple(_names(request.secret_names)),
+        destructive_add=tuple(request.destructive_add), destructive_remove=tuple(request.destructive_remove),
+        verify=request.verify, use_model=request.use_model)
+    with limits.lock:
+        if out in limits.busy:
+            raise ToolInputError(f"'{ws.relative(out)}' is busy with another run or crawl\n  hint: wait for it, "
+                                 f"or give this one another out_dir")
+        limits.busy.add(out)
+    try:
+        result = crawl(options, progress=progress, cancel=cancel)
+    except UsageError as error:
+        raise ToolInputError(str(error)) from None
+    finally:
+        with limits.lock:
+            limits.busy.discard(out)
+
+    def shown(path: str | Path) -> str:
+        return ws.relative(Path(os.path.realpath(path)))
+
+    return DiscoverAnswer(
+        out_dir=shown(result.out_dir), pages=result.pages, features=result.features,
+        specs_written=[shown(p) for p in result.specs_written], needs_review=[shown(p) for p in result.needs_review],
+        duration_s=result.duration_s, stopped_reason=result.stopped_reason,
+        index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
+        dropped=list(result.dropped), note=note)

@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Callable, TypeVar
 from urllib.parse import unquote
 
 import anyio
@@ -45,6 +45,7 @@ from flowwalk.errors import FlowwalkError
 from flowwalk.events import RuleFinished, RunStarted
 from flowwalk.mcp import operations
 from flowwalk.mcp.answers import (
+    DiscoverAnswer,
     ExplainAnswer,
     HealAnswer,
     ReportsAnswer,
@@ -226,6 +227,9 @@ class FlowwalkServer:
         add(self.schema, name="schema", title="JSON Schema of flow specs, rule files or flowwalk.yaml",
             annotations=_RO)
         add(self.list_reports, name="list_reports", title="List the report folders", annotations=_RO)
+        add(self.discover, name="discover", title="Crawl a site and write starter flow specs",
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=False,
+                                        open_world_hint=True))
         add(self.propose_heal, name="propose_heal", title="Propose the healed selectors as a diff",
             annotations=_RO)
 
@@ -277,16 +281,21 @@ class FlowwalkServer:
         request = RunRequest(paths=list(paths), base_url=base_url, variables=dict(variables),
                              secret_names=list(secret_names), out_dir=out_dir, serve=serve,
                              run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline)
-        cancel = threading.Event()
-        updates: queue.SimpleQueue[tuple[float, float | None, str]] = queue.SimpleQueue()
-        tracker = _ProgressTracker(updates)
-        started: list[Path] = []
-        outcome: list[RunAnswer | BaseException] = []
+        job = _Job()
+        tracker = _ProgressTracker(job.updates)
+        result = await self._in_thread(ctx, job, lambda: operations.run(
+            self.ws, self.limits, request, cancel=job.cancel, on_event=tracker, on_start=job.folders.append))
+        return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
+                       secrets=operations.secret_values(request.secret_names))
 
-        def work() -> None:
+    async def _in_thread(self, ctx: Context[None, Any], job: _Job, work: Callable[[], _T]) -> _T:
+        """`work()` on a worker thread, its progress forwarded to the client; when the call is
+        cancelled, `job.cancel` is set and the work (a run, a crawl) stops and finishes its files."""
+        outcome: list[_T | BaseException] = []
+
+        def guarded() -> None:
             try:
-                outcome.append(operations.run(self.ws, self.limits, request, cancel=cancel, on_event=tracker,
-                                              on_start=started.append))
+                outcome.append(work())
             except BaseException as error:  # noqa: BLE001 - handed to the async side
                 outcome.append(error)
 
@@ -294,7 +303,7 @@ class FlowwalkServer:
 
         async def walk() -> None:
             try:
-                await anyio.to_thread.run_sync(work)
+                await anyio.to_thread.run_sync(guarded)
             finally:
                 done.set()
 
@@ -305,41 +314,78 @@ class FlowwalkServer:
                     while not done.is_set():
                         with anyio.move_on_after(PROGRESS_INTERVAL_S):
                             await done.wait()
-                        await self._forward(ctx, updates, started)
+                        await self._forward(ctx, job)
                 except anyio.get_cancelled_exc_class():
-                    # the walker stops, finishes the reports for what ran, and the thread returns:
-                    # leaving the task group waits for that
-                    cancel.set()
+                    # the work stops and finishes what it writes; leaving the task group waits for that
+                    job.cancel.set()
                     raise
         finally:
-            if cancel.is_set():
+            if job.cancel.is_set():
                 with anyio.CancelScope(shield=True):
-                    for folder in started:
+                    for folder in job.folders:
                         self.watch.track(folder)
                     await self.watch.check()
-        await self._forward(ctx, updates, started)
+        await self._forward(ctx, job)
         await self.watch.check()
         result = outcome[0]
         if isinstance(result, _EXPECTED):
             raise _refuse(result)
         if isinstance(result, BaseException):
             raise result
-        return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
-                       secrets=operations.secret_values(request.secret_names))
+        return result
 
-    async def _forward(self, ctx: Context[None, Any], updates: queue.SimpleQueue[tuple[float, float | None, str]],
-                       started: list[Path]) -> None:
-        for folder in started:
+    async def _forward(self, ctx: Context[None, Any], job: _Job) -> None:
+        for folder in job.folders:
             self.watch.track(folder)
         while True:
             try:
-                progress, total, message = updates.get_nowait()
+                progress, total, message = job.updates.get_nowait()
             except queue.Empty:
                 return
             try:
                 await ctx.report_progress(progress, total, message)
             except Exception:  # noqa: BLE001 - a client that went away does not stop the run
                 logger.debug("progress not delivered", exc_info=True)
+
+    async def discover(
+        self,
+        ctx: Context[None, Any],
+        url: Annotated[str, Field(description="where the crawl starts (http or https)")],
+        out_dir: Annotated[str, Field(description="where the specs go, relative to the working directory")] = "checks",
+        allow_hosts: Annotated[list[str], Field(description="hosts besides the start URL's that links may lead "
+                                                            "to")] = [],  # noqa: B006
+        max_pages: Annotated[int, Field(ge=1, le=500)] = 50,
+        max_depth: Annotated[int, Field(ge=0, le=20)] = 4,
+        max_actions: Annotated[int, Field(description="clicks, fills and submits together", ge=0, le=2000)] = 200,
+        budget_s: Annotated[float | None, Field(description="seconds for the whole crawl (at most the server's "
+                                                            "limit)", gt=0)] = None,
+        submit_forms: Annotated[bool, Field(description="fill and submit forms (never destructive ones)")] = False,
+        login: Annotated[str | None, Field(description="a flow spec that logs in first")] = None,
+        variables: Annotated[dict[str, str], Field(description="run variables NAME: value")] = {},  # noqa: B006
+        secret_names: Annotated[list[str], Field(description="names of the server's environment variables "
+                                                             "that hold secrets; never the values")] = [],  # noqa: B006
+        destructive_add: Annotated[list[str], Field(description="more words that make a control "
+                                                                "destructive (never touched)")] = [],  # noqa: B006
+        destructive_remove: Annotated[list[str], Field(description="default destructive words to "
+                                                                   "drop")] = [],  # noqa: B006
+        verify: Annotated[bool, Field(description="run each spec twice before writing it")] = True,
+        use_model: Annotated[bool, Field(description="ask the model configured in flowwalk.yaml (if any) for "
+                                                     "names and descriptions")] = True,
+    ) -> Annotated[CallToolResult, DiscoverAnswer]:
+        """Crawl a site breadth first within its limits (pages, depth, actions, time; destructive
+        controls are never touched) and write starter flow specs that pass, as `flowwalk discover`
+        does. Replaces the specs an earlier crawl wrote into out_dir. Sends a progress line per step
+        of the crawl; cancelling stops it."""
+        request = operations.DiscoverRequest(
+            url=url, out_dir=out_dir, allow_hosts=list(allow_hosts), max_pages=max_pages, max_depth=max_depth,
+            max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login,
+            variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
+            destructive_remove=list(destructive_remove), verify=verify, use_model=use_model)
+        job = _Job()
+        result = await self._in_thread(ctx, job, lambda: operations.discover(
+            self.ws, self.limits, request, cancel=job.cancel, progress=job.say))
+        return _answer(result, artifacts=f"{result.index} and {result.crawl}",
+                       secrets=operations.secret_values(request.secret_names))
 
     async def explain_failure(
         self,
@@ -444,10 +490,29 @@ class FlowwalkServer:
             raise ResourceError(str(error)) from None
 
 
+_Update = tuple[float, float | None, str]
+_T = TypeVar("_T")
+
+
+@dataclass
+class _Job:
+    """What a long tool call shares with its worker thread: the cancel, progress, folders it writes."""
+
+    cancel: threading.Event = field(default_factory=threading.Event)
+    updates: queue.SimpleQueue[_Update] = field(default_factory=queue.SimpleQueue)
+    folders: list[Path] = field(default_factory=list)
+    said: int = 0
+
+    def say(self, line: str) -> None:
+        """A progress line without a total (discover's crawl does not know how far it will go)."""
+        self.said += 1
+        self.updates.put((float(self.said), None, line))
+
+
 class _ProgressTracker:
     """An event handler (it runs on the walker's threads): one progress update per finished test."""
 
-    def __init__(self, updates: queue.SimpleQueue[tuple[float, float | None, str]]):
+    def __init__(self, updates: queue.SimpleQueue[_Update]):
         self._updates = updates
         self._total: float | None = None
         self._finished: set[str] = set()
