@@ -227,6 +227,35 @@ class RunFinished(Event):
     cancelled: bool = False
 
 
+@dataclass(frozen=True)
+class ModelCalled(Event):
+    """One request to the optional model (agent/), for the step it was asked about.
+
+    Never the prompt or the answer: page text stays out of the record; `prompt_sha256` lets two
+    runs' prompts be compared. `request` is 1, or 2 for the retry after an invalid answer; `call`
+    numbers the run's requests (the cap counts them).
+    """
+
+    scenario_id: str
+    rule: str
+    test_id: str
+    attempt: int
+    step_index: int
+    purpose: str              # heal
+    provider: str             # the preset, else the server's host
+    model: str
+    request: int
+    call: int
+    outcome: str              # answered | invalid | unavailable
+    decision: str             # "candidate 2 of 7", "none", or why the answer was refused
+    prompt_sha256: str
+    latency_ms: float
+    prompt_tokens: int | None = None
+    completion_tokens: int | None = None
+    status: int | None = None  # the HTTP status, when the server answered
+    t: float = 0.0            # seconds since the run started
+
+
 _EVENT_NAMES: dict[type, str] = {
     RunStarted: "run_started",
     ScenarioStarted: "scenario_started",
@@ -236,4 +265,5 @@ _EVENT_NAMES: dict[type, str] = {
     ScenarioFinished: "scenario_finished",
     RunCancelled: "run_cancelled",
     RunFinished: "run_finished",
+    ModelCalled: "model_called",
 }

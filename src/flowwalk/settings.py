@@ -101,6 +101,9 @@ class Settings:
     shard_index: int = 1
     shard_total: int = 1
     durations_file: str | None = None
+    #: an earlier report folder or emit.jsonl to heal from (heal/fingerprint.py); None: the
+    #: durations file, which is the last run's emit.jsonl a CI job already downloads
+    fingerprints_file: str | None = None
     workers: int = 1
     retries: int = 0
     flaky_policy: str = "pass"             # does a flaky scenario fail the job?
@@ -218,8 +221,8 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
 
     text_settings: dict[str, tuple[str, ...]] = {
         "out_dir": ("FLOWWALK_OUT",), "base_url": ("FLOWWALK_BASE_URL",),
-        "durations_file": ("FLOWWALK_DURATIONS",), "flaky_policy": ("FLOWWALK_FLAKY_POLICY",),
-        "heal_policy": ("FLOWWALK_HEAL_POLICY",),
+        "durations_file": ("FLOWWALK_DURATIONS",), "fingerprints_file": ("FLOWWALK_FINGERPRINTS",),
+        "flaky_policy": ("FLOWWALK_FLAKY_POLICY",), "heal_policy": ("FLOWWALK_HEAL_POLICY",),
         "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
         "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
     }

@@ -33,6 +33,7 @@ EXPECTED = {
     "INTERNAL": "infrastructure_error",
     "MODEL_UNAVAILABLE": "agent_uncertain",
     "MODEL_INVALID_ANSWER": "agent_uncertain",
+    "HEAL_CONTRADICTED": "spec_step_unresolvable",
     "QUOTA_EXCEEDED": "quota_exceeded",
     "UNKNOWN": "spec_step_unresolvable",
 }

@@ -24,7 +24,7 @@ from flowwalk.events import Heal
 
 EMIT_FILE = "emit.jsonl"
 KNOWN_EVENTS = ("run_started", "scenario_started", "step_finished", "emit_recorded", "rule_finished",
-                "scenario_finished", "run_cancelled", "run_finished")
+                "scenario_finished", "run_cancelled", "run_finished", "model_called")
 #: reasons given to tests the plan assigned but no shard finished
 NOT_RUN_REASONS = ("shard_missing", "cancelled", "not_run")
 

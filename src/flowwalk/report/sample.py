@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from flowwalk.errors import Location
-from flowwalk.events import (EmitRecorded, Event, Failure, Finding, Heal, RecoveryAttempt, RuleFinished, RunCancelled,
-                             RunFinished, RunStarted, ScenarioFinished, ScenarioStarted, StepFinished)
+from flowwalk.events import (EmitRecorded, Event, Failure, Finding, Heal, ModelCalled, RecoveryAttempt, RuleFinished,
+                             RunCancelled, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted, StepFinished)
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
 # --- the corpus --------------------------------------------------------------------------------
@@ -367,6 +367,14 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                                   observed=out.observed, path=path, line=step.loc.line, col=step.loc.col,
                                   screenshot=shot, recovery=recovery, candidates=out.candidates,
                                   context=dict(out.context))
+                if out.runtime_code == "ELEMENT_NOT_FOUND" and out.candidates:
+                    # the candidates tied, so the configured model was asked, and found none fits
+                    events.append(ModelCalled(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
+                                              step_index=i, purpose="heal", provider="ollama", model="llama3.1",
+                                              request=1, call=1, outcome="answered", decision="none",
+                                              prompt_sha256="0" * 64, latency_ms=840.0, prompt_tokens=612,
+                                              completion_tokens=21, status=200,
+                                              t=round(t0 + (total_ms + rule_ms) / 1000, 3)))
                 events.append(StepFinished(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
                                            index=i, text=step.text, kind=_step_kind(step), role="body",
                                            status="failed", duration_ms=ms, path=path, line=step.loc.line,

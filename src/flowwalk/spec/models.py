@@ -793,6 +793,7 @@ class ConfigModel(Strict):
     trace: Optional[Literal["off", "on-failure", "on"]] = None
     verifiers_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     durations_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    fingerprints_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     offline: Optional[bool] = None
     model: Optional[ModelBlockModel] = None
 

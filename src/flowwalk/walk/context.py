@@ -15,7 +15,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
 
+from flowwalk.agent import Agent
 from flowwalk.events import Event
+from flowwalk.heal.fingerprint import FingerprintStore
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor
 
@@ -46,6 +48,10 @@ class RunContext:
     deadline: float | None
     cancel: threading.Event = field(default_factory=threading.Event, compare=False)
     worker: int = 1
+    #: the run's model (None: not configured); one per run, so its cap holds across workers
+    agent: Agent | None = field(default=None, compare=False)
+    #: the last fingerprint of each pinned selector (an earlier run's, then this run's own)
+    fingerprints: FingerprintStore = field(default_factory=FingerprintStore, compare=False)
 
     @classmethod
     def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: threading.Event | None = None,
@@ -61,9 +67,12 @@ class RunContext:
             deadline=start + timeout if timeout and timeout > 0 else None,
             cancel=cancel if cancel is not None else threading.Event(),
             worker=worker,
+            agent=_agent(settings),
+            fingerprints=FingerprintStore.load(settings.fingerprints_file or settings.durations_file),
         )
 
     def for_worker(self, worker: int) -> "RunContext":
+        # the agent and the fingerprint store stay shared: one cap and one memory per run
         return dataclasses.replace(self, worker=worker)
 
     def elapsed_s(self) -> float:
@@ -76,6 +85,13 @@ class RunContext:
 
     def timed_out(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+
+def _agent(settings: Settings) -> Agent | None:
+    if settings.model is None:
+        return None
+    secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
+    return Agent.open(settings.model, secrets=secrets)
 
 
 def _redact(value: Any, text: Callable[[str], str]) -> Any:

@@ -64,6 +64,8 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
     "QUOTA_EXCEEDED": CodeMapping("quota_exceeded", False, MODEL),
     # the model answered, twice, with nothing usable (not JSON, or a pick outside the list)
     "MODEL_INVALID_ANSWER": CodeMapping("agent_uncertain", True, MODEL),
+    # a check failed after an act was healed: the heal is what is wrong, not the site
+    "HEAL_CONTRADICTED": CodeMapping("spec_step_unresolvable", False, TARGET_RESOLUTION),
     # RFC 010's default fallback is an execution failure; for a spec author that reads as
     # "this step could not be carried out", which is spec_step_unresolvable.
     "UNKNOWN": CodeMapping("spec_step_unresolvable", False, EXECUTION),
