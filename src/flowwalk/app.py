@@ -266,8 +266,28 @@ def publish(options: Mapping[str, Any]) -> int:
 
     overrides = {k: v for k, v in options.items() if k != "report_dir" and v is not None}
     gh = github_settings_from_env(os.environ, overrides)
-    result = publish_report(Path(options["report_dir"]), gh)
+    report_dir = Path(options["report_dir"])
+    suggestions = _heal_suggestions(report_dir) if gh.heal_suggestions and gh.pr_number else []
+    result = publish_report(report_dir, gh, suggestions=suggestions)
     return int(result.exit_code)
+
+
+def _heal_suggestions(report_dir: Path) -> list[Any]:
+    """The report's heals as review suggestions, read against the spec files of the checkout (the
+    current folder); heals whose spec line is not there as the run saw it are left out."""
+    from flowwalk.github.review import Suggestion
+    from flowwalk.heal.patch import plan_patch
+    from flowwalk.report.records import ReportError
+
+    try:
+        patch = plan_patch(report_dir, Path("."))
+    except ReportError:
+        return []  # publish says what is wrong with the report itself
+    for skipped in patch.skipped:
+        print(f"flowwalk publish: note: no heal suggestion for {skipped.render()}", file=sys.stderr)
+    return [Suggestion(path=e.path, start_line=e.first_line, line=e.last_line, lines=e.new_lines,
+                       old_selector=e.heal.old_selector, new_selector=e.heal.new_selector, method=e.heal.method,
+                       score=e.heal.score, target=e.heal.target, tests=e.tests) for e in patch.edits]
 
 
 def heal(options: Mapping[str, Any]) -> int:

@@ -171,6 +171,8 @@ def report(report_dir: str) -> None:
 @click.option("--check-run/--no-check-run", default=None, help="Also create a check run with annotations.")
 @click.option("--commit-status/--no-commit-status", default=None, help="Also set a commit status.")
 @click.option("--comment-name", help="Name of the sticky comment when several flowwalk jobs comment on one PR.")
+@click.option("--heal-suggestions/--no-heal-suggestions", default=None,
+              help="Post each heal as a review comment with a suggestion block on the spec line [on].")
 def publish(**options: Any) -> None:
     """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
     from flowwalk import app

@@ -88,6 +88,8 @@ class GitHubSettings:
     artifact_url: str | None = None
     #: names the sticky comment when several flowwalk jobs comment on one PR (marker suffix)
     comment_name: str | None = None
+    #: post each heal as a review comment with a suggestion block (`heal-suggestions`)
+    heal_suggestions: bool = True
 
 
 @dataclass(frozen=True)

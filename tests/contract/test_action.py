@@ -78,6 +78,8 @@ def test_every_input_maps_to_a_real_cli_option_that_accepts_its_default() -> Non
                 assert item.default in param.type.choices, item.name
             if item.kind == "bool":
                 assert getattr(param, "is_flag", False), f"{flag} should be a flag"
+                if item.default == "true":  # on by default: the entrypoint turns it off with --no-
+                    assert f"--no-{flag[2:]}" in getattr(param, "secondary_opts", []), item.name
 
 
 def test_docs_action_md_carries_the_same_inputs_and_outputs_tables() -> None:
@@ -108,7 +110,10 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
         "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--retries", "0",
         "--flaky-policy", "pass", "--heal-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
         "checks/", "more/x.flow.yaml"]
-    assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run"]
+    assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run",
+                                 "--heal-suggestions"]
+    # an input that is on by default is turned off with the flag's --no- form
+    assert publish_argv({**env, "INPUT_HEAL-SUGGESTIONS": "false"})[-1] == "--no-heal-suggestions"
     # the token goes through the environment, never argv
     assert "ghs_secret" not in publish_argv(env) and publish_env(env)["GITHUB_TOKEN"] == "ghs_secret"
 

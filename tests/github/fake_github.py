@@ -1,7 +1,7 @@
 """A fake GitHub REST API over real HTTP on 127.0.0.1, strict about what flowwalk sends.
 
-It serves the eight operations of `data/rest-subset.json` (GitHub's own OpenAPI description) and,
-for every request:
+It serves the operations of `data/rest-subset.json` (GitHub's own OpenAPI description) and, for
+every request:
 
 - checks the headers GitHub needs (`Authorization` with the expected token, `Accept:
   application/vnd.github+json`, `X-GitHub-Api-Version: 2022-11-28`, a `User-Agent`);
@@ -15,7 +15,9 @@ for every request:
 
 State is real enough to test a sticky comment: comments per issue with ascending ids and real
 paging (`per_page`, `page`, a `Link` header with absolute URLs), pulls, check runs whose updates
-append annotations, commit statuses. GitHub's unwritten limits are enforced: a comment body over
+append annotations, commit statuses. Review comments are kept per pull request, paged the same
+way; one is refused with 422, as GitHub does, unless its lines are part of the pull request's diff
+(`add_pull(..., diff={path: lines})`) and it is made on the head commit. GitHub's unwritten limits are enforced: a comment body over
 65,536 characters and a status description over 140 get 422 with GitHub's observed message.
 
 Faults are scripted: `fail(status, ...)` queues an answer (with `Retry-After` / `x-ratelimit-*`
@@ -198,6 +200,9 @@ class FakeGitHub:
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.annotations: dict[int, list[dict[str, Any]]] = {}
         self.statuses: dict[str, list[dict[str, Any]]] = {}
+        self.review_comments: dict[int, list[dict[str, Any]]] = {}
+        #: per pull request: path -> the lines of the head commit's file that its diff shows
+        self.diffs: dict[int, dict[str, set[int]]] = {}
         self._faults: deque[Fault] = deque()
         self._next_id = 1_000_000_001  # int64-sized ids, like GitHub's
         self._lock = threading.RLock()  # _operate holds it while new_id() takes it again
@@ -249,7 +254,8 @@ class FakeGitHub:
             self._next_id += 1
             return self._next_id
 
-    def add_pull(self, number: int, head_sha: str = HEAD_SHA, *, fork: bool = False) -> dict[str, Any]:
+    def add_pull(self, number: int, head_sha: str = HEAD_SHA, *, fork: bool = False,
+                 diff: dict[str, Any] | None = None) -> dict[str, Any]:
         head_repo = "someone/shop" if fork else self.repository
         pull = {
             "number": number, "state": "open", "draft": False, "merged": False,
@@ -259,7 +265,16 @@ class FakeGitHub:
         }
         self.pulls[number] = pull
         self.comments.setdefault(number, [])
+        self.review_comments.setdefault(number, [])
+        self.diffs[number] = {path: set(lines) for path, lines in (diff or {}).items()}
         return pull
+
+    def add_review_comment(self, pull: int, body: str, path: str = "README.md", line: int = 1) -> dict[str, Any]:
+        comment = self._review_comment(pull, {"body": body, "path": path, "line": line, "side": "RIGHT",
+                                              "commit_id": self.pulls[pull]["head"]["sha"]},
+                                       login="someone", kind="User")
+        self.review_comments[pull].append(comment)
+        return comment
 
     def add_comment(self, issue: int, body: str, *, login: str = "someone", kind: str = "User") -> dict[str, Any]:
         comment = self._comment(issue, body, login=login, kind=kind)
@@ -302,6 +317,38 @@ class FakeGitHub:
             "author_association": "NONE", "performed_via_github_app": None,
             "created_at": now, "updated_at": now,
         }
+
+    def _review_comment(self, pull: int, body: dict[str, Any], *, login: str = "github-actions[bot]",
+                        kind: str = "Bot") -> dict[str, Any]:
+        cid = self.new_id()
+        now = datetime.now().astimezone().isoformat(timespec="seconds")
+        return {
+            "id": cid, "node_id": f"PRRC_{cid}", "pull_request_review_id": self.new_id(), "body": body["body"],
+            "path": body["path"], "line": body["line"], "start_line": body.get("start_line"),
+            "side": body.get("side", "RIGHT"), "start_side": body.get("start_side"),
+            "commit_id": body["commit_id"], "original_commit_id": body["commit_id"], "diff_hunk": "@@ -1 +1 @@",
+            "url": f"{self.url}/repos/{self.repository}/pulls/comments/{cid}",
+            "html_url": f"https://github.example/{self.repository}/pull/{pull}#discussion_r{cid}",
+            "pull_request_url": f"{self.url}/repos/{self.repository}/pulls/{pull}",
+            "user": {"login": login, "id": 41898282, "type": kind}, "author_association": "NONE",
+            "created_at": now, "updated_at": now,
+        }
+
+    def _page(self, items: list[dict[str, Any]], query: dict[str, list[str]],
+              base: str) -> tuple[int, Any, dict[str, str]]:
+        """One page of a list, with GitHub's `Link` header (absolute URLs)."""
+        per_page = min(int(query.get("per_page", ["30"])[-1]), 100) or 30
+        page = max(int(query.get("page", ["1"])[-1]), 1)
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page: page * per_page]
+        links = []
+        if page < last:
+            links.append(f'<{base}?{urlencode({"per_page": per_page, "page": page + 1})}>; rel="next"')
+            links.append(f'<{base}?{urlencode({"per_page": per_page, "page": last})}>; rel="last"')
+        if page > 1:
+            links.append(f'<{base}?{urlencode({"per_page": per_page, "page": page - 1})}>; rel="prev"')
+            links.append(f'<{base}?{urlencode({"per_page": per_page, "page": 1})}>; rel="first"')
+        return 200, copy.deepcopy(chunk), ({"Link": ", ".join(links)} if links else {})
 
     def _next_fault(self, method: str, path: str) -> Fault | None:
         with self._lock:
@@ -420,20 +467,31 @@ class FakeGitHub:
                 issue = int(params["issue_number"])
                 if issue not in self.comments:
                     return 404, {"message": "Not Found"}, {}
-                per_page = min(int(query.get("per_page", ["30"])[-1]), 100) or 30
-                page = max(int(query.get("page", ["1"])[-1]), 1)
-                items = self.comments[issue]
-                last = max(1, -(-len(items) // per_page))
-                chunk = items[(page - 1) * per_page: page * per_page]
-                base = f"http://{host}{self.prefix}/repos/{self.repository}/issues/{issue}/comments"
-                links = []
-                if page < last:
-                    links.append(f'<{base}?{urlencode({"per_page": per_page, "page": page + 1})}>; rel="next"')
-                    links.append(f'<{base}?{urlencode({"per_page": per_page, "page": last})}>; rel="last"')
-                if page > 1:
-                    links.append(f'<{base}?{urlencode({"per_page": per_page, "page": page - 1})}>; rel="prev"')
-                    links.append(f'<{base}?{urlencode({"per_page": per_page, "page": 1})}>; rel="first"')
-                return 200, copy.deepcopy(chunk), ({"Link": ", ".join(links)} if links else {})
+                return self._page(self.comments[issue], query,
+                                  f"http://{host}{self.prefix}/repos/{self.repository}/issues/{issue}/comments")
+            if op == "pulls/list-review-comments":
+                number = int(params["pull_number"])
+                if number not in self.pulls:
+                    return 404, {"message": "Not Found"}, {}
+                return self._page(self.review_comments[number], query,
+                                  f"http://{host}{self.prefix}/repos/{self.repository}/pulls/{number}/comments")
+            if op == "pulls/create-review-comment":
+                number = int(params["pull_number"])
+                if number not in self.pulls:
+                    return 404, {"message": "Not Found"}, {}
+                if body.get("commit_id") != self.pulls[number]["head"]["sha"]:
+                    return 422, _unresolved("commit_id", "commit_id is not part of the pull request"), {}
+                if "line" not in body or body.get("side", "RIGHT") != "RIGHT":
+                    return 422, _unresolved("pull_request_review_thread.line", "could not be resolved"), {}
+                first = int(body.get("start_line") or body["line"])
+                shown = self.diffs.get(number, {}).get(body["path"], set())
+                if first > body["line"] or any(n not in shown for n in range(first, body["line"] + 1)):
+                    return 422, _unresolved("pull_request_review_thread.line", "could not be resolved"), {}
+                if len(body["body"]) > self.body_limit:
+                    return 422, _too_long("PullRequestReviewComment", "body", self.body_limit), {}
+                comment = self._review_comment(number, body)
+                self.review_comments[number].append(comment)
+                return 201, copy.deepcopy(comment), {"Location": comment["url"]}
             if op == "issues/create-comment":
                 issue = int(params["issue_number"])
                 if issue not in self.comments:
@@ -508,6 +566,13 @@ class FakeGitHub:
         # GitHub appends the annotations of every update to those already on the run
         self.annotations[rid].extend(output.get("annotations", []))
         run["output"]["annotations_count"] = len(self.annotations[rid])
+
+
+def _unresolved(name: str, message: str) -> dict[str, Any]:
+    """GitHub's answer to a review comment on lines outside the pull request's diff."""
+    return {"message": "Validation Failed",
+            "errors": [{"resource": "PullRequestReviewComment", "code": "custom", "field": name, "message": message}],
+            "documentation_url": "https://docs.github.com/rest/pulls/comments#create-a-review-comment-for-a-pull-request"}
 
 
 def _too_long(resource: str, name: str, limit: int) -> dict[str, Any]:

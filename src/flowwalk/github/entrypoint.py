@@ -48,7 +48,10 @@ def _arguments(item: ActionInput, value: str, flag: str) -> list[str]:
         lowered = value.lower()
         if lowered not in ("true", "false"):
             raise InputError(f"input '{item.name}' is '{value}'\n  hint: use true or false")
-        return [flag] if lowered == "true" else []
+        if lowered == "true":
+            return [flag]
+        # an input that is on by default is turned off with the flag's --no- form
+        return [f"--no-{flag[2:]}"] if item.default == "true" else []
     if item.kind == "lines":
         out: list[str] = []
         for number, line in enumerate(value.splitlines(), 1):

@@ -180,11 +180,12 @@ def github_settings_from_env(env: Mapping[str, str], overrides: Mapping[str, Any
         "commit_status": _flag("FLOWWALK_COMMIT_STATUS", env.get("FLOWWALK_COMMIT_STATUS", "")),
         "artifact_url": _text(env, "FLOWWALK_ARTIFACT_URL"),
         "comment_name": _text(env, "FLOWWALK_COMMENT_NAME"),
+        "heal_suggestions": _flag("FLOWWALK_HEAL_SUGGESTIONS", env.get("FLOWWALK_HEAL_SUGGESTIONS", "true")),
     }
     values.update(given)
     if isinstance(values["token"], str) and not values["token"].strip():
         values["token"] = None
-    for name in ("check_run", "commit_status"):
+    for name in ("check_run", "commit_status", "heal_suggestions"):
         values[name] = _flag(f"--{name.replace('_', '-')}", values[name])
 
     if values["comment_mode"] not in COMMENT_MODES:

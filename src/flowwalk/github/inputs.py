@@ -87,6 +87,9 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 publish_flag="--check-run"),
     ActionInput("commit-status", "Also set a commit status on the head commit.", "false", "bool",
                 publish_flag="--commit-status"),
+    ActionInput("heal-suggestions", "Post each healed selector as a pull request review comment with a suggestion "
+                "block on the spec line (one click keeps it); needs pull-requests: write.", "true", "bool",
+                publish_flag="--heal-suggestions"),
     ActionInput("token", "Token for the PR comment, check run and status.", "${{ github.token }}",
                 publish_flag="--token", env_var="GITHUB_TOKEN"),
 )

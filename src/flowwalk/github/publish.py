@@ -5,7 +5,8 @@ does each of these on its own, so that one failing never stops the others:
 
 1. the job summary (`summary.md`, or the rendered verdict) appended to `GITHUB_STEP_SUMMARY`;
 2. `::error` / `::warning` annotations on the failing spec lines (only inside a workflow run);
-3. the sticky PR comment (`comment-mode`), then the optional check run and commit status;
+3. each heal as a review comment with a suggestion block (`heal-suggestions`, github/review.py),
+   then the sticky PR comment (`comment-mode`), then the optional check run and commit status;
 4. the step outputs in `GITHUB_OUTPUT` (verdict, counts, report dir, comment URL).
 
 A failure to publish is printed with what to do and kept in `PublishResult.errors`; it never
@@ -26,7 +27,7 @@ import os
 import sys
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, TextIO
+from typing import Any, Callable, Literal, Mapping, Sequence, TextIO
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -42,6 +43,7 @@ from flowwalk.github.comment import (
     CommentResult, RunLinks, links_from_settings, render_markdown, upsert_comment,
 )
 from flowwalk.github.env import PR_EVENTS, github_settings_from_env, read_event
+from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions
 from flowwalk.settings import GitHubSettings
 
 PR_CONTEXT_FILE = "pr.json"
@@ -157,6 +159,7 @@ class PublishResult:
     comment: CommentResult | None = None
     check_run: CheckRunResult | None = None
     commit_status: StatusResult | None = None
+    suggestions: SuggestionResult | None = None
     summary_bytes: int = 0
     outputs_written: bool = False
     annotations_printed: int = 0
@@ -182,11 +185,13 @@ class _Progress:
 
 def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubClient | None = None,
             stdout: TextIO | None = None, stderr: TextIO | None = None, annotate: bool | None = None,
-            workspace: str | None = None) -> PublishResult:
+            workspace: str | None = None, suggestions: Sequence[Suggestion] = ()) -> PublishResult:
     """Publish the report folder's verdict. Raises UsageError only when there is no readable verdict.
 
     `annotate` (default: inside a workflow run, i.e. `settings.run_id` is set) prints the
     annotation commands on `stdout`. `client` lets tests point at a fake GitHub with a fake clock.
+    `suggestions` are the report's heals as spec lines (see `app.publish`), posted as review
+    comments when `settings.heal_suggestions` is on and there is a PR.
     """
     report = Path(report_dir)
     out, err = stdout or sys.stdout, stderr or sys.stderr
@@ -214,7 +219,9 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
 
     # 3. GitHub API: comment, check run, commit status
     comment = check = status = None
-    wants = (settings.comment_mode != "off", settings.check_run, settings.commit_status)
+    suggested: SuggestionResult | None = None
+    wants = (settings.comment_mode != "off", settings.check_run, settings.commit_status,
+             bool(settings.heal_suggestions and suggestions and settings.pr_number))
     own_client = client is None
     if any(wants):
         missing = [what for what, value in (("a token (--token, the Action's token input or GITHUB_TOKEN)",
@@ -226,6 +233,12 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
             api = client or GitHubClient(settings.api_url, settings.token)
             try:
                 settings = _confirm_pr_head(api, settings, progress)
+                if wants[3] and settings.pr_number:
+                    # before the sticky comment, which lists the heals GitHub would not take as suggestions
+                    suggested = _api_step(progress, "heal suggestions", event.is_fork,
+                                          lambda: post_suggestions(api, settings, list(suggestions)))
+                    if suggested is not None:
+                        progress.notices.extend(_suggestion_notes(suggested))
                 if wants[0]:
                     comment = _api_step(progress, "PR comment", event.is_fork,
                                         lambda: upsert_comment(api, settings, verdict, links))
@@ -269,11 +282,23 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
 
     result = PublishResult(
         exit_code=int(verdict["exit_code"]), outcome=str(verdict["outcome"]), comment=comment, check_run=check,
-        commit_status=status, summary_bytes=summary_bytes, outputs_written=outputs_written,
+        commit_status=status, suggestions=suggested, summary_bytes=summary_bytes, outputs_written=outputs_written,
         annotations_printed=printed, errors=tuple(progress.errors), notices=tuple(progress.notices),
         pr_number=settings.pr_number)
     _report(result, err, on_actions=settings.run_id is not None, stdout=out)
     return result
+
+
+def _suggestion_notes(result: SuggestionResult) -> list[str]:
+    notes = []
+    if result.already:
+        notes.append(f"heal suggestions: {len(result.already)} already on the PR from an earlier run, not posted again")
+    for suggestion in result.not_in_diff:
+        notes.append(f"heal suggestion for {suggestion.path}:{suggestion.line} not posted: the line is not part of "
+                     f"the PR's diff (GitHub answered 422); run `flowwalk heal --report DIR --apply` to keep it")
+    for suggestion, why in result.left_out:
+        notes.append(f"heal suggestion for {suggestion.path}:{suggestion.line} not posted: {why}")
+    return notes
 
 
 def _summary_markdown(report: Path, verdict: Mapping[str, Any], links: RunLinks) -> str:
@@ -364,6 +389,9 @@ def _report(result: PublishResult, err: TextIO, *, on_actions: bool, stdout: Tex
     done = []
     if result.comment is not None and result.comment.action != "skipped":
         done.append(f"comment {result.comment.action}" + (f" ({result.comment.url})" if result.comment.url else ""))
+    if result.suggestions is not None and result.suggestions.posted:
+        count = len(result.suggestions.posted)
+        done.append(f"{count} heal suggestion{'s' * (count != 1)} posted")
     if result.check_run is not None:
         done.append(f"check run {result.check_run.conclusion} with {result.check_run.annotations_sent} annotations")
     if result.commit_status is not None:
