@@ -80,10 +80,10 @@ class CrawlState:
 
 def _slug(url: str) -> str:
     parts = urlsplit(url)
-    path = parts.path.strip("/")
+    path = re.sub(r"\.(html?|php|aspx?)$", "", parts.path.strip("/"))
     if parts.fragment and is_hash_route(parts.fragment):
-        path = f"{path}-{parts.fragment.strip('/!')}" if path else parts.fragment.strip("/!")
-    path = re.sub(r"\.(html?|php|aspx?)$", "", path)
+        route = parts.fragment.strip("/!") or "root"
+        path = f"{path}-{route}" if path else route
     slug = re.sub(r"[^a-z0-9]+", "-", path.lower()).strip("-")
     return slug[:60] or "home"
 
@@ -247,10 +247,14 @@ class Crawler:
                       f"{survey.get('title') or '(no title)'} ({counts}; signature {signature})")
         self._explore_controls(page)
         self._try_searches(page)
-        if self.options.submit_forms:
-            self._submit_forms(page)
+        self._queue_links(page, page["survey"], item["depth"])
+        if self.options.submit_forms and self._submit_forms(page):
+            # what a submit added (TodoMVC's filters appear with the first todo) may link on
+            try:
+                self._queue_links(page, survey_page(self.session), item["depth"])
+            except PlaywrightError:
+                pass
         page["console_errors"] = self.session.console_error_count - before
-        self._queue_links(page, item["depth"])
 
     def _edge(self, via: dict[str, Any] | None, to: str) -> None:
         if not via:
@@ -450,9 +454,11 @@ class Crawler:
                                      "term": term, "lists": _list_counts(after)})
             self.progress(f"  typed {term!r} into {target_of(field_)} on {page['path']}")
 
-    def _submit_forms(self, page: dict[str, Any]) -> None:
+    def _submit_forms(self, page: dict[str, Any]) -> bool:
         """With --submit-forms: submit each (non-destructive) form empty and note its validation
-        message; a single-field form without a button gets a sample value and Enter."""
+        message; a single-field form without a button gets a sample value and Enter. True when
+        the page was left as the last submit made it."""
+        submitted = False
         for index, form in enumerate(page["survey"].get("forms") or ()):
             word = destructive_word(form, self.words) or (destructive_word(form["submit"], self.words)
                                                           if form.get("submit") else None)
@@ -460,10 +466,17 @@ class Crawler:
                 self._skip({"from": page["id"]}, f"form {form.get('name') or index}", f"destructive ('{word}')")
                 continue
             submit = form.get("submit")
+            # the same form on another page (a site-wide search, TodoMVC's input on every route)
+            # is submitted once: each submit changes what the next pages show
+            once = f"submit|{choose_selector(submit) if submit else ''}|" + "|".join(
+                str(choose_selector(f) or "") for f in form.get("fields") or ())
+            if once in self.state.transitions:
+                continue
+            self.state.transitions[once] = page["signature"]
             text_fields = [f for f in form.get("fields") or () if f.get("type") in ("text", "email", "search", "textarea")]
             if submit and not submit.get("disabled") and choose_selector(submit):
                 if not self._take_action() or not self._reload(page):
-                    return
+                    return False
                 before = page_text(self.session)
                 before_messages = messages(self.session)
                 selector = choose_selector(submit)
@@ -482,6 +495,7 @@ class Crawler:
                                         "target": target_of(submit), "url_after": self.session.page.url,
                                         "new_text": said or _new_lines(before, page_text(self.session)),
                                         "lists": _list_counts(survey_page(self.session))})
+                submitted = True
                 self.progress(f"  submitted {form.get('name') or 'a form'} empty on {page['path']}")
             elif form.get("implicit") and len(text_fields) == 1 and not form.get("search"):
                 selector = choose_selector(text_fields[0])
@@ -503,7 +517,9 @@ class Crawler:
                                         "target": target_of(text_fields[0]), "value": value,
                                         "url_after": self.session.page.url,
                                         "lists": _list_counts(survey_page(self.session))})
+                submitted = True
                 self.progress(f"  entered a sample value into {target_of(text_fields[0])} on {page['path']}")
+        return submitted
 
     # --- links ------------------------------------------------------------------------------------
 
@@ -513,8 +529,8 @@ class Crawler:
             return
         self.state.queue.append(item)
 
-    def _queue_links(self, page: dict[str, Any], depth: int) -> None:
-        for link in page["survey"].get("links") or ():
+    def _queue_links(self, page: dict[str, Any], survey: dict[str, Any], depth: int) -> None:
+        for link in survey.get("links") or ():
             href = str(link.get("href") or "")
             parts = urlsplit(href)
             name = str(link.get("name") or href)[:80]

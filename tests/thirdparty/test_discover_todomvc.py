@@ -1,0 +1,34 @@
+"""`flowwalk discover` on a third-party app: TodoMVC's VanillaJS implementation (other people's
+code, fetched by scripts/fetch_thirdparty.sh, served on 127.0.0.1). With --submit-forms it adds a
+todo, which shows the filter links (hash routes), and every spec it writes passes twice."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from flowwalk.discover import DiscoverOptions, discover
+from flowwalk.serve import StaticServer
+from flowwalk.settings import Settings
+from flowwalk.spec.loader import load_suites
+
+pytestmark = pytest.mark.browser
+
+PACKAGE = Path(__file__).resolve().parents[2] / ".cache" / "thirdparty" / "todomvc" / "package"
+
+
+def test_discover_todomvc_vanillajs(tmp_path: Path) -> None:
+    assert PACKAGE.is_dir(), "run scripts/fetch_thirdparty.sh (scripts/test.sh does) to fetch TodoMVC"
+    out = tmp_path / "checks"
+    with StaticServer(PACKAGE) as server:
+        result = discover(DiscoverOptions(url=f"{server.url}/examples/vanillajs/index.html", out_dir=out,
+                                          submit_forms=True, max_pages=4, use_model=False))
+    assert result.stopped_reason == "done" and result.needs_review == ()
+    assert result.pages == 3          # the start page, then #/ (with #/active collapsed into it) and #/completed
+    assert len(result.specs_written) == 8 == len(load_suites([str(out)], Settings()))
+    add = (out / "examples-vanillajs-index" / "form.flow.yaml").read_text()
+    assert "value: Enter" in add and "selector: '#todo-list > li'\n  equals: 1" in add
+    index = (out / "discover" / "index.md").read_text()
+    assert "http://todomvc.com/: outside the allowed hosts" in index
+    assert "/examples/vanillajs/index.html#/completed" in index
