@@ -172,7 +172,7 @@ def run(options: Mapping[str, Any]) -> int:
 
 
 def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threading.Event | None = None,
-                on_event: Callable[[Any], None] | None = None) -> dict[str, Any]:
+                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> dict[str, Any]:
     """One run, end to end: serve, load, plan, walk, write the report folder; returns verdict.json.
 
     `flowwalk run` calls it with the terminal and SIGINT/SIGTERM as the cancel. The MCP server's
@@ -215,7 +215,7 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
             stack.callback(_install_cancel_handlers(cancel))
         writer = EmitWriter(out)
         stack.callback(writer.close)
-        reporter = ConsoleReporter(console, report_dir=str(out))
+        reporter = ConsoleReporter(console, color=color, report_dir=str(out))
         handlers: list[Callable[[Any], None]] = [writer, reporter]
         if on_event is not None:
             handlers.append(on_event)

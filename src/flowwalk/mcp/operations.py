@@ -201,7 +201,8 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
                 f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
         timeout = limits.max_run_timeout_s
     options: dict[str, Any] = {
-        "paths": paths, "out_dir": str(out), "base_url": request.base_url,
+        # relative to the working directory, as `flowwalk run` there would print them
+        "paths": [os.path.relpath(p) for p in paths], "out_dir": os.path.relpath(out), "base_url": request.base_url,
         "variables": _assignments(request.variables), "secret_names": _names(request.secret_names),
         "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
         "offline": request.offline,
@@ -211,7 +212,7 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         if not served.is_dir():
             raise ToolInputError(f"serve '{request.serve}' is not a folder\n  hint: name the folder of the site "
                                  f"to serve on 127.0.0.1")
-        options["serve_dir"] = str(served)
+        options["serve_dir"] = os.path.relpath(served)
     with limits.lock:
         if out in limits.busy:
             raise ToolInputError(f"a run into '{ws.relative(out)}' is already going\n  hint: wait for it, or give "
@@ -222,7 +223,7 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         if on_start is not None:
             on_start(out)
         try:
-            verdict = app.execute_run(options, console=console, cancel=cancel, on_event=on_event)
+            verdict = app.execute_run(options, console=console, cancel=cancel, on_event=on_event, color=False)
         except UsageError as error:
             raise ToolInputError(str(error)) from None
     finally:
