@@ -16,12 +16,13 @@ from typing import Any, Iterator
 import pytest
 from playwright.sync_api import expect
 
+from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
 from flowwalk.report.html import render_html, safe_relative
 from flowwalk.report.merge import merge_reports
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.serve import StaticServer
 from flowwalk.settings import Settings
@@ -207,3 +208,20 @@ def test_a_thousand_scenarios_render_a_page_at_a_time(page: Any, tmp_path: Path)
         print(f"\n1,000-scenario report ready in the browser in {ready * 1000:.0f} ms")
         assert ready < 5.0
         assert problems == []
+
+
+def test_heals_show_old_and_new_selector_and_the_screenshot(tmp_path: Path) -> None:
+    heals = [("a.flow.yaml#a", Heal(old_selector="#old", new_selector='text="<b>Go</b>"', method="deterministic",
+                                    score=0.9, target="the Go button", step_index=2, path="a.flow.yaml", line=7,
+                                    screenshot="screenshots/a.png")),
+             ("a.flow.yaml#a", Heal(old_selector="#x", new_selector="#y", method="model", score=0.7, target="",
+                                    step_index=3, path="a.flow.yaml", line=9, screenshot="javascript:alert(1)"))]
+    write_sample_run(tmp_path, healed_events(heals))
+    records = read_run(tmp_path)
+    page = render_html(build_verdict(records), records)
+    section = page[page.index('<section class="heals">'):page.index("</section>", page.index('<section class="heals">'))]
+    assert "2 steps passed only because flowwalk found the element again" in section
+    assert "<del><code>#old</code></del><br><ins><code>text=&quot;&lt;b&gt;Go&lt;/b&gt;&quot;</code></ins>" in section
+    assert '<a href="screenshots/a.png"><img class="thumb" src="screenshots/a.png"' in section
+    assert "javascript:" not in section  # a screenshot path from the log is never a link elsewhere
+    assert '<td class="num">0.70</td><td>—</td>' in section

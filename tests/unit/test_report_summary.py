@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import RunRecords, read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
@@ -82,3 +83,24 @@ def test_the_summary_stays_under_the_job_summary_cap_and_says_what_it_cut(tmp_pa
     assert len(text.encode("utf-8")) <= SUMMARY_LIMIT
     assert "more sections cut to stay under 1024 KiB: see junit.xml and report.html" in text
     assert text.rstrip().endswith("</sub>")
+
+
+def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:
+    hostile = 'button:has-text("a | b `x` <script>")'
+    heals = [("a.flow.yaml#a", Heal(old_selector="#old|x", new_selector=hostile, method="model", score=0.8,
+                                    target="the | button", step_index=3, path="a.flow.yaml", line=12,
+                                    screenshot="screenshots/a.png"))]
+    for policy, note in (("pass", "counted as passed (heal policy: pass)"),
+                         ("fail", "they fail this run (heal policy: fail)")):
+        write_sample_run(tmp_path / policy, healed_events(heals, heal_policy=policy))
+        records = read_run(tmp_path / policy)
+        verdict = build_verdict(records)
+        text = render_summary(verdict, records)
+        section = text[text.index("### Healed selectors: 1"):]
+        assert note in section
+        row = next(line for line in section.splitlines() if line.startswith("| `a.flow.yaml#a`"))
+        # every | of the values is escaped, so the table keeps its five columns
+        assert row == ("| `a.flow.yaml#a` | `a.flow.yaml:12` step 3 | `#old\\|x` → "
+                       "`` button:has-text(\"a \\| b `x` <script>\") `` | model, score 0.80 | `screenshots/a.png` |")
+        assert "`flowwalk heal --report <this report folder> --apply`" in section
+    assert verdict["outcome"] == "spec_needs_review" and text.startswith("## ⚠️ flowwalk: a spec needs review")

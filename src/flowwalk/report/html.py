@@ -24,7 +24,9 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from flowwalk.report.records import RunRecords, TestRecord
-from flowwalk.report.summary import OUTCOME_TEXT, group_failures, shards_line, verdict_headline
+from flowwalk.report.summary import (
+    HEAL_MEANING, OUTCOME_TEXT, HealItem, group_failures, heal_policy_text, healed_items, shards_line, verdict_headline,
+)
 from flowwalk.report.verdict import failure_class, failure_message, skip_message
 
 HTML_FILE = "report.html"
@@ -153,6 +155,9 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
                              f"{_e(item.step)}{deps}<br><span class=\"msg\">{_e(item.message)}</span></li>")
             parts.append("</ul>")
         parts.append("</section>")
+    heals = healed_items(verdict)
+    if heals:
+        parts.append(_heals(heals, str(records.settings.get("heal_policy", "pass"))))
     flaky = list(verdict.get("flaky") or ())
     slowest = list(verdict.get("slowest") or ())[:10]
     if flaky or slowest:
@@ -168,6 +173,27 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
                 for s in slowest) + "</table></div>")
         parts.append("</section>")
     return "\n".join(parts)
+
+
+def _heals(items: list[HealItem], policy: str) -> str:
+    """The healed selectors: old and new selector, how found, score, the screenshot at the heal."""
+    rows = []
+    for item in items:
+        link = safe_relative(item.screenshot)
+        shot = (f'<a href="{_e(link)}"><img class="thumb" src="{_e(link)}" alt="the page when step '
+                f'{item.step_index} was healed" loading="lazy"></a>') if link else "—"
+        target = f'<br><small>target: {_e(item.target)}</small>' if item.target else ""
+        rows.append(f'<tr><td><a href="#test={_e(item.test_id)}" data-test="{_e(item.test_id)}"><code>'
+                    f"{_e(item.test_id)}</code></a><br><small><code>{_e(item.location)}</code> step "
+                    f"{item.step_index}</small></td><td><del><code>{_e(item.old_selector)}</code></del><br>"
+                    f"<ins><code>{_e(item.new_selector)}</code></ins>{target}</td><td>{_e(item.method)}</td>"
+                    f'<td class="num">{item.score:.2f}</td><td>{shot}</td></tr>')
+    count = len(items)
+    return (f'<section class="heals"><h2>Healed selectors <small>{count} step{"s" * (count != 1)} '
+            f"{_e(HEAL_MEANING)}; {_e(heal_policy_text(policy))}. Keep them with <code>flowwalk heal --report "
+            "&lt;this folder&gt; --apply</code>.</small></h2><table><thead><tr><th>test</th>"
+            "<th>old → new selector</th><th>found by</th><th>score</th><th>screenshot</th></tr></thead><tbody>"
+            + "".join(rows) + "</tbody></table></section>")
 
 
 def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:

@@ -6,6 +6,9 @@ credential, model or quota trouble: look at the spec) and infrastructure (rerun)
 one root cause with the tests skipped because of it, so a broken login reads as one problem.
 GitHub publishing renders the same groups under GitHub's own size limit.
 
+`healed_items(verdict)` lists the selectors the run healed (the `healed` findings): the summary,
+report.html and the PR comment each show them with the way to keep them.
+
 `render_summary` writes the Markdown for `GITHUB_STEP_SUMMARY` and the report folder; it stays
 under 1 MiB (the job-summary cap) by cutting whole items and saying how many were cut.
 """
@@ -127,6 +130,55 @@ def not_run(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             if t.get("status") == "skipped" and t.get("reason") in (*INCOMPLETE_REASONS, "cancelled")]
 
 
+@dataclass(frozen=True)
+class HealItem:
+    """One healed selector of a test's final attempt, as the verdict records it."""
+
+    test_id: str
+    old_selector: str
+    new_selector: str
+    method: str
+    score: float
+    target: str
+    path: str
+    line: int
+    step_index: int
+    screenshot: str | None
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+
+#: what a heal means to a reader, in every report
+HEAL_MEANING = ("passed only because flowwalk found the element again from the step's target; the spec still "
+                "pins the old selector, so every run heals it again until the spec changes")
+
+
+def healed_items(verdict: Mapping[str, Any]) -> list[HealItem]:
+    """Every `healed` finding of the verdict's tests (their final attempts), in test order."""
+    items: list[HealItem] = []
+    for test in verdict.get("tests") or ():
+        for finding in test.get("findings") or ():
+            heal = finding.get("heal") if isinstance(finding, Mapping) and finding.get("kind") == "healed" else None
+            if not isinstance(heal, Mapping) or not isinstance(heal.get("old_selector"), str) \
+                    or not isinstance(heal.get("new_selector"), str):
+                continue
+            shot = heal.get("screenshot")
+            items.append(HealItem(
+                test_id=str(test.get("test_id")), old_selector=heal["old_selector"],
+                new_selector=heal["new_selector"], method=str(heal.get("method") or "deterministic"),
+                score=float(heal.get("score") or 0.0), target=str(heal.get("target") or ""),
+                path=str(heal.get("path") or test.get("source") or ""), line=int(heal.get("line") or 0),
+                step_index=int(heal.get("step_index") or 0), screenshot=shot if isinstance(shot, str) else None))
+    return items
+
+
+def heal_policy_text(policy: str) -> str:
+    return ("they fail this run (heal policy: fail)" if policy == "fail"
+            else "counted as passed (heal policy: pass)")
+
+
 # --- Markdown ------------------------------------------------------------------------------------
 
 
@@ -199,6 +251,29 @@ def shards_line(verdict: Mapping[str, Any]) -> str:
     if shards.get("mismatched"):
         notes.append("different plan: " + ", ".join(str(k) for k in shards["mismatched"]))
     return line + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def _cell(text: str) -> str:
+    """Markdown table cell text: a `|` would end the cell, even inside code."""
+    return text.replace("|", "\\|")
+
+
+def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
+    """The healed selectors as a Markdown section (summary.md)."""
+    count = len(items)
+    lines = [f"### Healed selectors: {count}", "",
+             f"_{count} step{'s' * (count != 1)} {plain(HEAL_MEANING)}; {heal_policy_text(policy)}_", "",
+             "| test | step | old selector → new selector | found by | screenshot |", "|---|---|---|---|---|"]
+    for item in items[:100]:
+        shot = code(item.screenshot, 200) if item.screenshot else "—"
+        lines.append(f"| {_cell(code(item.test_id, 150))} | {_cell(code(item.location, 200))} step {item.step_index} "
+                     f"| {_cell(code(item.old_selector, 200))} → {_cell(code(item.new_selector, 200))} "
+                     f"| {plain(item.method)}, score {item.score:.2f} | {_cell(shot)} |")
+    if count > 100:
+        lines.append(f"\n… and {count - 100} more in report.html")
+    lines += ["", "Keep them in the specs: `flowwalk heal --report <this report folder> --apply` writes exactly "
+                  "these selector changes (or accept the suggestions on the pull request)."]
+    return "\n".join(lines) + "\n"
 
 
 def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:
@@ -275,6 +350,10 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
         budget.add(f"{title}\n\n_{plain(group.meaning)}_\n")
         for item in group.items:
             budget.add(render_item(item, tests))
+
+    heals = healed_items(verdict)
+    if heals:
+        budget.add(render_heals(heals, str((records.settings if records else {}).get("heal_policy", "pass"))))
 
     missing = not_run(verdict)
     if missing:
