@@ -66,3 +66,21 @@ def test_the_store_reads_an_earlier_emit_jsonl_and_prefers_the_same_file(tmp_pat
     assert store.get("c.flow.yaml", 1, "#save-btn") is not None                # same selector elsewhere
     assert store.get("a.flow.yaml", 12, "#x") is None                          # only passed steps count
     assert len(FingerprintStore.load(tmp_path / "missing.jsonl")) == 0
+
+
+def test_a_carried_fingerprint_ages_and_is_retaken_after_five_runs() -> None:
+    from flowwalk.heal.fingerprint import REFRESH_RUNS, FingerprintStore, fresh
+
+    store = FingerprintStore()
+    assert store.carry("a.flow.yaml", 3, "#save-btn") is None          # none yet: probe
+    record = fresh({"n": 1, "fp": SAVE}, "#save-btn", lambda s: s)
+    assert record is not None and record["age"] == 0 and record["pinned"] == "#save-btn"
+    store.put("a.flow.yaml", 3, "#save-btn", record)
+    ages = []
+    for _ in range(REFRESH_RUNS):
+        carried = store.carry("a.flow.yaml", 3, "#save-btn")
+        if carried is None:
+            break
+        ages.append(carried["age"])
+        store.put("a.flow.yaml", 3, "#save-btn", carried)   # what the next run reads back
+    assert ages == list(range(1, REFRESH_RUNS))                       # then it is taken afresh

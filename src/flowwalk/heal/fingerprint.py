@@ -6,7 +6,10 @@ short ancestor path and the text around it (its nearest ancestor's, for a checkb
 what it is). It never holds an input's value. It is taken in the same round trip that
 finds the element for an act (`PROBE_JS` replaces the count the walker asked for anyway), cut to
 the bounds below, passed through the run's redactor, and written into that act's `step_finished`
-record in `emit.jsonl` (`detail.fingerprint`).
+record in `emit.jsonl` (`detail.fingerprint`, with the pinned selector and its age in runs). A
+fingerprint from an earlier run is carried forward unchanged (age + 1, no page call) until it is
+REFRESH_RUNS runs old, then taken afresh: the probe costs a few milliseconds per act (see
+docs/healing.md), paid on one run in five.
 
 Where the last fingerprint comes from on a later run (`FingerprintStore`): an earlier run's
 `emit.jsonl` (or report folder) given with `--fingerprints`, which defaults to the `--durations`
@@ -23,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["FINGERPRINT_JS", "PROBE_JS", "bound", "FingerprintStore", "FIELDS", "MAX_TEXT"]
+__all__ = ["FINGERPRINT_JS", "PROBE_JS", "bound", "fresh", "FingerprintStore", "FIELDS", "MAX_TEXT", "REFRESH_RUNS"]
 
 MAX_TEXT = 80
 MAX_CLASSES = 8
@@ -116,6 +119,16 @@ def bound(raw: Any, redact: Callable[[str], str] = lambda s: s) -> dict[str, Any
     return out
 
 
+#: a fingerprint carried over from an earlier run is taken afresh once it is this many runs old
+REFRESH_RUNS = 5
+
+
+def fresh(probed: Any, pinned: str, redact: Callable[[str], str]) -> dict[str, Any] | None:
+    """The record for a fingerprint `PROBE_JS` just took (age 0), or None."""
+    fp = bound(probed.get("fp") if isinstance(probed, Mapping) else None, redact)
+    return None if fp is None else {**fp, "pinned": pinned, "age": 0}
+
+
 class FingerprintStore:
     """The last known fingerprint per (spec file, pinned selector). Thread-safe: workers share it."""
 
@@ -144,6 +157,22 @@ class FingerprintStore:
                 return min(entries, key=lambda e: abs(e[0] - line))[1]
             return self._by_selector.get(pinned)
 
+    def carry(self, path: str, line: int, pinned: str) -> dict[str, Any] | None:
+        """The stored fingerprint for this step, one run older, while it is younger than
+        REFRESH_RUNS; None when it must be taken afresh (none yet, or too old).
+
+        This keeps the fingerprint's cost off most passing runs: the walker probes the element
+        (one `evaluate_all` instead of a count, a few milliseconds) only every REFRESH_RUNS runs
+        and writes the carried record otherwise, so the next run still finds it."""
+        fp = self.get(path, line, pinned)
+        if fp is None:
+            return None
+        age = fp.get("age")
+        age = age if isinstance(age, int) and not isinstance(age, bool) and age >= 0 else REFRESH_RUNS
+        if age + 1 >= REFRESH_RUNS:
+            return None
+        return {**fp, "pinned": pinned, "age": age + 1}
+
     def add_records(self, records: Iterable[Mapping[str, Any]]) -> int:
         """Take the fingerprints of passed act steps from emit.jsonl records; how many were taken."""
         taken = 0
@@ -159,6 +188,8 @@ class FingerprintStore:
             path, line = record.get("path"), record.get("line")
             if clean is None or not isinstance(pinned, str) or not isinstance(path, str) or not isinstance(line, int):
                 continue
+            age = fp.get("age")
+            clean["age"] = age if isinstance(age, int) and not isinstance(age, bool) and age >= 0 else 0
             self.put(path, line, pinned, clean)
             taken += 1
         return taken
