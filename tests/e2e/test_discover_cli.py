@@ -17,14 +17,14 @@ pytestmark = pytest.mark.browser
 def test_discover_then_run_is_green(tmp_path: Path) -> None:
     out = tmp_path / "checks"
     with StaticServer(ROOT / "examples" / "site") as server:
-        found = flowwalk("discover", f"{server.url}/index.html", "--out", str(out), "--max-pages", "3", "--no-model")
+        found = flowwalk("discover", f"{server.url}/index.html", "--out", str(out), "--max-pages", "2", "--no-model")
         assert found.returncode == 0, found.stderr
-        assert "page 1/3 depth 0 /index.html" in found.stderr            # progress as it goes
+        assert "page 1/2 depth 0 /index.html" in found.stderr            # progress as it goes
         assert "dismissed the cookie banner" in found.stderr
         assert f"next: flowwalk run {out}/" in found.stdout
         crawl = json.loads((out / "discover" / "crawl.json").read_text())
         written = [s["path"] for s in crawl["specs"] if s["status"] == "written"]
-        assert len(crawl["pages"]) == 3 and len(written) >= 6
+        assert len(crawl["pages"]) == 2 and len(written) >= 5
         assert "cookie_banner" in {f["kind"] for f in crawl["features"]}
         ran = flowwalk("run", str(out), "--out", str(tmp_path / "report"))
     assert ran.returncode == 0, ran.stdout + ran.stderr

@@ -124,3 +124,42 @@ def test_two_crawls_write_identical_specs_and_a_stopped_crawl_resumes(site: Any,
     assert resumed.stopped_reason == "done" and resumed.pages == 5
     crawl = json.loads((tmp_path / "a" / "discover" / "crawl.json").read_text())
     assert [p["id"] for p in crawl["pages"]][:3] == [p["id"] for p in state["pages"]]
+
+
+def test_login_first_keeps_the_session_and_starts_every_spec(example_site: Any, flowwalk_browser: Browser,
+                                                            tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEMO_PASSWORD", "correct-horse-battery")
+    out = tmp_path / "checks"
+    login = Path(__file__).resolve().parents[2] / "examples" / "flows" / "login.flow.json"
+    # (verify=False: the specs' runs are the run machinery the other tests verify with; this one is
+    # about the crawl's own session)
+    result = run(f"{example_site.url}/dashboard.html", out, flowwalk_browser, max_pages=1, login=login,
+                 variables=(("DEMO_USER", "ada@example.com"),), secret_names=("DEMO_PASSWORD",), verify=False)
+    # the dashboard is behind the login: the crawl saw it logged in, and so do the specs
+    assert result.pages == 1 and len(result.specs_written) >= 3
+    spec = (out / "dashboard" / "page.flow.yaml").read_text()
+    assert f"url: {example_site.url}/login.html" in spec and "value: '{{DEMO_PASSWORD}}'" in spec
+    assert "correct-horse-battery" not in spec
+    assert "Welcome back, Ada" in spec
+    crawl = json.loads((out / "discover" / "crawl.json").read_text())
+    assert any("destructive ('log out')" in s["reason"] or "destructive ('logout')" in s["reason"]
+               for s in crawl["skipped"])
+
+
+def test_the_configured_model_is_asked_once_and_recorded(recording_site: tuple[str, list[str]],
+                                                        flowwalk_browser: Browser, tmp_path: Path) -> None:
+    from fake_model import FakeModel, Reply
+
+    base, _ = recording_site
+    with FakeModel() as fake:
+        fake.script(Reply({"specs": [{"spec": 1, "name": "The danger zone answers", "extra": [
+            {"kind": "url_contains", "value": "http://evil.example/steal"}]}]}))
+        config = tmp_path / "flowwalk.yaml"
+        config.write_text(f"model:\n  base_url: {fake.base_url}\n  model: fake-1\n")
+        result = discover(DiscoverOptions(url=f"{base}/discover/danger.html", out_dir=tmp_path / "checks",
+                                          verify=False, config_path=config), browser=flowwalk_browser)
+    crawl = json.loads((tmp_path / "checks" / "discover" / "crawl.json").read_text())
+    assert [c["outcome"] for c in crawl["model_calls"]] == ["answered"]
+    assert crawl["model_drops"][0]["reason"] == "not a URL of the crawl inside the allowed hosts"
+    assert "name: The danger zone answers" in (tmp_path / "checks" / "discover-danger" / "page.flow.yaml").read_text()
+    assert result.dropped and "evil.example" in (tmp_path / "checks" / "discover" / "index.md").read_text()

@@ -363,14 +363,15 @@ class Crawler:
         for button in page["survey"].get("buttons") or ():
             if button.get("disabled") or (button.get("in_form") and button.get("type") in ("submit", "reset")):
                 continue
+            # every destructive button is listed as not clicked, whether or not it looked in-place
+            word = destructive_word(button, self.words)
+            if word:
+                self._skip({"from": page["id"]}, f"button {button.get('name')!r}", f"destructive ('{word}')")
+                continue
             in_place = (button.get("role") == "tab" or button.get("expanded") is not None
                         or button.get("pressed") is not None or button.get("controls") or button.get("tag") == "summary"
                         or (button.get("type") == "button" and button.get("group")))
             if not in_place:
-                continue
-            word = destructive_word(button, self.words)
-            if word:
-                self._skip({"from": page["id"]}, f"button {button.get('name')!r}", f"destructive ('{word}')")
                 continue
             if choose_selector(button) is None:
                 continue

@@ -91,7 +91,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     cancel = cancel if cancel is not None else threading.Event()
     _check(options)
     settings = discover_settings(options)
-    login: LoginFlow | None = load_login(Path(options.login), settings) if options.login else None
+    login: LoginFlow | None = load_login(Path(options.login), settings, options.url) if options.login else None
     started = time.monotonic()
     out = Path(options.out_dir)
     folder = out / DISCOVER_DIR

@@ -3,19 +3,23 @@
 The flow is loaded and validated like any spec (secrets through `--secret`, refused where a
 secret may not go). Its steps are then played in the session the crawl keeps, so the crawl sees
 the site logged in: `goto`, `act` (click, fill, press, check, uncheck, select), `wait` and the
-`url_contains` / `text_contains` expects, each bounded by the action timeout. A step of another
-kind is refused up front with a hint. The same steps, as written, start every generated spec.
+`url_contains` / `text_contains` expects, each bounded by the action timeout; other expects (a
+beacon, a count) only observe and are left to the generated specs' runs, and a failed `optional`
+step is passed over, as the walker does. An action of another kind is refused up front with a
+hint. A relative entry URL is the crawled site's. The same steps, as written, start every
+generated spec.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from urllib.parse import urljoin
 from pathlib import Path
 from typing import Any
 
 from flowwalk.browser import PageSession, PlaywrightError, locate
-from flowwalk.errors import FlowwalkError, Location, Problem, SpecError
+from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Act, Expect, Goto, Scenario, Step, Wait
 from flowwalk.settings import Settings
 
@@ -25,7 +29,7 @@ _ACTIONS = ("click", "fill", "press", "check", "uncheck", "select")
 _EXPECTS = ("url_contains", "text_contains")
 
 
-class LoginFailed(FlowwalkError):
+class LoginFailed(UsageError):
     """The login flow did not get through (the crawl would only see the logged-out site)."""
 
 
@@ -37,7 +41,7 @@ class LoginFlow:
     steps: list[dict[str, Any]]
 
 
-def load_login(path: Path, settings: Settings) -> LoginFlow:
+def load_login(path: Path, settings: Settings, site: str) -> LoginFlow:
     from flowwalk.spec.loader import display_path, load_file
     from flowwalk.spec.source import load_source
     from flowwalk.spec.variables import secret_misuse
@@ -62,25 +66,21 @@ def load_login(path: Path, settings: Settings) -> LoginFlow:
                                      "a login flow may use goto, act (click, fill, press, check, uncheck, "
                                      "select), wait and expect url_contains / text_contains")])
     data = load_source(path, display).data
-    url = scenario.entry_url or ""
+    url = urljoin(site, scenario.entry_url or "")
     if not url.lower().startswith(("http://", "https://")):
-        raise SpecError([Problem(scenario.loc, f"--login flow's url '{url}' is not absolute",
-                                 "write the login page's full URL, e.g. https://staging.example.com/login")])
+        raise SpecError([Problem(scenario.loc, f"--login flow's url '{scenario.entry_url}' is not a page of the site",
+                                 "write the login page's URL, e.g. /login or https://staging.example.com/login")])
     return LoginFlow(scenario=scenario, url=url, steps=[dict(s) for s in data.get("steps") or []])
 
 
 def _playable(step: Step) -> bool:
     if isinstance(step, Act):
         return step.action in _ACTIONS and bool(step.selector)
-    if isinstance(step, Expect):
-        return step.kind in _EXPECTS
-    return isinstance(step, (Goto, Wait))
+    return isinstance(step, (Goto, Wait, Expect))
 
 
 def play_login(login: LoginFlow, session: PageSession, settings: Settings, timeout_ms: int) -> None:
     """Play the login flow in `session`; LoginFailed names the step that did not work."""
-    from urllib.parse import urljoin
-
     from flowwalk.spec.variables import substitute
 
     values = dict(settings.variables)
@@ -118,9 +118,11 @@ def play_login(login: LoginFlow, session: PageSession, settings: Settings, timeo
                     session.wait(step.ms)
                 elif step.for_selector:
                     locate(session.page, step.for_selector).locator.first.wait_for(state="visible", timeout=timeout_ms)
-            elif isinstance(step, Expect):
+            elif isinstance(step, Expect) and step.kind in _EXPECTS:
                 _expect(session, step, substitute(step.value or "", values), timeout_ms)
         except (PlaywrightError, AssertionError) as error:
+            if step.optional:
+                continue
             raise LoginFailed(f"{step.loc}: the login flow failed at step {index} ({step.text}): "
                               f"{str(error).splitlines()[0][:300] if str(error) else type(error).__name__}") from None
 
