@@ -32,7 +32,7 @@ from flowwalk.serve import StaticServer
 from flowwalk.settings import Secrets
 from flowwalk.walk.context import RunContext
 from flowwalk.walk.run import run_plan
-from flowwalk.walk.walker import LAST_CLICK_TIMEOUT_MS, TITLE_TIMEOUT_MS, plain_css
+from flowwalk.walk.evidence import LAST_CLICK_TIMEOUT_MS, TITLE_TIMEOUT_MS, plain_css
 
 from test_walker import act, click, dump, expect, fill, flow, make_settings, rules_of, walk  # the walker's builders
 

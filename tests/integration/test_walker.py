@@ -36,7 +36,9 @@ from flowwalk.model import (
 from flowwalk.plan.dag import topo_order
 from flowwalk.settings import Secrets, Settings, default_executable
 from flowwalk.walk.context import RunContext
-from flowwalk.walk.walker import ScenarioOutcome, screenshot_name, walk_scenario
+from flowwalk.walk.evidence import screenshot_name
+from flowwalk.walk.outcomes import ScenarioOutcome
+from flowwalk.walk.scenario import walk_scenario
 
 pytestmark = pytest.mark.browser
 

@@ -1,6 +1,10 @@
-"""Walking scenarios in the browser: the rule walker, stabilized checks, target re-resolution.
+"""Walking scenarios in the browser. Nothing here imports Playwright: `flowwalk.browser` does.
 
-`checks.run_check` evaluates every expect kind verify-until-stable (RFC 010); `resolve.resolve_target`
-re-resolves a step's human target description on the live page; `walker` and `run` drive rules
-and scenarios through `flowwalk.browser`. Nothing here imports Playwright directly.
+run.run_plan (workers, retries, relaunch) -> preflight (variables, refused / not-run events)
+-> scenario.walk_scenario (open, rules in order, close) -> rule.walk_rule (guards, retry-redo,
+body, rule verifiers, assertions) -> step.run_step (the one step envelope) -> the handlers in
+actions (goto, act, wait) and observations (expect, extract, emit, assertions). attempt holds an
+attempt's state (Budget, Bindings, AttemptControl), outcomes what it comes to, boundary the one
+answer to "is the browser gone?", evidence a failure's page evidence. checks (stabilized
+expects), resolve (target re-resolution), verifiers and recovery (the runtime code table) serve them.
 """

@@ -29,7 +29,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
-    from flowwalk.walk.walker import _Click as Click
+    from flowwalk.walk.evidence import Click
 
 __all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "RuleState"]
 

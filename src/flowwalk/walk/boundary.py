@@ -17,15 +17,21 @@ from __future__ import annotations
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Iterator
 
+from flowwalk import events as ev
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, first_line, is_invalid_selector, is_timeout
+from flowwalk.model import Step
 from flowwalk.walk.outcomes import StepFailed
+from flowwalk.walk.recovery import make_failure
 
 if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.attempt import Attempt
 
-__all__ = ["Halt", "crash_of", "gone", "halt_if_gone", "halting", "runtime_code", "short"]
+__all__ = ["Halt", "crash_of", "gone", "halt_failure", "halt_if_gone", "halting", "runtime_code", "short"]
+
+#: the step kinds a halted step keeps (any other is reported as an action)
+_HALT_KINDS = ("guard", "action", "observation_or_assertion", "setup", "assertion", "run_timeout")
 
 
 class Halt(Exception):
@@ -94,3 +100,23 @@ def short(exc: BaseException) -> str:
     text = str(exc).strip().split("\n")
     first = text[0] if text else ""
     return f"{type(exc).__name__}: {first}"[:500]
+
+
+def halt_failure(attempt: "Attempt", step_kind: str, index: int | None, step: Step | None,
+                 message: str) -> ev.Failure:
+    """The failure of what was in flight when the attempt halted; marks the attempt crashed.
+
+    The run's watchdog stops Chromium when a cancel or the run timeout could not otherwise end a
+    stuck step: that reads CANCELLED or RUN_TIMEOUT, not BROWSER_CRASHED.
+    """
+    attempt.control.mark_crashed()
+    code = "BROWSER_CRASHED"
+    if attempt.run.cancel.is_set():
+        code, message = "CANCELLED", "the run was cancelled while this step ran; flowwalk stopped the browser"
+    elif attempt.run.timed_out():
+        code, step_kind = "RUN_TIMEOUT", "run_timeout"
+        message = (f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed while this step was stuck; "
+                   f"flowwalk stopped the browser")
+    return make_failure(code, step_kind=step_kind if step_kind in _HALT_KINDS else "action",
+                        message=message, step_index=index, step_text=step.text if step else "",
+                        loc=step.loc if step else attempt.scenario.loc)

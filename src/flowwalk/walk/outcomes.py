@@ -19,7 +19,7 @@ from flowwalk import events as ev
 from flowwalk.model import Rule, Scenario, Step
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 
-__all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "parent_failure", "parent_gate", "rule_finished",
+__all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "only_in_frame", "parent_failure", "parent_gate", "rule_finished",
            "scenario_status", "skipped_steps", "skipped_text", "will_retry"]
 
 
@@ -137,3 +137,11 @@ def parent_gate(rule: Rule, results: Mapping[str, ev.RuleFinished]) -> ev.Failur
         if prior is None or prior.status not in ("passed", "flaky"):
             return parent_failure(rule, parent, prior)
     return None
+
+
+def only_in_frame(frame: str, verb: str) -> str:
+    """The part of a failure message (checks and acts alike) saying a child frame has what the
+    main page lacks, with its hint; `verb` is what the spec would do instead ('expect', 'act on')."""
+    return (f"the main page does not have it, but the frame {frame} does: selectors and page text do not cross "
+            f"into frames. hint: check the frame's own page (goto its URL), or {verb} what the main page itself "
+            f"shows")

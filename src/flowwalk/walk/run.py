@@ -2,16 +2,18 @@
 
 `run_plan` emits `RunStarted` first and `RunFinished` last, and in between:
 
-1. before any browser starts, every scenario's variables are checked: one that needs a variable
-   the run cannot supply is failed with `credential_rejected` (`VARIABLE_MISSING`, naming the
-   variable and its line) without a browser, reported like any other failure, and the others run;
+1. before any browser starts, every scenario's variables are checked (preflight.py): one that
+   needs a variable the run cannot supply is failed with `credential_rejected` (`VARIABLE_MISSING`,
+   naming the variable and its line) without a browser, reported like any other failure, and the
+   others run;
 2. `settings.workers` threads, each with its own `sync_playwright()` and Chromium (a Playwright
    sync instance belongs to one thread), pull scenarios from one queue in plan order. Threads,
    not processes: the work is waiting on Chromium, and on two cores two threads with the headless
    shell take about half the wall time of one; every event passes one lock, so emit.jsonl lines
    never interleave, and a scenario's own events stay in order. Results do not depend on the
    number of workers; only timings and the interleaving of different scenarios' events do;
-3. `--retries N`: a failed scenario reruns in a fresh context (attempt 2..N+1) and one that
+3. each attempt is `scenario.walk_scenario`;
+   `--retries N`: a failed scenario reruns in a fresh context (attempt 2..N+1) and one that
    passes on a retry is `flaky`; every attempt's events are emitted and `ScenarioFinished.final`
    marks the last;
 4. a crashed browser is relaunched for the next attempt or scenario;
@@ -41,24 +43,23 @@ import traceback
 import uuid
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any, Callable, Iterable, Protocol, Sequence
+from typing import Any, Callable, Protocol, Sequence
 
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
-from flowwalk.errors import BrowserLaunchError, Location
+from flowwalk.errors import BrowserLaunchError
 from flowwalk.exitcodes import decide_outcome
-from flowwalk.model import Rule, Scenario, Step
-from flowwalk.plan.dag import topo_order
+from flowwalk.model import Scenario
 from flowwalk.settings import Settings
-from flowwalk.spec.variables import missing_variables, placeholders
 from flowwalk.walk.context import RunContext, redact_event
-from flowwalk.walk.watchdog import Watchdog
+from flowwalk.walk.outcomes import ScenarioOutcome
+from flowwalk.walk.preflight import check_variables, not_run_events, refused_events
 from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
-from flowwalk.walk.outcomes import ScenarioOutcome, parent_failure, rule_finished
-from flowwalk.walk.walker import walk_scenario
+from flowwalk.walk.scenario import walk_scenario
+from flowwalk.walk.watchdog import Watchdog
 
-__all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record", "check_variables"]
+__all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record"]
 
 class PlanLike(Protocol):
     @property
@@ -116,132 +117,6 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "shard": {"index": settings.shard_index, "total": settings.shard_total},
         "out_dir": settings.out_dir,
     }
-
-
-# --- variables checked before any browser -------------------------------------------------------
-
-
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
-        for f in dataclasses.fields(value):
-            if f.name in ("loc", "text", "pattern"):
-                continue
-            yield from _strings(getattr(value, f.name))
-    elif isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _strings(v)
-    elif isinstance(value, dict) or hasattr(value, "items"):
-        for v in value.values():
-            yield from _strings(v)
-
-
-def _step_names(step: Step) -> set[str]:
-    names: set[str] = set()
-    for text in _strings(step):
-        names.update(placeholders(text))
-    if getattr(step, "kind", None) == "url_matches":
-        # url_matches is a literal regex, never substituted (flow-spec v1)
-        names.difference_update(placeholders(getattr(step, "value", None) or ""))
-    return names
-
-
-def check_variables(scenario: Scenario, settings: Settings,
-                    run_vars: dict[str, str]) -> list[tuple[Location, str]]:
-    """(location, name) of every variable `scenario` needs that the run cannot supply."""
-    found = missing_variables(scenario, set(run_vars) | set(settings.secrets.names()))
-    out: list[tuple[Location, str]] = []
-    for item in found:
-        a, b = item
-        loc, name = (a, b) if isinstance(a, Location) else (b, a)
-        out.append((loc, str(name)))
-    return out
-
-
-def _refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run: RunContext,
-                    attempt: int = 1) -> list[ev.Event]:
-    """The events of a scenario refused before the browser: every rule reported, none walked."""
-    names = sorted({n for _, n in missing})
-    where = {n: loc for loc, n in sorted(missing, key=lambda m: (m[0].line, m[0].col))}
-    hint = ("give each a value with --var NAME=VALUE (or in flowwalk.yaml), or, for a secret, "
-            "--secret NAME with the value in the environment variable NAME")
-    events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
-                                                 t=run.elapsed_s())]
-    results: dict[str, ev.RuleFinished] = {}
-    order = topo_order(list(scenario.rules))
-    scenario_level = [n for n in names if not any(n in _step_names(s) for r in scenario.rules for s in r.steps)]
-
-    def finished(rule: Rule, status: str, **kw: Any) -> ev.RuleFinished:
-        return rule_finished(scenario, rule, attempt, status, 0.0, **kw)
-
-    for pos, rule in enumerate(order):
-        all_steps = tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, 1))
-        needing = [(i, s, sorted(_step_names(s) & set(names))) for i, s in enumerate(rule.steps, 1)]
-        needing = [(i, s, ns) for i, s, ns in needing if ns]
-        if scenario_level and pos == 0:
-            name = scenario_level[0]
-            loc = where.get(name, scenario.loc)
-            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc,
-                                   message=f"no value for {_braces(scenario_level)}: {hint}",
-                                   step_text=f"open the entry URL {scenario.entry_url}" if scenario.entry_url else "",
-                                   expected=f"a value for {', '.join(scenario_level)}", observed="not supplied")
-            result = finished(rule, "failed", failure=failure, skipped_steps=all_steps)
-        elif scenario_level:
-            result = finished(rule, "skipped", reason="setup_failed")
-        elif needing:
-            index, step, step_names = needing[0]
-            rule_names = sorted({n for _, _, ns in needing for n in ns})
-            loc = where.get(step_names[0], step.loc)
-            if loc.path != step.loc.path or loc.line < step.loc.line:
-                loc = step.loc
-            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc, step_index=index,
-                                   step_text=step.text,
-                                   message=f"no value for {_braces(rule_names)}: {hint}",
-                                   expected=f"a value for {', '.join(rule_names)}", observed="not supplied")
-            # the step that needs the variable is the failure; every other step was not run
-            not_run = tuple(text for i, text in enumerate(all_steps, 1) if i != index)
-            result = finished(rule, "failed", failure=failure, skipped_steps=not_run)
-        else:
-            parent = next((p for p in rule.parents if results.get(p) is None or results[p].status != "passed"),
-                          None)
-            if parent is not None and results.get(parent) is not None and results[parent].failure is not None:
-                result = finished(rule, "skipped", reason="parent_failed",
-                                  failure=parent_failure(rule, parent, results[parent]))
-            else:
-                # nothing of this rule is wrong, but its scenario cannot run without the variable
-                result = finished(rule, "skipped", reason="credential_rejected")
-        results[rule.name] = result
-        events.append(result)
-    status = "failed" if any(r.status == "failed" for r in results.values()) else "skipped"
-    events.append(ev.ScenarioFinished(scenario_id=scenario.id, attempt=attempt, status=status, duration_ms=0.0))
-    return events
-
-
-def _braces(names: Sequence[str]) -> str:
-    return ", ".join("{{" + n + "}}" for n in names)
-
-
-def _not_run_events(scenario: Scenario, reason: str, run: RunContext, *, attempt: int = 1,
-                    failure: ev.Failure | None = None) -> list[ev.Event]:
-    """A scenario that never reached the browser (cancelled, run timeout, no browser)."""
-    events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
-                                                 t=run.elapsed_s())]
-    order = topo_order(list(scenario.rules))
-    for pos, rule in enumerate(order):
-        if failure is not None and pos == 0:
-            events.append(ev.RuleFinished(
-                scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule), attempt=attempt,
-                status="failed", duration_ms=0.0, path=rule.loc.path, line=rule.loc.line, failure=failure,
-                skipped_steps=tuple(f"step {i} ({s.text})" for i, s in enumerate(rule.steps, 1))))
-        else:
-            events.append(ev.RuleFinished(
-                scenario_id=scenario.id, rule=rule.name, test_id=scenario.test_id(rule), attempt=attempt,
-                status="skipped", duration_ms=0.0, path=rule.loc.path, line=rule.loc.line,
-                reason="setup_failed" if failure is not None else reason))
-    events.append(ev.ScenarioFinished(scenario_id=scenario.id, attempt=attempt,
-                                      status="failed" if failure is not None else "skipped", duration_ms=0.0))
-    return events
 
 
 # --- the loop -----------------------------------------------------------------------------------
@@ -306,7 +181,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     for scenario in scenarios:
         missing = check_variables(scenario, settings, dict(run.variables))
         if missing:
-            for event in _refused_events(scenario, missing, run):
+            for event in refused_events(scenario, missing, run):
                 out(event)
         else:
             runnable.append(scenario)
@@ -381,11 +256,11 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
             except queue.Empty:
                 return
             if run.cancel.is_set():
-                for event in _not_run_events(scenario, "cancelled", run):
+                for event in not_run_events(scenario, "cancelled", run):
                     out(event)
                 continue
             if run.timed_out():
-                for event in _not_run_events(scenario, "run_timeout", run):
+                for event in not_run_events(scenario, "run_timeout", run):
                     out(event)
                 continue
             browser = _run_scenario(scenario, browser, settings, run, out, shared)
@@ -412,7 +287,7 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
                     shared.launch_errors.append(str(error))
                 failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
                                        message=f"Chromium could not be started: {error}")
-                for event in _not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
+                for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                     out(event)
                 return None
         try:
@@ -422,7 +297,7 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
                                    message=f"flowwalk broke while walking this scenario: "
                                            f"{type(error).__name__}: {error}",
                                    context={"traceback": traceback.format_exc(limit=8)})
-            for event in _not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
+            for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                 out(event)
             browser.close()
             return None

@@ -1,0 +1,290 @@
+"""The steps that change the page: goto, act and wait, and the interrupts dismissed before acts.
+
+Contract of an act:
+1. dismiss the rule's interrupts (only those already visible; `dismiss`);
+2. find its element (`act_target`): the pinned selector, waited for TARGET_GRACE_MS when the step
+   also has a `target` (else the whole action timeout); when it matches nothing,
+   `recover_target` is the one place that finds the element another way (today: re-resolving
+   the human `target` on the live page) or says why it cannot;
+3. do the action; one that raises is retried once after dismissing interrupts, when the rule
+   has any (aitester-bdd);
+4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
+
+Every wait is cut by the rule's and the run's time (`Budget.cap_ms`).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from flowwalk.browser.element import dismiss_visible, element, first_of, perform
+from flowwalk.browser.errors import InvalidSelector
+from flowwalk.browser.locate import locate
+from flowwalk.browser.session import NavigationBlocked
+from flowwalk.model import Act, Expect, Goto, Wait
+from flowwalk.walk.attempt import Attempt, Budget, RuleState
+from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
+from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
+from flowwalk.walk.evidence import Click
+from flowwalk.walk.observations import verify
+from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
+from flowwalk.walk.resolve import TargetResolution, resolve_target
+from flowwalk.walk.waits import POLL_S, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
+
+__all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
+           "goto_step", "recover_target", "wait"]
+
+#: how long an act waits for its pinned selector before re-resolving its `target` instead (a
+#: step with no target waits the full action timeout): long enough for a page still rendering.
+TARGET_GRACE_MS = 1000
+#: an interrupt is clicked only if already visible, and the click itself may not dawdle
+DISMISS_CLICK_MS = 500
+#: at most this many matches of one dismiss selector are clicked in one pass
+DISMISS_MAX_MATCHES = 5
+
+
+# --- goto and wait ------------------------------------------------------------------------------
+
+
+def goto(attempt: Attempt, url: str, budget: Budget) -> None:
+    """Navigate to `url` within the navigation timeout (cut by `budget`)."""
+    assert attempt.session is not None
+    timeout = budget.cap_ms(attempt.settings.navigation_timeout_ms)
+    if timeout <= 0:
+        raise StepFailed("TIMEOUT", "no time left for the navigation")
+    try:
+        attempt.session.goto(url, timeout_ms=int(max(timeout, 1)))
+    except NavigationBlocked as blocked:
+        raise StepFailed("NAVIGATION_BLOCKED", f"navigation to '{blocked.url}' left the allowlist",
+                         expected=allowlist_text(attempt), observed=blocked.host) from None
+    except Exception as exc:  # noqa: BLE001
+        halt_if_gone(exc, attempt)
+        raise StepFailed(runtime_code(exc, "ACTION_REJECTED"), f"navigation to '{url}' failed: {short(exc)}",
+                         expected=f"the page at {url}", observed=short(exc)) from None
+
+
+def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: str, result: StepResult) -> None:
+    """A goto step; the scenario's deferred opening navigation when it is that (see scenario.py)."""
+    if attempt.entry_deferred:
+        # the scenario's opening navigation, then its interrupt pass
+        attempt.entry_deferred = False
+        assert attempt.entry_url is not None
+        goto(attempt, attempt.entry_url, state.budget)
+        dismiss(attempt, attempt.global_dismiss())
+    else:
+        url = attempt.bindings.subst(step.url)
+        assert url is not None
+        goto(attempt, attempt.absolute(url), state.budget)
+
+
+def wait(attempt: Attempt, state: RuleState, step: Wait, role: str, result: StepResult) -> None:
+    """`wait ms` (cut short by the rule's or the run's time: a failure) or `wait for` a visible match."""
+    if step.ms is not None:
+        allowed = state.budget.cap_ms(step.ms)
+        sleep_ms(attempt, allowed)
+        if allowed < step.ms:
+            raise StepFailed("TIMEOUT", f"wait {step.ms} ms cut short after {int(allowed)} ms",
+                             expected=f"{step.ms} ms", observed=f"{int(allowed)} ms")
+        return
+    selector, timeout, located = wait_in_rule(attempt, state, step.for_selector, visible=True)
+    if located is None:
+        raise StepFailed("TIMEOUT", f"'{selector}' did not appear within {int(timeout)} ms",
+                         expected=f"'{selector}' visible", observed="not visible")
+
+
+# --- interrupts ---------------------------------------------------------------------------------
+
+
+def dismiss(attempt: Attempt, selectors: Sequence[str]) -> int:
+    """Click every VISIBLE match of each dismiss selector, quickly; never wait for one."""
+    if attempt.session is None:
+        return 0
+    return dismiss_visible(attempt.page, selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS)
+
+
+# --- act ----------------------------------------------------------------------------------------
+
+
+def act(attempt: Attempt, state: RuleState, step: Act, role: str, result: StepResult) -> None:
+    """One act step (see the module doc for its order)."""
+    recovery = result.recovery
+    dismissed = dismiss(attempt, state.dismiss) if state.dismiss else 0
+    if dismissed:
+        result.detail["dismissed"] = dismissed
+    value = (attempt.bindings.subst(step.value, secrets=step.action in ("fill", "press"))
+             if step.value is not None else None)
+    target = act_target(attempt, state, step, result)
+    if state.last_act is not None:
+        # locating took a round trip that delivered any late navigation of the last action:
+        # blame that action before this one changes the page
+        check_navigation(attempt, caused_by=state.last_act, pump=False)
+    started = time.time() * 1000
+    try:
+        _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+    except StepFailed:
+        raise
+    except Exception as first:  # noqa: BLE001
+        halt_if_gone(first, attempt)
+        # aitester-bdd: an action that raises is retried once after dismissing interrupts,
+        # and only when there is something to dismiss (otherwise it would fail the same way).
+        if not state.dismiss:
+            raise _action_error(step, first) from None
+        again = dismiss(attempt, state.dismiss)
+        started = time.time() * 1000
+        try:
+            _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+        except Exception as second:  # noqa: BLE001
+            halt_if_gone(second, attempt)
+            recovery.record("dismiss_and_retry", "failed",
+                            f"dismissed {again} interrupt(s), retried once: {short(second)}")
+            raise _action_error(step, second, twice=True) from None
+        recovery.record("dismiss_and_retry", "recovered",
+                        f"first try: {short(first)}; dismissed {again} interrupt(s) and retried once")
+    # the act was done (a later failure of this step or the next may come from where a click
+    # landed): two clock reads, no round trip
+    state.clicked = (Click(state.current_index or 0, step.action, result.detail.get("selector"), started,
+                           time.time() * 1000)
+                     if step.action in ("click", "dblclick") else None)
+    if step.await_selector:
+        # Differs from aitester-bdd on purpose: it waits a fixed 30 s and IGNORES a missing
+        # await target; here the wait is bounded by the rule timeout and a missing target
+        # FAILS the step, since everything after it was written assuming it arrived.
+        awaited, wait_ms, arrived = wait_in_rule(attempt, state, step.await_selector, visible=False)
+        if arrived is None:
+            raise StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
+                             expected=f"'{awaited}' attached after the action", observed="not attached")
+        result.detail["awaited"] = awaited
+    # An act or expect next checks again after its own first round trip (which delivers
+    # what this action set off, and more time than a pump gives): no pump needed here then
+    check_navigation(attempt, pump=not isinstance(state.next_step, (Act, Expect)))
+    if step.verify:
+        verify(attempt, state, step, step.verify, value, target, result)
+    if len(recovery):
+        # a step that recovered keeps its recovery record as evidence
+        result.detail["recovery"] = [{"strategy": a.strategy, "outcome": a.outcome, "detail": a.detail}
+                                     for a in recovery.attempts]
+
+
+def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult) -> Any:
+    """The element an act works on: the pinned selector's first match, else `recover_target`'s."""
+    selector = attempt.bindings.subst(step.selector) if step.selector else None
+    if selector:
+        wait_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
+        located = wait_for(attempt, selector, state.scope, wait_ms, visible=False)
+        if located is not None:
+            result.detail["selector"] = located.used
+            if located.count > 1:
+                # like page.click(selector): the first match in document order
+                result.detail["matches"] = located.count
+            return first_of(located)
+        if not step.target:
+            tried = ", ".join(located_tried(attempt.page, selector, state.scope))
+            missing = f"no element matches '{selector}' within {int(wait_ms)} ms"
+            observed = f"nothing matched ({tried})"
+            frame = _frame_with_target(attempt, state, selector, None)
+            if frame is not None:
+                missing = f"{missing}; {only_in_frame(frame, 'act on')}"
+                observed = f"{observed}; only inside the frame {frame}"
+            raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
+                             observed=observed)
+    return recover_target(attempt, state, step, selector, result)
+
+
+def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None,
+                   result: StepResult) -> Any:
+    """The element for an act whose pinned `selector` matched nothing (None: it has none), found
+    another way, or StepFailed saying why none could be (AMBIGUOUS_TARGET, ELEMENT_NOT_FOUND).
+
+    The seam for finding an element anew: today the step's `target` is re-resolved on the live
+    page (walk/resolve.py); what was tried goes into `result` (its recovery record and the
+    candidates in its detail). Only called for a step that has a `target`.
+    """
+    target = attempt.bindings.subst(step.target)
+    assert target is not None
+    resolution = _resolve(attempt, state, target)
+    candidates = tuple(resolution.candidates)
+    result.detail["candidates"] = [dict(c) for c in candidates]
+    why = "no pinned selector" if not selector else f"pinned selector '{selector}' matched nothing"
+    if resolution.selector:
+        result.recovery.record("re_resolve_target", "recovered",
+                               f"{why}; '{target}' resolved to {resolution.selector} ({resolution.reason})")
+        result.detail["selector"] = resolution.selector
+        return element(attempt.page, resolution.selector)
+    result.recovery.record("re_resolve_target", "failed", f"{why}; '{target}': {resolution.reason}")
+    if candidates:
+        raise StepFailed("AMBIGUOUS_TARGET", f"could not resolve the target '{target}': {resolution.reason}",
+                         expected=f"one element for '{target}'",
+                         observed=f"{len(candidates)} candidate(s), none unique and usable",
+                         candidates=candidates)
+    message, observed = f"could not resolve the target '{target}': {resolution.reason}", "no candidate"
+    frame = _frame_with_target(attempt, state, selector, target)
+    if frame is not None:
+        message = f"{message}; {only_in_frame(frame, 'act on')}"
+        observed = f"{observed}; only inside the frame {frame}"
+    raise StepFailed("ELEMENT_NOT_FOUND", message, expected=f"one element for '{target}'", observed=observed,
+                     candidates=candidates)
+
+
+def _resolve(attempt: Attempt, state: RuleState, target: str) -> TargetResolution:
+    """Re-resolve `target`, giving a page still rendering the grace period to show it."""
+    end = time.monotonic() + state.budget.cap_ms(TARGET_GRACE_MS) / 1000
+    while True:
+        resolution = resolve_target(attempt.page, target, state.scope)
+        if resolution.selector or time.monotonic() >= end:
+            return resolution
+        sleep_ms(attempt, POLL_S * 2500)
+
+
+def _frame_with_target(attempt: Attempt, state: RuleState, selector: str | None, target: str | None) -> str | None:
+    """The child frame that has what an act's main frame lacks (failure path only, like a
+    check's: `look_in_frames`, at most 4 frames within 1 s and within the rule's and the run's
+    time): the pinned selector matches there, or the `target` resolves there to one element."""
+    if attempt.session is None:
+        return None
+    budget = state.budget.cap_ms(FRAME_LOOK_MS)
+    if budget <= 0:
+        return None
+
+    def has(frame: Any) -> bool:
+        if selector:
+            try:
+                if locate(frame, selector, state.scope).count > 0:
+                    return True
+            except InvalidSelector:
+                pass  # the main frame parsed it (it would have failed there); nothing to find
+        return bool(target) and resolve_target(frame, target or "", state.scope).selector is not None
+
+    with halting(attempt):
+        return look_in_frames(attempt.session, has, budget_ms=budget)
+
+
+def _perform(step: Act, target: Any, value: str | None, timeout_ms: float) -> None:
+    if timeout_ms <= 0:
+        raise StepFailed("TIMEOUT", "no time left for the action")
+    if step.action == "upload":
+        path = Path(value or "")
+        if not path.is_file():
+            raise StepFailed("ACTION_REJECTED", f"upload: no file '{value}'",
+                             expected="a file to upload (relative to the working directory)",
+                             observed=f"'{value}' does not exist")
+        value = str(path)
+    perform(target, step.action, value, int(timeout_ms))
+
+
+def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> StepFailed:
+    if isinstance(exc, StepFailed):
+        return exc
+    code = runtime_code(exc, "ACTION_REJECTED")
+    what = "raised twice" if twice else "raised"
+    return StepFailed(code, f"{step.action} {what}: {short(exc)}", expected=f"{step.action} to succeed",
+                      observed=short(exc))
+
+
+def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
+    """The alternatives `locate` tried, for the message of a selector that matched nothing."""
+    try:
+        return list(locate(page, selector, scope).tried)
+    except Exception:  # noqa: BLE001
+        return [selector]

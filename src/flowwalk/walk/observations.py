@@ -1,0 +1,253 @@
+"""The steps that read the page: expect, extract, emit; step verifiers; a flow's assertions.
+
+Contract:
+- an expect is a stabilized check (walk/checks.py) within the guard timeout (a guard), else its
+  own `timeout_ms`, else the rule's, else the run's `expect_timeout_ms` (`wait for` and extract
+  wait the rule's observation time); the expects right after it get their first reads while it waits
+  (`read_ahead`). A check that passed still fails when the last action's navigation left the
+  allowlist meanwhile: the action is the failure, whatever the check saw;
+- extract stores an element's text under a name for the steps after it; emit records page state
+  as an `EmitRecorded` event and never fails (a field that cannot be read is null, with its error);
+- verifiers (walk/verifiers.py) fail the step with VERIFICATION_FAILED when any does not pass;
+- a flow's assertions grade it after its steps (`grade_assertions`).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+from typing import Any, Sequence
+
+from flowwalk import events as ev
+from flowwalk.browser.element import ELEMENT_SOURCES, page_url, read_field
+from flowwalk.browser.locate import locate
+from flowwalk.browser.network import matching_beacons
+from flowwalk.model import Assertion, Emit, EmitField, Expect, Extract, Step, VerifierRef
+from flowwalk.spec.variables import LITERAL_KINDS
+from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.boundary import halt_if_gone, halting, short
+from flowwalk.walk.checks import read_ahead, run_check
+from flowwalk.walk.evidence import failure_context, with_failure_evidence
+from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
+from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.verifiers import VerifierContext, run_verifiers
+from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
+
+__all__ = ["BEACON_GRACE_MS", "EMIT_READ_MS", "EMIT_VALUE_MAX", "emit_record", "expect", "extract",
+           "grade_assertions", "verify"]
+
+#: beacon_fires is graded after the flow; a beacon sent by the last action may still be in
+#: flight, so the grade waits this long for it (it passes as soon as it lands)
+BEACON_GRACE_MS = 1000
+#: emit fields read page state without waiting for it
+EMIT_READ_MS = 1000
+#: emit field values longer than this are cut (an html field can be large)
+EMIT_VALUE_MAX = 4000
+
+
+# --- expect -------------------------------------------------------------------------------------
+
+
+def _substituted(attempt: Attempt, step: Expect) -> Expect:
+    subst = attempt.bindings.subst
+    return replace(
+        step,
+        # a regular expression is literal (flow-spec v1): never substituted
+        value=step.value if step.kind in LITERAL_KINDS else subst(step.value),
+        selector=subst(step.selector),
+        vendor=subst(step.vendor),
+        event=subst(step.event),
+        attr=subst(step.attr),
+    )
+
+
+def _read_ahead(attempt: Attempt, state: RuleState) -> None:
+    """First reads of the expects that follow the current one (batched stabilization)."""
+    assert attempt.session is not None
+    for index, step in state.following:
+        try:
+            expect_ = _substituted(attempt, step)
+        except StepFailed:
+            return   # its own step reports the problem
+        with halting(attempt):
+            state.early[index] = read_ahead(attempt.session, expect_, scope=state.scope)
+
+
+def expect(attempt: Attempt, state: RuleState, step: Expect, role: str, result: StepResult) -> None:
+    """One expect (a guard when `role` is "guard")."""
+    assert attempt.session is not None
+    expected = _substituted(attempt, step)
+    early = state.early.pop(state.current_index, None) if role == "body" and state.current_index else None
+    hook = (lambda: _read_ahead(attempt, state)) if role == "body" and state.following else None
+    if role == "guard":
+        wanted = state.guard_ms
+    else:
+        # the step's own timeout, else the rule's (a rule file's timeout_ms, `set rule timeout`),
+        # else expect_timeout_ms: a failing check gives up after 5 s, not the 30 s rule default
+        wanted = (step.timeout_ms if step.timeout_ms is not None
+                  else state.rule.timeout_ms or attempt.settings.expect_timeout_ms)
+    timeout = state.budget.cap_ms(wanted)
+    check = run_check(attempt.session, expected, scope=state.scope, timeout_ms=int(timeout),
+                      stabilize=step.stabilize or attempt.settings.stabilize_for(attempt.scenario.kind), early=early,
+                      while_waiting=hook)
+    result.reads = check.reads
+    result.detail["duration_check_ms"] = round(check.duration_ms, 1)
+    if check.passed and state.last_act is not None:
+        # the reads delivered any late navigation of the last action: it left the allowlist
+        # (and was stopped), so the action is the failure, whatever this check saw
+        check_navigation(attempt, caused_by=state.last_act, pump=False)
+    if not check.passed:
+        # a page that was navigated away (and blocked) while the check waited did not
+        # misbehave: the failure is the navigation, not the expectation
+        check_navigation(attempt, caused_by=state.last_act)
+        what = f"{'guard' if role == 'guard' else 'expect'} {step.kind} failed after {check.reads} read(s)"
+        if check.frame is not None:
+            # the page shows it, inside a frame: the spec cannot reach it, the site is not at fault
+            raise StepFailed(check.runtime_code or "ELEMENT_NOT_FOUND",
+                             f"{what}: expected {check.expected}; {only_in_frame(check.frame, 'expect')}",
+                             expected=check.expected, observed=check.observed)
+        raise StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
+                         f"{what}: expected {check.expected}; observed {check.observed}",
+                         expected=check.expected, observed=check.observed)
+
+
+# --- extract and emit ---------------------------------------------------------------------------
+
+
+def extract(attempt: Attempt, state: RuleState, step: Extract, role: str, result: StepResult) -> None:
+    """Store the (trimmed) text of the selector's first match as `step.into`."""
+    selector, _, located = wait_in_rule(attempt, state, step.selector, visible=False)
+    if located is None:
+        raise StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
+                         expected=f"an element matching '{selector}'", observed="nothing matched")
+    text = read_field(attempt.page, located, "text", timeout_ms=max(int(state.budget.cap_ms(EMIT_READ_MS)), 1))
+    attempt.bindings.store(step.into, text)
+    result.detail["into"] = step.into
+    result.detail["value"] = text[:200]
+
+
+def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: str, result: StepResult) -> None:
+    """Capture page state into an EmitRecorded event. Never fails: errors are recorded."""
+    fields: dict[str, Any] = {}
+    errors: dict[str, str] = {}
+    for f in step.fields:
+        try:
+            fields[f.name] = _emit_field(attempt, f, state.scope)
+        except StepFailed as failed:
+            fields[f.name] = None
+            errors[f.name] = failed.message
+        except Exception as exc:  # noqa: BLE001 - an emit never fails the rule
+            halt_if_gone(exc, attempt)
+            fields[f.name] = None
+            errors[f.name] = short(exc)
+    attempt.emit(ev.EmitRecorded(scenario_id=attempt.scenario.id, rule=state.rule.name, name=step.name,
+                                 url=page_url(attempt.page), fields=fields, t=attempt.run.elapsed_s()))
+    result.detail["fields"] = sorted(fields)
+    if errors:
+        result.detail["errors"] = errors
+
+
+def _emit_field(attempt: Attempt, f: EmitField, scope: str | None) -> Any:
+    page = attempt.page
+    if f.source in ("url", "title"):
+        return read_field(page, None, f.source)
+    selector = attempt.bindings.subst(f.selector) if f.selector else None
+    if f.source == "js" and not selector:
+        return _cap(read_field(page, None, "js", expr=f.expr))
+    if not selector:
+        raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
+    located = locate(page, selector, scope)
+    if f.source == "count":
+        return located.count
+    if located.count == 0:
+        if f.source in ("is_visible", "is_enabled", "is_checked"):
+            return False
+        raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}': nothing matches '{selector}'")
+    if f.source not in ELEMENT_SOURCES:
+        raise StepFailed("ACTION_REJECTED", f"unknown emit source '{f.source}'")
+    return _cap(read_field(page, located, f.source, attr=f.attr, expr=f.expr, timeout_ms=EMIT_READ_MS))
+
+
+def _cap(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > EMIT_VALUE_MAX:
+        return value[:EMIT_VALUE_MAX] + "…"
+    return value
+
+
+# --- verifiers ----------------------------------------------------------------------------------
+
+
+def verify(attempt: Attempt, state: RuleState, step: Step | None, refs: Sequence[VerifierRef], value: str | None,
+           locator: Any, result: StepResult) -> None:
+    """Run `refs` (with what an act wrote: `value`, `locator`); StepFailed unless every one passes."""
+    assert attempt.session is not None
+    context = VerifierContext(
+        session=attempt.session, step=step, value=value, locator=locator, scope=state.scope,
+        variables=attempt.bindings.plain_values(), allowed_hosts=attempt.allowed_host_names(),
+        redact=attempt.redact, substitute=attempt.bindings.text,
+        stabilize=attempt.settings.stabilize_for(attempt.scenario.kind),
+        verifiers_dir=Path(attempt.settings.verifiers_dir), scenario_id=attempt.scenario.id, rule=state.rule.name)
+    outcomes = run_verifiers(refs, context)
+    result.detail["verifiers"] = [o.record() for o in outcomes]
+    bad = [o for o in outcomes if o.outcome != "pass"]
+    if bad:
+        raise StepFailed("VERIFICATION_FAILED",
+                         "verifier " + "; ".join(f"{o.name}: {o.outcome} ({o.detail})" for o in bad),
+                         expected="every verifier passes",
+                         observed=", ".join(f"{o.name}={o.outcome}" for o in outcomes))
+
+
+# --- assertions ---------------------------------------------------------------------------------
+
+
+def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | None) -> ev.Failure | None:
+    """Grade the flow's `assertions` after its steps, whether the steps passed or not.
+
+    flow-spec v1: assertions never halt, they grade the finished flow by severity.
+    - critical: a failed one fails a flow whose steps passed, with `assertion_failed` (step
+      kind `assertion`, the assertion's own line); on a flow that already failed it is kept
+      as a critical finding, so the first failure stays the reported one;
+    - warning: a warning finding (a verified finding; the flow still passes);
+    - info: an info finding (advisory).
+    """
+    for assertion in attempt.scenario.assertions:
+        ok, expected, observed = _assertion_holds(attempt, assertion)
+        if ok:
+            continue
+        message = f"assertion {assertion.text} failed: {observed}"
+        if assertion.severity == "critical" and failure is None:
+            failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
+                                   step_text=assertion.text, expected=expected, observed=observed,
+                                   loc=assertion.loc, context=failure_context(attempt, None, state.budget,
+                                                                              state.clicked))
+            failure = with_failure_evidence(attempt, state, failure, 0)
+            continue
+        state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
+                                         kind=assertion.kind))
+    return failure
+
+
+def _assertion_holds(attempt: Attempt, assertion: Assertion) -> tuple[bool, str, str]:
+    session = attempt.session
+    assert session is not None
+    if assertion.kind == "no_console_errors":
+        errors = list(session.console_errors)
+        if not errors:
+            return True, "no console errors", "none"
+        shown = "; ".join(e[:200] for e in errors[:3])
+        return False, "no console errors", f"{len(errors)} console error(s): {shown}"
+    if assertion.kind == "beacon_fires":
+        want = f"a {assertion.vendor} beacon" + (f" with event '{assertion.event}'" if assertion.event else "")
+        end = time.monotonic() + BEACON_GRACE_MS / 1000
+        while True:
+            beacons = list(session.beacons)
+            # the vendor table of the browser layer decides aliases and case (ga4 = gtag = GA)
+            if matching_beacons(beacons, assertion.vendor or "", assertion.event):
+                return True, want, "captured"
+            if time.monotonic() >= end:
+                break
+            sleep_ms(attempt, POLL_S * 1000)
+        seen = sorted({f"{b.vendor}:{b.event}" for b in beacons})
+        return False, want, ("captured beacons: " + ", ".join(seen)) if seen else "no beacon captured"
+    return False, assertion.kind, f"unknown assertion kind '{assertion.kind}'"

@@ -1,0 +1,158 @@
+"""The step envelope: every step runs through `run_step`, which times it, catches its failure and
+emits its one `StepFinished` (pytest's `call_and_report` in small). What a step does is its
+handler's, found in HANDLERS by the step's type.
+
+Contract of `run_step`:
+- before the handler: a rule deadline or a run deadline already passed fails the step
+  (TIMEOUT / RUN_TIMEOUT), and a navigation that left the allowlist since the last action fails
+  it, blamed on that action;
+- the handler raises StepFailed to fail the step; any other error is the page's (ACTION_REJECTED
+  for an act or goto, else INTERNAL, TIMEOUT for Playwright's timeouts) unless the browser is
+  gone (boundary.py): then the step is emitted failed and Halt is raised;
+- a body step's own verifiers run after its handler (an act runs them itself, with what it wrote);
+- a failed `optional: true` body step becomes a warning finding (status `warning`), unless the
+  failure is infrastructure's;
+- the run deadline cutting a step makes it RUN_TIMEOUT and stops the attempt; a step that failed
+  after the rule deadline says so; failure evidence (evidence.py) is gathered for body steps.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+from flowwalk import events as ev
+from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait
+from flowwalk.walk import actions, observations
+from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.boundary import Halt, gone, runtime_code, short
+from flowwalk.walk.evidence import failure_context, screenshot
+from flowwalk.walk.outcomes import StepFailed, StepResult
+from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.waits import check_navigation
+
+__all__ = ["HANDLERS", "Handler", "failure_step_kind", "run_step", "step_finished", "step_kind"]
+
+#: what a step of one type does: (attempt, rule state, step, role, result) -> None; raises
+#: StepFailed to fail the step, and records what it saw in `result`
+Handler = Callable[[Attempt, RuleState, Any, str, StepResult], None]
+
+HANDLERS: Mapping[type[Step], Handler] = {
+    Goto: actions.goto_step,
+    Act: actions.act,
+    Wait: actions.wait,
+    Expect: observations.expect,
+    Extract: observations.extract,
+    Emit: observations.emit_record,
+}
+
+
+def step_kind(step: Step) -> str:
+    """The step's kind as events name it (`goto`, `act`, `expect`, ...)."""
+    return type(step).__name__.lower()
+
+
+def failure_step_kind(step: Step, role: str) -> str:
+    """Where in a rule a failure of `step` happened (Failure.step_kind)."""
+    if role == "guard":
+        return "guard"
+    if isinstance(step, (Expect, Extract)):
+        return "observation_or_assertion"
+    return "action"
+
+
+def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role: str,
+             detail: dict[str, Any] | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS) -> StepResult:
+    """Run one step through its handler and emit its StepFinished. Raises Halt when the browser is gone."""
+    t0 = time.monotonic()
+    state.current_index, state.current_step = index, step
+    state.current_kind = failure_step_kind(step, role)
+    result = StepResult(status="passed", detail=dict(detail or {}))
+    try:
+        if state.budget.rule_over():
+            raise StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
+                             expected=f"the rule done within {state.rule.timeout_ms} ms",
+                             observed="deadline passed")
+        if state.budget.run_over():
+            raise StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
+        if attempt.session is not None:
+            # an action's navigation may reach the network only after the action returned
+            # (a loaded machine), and a page script may leave on its own during a wait: catch
+            # either before this step runs, blaming the last action when there was one. No
+            # pump here: the action's own check pumped, and every call since delivered events
+            check_navigation(attempt, caused_by=state.last_act, pump=False)
+        handler = handlers.get(type(step))
+        if handler is None:  # pragma: no cover - the model has no other step types
+            raise StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
+        handler(attempt, state, step, role, result)
+        if step.verify and role == "body" and not isinstance(step, Act):
+            # acts run theirs with what they wrote; any other step gets them here
+            observations.verify(attempt, state, step, step.verify, None, None, result)
+        if isinstance(step, Act):
+            state.last_act = (index, step)
+    except StepFailed as failed:
+        result.status = "failed"
+        result.failure = _failure(attempt, state, index, step, role, failed, result)
+    except Exception as exc:  # noqa: BLE001 - anything the page or Playwright throws is a step result
+        if isinstance(exc, Halt) or gone(exc, attempt.session, attempt.browser):
+            attempt.emit(step_finished(attempt, state, index, step, role, StepResult(status="failed",
+                                                                                     detail=result.detail), t0))
+            raise Halt from None
+        code = runtime_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
+        result.status = "failed"
+        result.failure = _failure(attempt, state, index, step, role, StepFailed(code, short(exc)), result)
+    if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
+            and result.failure.failure_class != "infrastructure_error":
+        result.status = "warning"
+        state.findings.append(ev.Finding(severity="warning", source="step",
+                                         message=f"optional step {index} ({step.text}) failed: "
+                                                 f"{result.failure.message}",
+                                         step_index=index, kind=step_kind(step)))
+    if attempt.settings.screenshots == "on" and role == "body" and not attempt.control.crashed:
+        shot = screenshot(attempt, state.rule, index, "step")
+        if shot:
+            result.detail["screenshot"] = shot
+            state.screenshots.append(shot)
+    attempt.emit(step_finished(attempt, state, index, step, role, result, t0))
+    return result
+
+
+def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, role: str, result: StepResult,
+                  started: float, *, kind: str | None = None) -> ev.StepFinished:
+    """The StepFinished of `step` (of kind `kind`, else its type's) that started at `started`."""
+    return ev.StepFinished(
+        scenario_id=attempt.scenario.id, rule=state.rule.name, test_id=attempt.scenario.test_id(state.rule),
+        attempt=attempt.number, index=index, text=step.text, kind=kind or step_kind(step), role=role,
+        status=result.status, duration_ms=round((time.monotonic() - started) * 1000, 1), path=step.loc.path,
+        line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail)
+
+
+def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: str, failed: StepFailed,
+             result: StepResult) -> ev.Failure:
+    """The Failure of a step that raised `failed`: which clock cut it, and the page's evidence."""
+    code, message, kind = failed.code, failed.message, failure_step_kind(step, role)
+    remaining = state.budget.run_left_ms()
+    # a wait capped by the run deadline can give up a hair before it (timer granularity)
+    cut_by_run = remaining is not None and remaining <= 50
+    if code == "RUN_TIMEOUT" or (code in ("TIMEOUT", "ELEMENT_NOT_FOUND", "EXPECT_STATE_MISMATCH")
+                                 and cut_by_run):
+        # the run deadline, not the page, cut this step short
+        attempt.control.mark_run_timeout()
+        code, kind = "RUN_TIMEOUT", "run_timeout"
+        message = f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed: {message}"
+    elif code in ("TIMEOUT", "ELEMENT_NOT_FOUND") and state.budget.rule_over():
+        code = "TIMEOUT"
+        message = f"rule timeout of {state.rule.timeout_ms} ms passed: {message}"
+    # guards fail as a matter of course (that is how a rule gets skipped): evidence is only
+    # gathered for them when the rule fails under guard_policy: abort
+    context = {} if role == "guard" else failure_context(attempt, state.scope, state.budget, state.clicked)
+    landing = context.get("last_click") or {}
+    if landing.get("on_target") is False and landing.get("note"):
+        # the likeliest reason for this failure: said where every reader sees it (console, summary, PR)
+        message = f"{message}; {landing['note']}"
+    if failed.caused_by is not None:
+        index, step = failed.caused_by
+        kind = failure_step_kind(step, role)
+    return make_failure(code, step_kind=kind, message=message, step_index=index, step_text=step.text,
+                        expected=failed.expected, observed=failed.observed, loc=step.loc,
+                        recovery=result.recovery.attempts, candidates=failed.candidates, context=context)
