@@ -120,6 +120,14 @@ def test_publish_posts_the_heal_as_a_suggestion_once(github: FakeGitHub, tmp_pat
     (posted,) = github.review_comments[7]
     assert (posted["path"], posted["line"], posted["commit_id"]) == (SPEC, 11, HEAD_SHA)
     assert posted["body"].endswith("```suggestion\n    selector: 'form >> text=Sign in'   # pinned\n```\n")
+    # the sticky comment lists the heal, linked to the spec line at the head commit, and says it is suggested
+    (sticky,) = github.flowwalk_comments(7)
+    assert "#### Healed selectors (1)" in sticky["body"]
+    assert (f"- `{SPEC}#sign in` step 2 at [{SPEC}:8](https://github.example/{REPOSITORY}/blob/{HEAD_SHA}/{SPEC}#L8): "
+            "`#submit` → `form >> text=Sign in` (deterministic, score 0.91) · suggested on the diff · screenshot "
+            "`screenshots/heal.png`") in sticky["body"]
+    assert "Keep them: accept the suggestions on the diff, or run `flowwalk heal --report <report folder> --apply`" \
+        in sticky["body"]
     second = publish_cli(root, github, tmp_path)
     assert second.returncode == 0 and "1 already on the PR from an earlier run, not posted again" in second.stderr
     assert len(github.review_comments[7]) == 1 and len(github.flowwalk_comments(7)) == 1
@@ -139,6 +147,10 @@ def test_a_spec_line_outside_the_diff_never_fails_the_publish(github: FakeGitHub
             "422); run `flowwalk heal --report DIR --apply` to keep it") in done.stderr
     assert github.review_comments[7] == [] and len(github.flowwalk_comments(7)) == 1
     assert "error" not in done.stderr
+    # the sticky comment says so instead
+    body = github.flowwalk_comments(7)[0]["body"]
+    assert "· no suggestion: the spec line is not part of this PR's diff ·" in body
+    assert "Keep them: run `flowwalk heal --report <report folder> --apply`" in body
 
 
 def test_a_spec_that_changed_since_the_run_gets_no_suggestion(github: FakeGitHub, tmp_path: Path) -> None:

@@ -29,6 +29,7 @@ from urllib.parse import quote
 
 from flowwalk import __version__
 from flowwalk.github.client import GitHubClient, UnprocessableError, repo_path
+from flowwalk.report.summary import HEAL_MEANING, healed_items
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -282,9 +283,46 @@ def _shell_word(text: str) -> str:
     return text if re.match(r"^[\w./@%+=:,-]+$", text) else "'" + text.replace("'", "'\\''") + "'"
 
 
+#: what publish could do with each heal, by (spec path, old selector, new selector)
+HealStatus = Mapping[tuple[str, str, str], str]
+
+
+def _heal_lines(verdict: Mapping[str, Any], links: RunLinks, detail: _Detail, status: HealStatus) -> list[str]:
+    """The healed selectors: where, old -> new, how found, and whether a suggestion is on the diff."""
+    items = healed_items(verdict)
+    if not items:
+        return []
+    count = len(items)
+    show = items[: detail.max_flaky]
+    out = ["", f"#### Healed selectors ({count})", "",
+           f"_{count} step{'s' * (count != 1)} {HEAL_MEANING}._", ""]
+    for item in show:
+        where = code(f"{item.location}", detail.field_cap)
+        blob = links.blob(item.path, item.line)
+        if blob:
+            where = f"[{_link_text(item.location)}]({blob})"
+        line = (f"- {code(item.test_id, detail.field_cap)} step {item.step_index} at {where}: "
+                f"{code(item.old_selector, detail.field_cap)} → {code(item.new_selector, detail.field_cap)} "
+                f"({_link_text(item.method)}, score {item.score:.2f})")
+        state = status.get((item.path, item.old_selector, item.new_selector))
+        if state:
+            line += f" · {state}"
+        if item.screenshot:
+            line += f" · screenshot {code(item.screenshot, 200)}"
+        out.append(line)
+    if len(show) < count:
+        out.append(f"- … and {count - len(show)} more (see the job summary)")
+    keep = ("accept the suggestions on the diff, or run " if any(s.startswith("suggested") for s in status.values())
+            else "run ")
+    out += ["", f"Keep them: {keep}`flowwalk heal --report <report folder> --apply` on the report"
+                + (f" ([artifact]({links.artifact_url}))" if links.artifact_url else "")
+                + ": it changes only these selectors."]
+    return out
+
+
 def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Detail | None = None,
                     shown_failures: int | None = None, limit: int = COMMENT_LIMIT,
-                    cuts: _Cuts | None = None) -> str:
+                    cuts: _Cuts | None = None, heal_status: HealStatus | None = None) -> str:
     """The verdict as Markdown (no marker): the comment's body, also the job summary's fallback."""
     detail = detail or _LEVELS[0]
     cuts = cuts if cuts is not None else _Cuts()
@@ -350,6 +388,8 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
             if hidden:
                 out.append(f"- … and {hidden} more (see report.html)")
 
+    out += _heal_lines(verdict, links, detail, heal_status or {})
+
     flaky = [str(t) for t in verdict.get("flaky") or ()]
     if flaky:
         show = flaky[: detail.max_flaky]
@@ -384,12 +424,13 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
 
 
 def render_comment(verdict: Mapping[str, Any], links: RunLinks, *, name: str | None = None,
-                   limit: int = COMMENT_LIMIT) -> str:
+                   limit: int = COMMENT_LIMIT, heal_status: HealStatus | None = None) -> str:
     """The whole comment body, marker first, at most `limit` characters."""
     head = marker(name, verdict_digest(verdict)) + "\n"
 
     def attempt(detail: _Detail, shown: int | None = None) -> str:
-        return head + render_markdown(verdict, links, detail=detail, shown_failures=shown, limit=limit, cuts=_Cuts())
+        return head + render_markdown(verdict, links, detail=detail, shown_failures=shown, limit=limit, cuts=_Cuts(),
+                                      heal_status=heal_status)
 
     for detail in _LEVELS:
         body = attempt(detail)
@@ -445,7 +486,8 @@ def _is_passing(verdict: Mapping[str, Any]) -> bool:
 
 
 def upsert_comment(client: GitHubClient, settings: GitHubSettings, verdict: Mapping[str, Any],
-                   links: RunLinks | None = None, *, mode: str | None = None) -> CommentResult:
+                   links: RunLinks | None = None, *, mode: str | None = None,
+                   heal_status: HealStatus | None = None) -> CommentResult:
     """Create or edit the one flowwalk comment on `settings.pr_number` according to the mode.
 
     - always: create or update it;
@@ -480,7 +522,7 @@ def upsert_comment(client: GitHubClient, settings: GitHubSettings, verdict: Mapp
     shrunk = False
     notes: list[str] = []
     for _try in range(4):
-        body = render_comment(verdict, links, name=name, limit=limit)
+        body = render_comment(verdict, links, name=name, limit=limit, heal_status=heal_status)
         try:
             if newest is not None:
                 response = client.patch(f"{repo_path(settings.repository)}/issues/comments/{newest['id']}",

@@ -43,7 +43,7 @@ from flowwalk.github.comment import (
     CommentResult, RunLinks, links_from_settings, render_markdown, upsert_comment,
 )
 from flowwalk.github.env import PR_EVENTS, github_settings_from_env, read_event
-from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions
+from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions, suggestion_status
 from flowwalk.settings import GitHubSettings
 
 PR_CONTEXT_FILE = "pr.json"
@@ -241,7 +241,8 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
                         progress.notices.extend(_suggestion_notes(suggested))
                 if wants[0]:
                     comment = _api_step(progress, "PR comment", event.is_fork,
-                                        lambda: upsert_comment(api, settings, verdict, links))
+                                        lambda: upsert_comment(api, settings, verdict, links, heal_status=(
+                                            suggestion_status(suggested) if suggested is not None else None)))
                     if comment is not None and comment.action == "skipped":
                         progress.notices.append(f"PR comment: not posted ({comment.reason})")
                     if comment is not None:

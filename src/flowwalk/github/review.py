@@ -60,6 +60,18 @@ class SuggestionResult:
     urls: tuple[str, ...] = ()
 
 
+def suggestion_status(result: SuggestionResult) -> dict[tuple[str, str, str], str]:
+    """What became of each heal's suggestion, for the sticky comment, by (path, old, new selector)."""
+    status: dict[tuple[str, str, str], str] = {}
+    for group, text in ((result.posted, "suggested on the diff"), (result.already, "suggested on the diff earlier"),
+                        (result.not_in_diff, "no suggestion: the spec line is not part of this PR's diff")):
+        for suggestion in group:
+            status[(suggestion.path, suggestion.old_selector, suggestion.new_selector)] = text
+    for suggestion, why in result.left_out:
+        status[(suggestion.path, suggestion.old_selector, suggestion.new_selector)] = f"no suggestion: {why}"
+    return status
+
+
 def code_span(text: str) -> str:
     """`text` as Markdown inline code, whatever backticks it holds."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
