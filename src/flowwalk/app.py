@@ -306,7 +306,9 @@ def heal(options: Mapping[str, Any]) -> int:
 
         raise UsageError(f"--root '{escape(root)}' is not a folder\n  hint: pass the folder the run ran in "
                          f"(spec paths in the report are relative to it)")
-    patch = plan_patch(report_dir, root)
+    # spec paths are as the run wrote them (relative to where it ran, `../` included); an explicit
+    # --root confines the patch to that folder
+    patch = plan_patch(report_dir, root, confine=options.get("root") is not None)
     for skipped in patch.skipped:
         print(f"flowwalk heal: {skipped.render()}", file=sys.stderr)
     files = len(patch.texts)

@@ -184,7 +184,8 @@ def publish(**options: Any) -> None:
 @click.option("--report", "report_dir", default="flowwalk-report", type=click.Path(file_okay=False),
               help="The report folder whose heals to keep [flowwalk-report].")
 @click.option("--root", type=click.Path(file_okay=False),
-              help="The folder the run ran in; spec paths in the report are relative to it [.].")
+              help="The folder the run ran in; spec paths in the report are relative to it, and only files "
+                   "inside it are changed [the current folder, any path the run wrote].")
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
 def heal(**options: Any) -> None:
     """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""

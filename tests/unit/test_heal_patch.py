@@ -340,6 +340,7 @@ def test_the_cli_prints_the_diff_then_applies_it_once(tmp_path: Path) -> None:
         "folder the run ran in, or pass it as --root)",
         "flowwalk heal: 1 heal in 1 file; 1 skipped (see above); `flowwalk heal --apply` (or `git apply`) writes it"]
     (root / "flows/b.flow.yaml").write_text("steps:\n  - type: act\n    selector: '#x'\n")
+    # from elsewhere, --root names the folder the run ran in (and confines the patch to it)
     applied = flowwalk_heal(tmp_path, "--report", str(out), "--root", "repo", "--apply")
     assert applied.returncode == 0, applied.stderr
     assert applied.stdout.splitlines() == [
@@ -358,3 +359,17 @@ def test_the_cli_refuses_an_unreadable_report(tmp_path: Path) -> None:
     assert "flowwalk: error: 'missing': no such file or folder" in result.stderr
     assert flowwalk_heal(tmp_path, "--report", str(report(tmp_path))).stderr == \
         "flowwalk heal: nothing to change: the report has no heals\n"
+
+
+def test_without_root_a_path_the_run_wrote_with_dotdot_is_taken_as_written(tmp_path: Path) -> None:
+    """`flowwalk run ../specs` writes '../specs/...' paths; `flowwalk heal` from the same folder
+    follows them, and only an explicit --root confines the patch."""
+    spec(tmp_path, "specs/a.flow.yaml", "steps:\n  - type: act\n    selector: '#old'\n")
+    (tmp_path / "work").mkdir()
+    p = "../specs/a.flow.yaml"
+    out = report(tmp_path, (f"{p}#a", heal(p, 2, "#old", "#new")))
+    confined = flowwalk_heal(tmp_path / "work", "--report", str(out), "--root", ".", "--apply")
+    assert confined.returncode == 2 and "is outside ." in confined.stderr
+    taken = flowwalk_heal(tmp_path / "work", "--report", str(out), "--apply")
+    assert taken.returncode == 0, taken.stderr
+    assert (tmp_path / "specs/a.flow.yaml").read_text().endswith("selector: '#new'\n")

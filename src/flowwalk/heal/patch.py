@@ -138,9 +138,11 @@ class _Site:
     tokens: tuple[str, ...]
 
 
-def plan_patch(report_dir: Path, root: Path) -> HealPatch:
+def plan_patch(report_dir: Path, root: Path, *, confine: bool = True) -> HealPatch:
     """The heals of `report_dir` as edits of the spec files under `root` (paths in the report are
-    relative to the folder the run ran in: pass that folder)."""
+    relative to the folder the run ran in: pass that folder). With `confine` (publish, the MCP
+    tool) a path that leads outside `root` is skipped; without it (`flowwalk heal` run where the
+    run ran) such a path is taken as the run wrote it."""
     root = Path(root)
     heals = collect_heals(Path(report_dir))
     skipped: list[Skipped] = []
@@ -162,7 +164,7 @@ def plan_patch(report_dir: Path, root: Path) -> HealPatch:
     for path, group in chosen.items():
         group.sort(key=lambda pair: pair[0].line)
         try:
-            file, text, bom = _read_spec(root, path)
+            file, text, bom = _read_spec(root, path, confine)
         except _Refused as refused:
             skipped.extend(Skipped(path, heal.line, str(refused)) for heal, _ in group)
             continue
@@ -234,11 +236,11 @@ class PatchConflictError(Exception):
         super().__init__(f"changed while the patch was made, not written: {', '.join(paths)}")
 
 
-def _read_spec(root: Path, path: str) -> tuple[Path, str, bool]:
+def _read_spec(root: Path, path: str, confine: bool) -> tuple[Path, str, bool]:
     if not path.lower().endswith(SPEC_SUFFIXES):
         raise _Refused(f"not a spec file flowwalk heals ({', '.join(SPEC_SUFFIXES)})")
     file = (root / path).resolve()
-    if not file.is_relative_to(root.resolve()):
+    if confine and not file.is_relative_to(root.resolve()):
         raise _Refused(f"the file is outside {root} (run flowwalk heal from the folder the run ran in, "
                        f"or pass it as --root)")
     if not file.is_file():
