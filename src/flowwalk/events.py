@@ -9,8 +9,9 @@ Every string in a record has already passed the run's redactor: no secret value 
 from __future__ import annotations
 
 import dataclasses
+import types
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Callable, Literal, Mapping, TypeVar, Union, get_args, get_origin, get_type_hints
 
 EMIT_SCHEMA = "flowwalk.emit/1"
 
@@ -47,14 +48,126 @@ FindingSource = Literal["step", "assertion", "retry_redo"]
 RecoveryOutcome = Literal["recovered", "failed", "skipped"]
 
 
-def _plain(value: Any) -> Any:
+def to_json(value: Any) -> Any:
+    """A record as JSON data, as `Event.record()` writes it: dataclasses become objects (fields
+    in declaration order), tuples arrays. `from_json` reads it back."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: to_json(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
+        return [to_json(v) for v in value]
     if isinstance(value, dict):
-        return {str(k): _plain(v) for k, v in value.items()}
+        return {str(k): to_json(v) for k, v in value.items()}
     return value
+
+
+_R = TypeVar("_R")
+
+
+class RecordError(ValueError):
+    """A JSON object that cannot be read back into its record: the field named lacks a usable value."""
+
+
+def from_json(cls: type[_R], data: Mapping[str, Any]) -> _R:
+    """The record `cls` read back from the JSON object `to_json` made of one, each field with the
+    type it was written with (nested records, tuples, the Literal vocabularies; an integer where a
+    float was written is a float). A field that is missing or of another type takes its default;
+    one without a default raises RecordError. Keys `cls` does not declare are ignored."""
+    values: dict[str, Any] = {}
+    for name, exact, read, default in _readers(cls):
+        value = data.get(name, _MISSING)
+        # most values are written as exactly their type: take them without a call
+        if type(value) in exact or (value is not _MISSING and (value := read(value)) is not _MISSING):
+            values[name] = value
+        elif default is None:
+            raise RecordError(name)
+        else:
+            values[name] = default()
+    # built as unpickling builds it, without __init__: a frozen dataclass's __init__ sets each field
+    # through object.__setattr__, which made reading a large emit.jsonl several times slower
+    record: _R = object.__new__(cls)
+    object.__setattr__(record, "__dict__", values)
+    return record
+
+
+_MISSING: Any = object()
+_Readers = tuple[tuple[str, tuple[type, ...], Callable[[Any], Any], Callable[[], Any] | None], ...]
+#: per record class: (field, the JSON types taken as they are, the reader of any other value, the
+#: field's default (None: it has none)), built on first use
+_READERS: dict[type, _Readers] = {}
+
+
+def _readers(cls: type) -> _Readers:
+    found = _READERS.get(cls)
+    if found is None:
+        # from_json skips __init__, so a record must hold nothing __init__ would compute
+        assert dataclasses.is_dataclass(cls) and not hasattr(cls, "__post_init__") and not hasattr(cls, "__slots__")
+        hints = get_type_hints(cls)
+        found = _READERS[cls] = tuple((f.name, _exact(hints[f.name]), _reader(hints[f.name]), _default(f))
+                                      for f in dataclasses.fields(cls))
+    return found
+
+
+def _default(f: dataclasses.Field[Any]) -> Callable[[], Any] | None:
+    if f.default_factory is not dataclasses.MISSING:
+        return f.default_factory
+    if f.default is not dataclasses.MISSING:
+        value = f.default
+        return lambda: value
+    return None
+
+
+def _exact(hint: Any) -> tuple[type, ...]:
+    """The JSON value types that are already a valid value of `hint` (bool is never an int here)."""
+    if hint in (str, int, float, bool):
+        return (hint,)
+    if get_origin(hint) is dict or hint is dict:
+        return (dict,)
+    if get_origin(hint) in (Union, types.UnionType):
+        return tuple(t for a in get_args(hint) for t in ((a,) if a is type(None) else _exact(a)))
+    return ()
+
+
+def _reader(hint: Any) -> Callable[[Any], Any]:
+    """A function from a JSON value to the value of type `hint`, or _MISSING when it is not one."""
+    origin, args = get_origin(hint), get_args(hint)
+    if hint is Any:
+        return lambda v: v
+    if origin is Literal:
+        allowed = frozenset(args)
+        return lambda v: v if isinstance(v, str) and v in allowed else _MISSING
+    if origin in (Union, types.UnionType):
+        options = [_reader(a) for a in args if a is not type(None)]
+
+        def read_union(v: Any) -> Any:
+            if v is None and type(None) in args:
+                return None
+            for read in options:
+                if (out := read(v)) is not _MISSING:
+                    return out
+            return _MISSING
+        return read_union
+    if origin is tuple:
+        item = _reader(args[0])
+        # an item that does not read is left out, like a damaged line
+        return lambda v: tuple(x for x in map(item, v) if x is not _MISSING) if isinstance(v, list) else _MISSING
+    if origin is dict or hint is dict:
+        return lambda v: v if isinstance(v, dict) else _MISSING
+    if hint is bool:
+        return lambda v: v if isinstance(v, bool) else _MISSING
+    if hint is int:
+        return lambda v: v if isinstance(v, int) and not isinstance(v, bool) else _MISSING
+    if hint is float:
+        return lambda v: float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else _MISSING
+    if hint is str:
+        return lambda v: v if isinstance(v, str) else _MISSING
+    if isinstance(hint, type) and dataclasses.is_dataclass(hint):
+        def read_record(v: Any) -> Any:
+            try:
+                return from_json(hint, v) if isinstance(v, dict) else _MISSING
+            except RecordError:
+                return _MISSING
+        return read_record
+    raise TypeError(f"from_json cannot read a {hint!r}")
 
 
 # --- result records -----------------------------------------------------------------------------
@@ -129,7 +242,7 @@ class Finding:
 class Event:
     def record(self) -> dict[str, Any]:
         name = _EVENT_NAMES[type(self)]
-        return {"event": name, **_plain(self)}
+        return {"event": name, **to_json(self)}
 
 
 @dataclass(frozen=True)
@@ -256,7 +369,7 @@ class ModelCalled(Event):
     t: float = 0.0            # seconds since the run started
 
 
-_EVENT_NAMES: dict[type, str] = {
+_EVENT_NAMES: dict[type[Event], str] = {
     RunStarted: "run_started",
     ScenarioStarted: "scenario_started",
     StepFinished: "step_finished",
@@ -267,3 +380,5 @@ _EVENT_NAMES: dict[type, str] = {
     RunFinished: "run_finished",
     ModelCalled: "model_called",
 }
+#: event name -> its class: what `from_json` reads an emit.jsonl line back into
+EVENT_TYPES: dict[str, type[Event]] = {name: cls for cls, name in _EVENT_NAMES.items()}

@@ -106,7 +106,7 @@ def collect_heals(report_dir: Path) -> list[tuple[Heal, tuple[str, ...]]]:
     for test in run.tests:
         records = [a.record for a in test.history] or ([test.final] if test.final else [])
         for record in records:
-            for finding in record.get("findings") or ():
+            for finding in record.findings:
                 heal = read_heal(finding)
                 if heal is None:
                     continue

@@ -139,9 +139,7 @@ class ConsoleReporter:
             failure = rule.failure
             if failure is None:
                 return f"{line}  {self._paint('failed (no failure recorded)', 'failed')}"
-            detail = failure_message({"step_index": failure.step_index, "step_text": failure.step_text,
-                                      "message": failure.message, "step_kind": failure.step_kind,
-                                      "parent": failure.parent})
+            detail = failure_message(failure)
             return f"{line}  {self._paint(failure.failure_class, 'failed')}  {_one_line(detail)}"
         warnings = [f for f in rule.findings if f.severity in ("critical", "warning")]
         if warnings:

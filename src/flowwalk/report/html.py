@@ -23,6 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Mapping
 
+from flowwalk.events import Failure, ScenarioFinished, StepFinished, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
     HEAL_MEANING, OUTCOME_TEXT, HealItem, group_failures, heal_policy_text, healed_items, shards_line, verdict_headline,
@@ -46,32 +47,33 @@ def safe_relative(path: Any) -> str | None:
     return path
 
 
-def _step(step: Mapping[str, Any]) -> list[Any]:
+def _step(step: StepFinished) -> list[Any]:
     """A step as a compact array: [index, status, kind, text, ms, reads, line, role, detail, failure?]."""
-    row: list[Any] = [step.get("index"), step.get("status"), step.get("kind"), step.get("text"),
-                      round(float(step.get("duration_ms") or 0.0), 1), step.get("reads"), step.get("line"),
-                      step.get("role"), step.get("detail") or None]
-    failure = step.get("failure")
-    if isinstance(failure, dict):
-        row.append({"class": failure.get("failure_class"), "code": failure.get("runtime_code"),
-                    "message": failure.get("message")})
+    row: list[Any] = [step.index, step.status, step.kind, step.text, round(step.duration_ms, 1), step.reads,
+                      step.line, step.role, step.detail or None]
+    if step.failure is not None:
+        row.append({"class": step.failure.failure_class, "code": step.failure.runtime_code,
+                    "message": step.failure.message})
     return row
 
 
-def _failure(failure: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if not failure:
+#: the failure fields the page shows, in the order it receives them
+_FAILURE_FIELDS = ("failure_class", "runtime_code", "retryable", "step_kind", "message", "step_index", "step_text",
+                   "expected", "observed", "path", "line", "col", "parent", "recovery", "candidates", "context")
+
+
+def _failure(failure: Failure | None) -> dict[str, Any] | None:
+    if failure is None:
         return None
-    out = {k: failure.get(k) for k in ("failure_class", "runtime_code", "retryable", "step_kind", "message",
-                                       "step_index", "step_text", "expected", "observed", "path", "line", "col",
-                                       "parent", "recovery", "candidates", "context")}
-    out["screenshot"] = safe_relative(failure.get("screenshot"))
+    out = {k: to_json(getattr(failure, k)) for k in _FAILURE_FIELDS}
+    out["screenshot"] = safe_relative(failure.screenshot)
     out["label"] = failure_message(failure)
     return out
 
 
-def _test(test: TestRecord, scenario_meta: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> dict[str, Any]:
     failure = test.failure if test.status in ("failed", "skipped") else None
-    scenario = scenario_meta.get(test.scenario_id, {})
+    scenario = traces.get(test.scenario_id)
     entry: dict[str, Any] = {
         "id": test.test_id, "name": test.name, "scenario": test.scenario_id, "kind": test.kind,
         "source": test.source, "line": test.line, "status": test.status, "reason": test.reason,
@@ -82,29 +84,26 @@ def _test(test: TestRecord, scenario_meta: Mapping[str, Mapping[str, Any]]) -> d
         "failure": _failure(failure) if test.status == "failed" else None,
         "steps": [_step(s) for s in test.steps],
         "skipped_steps": test.skipped_steps,
-        "findings": test.findings,
-        "emits": [{"name": e.get("name"), "url": e.get("url"), "fields": e.get("fields")} for e in test.emits],
+        "findings": to_json(test.findings),
+        "emits": [{"name": e.name, "url": e.url, "fields": e.fields} for e in test.emits],
         "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
         "earlier": [{"attempt": a.attempt, "status": a.status, "ms": round(a.duration_ms, 1),
                      "failure": _failure(a.failure)} for a in test.history[:-1]],
     }
-    if scenario.get("trace") or scenario.get("trace_withheld"):
-        entry["trace"] = safe_relative(scenario.get("trace"))
-        entry["trace_withheld"] = scenario.get("trace_withheld")
+    if scenario is not None and (scenario.trace or scenario.trace_withheld):
+        entry["trace"] = safe_relative(scenario.trace)
+        entry["trace_withheld"] = scenario.trace_withheld
     return entry
 
 
 def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:
     """The JSON the page embeds: `run` (what differs between runs) and `tests` (plan order)."""
-    scenario_meta: dict[str, dict[str, Any]] = {}
-    for sc in records.scenarios:
-        final = sc.final or {}
-        scenario_meta[sc.scenario_id] = {"trace": final.get("trace"), "trace_withheld": final.get("trace_withheld")}
+    traces = {sc.scenario_id: sc.final for sc in records.scenarios}
     return {
         "run": {"run_id": verdict.get("run_id"), "started_at": verdict.get("started_at"),
                 "duration_ms": verdict.get("duration_ms"), "shards": verdict.get("shards")},
         "outcome": verdict.get("outcome"), "exit_code": verdict.get("exit_code"), "counts": verdict.get("counts"),
-        "tests": [_test(t, scenario_meta) for t in records.tests],
+        "tests": [_test(t, traces) for t in records.tests],
     }
 
 

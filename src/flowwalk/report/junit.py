@@ -15,48 +15,44 @@ from __future__ import annotations
 import json
 import xml.etree.ElementTree as ET
 from pathlib import Path
-from typing import Any, Mapping
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from flowwalk.report.records import RunRecords, TestRecord, as_dict
+from flowwalk.events import Failure
+from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import failure_class, failure_message, skip_message, step_label
 
 JUNIT_FILE = "junit.xml"
 
 
-def _lines_for_failure(failure: Mapping[str, Any]) -> list[str]:
+def _lines_for_failure(failure: Failure) -> list[str]:
     lines: list[str] = []
-    where = failure.get("path")
+    where = failure.path
     if where:
-        where = f"{where}:{failure.get('line') or 1}" + (f":{failure['col']}" if failure.get("col") else "")
+        where = f"{where}:{failure.line or 1}" + (f":{failure.col}" if failure.col else "")
     label = step_label(failure)
     if label or where:
         lines.append(" at ".join(x for x in (label, where) if x))
-    if failure.get("message"):
-        lines.append(str(failure["message"]))
-    for key in ("expected", "observed"):
-        if failure.get(key):
-            lines.append(f"{key}: {failure[key]}")
-    if failure.get("runtime_code"):
-        lines.append(f"runtime code: {failure['runtime_code']} "
-                     f"(retryable: {'yes' if failure.get('retryable') else 'no'})")
-    if failure.get("parent"):
-        lines.append(f"parent: {failure['parent']}")
-    context = as_dict(failure.get("context"))
-    if context.get("url"):
-        lines.append(f"url: {context['url']}")
-    recovery = [r for r in failure.get("recovery") or () if isinstance(r, dict)]
-    if recovery:
+    if failure.message:
+        lines.append(failure.message)
+    for key, value in (("expected", failure.expected), ("observed", failure.observed)):
+        if value:
+            lines.append(f"{key}: {value}")
+    if failure.runtime_code:
+        lines.append(f"runtime code: {failure.runtime_code} (retryable: {'yes' if failure.retryable else 'no'})")
+    if failure.parent:
+        lines.append(f"parent: {failure.parent}")
+    if failure.context.get("url"):
+        lines.append(f"url: {failure.context['url']}")
+    if failure.recovery:
         lines.append("recovery:")
-        lines.extend(f"  - {r.get('strategy')}: {r.get('outcome')}" + (f" ({r['detail']})" if r.get("detail") else "")
-                     for r in recovery)
-    candidates = [c for c in failure.get("candidates") or () if isinstance(c, dict)]
-    if candidates:
+        lines.extend(f"  - {r.strategy}: {r.outcome}" + (f" ({r.detail})" if r.detail else "")
+                     for r in failure.recovery)
+    if failure.candidates:
         lines.append("candidates seen:")
-        lines.extend(f"  - {json.dumps(c, ensure_ascii=False, sort_keys=True)}" for c in candidates[:10])
-    if failure.get("screenshot"):
-        lines.append(f"screenshot: {failure['screenshot']}")
+        lines.extend(f"  - {json.dumps(c, ensure_ascii=False, sort_keys=True)}" for c in failure.candidates[:10])
+    if failure.screenshot:
+        lines.append(f"screenshot: {failure.screenshot}")
     return lines
 
 
@@ -68,17 +64,18 @@ def _system_out(test: TestRecord) -> str:
     if test.findings:
         lines.append("findings:")
         for f in test.findings:
-            where = f" (step {f['step_index']})" if f.get("step_index") else ""
-            lines.append(f"  {f.get('severity', 'warning')}{where}: {f.get('message', '')}")
+            where = f" (step {f.step_index})" if f.step_index else ""
+            lines.append(f"  {f.severity}{where}: {f.message}")
     earlier = test.earlier_failures
     if test.status == "flaky" and earlier:
         first = earlier[0]
-        lines.append(f"flaky: failed on attempt {first.attempt} ({(first.failure or {}).get('failure_class', 'failed')}: "
+        lines.append(f"flaky: failed on attempt {first.attempt} "
+                     f"({first.failure.failure_class if first.failure else 'failed'}: "
                      f"{failure_message(first.failure)}), passed on attempt {test.history[-1].attempt}")
     elif test.status == "failed" and len(test.history) > 1:
         lines.append(f"failed on all {len(test.history)} attempts")
     for emit in test.emits:
-        lines.append(f"emit {emit.get('name')}: {json.dumps(emit.get('fields'), ensure_ascii=False, sort_keys=True)}")
+        lines.append(f"emit {emit.name}: {json.dumps(emit.fields, ensure_ascii=False, sort_keys=True)}")
     for shot in test.screenshots:
         lines.append(f"[[ATTACHMENT|{shot}]]")
     return "\n".join(lines)
@@ -89,9 +86,9 @@ def _case(test: TestRecord) -> TestCase:
     case = TestCase(test.name, classname=classname, elapsed_sec=round(test.duration_ms / 1000, 3),
                     file=test.source, line=str(test.line), stdout=_system_out(test) or None)
     if test.status == "failed":
-        failure = test.failure or {}
+        failure = test.failure
         message = failure_message(failure) or "failed without a failure record (a flowwalk bug)"
-        case.add_failure_info(message=message, output="\n".join(_lines_for_failure(failure)) or None,
+        case.add_failure_info(message=message, output="\n".join(_lines_for_failure(failure) if failure else ()) or None,
                               failure_type=failure_class(test))
     elif test.status == "skipped":
         case.add_skipped_info(message=skip_message(test))

@@ -1,32 +1,37 @@
-"""Reading emit.jsonl back: the one parser every report (and merge, and publish) builds on.
+"""Reading emit.jsonl back into typed records: the one parser every report (and merge, and heal) builds on.
 
-`read_run(path)` turns the event stream into `RunRecords`: one section per `run_started` (a
-shard), every test of the plan in plan order with its final attempt, all its steps and emits, its
-earlier attempts (for flaky), and the run's timing. Tests are ordered by the plan recorded in
+`read_run(path)` returns `RunRecords`: one `ShardSection` per `run_started` (a shard), every test
+of the plan in plan order as a `TestRecord` (its final attempt, that attempt's steps and emits, its
+earlier attempts), every scenario as a `ScenarioRecord`, and the run's timing. Each line is read
+back into the event it was written from (`events.from_json`), so a report reads
+`test.failure.step_text`, never a string key. Tests are ordered by the plan recorded in
 `run_started`, never by arrival, so concurrent workers, shards and merges all read the same.
 
-It is forgiving where a real run can leave damage: a truncated or corrupt line (a killed job) is
-skipped and reported in `problems`, a shard given twice keeps its later run, tests the plan
-assigned but nobody finished are reported as not run (`shard_missing`, `cancelled`, `not_run`).
+It is forgiving where a real run can leave damage: a truncated or corrupt line (a killed job), or
+a record without a field it needs, is skipped and reported in `problems`; a shard given twice
+keeps its later run; tests the plan assigned but nobody finished are reported as not run
+(`shard_missing`, `cancelled`, `not_run`).
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Literal, Mapping, TypeVar
 
+from flowwalk import events as ev
 from flowwalk.errors import UsageError
-from flowwalk.events import Heal
 
 EMIT_FILE = "emit.jsonl"
-KNOWN_EVENTS = ("run_started", "scenario_started", "step_finished", "emit_recorded", "rule_finished",
-                "scenario_finished", "run_cancelled", "run_finished", "model_called")
-#: reasons given to tests the plan assigned but no shard finished
-NOT_RUN_REASONS = ("shard_missing", "cancelled", "not_run")
+KNOWN_EVENTS = tuple(ev.EVENT_TYPES)
+#: why a test the plan assigned has no result: its shard never reported, the run was cancelled
+#: first, or nobody ran it
+NotRunReason = Literal["shard_missing", "cancelled", "not_run"]
+NOT_RUN_REASONS: tuple[NotRunReason, ...] = ("shard_missing", "cancelled", "not_run")
+_E = TypeVar("_E", bound=ev.Event)
 
 
 class ReportError(UsageError):
@@ -38,17 +43,16 @@ class ReportError(UsageError):
 
 @dataclass(frozen=True)
 class Attempt:
-    """One attempt of one test: its `rule_finished` record."""
+    """One attempt of one test: its `rule_finished` event."""
 
     attempt: int
-    status: str
+    status: str  # a Status
     duration_ms: float
-    record: Mapping[str, Any]
+    record: ev.RuleFinished
 
     @property
-    def failure(self) -> Mapping[str, Any] | None:
-        failure = self.record.get("failure")
-        return failure if isinstance(failure, dict) else None
+    def failure(self) -> ev.Failure | None:
+        return self.record.failure
 
 
 @dataclass(frozen=True)
@@ -64,8 +68,9 @@ class TestRecord:
     source: str
     line: int
     kind: str
-    #: passed | failed | skipped | flaky (failed on an earlier attempt, passed on the final one)
+    #: a Status: passed | failed | skipped | flaky (failed on an earlier attempt, passed on the final one)
     status: str
+    #: why a skipped test was skipped ("" otherwise): a SkipReason or a NotRunReason
     reason: str
     duration_ms: float
     #: attempts of the scenario this test took part in (1 without retries)
@@ -74,40 +79,39 @@ class TestRecord:
     #: plan position (scenario, then rule): the order of every report
     order: int
     #: `rule_finished` of the final attempt (None when the test never ran)
-    final: Mapping[str, Any] | None = None
-    #: `step_finished` records of the final attempt, in step order
-    steps: tuple[Mapping[str, Any], ...] = ()
+    final: ev.RuleFinished | None = None
+    #: `step_finished` events of the final attempt, in step order
+    steps: tuple[ev.StepFinished, ...] = ()
     #: every attempt that finished, earliest first (the last one is `final`)
     history: tuple[Attempt, ...] = ()
-    #: `emit_recorded` records of this rule in the final attempt
-    emits: tuple[Mapping[str, Any], ...] = ()
+    #: `emit_recorded` events of this rule in the final attempt
+    emits: tuple[ev.EmitRecorded, ...] = ()
     #: parents of this rule in its DAG (from the plan)
     parents: tuple[str, ...] = ()
 
     @property
-    def failure(self) -> Mapping[str, Any] | None:
-        failure = (self.final or {}).get("failure")
-        return failure if isinstance(failure, dict) else None
+    def failure(self) -> ev.Failure | None:
+        return self.final.failure if self.final else None
 
     @property
-    def findings(self) -> list[Mapping[str, Any]]:
-        return list((self.final or {}).get("findings") or [])
+    def findings(self) -> tuple[ev.Finding, ...]:
+        return self.final.findings if self.final else ()
 
     @property
-    def heals(self) -> list[Heal]:
+    def heals(self) -> list[ev.Heal]:
         """The heals of the final attempt (its `healed` findings), in step order."""
-        return [heal for heal in (read_heal(f) for f in self.findings) if heal is not None]
+        return [heal for heal in map(read_heal, self.findings) if heal is not None]
 
     @property
     def skipped_steps(self) -> list[str]:
-        return [str(s) for s in (self.final or {}).get("skipped_steps") or []]
+        return list(self.final.skipped_steps) if self.final else []
 
     @property
     def screenshots(self) -> list[str]:
-        shots = [str(s) for s in (self.final or {}).get("screenshots") or []]
+        shots = list(self.final.screenshots) if self.final else []
         failure = self.failure
-        if failure and failure.get("screenshot") and failure["screenshot"] not in shots:
-            shots.append(str(failure["screenshot"]))
+        if failure and failure.screenshot and failure.screenshot not in shots:
+            shots.append(failure.screenshot)
         return shots
 
     @property
@@ -125,11 +129,11 @@ class ScenarioRecord:
     line: int
     shard: int | None
     order: int
-    #: `scenario_finished` records, earliest attempt first
-    attempts: tuple[Mapping[str, Any], ...] = ()
+    #: `scenario_finished` events, earliest attempt first
+    attempts: tuple[ev.ScenarioFinished, ...] = ()
 
     @property
-    def final(self) -> Mapping[str, Any] | None:
+    def final(self) -> ev.ScenarioFinished | None:
         return self.attempts[-1] if self.attempts else None
 
     @property
@@ -137,15 +141,15 @@ class ScenarioRecord:
         """passed | failed | skipped | flaky | not_run."""
         if not self.attempts:
             return "not_run"
-        last = str(self.attempts[-1].get("status", ""))
-        if last == "passed" and any(a.get("status") == "failed" for a in self.attempts[:-1]):
+        last = self.attempts[-1].status
+        if last == "passed" and any(a.status == "failed" for a in self.attempts[:-1]):
             return "flaky"
         return last
 
     @property
     def duration_ms(self) -> float:
         """Every attempt's time: what the scenario cost its shard."""
-        return round(sum(float(a.get("duration_ms") or 0.0) for a in self.attempts), 3)
+        return round(sum(a.duration_ms for a in self.attempts), 3)
 
 
 @dataclass(frozen=True)
@@ -164,10 +168,15 @@ class ShardSection:
     records: int
     #: the file it came from (merge reads several)
     source: str
-    finished: Mapping[str, Any] | None = None
-    cancelled: Mapping[str, Any] | None = None
+    finished: ev.RunFinished | None = None
+    cancelled: ev.RunCancelled | None = None
     #: the latest `t` seen (seconds since the run started), for runs that never finished
     last_t: float = 0.0
+
+    @property
+    def was_cancelled(self) -> bool:
+        """A run_cancelled was recorded, or run_finished says the run was cancelled."""
+        return self.cancelled is not None or (self.finished is not None and self.finished.cancelled)
 
     @property
     def assigned(self) -> tuple[str, ...]:
@@ -175,8 +184,8 @@ class ShardSection:
 
     @property
     def duration_ms(self) -> float:
-        if self.finished and isinstance(self.finished.get("duration_ms"), (int, float)):
-            return float(self.finished["duration_ms"])
+        if self.finished:
+            return self.finished.duration_ms
         return round(self.last_t * 1000, 1)
 
 
@@ -187,7 +196,7 @@ class RunRecords:
     tests: tuple[TestRecord, ...]
     scenarios: tuple[ScenarioRecord, ...]
     #: every `emit_recorded`, in file order
-    emits: tuple[Mapping[str, Any], ...]
+    emits: tuple[ev.EmitRecorded, ...]
     #: damage found while reading (each "emit.jsonl:LINE: what"); reports show them
     problems: tuple[str, ...]
     #: the plan of record: the lowest shard's `run_started.plan`
@@ -215,6 +224,14 @@ class RunRecords:
 
     def test(self, test_id: str) -> TestRecord | None:
         return self.by_id.get(test_id)
+
+
+def read_heal(finding: ev.Finding) -> ev.Heal | None:
+    """The Heal a `healed` finding carries, or None (another kind, or a heal without its step)."""
+    heal = finding.heal
+    if finding.kind != "healed" or heal is None or heal.line <= 0 or heal.step_index <= 0:
+        return None
+    return heal
 
 
 # --- parsing -------------------------------------------------------------------------------------
@@ -291,22 +308,6 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
     return sections, problems
 
 
-def read_heal(finding: Any) -> Heal | None:
-    """The Heal a `healed` finding carries, or None (another kind, or a record too damaged to use)."""
-    if not isinstance(finding, dict) or finding.get("kind") != "healed":
-        return None
-    heal = as_dict(finding.get("heal"))
-    old, new, path = heal.get("old_selector"), heal.get("new_selector"), heal.get("path")
-    line, index = _int(heal.get("line"), 0), _int(heal.get("step_index"), 0)
-    if not (isinstance(old, str) and isinstance(new, str) and isinstance(path, str) and line > 0 and index > 0):
-        return None
-    shot = heal.get("screenshot")
-    return Heal(old_selector=old, new_selector=new, method=str(heal.get("method") or "deterministic"),
-                score=_float(heal.get("score")), target=str(heal.get("target") or ""), step_index=index,
-                path=path, line=line, screenshot=shot if isinstance(shot, str) else None,
-                candidates=tuple(c for c in heal.get("candidates") or () if isinstance(c, dict)))
-
-
 def _preview(line: str) -> str:
     line = line.strip()
     return repr(line[:60] + ("..." if len(line) > 60 else ""))
@@ -319,10 +320,6 @@ def as_dict(value: Any) -> dict[str, Any]:
 
 def _int(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
-
-
-def _float(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
 def _parse_time(text: str) -> datetime | None:
@@ -345,58 +342,107 @@ def plan_fingerprint(plan: Mapping[str, Any]) -> tuple[Any, ...]:
 class _Result:
     """Everything one section recorded for one test (mutable while reading)."""
 
-    attempts: dict[int, dict[str, Any]] = field(default_factory=dict)
-    steps: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
-    emits: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    attempts: dict[int, ev.RuleFinished] = field(default_factory=dict)
+    steps: dict[int, list[ev.StepFinished]] = field(default_factory=dict)
     shard: int | None = None
 
 
-def _section(raw: RawSection) -> tuple[ShardSection, dict[str, _Result], dict[str, dict[int, dict[str, Any]]],
-                                        list[dict[str, Any]]]:
+@dataclass
+class _Read:
+    """One section's events, grouped (mutable while reading)."""
+
+    section: ShardSection
+    results: dict[str, _Result]
+    #: (scenario id, rule) -> attempt -> that rule's emits: emit records name the rule, not the test
+    emits: dict[tuple[str, str], dict[int, list[ev.EmitRecorded]]]
+    scenario_attempts: dict[str, dict[int, ev.ScenarioFinished]]
+    all_emits: list[ev.EmitRecorded]
+
+
+def _read(cls: type[_E], number: int, record: dict[str, Any], raw: RawSection, problems: list[str]) -> _E | None:
+    """The event on line `number`, or None (said in `problems`) when it lacks a field it needs."""
+    try:
+        return ev.from_json(cls, record)
+    except ev.RecordError as error:
+        problems.append(f"{raw.source}:{number}: a {record['event']} record without a usable '{error}'; "
+                        f"it was ignored")
+        return None
+
+
+def _section(raw: RawSection, problems: list[str]) -> _Read:
     start = raw.start
     shard = as_dict(start.get("shard"))
     index, total = _int(shard.get("index"), 1), _int(shard.get("total"), 1)
-    results: dict[str, _Result] = {}
-    scenario_attempts: dict[str, dict[int, dict[str, Any]]] = {}
+    read = _Read(section=None,  # type: ignore[arg-type]  # set below, once the end of the section is known
+                 results={}, emits={}, scenario_attempts={}, all_emits=[])
     current: dict[str, int] = {}
-    emits: list[dict[str, Any]] = []
-    finished = cancelled = None
+    finished: ev.RunFinished | None = None
+    cancelled: ev.RunCancelled | None = None
     last_t = 0.0
-    for _number, rec in raw.records:
+    for number, rec in raw.records:
         event = rec["event"]
         if isinstance(rec.get("t"), (int, float)):
             last_t = max(last_t, float(rec["t"]))
         if event == "scenario_started":
-            current[str(rec.get("scenario_id"))] = _int(rec.get("attempt"), 1)
+            if (started := _read(ev.ScenarioStarted, number, rec, raw, problems)) is not None:
+                current[started.scenario_id] = started.attempt
         elif event == "step_finished":
-            res = results.setdefault(str(rec.get("test_id")), _Result(shard=index))
-            res.steps.setdefault(_int(rec.get("attempt"), 1), []).append(rec)
+            if (step := _read(ev.StepFinished, number, rec, raw, problems)) is not None:
+                res = read.results.setdefault(step.test_id, _Result(shard=index))
+                res.steps.setdefault(step.attempt, []).append(step)
         elif event == "rule_finished":
-            res = results.setdefault(str(rec.get("test_id")), _Result(shard=index))
-            res.attempts[_int(rec.get("attempt"), 1)] = rec
+            if (rule := _read(ev.RuleFinished, number, rec, raw, problems)) is not None:
+                read.results.setdefault(rule.test_id, _Result(shard=index)).attempts[rule.attempt] = rule
         elif event == "emit_recorded":
-            emits.append({**rec, "shard": index})
-            sid = str(rec.get("scenario_id"))
-            attempt = current.get(sid, 1)
-            # emit records name the rule, not the test id; the test id is rebuilt from the plan later
-            key = f"\0{sid}\0{rec.get('rule')}"
-            results.setdefault(key, _Result(shard=index)).emits.setdefault(attempt, []).append(rec)
+            if (emitted := _read(ev.EmitRecorded, number, rec, raw, problems)) is not None:
+                read.all_emits.append(emitted)
+                attempt = current.get(emitted.scenario_id, 1)
+                read.emits.setdefault((emitted.scenario_id, emitted.rule), {}).setdefault(attempt, []).append(emitted)
         elif event == "scenario_finished":
-            sid = str(rec.get("scenario_id"))
-            scenario_attempts.setdefault(sid, {})[_int(rec.get("attempt"), 1)] = rec
+            if (done := _read(ev.ScenarioFinished, number, rec, raw, problems)) is not None:
+                read.scenario_attempts.setdefault(done.scenario_id, {})[done.attempt] = done
         elif event == "run_cancelled":
-            cancelled = rec
+            cancelled = _read(ev.RunCancelled, number, rec, raw, problems) or cancelled
         elif event == "run_finished":
-            finished = rec
-    plan = as_dict(start.get("plan"))
-    settings = as_dict(start.get("settings"))
-    section = ShardSection(index=index, total=total, run_id=str(start.get("run_id", "")),
-                           started_at=str(start.get("started_at", "")),
-                           flowwalk_version=str(start.get("flowwalk_version", "")), plan=plan, settings=settings,
-                           line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
-                           cancelled=cancelled or (finished if finished and finished.get("cancelled") else None),
-                           last_t=last_t)
-    return section, results, scenario_attempts, emits
+            finished = _read(ev.RunFinished, number, rec, raw, problems) or finished
+    read.section = ShardSection(index=index, total=total, run_id=str(start.get("run_id", "")),
+                                started_at=str(start.get("started_at", "")),
+                                flowwalk_version=str(start.get("flowwalk_version", "")),
+                                plan=as_dict(start.get("plan")), settings=as_dict(start.get("settings")),
+                                line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
+                                cancelled=cancelled, last_t=last_t)
+    return read
+
+
+def _planned(plan: Mapping[str, Any]) -> tuple[dict[str, TestRecord], dict[str, ScenarioRecord]]:
+    """Every test and scenario the plan knows, in plan order, as not run yet."""
+    tests: dict[str, TestRecord] = {}
+    scenarios: dict[str, ScenarioRecord] = {}
+    for scenario in plan.get("scenarios") or ():
+        if not isinstance(scenario, dict) or "id" not in scenario:
+            continue
+        sid = str(scenario["id"])
+        sc = scenarios[sid] = ScenarioRecord(scenario_id=sid, name=str(scenario.get("name", sid)),
+                                             source=str(scenario.get("source", "")),
+                                             kind=str(scenario.get("kind", "flow")), line=_int(scenario.get("line"), 1),
+                                             shard=_shard(scenario.get("shard")), order=0)
+        for rule in (r for r in scenario.get("rules") or () if isinstance(r, dict)):
+            name, tid = str(rule.get("name", "")), str(rule.get("test_id") or sid)
+            tests[tid] = _not_run(tid, sid, name, sc.name if sc.kind == "flow" else name, sc.source,
+                                  _int(rule.get("line"), 1), sc.kind, sc.shard,
+                                  tuple(str(p) for p in rule.get("parents") or ()))
+    return tests, scenarios
+
+
+def _not_run(test_id: str, scenario_id: str, rule: str, name: str, source: str, line: int, kind: str,
+             shard: int | None, parents: tuple[str, ...] = ()) -> TestRecord:
+    return TestRecord(test_id=test_id, scenario_id=scenario_id, rule=rule, name=name, source=source, line=line,
+                      kind=kind, status="skipped", reason="not_run", duration_ms=0.0, attempts=0, shard=shard,
+                      order=0, parents=parents)
+
+
+def _shard(value: Any) -> int | None:
+    return _int(value, 0) or None
 
 
 def read_run(path: str | Path) -> RunRecords:
@@ -407,11 +453,11 @@ def read_run(path: str | Path) -> RunRecords:
 
 def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], path: Path) -> RunRecords:
     """RunRecords from parsed sections (merge hands in sections from several files)."""
-    parsed = [_section(raw) for raw in raws]
     problems = list(problems)
+    parsed = [_section(raw, problems) for raw in raws]
     # shard order; a shard given twice keeps file order, so the later run comes last and wins
-    parsed.sort(key=lambda p: (p[0].index, p[0].started_at))
-    sections = tuple(p[0] for p in parsed)
+    parsed.sort(key=lambda p: (p.section.index, p.section.started_at))
+    sections = tuple(p.section for p in parsed)
     reference = sections[0]
     plan = reference.plan
     ref_print = plan_fingerprint(plan)
@@ -435,93 +481,65 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
         problems.append(f"shard {k} recorded a different plan from shard {reference.index} (other files, "
                         f"--durations or --shard N?); its tests were taken as reported")
 
-    # every test the plan knows, in plan order
-    meta: dict[str, dict[str, Any]] = {}
-    scenario_meta: dict[str, dict[str, Any]] = {}
-    for scenario in plan.get("scenarios") or ():
-        if not isinstance(scenario, dict) or "id" not in scenario:
-            continue
-        sid = str(scenario["id"])
-        scenario_meta[sid] = {"scenario_id": sid, "name": str(scenario.get("name", sid)),
-                              "source": str(scenario.get("source", "")), "kind": str(scenario.get("kind", "flow")),
-                              "line": _int(scenario.get("line"), 1), "shard": scenario.get("shard")}
-        rules = [r for r in scenario.get("rules") or () if isinstance(r, dict)]
-        for rule in rules:
-            tid = str(rule.get("test_id") or sid)
-            kind = scenario_meta[sid]["kind"]
-            meta[tid] = {"scenario_id": sid, "rule": str(rule.get("name", "")),
-                         "name": scenario_meta[sid]["name"] if kind == "flow" else str(rule.get("name", "")),
-                         "source": scenario_meta[sid]["source"], "line": _int(rule.get("line"), 1), "kind": kind,
-                         "shard": scenario.get("shard"), "parents": tuple(str(p) for p in rule.get("parents") or ())}
+    planned, scenario_records = _planned(plan)
 
     # the results: later sections overwrite earlier ones (a duplicated shard's later run wins)
     results: dict[str, _Result] = {}
-    emit_results: dict[tuple[str, str], _Result] = {}
-    scen_attempts: dict[str, dict[int, dict[str, Any]]] = {}
-    all_emits: list[dict[str, Any]] = []
-    for section, sec_results, sec_scenarios, sec_emits in parsed:
-        for key, res in sec_results.items():
-            if key.startswith("\0"):
-                _, sid, rule_name = key.split("\0", 2)
-                emit_results[(sid, rule_name)] = res
-            else:
-                results[key] = res
-        scen_attempts.update(sec_scenarios)
-        all_emits.extend(sec_emits)
+    emits: dict[tuple[str, str], dict[int, list[ev.EmitRecorded]]] = {}
+    scen_attempts: dict[str, dict[int, ev.ScenarioFinished]] = {}
+    all_emits: list[ev.EmitRecorded] = []
+    for read in parsed:
+        results.update(read.results)
+        emits.update(read.emits)
+        scen_attempts.update(read.scenario_attempts)
+        all_emits.extend(read.all_emits)
 
     # tests that ran but are not in the plan (should not happen) go last, by id
-    extra = sorted(t for t in results if t not in meta)
-    for tid in extra:
-        final = results[tid].attempts[max(results[tid].attempts)] if results[tid].attempts else {}
-        sid = str(final.get("scenario_id", tid))
-        meta[tid] = {"scenario_id": sid, "rule": str(final.get("rule", "")), "name": str(final.get("rule", tid)),
-                     "source": str(final.get("path", "")), "line": _int(final.get("line"), 1), "kind": "flow",
-                     "shard": results[tid].shard, "parents": ()}
-        scenario_meta.setdefault(sid, {"scenario_id": sid, "name": sid, "source": str(final.get("path", "")),
-                                       "kind": "flow", "line": 1, "shard": results[tid].shard})
+    for tid in sorted(t for t in results if t not in planned):
+        attempts = results[tid].attempts
+        final = attempts[max(attempts)] if attempts else None
+        sid = final.scenario_id if final else tid
+        source = final.path if final else ""
+        planned[tid] = _not_run(tid, sid, final.rule if final else "", final.rule if final else tid, source,
+                                final.line if final else 1, "flow", results[tid].shard)
+        if sid not in scenario_records:
+            scenario_records[sid] = ScenarioRecord(scenario_id=sid, name=sid, source=source, kind="flow", line=1,
+                                                   shard=results[tid].shard, order=0)
 
-    cancelled_sections = {s.index for s in sections if s.cancelled}
+    cancelled_sections = {s.index for s in sections if s.was_cancelled}
     cancelled = bool(cancelled_sections)
     tests: list[TestRecord] = []
-    for order, (tid, m) in enumerate(meta.items()):
+    for order, (tid, m) in enumerate(planned.items()):
         found = results.get(tid)
-        shard = _int(m.get("shard"), 0) or None
         if found is None or not found.attempts:
-            if shard in missing:
+            reason: NotRunReason
+            if m.shard in missing:
                 reason = "shard_missing"
-            elif cancelled and (shard in cancelled_sections or shard is None or shard_total == 1):
+            elif cancelled and (m.shard in cancelled_sections or m.shard is None or shard_total == 1):
                 reason = "cancelled"
             else:
                 reason = "not_run"
-            tests.append(TestRecord(test_id=tid, scenario_id=m["scenario_id"], rule=m["rule"], name=m["name"],
-                                    source=m["source"], line=m["line"], kind=m["kind"], status="skipped",
-                                    reason=reason, duration_ms=0.0, attempts=0, shard=shard, order=order,
-                                    parents=m["parents"]))
+            tests.append(replace(m, reason=reason, order=order))
             continue
         numbers = sorted(found.attempts)
         final_no = numbers[-1]
         final = found.attempts[final_no]
-        history = tuple(Attempt(n, str(found.attempts[n].get("status", "")), _float(found.attempts[n].get("duration_ms")),
-                                found.attempts[n]) for n in numbers)
-        status = str(final.get("status", "failed"))
+        history = tuple(Attempt(n, found.attempts[n].status, found.attempts[n].duration_ms, found.attempts[n])
+                        for n in numbers)
+        status = final.status
         if status == "passed" and any(a.status == "failed" for a in history[:-1]):
             status = "flaky"
-        steps = tuple(sorted(found.steps.get(final_no, []), key=lambda s: _int(s.get("index"), 0)))
-        emits = emit_results.get((m["scenario_id"], m["rule"]))
-        tests.append(TestRecord(
-            test_id=tid, scenario_id=m["scenario_id"], rule=m["rule"] or str(final.get("rule", "")), name=m["name"],
-            source=m["source"] or str(final.get("path", "")), line=_int(final.get("line"), m["line"]),
-            kind=m["kind"], status=status, reason=str(final.get("reason") or ""),
-            duration_ms=_float(final.get("duration_ms")),
-            attempts=max(final_no, max(scen_attempts.get(m["scenario_id"], {0: None}))),
-            shard=found.shard or shard, order=order, final=final, steps=steps, history=history,
-            emits=tuple(emits.emits.get(final_no, [])) if emits else (), parents=m["parents"]))
+        steps = tuple(sorted(found.steps.get(final_no, []), key=lambda s: s.index))
+        tests.append(replace(
+            m, rule=m.rule or final.rule, source=m.source or final.path, line=final.line, status=status,
+            reason=final.reason, duration_ms=final.duration_ms,
+            attempts=max(final_no, max(scen_attempts.get(m.scenario_id, {0: None}))),
+            shard=found.shard or m.shard, order=order, final=final, steps=steps, history=history,
+            emits=tuple(emits.get((m.scenario_id, m.rule), {}).get(final_no, []))))
 
     scenarios = tuple(
-        ScenarioRecord(scenario_id=sid, name=sm["name"], source=sm["source"], kind=sm["kind"], line=sm["line"],
-                       shard=_int(sm.get("shard"), 0) or None, order=order,
-                       attempts=tuple(scen_attempts.get(sid, {})[n] for n in sorted(scen_attempts.get(sid, {}))))
-        for order, (sid, sm) in enumerate(scenario_meta.items()))
+        replace(sc, order=order, attempts=tuple(by_attempt[n] for n in sorted(by_attempt)))
+        for order, (sid, sc) in enumerate(scenario_records.items()) for by_attempt in (scen_attempts.get(sid, {}),))
 
     starts = [(s, _parse_time(s.started_at)) for s in sections]
     timed = [(t, s.duration_ms) for s, t in starts if t is not None]
@@ -532,7 +550,7 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
         end = max(t.timestamp() * 1000 + d for t, d in timed)
         duration = round(end - begin.timestamp() * 1000, 1)
     started_at = min((s.started_at for s in sections), default="")
-    signal = next((str(s.cancelled.get("signal")) for s in sections if s.cancelled and s.cancelled.get("signal")), None)
+    signal = next((s.cancelled.signal for s in sections if s.cancelled and s.cancelled.signal), None)
     return RunRecords(path=path, sections=sections, tests=tuple(tests), scenarios=scenarios, emits=tuple(all_emits),
                       problems=tuple(problems), plan=plan, settings=reference.settings, shard_total=shard_total,
                       reported=reported, missing=missing, duplicated=duplicated, mismatched=mismatched,

@@ -378,9 +378,10 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
             record = records.test(tid) if records else None
             if record and record.earlier_failures:
                 first = record.earlier_failures[0]
-                failure = first.failure or {}
-                note = (f" — attempt {first.attempt}: {plain(failure.get('failure_class', 'failed'))} at "
-                        f"{code(failure.get('step_text') or '?', 120)}; passed on attempt {record.history[-1].attempt}")
+                failure = first.failure
+                note = (f" — attempt {first.attempt}: {plain(failure.failure_class if failure else 'failed')} at "
+                        f"{code((failure.step_text if failure else '') or '?', 120)}; "
+                        f"passed on attempt {record.history[-1].attempt}")
             lines.append(f"- {code(tid, 200)}{note}")
         budget.add("\n".join(lines) + "\n")
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Mapping
 
+from flowwalk.events import Failure, to_json
 from flowwalk.exitcodes import Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
@@ -38,50 +39,47 @@ def failure_class(test: TestRecord) -> str | None:
     own fault, so it counts as `infrastructure_error` rather than being lost."""
     if test.status != "failed":
         return None
-    failure = test.failure
-    cls = failure.get("failure_class") if failure else None
-    return str(cls) if cls else "infrastructure_error"
+    return test.failure.failure_class if test.failure else "infrastructure_error"
 
 
 def is_parent_failed(test: TestRecord) -> bool:
-    failure = test.failure or {}
-    return test.reason == "parent_failed" or failure.get("step_kind") == "parent_failed"
+    return test.reason == "parent_failed" or (test.failure is not None and test.failure.step_kind == "parent_failed")
 
 
-def step_label(failure: Mapping[str, Any] | None) -> str:
+def step_label(failure: Failure | None) -> str:
     """`step 5 (expect text_contains 'Saved')`: the failing step by its 1-based index and its text."""
-    if not failure:
+    if failure is None:
         return ""
-    index, text = failure.get("step_index"), str(failure.get("step_text") or "")
-    if isinstance(index, int) and text:
+    index, text = failure.step_index, failure.step_text
+    if index is not None and text:
         return f"step {index} ({text})"
-    if isinstance(index, int):
+    if index is not None:
         return f"step {index}"
     if text:
         return text
-    kind = str(failure.get("step_kind") or "")
+    kind = failure.step_kind
     return {"assertion": "a flow assertion", "run_timeout": "the run timeout", "setup": "before the browser started",
-            "parent_failed": f"parent '{failure.get('parent')}'" if failure.get("parent") else "a parent"}.get(kind, kind)
+            "parent_failed": f"parent '{failure.parent}'" if failure.parent else "a parent"}.get(kind, kind)
 
 
-def failure_message(failure: Mapping[str, Any] | None) -> str:
+def failure_message(failure: Failure | None) -> str:
     """`step 5 (expect text_contains 'Saved'): <message>` (the JUnit message, the console line)."""
-    if not failure:
+    if failure is None:
         return ""
-    label, message = step_label(failure), str(failure.get("message") or "").strip()
+    label, message = step_label(failure), failure.message.strip()
     return f"{label}: {message}" if label and message else (label or message)
 
 
 def skip_message(test: TestRecord) -> str:
     """`parent_failed: login`, `guard_failed: step 1 (...)`, `shard_missing: shard 2`."""
     reason = test.reason or "skipped"
-    failure = test.failure or {}
+    failure = test.failure
     if reason == "parent_failed":
-        parent = failure.get("parent") or next(iter(test.parents), "")
+        parent = (failure.parent if failure else None) or next(iter(test.parents), "")
         return f"parent_failed: {parent}" if parent else reason
     if reason == "shard_missing" and test.shard:
         return f"shard_missing: shard {test.shard} did not report"
-    detail = failure_message(failure) if failure else ""
+    detail = failure_message(failure)
     return f"{reason}: {detail}" if detail else reason
 
 
@@ -93,7 +91,7 @@ def _dependents(records: RunRecords) -> dict[str, list[str]]:
     setup_cause: dict[str, str] = {}
     for test in records.tests:
         if test.status == "failed" and not is_parent_failed(test):
-            kind = (test.failure or {}).get("step_kind")
+            kind = test.failure.step_kind if test.failure else None
             if test.scenario_id not in setup_cause or kind in ("setup", "run_timeout"):
                 setup_cause[test.scenario_id] = test.test_id
     for test in records.tests:
@@ -104,8 +102,8 @@ def _dependents(records: RunRecords) -> dict[str, list[str]]:
             continue
         if test.status == "passed" or not is_parent_failed(test):
             continue
-        named = (test.failure or {}).get("parent")
-        parents = [str(named)] if named else [p for p in test.parents
+        named = test.failure.parent if test.failure else None
+        parents = [named] if named else [p for p in test.parents
                                               if by_rule.get((test.scenario_id, p)) is not None
                                               and by_rule[(test.scenario_id, p)].status not in ("passed", "flaky")]
         for parent in parents:
@@ -133,8 +131,8 @@ def describe_test(test: TestRecord) -> dict[str, Any]:
         "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,
         "source": test.source, "line": test.line, "kind": test.kind, "status": test.status, "reason": test.reason,
         "duration_ms": round(test.duration_ms, 1), "attempts": test.attempts,
-        "failure": dict(failure) if failure else None,
-        "findings": [dict(f) for f in test.findings],
+        "failure": to_json(failure) if failure else None,
+        "findings": to_json(test.findings),
         "skipped_steps": test.skipped_steps,
         "screenshots": test.screenshots,
     }
@@ -167,16 +165,16 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
     for test in tests:
         if test.status != "failed" or is_parent_failed(test):
             continue
-        failure = test.failure or {}
+        failure = test.failure
         root_causes.append({
             "test_id": test.test_id,
             "failure_class": failure_class(test),
-            "message": str(failure.get("message") or "failed without a failure record (a flowwalk bug)"),
-            "step_text": str(failure.get("step_text") or ""),
-            "path": str(failure.get("path") or test.source),
-            "line": failure.get("line") if isinstance(failure.get("line"), int) else test.line,
-            "expected": str(failure.get("expected") or ""),
-            "observed": str(failure.get("observed") or ""),
+            "message": (failure.message if failure else "") or "failed without a failure record (a flowwalk bug)",
+            "step_text": failure.step_text if failure else "",
+            "path": (failure.path if failure else None) or test.source,
+            "line": failure.line if failure and failure.line is not None else test.line,
+            "expected": failure.expected if failure else "",
+            "observed": failure.observed if failure else "",
             "dependents": _transitive(test.test_id, children, order),
         })
 
