@@ -5,12 +5,14 @@ todo, which shows the filter links (hash routes), and every spec it writes passe
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Iterator
 
 import pytest
 
+from flowwalk.browser import Browser
 from flowwalk.discover import DiscoverOptions, discover
 from flowwalk.serve import StaticServer
-from flowwalk.settings import Settings
+from flowwalk.settings import Settings, default_executable
 from flowwalk.spec.loader import load_suites
 
 pytestmark = pytest.mark.browser
@@ -18,12 +20,20 @@ pytestmark = pytest.mark.browser
 PACKAGE = Path(__file__).resolve().parents[2] / ".cache" / "thirdparty" / "todomvc" / "package"
 
 
-def test_discover_todomvc_vanillajs(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def browser(playwright_instance: Any) -> Iterator[Browser]:
+    """A flowwalk Browser on the session's Playwright (one sync Playwright per thread)."""
+    launched = Browser.launch(Settings(executable=default_executable()), playwright=playwright_instance)
+    yield launched
+    launched.close()
+
+
+def test_discover_todomvc_vanillajs(tmp_path: Path, browser: Browser) -> None:
     assert PACKAGE.is_dir(), "run scripts/fetch_thirdparty.sh (scripts/test.sh does) to fetch TodoMVC"
     out = tmp_path / "checks"
     with StaticServer(PACKAGE) as server:
         result = discover(DiscoverOptions(url=f"{server.url}/examples/vanillajs/index.html", out_dir=out,
-                                          submit_forms=True, max_pages=4, use_model=False))
+                                          submit_forms=True, max_pages=4, use_model=False), browser=browser)
     assert result.stopped_reason == "done" and result.needs_review == ()
     assert result.pages == 3          # the start page, then #/ (with #/active collapsed into it) and #/completed
     assert len(result.specs_written) == 8 == len(load_suites([str(out)], Settings()))

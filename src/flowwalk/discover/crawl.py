@@ -136,8 +136,8 @@ class Crawler:
                     reason = "unreachable"
                     break
             self._save()
-        if not state.queue and reason == "done" and state.actions >= self.options.max_actions:
-            reason = "done"
+        if not state.pages and reason == "done":
+            reason = "unreachable"   # the start URL answered an error: nothing to write specs for
         state.stopped_reason = reason
         self._save()
         return reason
@@ -198,15 +198,19 @@ class Crawler:
             status = self._load(item["url"])
         url = self.session.page.url
         key = url_key(url)
-        if via is not None:
-            via = {**via}
+        if status is not None and status >= 400:
+            # a broken link is worth knowing about, not worth a spec that checks the error page
+            state.seen.setdefault(key, "")
+            self._skip(via, item["url"], f"answered HTTP {status}")
+            self.progress(f"  {item['url']} answered HTTP {status}: not a page to write specs for")
+            return
         before = self.session.console_error_count
         survey = self._dismiss_banner(survey_page(self.session))
         signature = dom_signature(survey)
         template = template_key(url, survey)
         state.signature_visits[signature] = state.signature_visits.get(signature, 0) + 1
         same = self._by_signature.get(signature) or self._by_template.get(template)
-        if key in state.seen and same is None:
+        if same is None and state.seen.get(key):
             same = state.seen[key]
         if same is not None:
             known = state.page(same)
@@ -552,6 +556,8 @@ class Crawler:
                 continue
             key = url_key(href)
             if key in self.state.seen:
+                if not self.state.seen[key]:
+                    continue   # a broken link, listed once
                 self._edge({"from": page["id"], "kind": "link", "selector": choose_selector(link) or "",
                             "name": name}, self.state.seen[key])
                 continue

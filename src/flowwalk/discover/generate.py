@@ -270,8 +270,10 @@ class _Writer:
                  "value": entered["value"]},
                 {"type": "act", "action": "press", "target": entered["target"], "selector": entered["selector"],
                  "value": "Enter"}]
+            # the list the value went into (not the first list of the page: a sidebar has one too)
             for entry in entered.get("lists") or ():
-                if entry["selector"] and entry["count"]:
+                if entry["selector"] and entry["count"] and any(
+                        entered["value"] in str(item) for item in [entry.get("first_item"), *entry.get("items", ())]):
                     steps.append({"type": "expect", "kind": "count",
                                   "selector": f"{entry['selector']} > {entry['item_tag']}", "equals": int(entry["count"])})
                     steps.append({"type": "expect", "kind": "text_contains", "value": entered["value"],

@@ -35,7 +35,11 @@ def _failure_text(event: ev.RuleFinished, run: int) -> str:
             return f"run {run}: {finding.kind or finding.source} {finding.severity}: {finding.message}"
         return f"run {run}: {event.status}" + (f" ({event.reason})" if event.reason else "")
     where = f"step {failure.step_index} ({failure.step_text}): " if failure.step_index else ""
-    return f"run {run}: {failure.failure_class} {failure.runtime_code}: {where}{failure.message}"[:1000]
+    # expected/observed rather than the message: the message counts reads and milliseconds, and
+    # two discovers of an unchanged site must write the same needs-review files too
+    said = (f"expected {failure.expected}; observed {failure.observed}" if failure.expected or failure.observed
+            else failure.message)
+    return f"run {run}: {failure.failure_class} {failure.runtime_code}: {where}{said}"[:1000]
 
 
 def verify_specs(specs: Sequence[GeneratedSpec], scratch: Path, settings: Settings, *,
