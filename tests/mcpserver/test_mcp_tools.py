@@ -6,10 +6,14 @@ import json
 from pathlib import Path
 from typing import Any
 
-from conftest import with_client
+import anyio
+import pytest
+from conftest import in_own_thread, with_client
 from mcp import Client
+from mcp_types import ResourceUpdatedNotification
 
 from flowwalk.mcp.bounds import ANSWER_LIMIT
+from flowwalk.mcp.server import build_server
 
 
 def answer_size(result: Any) -> int:
@@ -225,3 +229,44 @@ def test_propose_heal_answers_the_diff_and_writes_nothing(workdir: Path) -> None
     assert spec.read_text() == HEALED_FLOW  # never writes
     assert plain.structured_content["diff"] == "" and "the report has no heals" in plain.structured_content["note"]
     assert outside.is_error and "outside the server's working directory" in outside.content[0].text
+
+
+@pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+def test_subscribers_hear_when_a_report_changes_outside_the_server(workdir: Path) -> None:
+    # a `flowwalk run` in a terminal rewrites the report: both subscription styles hear of it
+    report = workdir / "flowwalk-report"
+    report.mkdir()
+    (report / "verdict.json").write_text(json.dumps({"outcome": "passed", "tests": []}))
+    (report / "summary.md").write_text("## old\n")
+    verdict_uri = "flowwalk://reports/flowwalk-report/verdict.json"
+    summary_uri = "flowwalk://reports/flowwalk-report/summary.md"
+
+    async def modern() -> list[str]:
+        heard: list[str] = []
+        async with Client(build_server(workdir)) as client:
+            async with client.listen(resource_subscriptions=[verdict_uri]) as subscription:
+                (report / "verdict.json").write_text(json.dumps({"outcome": "site_misbehaved", "tests": []}))
+                with anyio.move_on_after(10):
+                    async for event in subscription:
+                        heard.append(event.uri)
+                        break
+        return heard
+
+    async def legacy() -> list[str]:
+        heard: list[str] = []
+
+        async def on_message(message: Any) -> None:
+            message = getattr(message, "root", message)
+            if isinstance(message, ResourceUpdatedNotification):
+                heard.append(str(message.params.uri))
+
+        async with Client(build_server(workdir), mode="legacy", message_handler=on_message) as client:
+            await client.session.subscribe_resource(summary_uri)
+            (report / "summary.md").write_text("## new, and longer\n")
+            with anyio.move_on_after(10):
+                while not heard:
+                    await anyio.sleep(0.05)
+        return heard
+
+    assert in_own_thread(lambda: anyio.run(modern)) == [verdict_uri]
+    assert in_own_thread(lambda: anyio.run(legacy)) == [summary_uri]

@@ -108,28 +108,32 @@ _EXPECTED = (ToolInputError, OutsideRootError, FlowwalkError, FileNotFoundError,
 # --- change notifications ------------------------------------------------------------------------
 
 
-def _signature(folder: Path) -> tuple[Any, ...]:
-    parts: list[Any] = []
-    for leaf in ("summary.md", "verdict.json", "emit.jsonl"):
-        try:
-            stat = (folder / leaf).stat()
-            parts.append((leaf, stat.st_mtime_ns, stat.st_size))
-        except OSError:
-            parts.append((leaf, None))
+def _signature(folder: Path) -> dict[str, tuple[int, int]]:
+    """(mtime, size) of each file a report resource reads, by its name under the folder."""
+    names = ["summary.md", "verdict.json"]
     shots = folder / "screenshots"
-    parts.append(tuple(sorted(p.name for p in shots.iterdir())) if shots.is_dir() else ())
-    return tuple(parts)
+    if shots.is_dir():
+        names += [f"screenshots/{p.name}" for p in sorted(shots.iterdir())]
+    found: dict[str, tuple[int, int]] = {}
+    for name in names:
+        try:
+            stat = (folder / name).stat()
+        except OSError:
+            continue
+        found[name] = (stat.st_mtime_ns, stat.st_size)
+    return found
 
 
 @dataclass
 class ReportWatch:
     """Tells subscribers when a report folder changes: a run of this server, or a `flowwalk run`
     in a terminal. Both subscription styles are served: `subscriptions/listen` streams (2026-07-28)
-    through the SDK's bus, and `resources/subscribe` (earlier protocol versions) per session."""
+    through the SDK's bus, and `resources/subscribe` (earlier protocol versions) per session. Only
+    the URIs whose file was written, replaced or removed are announced."""
 
     ws: Workspace
     bus: InMemorySubscriptionBus
-    folders: dict[Path, tuple[Any, ...]] = field(default_factory=dict)
+    folders: dict[Path, dict[str, tuple[int, int]]] = field(default_factory=dict)
     legacy: dict[str, set[ServerSession]] = field(default_factory=dict)
 
     def track(self, folder: Path) -> None:
@@ -152,16 +156,16 @@ class ReportWatch:
                 continue
             self.folders[folder] = now
             name = self.ws.relative(folder)
-            uris = [report_uri(name, leaf) for leaf in ("summary.md", "verdict.json")]
-            uris += [report_uri(name, f"screenshots/{shot}") for shot in now[-1]]
-            for uri in uris:
+            changed = sorted(leaf for leaf in set(before) | set(now) if before.get(leaf) != now.get(leaf))
+            for leaf in changed:
+                uri = report_uri(name, leaf)
                 await self.bus.publish(ResourceUpdated(uri=uri))
                 for session in list(self.legacy.get(uri, ())):
                     try:
                         await session.send_resource_updated(uri)
                     except Exception:  # noqa: BLE001 - a gone client must not stop the others
                         self.legacy[uri].discard(session)
-            if now[-1] != before[-1]:
+            if set(now) != set(before):
                 await self.bus.publish(ResourcesListChanged())
 
     async def loop(self) -> None:
