@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
 from flowwalk.github.client import GitHubClient, repo_path
-from flowwalk.github.comment import CLASS_GROUPS, HEADLINES, RunLinks, failure_group, root_causes
+from flowwalk.github.render import CLASS_GROUPS, HEADLINES, RunLinks, failure_group, root_causes
 from flowwalk.settings import GitHubSettings
 
 SUMMARY_LIMIT = 1024 * 1024            # bytes per step

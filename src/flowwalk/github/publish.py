@@ -39,10 +39,9 @@ from flowwalk.github.actions import (
 from flowwalk.github.client import (
     FORK_HINT, GitHubClient, GitHubError, ReadOnlyTokenError, repo_path,
 )
-from flowwalk.github.comment import (
-    CommentResult, RunLinks, links_from_settings, render_markdown, upsert_comment,
-)
+from flowwalk.github.comment import CommentResult, upsert_comment
 from flowwalk.github.env import PR_EVENTS, github_settings_from_env, read_event
+from flowwalk.github.render import RunLinks, links_from_settings, render_markdown
 from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions, suggestion_status
 from flowwalk.settings import GitHubSettings
 

@@ -6,7 +6,7 @@ import re
 
 from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, many_failures, passing_verdict
 
-from flowwalk.github.comment import (
+from flowwalk.github.render import (
     COMMENT_LIMIT, RunLinks, code, links_from_settings, marker, parse_marker, render_comment, verdict_digest,
 )
 from flowwalk.settings import GitHubSettings
