@@ -74,3 +74,31 @@ def test_mypy_strict_is_clean_on_src() -> None:
     result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
                             capture_output=True, text=True, timeout=600)
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+#: Playwright Page / Frame / Locator methods: the walker's modules hand pages and elements to
+#: `flowwalk.browser` (element.py, locate.py, session.py) instead of calling these on them
+PLAYWRIGHT_CALLS = {
+    "locator", "click", "dblclick", "fill", "press", "hover", "focus", "check", "uncheck", "select_option",
+    "set_input_files", "scroll_into_view_if_needed", "evaluate", "evaluate_all", "inner_text", "inner_html",
+    "input_value", "get_attribute", "is_visible", "is_enabled", "is_checked", "wait_for", "wait_for_timeout",
+    "wait_for_selector", "nth", "title", "query_selector", "query_selector_all",
+}
+#: walk/ modules that read the page with their own scripts (one round trip per read), by design:
+#: stabilized checks, target re-resolution, verifiers and the healer's fingerprints
+READS_THE_PAGE = {"checks.py", "resolve.py", "verifiers.py", "healer.py"}
+
+
+def test_the_walker_calls_playwright_only_through_the_browser_layer() -> None:
+    broken = []
+    for path in sorted((PACKAGE / "walk").glob("*.py")):
+        if path.name in READS_THE_PAGE:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in PLAYWRIGHT_CALLS:
+                broken.append(f"walk/{path.name}:{node.lineno} calls .{node.func.attr}()")
+            elif isinstance(node, ast.Attribute) and node.attr == "url" and isinstance(node.value, ast.Attribute) \
+                    and node.value.attr == "page":
+                broken.append(f"walk/{path.name}:{node.lineno} reads .page.url")
+    assert broken == []

@@ -3,9 +3,9 @@
 Contract of an act:
 1. dismiss the rule's interrupts (only those already visible; `dismiss`);
 2. find its element (`act_target`): the pinned selector, waited for TARGET_GRACE_MS when the step
-   also has a `target` (else the whole action timeout); when it matches nothing,
-   `recover_target` is the one place that finds the element another way (today: re-resolving
-   the human `target` on the live page) or says why it cannot;
+   also has a `target` (else the whole action timeout); when it matches nothing (or there is
+   none), `recover_target` is the one place that finds the element another way (today:
+   re-resolving the human `target` on the live page) or fails the step saying why;
 3. do the action; one that raises is retried once after dismissing interrupts, when the rule
    has any (aitester-bdd);
 4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
@@ -170,37 +170,40 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: str, result: StepRe
 def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult) -> Any:
     """The element an act works on: the pinned selector's first match, else `recover_target`'s."""
     selector = attempt.bindings.subst(step.selector) if step.selector else None
+    waited_ms = 0.0
     if selector:
-        wait_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
-        located = wait_for(attempt, selector, state.scope, wait_ms, visible=False)
+        waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
+        located = wait_for(attempt, selector, state.scope, waited_ms, visible=False)
         if located is not None:
             result.detail["selector"] = located.used
             if located.count > 1:
                 # like page.click(selector): the first match in document order
                 result.detail["matches"] = located.count
             return first_of(located)
-        if not step.target:
-            tried = ", ".join(located_tried(attempt.page, selector, state.scope))
-            missing = f"no element matches '{selector}' within {int(wait_ms)} ms"
-            observed = f"nothing matched ({tried})"
-            frame = _frame_with_target(attempt, state, selector, None)
-            if frame is not None:
-                missing = f"{missing}; {only_in_frame(frame, 'act on')}"
-                observed = f"{observed}; only inside the frame {frame}"
-            raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
-                             observed=observed)
-    return recover_target(attempt, state, step, selector, result)
+    return recover_target(attempt, state, step, selector, result, waited_ms)
 
 
-def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None,
-                   result: StepResult) -> Any:
-    """The element for an act whose pinned `selector` matched nothing (None: it has none), found
-    another way, or StepFailed saying why none could be (AMBIGUOUS_TARGET, ELEMENT_NOT_FOUND).
+def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, result: StepResult,
+                   waited_ms: float) -> Any:
+    """The element for an act whose pinned `selector` matched nothing in `waited_ms` (None: the
+    step has no pinned selector), found another way; or StepFailed saying why none could be
+    (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
 
-    The seam for finding an element anew: today the step's `target` is re-resolved on the live
-    page (walk/resolve.py); what was tried goes into `result` (its recovery record and the
-    candidates in its detail). Only called for a step that has a `target`.
+    The one seam for finding an element anew, with or without a `target`: today a step with a
+    `target` has it re-resolved on the live page (walk/resolve.py); what was tried goes into
+    `result` (its recovery record, and the candidates in its detail).
     """
+    if not step.target:
+        assert selector is not None   # the loaders refuse an act with neither
+        tried = ", ".join(located_tried(attempt.page, selector, state.scope))
+        missing = f"no element matches '{selector}' within {int(waited_ms)} ms"
+        observed = f"nothing matched ({tried})"
+        frame = _frame_with_target(attempt, state, selector, None)
+        if frame is not None:
+            missing = f"{missing}; {only_in_frame(frame, 'act on')}"
+            observed = f"{observed}; only inside the frame {frame}"
+        raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
+                         observed=observed)
     target = attempt.bindings.subst(step.target)
     assert target is not None
     resolution = _resolve(attempt, state, target)

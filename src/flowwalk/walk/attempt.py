@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
+from flowwalk.browser.element import page_url
 from flowwalk.model import Expect, Rule, Scenario, Step
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
@@ -280,10 +281,8 @@ class Attempt:
             return url
         base = self.settings.base_url
         if not base and self.session is not None:
-            try:
-                base = self.session.page.url
-            except Exception:  # noqa: BLE001 - a dead page has no URL; the goto will report it
-                base = None
+            # a dead page has no URL ("" here); the goto will report it
+            base = page_url(self.session.page)
         if not base and self.entry_url:
             base = self.entry_url
         if not base:
