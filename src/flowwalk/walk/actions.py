@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+from flowwalk import events as ev
 from flowwalk.browser.element import dismiss_visible, element, first_of, perform
 from flowwalk.browser.errors import InvalidSelector
 from flowwalk.browser.locate import locate
@@ -65,7 +66,7 @@ def goto(attempt: Attempt, url: str, budget: Budget) -> None:
                          expected=f"the page at {url}", observed=short(exc)) from None
 
 
-def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: str, result: StepResult) -> None:
+def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: ev.Role, result: StepResult) -> None:
     """A goto step; the scenario's deferred opening navigation when it is that (see scenario.py)."""
     if attempt.entry_deferred:
         # the scenario's opening navigation, then its interrupt pass
@@ -79,7 +80,7 @@ def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: str, result:
         goto(attempt, attempt.absolute(url), state.budget)
 
 
-def wait(attempt: Attempt, state: RuleState, step: Wait, role: str, result: StepResult) -> None:
+def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: StepResult) -> None:
     """`wait ms` (cut short by the rule's or the run's time: a failure) or `wait for` a visible match."""
     if step.ms is not None:
         allowed = state.budget.cap_ms(step.ms)
@@ -107,7 +108,7 @@ def dismiss(attempt: Attempt, selectors: Sequence[str]) -> int:
 # --- act ----------------------------------------------------------------------------------------
 
 
-def act(attempt: Attempt, state: RuleState, step: Act, role: str, result: StepResult) -> None:
+def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: StepResult) -> None:
     """One act step (see the module doc for its order)."""
     recovery = result.recovery
     dismissed = dismiss(attempt, state.dismiss) if state.dismiss else 0

@@ -196,7 +196,7 @@ class AttemptControl:
         self.crashed = False
         self.run_timed_out = False
         self.cancelled = False
-        self.stop_reason: str | None = None
+        self.stop_reason: ev.StopReason | None = None
 
     def mark_crashed(self) -> None:
         """The browser or the page's renderer is gone."""
@@ -208,7 +208,7 @@ class AttemptControl:
         if stop:
             self.stop_reason = "run_timeout"
 
-    def stop(self, reason: str) -> None:
+    def stop(self, reason: ev.StopReason) -> None:
         self.stop_reason = reason
 
     def after_setup_failure(self) -> None:
@@ -216,7 +216,7 @@ class AttemptControl:
         if self.stop_reason is None:
             self.stop_reason = "browser_crashed" if self.crashed else "setup_failed"
 
-    def poll(self) -> str | None:
+    def poll(self) -> ev.StopReason | None:
         """The reason not to start the next rule (recording a cancel or the run timeout), or None."""
         if self.stop_reason:
             return self.stop_reason
@@ -326,7 +326,7 @@ class RuleState:
     screenshots: list[str] = field(default_factory=list)
     current_index: int | None = None
     current_step: Step | None = None
-    current_kind: str = "action"
+    current_kind: ev.FailureStepKind = "action"
     #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
     last_act: tuple[int, Step] | None = None
     #: the rule's most recent act that Playwright reported done, when it was a click or dblclick

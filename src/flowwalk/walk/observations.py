@@ -74,7 +74,7 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
             state.early[index] = read_ahead(attempt.session, expect_, scope=state.scope)
 
 
-def expect(attempt: Attempt, state: RuleState, step: Expect, role: str, result: StepResult) -> None:
+def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, result: StepResult) -> None:
     """One expect (a guard when `role` is "guard")."""
     assert attempt.session is not None
     expected = _substituted(attempt, step)
@@ -115,7 +115,7 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: str, result: 
 # --- extract and emit ---------------------------------------------------------------------------
 
 
-def extract(attempt: Attempt, state: RuleState, step: Extract, role: str, result: StepResult) -> None:
+def extract(attempt: Attempt, state: RuleState, step: Extract, role: ev.Role, result: StepResult) -> None:
     """Store the (trimmed) text of the selector's first match as `step.into`."""
     selector, _, located = wait_in_rule(attempt, state, step.selector, visible=False)
     if located is None:
@@ -127,7 +127,7 @@ def extract(attempt: Attempt, state: RuleState, step: Extract, role: str, result
     result.detail["value"] = text[:200]
 
 
-def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: str, result: StepResult) -> None:
+def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: ev.Role, result: StepResult) -> None:
     """Capture page state into an EmitRecorded event. Never fails: errors are recorded."""
     fields: dict[str, Any] = {}
     errors: dict[str, str] = {}

@@ -43,7 +43,7 @@ class StepFailed(Exception):
 class StepResult:
     """One step's result, as its StepFinished event carries it."""
 
-    status: str                     # passed | failed | warning
+    status: ev.StepStatus
     failure: ev.Failure | None = None
     reads: int | None = None
     detail: dict[str, Any] = field(default_factory=dict)
@@ -56,7 +56,7 @@ class ScenarioOutcome:
 
     scenario_id: str
     attempt: int
-    status: str                               # passed | failed | skipped | flaky
+    status: ev.Status
     rules: tuple[ev.RuleFinished, ...]
     duration_ms: float
     browser_crashed: bool = False
@@ -79,7 +79,7 @@ def will_retry(status: str, attempt: int, retries: int, *, run_timed_out: bool =
     return status == "failed" and attempt <= retries and not run_timed_out and not cancelled
 
 
-def scenario_status(rules: Sequence[ev.RuleFinished], attempt: int) -> str:
+def scenario_status(rules: Sequence[ev.RuleFinished], attempt: int) -> ev.Status:
     """failed if any rule failed; else passed (flaky on a retry or with a flaky rule); else skipped."""
     statuses = {r.status for r in rules}
     if "failed" in statuses:

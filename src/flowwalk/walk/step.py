@@ -35,7 +35,7 @@ __all__ = ["HANDLERS", "Handler", "failure_step_kind", "run_step", "step_finishe
 
 #: what a step of one type does: (attempt, rule state, step, role, result) -> None; raises
 #: StepFailed to fail the step, and records what it saw in `result`
-Handler = Callable[[Attempt, RuleState, Any, str, StepResult], None]
+Handler = Callable[[Attempt, RuleState, Any, ev.Role, StepResult], None]
 
 HANDLERS: Mapping[type[Step], Handler] = {
     Goto: actions.goto_step,
@@ -52,7 +52,7 @@ def step_kind(step: Step) -> str:
     return type(step).__name__.lower()
 
 
-def failure_step_kind(step: Step, role: str) -> str:
+def failure_step_kind(step: Step, role: ev.Role) -> ev.FailureStepKind:
     """Where in a rule a failure of `step` happened (Failure.step_kind)."""
     if role == "guard":
         return "guard"
@@ -61,7 +61,7 @@ def failure_step_kind(step: Step, role: str) -> str:
     return "action"
 
 
-def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role: str,
+def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role: ev.Role,
              detail: dict[str, Any] | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS) -> StepResult:
     """Run one step through its handler and emit its StepFinished. Raises Halt when the browser is gone."""
     t0 = time.monotonic()
@@ -117,7 +117,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
     return result
 
 
-def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, role: str, result: StepResult,
+def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, role: ev.Role, result: StepResult,
                   started: float, *, kind: str | None = None) -> ev.StepFinished:
     """The StepFinished of `step` (of kind `kind`, else its type's) that started at `started`."""
     return ev.StepFinished(
@@ -127,7 +127,7 @@ def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, ro
         line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail)
 
 
-def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: str, failed: StepFailed,
+def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: ev.Role, failed: StepFailed,
              result: StepResult) -> ev.Failure:
     """The Failure of a step that raised `failed`: which clock cut it, and the page's evidence."""
     code, message, kind = failed.code, failed.message, failure_step_kind(step, role)
