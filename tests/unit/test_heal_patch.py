@@ -373,3 +373,21 @@ def test_without_root_a_path_the_run_wrote_with_dotdot_is_taken_as_written(tmp_p
     taken = flowwalk_heal(tmp_path / "work", "--report", str(out), "--apply")
     assert taken.returncode == 0, taken.stderr
     assert (tmp_path / "specs/a.flow.yaml").read_text().endswith("selector: '#new'\n")
+
+
+def test_an_escaped_robot_variable_is_a_literal_and_an_alias_bomb_is_refused(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    p = "suites/site.robot"
+    spec(root, p, ROBOT.replace('locator "#q" with', 'locator "a\\${b}" with'))
+    bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, "
+        f"*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n"
+        for i in range(8)) + "steps:\n  - type: act\n    selector: '#old'\n"
+    spec(root, "bomb.flow.yaml", bomb)
+    out = report(tmp_path, (f"{p}#Sign In/login", heal(p, 14, "a${b}", "#c", 3)),
+                 ("bomb.flow.yaml#b", heal("bomb.flow.yaml", 11, "#old", "#new")))
+    patch = plan_patch(out, root)
+    assert [e.new_lines for e in patch.edits] == [('        When I fill locator "#c" with "#q"',)]
+    (skip,) = patch.skipped
+    assert skip.path == "bomb.flow.yaml" and "no longer a readable spec" in skip.reason
+    assert "100,000 nodes" in skip.reason

@@ -36,7 +36,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flowwalk.events import Heal
 from flowwalk.report.records import read_heal, read_run
-from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, quote
+from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, parse_yaml, quote
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json", ".robot")
 _BREAKS = re.compile(r"[\r\n\x85\u2028\u2029]")
@@ -315,6 +315,12 @@ def _changed_since(heal: Heal, seen: list[str], what: str) -> Exception:
 
 def _yaml_site(text: str, heal: Heal) -> tuple[_Site, Any]:
     try:
+        # the bounded reader first: a file that grew an alias bomb since the run is refused here,
+        # before anything below expands or compares it
+        parse_yaml(text, heal.path)
+    except SourceError as error:
+        raise _Refused(f"the file is no longer a readable spec ({error.problem.message})") from None
+    try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
         data = yaml.safe_load(text)
     except yaml.YAMLError as error:
@@ -464,7 +470,7 @@ def _robot_site(text: str, heal: Heal) -> tuple[_Site, Any]:
         if not isinstance(match, Match) or "css" not in match.args or match.keyword.family != "action":
             continue
         raw = match.args["css"]
-        if search_variable(raw).is_variable() or "${" in raw:
+        if search_variable(raw, ignore_errors=True).start >= 0:  # an unescaped ${...}, @{...}, ...
             raise _Refused(f"the locator is written with a variable ({quote(raw)}), so the healed value "
                            f"{quote(new)} cannot replace it; edit the suite by hand")
         seen.append(str(unescape(raw)))
