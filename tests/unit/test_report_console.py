@@ -5,9 +5,12 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.console import ConsoleReporter
-from flowwalk.report.sample import sample_events, sample_suites
+from flowwalk.report.records import read_run
+from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
+from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 
 
@@ -68,3 +71,19 @@ def test_a_terminal_that_cannot_show_symbols_gets_words() -> None:
     text = raw.getvalue().decode("ascii")
     assert "  FAIL  examples/flows/checkout.flow.yaml#Checkout saves the order" in text
     assert "  retry examples/flows/checkout.flow.yaml#Checkout saves the order: attempt 1 failed" in text
+
+
+def test_a_healed_pass_says_so_and_finish_says_how_to_keep_it(tmp_path: Path) -> None:
+    heal = Heal(old_selector="#old", new_selector="button.save", method="deterministic", score=0.9,
+                target="the Save button", step_index=2, path="a.flow.yaml", line=5)
+    events = healed_events([("a.flow.yaml#a", heal)])
+    out = io.StringIO()
+    console = ConsoleReporter(out, color=False, report_dir="out")
+    for event in events:
+        console(event)
+    write_sample_run(tmp_path, events)
+    console.finish(build_verdict(read_run(tmp_path)))
+    text = out.getvalue()
+    assert "healed '#old' -> 'button.save'" in text and "warning" not in text
+    assert "healed: 1 selector for this run only; `flowwalk heal --report out` shows the diff, `--apply` keeps it" \
+        in text

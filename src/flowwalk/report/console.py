@@ -3,7 +3,8 @@
 It is an event handler like the emit writer. Passed steps stay quiet; a failure line carries
 what a reader needs to act without opening a file: the failure class and `step N (text)`.
 A retried scenario gets one dim line per failed attempt, and its tests are printed once, as
-they finally ended. `finish(verdict)` adds the verdict and where the reports are.
+they finally ended; a test that passed through a healed selector says so. `finish(verdict)` adds
+the verdict, how to keep the run's heals, and where the reports are.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, TextIO
 
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished
+from flowwalk.report.summary import healed_items
 from flowwalk.report.verdict import failure_message
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
@@ -141,7 +143,13 @@ class ConsoleReporter:
                 return f"{line}  {self._paint('failed (no failure recorded)', 'failed')}"
             detail = failure_message(failure)
             return f"{line}  {self._paint(failure.failure_class, 'failed')}  {_one_line(detail)}"
-        warnings = [f for f in rule.findings if f.severity in ("critical", "warning")]
+        heals = [f.heal for f in rule.findings if f.kind == "healed" and f.heal is not None]
+        if heals:
+            first = heals[0]
+            more = f" (+{len(heals) - 1} more)" if len(heals) > 1 else ""
+            line += "  " + self._paint(_one_line(f"healed {first.old_selector!r} -> {first.new_selector!r}{more}"),
+                                       "skipped")
+        warnings = [f for f in rule.findings if f.severity in ("critical", "warning") and f.kind != "healed"]
         if warnings:
             line += "  " + self._paint(f"{len(warnings)} warning{'s' * (len(warnings) != 1)}", "skipped")
         return line
@@ -164,6 +172,11 @@ class ConsoleReporter:
             outcome = str(verdict.get("outcome"))
             text = f"verdict: {_OUTCOMES.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
+            heals = len(healed_items(verdict))
+            if heals:
+                self._print(f"healed: {heals} selector{'s' * (heals != 1)} for this run only; "
+                            f"`flowwalk heal --report {self.report_dir or 'REPORT'}` shows the diff, "
+                            "`--apply` keeps it")
             if self.report_dir:
                 folder = Path(self.report_dir)
                 present = [name for name in _REPORT_FILES if (folder / name).exists()]
