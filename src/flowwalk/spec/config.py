@@ -14,7 +14,8 @@ from pydantic import ValidationError
 
 from flowwalk.errors import SpecError
 from flowwalk.spec.loader import display_path
-from flowwalk.spec.models import ConfigModel, errors_to_problems
+from flowwalk.spec.models import ConfigModel
+from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import SourceError, escape, load_source
 
 __all__ = ["ConfigModel", "load_config"]

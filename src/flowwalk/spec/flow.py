@@ -20,6 +20,7 @@ from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
+from flowwalk.spec.problems import did_you_mean, errors_to_problems
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 
 TEXT_LIMIT = 80
@@ -186,7 +187,7 @@ class StepBuilder:
         known = sorted({p.stem for d in self.verifier_dirs() if d.is_dir() for p in d.glob("*.py")
                         if not p.name.startswith("_")})
         builtin = ", ".join(sm.BUILTIN_VERIFIERS)
-        guess = sm._did_you_mean(name, known + list(sm.BUILTIN_VERIFIERS)) if known else ""
+        guess = did_you_mean(name, known + list(sm.BUILTIN_VERIFIERS)) if known else ""
         # (a verifier name is an identifier; a file name found in verifiers/ may hold anything)
         hint = (f"did you mean {quote(guess, NAME_SHOWN)}? " if guess else "") + (
             f"create verifiers/{escape(name)}.py with a verify(context) function, or use a built-in one ({builtin})")
@@ -246,7 +247,7 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
     except ValidationError as exc:
-        return None, sm.errors_to_problems(exc, source, sm.FlowSpecModel)
+        return None, errors_to_problems(exc, source, sm.FlowSpecModel)
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))

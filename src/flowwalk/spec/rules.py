@@ -18,6 +18,7 @@ from flowwalk.errors import Problem
 from flowwalk.plan.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
+from flowwalk.spec.problems import did_you_mean, errors_to_problems
 from flowwalk.spec.flow import StepBuilder
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
@@ -32,7 +33,7 @@ def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list
     try:
         spec = sm.RulesFileModel.model_validate(source.data)
     except ValidationError as exc:
-        return None, sm.errors_to_problems(exc, source, sm.RulesFileModel)
+        return None, errors_to_problems(exc, source, sm.RulesFileModel)
     problems: list[Problem] = []
     for i, name in enumerate(spec.secrets):
         if name in spec.variables and name not in spec.secrets[:i]:
@@ -89,7 +90,7 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
                                         "list each parent once"))
             elif parent not in names:
                 known = list(names)
-                guess = sm._did_you_mean(parent, known)
+                guess = did_you_mean(parent, known)
                 hint = (f"did you mean {_q(guess)}? " if guess else "") + (
                     f"rules of scenario {_q(scenario.name)}: {', '.join(known)}")
                 problems.append(Problem(source.loc(p_path), f"unknown parent {_q(parent)} of rule {_q(rule.name)}",

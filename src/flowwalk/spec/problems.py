@@ -1,0 +1,557 @@
+"""Pydantic's validation errors rewritten for people: `errors_to_problems(exc, source, root)`.
+
+Each error becomes a `Problem` at the document's own line and column (`path:line:col: error:
+what`, then `hint: how to fix`): unknown keys with a "did you mean" and the valid keys of that
+step, wrong types and bounds in words, union members by their `type`/`kind` tag. Errors our own
+validators raise (`models.fail`) carry their message and hint ready-made. Users never see
+pydantic's words.
+
+A pydantic error carries a `loc` through the *models* (field aliases, plus the tag of every
+discriminated union on the way, e.g. ("steps", 2, "expect", "count", "equals")). The models'
+annotations are walked along that loc to learn which model owns the field (for "valid keys of a
+wait step") and to drop the union tags, which leaves the path through the *document*
+(("steps", 2, "equals")) that `Source` can locate.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types as _types
+import typing as _typing
+from typing import Annotated, Any, Literal, Union
+
+import annotated_types as _at
+from pydantic import BaseModel, Discriminator, Tag, ValidationError
+from pydantic.fields import FieldInfo
+
+from flowwalk.errors import Location, Problem
+from flowwalk.model import EXPECT_KINDS
+from flowwalk.spec.models import STEP_TYPES
+from flowwalk.spec.source import NAME_SHOWN, escape, quote
+
+
+#: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
+_COMMON_KEYS = ("optional", "timeout_ms", "stabilize", "verify")
+_TAG_FIELDS = ("type", "kind")
+
+
+def _strip(ann: Any) -> tuple[Any, list[Any]]:
+    """Remove Annotated and Optional wrappers; return the bare type and the metadata seen."""
+    metadata: list[Any] = []
+    while True:
+        origin = _typing.get_origin(ann)
+        if origin is Annotated:
+            metadata.extend(ann.__metadata__)
+            ann = ann.__origin__
+            continue
+        if origin in (Union, _types.UnionType):
+            members = [a for a in _typing.get_args(ann) if a is not type(None)]
+            if len(members) == 1:
+                ann = members[0]
+                continue
+        return ann, metadata
+
+
+def _is_discriminated(metadata: list[Any]) -> bool:
+    for item in metadata:
+        if isinstance(item, Discriminator):
+            return True
+        if isinstance(item, FieldInfo) and item.discriminator is not None:
+            return True
+    return False
+
+
+def _union_members(ann: Any) -> list[Any]:
+    return [a for a in _typing.get_args(ann) if a is not type(None)]
+
+
+def _discriminator_field(metadata: list[Any]) -> str | None:
+    for item in metadata:
+        if isinstance(item, FieldInfo) and isinstance(item.discriminator, str):
+            return item.discriminator
+        if isinstance(item, Discriminator) and isinstance(item.discriminator, str):
+            return item.discriminator
+    return None
+
+
+def _member_tags(member: Any, disc: str | None) -> set[str]:
+    """The tag values that select `member` in a union discriminated by field `disc` (or by Tag)."""
+    if _typing.get_origin(member) is Annotated:
+        for item in member.__metadata__:
+            if isinstance(item, Tag):
+                return {item.tag}
+    bare, _ = _strip(member)
+    if disc is None:
+        return set()
+    if _typing.get_origin(bare) in (Union, _types.UnionType):
+        tags: set[str] = set()
+        for sub in _union_members(bare):
+            tags |= _literal_values(_strip(sub)[0], disc)
+        return tags
+    return _literal_values(bare, disc)
+
+
+def _literal_values(model: Any, field_name: str) -> set[str]:
+    if not (isinstance(model, type) and issubclass(model, BaseModel)):
+        return set()
+    info = model.model_fields.get(field_name)
+    if info is None:
+        return set()
+    bare, _ = _strip(info.annotation)
+    if _typing.get_origin(bare) is Literal:
+        return {str(v) for v in _typing.get_args(bare)}
+    return set()
+
+
+def _field_by_key(model: type[BaseModel], key: str) -> tuple[str, FieldInfo] | None:
+    for name, info in model.model_fields.items():
+        if (info.alias or name) == key:
+            return name, info
+    return None
+
+
+def valid_keys(model: type[BaseModel]) -> list[str]:
+    """The keys a user may write in a mapping of this model, tags first excluded, shared ones last."""
+    keys = [info.alias or name for name, info in model.model_fields.items()]
+    own = [k for k in keys if k not in _COMMON_KEYS and k not in _TAG_FIELDS]
+    return own + [k for k in _COMMON_KEYS if k in keys]
+
+
+
+class _Resolved:
+    """Where a pydantic error points: the document path, the owning model and the field's type."""
+
+    def __init__(self) -> None:
+        self.path: list[str | int] = []
+        self.owner: type[BaseModel] | None = None
+        self.field: str | None = None
+        self.ann: Any = None
+        self.metadata: list[Any] = []
+        self.key_error = False
+        self.union: Any = None          # the discriminated union last entered (for tag choices)
+        self.disc: str | None = None
+
+
+def _resolve(root: type[BaseModel], loc: tuple[Any, ...]) -> _Resolved:
+    out = _Resolved()
+    ann: Any = root
+    out.owner = root
+    i = 0
+    while i < len(loc):
+        comp = loc[i]
+        bare, metadata = _strip(ann)
+        if _typing.get_origin(bare) in (Union, _types.UnionType) and _is_discriminated(metadata):
+            out.union = bare
+            out.disc = _discriminator_field(metadata)
+            chosen = None
+            for member in _union_members(bare):
+                if str(comp) in _member_tags(member, out.disc):
+                    chosen = member
+                    break
+            if chosen is None:
+                return out
+            out.ann, out.metadata = _strip(chosen)
+            # a nested union (steps -> expect kinds) keeps its own tag in the loc: stay on it
+            ann = chosen
+            i += 1
+            continue
+        if isinstance(bare, type) and issubclass(bare, BaseModel):
+            out.owner = bare
+            out.field = str(comp)
+            out.path.append(comp)
+            found = _field_by_key(bare, str(comp))
+            if found is None:
+                out.ann, out.metadata = None, []
+                return out
+            info = found[1]
+            ann = Annotated[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+            out.ann, out.metadata = _strip(ann)
+            out.metadata = list(info.metadata) + out.metadata
+            i += 1
+            continue
+        origin = _typing.get_origin(bare)
+        if origin is list:
+            out.path.append(comp)
+            ann = _typing.get_args(bare)[0]
+            out.ann, out.metadata = _strip(ann)
+            i += 1
+            continue
+        if origin is dict:
+            out.path.append(comp)
+            if i + 1 < len(loc) and loc[i + 1] == "[key]":
+                # pydantic names a bad key as (..., "<the key>", "[key]")
+                out.key_error = True
+                out.ann, out.metadata = _strip(_typing.get_args(bare)[0])
+                return out
+            ann = _typing.get_args(bare)[1]
+            out.ann, out.metadata = _strip(ann)
+            i += 1
+            continue
+        # a scalar or a callable-discriminated member (Tag on a str): the rest is not a path
+        i += 1
+    return out
+
+
+def _is_model(ann: Any) -> bool:
+    return isinstance(ann, type) and issubclass(ann, BaseModel)
+
+
+def _article(label: str) -> str:
+    return ("an " if label[:1] in "aeiou" else "a ") + label
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
+    """A close choice, by spelling or by a shared word (`wait_for_selectr` -> `for`)."""
+    word_l = word.lower()
+    # a ratio of 0.6 needs len(word) <= 2.33 x len(choice): skip difflib's index of a huge word (a
+    # 500 kB value cost 74 MiB and half a second, found by the loading fuzz); results are unchanged
+    close = (difflib.get_close_matches(word_l, [c.lower() for c in choices], n=1, cutoff=0.6)
+             if len(word_l) <= 3 * max(map(len, choices), default=0) else [])
+    if close:
+        for choice in choices:
+            if choice.lower() == close[0]:
+                return choice
+    parts = set(re.split(r"[_\-\s.]+", word_l))
+    for choice in choices:
+        if choice.lower() in parts:
+            return choice
+    for choice in choices:
+        if len(choice) >= 4 and choice.lower() in word_l:
+            return choice
+    return ""
+
+
+def _choices_hint(word: str, choices: list[str] | tuple[str, ...], what: str) -> str:
+    guess = did_you_mean(word, choices) if word else ""
+    listed = f"valid {what}: {', '.join(choices)}"
+    return f"did you mean '{guess}'? {listed}" if guess else listed
+
+
+_TYPE_NAMES = {str: "text", bool: "a boolean", int: "a number", float: "a number", list: "a list",
+               dict: "a mapping", type(None): "nothing (null)"}
+
+
+def _type_name(value: Any) -> str:
+    return _TYPE_NAMES.get(type(value), type(value).__name__)
+
+
+def _shown(value: Any, raw: str | None) -> str:
+    if raw is not None:
+        return quote(raw)
+    if isinstance(value, (dict, list)):
+        return ""
+    if isinstance(value, bool):
+        return quote("true" if value else "false")
+    return quote(value)
+
+
+class _Describer:
+    """Names places in a document for messages: "step 3", "'retry' of rule 'login'"."""
+
+    def __init__(self, data: Any):
+        self.data = data
+
+    def get(self, path: tuple[Any, ...]) -> Any:
+        node = self.data
+        for part in path:
+            if isinstance(node, dict) and part in node:
+                node = node[part]
+            elif isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+                node = node[part]
+            else:
+                return None
+        return node
+
+    def name_of(self, path: tuple[Any, ...]) -> str:
+        node = self.get(path)
+        name = node.get("name") if isinstance(node, dict) else None
+        return name if isinstance(name, str) else ""
+
+    def where(self, path: tuple[Any, ...]) -> str:
+        """The object at `path`, for people."""
+        if not path:
+            return "the file"
+        last = path[-1]
+        parent = path[:-1]
+        if isinstance(last, int):
+            owner = parent[-1] if parent else ""
+            outer = parent[:-1]
+            n = last + 1
+            if owner == "rules":
+                name = self.name_of(path)
+                return f"rule {quote(name, NAME_SHOWN)}" if name else f"rule {n}"
+            if owner == "scenarios":
+                name = self.name_of(path)
+                return f"scenario {quote(name, NAME_SHOWN)}" if name else f"scenario {n}"
+            own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
+                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
+            if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
+                return f"{own} of {self.where(outer)}"
+            return own
+        if not parent:
+            return quote(last, NAME_SHOWN)
+        return f"{quote(last, NAME_SHOWN)} of {self.where(parent)}"
+
+    def in_where(self, path: tuple[Any, ...]) -> str:
+        return "at the top level" if not path else f"in {self.where(path)}"
+
+    def subject(self, path: tuple[Any, ...]) -> str:
+        """A value for people: "'ms' in step 3", "entry 2 of 'allowed_hosts'"."""
+        if not path:
+            return "the document"
+        last = path[-1]
+        if isinstance(last, int):
+            return self.where(path)
+        return f"{quote(last, NAME_SHOWN)} {self.in_where(path[:-1])}"
+
+
+def _bounds(metadata: list[Any]) -> tuple[Any, Any]:
+    low = high = None
+    for item in metadata:
+        for sub in getattr(item, "metadata", None) or [item]:
+            if isinstance(sub, _at.Ge):
+                low = sub.ge
+            elif isinstance(sub, _at.Gt):
+                low = f"above {sub.gt}"
+            elif isinstance(sub, _at.Le):
+                high = sub.le
+            elif isinstance(sub, _at.Lt):
+                high = f"below {sub.lt}"
+    return low, high
+
+
+def errors_to_problems(exc: ValidationError, source: Any, root: type[BaseModel],
+                       prefix: tuple[Any, ...] = ()) -> list[Problem]:
+    """Every error of one validation, worded for people and located at the node it concerns.
+
+    `source` is a `source.Source`; `prefix` is where the validated value sits inside it.
+    """
+    problems: list[Problem] = []
+    seen: set[tuple[Any, ...]] = set()
+    describe = _Describer(source.data)
+    for error in exc.errors(include_url=False):
+        res = _resolve(root, tuple(error["loc"]))
+        path = prefix + tuple(res.path)
+        problem = _problem_for(error, res, path, source, describe)
+        key = (problem.loc, problem.message)
+        if key not in seen:
+            seen.add(key)
+            problems.append(problem)
+    return problems
+
+
+def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
+                 describe: _Describer) -> Problem:
+    kind = error["type"]
+    ctx = error.get("ctx") or {}
+    value = describe.get(path)
+    raw = source.raw.get(path)
+    field = path[-1] if path and isinstance(path[-1], str) else None
+    subject = describe.subject(path)
+    loc: Location = source.loc(path)
+
+    if kind == "flowwalk" and res.key_error:
+        container = describe.where(path[:-1])
+        what = "variable name" if path[-2:-1] == ("variables",) else f"key in {container}"
+        return Problem(source.key_loc(path), f"{what} {quote(path[-1], NAME_SHOWN)} is not an identifier",
+                       ctx.get("hint", ""))
+
+    if kind == "flowwalk":
+        at = ctx.get("at")
+        if at:
+            sub = path + tuple(int(p) if p.isdigit() else p for p in str(at).split("."))
+            if describe.get(sub) is not None or sub in source.keys:
+                loc = source.key_loc(sub) if ctx.get("key") else source.loc(sub)
+        # a model validator speaks about the object at `path`, a field validator about one value
+        is_object = _is_model(res.ann) or not path or isinstance(path[-1], int)
+        obj = path if is_object else path[:-1]
+        message = str(ctx["message"])
+        if "{" in message and any(t in message for t in ("{where}", "{in_where}", "{subject}")):
+            message = (message.replace("{where}", describe.where(obj))
+                       .replace("{in_where}", f" {describe.in_where(obj)}" if obj else "")
+                       .replace("{subject}", subject))
+        elif obj:
+            message += f" {describe.in_where(obj)}"
+        return Problem(loc, message, ctx.get("hint", ""))
+
+    if kind == "extra_forbidden":
+        owner = res.owner or BaseModel
+        keys = valid_keys(owner) if owner is not BaseModel else []
+        label = getattr(owner, "LABEL", "mapping")
+        key = str(path[-1]) if path else "?"
+        hint = _choices_hint(key, keys, f"keys of {_article(label)}")
+        return Problem(source.key_loc(path), f"unknown key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])}",
+                       hint)
+
+    if kind == "missing":
+        owner = res.owner or BaseModel
+        label = getattr(owner, "LABEL", "mapping")
+        return Problem(source.loc(path[:-1]), f"missing key {quote(field, NAME_SHOWN)} {describe.in_where(path[:-1])}",
+                       f"{_article(label)} needs {quote(field, NAME_SHOWN)}; its keys: {', '.join(valid_keys(owner))}")
+
+    if kind in ("union_tag_invalid", "union_tag_not_found"):
+        disc = str(ctx.get("discriminator", "'type'")).strip("'")
+        union = res.ann if _typing.get_origin(res.ann) in (Union, _types.UnionType) else res.union
+        choices = sorted(set().union(*(_member_tags(m, disc) for m in _union_members(union))),
+                         key=_tag_order) if union is not None else []
+        noun = _tag_noun(disc, path)
+        if kind == "union_tag_invalid":
+            tag = str(ctx.get("tag"))
+            return Problem(source.loc(path + (disc,)),
+                           f"unknown {noun} {quote(tag, NAME_SHOWN)} {describe.in_where(path)}",
+                           _choices_hint(tag, choices, f"{noun}s"))
+        if not isinstance(value, dict):
+            return _not_a_mapping(path, value, raw, describe, source, f"with a '{disc}' key")
+        return Problem(loc, f"{describe.where(path)} has no '{disc}'",
+                       f"add {disc}: <one of {', '.join(choices)}>")
+
+    if kind == "verify_tag":
+        if isinstance(value, dict):
+            written = ", ".join(quote(k, NAME_SHOWN) for k in value) or "no keys"
+            return Problem(loc, f"{describe.where(path)} is not a verifier (it has {written})",
+                           "write a verifier name (read_after_write, or a module in verifiers/), or a mapping "
+                           "with one of read_after_write, invariant_check, verifier")
+        return Problem(loc, f"{describe.where(path)} must be a verifier name or a mapping, got {_type_name(value)}",
+                       "for example '- read_after_write' or '- invariant_check: {http: {url: /health}}'")
+
+    if kind == "interrupts_tag":
+        return Problem(loc, f"{subject} must be 'pause' or a mapping with 'override', got {_type_name(value)}",
+                       "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
+
+    if kind in ("model_type", "model_attributes_type", "dict_type"):
+        return _not_a_mapping(path, value, raw, describe, source, "")
+
+    if kind == "list_type":
+        return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       f"write it as a list, e.g. {escape(field or 'key')}: [{_shown(value, raw) or '...'}]")
+
+    if kind == "literal_error":
+        choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
+        shown = _shown(value, raw)
+        if field in ("spec_version", "rules_version"):
+            if field == "spec_version":
+                hint = 'write "1" (flow-spec v1) or "1.1" (v1 plus the documented v1.x additions)'
+            else:
+                hint = 'write rules_version: "1"'
+            if not isinstance(value, str):
+                return Problem(loc, f"{field} must be a string, got {_type_name(value)} {shown}",
+                               "quote the version: " + hint.replace("write ", "", 1))
+            return Problem(loc, f"unsupported {field} {shown}", hint)
+        if field == "interrupts":
+            return Problem(loc, f"{subject} must be 'pause' or a mapping with 'override', got {shown}",
+                           "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
+        if not isinstance(value, str) and value is not None:
+            return Problem(loc, f"{subject} must be one of {', '.join(choices)}, got {_type_name(value)} {shown}",
+                           f"valid values: {', '.join(choices)}")
+        noun = escape(field) if field else "value"
+        return Problem(loc, f"unknown {noun} {shown} {describe.in_where(path[:-1])}",
+                       _choices_hint(str(value), choices, f"values of {noun}" if noun != "action" else "actions"))
+
+    if kind in ("string_type", "str_type"):
+        shown = _shown(value, raw)
+        hint = "put the value in quotes" + (f": {escape(field)}: \"{escape(raw if raw is not None else value)}\""
+                                            if field and not isinstance(value, (dict, list)) and value is not None
+                                            else "")
+        if isinstance(value, (dict, list)) or value is None:
+            hint = "write a single text value here"
+        return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
+
+    if kind in ("int_type", "int_parsing", "int_from_float"):
+        shown = _shown(value, raw)
+        if isinstance(value, str) and value.strip().isdigit():
+            hint = f"remove the quotes: {escape(field)}: {value.strip()}"
+        elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(ms|s)\s*", value):
+            hint = "write a plain number of milliseconds, without a unit"
+        else:
+            hint = "write a whole number, e.g. 500"
+        return Problem(loc, f"{subject} must be a whole number, got {_type_name(value)} {shown}".rstrip(), hint)
+
+    if kind in ("float_type", "float_parsing"):
+        return Problem(loc, f"{subject} must be a number, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       "write a number without quotes, e.g. 300")
+
+    if kind in ("bool_type", "bool_parsing"):
+        return Problem(loc, f"{subject} must be true or false, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
+                       f"write {escape(field or 'it')}: true or {escape(field or 'it')}: false")
+
+    if kind == "string_too_long":
+        limit = ctx.get("max_length")
+        return Problem(loc, f"{subject} is {len(value) if isinstance(value, str) else '?'} characters long; "
+                            f"the limit is {limit}", _too_long_hint(field, limit))
+
+    if kind == "string_too_short":
+        return Problem(loc, f"{subject} is empty", "write a value, or remove the key if it is optional")
+
+    if kind == "too_long":
+        limit = ctx.get("max_length")
+        count = len(value) if isinstance(value, list) else ctx.get("actual_length")
+        hint = {"steps": "a spec stays reviewable: split it into smaller flows or rules"}.get(
+            str(field), f"keep at most {limit}")
+        return Problem(loc, f"{subject} has {count} entries; the limit is {limit}", hint)
+
+    if kind == "too_short":
+        need = ctx.get("min_length", 1)
+        return Problem(loc, f"{subject} is empty", f"add at least {need} entr{'y' if need == 1 else 'ies'}")
+
+    if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        low, high = _bounds(res.metadata)
+        if low is not None and high is not None:
+            rng = f"from {low} to {high}"
+        elif low is not None:
+            rng = f"{low} or more" if not isinstance(low, str) else low
+        else:
+            rng = f"{high} or less" if not isinstance(high, str) else str(high)
+        return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
+
+    if kind == "string_pattern_mismatch":
+        if res.key_error:
+            key = path[-1] if path else "?"
+            return Problem(source.key_loc(path),
+                           f"key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])} is not an identifier",
+                           "use letters, digits and '_' only, not starting with a digit")
+        hint = "use letters, digits, '_', '.' and '-' (no spaces, '/' or '#'), e.g. 'open_cart'"
+        if len(path) > 1 and path[-2] == "parents":
+            return Problem(loc, f"parent {_shown(value, raw)} {describe.in_where(path[:-2])} is not a valid rule name",
+                           hint)
+        if field == "name":
+            return Problem(loc, f"rule name {_shown(value, raw)} uses characters a rule name cannot", hint)
+        return Problem(loc, f"{subject} {_shown(value, raw)} has the wrong form", f"it must match {ctx.get('pattern')}")
+
+    # anything else: pydantic's own words are short for these, keep the location and subject
+    return Problem(loc, f"{subject}: {error['msg']}", "")
+
+
+def _tag_order(tag: str) -> tuple[int, str]:
+    order = list(STEP_TYPES) + list(EXPECT_KINDS)
+    return (order.index(tag), tag) if tag in order else (len(order), tag)
+
+
+def _tag_noun(disc: str, path: tuple[Any, ...]) -> str:
+    owner = next((p for p in reversed(path) if isinstance(p, str)), "")
+    if disc == "type":
+        return "step type"
+    if owner == "assertions":
+        return "assertion kind"
+    return "expect kind"
+
+
+def _not_a_mapping(path: tuple[Any, ...], value: Any, raw: str | None, describe: _Describer, source: Any,
+                   extra: str) -> Problem:
+    what = describe.where(path) if path and isinstance(path[-1], int) else describe.subject(path)
+    shown = _shown(value, raw)
+    got = f"{_type_name(value)} {shown}".rstrip()
+    hint = "write it as 'key: value' lines (a mapping)"
+    if isinstance(value, str) and path and path[-2:-1] == ("steps",):
+        hint = f"write a step as a mapping, e.g. '- type: goto' and 'url: ...' on the next line"
+    if not path:
+        what = "the file"
+        hint = "a spec is a mapping at the top level (spec_version, name, url, steps, ...)"
+    return Problem(source.loc(path), f"{what} must be a mapping{(' ' + extra) if extra else ''}, got {got}", hint)
+
+
+def _too_long_hint(field: str | None, limit: Any) -> str:
+    return {"name": "shorten the name; put the detail in 'description'",
+            "selector": "use a shorter, more specific selector (an id or data-testid)",
+            "target": "describe the element in a few words, e.g. 'the submit button'"}.get(
+        str(field), f"shorten it to at most {limit} characters")
