@@ -20,7 +20,7 @@ NAMES = {"flowwalk": "flowwalk", "playwright-test": "Playwright Test", "floor": 
 
 
 def _range(stats: dict[str, float], fmt: str = "{:.2f}") -> str:
-    if not stats:
+    if not stats or "median" not in stats:
         return "n/a"
     return f"{fmt.format(stats['median'])} ({fmt.format(stats['min'])}–{fmt.format(stats['max'])})"
 
@@ -44,14 +44,14 @@ def _ratio_label(name: str) -> str:
 def _block_table(heading: str, block: dict[str, Any], names: Sequence[str]) -> list[str]:
     """One worker count's medians per implementation and their ratios, as a table under `heading`."""
     lines = [f"{heading}: medians (min–max) over {block[names[0]]['rounds']} rounds", "",
-             "| | wall s | CPU s | peak memory MB |", "|---|---|---|---|"]
+             "| | wall s | CPU s | peak RSS MB | peak PSS MB |", "|---|---|---|---|---|"]
     for name in names:
         row = block[name]
         lines.append(f"| {NAMES[name]} | {_range(row['wall_s'])} | {_range(row['cpu_s'])} | "
-                     f"{_range(row['peak_rss_mb'], '{:.0f}')} |")
+                     f"{_range(row['peak_rss_mb'], '{:.0f}')} | {_range(row.get('peak_pss_mb', {}), '{:.0f}')} |")
     for ratio_name, ratio in block.get("ratios", {}).items():
         lines.append(f"| ratio {_ratio_label(ratio_name)} | {_range(ratio['wall_s'])} | {_range(ratio['cpu_s'])} | "
-                     f"{_range(ratio['peak_rss_mb'])} |")
+                     f"{_range(ratio['peak_rss_mb'])} | {_range(ratio.get('peak_pss_mb', {}))} |")
     lines.append("")
     return lines
 
@@ -95,8 +95,9 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         f"Each implementation launches the same Chromium with the same flags, one browser per worker and a "
         f"fresh context per flow, answers GA4 hits locally with 204, and fails a flow on its first failed check "
         f"or on a console error. Wall time runs from just before the process starts to its exit; CPU is user + "
-        f"sys of the whole process tree; peak memory is the tree's RSS summed over its processes (Python or "
-        f"Node, the Playwright driver, every Chromium process), sampled every 50 ms. One discarded warm-up run "
+        f"sys of the whole process tree; peak memory is the tree's RSS and PSS summed over its processes (Python "
+        f"or Node, the Playwright driver, every Chromium process), sampled every 50 ms; PSS counts the pages the "
+        f"processes share (the Chromium binary every renderer maps) once, RSS once per process. One discarded warm-up run "
         f"of each came first.",
         "",
         "Commands (the port is the one the harness's server got"
@@ -171,11 +172,12 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
     by_size = {r["flows"]: r for r in scaling}
     if scaling:
         lines += [f"## Scaling: flowwalk on the corpus repeated (workers {scaling[0]['workers']})", "",
-                  "| scenarios | wall s | s per scenario | CPU s | peak memory MB |", "|---|---|---|---|---|"]
+                  "| scenarios | wall s | s per scenario | CPU s | peak RSS MB | peak PSS MB |",
+                  "|---|---|---|---|---|---|"]
         for size in sorted(by_size):
             r = by_size[size]
             lines.append(f"| {size} | {r['wall_s']:.1f} | {r['wall_s'] / size:.3f} | {r['cpu_s']:.1f} | "
-                         f"{r['peak_rss_mb']:.0f} |")
+                         f"{r['peak_rss_mb']:.0f} | {r.get('peak_pss_mb', 0):.0f} |")
         lines.append("")
     validate = data.get("validate", [])
     if validate:
@@ -226,16 +228,19 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
                      f"{shown(value)} | {mark} |")
     for workers in worker_keys:
         block = summary[f"workers_{workers}"]
-        if "flowwalk" in block and "playwright-test" in block and block["flowwalk"]["peak_rss_mb"]:
-            fw_mem = block["flowwalk"]["peak_rss_mb"]["median"]
-            pw_mem = block["playwright-test"]["peak_rss_mb"]["median"]
-            lines.append(f"| peak memory ≤ Playwright Test's, workers {workers} | {fw_mem:.0f} MB vs {pw_mem:.0f} MB | "
-                         f"{verdict(workers, fw_mem <= pw_mem)} |")
+        for metric, what in (("peak_pss_mb", "PSS"), ("peak_rss_mb", "RSS")):
+            if "flowwalk" in block and "playwright-test" in block and block["flowwalk"].get(metric) \
+                    and block["flowwalk"][metric]["median"]:
+                fw_mem = block["flowwalk"][metric]["median"]
+                pw_mem = block["playwright-test"][metric]["median"]
+                lines.append(f"| peak memory ({what}) ≤ Playwright Test's, workers {workers} | {fw_mem:.0f} MB vs "
+                             f"{pw_mem:.0f} MB | {verdict(workers, fw_mem <= pw_mem)} |")
     if 100 in by_size and 1000 in by_size and not (by_size[100]["ok"] and by_size[1000]["ok"]):
         lines.append("| 1,000 scenarios: time and memory vs 100 | a scaling run had failing flows | **invalid** |")
     elif 100 in by_size and 1000 in by_size:
         time_ratio = by_size[1000]["wall_s"] / by_size[100]["wall_s"]
-        mem_ratio = by_size[1000]["peak_rss_mb"] / by_size[100]["peak_rss_mb"]
+        metric = "peak_pss_mb" if by_size[100].get("peak_pss_mb") else "peak_rss_mb"
+        mem_ratio = by_size[1000][metric] / by_size[100][metric]
         lines.append(f"| 1,000 scenarios ≤ 10.5 × the time of 100 | {time_ratio:.2f} × | {_mark(time_ratio <= 10.5)} |")
         lines.append(f"| peak memory at 1,000 within 20% of 100 | {mem_ratio:.2f} × | {_mark(abs(mem_ratio - 1) <= 0.20)} |")
     elif 100 in by_size:

@@ -85,13 +85,28 @@ def _rss_bytes(pid: int) -> int:
         return 0
 
 
+def _pss_bytes(pid: int) -> int:
+    """Proportional set size: shared pages (the Chromium binary every renderer maps) count once
+    across the processes that share them, so a sum over a tree is not inflated by them."""
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as handle:
+            for line in handle:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
 class TreeSampler(threading.Thread):
-    """Samples a process tree every 50 ms: the peak of its summed RSS, CPU ticks per pid, process count."""
+    """Samples a process tree every 50 ms: the peaks of its summed RSS and PSS, CPU ticks per pid,
+    process count."""
 
     def __init__(self, root: int):
         super().__init__(name="tree-sampler", daemon=True)
         self.root = root
         self.peak_rss = 0
+        self.peak_pss = 0
         self.peak_procs = 0
         self.samples = 0
         self.ticks: dict[int, int] = {}
@@ -113,6 +128,7 @@ class TreeSampler(threading.Thread):
             self.ticks[pid] = table[pid][1]
         self.samples += 1
         self.peak_rss = max(self.peak_rss, total)
+        self.peak_pss = max(self.peak_pss, sum(_pss_bytes(pid) for pid in tree))
         self.peak_procs = max(self.peak_procs, len(tree))
 
     def run(self) -> None:
@@ -141,6 +157,7 @@ class Measurement:
     cpu_rusage_s: float = 0.0
     cpu_sampled_s: float = 0.0
     peak_rss_mb: float = 0.0
+    peak_pss_mb: float = 0.0
     peak_procs: int = 0
     first_result_s: float | None = None
     first_result_how: str = ""
@@ -216,6 +233,7 @@ def measure(impl: str, label: str, command: Sequence[str], *, cwd: Path, env: di
     result.cpu_sampled_s = sampler.cpu_s
     result.cpu_s = max(result.cpu_rusage_s, result.cpu_sampled_s)
     result.peak_rss_mb = sampler.peak_rss / 2**20
+    result.peak_pss_mb = sampler.peak_pss / 2**20
     result.peak_procs = sampler.peak_procs
     result.returncode = proc.returncode
     result.loadavg_1m = float(Path("/proc/loadavg").read_text().split()[0])
@@ -578,7 +596,7 @@ def _show(result: Measurement) -> None:
     state = "ok" if result.ok else "FAILED: " + " | ".join(result.problems)[:600]
     first = f" first {result.first_result_s:.2f}s({result.first_result_how})" if result.first_result_s else ""
     print(f"  {result.label:<22} {result.impl:<16} wall {result.wall_s:6.2f}s  cpu {result.cpu_s:6.2f}s  "
-          f"mem {result.peak_rss_mb:7.0f} MB{first}  {state}", flush=True)
+          f"rss {result.peak_rss_mb:5.0f} MB pss {result.peak_pss_mb:5.0f} MB{first}  {state}", flush=True)
 
 
 def run_one(impl: Impl, env: Env, workers: int, slugs: Sequence[str] | None, label: str, expected: int, *,
@@ -609,7 +627,7 @@ def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
         block: dict[str, Any] = {}
         for name, rs in by_impl.items():
             block[name] = {metric: _stats([getattr(r, metric) for r in rs])
-                           for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+                           for metric in ("wall_s", "cpu_s", "peak_rss_mb", "peak_pss_mb")}
             block[name]["rounds"] = len(rs)
         ratios: dict[str, Any] = {}
         fw = by_impl.get("flowwalk", [])
@@ -618,12 +636,12 @@ def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
                 continue
             per_round = {metric: [getattr(a, metric) / getattr(b, metric)
                                   for a, b in zip(fw, by_impl[other]) if getattr(b, metric)]
-                         for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+                         for metric in ("wall_s", "cpu_s", "peak_rss_mb", "peak_pss_mb")}
             ratios[f"flowwalk/{other}"] = {m: {"per_round": v, **_stats(v)} for m, v in per_round.items()}
         if by_impl.get("flowwalk-rules") and fw:
             per_round = {metric: [getattr(a, metric) / getattr(b, metric)
                                   for a, b in zip(by_impl["flowwalk-rules"], fw) if getattr(b, metric)]
-                         for metric in ("wall_s", "cpu_s", "peak_rss_mb")}
+                         for metric in ("wall_s", "cpu_s", "peak_rss_mb", "peak_pss_mb")}
             ratios["flowwalk-rules/flowwalk"] = {m: {"per_round": v, **_stats(v)} for m, v in per_round.items()}
         block["ratios"] = ratios
         summary[f"workers_{workers}"] = block

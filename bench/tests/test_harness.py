@@ -74,6 +74,7 @@ def test_measure_sums_the_tree_memory_counts_cpu_and_times_the_first_result(tmp_
     assert "ok first" in stdout
     assert result.returncode == 0
     assert result.peak_rss_mb >= 150          # the grandchild's memory is part of the tree
+    assert 150 <= result.peak_pss_mb <= result.peak_rss_mb   # its pages are its own: PSS counts them too
     assert result.peak_procs >= 2
     assert result.cpu_s >= 0.55               # user + sys of the tree
     assert result.first_result_s is not None and 0.9 <= result.first_result_s < result.wall_s

@@ -6,25 +6,38 @@ Playwright's own browser download is never used. Browser stderr is never a failu
 fresh context + page per scenario attempt; context creation is on every scenario's critical path,
 so it carries only what a scenario needs (viewport, HTTPS errors ignored, default timeouts, the
 network policy of `network.py`, listeners) and tracing only when asked.
+
+Opening a context and its page costs 50 to 150 ms (Chromium starts a renderer), and closing one
+10 to 25 ms: a worker's scenarios would wait for both in turn. So the browser opens the next
+scenario's context and page *ahead* (`prepare_spare`, and `keep_spare`, which the run loop sets
+while more scenarios wait for this worker) as a task on the worker's own Playwright event loop,
+which runs while the current scenario waits on Chromium, and `new_session` takes it; it closes a
+finished context without waiting for the answer (the next close or `close` collects it). Isolation
+is unchanged: every scenario attempt still gets a context nothing else used. A spare is made only
+for the plain options (no trace, no offline proxy); any other session is opened on the spot. The
+tasks go through Playwright's implementation objects (`_impl_obj`, the same calls the sync API
+makes, without waiting for them); `_impl_call` passes every option the sync API would pass.
 """
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import os
 import socket
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Callable
 
 from playwright.sync_api import Browser as PwBrowser
 from playwright.sync_api import Playwright, sync_playwright
 
 from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line
 from flowwalk.browser.network import host_of, is_ip, is_loopback
-from flowwalk.browser.session import PageSession
+from flowwalk.browser.session import CONTEXT_SCRIPT, PageSession
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.settings import Settings
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext
+    from playwright.sync_api import BrowserContext, Page
 
 __all__ = ["Browser", "BrowserCrashed", "VIEWPORT"]
 
@@ -44,6 +57,11 @@ class Browser:
         self._disconnected = False
         self._closed = False
         self._sink: socket.socket | None = None
+        #: open the next context + page ahead after each new_session (set by the run loop while
+        #: more scenarios wait for this worker; see the module doc)
+        self.keep_spare = False
+        self._spare: "asyncio.Task[tuple[Any, Any]] | None" = None
+        self._closing: "set[asyncio.Task[Any]]" = set()
         browser.on("disconnected", lambda _b: self._on_disconnected())
 
     @classmethod
@@ -126,26 +144,28 @@ class Browser:
         """
         self._check_alive()
         entry_host = host_of(entry_url) if entry_url else None
-        options: dict[str, Any] = {
-            "viewport": VIEWPORT,
-            "ignore_https_errors": True,
-            # a service worker's requests bypass routing; beacons and the allowlist need them all
-            "service_workers": "block",
-        }
-        if offline and entry_host:
+        options = _plain_options()
+        plain = not trace and not (offline and entry_host)
+        if not plain and entry_host and offline:
             options["proxy"] = {"server": self._sink_address(),
                                 "bypass": _bypass_list(entry_host, allowed_hosts)}
+        opened = self._take_spare() if plain else None
         try:
-            context: BrowserContext = self._browser.new_context(**options)
+            if opened is not None:
+                context, page = opened
+            else:
+                context = self._browser.new_context(**options)
+                if trace:
+                    context.tracing.start(screenshots=True, snapshots=True)
+                page = context.new_page()
             context.set_default_timeout(self.settings.action_timeout_ms)
             context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
-            if trace:
-                context.tracing.start(screenshots=True, snapshots=True)
-            page = context.new_page()
         except PlaywrightError as exc:
             if not self.is_alive():
                 raise BrowserCrashed(f"the browser died while opening a context: {first_line(exc)}") from exc
             raise
+        if self.keep_spare and plain:
+            self.prepare_spare()
         return PageSession(
             context=context,
             page=page,
@@ -154,12 +174,76 @@ class Browser:
             offline=offline,
             tracing=trace,
             browser_alive=self.is_alive,
+            scripted=opened is not None,
+            close_context=self._close_later,
         )
+
+    # --- ahead of time: the next context, the last close (see the module doc) ---------------------
+
+    def prepare_spare(self, *, wait: bool = False) -> None:
+        """Start opening a plain context + page (with CONTEXT_SCRIPT) for the next `new_session`.
+
+        It progresses whenever this thread waits on Playwright. `wait`: open it now (a thread that
+        will block elsewhere next, such as the prelaunched worker). A failure is never raised here:
+        `new_session` then opens a context on the spot and reports what goes wrong there.
+        """
+        if self._spare is not None or not self.is_alive():
+            return
+        impl = self._browser._impl_obj
+
+        async def open_spare() -> tuple[Any, Any]:
+            context = await _impl_call(impl.new_context, **_plain_options())
+            try:
+                await _impl_call(context.add_init_script, script=CONTEXT_SCRIPT)
+                page = await context.new_page()
+            except BaseException:
+                await _quietly(_impl_call(context.close))
+                raise
+            return context, page
+
+        task = self._browser._loop.create_task(open_spare())
+        task.add_done_callback(_collect)
+        self._spare = task
+        if wait:
+            try:
+                self._browser._sync(task)
+            except Exception:  # noqa: BLE001 - see the docstring: new_session reports it
+                pass
+
+    def _take_spare(self) -> "tuple[BrowserContext, Page] | None":
+        task, self._spare = self._spare, None
+        if task is None:
+            return None
+        try:
+            context, page = task.result() if task.done() else self._browser._sync(task)
+        except Exception:  # noqa: BLE001 - open one on the spot instead, which reports the problem
+            return None
+        return _sync_api(context), _sync_api(page)
+
+    def _close_later(self, context: "BrowserContext") -> None:
+        """Close a finished scenario's context without waiting for Chromium's answer."""
+        if not self.is_alive():
+            return
+        task = self._browser._loop.create_task(_impl_call(context._impl_obj.close))
+        task.add_done_callback(_collect)
+        self._closing = {t for t in self._closing if not t.done()}
+        self._closing.add(task)
+
+    def _settle(self) -> None:
+        """Let the closes and the spare in flight finish (before the browser or its loop goes)."""
+        pending = [t for t in (*self._closing, *((self._spare,) if self._spare else ())) if not t.done()]
+        self._closing = set()
+        if pending and self.is_alive():
+            try:
+                self._browser._sync(asyncio.wait(pending, timeout=5))
+            except Exception:  # noqa: BLE001 - closing anyway
+                pass
 
     def close(self) -> None:
         """Close the browser (and the Playwright driver when `launch` started it). Idempotent."""
         if self._closed:
             return
+        self._settle()
         self._closed = True
         try:
             self._browser.close()
@@ -192,3 +276,43 @@ def _bypass_list(entry_host: str, allowed_hosts: tuple[str, ...]) -> str:
         if not (is_ip(host) or is_loopback(host)):
             rules.append(f"*.{host}")
     return ",".join(rules)
+
+
+def _plain_options() -> dict[str, Any]:
+    """The context options of every session; a spare is made with exactly these."""
+    return {
+        "viewport": dict(VIEWPORT),
+        "ignore_https_errors": True,
+        # a service worker's requests bypass routing; beacons and the allowlist need them all
+        "service_workers": "block",
+    }
+
+
+def _impl_call(method: Callable[..., Any], **given: Any) -> Any:
+    """The coroutine of a Playwright implementation method with every parameter not given set to
+    None, as the sync API's wrappers pass them (the implementation's parameters have no defaults)."""
+    names = inspect.signature(method).parameters
+    unknown = set(given) - set(names)
+    if unknown:
+        raise TypeError(f"{getattr(method, '__qualname__', method)} takes no {', '.join(sorted(unknown))}")
+    return method(**{name: given.get(name) for name in names})
+
+
+def _sync_api(impl: Any) -> Any:
+    """The sync API object of an implementation object (the one the sync API itself would return)."""
+    from playwright._impl._sync_base import mapping
+
+    return mapping.from_impl(impl)
+
+
+def _collect(task: "asyncio.Task[Any]") -> None:
+    """Retrieve a background task's exception: nothing waits for it, and none is worth a warning."""
+    if not task.cancelled():
+        task.exception()
+
+
+async def _quietly(awaitable: Any) -> None:
+    try:
+        await awaitable
+    except Exception:  # noqa: BLE001 - cleaning up after a failure already being raised
+        pass

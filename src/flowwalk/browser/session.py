@@ -28,6 +28,7 @@ Behaviour a user sees, on purpose:
 
 from __future__ import annotations
 
+import re
 import time
 from collections import deque
 from contextlib import contextmanager
@@ -142,6 +143,10 @@ _RECORD_CLICKS = """(() => {
     window.addEventListener('click', note('click'), { capture: true, passive: true });
   } catch (e) { /* never disturb the page */ }
 })();""" % _CLICK_RECORD
+#: the init script every scenario context carries (the click recorder); `Browser` adds it to the
+#: contexts it opens ahead of their scenario
+CONTEXT_SCRIPT = _RECORD_CLICKS
+_VENDOR = vendor_pattern()
 #: reads the record (one call, failure path only). With a CSS selector it also says whether each
 #: target is inside an element the selector matches now (or inside the button or link around it,
 #: which is what Playwright's click aims at); `in_pointerdown` says whether the click reached the
@@ -200,7 +205,8 @@ class PageSession:
 
     def __init__(self, *, context: "BrowserContext", page: "Page", entry_url: str | None,
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
-                 browser_alive: Callable[[], bool] = lambda: True):
+                 browser_alive: Callable[[], bool] = lambda: True, scripted: bool = False,
+                 close_context: Callable[["BrowserContext"], None] | None = None):
         self.context = context
         self.page = page
         self.entry_url = entry_url
@@ -229,11 +235,15 @@ class PageSession:
         self._crashed = False
         self._closed = False
         self._outside_route: Any = None
-        self._install()
+        #: closes the context without waiting for it (Browser.new_session), else close() waits
+        self._close_context = close_context
+        self._install(scripted)
 
     # --- wiring -----------------------------------------------------------------------------------
 
-    def _install(self) -> None:
+    def _install(self, scripted: bool) -> None:
+        """Listeners, the click recorder (unless `scripted`: the context has CONTEXT_SCRIPT already)
+        and the routes."""
         context, page = self.context, self.page
         context.on("request", self._on_request)
         context.on("response", self._on_response)
@@ -245,17 +255,25 @@ class PageSession:
         page.on("popup", self._on_popup)
         page.on("crash", self._on_crash)
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
-        context.add_init_script(script=_RECORD_CLICKS)
+        if not scripted:
+            context.add_init_script(script=CONTEXT_SCRIPT)
         self._route_outside_hosts()
-        # registered last, so it wins over the outside route: vendors never leave the machine,
-        # even when a vendor host is also an allowed host
-        context.route(vendor_pattern(), self._answer_vendor)
 
     def _route_outside_hosts(self) -> None:
+        """One route for the vendor hosts and the hosts outside the allowlist: each route costs a
+        round trip to Chromium when the session opens, and this one is on every scenario's path."""
         if self._outside_route is not None:
-            self.context.unroute(self._outside_route, self._handle_outside)
-        self._outside_route = outside_pattern(self.entry_host, self.allowed_hosts)
-        self.context.route(self._outside_route, self._handle_outside)
+            self.context.unroute(self._outside_route, self._handle_routed)
+        outside = outside_pattern(self.entry_host, self.allowed_hosts)
+        self._outside_route = re.compile(f"(?:{_VENDOR.pattern})|(?:{outside.pattern})", re.IGNORECASE)
+        self.context.route(self._outside_route, self._handle_routed)
+
+    def _handle_routed(self, route: "Route", request: "Request") -> None:
+        # vendors first: they never leave the machine, even when a vendor host is also allowed
+        if _VENDOR.match(request.url):
+            self._answer_vendor(route, request)
+        else:
+            self._handle_outside(route, request)
 
     def t(self) -> float:
         """Seconds since the session opened."""
@@ -665,6 +683,9 @@ class PageSession:
             except Exception:  # noqa: BLE001 - a dead browser has no trace to give
                 pass
         try:
-            self.context.close()
+            if self._close_context is not None and not self._tracing:
+                self._close_context(self.context)
+            else:
+                self.context.close()
         except Exception:  # noqa: BLE001
             pass

@@ -19,7 +19,8 @@ __all__ = ["Prelaunch"]
 class Prelaunch:
     """Worker 1's thread and its Chromium, started before there is work for it (see the module doc).
 
-    The thread imports Playwright and launches Chromium at once, then waits for `hand(job)` (it
+    The thread imports Playwright, launches Chromium and opens a context + page for the first
+    scenario (`Browser.prepare_spare`) at once, then waits for `hand(job)` (it
     runs `job(browser)` in this thread, which owns that sync Playwright) or `close()` (it closes
     the browser and ends). A launch that fails leaves the browser None: the worker then launches
     again when it needs one, and that launch reports the error as a run without a prelaunch would.
@@ -38,6 +39,9 @@ class Prelaunch:
             from flowwalk.browser.launch import Browser
 
             browser = Browser.launch(self._settings)
+            if self._settings.trace == "off" and not self._settings.offline:
+                # the first scenario's context and page too, while the specs are still loading
+                browser.prepare_spare(wait=True)
         except Exception:  # noqa: BLE001 - reported by the worker's own launch, if one is needed
             browser = None
         job = self._jobs.get()

@@ -263,14 +263,15 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
                 for event in not_run_events(scenario, "run_timeout", run):
                     out(event)
                 continue
-            browser = _run_scenario(scenario, browser, settings, run, out, shared)
+            # while more scenarios wait, the browser opens the next context ahead (browser/launch.py)
+            browser = _run_scenario(scenario, browser, settings, run, out, shared, keep_spare=not work.empty())
     finally:
         if browser is not None:
             browser.close()
 
 
 def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: RunContext,
-                  out: Callable[[ev.Event], None], shared: _Shared) -> Any:
+                  out: Callable[[ev.Event], None], shared: _Shared, *, keep_spare: bool = False) -> Any:
     """Every attempt of one scenario; returns the worker's browser (relaunched after a crash)."""
     from flowwalk.browser.launch import Browser
 
@@ -290,6 +291,7 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
                 for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                     out(event)
                 return None
+        browser.keep_spare = keep_spare
         try:
             outcome = walk_scenario(scenario, browser, settings, run, attempt, out, earlier_failures=earlier)
         except Exception as error:  # noqa: BLE001 - a bug in flowwalk: report it, keep the run going
