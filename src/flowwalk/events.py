@@ -2,7 +2,9 @@
 
 The engine never writes a report. It yields these events; handlers (the emit.jsonl writer, the
 console) consume them. `record()` turns an event into the JSON object written as one line of
-`emit.jsonl`, the source of truth every report is rebuilt from (`schemas/emit-event.v1.schema.json`).
+`emit.jsonl`, the source of truth every report is rebuilt from (`schemas/emit-event.v1.schema.json`);
+`from_json` reads one back into the same dataclass, with the types it was written with. The
+Literal aliases (`Status`, `SkipReason`, `StepKind`, ...) are the vocabularies of the string fields.
 Every string in a record has already passed the run's redactor: no secret value reaches here.
 """
 

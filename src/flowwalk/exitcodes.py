@@ -17,7 +17,8 @@ class ExitCode(IntEnum):
     #: The site verifiably misbehaved: at least one `assertion_failed`. The only code that should alert.
     SITE_MISBEHAVED = 1
     #: No assertion failed, but a spec needs review: `spec_step_unresolvable`, `credential_rejected`,
-    #: `agent_uncertain` or `quota_exceeded`, or a run timeout cut scenarios short.
+    #: `agent_uncertain` or `quota_exceeded`; or a flaky test under `flaky_policy: fail`, or a healed
+    #: selector under `heal_policy: fail`.
     SPEC_NEEDS_REVIEW = 2
     #: Input was refused before any browser started: a spec, rule file, suite or option is invalid.
     INPUT_REFUSED = 3
@@ -25,9 +26,10 @@ class ExitCode(IntEnum):
     INTERNAL_ERROR = 4
     #: The run was cancelled by SIGINT or SIGTERM; the reports cover what ran.
     CANCELLED = 5
-    #: No assertion failed, but the infrastructure did: the browser could not be started or
-    #: crashed, the run timeout cut scenarios short, or a shard is missing from a merge
-    #: (`infrastructure_error`). Rerunning may pass; the spec is not at fault.
+    #: No assertion failed, but the infrastructure did (`infrastructure_error`: the browser could not
+    #: be started or crashed, flowwalk broke mid-scenario), or tests were cut short (run timeout, a
+    #: crashed browser, a shard missing from a merge, never run). Rerunning may pass; the spec is not
+    #: at fault.
     INFRASTRUCTURE_FAILED = 6
 
 

@@ -45,7 +45,7 @@ EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible",
 
 #: the events' vocabularies as tuples, in their documented order (events.py owns the values)
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
-#: where in a rule a failure happened (the walker's `failure_step_kind`)
+#: where in a rule a failure happened
 STEP_KINDS: tuple[FailureStepKind, ...] = get_args(FailureStepKind)
 STATUSES: tuple[Status, ...] = get_args(Status)
 

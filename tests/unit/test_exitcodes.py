@@ -61,6 +61,9 @@ def test_the_first_rule_that_applies_decides() -> None:
         ExitCode.INFRASTRUCTURE_FAILED
     assert code([("failed", "", "assertion_failed"), ("skipped", "run_timeout", None)]) == ExitCode.SITE_MISBEHAVED
     assert code([("failed", "", "assertion_failed")], cancelled=True) == ExitCode.CANCELLED
+    for heal_policy, expected in (("pass", ExitCode.OK), ("fail", ExitCode.SPEC_NEEDS_REVIEW)):
+        assert decide_outcome([PASS], cancelled=False, flaky_policy="pass", heal_policy=heal_policy,
+                              healed=True)[1] == expected
     # a failed test without a class is flowwalk's own fault
     assert code([("failed", "", None)]) == ExitCode.INFRASTRUCTURE_FAILED
 
