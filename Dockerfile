@@ -1,4 +1,6 @@
-# The image behind action.yml (`runs: using: docker, image: Dockerfile`), built by the runner.
+# The image behind action.yml: .github/workflows/release.yml builds it for linux/amd64 and
+# linux/arm64 on a version tag and pushes it to ghcr.io, and action.yml runs
+# `docker://ghcr.io/flowwalk/flowwalk:<version>`; the project's CI builds this file for each commit.
 #
 # Debian bookworm with Python 3.11. Chromium and chromium-headless-shell come from Debian's own
 # packages through scripts/install.sh, the same install script the README and CI use; `--system`

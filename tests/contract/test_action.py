@@ -1,7 +1,9 @@
-"""action.yml, the inputs table in code, the CLI, docs/action.md and the README agree on every input."""
+"""action.yml, composite/action.yml, the inputs table in code, the CLI, docs/action.md and the README
+agree on every input and output; both actions name the package's own version."""
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +11,7 @@ import click
 import pytest
 import yaml
 
+from flowwalk import __version__
 from flowwalk.cli import main as cli
 from flowwalk.github.entrypoint import InputError, publish_argv, publish_env, read_input, run_argv
 from flowwalk.github.inputs import (
@@ -19,8 +22,19 @@ from flowwalk.github.inputs import (
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _action() -> dict[str, Any]:
-    return yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+def _action(path: str = "action.yml") -> dict[str, Any]:
+    return dict(yaml.safe_load((ROOT / path).read_text(encoding="utf-8")))
+
+
+def _composite() -> dict[str, Any]:
+    return _action("composite/action.yml")
+
+
+def _package_version() -> str:
+    import tomllib
+
+    with (ROOT / "pyproject.toml").open("rb") as handle:
+        return str(tomllib.load(handle)["project"]["version"])
 
 
 def _between(text: str, start: str, end: str) -> str | None:
@@ -39,15 +53,47 @@ def _options(command: str) -> dict[str, click.Parameter]:
     return params
 
 
-def test_action_yml_is_a_docker_action_built_from_the_dockerfile() -> None:
+def test_action_yml_runs_the_released_image_of_the_package_version() -> None:
     action = _action()
-    assert action["runs"] == {"using": "docker", "image": "Dockerfile"}  # ENTRYPOINT comes from the image
-    assert (ROOT / action["runs"]["image"]).is_file()
+    # ENTRYPOINT comes from the image; release.yml pushes it from the Dockerfile under this tag
+    assert action["runs"] == {"using": "docker", "image": f"docker://ghcr.io/flowwalk/flowwalk:{__version__}"}
     assert action["name"] and action["description"] and action["branding"]["icon"]
 
 
-def test_action_yml_inputs_are_the_table_in_code() -> None:
-    inputs = _action()["inputs"]
+def test_the_version_is_one_across_the_package_and_both_actions() -> None:
+    assert _package_version() == __version__
+    pins = [step["env"]["FLOWWALK_VERSION"] for step in _composite()["runs"]["steps"]
+            if "FLOWWALK_VERSION" in step.get("env", {})]
+    assert pins == [__version__], "composite/action.yml installs the release of this version"
+    release = _release_script()  # the release workflow's own check agrees
+    assert release.release_problems(f"v{__version__}", "ghcr.io/flowwalk/flowwalk", ROOT) == []
+    assert len(release.release_problems("v99.0.0", "ghcr.io/someone/flowwalk", ROOT)) == 2
+
+
+def _release_script() -> Any:
+    spec = importlib.util.spec_from_file_location("release_tags", ROOT / "scripts" / "release_tags.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_release_refuses_a_tag_that_is_not_the_version_and_names_the_image_tags(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    release = _release_script()
+    assert release.main(["--tag", "v9.9.9", "--image", "ghcr.io/flowwalk/flowwalk"]) == 1
+    assert f"tag 'v9.9.9' does not name the package version {__version__}" in capsys.readouterr().err
+    assert release.main(["--tag", f"v{__version__}", "--image", "ghcr.io/FlowWalk/flowwalk"]) == 0
+    out = capsys.readouterr().out
+    assert f"version={__version__}\n" in out and f"ghcr.io/flowwalk/flowwalk:{__version__}\n" in out
+    assert release.image_tags("0.4.2", "ghcr.io/o/flowwalk") == ["ghcr.io/o/flowwalk:0.4.2", "ghcr.io/o/flowwalk:0.4"]
+    assert release.image_tags("1.2.0", "ghcr.io/o/flowwalk")[-1] == "ghcr.io/o/flowwalk:1"
+    assert release.image_tags("0.5.0rc1", "ghcr.io/o/flowwalk") == ["ghcr.io/o/flowwalk:0.5.0rc1"]
+
+
+@pytest.mark.parametrize("path", ["action.yml", "composite/action.yml"])
+def test_action_inputs_are_the_table_in_code(path: str) -> None:
+    inputs = _action(path)["inputs"]
     assert list(inputs) == [item.name for item in ACTION_INPUTS]
     for item in ACTION_INPUTS:
         declared = inputs[item.name]
@@ -57,13 +103,31 @@ def test_action_yml_inputs_are_the_table_in_code() -> None:
     assert inputs["token"]["default"] == "${{ github.token }}"
 
 
-def test_action_yml_outputs_are_the_table_in_code_and_what_publish_writes() -> None:
+@pytest.mark.parametrize("path", ["action.yml", "composite/action.yml"])
+def test_action_outputs_are_the_table_in_code_and_what_publish_writes(path: str) -> None:
     from flowwalk.github.actions import verdict_outputs
 
-    outputs = _action()["outputs"]
+    outputs = _action(path)["outputs"]
     assert {name: value["description"] for name, value in outputs.items()} == dict(ACTION_OUTPUTS)
     written = verdict_outputs({"outcome": "passed", "exit_code": 0, "counts": {}}, "flowwalk-report")
     assert set(written) == set(ACTION_OUTPUTS)
+
+
+def test_the_composite_action_hands_every_input_to_the_entrypoint_and_every_output_back() -> None:
+    """The composite runs the container's entrypoint: each input as the INPUT_ variable it reads."""
+    steps = {step["id"]: step for step in _composite()["runs"]["steps"]}
+    run = steps["flowwalk"]
+    assert run["run"].endswith("-m flowwalk.github.entrypoint'") or run["run"].endswith("-m flowwalk.github.entrypoint")
+    handed = {name: value for name, value in run["env"].items() if name.startswith("INPUT_")}
+    expected = {item.env_name.replace("-", "_"): f"${{{{ inputs.{item.name} }}}}" for item in ACTION_INPUTS}
+    assert handed == expected
+    env = {name: f"value of {name}" for name in handed}
+    for item in ACTION_INPUTS:  # the entrypoint reads the underscored names a composite step can set
+        assert read_input(env, item) == f"value of {item.env_name.replace('-', '_')}"
+    assert run["env"]["FLOWWALK_CHROMIUM"] == "${{ steps.browser.outputs.executable }}"
+    for name, spec in _composite()["outputs"].items():
+        assert spec["value"] == f"${{{{ steps.flowwalk.outputs.{name} }}}}"
+    assert _composite()["runs"]["using"] == "composite"
 
 
 def test_every_input_maps_to_a_real_cli_option_that_accepts_its_default() -> None:

@@ -78,7 +78,8 @@ def test_it_installs_with_the_same_script_as_the_readme() -> None:
 
 def test_the_entrypoint_exists_and_is_the_one_action_yml_implies() -> None:
     action = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
-    assert action["runs"]["image"] == "Dockerfile" and "entrypoint" not in action["runs"]
+    # the released image, built from this Dockerfile by .github/workflows/release.yml
+    assert action["runs"]["image"].startswith("docker://ghcr.io/") and "entrypoint" not in action["runs"]
     (entrypoint,) = _all("ENTRYPOINT")
     argv = json.loads(entrypoint)  # exec form: no shell, signals reach Python
     assert isinstance(argv, list) and argv[0].startswith("/"), "an absolute program path"
@@ -103,7 +104,8 @@ def test_hadolint_style_sanity() -> None:
     installs = [line for line in script.splitlines() if re.search(r"^\s*\$sudo apt-get install|^\s*apt-get install", line)]
     assert installs, "install.sh installs Chromium with apt-get"
     for line in installs:
-        assert "-y" in line and "--no-install-recommends" in line and "chromium" in line
+        assert "-y" in line and "--no-install-recommends" in line
+    assert any("chromium" in line for line in installs)
     env = " ".join(_all("ENV")).upper()
     assert "TOKEN" not in env and "PASSWORD" not in env and "SECRET" not in env
 

@@ -1,8 +1,11 @@
-"""The project's CI and the example workflows: parsed, and held to what makes them work on GitHub."""
+"""The project's CI, its release and the example workflows: parsed, and held to what makes them
+work on GitHub. (tests/contract/test_workflow_lint.py lints them with actionlint and the schemas.)"""
 
 from __future__ import annotations
 
 import re
+import shutil
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +43,7 @@ def _prefix(template: str) -> str:
     return re.split(r"\$\{\{|\*", template, maxsplit=1)[0]
 
 
-@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yml")) + [ROOT / ".github/workflows/ci.yml"],
+@pytest.mark.parametrize("path", sorted(EXAMPLES.glob("*.yml")) + sorted((ROOT / ".github/workflows").glob("*.yml")),
                          ids=lambda p: p.name)
 def test_every_workflow_parses_and_declares_least_privilege(path: Path) -> None:
     workflow = load(path)
@@ -52,18 +55,67 @@ def test_every_workflow_parses_and_declares_least_privilege(path: Path) -> None:
         ref = str(step.get("uses", ""))
         if ref.startswith("actions/"):
             assert re.match(r"^actions/[\w-]+@v\d+$", ref), ref
+        elif ref and not ref.startswith(("./", "flowwalk/")):  # a third party's action: a release line
+            assert re.match(r"^[\w-]+/[\w-]+@(v\d+|release/v\d+)$", ref), ref
 
 
-def test_ci_runs_the_readme_test_command_and_the_action_itself() -> None:
+def test_ci_runs_the_readme_test_command_and_both_actions_with_this_commits_code() -> None:
     ci = load(ROOT / ".github/workflows/ci.yml")
     assert any(s.get("run") == ".ci/run" for s in steps(ci))
     assert (ROOT / ".ci" / "run").is_file()
     assert "bookworm" in ci["jobs"]["tests"]["container"]  # Debian, for Debian's Chromium
-    local = uses(ci, "./")
-    assert local and all(s["uses"] == "./" for s in local)
-    inputs = set(yaml.safe_load((ROOT / "action.yml").read_text())["inputs"])
-    for step in local:
-        assert set(step.get("with", {})) <= inputs, set(step["with"]) - inputs
+    for job, action in (("action", "./"), ("composite", "./composite")):
+        local = uses({"jobs": {job: ci["jobs"][job]}}, "./")
+        assert local and all(s["uses"] == action for s in local), job
+        inputs = set(yaml.safe_load((ROOT / action / "action.yml").read_text())["inputs"])
+        for step in local:
+            assert set(step.get("with", {})) <= inputs, set(step["with"]) - inputs
+    # the composite installs this commit's package, not the release it pins
+    assert ci["jobs"]["composite"]["env"]["FLOWWALK_PACKAGE"] == "${{ github.workspace }}"
+
+
+def test_ci_builds_the_docker_action_from_this_commits_dockerfile(tmp_path: Path) -> None:
+    """action.yml names the released image; CI's own step turns it into the commit's Dockerfile."""
+    job = load(ROOT / ".github/workflows/ci.yml")["jobs"]["action"]["steps"]
+    first_use = next(i for i, s in enumerate(job) if s.get("uses") == "./")
+    (rewrite,) = [s for s in job[:first_use] if "action.yml" in str(s.get("run", ""))]
+    shutil.copy(ROOT / "action.yml", tmp_path / "action.yml")
+    subprocess.run(["bash", "-eo", "pipefail", "-c", rewrite["run"]], cwd=tmp_path, check=True, capture_output=True)
+    rewritten = yaml.safe_load((tmp_path / "action.yml").read_text(encoding="utf-8"))
+    original = yaml.safe_load((ROOT / "action.yml").read_text(encoding="utf-8"))
+    assert original["runs"]["image"].startswith("docker://")
+    assert rewritten["runs"] == {"using": "docker", "image": "Dockerfile"}
+    assert {k: v for k, v in rewritten.items() if k != "runs"} == {k: v for k, v in original.items() if k != "runs"}
+
+
+def test_release_builds_checks_and_publishes_the_package_and_the_image() -> None:
+    release = load(ROOT / ".github/workflows/release.yml")
+    assert release["on"] == {"push": {"tags": ["v*"]}}
+    dist, pypi, image = (release["jobs"][name] for name in ("dist", "pypi", "image"))
+    runs = [str(s.get("run", "")) for s in dist["steps"]]
+    assert any("scripts/release_tags.py" in r and "github.ref_name" not in r for r in runs)
+    assert any(r.startswith("python -m build") for r in runs)
+    assert any("twine check --strict dist/*" in r for r in runs)
+    (upload,) = [s for s in dist["steps"] if str(s.get("uses", "")).startswith("actions/upload-artifact@")]
+
+    # trusted publishing: an OIDC token for this job only, no stored API token
+    assert permissions(release, "pypi")["id-token"] == "write" and pypi["environment"]["name"] == "pypi"
+    assert pypi["needs"] == "dist"
+    (download,) = uses({"jobs": {"pypi": pypi}}, "actions/download-artifact@")
+    assert download["with"]["name"] == upload["with"]["name"]
+    (publish,) = uses({"jobs": {"pypi": pypi}}, "pypa/gh-action-pypi-publish@")
+    assert "with" not in publish or "password" not in publish["with"]
+    assert "secrets." not in (ROOT / ".github/workflows/release.yml").read_text(encoding="utf-8")
+
+    assert permissions(release, "image")["packages"] == "write" and image["needs"] == "dist"
+    (build,) = uses({"jobs": {"image": image}}, "docker/build-push-action@")
+    assert build["with"]["platforms"] == "linux/amd64,linux/arm64" and build["with"]["push"] is True
+    assert build["with"]["file"] == "Dockerfile" and build["with"]["context"] == "."
+    assert build["with"]["tags"] == "${{ needs.dist.outputs.tags }}"
+    assert dist["outputs"]["tags"] == "${{ steps.names.outputs.tags }}"
+    assert uses({"jobs": {"image": image}}, "docker/setup-qemu-action@"), "arm64 is built under emulation"
+    (login,) = uses({"jobs": {"image": image}}, "docker/login-action@")
+    assert login["with"]["registry"] == "ghcr.io"
 
 
 @pytest.mark.parametrize("name", ["single-job.yml", "sharded.yml", "fork-safe.yml"])
