@@ -65,13 +65,13 @@ def test_the_version_is_one_across_the_package_and_both_actions() -> None:
     pins = [step["env"]["FLOWWALK_VERSION"] for step in _composite()["runs"]["steps"]
             if "FLOWWALK_VERSION" in step.get("env", {})]
     assert pins == [__version__], "composite/action.yml installs the release of this version"
-    release = _release_script()  # the release workflow's own check agrees
+    release = _script("release_tags")  # the release workflow's own check agrees
     assert release.release_problems(f"v{__version__}", "ghcr.io/flowwalk/flowwalk", ROOT) == []
     assert len(release.release_problems("v99.0.0", "ghcr.io/someone/flowwalk", ROOT)) == 2
 
 
-def _release_script() -> Any:
-    spec = importlib.util.spec_from_file_location("release_tags", ROOT / "scripts" / "release_tags.py")
+def _script(name: str) -> Any:
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     assert spec and spec.loader
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -80,7 +80,7 @@ def _release_script() -> Any:
 
 def test_the_release_refuses_a_tag_that_is_not_the_version_and_names_the_image_tags(
         capsys: pytest.CaptureFixture[str]) -> None:
-    release = _release_script()
+    release = _script("release_tags")
     assert release.main(["--tag", "v9.9.9", "--image", "ghcr.io/flowwalk/flowwalk"]) == 1
     assert f"tag 'v9.9.9' does not name the package version {__version__}" in capsys.readouterr().err
     assert release.main(["--tag", f"v{__version__}", "--image", "ghcr.io/FlowWalk/flowwalk"]) == 0
@@ -89,6 +89,12 @@ def test_the_release_refuses_a_tag_that_is_not_the_version_and_names_the_image_t
     assert release.image_tags("0.4.2", "ghcr.io/o/flowwalk") == ["ghcr.io/o/flowwalk:0.4.2", "ghcr.io/o/flowwalk:0.4"]
     assert release.image_tags("1.2.0", "ghcr.io/o/flowwalk")[-1] == "ghcr.io/o/flowwalk:1"
     assert release.image_tags("0.5.0rc1", "ghcr.io/o/flowwalk") == ["ghcr.io/o/flowwalk:0.5.0rc1"]
+
+
+def test_every_file_that_lists_the_inputs_is_in_step_with_the_table() -> None:
+    """One command brings them all in step after an input is added to flowwalk.github.inputs."""
+    stale = [path.relative_to(ROOT).as_posix() for path in _script("sync_actions").out_of_date()]
+    assert stale == [], f"{stale} are out of date: run scripts/sync_actions.py"
 
 
 @pytest.mark.parametrize("path", ["action.yml", "composite/action.yml"])
