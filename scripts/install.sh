@@ -27,28 +27,26 @@ done
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
-  say "installing Chromium from Debian's packages"
-  sudo=""
+# apt-get install PACKAGES... as root, through sudo when not root
+apt_install() {
+  local sudo=""
   if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { echo "install.sh: need root or sudo to apt-get install chromium" >&2; exit 1; }
+    command -v sudo >/dev/null || { echo "install.sh: need root or sudo to apt-get install $*" >&2; exit 1; }
     sudo=sudo
   fi
   export DEBIAN_FRONTEND=noninteractive
   $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends chromium chromium-headless-shell fonts-liberation >/dev/null
+  $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
+}
+
+if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
+  say "installing Chromium from Debian's packages"
+  apt_install chromium chromium-headless-shell fonts-liberation
 fi
 
 if [ "$thirdparty" = 1 ] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
   say "installing Node.js and npm from Debian's packages (the test tools and apps come from npm)"
-  sudo=""
-  if [ "$(id -u)" != 0 ]; then
-    command -v sudo >/dev/null || { echo "install.sh: need root or sudo to apt-get install nodejs npm" >&2; exit 1; }
-    sudo=sudo
-  fi
-  export DEBIAN_FRONTEND=noninteractive
-  $sudo apt-get update -qq
-  $sudo apt-get install -y -qq --no-install-recommends nodejs npm >/dev/null
+  apt_install nodejs npm
 fi
 
 if [ "$mode" = venv ]; then

@@ -32,6 +32,9 @@ from flowwalk import __version__
 from flowwalk.github.inputs import ACTION_INPUTS, ACTION_OUTPUTS
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "tests" / "github"))
+from test_actions import parse_output_file  # noqa: E402  (reads $GITHUB_OUTPUT as the runner does)
+
 COMPOSITE = ROOT / "composite"
 SCHEMAS = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
 ASSETS = ("report.css", "report.js")
@@ -43,25 +46,6 @@ def _clean_env(**extra: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "GITHUB_ACTIONS")}
     env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
     return {**env, **extra}
-
-
-def _read_github_output(path: Path) -> dict[str, str]:
-    """`name=value` lines and `name<<DELIMITER` blocks, as the runner reads a step's $GITHUB_OUTPUT."""
-    out: dict[str, str] = {}
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if "<<" in line and ("=" not in line or line.index("<<") < line.index("=")):
-            name, delimiter = line.split("<<", 1)
-            end = lines.index(delimiter, index + 1)
-            out[name] = "\n".join(lines[index + 1:end])
-            index = end + 1
-            continue
-        name, _, value = line.partition("=")
-        out[name] = value
-        index += 1
-    return out
 
 
 class CompositeRunner:
@@ -101,7 +85,7 @@ class CompositeRunner:
         script.write_text(self.evaluate(step["run"]), encoding="utf-8")
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", str(script)], cwd=self.workspace,
                               env=env, capture_output=True, text=True, timeout=600)
-        self.outputs[step_id] = _read_github_output(output_file)
+        self.outputs[step_id] = parse_output_file(output_file.read_text(encoding="utf-8")) if output_file.exists() else {}
         return done
 
     def action_outputs(self) -> dict[str, str]:
