@@ -17,7 +17,7 @@ import pytest
 from flowwalk.browser import PageSession, locate
 from flowwalk.heal.fingerprint import PROBE_JS, bound
 from flowwalk.serve import StaticServer
-from flowwalk.walk.healer import HealOutcome, heal_selector
+from flowwalk.walk.healer import MODEL_FLOOR, HealOutcome, heal_selector
 
 #: (pinned selector, target, what it is: a JS expression over `el` that must be true)
 STEPS: dict[str, tuple[str, str, str]] = {
@@ -117,7 +117,7 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
     lines = []
     for label, use_fp in (("description + fingerprint", True), ("description only", False),
                           ("fingerprint only", None)):
-        healed = should = false = refused_right = must_not = 0
+        healed = should = false = refused_right = must_not = ask = 0
         times = []
         for page, steps in CASES.items():
             for name, must in steps.items():
@@ -134,6 +134,8 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
                 else:
                     outcome, right, took = heal_on(session, site, page, name, fp)
                 times.append(took)
+                # with a model configured, it would be asked here (a candidate with some evidence)
+                ask += outcome.selector is None and any(c["score"] >= MODEL_FLOOR for c in outcome.candidates)
                 if must:
                     should += 1
                     healed += bool(right)
@@ -144,6 +146,7 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
                     false += outcome.selector is not None
         times.sort()
         lines.append(f"{label}: healed {healed}/{should}, refused {refused_right}/{must_not}, false heals {false}, "
+                     f"model asked {ask}/{should + must_not}, "
                      f"median {times[len(times) // 2] * 1000:.0f} ms per heal attempt")
         if use_fp is not None:
             assert false == 0, lines[-1]

@@ -4,8 +4,9 @@ Contract of an act:
 1. dismiss the rule's interrupts (only those already visible; `dismiss`);
 2. find its element (`act_target`): the pinned selector, waited for TARGET_GRACE_MS when the step
    also has a `target` (else the whole action timeout); when it matches nothing (or there is
-   none), `recover_target` is the one place that finds the element another way (today:
-   re-resolving the human `target` on the live page) or fails the step saying why;
+   none), `recover_target` is the one place that finds the element another way (healing a broken
+   pinned selector, walk/healing.py; re-resolving the human `target` of a step without one) or
+   fails the step saying why;
 3. do the action; one that raises is retried once after dismissing interrupts, when the rule
    has any (aitester-bdd);
 4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
@@ -27,6 +28,7 @@ from flowwalk.browser.session import NavigationBlocked
 from flowwalk.model import Act, Expect, Goto, Wait
 from flowwalk.walk.attempt import Attempt, Budget, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
+from flowwalk.walk import healing
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.evidence import Click
 from flowwalk.walk.observations import verify
@@ -174,12 +176,15 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
     waited_ms = 0.0
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
-        located = wait_for(attempt, selector, state.scope, waited_ms, visible=False)
+        # the element's fingerprint comes with the match count (one round trip), when it is due
+        located = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
+                           probe=healing.probe_for(attempt, step, selector))
         if located is not None:
             result.detail["selector"] = located.used
             if located.count > 1:
                 # like page.click(selector): the first match in document order
                 result.detail["matches"] = located.count
+            healing.remember(attempt, step, selector, located.probe, result)
             return first_of(located)
     return recover_target(attempt, state, step, selector, result, waited_ms)
 
@@ -190,11 +195,13 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
     step has no pinned selector), found another way; or StepFailed saying why none could be
     (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
 
-    The one seam for finding an element anew, with or without a `target`: today a step with a
-    `target` has it re-resolved on the live page (walk/resolve.py); what was tried goes into
-    `result` (its recovery record, and the candidates in its detail).
+    The one seam for finding an element anew, with or without a `target`. A pinned selector that
+    broke is healed (walk/healing.py: the `target` and the selector's last fingerprint, then the
+    model if configured; a heal is a `healed` finding). A step with no pinned selector has its
+    `target` re-resolved on the live page (walk/resolve.py). What was tried goes into `result`
+    (its recovery record, and the candidates in its detail).
     """
-    if not step.target:
+    if not step.target and not (selector and healing.has_fingerprint(attempt, step, selector)):
         assert selector is not None   # the loaders refuse an act with neither
         tried = ", ".join(located_tried(attempt.page, selector, state.scope))
         missing = f"no element matches '{selector}' within {int(waited_ms)} ms"
@@ -206,6 +213,20 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
         raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
                          observed=observed)
     target = attempt.bindings.subst(step.target)
+    if selector:
+        # a pinned selector broke: heal (walk/healing.py), from the target and the last fingerprint
+        assert state.current_index is not None
+        try:
+            return healing.heal_act(attempt, state, state.current_index, step, selector, target, result)
+        except StepFailed as failed:
+            if failed.code != "ELEMENT_NOT_FOUND":
+                raise
+            frame = _frame_with_target(attempt, state, selector, target)
+            if frame is None:
+                raise
+            raise StepFailed(failed.code, f"{failed.message}; {only_in_frame(frame, 'act on')}",
+                             expected=failed.expected, observed=f"{failed.observed}; only inside the frame {frame}",
+                             candidates=failed.candidates) from None
     assert target is not None
     resolution = _resolve(attempt, state, target)
     candidates = tuple(resolution.candidates)

@@ -337,3 +337,5 @@ class RuleState:
     #: the body step after the running one (None at the end, in guards and in replays)
     next_step: Step | None = None
     early: "dict[int, EarlyRead]" = field(default_factory=dict)
+    #: the acts of this rule that were healed (walk/healing.py): a later check that fails blames them
+    heals: list[Any] = field(default_factory=list)

@@ -1,7 +1,8 @@
 """Deterministic re-resolution of a step's `target` ("the sign-up button") on the live page.
 
-When a pinned selector is missing or matches nothing, the walker asks `resolve_target`. No model
-is involved: the description is reduced to a name (quotes, leading articles and role words such as
+When an act has no pinned selector, the walker asks `resolve_target`; when its pinned selector
+matches nothing, the healer (walk/healer.py) ranks the same candidates (`rank_target`). No model
+is involved here: the description is reduced to a name (quotes, leading articles and role words such as
 "button" or "field" removed; role words become a hint), and Playwright's own engines are asked for
 elements by accessible role and name, label, placeholder, visible text (exact, then substring),
 title, alt text and test id. Names match case-insensitively with any punctuation or spacing
@@ -9,10 +10,13 @@ between words ("sign-up" finds "Sign up").
 
 Ranking (higher wins): exact accessible name 100 > label 90 > placeholder 80 > exact text 70 >
 substring of a name, label or text 60 > title / alt / test id 50 > a lone element of the hinted
-role 30; +8 when the element has the role the description hints; -5 when disabled; -40 when not
-visible. Strategies that find the same elements are merged. The best candidate is used only if it
-is visible, matches exactly one element, and scores strictly higher than the next visible
-candidate; otherwise `selector` is None and `reason` says why. Up to 10 ranked candidates are kept
+role 30; +8 when the element has the role the description hints, -30 when the description hints a
+role and the element has another (a label found by its text is never "the checkbox"); -5 when
+disabled; -40 when not visible. For a description that hints a role, an element found by its
+words (label, text) also proposes the one element of that role in its nearest container, or the
+control a `<label>` names (`near`, 60): `checkbox of "Write report"` finds the todo's checkbox.
+Strategies that find the same elements are merged. The best candidate is used only if it is
+visible, matches exactly one element, and scores strictly higher than the next visible candidate; otherwise `selector` is None and `reason` says why. Up to 10 ranked candidates are kept
 as evidence, each with its selector, strategy, score, count and visibility. Strategies that cannot
 reach the best visible score found so far are not asked (they could not change the pick), so a
 clear winner costs a handful of queries instead of thirty.

@@ -31,6 +31,7 @@ from flowwalk.walk.boundary import Halt, halt_failure, halt_if_gone, short
 from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evidence
 from flowwalk.walk.observations import grade_assertions, verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, rule_finished, skipped_text
+from flowwalk.walk.healing import contradicted
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 from flowwalk.walk.step import run_step, step_finished
 from flowwalk.walk.waits import sleep_ms
@@ -228,7 +229,8 @@ def _rule_verifiers(attempt: Attempt, state: RuleState, index: int) -> ev.Failur
         verify(attempt, state, None, rule.verify, None, None, result)
     except StepFailed as failed:
         result.status = "failed"
-        result.failure = make_failure(failed.code, step_kind="observation_or_assertion", message=failed.message,
+        code, message = contradicted(state, failed.code, failed.message)
+        result.failure = make_failure(code, step_kind="observation_or_assertion", message=message,
                                       step_index=index, step_text=pseudo.text, expected=failed.expected,
                                       observed=failed.observed, loc=pseudo.loc,
                                       context=failure_context(attempt, state.scope, state.budget, state.clicked))

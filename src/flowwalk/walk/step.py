@@ -27,6 +27,7 @@ from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, gone, runtime_code, short
 from flowwalk.walk.evidence import failure_context, screenshot
+from flowwalk.walk.healing import contradicted
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.waits import check_navigation
@@ -131,6 +132,9 @@ def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: e
              result: StepResult) -> ev.Failure:
     """The Failure of a step that raised `failed`: which clock cut it, and the page's evidence."""
     code, message, kind = failed.code, failed.message, failure_step_kind(step, role)
+    if role == "body":
+        # a check that fails after a heal in this rule: the heal is what was wrong, not the site
+        code, message = contradicted(state, code, message)
     remaining = state.budget.run_left_ms()
     # a wait capped by the run deadline can give up a hair before it (timer granularity)
     cut_by_run = remaining is not None and remaining <= 50

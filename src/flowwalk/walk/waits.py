@@ -38,15 +38,16 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool) -> Located | None:
+             visible: bool, probe: str | None = None) -> Located | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
     the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
+    `probe` goes to `locate` (the match that is returned carries what it found).
     """
     page: Any = attempt.page
     end = time.monotonic() + timeout_ms / 1000
-    located = locate(page, selector, scope)
+    located = locate(page, selector, scope, probe=probe)
     if located.count > 0 and (not visible or first_visible(located)):
         return located
     if len(located.tried) == 1:
@@ -55,7 +56,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
             return None   # timeout 0 would mean "no timeout" to Playwright
         if not wait_for_first(located, visible=visible, timeout_ms=left):
             return None
-        located = locate(page, selector, scope)
+        located = locate(page, selector, scope, probe=probe)
         if located.count > 0:
             return located
         # it went again between the wait and the count: back to polling what is left
@@ -63,7 +64,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
         if time.monotonic() >= end:
             return None
         sleep_ms(attempt, min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
-        located = locate(page, selector, scope)
+        located = locate(page, selector, scope, probe=probe)
         if located.count > 0 and (not visible or first_visible(located)):
             return located
 

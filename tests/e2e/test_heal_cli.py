@@ -1,0 +1,225 @@
+"""Healing as a user meets it: `flowwalk run` over real spec files and the healing corpus pages,
+an earlier run's report as the fingerprints, then `flowwalk heal --apply` and a clean run.
+
+The flows are written for tests/site/pages/heal/v1.html; `--var PAGE=...` points them at a page
+where their selectors broke."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+from _cli import FLOWWALK, ROOT
+
+from fake_model import FakeModel, Reply
+
+pytestmark = pytest.mark.browser
+
+SITE = ROOT / "tests" / "site" / "pages"
+
+SAVE = """\
+spec_version: "1"
+name: save the profile
+url: /heal/{{PAGE}}
+steps:
+  - type: goto
+    url: /heal/{{PAGE}}
+  - type: act
+    action: fill
+    target: the Email field
+    selector: "#email"
+    value: "{{PASSWORD}}"
+  - type: act
+    action: click
+    target: the Save button
+    selector: "#save-btn"   # the primary action
+  - type: expect
+    kind: text_contains
+    selector: "#status"
+    value: Saved
+"""
+
+TODO = """\
+spec_version: "1"
+name: tick a todo
+url: /heal/{{PAGE}}
+steps:
+  - type: goto
+    url: /heal/{{PAGE}}
+  - type: act
+    action: click
+    target: checkbox of "Write report"
+    selector: "#todo-1 .toggle"
+  - type: expect
+    kind: text_contains
+    selector: "#status"
+    value: "done: Write report"
+"""
+
+SECRET = "s3cret-Pa55!"
+
+
+def flowwalk(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The CLI run from `cwd`, as a user runs it from their repository (spec paths relative to it)."""
+    env = {**os.environ, "PASSWORD": SECRET, "PYTHONPATH": str(ROOT / "src")}
+    env.pop("GITHUB_ACTIONS", None)
+    return subprocess.run([*FLOWWALK, *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=240)
+
+
+def run(specs: Path, out: Path, page: str, *extra: str) -> dict[str, Any]:
+    """`flowwalk run` from the folder holding `specs` (the user's repository)."""
+    repo = specs.parent if specs.is_dir() else specs.parent.parent
+    result = flowwalk("run", str(specs.relative_to(repo)), "--serve", str(SITE), "--out", str(out),
+                      "--var", f"PAGE={page}", "--secret", "PASSWORD", "--workers", "1", *extra, cwd=repo)
+    assert result.returncode in (0, 1, 2), result.stderr
+    verdict = json.loads((out / "verdict.json").read_text())
+    verdict["_exit"] = result.returncode
+    verdict["_stdout"] = result.stdout
+    return verdict
+
+
+def records(out: Path, event: str) -> list[dict[str, Any]]:
+    lines = (out / "emit.jsonl").read_text().splitlines()
+    return [r for r in map(json.loads, lines) if r["event"] == event]
+
+
+def findings(out: Path) -> list[dict[str, Any]]:
+    return [f for r in records(out, "rule_finished") for f in r["findings"] if f["kind"] == "healed"]
+
+
+def failure(out: Path) -> dict[str, Any]:
+    [rule] = [r for r in records(out, "rule_finished") if r["failure"]]
+    return rule["failure"]  # type: ignore[no-any-return]
+
+
+@pytest.fixture()
+def specs(tmp_path: Path) -> Path:
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "save.flow.yaml").write_text(SAVE)
+    (folder / "todo.flow.yaml").write_text(TODO)
+    return folder
+
+
+@pytest.fixture()
+def first(specs: Path, tmp_path: Path) -> Path:
+    """The passing run on the page the selectors were written for: it records the fingerprints."""
+    out = tmp_path / "first"
+    verdict = run(specs, out, "v1.html")
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    return out
+
+
+def test_a_passing_run_records_small_redacted_fingerprints(first: Path) -> None:
+    acts = [r for r in records(first, "step_finished") if r["kind"] == "act"]
+    assert len(acts) == 3
+    for record in acts:
+        fp = record["detail"]["fingerprint"]
+        assert fp["pinned"] in ("#email", "#save-btn", "#todo-1 .toggle") and fp["age"] == 0
+        assert len(json.dumps(fp)) < 1500
+    assert SECRET not in (first / "emit.jsonl").read_text()
+    assert not findings(first)
+
+
+def test_broken_selectors_heal_and_are_findings(specs: Path, first: Path, tmp_path: Path) -> None:
+    out = tmp_path / "healed"
+    verdict = run(specs, out, "renamed-ids.html", "--fingerprints", str(first))
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    heals = {f["heal"]["old_selector"]: f["heal"] for f in findings(out)}
+    assert heals.keys() == {"#email", "#save-btn", "#todo-1 .toggle"}
+    assert heals["#save-btn"]["new_selector"] == "#save-button"
+    assert heals["#todo-1 .toggle"]["new_selector"] == "#item-1 > input.toggle"   # the checkbox, not its label
+    assert all(h["method"] == "deterministic" and h["score"] >= 0.65 for h in heals.values())
+    assert all(h["line"] > 1 and h["path"].startswith("specs/") for h in heals.values())
+    assert records(out, "model_called") == []
+
+
+def test_the_durations_file_is_the_default_fingerprints(specs: Path, first: Path, tmp_path: Path) -> None:
+    out = tmp_path / "healed"
+    verdict = run(specs, out, "renamed-classes.html", "--durations", str(first / "emit.jsonl"))
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    # '#email' and '#save-btn' still match there: their fingerprints are carried one run older,
+    # without a probe; '#todo-1 .toggle' lost its class and healed, and its old fingerprint is
+    # carried too, so the next run can heal from it again
+    carried = [r["detail"]["fingerprint"]["age"] for r in records(out, "step_finished") if r["kind"] == "act"]
+    assert carried == [1, 1, 1]
+    assert [f["heal"]["old_selector"] for f in findings(out)] == ["#todo-1 .toggle"]
+
+
+def test_a_heal_the_next_check_contradicts_is_spec_step_unresolvable(specs: Path, first: Path,
+                                                                     tmp_path: Path) -> None:
+    out = tmp_path / "impostor"
+    verdict = run(specs / "save.flow.yaml", out, "impostor.html", "--fingerprints", str(first))
+    assert verdict["_exit"] == 2, verdict["_stdout"]
+    failed = failure(out)
+    assert failed["failure_class"] == "spec_step_unresolvable" and failed["runtime_code"] == "HEAL_CONTRADICTED"
+    assert "step 3 was healed to '#save' and the next check failed" in failed["message"]
+    assert [f["heal"]["new_selector"] for f in findings(out)] == ["#save"]
+
+
+def test_nothing_good_enough_fails_naming_the_best_candidates(specs: Path, first: Path, tmp_path: Path) -> None:
+    out = tmp_path / "removed"
+    verdict = run(specs / "save.flow.yaml", out, "removed.html", "--fingerprints", str(first))
+    assert verdict["_exit"] == 2, verdict["_stdout"]
+    failed = failure(out)
+    assert failed["failure_class"] == "spec_step_unresolvable" and failed["step_index"] == 3
+    assert "'#save-btn' matched nothing and nothing else is good enough" in failed["message"]
+    assert "(best: " in failed["message"] and failed["candidates"]
+    assert not findings(out)
+
+
+@pytest.fixture()
+def fake() -> Iterator[FakeModel]:
+    with FakeModel() as server:
+        yield server
+
+
+def test_the_model_heals_within_its_cap_and_every_call_is_recorded(specs: Path, first: Path, tmp_path: Path,
+                                                                   fake: FakeModel) -> None:
+    """Two flows need the model on two-similar.html; the cap is 1: the first heals, the second fails
+    quota_exceeded, and both still run. No request body holds the secret typed into the page."""
+    project = tmp_path / "project"
+    (project / "specs").mkdir(parents=True)
+    for name in ("a", "b"):
+        (project / "specs" / f"{name}.flow.yaml").write_text(SAVE.replace("save the profile", f"save {name}"))
+    (project / "flowwalk.yaml").write_text(f"model:\n  base_url: {fake.base_url}\n  model: fake-1\n"
+                                           "  max_calls: 1\n  timeout_s: 5\n")
+    fake.default = lambda body: Reply({"candidate": 1, "reason": "the first Save"})
+    out = tmp_path / "model"
+    fingerprints = tmp_path / "fp"
+    shutil.copytree(first, fingerprints)
+    # the fingerprints of save.flow.yaml, recorded under its own path; the copies share the selector
+    verdict = run(project / "specs", out, "two-similar.html", "--fingerprints", str(fingerprints))
+    assert verdict["_exit"] == 2, verdict["_stdout"]
+    heals = findings(out)
+    assert [h["heal"]["method"] for h in heals] == ["model"]
+    calls = records(out, "model_called")
+    assert [(c["call"], c["outcome"], c["decision"]) for c in calls] == [(1, "answered", calls[0]["decision"])]
+    assert calls[0]["decision"].startswith("candidate 1 of ") and len(calls[0]["prompt_sha256"]) == 64
+    failed = failure(out)
+    assert failed["failure_class"] == "quota_exceeded" and "cap of 1" in failed["message"]
+    assert len(fake.requests) == 1
+    assert SECRET.encode() not in fake.requests[0].raw
+    assert "Save" in fake.requests[0].text and "{{PASSWORD}}" not in fake.requests[0].body["messages"][0]["content"]
+
+
+def test_the_round_trip_broken_run_heal_apply_clean_run(specs: Path, first: Path, tmp_path: Path) -> None:
+    """Broken selectors heal; `flowwalk heal --apply` writes the new selectors into the specs; the
+    next run passes with no heal at all."""
+    out = tmp_path / "healed"
+    assert run(specs, out, "renamed-ids.html", "--fingerprints", str(first))["_exit"] == 0
+    assert len(findings(out)) == 3
+    applied = flowwalk("heal", "--report", str(out), "--apply", cwd=specs.parent)
+    assert applied.returncode == 0, applied.stderr
+    text = (specs / "save.flow.yaml").read_text()
+    assert 'selector: "#save-button"   # the primary action' in text or "#save-button" in text
+    assert "# the primary action" in text            # comments and formatting kept
+    again = tmp_path / "again"
+    verdict = run(specs, again, "renamed-ids.html")
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    assert not findings(again)
