@@ -123,6 +123,9 @@ def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector:
                            f"{what}; healed to {new} ({outcome.method}, score {outcome.score:.2f}: {outcome.reason})")
     result.detail["selector"] = new
     result.detail["healed"] = {"from": selector, "to": new, "method": outcome.method, "score": outcome.score}
+    if any(h.index == index and h.new == new for h in state.heals):
+        # a retry-redo replay healed this act the same way again: one finding is enough
+        return element(attempt.page, new)
     shot = None
     if attempt.settings.screenshots != "off":
         shot = screenshot(attempt, state.rule, index, "heal")
