@@ -22,7 +22,9 @@ pytestmark = pytest.mark.browser
 
 SECRET = "correct-horse-battery"
 FAILING = ["examples/failing/assertion-failed.flow.yaml", "examples/failing/selector-unresolvable.flow.yaml",
-           "examples/failing/navigation-blocked.flow.yaml", "examples/flows/login.flow.json"]
+           "examples/failing/navigation-blocked.flow.yaml", "examples/flows/login.flow.json",
+           "examples/failing/parent-failed.rules.yaml"]
+PARENT = "examples/failing/parent-failed.rules.yaml#wrong password/"
 
 
 def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -54,12 +56,14 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
         explained = await client.call_tool("explain_failure", {
             "report_dir": "checks-report", "test_id": causes["examples/failing/assertion-failed.flow.yaml"]["test_id"]})
         summary = await client.read_resource("flowwalk://reports/checks-report/summary.md")
-        return run, explained, summary, events
+        skipped = await client.call_tool("explain_failure", {"report_dir": "checks-report",
+                                                             "test_id": PARENT + "dashboard"})
+        return run, explained, summary, events, skipped
 
-    run, explained, summary, events = with_client(workdir, body, max_run_timeout_s=120)
+    run, explained, summary, events, skipped = with_client(workdir, body, max_run_timeout_s=120)
     data = run.structured_content
     assert data["outcome"] == "site_misbehaved" and data["exit_code"] == 1
-    assert data["counts"] == {"total": 4, "passed": 1, "failed": 3, "skipped": 0, "flaky": 0}
+    assert data["counts"] == {"total": 8, "passed": 2, "failed": 4, "skipped": 2, "flaky": 0}
     assert data["report_dir"] == "checks-report" and data["verdict_uri"] == uri
     # the run asked for 900 s; the server allows 120
     assert "run_timeout_s 900 is above this server's limit; the run had 120 s" in data["note"]
@@ -78,9 +82,11 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
     assert SECRET not in run.content[0].text and SECRET not in json.dumps(data)
     assert len(run.content[0].text) + len(json.dumps(data, separators=(",", ":"))) <= ANSWER_LIMIT * 1.01
 
+    login = causes["examples/failing/parent-failed.rules.yaml"]
+    assert login["test_id"] == PARENT + "login" and login["dependents"] == [PARENT + "dashboard", PARENT + "account"]
     # one progress notification per finished test, after the one that announces the total
-    assert progress[0][:2] == (0.0, 4.0) and [p[0] for p in progress[1:]] == [1.0, 2.0, 3.0, 4.0]
-    assert all(p[1] == 4.0 for p in progress) and any("failed: examples/failing" in str(p[2]) for p in progress)
+    assert progress[0][:2] == (0.0, 8.0) and [p[0] for p in progress[1:]] == [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0]
+    assert all(p[1] == 8.0 for p in progress) and any("failed: examples/failing" in str(p[2]) for p in progress)
 
     # the subscriber heard that the report changed
     assert any(getattr(e, "uri", None) == uri for e in events)
@@ -93,7 +99,11 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
     [image] = [block for block in explained.content if block.type == "image"]
     assert image.mime_type == "image/png" and base64.b64decode(image.data).startswith(b"\x89PNG")
     assert (workdir / ex["screenshot"]).read_bytes() == base64.b64decode(image.data)
-    assert summary.contents[0].text.startswith("## ❌ flowwalk: the site misbehaved: 3 of 4 tests failed")
+    assert summary.contents[0].text.startswith("## ❌ flowwalk: the site misbehaved: 4 of 8 tests failed")
+    # a test skipped below a failed parent points at the parent, the one cause
+    sk = skipped.structured_content
+    assert sk["status"] == "skipped" and sk["runtime_code"] == "PARENT_FAILED" and sk["label"] is None
+    assert f"test_id '{PARENT}login' for the cause" in sk["note"]
 
 
 SLOW = """\

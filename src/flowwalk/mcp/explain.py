@@ -102,6 +102,19 @@ def explain(report_dir: Path, report_name: str, test_id: str) -> ExplainAnswer:
         return ExplainAnswer(report_dir=report_name, test_id=test_id, status=status,
                              note=f"this test {status}{f' ({reason})' if reason else ''}: there is no failure "
                                   f"to explain", skipped_steps=list(test.get("skipped_steps") or []))
+    if failure.get("step_kind") == "parent_failed":
+        # the record carries the parent's class and code (one cause reads as one); the context,
+        # snapshot and screenshot are the parent's to show
+        parent = str(failure.get("parent") or "")
+        cause = next((str(t.get("test_id")) for t in verdict.get("tests") or () if isinstance(t, dict)
+                      and t.get("scenario_id") == test.get("scenario_id") and t.get("rule") == parent), parent)
+        return ExplainAnswer(report_dir=report_name, test_id=test_id, status=status,
+                             failure_class=failure.get("failure_class"), runtime_code="PARENT_FAILED",
+                             message=str(failure.get("message") or ""), path=failure.get("path"),
+                             line=failure.get("line"), col=failure.get("col"),
+                             expected=str(failure.get("expected") or ""), observed=str(failure.get("observed") or ""),
+                             note=f"not walked: its parent rule did not pass; call explain_failure with test_id "
+                                  f"'{cause}' for the cause")
     context = failure.get("context") if isinstance(failure.get("context"), dict) else {}
     assert isinstance(context, dict)
     step = str(failure.get("step_text") or "")
