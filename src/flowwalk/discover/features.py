@@ -48,13 +48,15 @@ def classify(pages: list[dict[str, Any]], dismiss: list[dict[str, Any]]) -> list
         survey = page["survey"]
         used: dict[str, int] = {}
 
-        def add(kind: str, name: str, reason: str, **data: Any) -> None:
+        def add(kind: str, name: str, reason: str, **data: Any) -> dict[str, Any] | None:
             used[kind] = used.get(kind, 0) + 1
             if used[kind] > PER_KIND:
-                return
+                return None
             suffix = "" if used[kind] == 1 else f"-{used[kind]}"
-            features.append({"id": f"{page['slug']}/{kind}{suffix}", "kind": kind, "page": page["id"],
-                             "name": name, "reason": reason, "pages": [page["id"]], **data})
+            feature = {"id": f"{page['slug']}/{kind}{suffix}", "kind": kind, "page": page["id"],
+                       "name": name, "reason": reason, "pages": [page["id"]], **data}
+            features.append(feature)
+            return feature
 
         h1 = [h for h in survey.get("headings") or () if h.get("level") == 1 and h.get("text")]
         heading = h1[0]["text"] if h1 else ""
@@ -76,9 +78,10 @@ def classify(pages: list[dict[str, Any]], dismiss: list[dict[str, Any]]) -> list
             if key in navs_seen:
                 navs_seen[key]["pages"].append(page["id"])
                 continue
-            add("navigation", f"{label} navigation",
-                f"a navigation landmark '{label}' with {len(links)} links", landmark=landmark)
-            navs_seen[key] = features[-1]
+            nav = add("navigation", f"{label} navigation",
+                      f"a navigation landmark '{label}' with {len(links)} links", landmark=landmark)
+            if nav is not None:
+                navs_seen[key] = nav
 
         for index, form in enumerate(survey.get("forms") or ()):
             kind, reason = form_kind(form)

@@ -58,10 +58,13 @@ def _path_of(url: str) -> str:
 
 
 class _Writer:
-    def __init__(self, state: dict[str, Any], login: dict[str, Any] | None, words: tuple[str, ...]):
+    def __init__(self, state: dict[str, Any], login: dict[str, Any] | None, words: tuple[str, ...],
+                 submitting: bool):
         self.pages = {p["id"]: p for p in state["pages"]}
         self.login = login
         self.words = words
+        #: --submit-forms: an account form's spec fills {{VARIABLES}} and submits
+        self.submitting = submitting
 
     # --- the start of every spec ---
 
@@ -306,8 +309,6 @@ class _Writer:
             steps.append({"type": "expect", "kind": "visible", "selector": submit_selector})
         return steps or None
 
-    submitting = False
-
 
 def _variable(prefix: str, field_: dict[str, Any]) -> str:
     ftype = str(field_.get("type") or "")
@@ -338,8 +339,7 @@ def _title(page: dict[str, Any]) -> str:
 def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, login: dict[str, Any] | None = None,
                    submit_forms: bool = False, words: tuple[str, ...] = ()) -> list[GeneratedSpec]:
     """One spec per feature that has checks to make (a feature without any is left out)."""
-    writer = _Writer(state, login, words)
-    writer.submitting = submit_forms
+    writer = _Writer(state, login, words, submit_forms)
     out: list[GeneratedSpec] = []
     for feature in features:
         page = writer.pages.get(feature["page"])
