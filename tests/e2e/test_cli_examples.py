@@ -68,8 +68,21 @@ def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
     shards = []
     for k in (1, 2):
         shard = tmp_path / f"shard{k}"
-        flowwalk("run", *paths, "--serve", "examples/site", "--out", str(shard), "--shard", f"{k}/2", *DEMO_ARGS)
+        ran = flowwalk("run", *paths, "--serve", "examples/site", "--out", str(shard), "--shard", f"{k}/2", *DEMO_ARGS)
         shards.append(shard)
+        # each shard job reports its own work: its tests, its totals, no word about the other job
+        verdict = json.loads((shard / "verdict.json").read_text())
+        counts = verdict["counts"]
+        assert verdict["shards"]["shard"] == k and verdict["shards"]["missing"] == []
+        assert len(junit_cases(shard)) == counts["total"] == len(verdict["tests"]) > 0
+        assert not [t for t in verdict["tests"] if t.get("reason") == "shard_missing"]
+        assert "is missing" not in ran.stdout + ran.stderr and "is missing" not in (shard / "summary.md").read_text()
+        assert f"{counts['total']} tests: {counts['passed']} passed, {counts['failed']} failed" in ran.stdout
+        assert f"shard {k} of 2" in (shard / "summary.md").read_text()
+        first = json.loads((shard / "emit.jsonl").read_text().splitlines()[0])
+        assert len(first["plan"]["scenarios"]) > len(first["plan"]["assigned"])  # the whole plan stays
+    # together the shards hold every test exactly once
+    assert sorted(c for s in shards for c in junit_cases(s)) == sorted(junit_cases(whole))
     merged = tmp_path / "merged"
     result = flowwalk("merge", *map(str, shards), "--out", str(merged))
     assert "Traceback" not in result.stderr, result.stderr
@@ -80,8 +93,13 @@ def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
             assert (merged / test["screenshot"]).is_file()
 
     missing = flowwalk("merge", str(shards[0]), "--out", str(tmp_path / "half"))
-    assert "missing" in (missing.stdout + missing.stderr).lower()
+    assert "shard 2 of 2 is missing" in missing.stderr
     assert missing.returncode != 0
+    half = json.loads((tmp_path / "half" / "verdict.json").read_text())
+    assert half["shards"]["missing"] == [2] and "shard" not in half["shards"]
+    assert half["counts"]["total"] == len(comparable_tests(whole))
+    assert {t["test_id"] for t in half["tests"] if t.get("reason") == "shard_missing"} == \
+        {t["test_id"] for t in json.loads((shards[1] / "verdict.json").read_text())["tests"]}
 
 
 def test_failing_examples_fail_with_their_class_and_step(tmp_path: Path) -> None:

@@ -404,3 +404,28 @@ def collect(verdict: dict[str, Any]) -> list[Any]:
     from flowwalk.github.actions import collect_annotations
 
     return collect_annotations(verdict)
+
+
+def test_a_shard_jobs_own_verdict_speaks_for_that_shard_and_never_replaces_the_merged_one(
+        github: FakeGitHub, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    github.add_pull(PR)
+    merged = passing_verdict()
+    merged["shards"] = {"total": 2, "reported": [1, 2], "missing": [], "duplicated": [], "mismatched": []}
+    run_publish(github, clock, write_report(tmp_path / "merged", merged), settings_for(github.url, tmp_path))
+    for k in (1, 2):  # each matrix job publishes its own report, as a user may
+        own = failing_verdict()
+        own["shards"] = {"total": 2, "reported": [k], "missing": [], "duplicated": [], "mismatched": [], "shard": k}
+        result, _, _ = run_publish(github, clock, write_report(tmp_path / f"shard{k}", own),
+                                   settings_for(github.url, tmp_path, check_run=True, commit_status=True,
+                                                comment_name="e2e" if k == 2 else None))
+        assert result.comment is not None and result.comment.action == "created"
+
+    bodies = [c["body"] for c in github.flowwalk_comments(PR)]
+    assert len(bodies) == 3
+    assert bodies[0].startswith("<!-- flowwalk:verdict digest=") and "shards reported: 2 of 2" in bodies[0]
+    assert bodies[1].startswith("<!-- flowwalk:verdict name=shard-1-of-2 ") and "shard 1 of 2 only" in bodies[1]
+    assert bodies[2].startswith("<!-- flowwalk:verdict name=e2e/shard-2-of-2 ")
+    names = sorted(run["name"] for run in github.check_runs.values())
+    assert names == ["flowwalk (e2e/shard-2-of-2)", "flowwalk (shard-1-of-2)"]
+    assert sorted(s["context"] for s in github.statuses[HEAD_SHA]) == ["flowwalk/e2e/shard-2-of-2",
+                                                                        "flowwalk/shard-1-of-2"]

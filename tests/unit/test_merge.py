@@ -60,6 +60,14 @@ def test_a_merged_sharded_run_equals_the_unsharded_run_test_by_test(tmp_path: Pa
     # every screenshot the merged records reference is in the merged folder
     shots = [s for t in both["tests"] for s in t["screenshots"]]
     assert shots and all((merged / s).is_file() for s in shots)
+    # each shard's own verdict holds its own tests, and together they are the whole run's
+    owns = [build_reports(s, warn=False) for s in shards]
+    assert [v["shards"]["shard"] for v in owns] == list(range(1, total + 1))
+    assert sorted(t["test_id"] for v in owns for t in v["tests"]) == sorted(t["test_id"] for t in one["tests"])
+    assert sum(v["counts"]["total"] for v in owns) == one["counts"]["total"]
+    # `flowwalk report` on the merged folder rebuilds the merged verdict, not a shard's
+    assert {k: v for k, v in build_reports(merged, warn=False).items() if k != "warnings"} == \
+        {k: v for k, v in both.items() if k != "warnings"}
 
 
 def test_the_merged_emit_jsonl_holds_each_shard_in_shard_order(tmp_path: Path) -> None:

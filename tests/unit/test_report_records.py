@@ -99,10 +99,23 @@ def test_a_cancelled_run_reports_what_ran_and_marks_the_rest(tmp_path: Path) -> 
     assert statuses[CHECKOUT] == ("skipped", "cancelled")
 
 
-def test_shards_are_sections_and_a_missing_shard_is_named(tmp_path: Path) -> None:
+def test_a_shard_folder_covers_its_own_scenarios_and_the_whole_plan_stays_in_run_started(tmp_path: Path) -> None:
     first = run_dir(tmp_path, "s1", shard=(1, 2))
     run = read_run(first)
-    assert run.shard_total == 2 and run.reported == (1,) and run.missing == (2,)
+    assert run.shard == 1 and run.shard_total == 2 and run.reported == (1,) and run.missing == ()
+    mine = set(run.sections[0].assigned)
+    assert mine and {t.scenario_id for t in run.tests} == mine == {s.scenario_id for s in run.scenarios}
+    assert all(t.shard == 1 and t.reason != "shard_missing" for t in run.tests)
+    assert not [p for p in run.problems if "missing" in p]
+    # the plan of every shard is still there, for merge
+    planned = {str(s["id"]) for s in run.plan["scenarios"]}
+    assert mine < planned
+
+
+def test_read_as_the_whole_run_a_missing_shard_is_named(tmp_path: Path) -> None:
+    first = run_dir(tmp_path, "s1", shard=(1, 2))
+    run = read_run(first, whole_run=True)
+    assert run.shard is None and run.shard_total == 2 and run.reported == (1,) and run.missing == (2,)
     not_run = [t for t in run.tests if t.reason == "shard_missing"]
     assert not_run and all(t.shard == 2 and t.status == "skipped" for t in not_run)
     assert "shard 2 of 2 is missing: its scenarios are reported as not run" in run.problems

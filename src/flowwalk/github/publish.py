@@ -135,6 +135,23 @@ def load_verdict(report_dir: str | Path) -> dict[str, Any]:
     return dict(data)
 
 
+def shard_name(verdict: Mapping[str, Any], name: str | None) -> str | None:
+    """The comment name a verdict publishes under: a shard job's own verdict (`shards.shard`, see
+    records.read_run) speaks for that shard alone, so its comment, check run and status are named
+    `shard-K-of-N` (after --comment-name) and never replace the merged verdict's or another shard's."""
+    shards = verdict.get("shards") or {}
+    shard, total = shards.get("shard"), shards.get("total")
+    if not isinstance(shard, int) or not isinstance(total, int):
+        return name
+    own = f"shard-{shard}-of-{total}"
+    return f"{name}/{own}" if name else own
+
+
+def for_shard(verdict: Mapping[str, Any], settings: GitHubSettings) -> GitHubSettings:
+    named = shard_name(verdict, settings.comment_name)
+    return settings if named == settings.comment_name else replace(settings, comment_name=named)
+
+
 def _base_url(report_dir: Path) -> str | None:
     """The base URL the run used (from emit.jsonl's first record), for the reproduce command."""
     try:
@@ -195,6 +212,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
     report = Path(report_dir)
     out, err = stdout or sys.stdout, stderr or sys.stderr
     verdict = load_verdict(report)
+    settings = for_shard(verdict, settings)
     progress = _Progress()
     event = read_event(settings.event_name, settings.event_path)
     if event.problem:

@@ -335,7 +335,9 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
     shards = verdict.get("shards") or {}
     shard_total = int(shards.get("total") or 1)
     reported = list(shards.get("reported") or ())
-    if shard_total > 1 or shards.get("missing"):
+    if shards.get("shard"):  # a shard job's own verdict, published from that job
+        summary += f" · shard {shards['shard']} of {shard_total} only"
+    elif shard_total > 1 or shards.get("missing"):
         summary += f" · shards reported: {len(set(reported))} of {shard_total}"
     summary += f" · {_seconds(verdict.get('duration_ms'))}"
     out.append(summary)

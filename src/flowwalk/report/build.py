@@ -51,15 +51,17 @@ def _html(records: RunRecords, verdict: dict[str, Any]) -> str:
     return render_html(verdict, records)
 
 
-def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None) -> dict[str, Any]:
+def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None,
+                  whole_run: bool | None = None) -> dict[str, Any]:
     """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
 
     `warn=False` leaves the reading problems (truncated line, missing shard, ...) to the caller;
-    they are in `verdict["warnings"]` either way.
+    they are in `verdict["warnings"]` either way. A shard job's folder reports that shard's own
+    scenarios; `whole_run=True` (merge) reports the whole plan (`records.read_run`).
     """
     out = Path(out_dir)
     stream = stderr or sys.stderr
-    records = read_run(out)
+    records = read_run(out, whole_run=whole_run)
     if warn:
         for problem in records.problems:
             print(f"flowwalk: warning: {problem}", file=stream)

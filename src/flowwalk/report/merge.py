@@ -4,9 +4,10 @@ The shards' emit.jsonl sections are concatenated in shard order (a folder may it
 earlier merge: sections are what count, not folders), screenshots, traces and failure context
 files are copied beside them, and `build_reports` rebuilds every report from the merged
 emit.jsonl. Because every report orders tests by the plan recorded in `run_started`, the result
-equals an unsharded run test by test. A missing shard (`2 of 3 reported`), a shard given twice
-(the later run counts) and shards that planned differently are said plainly: in the result's
-warnings, in `verdict.shards`, and in the reports.
+equals an unsharded run test by test. Each shard's own folder reports only its own scenarios; the
+merge reports the whole plan, so it is the one place where a missing shard (`2 of 3 reported`, its
+tests not run), a shard given twice (the later run counts) and shards that planned differently are
+said plainly: in the result's warnings, in `verdict.shards`, and in the reports.
 """
 
 from __future__ import annotations
@@ -108,7 +109,7 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
         if (folder / PR_CONTEXT).is_file() and not (out / PR_CONTEXT).exists():
             shutil.copy2(folder / PR_CONTEXT, out / PR_CONTEXT)
 
-    verdict = build_reports(out, warn=False)
+    verdict = build_reports(out, warn=False, whole_run=True)
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
     # each sentence once, in a stable order
     for problem in verdict.get("warnings") or ():

@@ -11,6 +11,12 @@ It is forgiving where a real run can leave damage: a truncated or corrupt line (
 a record without a field it needs, is skipped and reported in `problems`; a shard given twice
 keeps its later run; tests the plan assigned but nobody finished are reported as not run
 (`shard_missing`, `cancelled`, `not_run`).
+
+What the records cover: a shard job's own folder (every section is shard K of N > 1) covers only
+the scenarios the plan assigned to shard K, with their totals, so each matrix job reports its own
+work, as Playwright and pytest-split do; the whole plan stays in `run_started`. A merge covers the
+whole plan (`whole_run=True`), and it alone names a missing or duplicated shard and reports the
+missing shard's tests as not run (`shard_missing`).
 """
 
 from __future__ import annotations
@@ -213,6 +219,8 @@ class RunRecords:
     cancelled: bool
     cancel_signal: str | None = None
     finished: bool = True
+    #: the shard these records cover alone (a shard job's own report); None: the whole run
+    shard: int | None = None
 
     @property
     def run_id(self) -> str:
@@ -445,13 +453,18 @@ def _shard(value: Any) -> int | None:
     return _int(value, 0) or None
 
 
-def read_run(path: str | Path) -> RunRecords:
-    """Read a report folder's emit.jsonl (or an emit.jsonl path) into RunRecords."""
+def read_run(path: str | Path, *, whole_run: bool | None = None) -> RunRecords:
+    """Read a report folder's emit.jsonl (or an emit.jsonl path) into RunRecords.
+
+    `whole_run=None` covers what the file holds: one shard's own scenarios when every section is
+    the same shard K of N > 1, else the whole plan. `True` (merge) always covers the whole plan.
+    """
     raws, problems = split_sections(path)
-    return records_from_sections(raws, problems, emit_path(path))
+    return records_from_sections(raws, problems, emit_path(path), whole_run=whole_run)
 
 
-def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], path: Path) -> RunRecords:
+def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], path: Path, *,
+                          whole_run: bool | None = None) -> RunRecords:
     """RunRecords from parsed sections (merge hands in sections from several files)."""
     problems = list(problems)
     parsed = [_section(raw, problems) for raw in raws]
@@ -468,7 +481,9 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
         seen[s.index] = seen.get(s.index, 0) + 1
     reported = tuple(sorted(seen))
     duplicated = tuple(k for k in reported if seen[k] > 1)
-    missing = tuple(k for k in range(1, shard_total + 1) if k not in seen)
+    own = reported[0] if whole_run is None and shard_total > 1 and len(reported) == 1 else None
+    # a shard's own report: the other shards are not missing, they are other jobs' work
+    missing = () if own else tuple(k for k in range(1, shard_total + 1) if k not in seen)
     mismatched = tuple(sorted({s.index for s in sections[1:] if plan_fingerprint(s.plan) != ref_print
                                or s.total != shard_total}))
     for k in duplicated:
@@ -482,6 +497,10 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
                         f"--durations or --shard N?); its tests were taken as reported")
 
     planned, scenario_records = _planned(plan)
+    if own is not None:
+        mine = set(reference.assigned) or {sid for sid, sc in scenario_records.items() if sc.shard == own}
+        scenario_records = {sid: sc for sid, sc in scenario_records.items() if sid in mine}
+        planned = {tid: test for tid, test in planned.items() if test.scenario_id in mine}
 
     # the results: later sections overwrite earlier ones (a duplicated shard's later run wins)
     results: dict[str, _Result] = {}
@@ -555,4 +574,4 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
                       problems=tuple(problems), plan=plan, settings=reference.settings, shard_total=shard_total,
                       reported=reported, missing=missing, duplicated=duplicated, mismatched=mismatched,
                       started_at=started_at, duration_ms=duration, cancelled=cancelled, cancel_signal=signal,
-                      finished=all(s.finished is not None for s in sections))
+                      finished=all(s.finished is not None for s in sections), shard=own)

@@ -236,10 +236,13 @@ def counts_line(verdict: Mapping[str, Any]) -> str:
 
 
 def shards_line(verdict: Mapping[str, Any]) -> str:
-    """`2 of 3 shards reported (missing: 3)`; "" for an unsharded run."""
+    """`2 of 3 shards reported (missing: 3)`, or `shard 2 of 3: ...` for a shard job's own report;
+    "" for an unsharded run."""
     shards = verdict.get("shards") or {}
     total = int(shards.get("total") or 1)
     reported = list(shards.get("reported") or ())
+    if shards.get("shard"):
+        return f"shard {shards['shard']} of {total}: this job's tests only (`flowwalk merge` reports the whole run)"
     if total <= 1 and not shards.get("duplicated") and not shards.get("missing"):
         return ""
     line = f"{len(reported)} of {total} shards reported"
