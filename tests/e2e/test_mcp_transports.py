@@ -147,3 +147,17 @@ def test_flowwalk_mcp_http_serves_streamable_http_on_loopback_only(tmp_path: Pat
     finally:
         process.terminate()
         process.wait(timeout=30)
+
+
+def test_flowwalk_mcp_http_on_a_port_in_use_is_refused_with_a_hint(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "flowwalk.cli", "mcp", "--http", str(port)], cwd=tmp_path,
+                                capture_output=True, text=True, timeout=60)
+    assert result.returncode == 3
+    assert result.stderr == (f"flowwalk: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
+                             f"  hint: choose another port with --http, or stop what listens there\n")

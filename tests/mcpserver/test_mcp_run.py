@@ -80,7 +80,7 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
     # the secret was typed (the login passed) and is nowhere in the answer
     assert "examples/flows/login.flow.json" not in causes
     assert SECRET not in run.content[0].text and SECRET not in json.dumps(data)
-    assert len(run.content[0].text) + len(json.dumps(data, separators=(",", ":"))) <= ANSWER_LIMIT * 1.01
+    assert len(run.content[0].text) + len(json.dumps(data, separators=(",", ":"), ensure_ascii=False)) <= ANSWER_LIMIT
 
     login = causes["examples/failing/parent-failed.rules.yaml"]
     assert login["test_id"] == PARENT + "login" and login["dependents"] == [PARENT + "dashboard", PARENT + "account"]

@@ -41,7 +41,7 @@ from mcp_types import (
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
-from flowwalk.errors import FlowwalkError
+from flowwalk.errors import FlowwalkError, UsageError
 from flowwalk.events import RuleFinished, RunStarted
 from flowwalk.mcp import operations
 from flowwalk.mcp.answers import (
@@ -541,10 +541,25 @@ def build_server(root: str | Path = ".", *, max_run_timeout_s: float = 300.0) ->
 
 def serve(*, http_port: int | None = None, max_run_timeout_s: float = 300.0) -> None:
     """Serve the working directory over stdio, or over streamable HTTP on 127.0.0.1:`http_port`."""
+    if http_port is not None:
+        _check_port(http_port)
     server = build_server(".", max_run_timeout_s=max_run_timeout_s)
     if http_port is None:
         server.run("stdio")
     else:
         # loopback only: the server walks browsers and reads the working directory
         server.run("streamable-http", host="127.0.0.1", port=http_port)
+
+
+def _check_port(port: int) -> None:
+    """Refuse a port something already listens on, with a hint (uvicorn would only log it)."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as error:
+            raise UsageError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}\n  hint: choose "
+                             f"another port with --http, or stop what listens there") from None
 
