@@ -8,13 +8,13 @@ from __future__ import annotations
 
 import os
 import signal
-import uuid
 from pathlib import Path
 from typing import Iterator
 
 import pytest
 
 from flowwalk.browser import Browser, BrowserCrashed
+from flowwalk.browser.launch import MARKER_SWITCH
 from flowwalk.errors import Location
 from flowwalk.model import Expect, Stabilize
 from flowwalk.serve import StaticServer
@@ -61,10 +61,8 @@ def _renderer_pids(root: int) -> list[int]:
 
 @pytest.fixture()
 def own_browser(playwright_instance, flowwalk_settings: Settings) -> Iterator[tuple[Browser, str]]:  # type: ignore[no-untyped-def]
-    marker = f"--flowwalk-test-browser={uuid.uuid4().hex}"   # Chromium ignores switches it does not know
-    settings = flowwalk_settings.with_(browser_args=(*flowwalk_settings.browser_args, marker))
-    browser = Browser.launch(settings, playwright=playwright_instance)
-    yield browser, marker
+    browser = Browser.launch(flowwalk_settings, playwright=playwright_instance)
+    yield browser, f"{MARKER_SWITCH}={browser.marker}"   # every launch carries its own marker
     browser.close()
 
 

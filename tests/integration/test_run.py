@@ -283,6 +283,31 @@ def test_the_run_timeout_skips_scenarios_not_started(out, page_url) -> None:
     assert_exit_agrees(summary, recorder, out)
 
 
+def test_the_watchdog_stops_only_this_runs_browsers(out, page_url, flowwalk_browser, site) -> None:  # type: ignore[no-untyped-def]
+    # a cancel during a long Playwright wait: nothing but the watchdog can end that wait, and it
+    # must not take the test session's own browser (nor the MCP server's, nor discover's) with it
+    stuck = flow("stuck", [click("#bump"), wait_for("#never-there")], page_url("basic.html"))
+    cancel = threading.Event()
+    recorder = Recorder()
+
+    def on_event(event: ev.Event) -> None:
+        if isinstance(event, ev.StepFinished) and event.scenario_id == stuck.id and event.index == 1:
+            threading.Timer(0.5, cancel.set).start()    # step 2's 30 s wait is in flight by then
+
+    recorder.on_event = on_event
+    t0 = time.monotonic()
+    summary = run_plan([stuck], make_settings(out, rule_timeout_ms=30_000), recorder, cancel=cancel)
+    assert time.monotonic() - t0 < 20
+    assert summary.cancelled
+    assert recorder.rules()[stuck.id].status in ("failed", "skipped")
+    assert flowwalk_browser.is_alive()
+    other = flowwalk_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=())
+    try:
+        other.goto(f"{site.url}/", timeout_ms=10_000)
+    finally:
+        other.close()
+
+
 def test_cancel_stops_starting_scenarios_and_says_so(out, page_url) -> None:
     first = flow("first", [click("#bump"), wait_ms(1000), click("#bump")], page_url("basic.html"))
     rest = [flow(f"rest-{i}", [click("#bump")], page_url("basic.html")) for i in range(2)]

@@ -25,6 +25,7 @@ import asyncio
 import inspect
 import os
 import socket
+import uuid
 from typing import TYPE_CHECKING, Any, Callable
 
 from playwright.sync_api import Browser as PwBrowser
@@ -39,7 +40,15 @@ from flowwalk.settings import Settings
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-__all__ = ["Browser", "BrowserCrashed", "VIEWPORT"]
+__all__ = ["Browser", "BrowserCrashed", "MARKER_SWITCH", "VIEWPORT", "browser_marker"]
+
+#: a switch Chromium does not know and ignores, carrying a value unique to one launch
+MARKER_SWITCH = "--flowwalk-browser"
+
+
+def browser_marker() -> str:
+    """A value for MARKER_SWITCH that no other launch, in this process or another, shares."""
+    return f"{os.getpid()}-{uuid.uuid4().hex[:16]}"
 
 #: fixed so that screenshots and layout-dependent checks are the same on every machine
 VIEWPORT = {"width": 1280, "height": 720}
@@ -54,6 +63,8 @@ class Browser:
         self._playwright = playwright
         self._browser = browser
         self._owned_playwright = owned_playwright   # the sync_playwright() manager we started, if any
+        #: the value of this browser's MARKER_SWITCH on its command line ("" when not launched here)
+        self.marker = ""
         self._disconnected = False
         self._closed = False
         self._sink: socket.socket | None = None
@@ -78,6 +89,7 @@ class Browser:
                 "  hint: install Debian's chromium (the install script does), or point "
                 "FLOWWALK_CHROMIUM / --chromium at an installed Chromium"
             )
+        marker = browser_marker()
         owned = None
         if playwright is None:
             owned = sync_playwright()
@@ -88,7 +100,9 @@ class Browser:
         try:
             browser = playwright.chromium.launch(
                 executable_path=executable,
-                args=list(settings.browser_args),
+                # the marker is a switch Chromium ignores; it lets the run's watchdog find this
+                # browser's processes and no one else's (walk/watchdog.py)
+                args=[*settings.browser_args, f"{MARKER_SWITCH}={marker}"],
                 headless=True,
                 # the full browser prints errors on stderr at start; Playwright only reads them
                 # into the message of a failed launch, and they never fail a good one
@@ -102,7 +116,9 @@ class Browser:
                 "  hint: check that the executable runs (`"
                 f"{executable} --headless --no-sandbox --version`) and that the launch arguments are valid"
             ) from exc
-        return cls(settings, playwright, browser, owned)
+        launched = cls(settings, playwright, browser, owned)
+        launched.marker = marker
+        return launched
 
     # --- liveness ---------------------------------------------------------------------------------
 

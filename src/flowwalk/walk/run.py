@@ -57,7 +57,7 @@ from flowwalk.walk.preflight import check_variables, not_run_events, refused_eve
 from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.scenario import walk_scenario
-from flowwalk.walk.watchdog import Watchdog
+from flowwalk.walk.watchdog import Watchdog, kill_browsers
 
 __all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record"]
 
@@ -132,6 +132,21 @@ class _Shared:
     #: tests whose latest attempt went through a healed selector (heal_policy)
     healed: set[str] = field(default_factory=set)
     launch_errors: list[str] = field(default_factory=list)
+    #: the marker of every browser this run launched: all the watchdog may kill
+    browsers: set[str] = field(default_factory=set)
+
+    def launched(self, browser: Any) -> Any:
+        """Note a browser of this run (None passes through) so the watchdog can find it."""
+        if browser is not None and browser.marker:
+            with self.lock:
+                self.browsers.add(browser.marker)
+        return browser
+
+    def kill_browsers(self) -> int:
+        """The watchdog's last resort: kill this run's browsers, and no one else's."""
+        with self.lock:
+            markers = frozenset(self.browsers)
+        return kill_browsers(markers)
 
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
@@ -206,7 +221,8 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
         thread.start()
     # a step stuck in Chromium (a frozen page, a long wait) must not outlive a cancel or the run
     # timeout: past a grace period the watchdog stops the browsers and the stuck calls fail
-    watchdog = Watchdog(cancel, run.deadline).start() if threads or prelaunched is not None else None
+    watchdog = (Watchdog(cancel, run.deadline, shared.kill_browsers).start()
+                if threads or prelaunched is not None else None)
     for thread in threads:
         thread.join()
     if prelaunched is not None:
@@ -240,7 +256,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 def _first_worker(work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
                   out: Callable[[ev.Event], None], shared: _Shared, browser: Any) -> None:
     """Worker 1 in the prelaunched thread, with the browser it launched (None if that failed)."""
-    _worker(1, work, settings, run, out, shared, browser)
+    _worker(1, work, settings, run, out, shared, shared.launched(browser))
 
 
 def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
@@ -282,7 +298,7 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
             if browser is not None:
                 browser.close()
             try:
-                browser = Browser.launch(settings)
+                browser = shared.launched(Browser.launch(settings))
             except BrowserLaunchError as error:
                 with shared.lock:
                     shared.launch_errors.append(str(error))

@@ -3,9 +3,13 @@
 A cancel (SIGINT/SIGTERM) and the run deadline are honoured between steps and inside flowwalk's
 own waits. A Playwright call stuck on a page whose main thread never yields, or a step that is
 deep in a long wait, does not look at either. When the workers have not finished a grace period
-after the cancel or the deadline, the watchdog kills the Chromium processes this flowwalk process
-started; every blocked Playwright call then fails at once, the walker records the rule in flight
-(`CANCELLED` or `RUN_TIMEOUT`), and the run writes its reports as usual.
+after the cancel or the deadline, the watchdog kills the Chromium processes this run launched; every
+blocked Playwright call then fails at once, the walker records the rule in flight (`CANCELLED` or
+`RUN_TIMEOUT`), and the run writes its reports as usual.
+
+Each launch carries a marker switch (browser/launch.py `MARKER_SWITCH`), and the run hands the
+watchdog its browsers' markers, so the browsers of other runs in the same process (the MCP
+server, discover's verification, a test session's shared browser) are never touched.
 """
 
 from __future__ import annotations
@@ -15,11 +19,9 @@ import signal
 import threading
 import time
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
-#: process names of the browsers flowwalk launches (Debian's full build and the headless shell)
-BROWSER_NAMES = ("chromium", "chromium-headless-shell", "chrome", "headless_shell", "chrome_crashpad")
-
+from flowwalk.browser.launch import MARKER_SWITCH
 
 def _children(pid: int) -> list[int]:
     kids: list[int] = []
@@ -31,31 +33,54 @@ def _children(pid: int) -> list[int]:
     return kids
 
 
-def browser_processes(root: int) -> list[int]:
-    """Chromium processes below `root` (any depth), found through /proc."""
+def _descendants(root: int) -> list[int]:
+    """Every process below `root` (any depth), parents before their children, through /proc."""
     found: list[int] = []
     stack = [root]
     seen: set[int] = set()
     while stack:
-        pid = stack.pop()
-        for child in _children(pid):
-            if child in seen:
-                continue
-            seen.add(child)
-            stack.append(child)
-            try:
-                name = Path(f"/proc/{child}/comm").read_text().strip()
-            except OSError:
-                continue
-            if any(name.startswith(b) for b in BROWSER_NAMES):
+        for child in _children(stack.pop()):
+            if child not in seen:
+                seen.add(child)
                 found.append(child)
+                stack.append(child)
     return found
 
 
-def kill_browsers(root: int | None = None) -> int:
-    """SIGKILL every Chromium process below `root` (default: this process); how many were killed."""
+def _marker(pid: int) -> str | None:
+    """The value of MARKER_SWITCH on a process's command line, if it carries one."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    prefix = f"{MARKER_SWITCH}=".encode()
+    for arg in argv:
+        if arg.startswith(prefix):
+            return arg[len(prefix):].decode(errors="replace")
+    return None
+
+
+def browser_processes(markers: Collection[str], root: int | None = None) -> list[int]:
+    """The processes of the browsers launched with one of `markers`: each marked browser process
+    below `root` (default: this process) and everything below it (renderers, zygotes, GPU).
+
+    Only marked browsers count, so a run never touches a Chromium it did not launch: another run
+    in the same process (the MCP server, discover's verification, a test session's own browser).
+    """
+    wanted = set(markers)
+    if not wanted:
+        return []
+    found: list[int] = []
+    for pid in _descendants(os.getpid() if root is None else root):
+        if pid not in found and _marker(pid) in wanted:
+            found += [pid, *(p for p in _descendants(pid) if p not in found)]
+    return found
+
+
+def kill_browsers(markers: Collection[str], root: int | None = None) -> int:
+    """SIGKILL the processes of the browsers launched with `markers`; how many were killed."""
     killed = 0
-    for pid in browser_processes(os.getpid() if root is None else root):
+    for pid in browser_processes(markers, root):
         try:
             os.kill(pid, signal.SIGKILL)
             killed += 1
@@ -67,8 +92,8 @@ def kill_browsers(root: int | None = None) -> int:
 class Watchdog:
     """Watches a cancel event and a deadline; past either plus `grace_s`, kills the browsers once."""
 
-    def __init__(self, cancel: threading.Event, deadline: float | None, grace_s: float = 2.0,
-                 kill: Callable[[], int] = kill_browsers):
+    def __init__(self, cancel: threading.Event, deadline: float | None, kill: Callable[[], int],
+                 grace_s: float = 2.0):
         self._cancel = cancel
         self._deadline = deadline
         self._grace_s = grace_s
