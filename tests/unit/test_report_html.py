@@ -96,7 +96,9 @@ def test_a_merged_report_equals_the_unsharded_report(tmp_path: Path) -> None:
     assert both["run"]["shards"]["reported"] == [1, 2]
 
 
-def test_a_thousand_scenarios_build_quickly_into_a_modest_file(tmp_path: Path) -> None:
+def test_a_thousand_scenarios_build_into_a_modest_file(tmp_path: Path) -> None:
+    # the build time is printed, not asserted: bench/report_scale.py measures it (a shared CI
+    # machine under load is no place for a time limit)
     folder = write(tmp_path, extra=1000)
     records = read_run(folder)
     verdict = build_verdict(records)
@@ -107,7 +109,6 @@ def test_a_thousand_scenarios_build_quickly_into_a_modest_file(tmp_path: Path) -
     print(f"\nreport.html for {len(records.scenarios)} scenarios / {len(records.tests)} tests: "
           f"{size / 1024:.0f} KiB, built in {elapsed * 1000:.0f} ms")
     assert size < 3 * 1024 * 1024
-    assert elapsed < 2.0
 
 
 # --- in a real browser ------------------------------------------------------------------------
