@@ -62,6 +62,9 @@ def actionlint(documents: dict[str, str]) -> list[dict[str, Any]]:
 
 
 def check_jsonschema(schema: str, paths: list[Path]) -> subprocess.CompletedProcess[str]:
+    import importlib.util
+
+    assert importlib.util.find_spec("check_jsonschema"), f"check-jsonschema is not installed: {INSTALL_HINT}"
     return subprocess.run([sys.executable, "-m", "check_jsonschema", "--builtin-schema", schema, "--color", "never",
                            *map(str, paths)], capture_output=True, text=True, timeout=120, cwd=ROOT,
                           env={**os.environ, **NO_NETWORK})
