@@ -180,16 +180,16 @@ class RecoveryAttempt:
     """One bounded recovery step the walker took after a failure (RFC 011 style)."""
 
     strategy: str   # dismiss_and_retry | re_resolve_target | retry_redo | rerun_scenario | relaunch_browser
-    outcome: str    # a RecoveryOutcome
+    outcome: RecoveryOutcome
     detail: str = ""
 
 
 @dataclass(frozen=True)
 class Failure:
-    failure_class: str            # a FailureClass
+    failure_class: FailureClass
     runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
     retryable: bool
-    step_kind: str                # a FailureStepKind
+    step_kind: FailureStepKind
     message: str
     step_index: int | None = None  # 1-based, within the rule
     step_text: str = ""
@@ -276,9 +276,9 @@ class StepFinished(Event):
     attempt: int
     index: int                # 1-based within the rule
     text: str
-    kind: str                 # a StepKind
-    role: str                 # a Role
-    status: str               # a StepStatus
+    kind: StepKind
+    role: Role
+    status: StepStatus
     duration_ms: float
     path: str
     line: int
@@ -303,11 +303,13 @@ class RuleFinished(Event):
     rule: str
     test_id: str
     attempt: int
-    status: str               # a Status
+    status: Status
     duration_ms: float
     path: str
     line: int
-    reason: str = ""          # a SkipReason
+    #: a SkipReason as the walker writes it; kept a plain string so that a log a merge or a test
+    #: wrote with a reader-side not-run reason (shard_missing, not_run) still reads back
+    reason: str = ""
     failure: Failure | None = None
     skipped_steps: tuple[str, ...] = ()   # "step 6 (expect url_contains '/done')"
     findings: tuple[Finding, ...] = ()
@@ -319,7 +321,7 @@ class RuleFinished(Event):
 class ScenarioFinished(Event):
     scenario_id: str
     attempt: int
-    status: str               # a Status
+    status: Status
     duration_ms: float
     #: this attempt is the last one for the scenario (no further --retries rerun follows)
     final: bool = True

@@ -130,7 +130,7 @@ class ConsoleReporter:
         symbol = self._paint(self.symbols.get(status, "?"), status)
         head = f"  {symbol} {rule.test_id.ljust(self._width)}"
         if status == "skipped":
-            reason = rule.reason or "skipped"
+            reason: str = rule.reason or "skipped"
             if rule.reason == "parent_failed" and rule.failure and rule.failure.parent:
                 reason += f": {rule.failure.parent}"
             return f"{head}  {self._paint(_one_line(reason), 'skipped')}"

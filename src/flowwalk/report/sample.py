@@ -18,11 +18,12 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any, Mapping, Sequence, cast
 
 from flowwalk.errors import Location
-from flowwalk.events import (EmitRecorded, Event, Failure, Finding, Heal, ModelCalled, RecoveryAttempt, RuleFinished,
-                             RunCancelled, RunFinished, RunStarted, ScenarioFinished, ScenarioStarted, StepFinished)
+from flowwalk.events import (EmitRecorded, Event, Failure, FailureClass, FailureStepKind, Finding, Heal, ModelCalled,
+                             RecoveryAttempt, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished,
+                             ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
 # --- the corpus --------------------------------------------------------------------------------
@@ -162,9 +163,9 @@ class Outcome:
     """How one rule ends in one attempt. Unlisted rules pass (unless a parent did not)."""
 
     fail_at: int | None = None          # 1-based step that fails
-    failure_class: str = "assertion_failed"
+    failure_class: FailureClass = "assertion_failed"
     runtime_code: str = "EXPECT_STATE_MISMATCH"
-    step_kind: str = "observation_or_assertion"
+    step_kind: FailureStepKind = "observation_or_assertion"
     message: str = ""
     expected: str = ""
     observed: str = ""
@@ -273,15 +274,15 @@ def png_bytes(width: int = 320, height: int = 200, rgb: tuple[int, int, int] = (
 # --- events -------------------------------------------------------------------------------------
 
 
-def _step_kind(step: Step) -> str:
-    return type(step).__name__.lower()
+def _step_kind(step: Step) -> StepKind:
+    return cast(StepKind, type(step).__name__.lower())
 
 
 def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome], t0: float,
-                     screenshots: list[str]) -> tuple[list[Event], str, float]:
+                     screenshots: list[str]) -> tuple[list[Event], Status, float]:
     events: list[Event] = [ScenarioStarted(scenario_id=sc.id, attempt=attempt, worker=1, t=round(t0, 3))]
     status_of: dict[str, str] = {}
-    class_of: dict[str, str] = {}  # the failure class a skipped dependent inherits from its root
+    class_of: dict[str, FailureClass] = {}  # the failure class a skipped dependent inherits from its root
     total_ms = 0.0
     for rule in sc.rules:
         test_id = sc.test_id(rule)
@@ -381,7 +382,7 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                                            reads=reads, failure=failure, detail=detail))
                 rule_ms += ms
                 continue
-            status = "passed"
+            status: StepStatus = "passed"
             if out.warn_at == i:
                 status = "warning"
                 findings.append(Finding(severity="warning", source="step", step_index=i, kind="optional_step",
@@ -408,7 +409,7 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                 events.append(EmitRecorded(scenario_id=sc.id, rule=rule.name, name=step.name,
                                            url="http://127.0.0.1:8000/shop", fields=fields,
                                            t=round(t0 + (total_ms + rule_ms) / 1000, 3)))
-        rule_status = "failed" if failure else "passed"
+        rule_status: Status = "failed" if failure else "passed"
         events.append(RuleFinished(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
                                    status=rule_status, duration_ms=round(rule_ms, 1), path=path, line=rule.loc.line,
                                    failure=failure, skipped_steps=tuple(skipped_steps), findings=tuple(findings),
@@ -417,7 +418,7 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
         if failure is not None:
             class_of[rule.name] = failure.failure_class
         total_ms += rule_ms
-    scenario_status = "failed" if "failed" in status_of.values() else "passed"
+    scenario_status: Status = "failed" if "failed" in status_of.values() else "passed"
     overhead = 0.0 if any(o.before_browser for o in outcomes.values()) else 180.0  # a fresh context
     return events, scenario_status, round(total_ms + overhead, 1)
 
@@ -504,7 +505,7 @@ def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard
     for tid, found in by_test.items():
         name = tid.split("#", 1)[-1]
         for attempt in range(1, attempts + 1):
-            status = "passed" if attempt == attempts else "failed"
+            status: Status = "passed" if attempt == attempts else "failed"
             findings = tuple(Finding(severity="warning", source="step", step_index=h.step_index, kind="healed",
                                      message=f"step {h.step_index}: {h.old_selector!r} healed to {h.new_selector!r}",
                                      heal=h) for h in found)

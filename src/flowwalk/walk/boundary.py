@@ -15,7 +15,7 @@ The walk modules raise `Halt` through `halt_if_gone(exc, attempt)` or `with halt
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, cast
 
 from flowwalk import events as ev
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, first_line, is_invalid_selector, is_timeout
@@ -117,6 +117,6 @@ def halt_failure(attempt: "Attempt", step_kind: str, index: int | None, step: St
         code, step_kind = "RUN_TIMEOUT", "run_timeout"
         message = (f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed while this step was stuck; "
                    f"flowwalk stopped the browser")
-    return make_failure(code, step_kind=step_kind if step_kind in _HALT_KINDS else "action",
+    return make_failure(code, step_kind=cast(ev.FailureStepKind, step_kind) if step_kind in _HALT_KINDS else "action",
                         message=message, step_index=index, step_text=step.text if step else "",
                         loc=step.loc if step else attempt.scenario.loc)

@@ -99,8 +99,8 @@ def skipped_steps(steps: Sequence[Step], *, after: int = 0) -> tuple[str, ...]:
     return tuple(skipped_text(i, s) for i, s in enumerate(steps, 1) if i > after)
 
 
-def rule_finished(scenario: Scenario, rule: Rule, attempt: int, status: str, duration_ms: float, *,
-                  earlier_failures: frozenset[str] = frozenset(), reason: str = "",
+def rule_finished(scenario: Scenario, rule: Rule, attempt: int, status: ev.Status, duration_ms: float, *,
+                  earlier_failures: frozenset[str] = frozenset(), reason: ev.SkipReason = "",
                   failure: ev.Failure | None = None, skipped_steps: tuple[str, ...] = (),
                   findings: tuple[ev.Finding, ...] = (), guard_attempts: int = 0,
                   screenshots: tuple[str, ...] = ()) -> ev.RuleFinished:

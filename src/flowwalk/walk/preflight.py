@@ -78,7 +78,7 @@ def refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run:
     order = topo_order(list(scenario.rules))
     scenario_level = [n for n in names if not any(n in _step_names(s) for r in scenario.rules for s in r.steps)]
 
-    def finished(rule: Rule, status: str, **kw: Any) -> ev.RuleFinished:
+    def finished(rule: Rule, status: ev.Status, **kw: Any) -> ev.RuleFinished:
         return rule_finished(scenario, rule, attempt, status, 0.0, **kw)
 
     for pos, rule in enumerate(order):
@@ -119,7 +119,7 @@ def refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run:
                 result = finished(rule, "skipped", reason="credential_rejected")
         results[rule.name] = result
         events.append(result)
-    status = "failed" if any(r.status == "failed" for r in results.values()) else "skipped"
+    status: ev.Status = "failed" if any(r.status == "failed" for r in results.values()) else "skipped"
     events.append(ev.ScenarioFinished(scenario_id=scenario.id, attempt=attempt, status=status, duration_ms=0.0))
     return events
 
@@ -128,7 +128,7 @@ def _braces(names: Sequence[str]) -> str:
     return ", ".join("{{" + n + "}}" for n in names)
 
 
-def not_run_events(scenario: Scenario, reason: str, run: RunContext, *, attempt: int = 1,
+def not_run_events(scenario: Scenario, reason: ev.SkipReason, run: RunContext, *, attempt: int = 1,
                     failure: ev.Failure | None = None) -> list[ev.Event]:
     """A scenario that never reached the browser (cancelled, run timeout, no browser)."""
     events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from flowwalk.errors import Location
-from flowwalk.events import Failure, RecoveryAttempt
+from flowwalk.events import Failure, FailureClass, FailureStepKind, RecoveryAttempt, RecoveryOutcome
 
 #: RFC 011: a failure never gets more than this many recovery attempts.
 MAX_RECOVERY_ATTEMPTS = 3
@@ -34,7 +34,7 @@ MODEL = "Model Failure"                    # flowwalk: the optional model backen
 class CodeMapping:
     """What one runtime code means downstream."""
 
-    failure_class: str
+    failure_class: FailureClass
     retryable: bool
     category: str
 
@@ -96,7 +96,7 @@ class RecoveryLog:
     def allows(self) -> bool:
         return len(self._attempts) < self.limit
 
-    def record(self, strategy: str, outcome: str, detail: str = "") -> bool:
+    def record(self, strategy: str, outcome: RecoveryOutcome, detail: str = "") -> bool:
         if not self.allows():
             return False
         self._attempts.append(RecoveryAttempt(strategy=strategy, outcome=outcome, detail=detail))
@@ -114,7 +114,7 @@ class RecoveryLog:
         return len(self._attempts)
 
 
-def make_failure(code: str | None, *, step_kind: str, message: str, step_index: int | None = None,
+def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, step_index: int | None = None,
                  step_text: str = "", expected: str = "", observed: str = "",
                  loc: Location | None = None, screenshot: str | None = None, parent: str | None = None,
                  recovery: tuple[RecoveryAttempt, ...] = (), candidates: tuple[dict[str, Any], ...] = (),

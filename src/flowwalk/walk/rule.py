@@ -95,7 +95,8 @@ def walk_rule(attempt: Attempt, rule: Rule) -> ev.RuleFinished:
                       dismiss=attempt.dismiss_list(rule))
     guards, body = split_guards(rule)
 
-    def finished(status: str, failure: ev.Failure | None, skipped_steps: tuple[str, ...], *, reason: str = "",
+    def finished(status: ev.Status, failure: ev.Failure | None, skipped_steps: tuple[str, ...], *,
+                 reason: ev.SkipReason = "",
                  findings: tuple[ev.Finding, ...] = ()) -> ev.RuleFinished:
         return rule_finished(attempt.scenario, rule, attempt.number, status, (time.monotonic() - t0) * 1000,
                              earlier_failures=attempt.earlier_failures, reason=reason, failure=failure,

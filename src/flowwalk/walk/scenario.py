@@ -91,7 +91,7 @@ def walk(attempt: Attempt) -> ScenarioOutcome:
 
 
 def _rule_or_skip(attempt: Attempt, rule: Rule, setup_failure: ev.Failure | None) -> ev.RuleFinished:
-    def skipped(reason: str, failure: ev.Failure | None = None) -> ev.RuleFinished:
+    def skipped(reason: ev.SkipReason, failure: ev.Failure | None = None) -> ev.RuleFinished:
         return rule_finished(attempt.scenario, rule, attempt.number, "skipped", 0.0, reason=reason, failure=failure,
                              earlier_failures=attempt.earlier_failures)
 

@@ -19,7 +19,7 @@ Contract of `run_step`:
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait
@@ -48,9 +48,9 @@ HANDLERS: Mapping[type[Step], Handler] = {
 }
 
 
-def step_kind(step: Step) -> str:
+def step_kind(step: Step) -> ev.StepKind:
     """The step's kind as events name it (`goto`, `act`, `expect`, ...)."""
-    return type(step).__name__.lower()
+    return cast(ev.StepKind, type(step).__name__.lower())
 
 
 def failure_step_kind(step: Step, role: ev.Role) -> ev.FailureStepKind:
@@ -119,7 +119,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
 
 
 def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, role: ev.Role, result: StepResult,
-                  started: float, *, kind: str | None = None) -> ev.StepFinished:
+                  started: float, *, kind: ev.StepKind | None = None) -> ev.StepFinished:
     """The StepFinished of `step` (of kind `kind`, else its type's) that started at `started`."""
     return ev.StepFinished(
         scenario_id=attempt.scenario.id, rule=state.rule.name, test_id=attempt.scenario.test_id(state.rule),
