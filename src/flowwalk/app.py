@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, TextIO
 
 from flowwalk.errors import Problem, UsageError
 from flowwalk.exitcodes import ExitCode
-from flowwalk.settings import Settings, build_settings, find_config
+from flowwalk.settings import Settings, build_settings, read_config
 
 #: files a run writes into its report folder; a new run replaces them (nothing else is touched)
 REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
@@ -55,17 +55,7 @@ def report_crash(error: BaseException) -> None:
 
 def _settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
     env = os.environ if env is None else env
-    config: dict[str, Any] = {}
-    config_path = options.get("config_path") or find_config(".")
-    if options.get("config_path") and not Path(options["config_path"]).is_file():
-        from flowwalk.spec.source import escape
-
-        raise UsageError(f"--config '{escape(options['config_path'])}' does not exist")
-    if config_path:
-        from flowwalk.spec.config import load_config
-
-        loaded = load_config(Path(config_path))
-        config = loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
+    config = read_config(options.get("config_path"))
     return build_settings({k: v for k, v in options.items() if k != "config_path"}, env, config)
 
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.discover.options import DiscoverOptions, DiscoverResult, StopReason
 from flowwalk.errors import UsageError
-from flowwalk.settings import Settings, build_settings, find_config
+from flowwalk.settings import Settings, build_settings, read_config
 
 __all__ = ["discover", "discover_settings"]
 
@@ -39,15 +39,7 @@ REVIEW_DIR = "needs-review"
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
     env = dict(os.environ if env is None else env)
-    config: dict[str, Any] = {}
-    config_path = options.config_path or find_config(".")
-    if options.config_path and not Path(options.config_path).is_file():
-        raise UsageError(f"--config '{options.config_path}' does not exist")
-    if config_path:
-        from flowwalk.spec.config import load_config
-
-        loaded = load_config(Path(config_path))
-        config = loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
+    config = read_config(options.config_path)
     cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
                            "secret_names": list(options.secret_names)}
     if options.executable:
