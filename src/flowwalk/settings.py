@@ -184,22 +184,6 @@ def find_config(start: str | Path = ".") -> Path | None:
     return path if path.is_file() else None
 
 
-def read_config(config_path: str | Path | None) -> dict[str, Any]:
-    """The values flowwalk.yaml sets: `config_path` (--config, which must exist), else the one in
-    the working folder, else none. A bad file raises the spec loader's SpecError."""
-    if config_path and not Path(config_path).is_file():
-        from flowwalk.spec.source import escape
-
-        raise UsageError(f"--config '{escape(str(config_path))}' does not exist")
-    found = config_path or find_config(".")
-    if not found:
-        return {}
-    from flowwalk.spec.config import load_config  # the spec layer imports settings: load it lazily
-
-    loaded = load_config(Path(found))
-    return loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
-
-
 def _env_bool(text: str | None) -> bool | None:
     if text is None or text.strip() == "":
         return None

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.discover.options import DiscoverOptions, DiscoverResult, StopReason
 from flowwalk.errors import UsageError
-from flowwalk.settings import Settings, build_settings, read_config
+from flowwalk.settings import Settings, build_settings
 
 __all__ = ["discover", "discover_settings"]
 
@@ -39,6 +39,8 @@ REVIEW_DIR = "needs-review"
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
     env = dict(os.environ if env is None else env)
+    from flowwalk.spec.config import read_config  # the spec layer loads lazily, as before
+
     config = read_config(options.config_path)
     cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
                            "secret_names": list(options.secret_names)}

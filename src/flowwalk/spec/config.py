@@ -9,10 +9,12 @@ documented in `docs/config.md`.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
-from flowwalk.errors import SpecError
+from flowwalk.errors import SpecError, UsageError
+from flowwalk.settings import find_config
 from flowwalk.spec.loader import display_path
 from flowwalk.spec.models import ConfigModel
 from flowwalk.spec.problems import errors_to_problems
@@ -33,3 +35,15 @@ def load_config(path: str | Path) -> ConfigModel:
         return ConfigModel.model_validate(source.data)
     except ValidationError as exc:
         raise SpecError(errors_to_problems(exc, source, ConfigModel)) from None
+
+
+def read_config(config_path: str | Path | None) -> dict[str, Any]:
+    """The values flowwalk.yaml sets: `config_path` (--config, which must exist), else the one in
+    the working folder, else none. A bad file raises SpecError with every problem."""
+    if config_path and not Path(config_path).is_file():
+        raise UsageError(f"--config '{escape(str(config_path))}' does not exist")
+    found = config_path or find_config(".")
+    if not found:
+        return {}
+    loaded = load_config(Path(found))
+    return loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
