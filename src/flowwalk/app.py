@@ -172,12 +172,16 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
     the main thread may install them), the console lines into a buffer and `on_event` to follow
     the run; both therefore walk exactly the same way.
     """
-    from flowwalk.plan.shard import plan_run
     from flowwalk.walk.prelaunch import Prelaunch
 
     options = _with_paths(options)
     serve_dir = options.pop("serve_dir", None)
     with ExitStack() as stack:
+        # worker 1 starts Playwright's driver now and launches its Chromium as soon as the settings
+        # are known, while the specs load (walk/prelaunch.py); refused input stops it again before
+        # it opened a page
+        prelaunch = Prelaunch()
+        stack.callback(prelaunch.close)
         if serve_dir:
             from flowwalk.serve import StaticServer  # http.server only when asked to serve
 
@@ -186,11 +190,10 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
                 options["base_url"] = server.url
             print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
         settings = _settings(options)
-        # worker 1 launches its Chromium while the specs load (walk/run.py's module doc); refused
-        # input closes it again before it opened a page
-        prelaunch = Prelaunch(settings)
-        stack.callback(prelaunch.close)
+        prelaunch.launch(settings)
         suites = _load(settings)
+        from flowwalk.plan.shard import plan_run
+
         the_plan = plan_run(suites, settings)
         out = Path(settings.out_dir)
         _clear_report_dir(out)

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-FLOWWALK = [sys.executable, "-m", "flowwalk.cli"]
+FLOWWALK = [sys.executable, "-m", "flowwalk"]  # the console script's entry (entry.py)
 DEMO_ENV = {"DEMO_PASSWORD": "correct-horse-battery"}
 DEMO_ARGS = ["--var", "DEMO_USER=ada@example.com", "--secret", "DEMO_PASSWORD"]
 

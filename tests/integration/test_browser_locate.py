@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flowwalk.browser import InvalidSelector, PageSession, locate, scoped, split_pipe
+from flowwalk.browser import InvalidSelector, PageSession, scoped, split_pipe
+from flowwalk.browser.locate import locate
 from flowwalk.serve import StaticServer
 
 

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from flowwalk.browser import PageSession, locate
+from flowwalk.browser import PageSession
+from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import PROBE_JS, bound
 from flowwalk.serve import StaticServer
 from flowwalk.walk.healer import MODEL_FLOOR, HealOutcome, heal_selector

@@ -12,7 +12,8 @@ import pytest
 
 from fake_model import FakeModel, Reply
 from flowwalk.agent import Agent, ModelCall, ModelConfig, NoValidAnswer, QuotaExceeded, failure_class
-from flowwalk.browser import PageSession, locate
+from flowwalk.browser import PageSession
+from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import PROBE_JS, bound
 from flowwalk.serve import StaticServer
 from flowwalk.walk.healer import heal_selector

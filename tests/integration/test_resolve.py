@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flowwalk.browser import PageSession, locate
+from flowwalk.browser import PageSession
+from flowwalk.browser.locate import locate
 from flowwalk.serve import StaticServer
 from flowwalk.walk.resolve import TargetResolution, describe, resolve_target
 

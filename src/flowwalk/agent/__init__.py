@@ -15,26 +15,46 @@ A caller (the healer, `discover`) builds a `Question`, passes a validator that r
 
 from __future__ import annotations
 
-from flowwalk.agent.agent import (Agent, Answer, Choice, ModelCall, NoValidAnswer, candidate_question,
-                                  choose_candidate)
-from flowwalk.agent.budget import CallBudget, QuotaExceeded
-from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
+from typing import TYPE_CHECKING
+
+from flowwalk import lazy
 from flowwalk.agent.config import PRESETS, ModelConfig, build_model_config
-from flowwalk.agent.prompt import MAX_CONTEXT_BYTES, MAX_ITEMS, InvalidAnswer, Prompt, Question, build_prompt
+
+if TYPE_CHECKING:
+    from flowwalk.agent.agent import (Agent, Answer, Choice, ModelCall, NoValidAnswer, candidate_question,
+                                      choose_candidate)
+    from flowwalk.agent.budget import CallBudget, QuotaExceeded
+    from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
+    from flowwalk.agent.prompt import (MAX_CONTEXT_BYTES, MAX_ITEMS, InvalidAnswer, Prompt, Question,
+                                       build_prompt)
 
 __all__ = ["Agent", "Answer", "Choice", "ModelCall", "NoValidAnswer", "candidate_question", "choose_candidate",
            "CallBudget", "QuotaExceeded", "ChatClient", "Completion", "ModelUnavailable", "PRESETS",
            "ModelConfig", "build_model_config", "MAX_CONTEXT_BYTES", "MAX_ITEMS", "InvalidAnswer", "Prompt",
            "Question", "build_prompt", "failure_class", "runtime_code"]
 
+#: `settings` imports `config` on every command: the rest (the prompt, the client and the HTTP stack
+#: under it) is imported on first use
+__getattr__ = lazy.exports(__name__, {
+    "agent": ("Agent", "Answer", "Choice", "ModelCall", "NoValidAnswer", "candidate_question", "choose_candidate"),
+    "budget": ("CallBudget", "QuotaExceeded"),
+    "client": ("ChatClient", "Completion", "ModelUnavailable"),
+    "prompt": ("MAX_CONTEXT_BYTES", "MAX_ITEMS", "InvalidAnswer", "Prompt", "Question", "build_prompt"),
+})
+
 
 def failure_class(exc: BaseException) -> str:
     """The flow-spec v1 class a step fails with when the model could not decide for it."""
+    from flowwalk.agent.budget import QuotaExceeded
+
     return "quota_exceeded" if isinstance(exc, QuotaExceeded) else "agent_uncertain"
 
 
 def runtime_code(exc: BaseException) -> str:
     """The runtime code (walk/recovery.py maps it to the class above)."""
+    from flowwalk.agent.agent import NoValidAnswer
+    from flowwalk.agent.budget import QuotaExceeded
+
     if isinstance(exc, QuotaExceeded):
         return "QUOTA_EXCEEDED"
     if isinstance(exc, NoValidAnswer):

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
-
-import requests
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from flowwalk import __version__
 from flowwalk.agent.config import ModelConfig
+
+if TYPE_CHECKING:
+    import requests
 
 __all__ = ["ChatClient", "Completion", "ModelUnavailable"]
 
@@ -44,6 +45,9 @@ class ChatClient:
 
     def __init__(self, config: ModelConfig, api_key: str | None = None,
                  session: requests.Session | None = None):
+        # requests (and urllib3, http.client) costs ~0.1 s to import: only a run with a model pays it
+        import requests
+
         self.config = config
         self._session = session or requests.Session()
         self._headers = {"Content-Type": "application/json", "User-Agent": f"flowwalk/{__version__}"}
@@ -63,6 +67,7 @@ class ChatClient:
             body["response_format"] = {"type": "json_object"}
         timeout = max(0.1, min(config.timeout_s, timeout_s) if timeout_s is not None else config.timeout_s)
         started = time.monotonic()
+        import requests  # imported by __init__ already: a lookup in sys.modules
 
         def elapsed() -> float:
             return round((time.monotonic() - started) * 1000, 1)

@@ -9,25 +9,42 @@ the walker classify the rest (`is_timeout`) without importing Playwright itself.
 
 from __future__ import annotations
 
-from flowwalk.browser.errors import (
-    BrowserCrashed,
-    InvalidSelector,
-    NavigationBlocked,
-    PlaywrightError,
-    PlaywrightTimeoutError,
-    first_line,
-    is_closed_error,
-    is_invalid_selector,
-    is_timeout,
-)
-from flowwalk.browser.launch import Browser
-from flowwalk.browser.locate import Located, locate, scoped, split_pipe
-from flowwalk.browser.network import Beacon, VENDORS, beacon_matches, matching_beacons, normalize_vendor, vendor_names
-from flowwalk.browser.session import PageSession
+from typing import TYPE_CHECKING
+
+from flowwalk import lazy
+
+if TYPE_CHECKING:
+    from flowwalk.browser.errors import (
+        BrowserCrashed,
+        InvalidSelector,
+        NavigationBlocked,
+        PlaywrightError,
+        PlaywrightTimeoutError,
+        first_line,
+        is_closed_error,
+        is_invalid_selector,
+        is_timeout,
+    )
+    from flowwalk.browser.launch import Browser
+    from flowwalk.browser.locate import Located, scoped, split_pipe
+    from flowwalk.browser.network import Beacon, VENDORS, beacon_matches, matching_beacons, normalize_vendor, vendor_names
+    from flowwalk.browser.session import PageSession
 
 __all__ = [
     "Beacon", "Browser", "BrowserCrashed", "InvalidSelector", "Located", "NavigationBlocked", "PageSession",
     "PlaywrightError", "PlaywrightTimeoutError", "VENDORS", "beacon_matches", "first_line", "is_closed_error",
-    "is_invalid_selector", "is_timeout", "locate", "matching_beacons", "normalize_vendor", "scoped",
+    "is_invalid_selector", "is_timeout", "matching_beacons", "normalize_vendor", "scoped",
     "split_pipe", "vendor_names",
 ]
+
+#: nothing is imported until a name is used: `driver` must load before Playwright (browser/driver.py)
+__getattr__ = lazy.exports(__name__, {
+    "errors": ("BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PlaywrightError", "PlaywrightTimeoutError",
+               "first_line", "is_closed_error", "is_invalid_selector", "is_timeout"),
+    "launch": ("Browser",),
+    # `locate` the function is imported from browser.locate itself: the package attribute of that
+    # name is the submodule once anything imported it
+    "locate": ("Located", "scoped", "split_pipe"),
+    "network": ("Beacon", "VENDORS", "beacon_matches", "matching_beacons", "normalize_vendor", "vendor_names"),
+    "session": ("PageSession",),
+})

@@ -40,7 +40,7 @@ from flowwalk.settings import Settings
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page
 
-__all__ = ["Browser", "BrowserCrashed", "MARKER_SWITCH", "VIEWPORT", "browser_marker"]
+__all__ = ["Browser", "BrowserCrashed", "MARKER_SWITCH", "VIEWPORT", "browser_marker", "start_playwright"]
 
 #: a switch Chromium does not know and ignores, carrying a value unique to one launch
 MARKER_SWITCH = "--flowwalk-browser"
@@ -76,46 +76,55 @@ class Browser:
         browser.on("disconnected", lambda _b: self._on_disconnected())
 
     @classmethod
-    def launch(cls, settings: Settings, playwright: Playwright | None = None) -> "Browser":
+    def launch(cls, settings: Settings, playwright: Playwright | None = None, *,
+               manager: Any | None = None) -> "Browser":
         """Start Chromium. Raises `errors.BrowserLaunchError` when it cannot be started at all.
 
         Pass the caller's Playwright when it has one: two sync_playwright instances cannot run
-        in one thread.
+        in one thread. `manager`: the `sync_playwright()` that started it, which the browser then
+        owns (its close, or a failed launch, stops the driver).
         """
-        executable = settings.executable
-        if not os.path.exists(executable):
-            raise BrowserLaunchError(
-                f"Chromium not found at '{executable}'\n"
-                "  hint: install Debian's chromium (the install script does), or point "
-                "FLOWWALK_CHROMIUM / --chromium at an installed Chromium"
-            )
-        marker = browser_marker()
-        owned = None
-        if playwright is None:
-            owned = sync_playwright()
-            try:
-                playwright = owned.start()
-            except Exception as exc:
-                raise BrowserLaunchError(f"could not start Playwright's driver: {first_line(exc)}") from exc
+        owned = manager
         try:
-            browser = playwright.chromium.launch(
-                executable_path=executable,
-                # the marker is a switch Chromium ignores; it lets the run's watchdog find this
-                # browser's processes and no one else's (walk/watchdog.py)
-                args=[*settings.browser_args, f"{MARKER_SWITCH}={marker}"],
-                headless=True,
-                # the full browser prints errors on stderr at start; Playwright only reads them
-                # into the message of a failed launch, and they never fail a good one
-                timeout=60_000,
-            )
-        except PlaywrightError as exc:
+            executable = settings.executable
+            if not os.path.exists(executable):
+                raise BrowserLaunchError(
+                    f"Chromium not found at '{executable}'\n"
+                    "  hint: install Debian's chromium (the install script does), or point "
+                    "FLOWWALK_CHROMIUM / --chromium at an installed Chromium"
+                )
+            if playwright is None:
+                owned = sync_playwright()
+                try:
+                    playwright = owned.start()
+                except Exception as exc:
+                    owned = None
+                    raise BrowserLaunchError(f"could not start Playwright's driver: {first_line(exc)}") from exc
+            marker = browser_marker()
+            try:
+                browser = playwright.chromium.launch(
+                    executable_path=executable,
+                    # the marker is a switch Chromium ignores; it lets the run's watchdog find this
+                    # browser's processes and no one else's (walk/watchdog.py)
+                    args=[*settings.browser_args, f"{MARKER_SWITCH}={marker}"],
+                    headless=True,
+                    # the full browser prints errors on stderr at start; Playwright only reads them
+                    # into the message of a failed launch, and they never fail a good one
+                    timeout=60_000,
+                )
+            except PlaywrightError as exc:
+                raise BrowserLaunchError(
+                    f"could not start Chromium at '{executable}': {first_line(exc)}\n"
+                    "  hint: check that the executable runs (`"
+                    f"{executable} --headless --no-sandbox --version`) and that the launch arguments are valid"
+                ) from exc
+        except BaseException:
             if owned is not None:
-                owned.__exit__(None, None, None)
-            raise BrowserLaunchError(
-                f"could not start Chromium at '{executable}': {first_line(exc)}\n"
-                "  hint: check that the executable runs (`"
-                f"{executable} --headless --no-sandbox --version`) and that the launch arguments are valid"
-            ) from exc
+                try:
+                    owned.__exit__(None, None, None)
+                except Exception:  # noqa: BLE001 - the launch error is the one worth raising
+                    pass
+            raise
         launched = cls(settings, playwright, browser, owned)
         launched.marker = marker
         return launched
@@ -279,6 +288,17 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def start_playwright() -> tuple[Any, Playwright]:
+    """This thread's sync Playwright and the `sync_playwright()` manager that stops it; the driver
+    spawned at the start of `flowwalk run` when there is one (browser/driver.py), else a new one.
+    Raises what Playwright raises when the driver cannot start."""
+    from flowwalk.browser import driver
+
+    manager = sync_playwright()
+    with driver.adopted(driver.take()):
+        return manager, manager.start()
 
 
 def _bypass_list(entry_host: str, allowed_hosts: tuple[str, ...]) -> str:

@@ -333,7 +333,7 @@ class Crawler:
     # --- actions on one page ----------------------------------------------------------------------
 
     def _click(self, selector: str) -> bool:
-        from flowwalk.browser import locate
+        from flowwalk.browser.locate import locate
 
         try:
             found = locate(self.session.page, selector)
@@ -445,7 +445,7 @@ class Crawler:
             if selector is None or not term or not self._take_action() or not self._reload(page):
                 continue
             try:
-                from flowwalk.browser import locate
+                from flowwalk.browser.locate import locate
 
                 with self.session.guard():
                     locate(self.session.page, selector).locator.first.fill(term, timeout=self.action_timeout_ms)
@@ -508,7 +508,7 @@ class Crawler:
                     continue
                 value = "Written by flowwalk discover"
                 try:
-                    from flowwalk.browser import locate
+                    from flowwalk.browser.locate import locate
 
                     with self.session.guard():
                         field_loc = locate(self.session.page, selector).locator.first

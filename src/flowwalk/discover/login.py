@@ -18,7 +18,8 @@ from urllib.parse import urljoin
 from pathlib import Path
 from typing import Any
 
-from flowwalk.browser import PageSession, PlaywrightError, locate
+from flowwalk.browser import PageSession, PlaywrightError
+from flowwalk.browser.locate import locate
 from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Act, Expect, Goto, Scenario, Step, Wait
 from flowwalk.settings import Settings

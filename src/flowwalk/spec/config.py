@@ -9,22 +9,28 @@ documented in `docs/config.md`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
-
-from pydantic import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from flowwalk.errors import SpecError, UsageError
 from flowwalk.settings import find_config
-from flowwalk.spec.loader import display_path
-from flowwalk.spec.models import ConfigModel
-from flowwalk.spec.problems import errors_to_problems
-from flowwalk.spec.source import SourceError, escape, load_source
 
-__all__ = ["ConfigModel", "load_config"]
+if TYPE_CHECKING:
+    from flowwalk.spec.models import ConfigModel
+
+__all__ = ["load_config", "read_config"]
 
 
 def load_config(path: str | Path) -> ConfigModel:
     """The validated config file; SpecError with every problem, located, when it is invalid."""
+    # the models (pydantic, ~0.2 s to import) only when there is a file: a run without one reads
+    # its settings, and starts its browser, before the spec layer is imported (walk/prelaunch.py)
+    from pydantic import ValidationError
+
+    from flowwalk.spec.loader import display_path
+    from flowwalk.spec.models import ConfigModel
+    from flowwalk.spec.problems import errors_to_problems
+    from flowwalk.spec.source import SourceError, escape, load_source
+
     path = Path(path)
     display = escape(display_path(path))   # a line break in the name must not split a problem
     try:
@@ -41,6 +47,8 @@ def read_config(config_path: str | Path | None) -> dict[str, Any]:
     """The values flowwalk.yaml sets: `config_path` (--config, which must exist), else the one in
     the working folder, else none. A bad file raises SpecError with every problem."""
     if config_path and not Path(config_path).is_file():
+        from flowwalk.spec.source import escape
+
         raise UsageError(f"--config '{escape(str(config_path))}' does not exist")
     found = config_path or find_config(".")
     if not found:

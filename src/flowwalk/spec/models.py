@@ -218,7 +218,8 @@ StepTimeout = Annotated[int, Field(ge=1, le=STEP_TIMEOUT_MAX)]
 class Strict(BaseModel):
     """Base of every input model: unknown keys refused, no type coercion."""
 
-    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False, regex_engine="python-re")
+    model_config = ConfigDict(extra="forbid", strict=True, populate_by_name=False, regex_engine="python-re",
+                              defer_build=True)
     #: how errors name an object of this model ("a wait step", "the rule")
     LABEL: ClassVar[str] = "mapping"
 

@@ -1,8 +1,12 @@
-"""Worker 1 started early: its thread imports Playwright and launches Chromium while the main
-thread is still importing, loading and planning (see `walk.run`'s module doc).
+"""Worker 1 started early: its thread starts Playwright's driver at once and launches Chromium as
+soon as the settings are known, while the main thread is still importing, loading and planning
+(see `walk.run`'s module doc).
 
-Kept apart from `walk.run` so that `app.run` can start it before importing the walker, the
-browser layer and Playwright itself: this module imports nothing heavy.
+The driver is the slowest part of a start (Node.js loading Playwright's server takes about 0.3 s
+before it answers) and needs nothing from the settings, so `Prelaunch()` starts it before they
+are even read; `launch(settings)` then starts Chromium and the first scenario's context and page.
+Kept apart from `walk.run` so that `app.execute_run` can start it before importing the walker,
+the browser layer and the specs' models: this module imports nothing heavy.
 """
 
 from __future__ import annotations
@@ -17,33 +21,50 @@ __all__ = ["Prelaunch"]
 
 
 class Prelaunch:
-    """Worker 1's thread and its Chromium, started before there is work for it (see the module doc).
+    """Worker 1's thread, its Playwright driver and its Chromium, started before there is work.
 
-    The thread imports Playwright, launches Chromium and opens a context + page for the first
-    scenario (`Browser.prepare_spare`) at once, then waits for `hand(job)` (it
-    runs `job(browser)` in this thread, which owns that sync Playwright) or `close()` (it closes
-    the browser and ends). A launch that fails leaves the browser None: the worker then launches
-    again when it needs one, and that launch reports the error as a run without a prelaunch would.
+    The thread starts the driver, waits for `launch(settings)` and launches Chromium, opening a
+    context + page for the first scenario (`Browser.prepare_spare`) at once, then waits for
+    `hand(job)` (it runs `job(browser)` in this thread, which owns that sync Playwright) or
+    `close()` (it closes the browser and the driver, and ends). A driver or browser that fails to
+    start leaves the browser None: the worker then launches again when it needs one, and that
+    launch reports the error as a run without a prelaunch would.
     """
 
-    def __init__(self, settings: Settings):
-        self._settings = settings
+    def __init__(self) -> None:
+        self._settings: "queue.Queue[Settings | None]" = queue.Queue(maxsize=1)
         self._jobs: "queue.Queue[Callable[[Any], None] | None]" = queue.Queue(maxsize=1)
+        self._launched = False
         self._handed = False
         self._thread = threading.Thread(target=self._main, name="flowwalk-worker-1", daemon=True)
         self._thread.start()
 
     def _main(self) -> None:
-        browser: Any = None
+        manager: Any = None
+        playwright: Any = None
         try:
-            from flowwalk.browser.launch import Browser
+            from flowwalk.browser.launch import start_playwright
 
-            browser = Browser.launch(self._settings)
-            if self._settings.trace == "off" and not self._settings.offline:
-                # the first scenario's context and page too, while the specs are still loading
-                browser.prepare_spare(wait=True)
+            manager, playwright = start_playwright()
         except Exception:  # noqa: BLE001 - reported by the worker's own launch, if one is needed
-            browser = None
+            manager = playwright = None
+        settings = self._settings.get()
+        browser: Any = None
+        if settings is not None and playwright is not None:
+            try:
+                from flowwalk.browser.launch import Browser
+
+                # the browser owns the driver from here on: its close stops both
+                browser = Browser.launch(settings, playwright, manager=manager)
+                manager = None
+                if settings.trace == "off" and not settings.offline:
+                    # the first scenario's context and page too, while the specs are still loading
+                    browser.prepare_spare(wait=True)
+            except Exception:  # noqa: BLE001 - as above
+                browser = None
+                manager = None  # a failed launch stops the driver it was given
+        if manager is not None:
+            _stop(manager)
         job = self._jobs.get()
         if job is None:
             if browser is not None:
@@ -51,13 +72,27 @@ class Prelaunch:
             return
         job(browser)
 
+    def launch(self, settings: Settings) -> None:
+        """Launch Chromium with these settings (once the driver is up)."""
+        if not self._launched:
+            self._launched = True
+            self._settings.put(settings)
+
     def hand(self, job: Callable[[Any], None]) -> None:
         """Run `job(browser)` in the prelaunched thread."""
+        self.launch_never()
         self._handed = True
         self._jobs.put(job)
 
+    def launch_never(self) -> None:
+        """No settings are coming (refused input): the thread stops its driver without a browser."""
+        if not self._launched:
+            self._launched = True
+            self._settings.put(None)
+
     def close(self) -> None:
-        """Nothing to walk: close the browser and end the thread (no-op after `hand`)."""
+        """Nothing to walk: close the browser and the driver, and end the thread (no-op after `hand`)."""
+        self.launch_never()
         if not self._handed:
             self._handed = True
             self._jobs.put(None)
@@ -65,3 +100,10 @@ class Prelaunch:
 
     def join(self) -> None:
         self._thread.join()
+
+
+def _stop(manager: Any) -> None:
+    try:
+        manager.__exit__(None, None, None)
+    except Exception:  # noqa: BLE001 - a driver that is gone already has nothing left to stop
+        pass

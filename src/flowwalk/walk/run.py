@@ -22,8 +22,9 @@
    signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
    `cancelled` and emits `RunCancelled`.
 
-Start-up: `Prelaunch(settings)` starts worker 1 and its Chromium before the specs are loaded
-(`app.run` does, so that the browser launch overlaps loading and planning); `run_plan(...,
+Start-up: `Prelaunch()` starts worker 1 and its Playwright driver before the settings are read,
+and `launch(settings)` its Chromium before the specs are loaded (`app.execute_run` does, so that
+the driver's start and the browser launch overlap reading, loading and planning); `run_plan(...,
 prelaunched=...)` hands it its work. When the input is refused, or no scenario is left to walk
 (every one refused for a missing variable), that browser is closed without opening a page: a
 refused run walks nothing, though a browser may have started meanwhile. `run_plan` alone never
