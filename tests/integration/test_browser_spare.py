@@ -58,3 +58,50 @@ def test_a_traced_session_is_opened_on_the_spot_and_keeps_the_spare(spare_browse
         traced.goto(f"{site.url}/", timeout_ms=10_000)
     finally:
         traced.close()
+
+
+class _FakeRoute:
+    def __init__(self) -> None:
+        self.fell_back = False
+
+    def fallback(self) -> None:
+        self.fell_back = True
+
+
+def test_the_spare_comes_routed_for_the_last_sessions_hosts(spare_browser: Browser, site: StaticServer) -> None:
+    first = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=("docs.example.org",), offline=False)
+    first.close()
+    second = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=("docs.example.org",), offline=False)
+    try:
+        pattern, handler = second._route or (None, None)
+        forward = getattr(handler, "__self__", None)
+        # the route was made with the context, before its page: the session did not route again
+        assert forward is not None and forward.target == second._handle_routed
+        assert pattern is not None and pattern.match("https://www.google-analytics.com/g/collect?v=2")
+        assert not pattern.match(f"{site.url}/index.html") and not pattern.match("https://docs.example.org/a")
+        # and it answers vendors for this session: a beacon from its page is fulfilled locally
+        second.goto(f"{site.url}/browser/beacons.html", timeout_ms=10_000)
+        second.page.wait_for_function("() => document.getElementById('results') !== null")
+        status = second.page.evaluate(
+            "() => fetch('https://www.google-analytics.com/g/collect?v=2&tid=G-TEST&en=spare_check',"
+            " {method: 'POST', mode: 'no-cors'}).then(() => 'answered', () => 'failed')")
+        assert status == "answered"
+    finally:
+        second.close()
+
+
+def test_a_session_for_other_hosts_replaces_the_spares_route(spare_browser: Browser, site: StaticServer) -> None:
+    first = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
+    first.close()
+    other = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=("docs.example.org",), offline=False)
+    try:
+        pattern, handler = other._route or (None, None)
+        assert handler == other._handle_routed           # routed anew, for its own hosts
+        assert pattern is not None and not pattern.match("https://docs.example.org/a")
+        # the spare's forward, left without a session, hands anything it still sees back
+        route = _FakeRoute()
+        from flowwalk.browser.session import RouteForward
+        RouteForward((None, ())).handle(route, None)  # type: ignore[arg-type]
+        assert route.fell_back
+    finally:
+        other.close()

@@ -196,6 +196,29 @@ def _clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+def route_pattern(entry_host: str | None, allowed_hosts: tuple[str, ...]) -> re.Pattern[str]:
+    """The URLs a session routes to Python: the analytics vendors and the hosts outside its allowlist."""
+    outside = outside_pattern(entry_host, allowed_hosts)
+    return re.compile(f"(?:{_VENDOR.pattern})|(?:{outside.pattern})", re.IGNORECASE)
+
+
+class RouteForward:
+    """A route registered before its session exists (Browser's spare context, before its page:
+    then it costs no round trip to a page), handing each routed request to the session that
+    takes the context. `key` is the (entry host, allowed hosts) the pattern was made for."""
+
+    def __init__(self, key: tuple[str | None, tuple[str, ...]]):
+        self.key = key
+        self.pattern = route_pattern(*key)
+        self.target: Callable[["Route", "Request"], None] | None = None
+
+    def handle(self, route: "Route", request: "Request") -> None:
+        if self.target is not None:
+            self.target(route, request)
+        else:
+            route.fallback()
+
+
 class PageSession:
     """A fresh browser context + page for one scenario attempt (see the module docstring)."""
 
@@ -206,7 +229,8 @@ class PageSession:
     def __init__(self, *, context: "BrowserContext", page: "Page", entry_url: str | None,
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
                  browser_alive: Callable[[], bool] = lambda: True, scripted: bool = False,
-                 close_context: Callable[["BrowserContext"], None] | None = None):
+                 close_context: Callable[["BrowserContext"], None] | None = None,
+                 routed: RouteForward | None = None):
         self.context = context
         self.page = page
         self.entry_url = entry_url
@@ -234,16 +258,17 @@ class PageSession:
         self._document_pending: str | None = None
         self._crashed = False
         self._closed = False
-        self._outside_route: Any = None
+        #: the route in place: (its pattern, its handler)
+        self._route: tuple[re.Pattern[str], Callable[..., None]] | None = None
         #: closes the context without waiting for it (Browser.new_session), else close() waits
         self._close_context = close_context
-        self._install(scripted)
+        self._install(scripted, routed)
 
     # --- wiring -----------------------------------------------------------------------------------
 
-    def _install(self, scripted: bool) -> None:
+    def _install(self, scripted: bool, routed: RouteForward | None) -> None:
         """Listeners, the click recorder (unless `scripted`: the context has CONTEXT_SCRIPT already)
-        and the routes."""
+        and the route (unless `routed`, the context's own, was made for this session's hosts)."""
         context, page = self.context, self.page
         context.on("request", self._on_request)
         context.on("response", self._on_response)
@@ -257,16 +282,21 @@ class PageSession:
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
         if not scripted:
             context.add_init_script(script=CONTEXT_SCRIPT)
+        if routed is not None:
+            self._route = (routed.pattern, routed.handle)
+            if routed.key == (self.entry_host, self.allowed_hosts):
+                routed.target = self._handle_routed
+                return
         self._route_outside_hosts()
 
     def _route_outside_hosts(self) -> None:
-        """One route for the vendor hosts and the hosts outside the allowlist: each route costs a
-        round trip to Chromium when the session opens, and this one is on every scenario's path."""
-        if self._outside_route is not None:
-            self.context.unroute(self._outside_route, self._handle_routed)
-        outside = outside_pattern(self.entry_host, self.allowed_hosts)
-        self._outside_route = re.compile(f"(?:{_VENDOR.pattern})|(?:{outside.pattern})", re.IGNORECASE)
-        self.context.route(self._outside_route, self._handle_routed)
+        """One route for the vendor hosts and the hosts outside the allowlist: a route made once
+        the page exists costs a round trip to Chromium, on the scenario's path (Browser makes the
+        next one with its spare context, before the page, when it can tell the hosts)."""
+        if self._route is not None:
+            self.context.unroute(*self._route)
+        self._route = (route_pattern(self.entry_host, self.allowed_hosts), self._handle_routed)
+        self.context.route(*self._route)
 
     def _handle_routed(self, route: "Route", request: "Request") -> None:
         # vendors first: they never leave the machine, even when a vendor host is also allowed
