@@ -71,9 +71,10 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         f"Measured {data['started_at']} to {data.get('finished_at', '?')} (UTC), flowwalk {machine['flowwalk']} "
         f"at commit {machine['commit']}, by `bench/run.py` (see bench/README.md). Status: {status}.",
         "",
-        f"The machine is shared: other engineers were building and testing flowwalk on the same "
-        f"{machine['nproc']} cores during the measurement (load average {' '.join(machine['loadavg_start'])} at the "
-        f"start, {' '.join(machine.get('loadavg_end', ['?']))} at the end). The implementations were run "
+        f"The machine is a shared virtual machine with {machine['nproc']} cores, whose speed varies from hour to "
+        f"hour (load average {' '.join(machine['loadavg_start'])} at the start, "
+        f"{' '.join(machine.get('loadavg_end', ['?']))} at the end; see the notes for what else ran). "
+        f"The implementations were run "
         f"interleaved, round by round, so that a busy period falls on all three alike; read the medians and the "
         f"per-round ratios, not single runs.",
         "",
@@ -219,6 +220,15 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
     lines.append(f"| one-flow run: first result ≤ 0.70 s | {'n/a' if fw_first is None else f'{fw_first:.2f} s'} "
                  f"(Playwright Test {first_medians.get('playwright-test') or float('nan'):.2f} s, floor "
                  f"{first_medians.get('floor') or float('nan'):.2f} s) | {_mark(None if fw_first is None else fw_first <= 0.70)} |")
+    # The 0.70 s was set on the outside machine, where the floor took 0.45 s and Playwright Test
+    # 1.10 s to the first result; machines differ by more than that (this one's floor takes 0.8 to
+    # 1.0 s), so the same target is also read against the peers measured in the same run
+    for peer, name, outside in (("floor", "the floor's", 0.45), ("playwright-test", "Playwright Test's", 1.10)):
+        peer_first = first_medians.get(peer)
+        if fw_first is not None and peer_first:
+            limit = 0.70 / outside
+            lines.append(f"| first result ≤ {limit:.2f} × {name} (0.70 s ÷ its {outside:.2f} s where the target "
+                         f"was set) | {fw_first / peer_first:.2f} × | {_mark(fw_first / peer_first <= limit)} |")
     failing_bad = {str(r["workers"]) for r in data.get("failing", []) if not r["ok"]}
     for workers in sorted(k.split("_")[1] for k in failing_summary):
         value = ratio(workers, "playwright-test", where=failing_summary)
