@@ -9,8 +9,11 @@ a secret value even when a code path forgot to redact it.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import threading
 import time
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -94,12 +97,31 @@ def _agent(settings: Settings) -> Agent | None:
     return Agent.open(settings.model, secrets=secrets)
 
 
+@functools.lru_cache(maxsize=None)
+def _vocabulary(cls: type) -> frozenset[str]:
+    """The fields of an event class typed with a `Literal` (events.py's vocabularies: kinds, roles,
+    statuses, failure classes). flowwalk writes them from a closed set, so they never hold user
+    data; and a short secret inside one of their words ("pass" in "passed") would, redacted, make
+    the record unreadable to every report. Any class whose hints cannot be read keeps none."""
+    try:
+        hints = typing.get_type_hints(cls)
+    except Exception:  # noqa: BLE001 - redact every field then: the safe side
+        return frozenset()
+    found = set()
+    for name, hint in hints.items():
+        parts = typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        if any(typing.get_origin(part) is typing.Literal for part in parts):
+            found.add(name)
+    return frozenset(found)
+
+
 def _redact(value: Any, text: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return text(value)
     if isinstance(value, Event) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
+        keep = _vocabulary(type(value))
         changes = {f.name: _redact(getattr(value, f.name), text)
-                   for f in dataclasses.fields(value) if f.init}
+                   for f in dataclasses.fields(value) if f.init and f.name not in keep}
         return dataclasses.replace(value, **changes)
     if isinstance(value, tuple):
         return tuple(_redact(v, text) for v in value)
