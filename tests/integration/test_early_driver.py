@@ -107,10 +107,6 @@ def test_an_early_driver_that_died_is_replaced_by_an_ordinary_start() -> None:
 def test_without_the_seam_the_early_driver_is_stopped_and_the_start_is_ordinary(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(driver, "_seam_present", lambda: False)
-    from playwright._impl import out_of_process
-    monkeypatch.setattr(out_of_process, "PipeTransport", out_of_process.PipeTransport.__mro__[1]
-                        if getattr(out_of_process.PipeTransport, "_flowwalk_adopting", False)
-                        else out_of_process.PipeTransport)
     assert driver.spawn()
     early = driver._early
     assert early is not None

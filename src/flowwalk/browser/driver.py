@@ -11,9 +11,10 @@ imports, reads the settings and the specs.
 Adoption goes through one private seam of Playwright for Python: the `PipeTransport` class that
 `playwright._impl.out_of_process` instantiates. `install` replaces it there with a subclass whose
 `connect` takes the process spawned early (when the calling thread holds one) and otherwise starts
-one as Playwright would. When that seam is not there in the installed Playwright, nothing is
-spawned early and runs start the driver the ordinary way; an early driver nobody adopts is stopped
-at exit; one that died is reported by the ordinary start's error path (the worker launches again).
+one as Playwright would. When that seam is not there in the installed Playwright (checked at
+adoption, so that `spawn` imports nothing of Playwright's client), the early driver is stopped and
+the start is the ordinary one; an early driver nobody adopts is stopped at exit; one that died is
+left for the ordinary start, which reports any error itself.
 """
 
 from __future__ import annotations

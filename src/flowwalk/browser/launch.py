@@ -182,8 +182,6 @@ class Browser:
                                 "bypass": _bypass_list(entry_host, allowed_hosts)}
         opened = self._take_spare() if plain else None
         routed: RouteForward | None = None
-        if plain:
-            self._route_key = (entry_host, tuple(h.lower() for h in allowed_hosts))
         try:
             if opened is not None:
                 context, page, routed = opened
@@ -198,9 +196,7 @@ class Browser:
             if not self.is_alive():
                 raise BrowserCrashed(f"the browser died while opening a context: {first_line(exc)}") from exc
             raise
-        if self.keep_spare and plain:
-            self.prepare_spare()
-        return PageSession(
+        session = PageSession(
             context=context,
             page=page,
             entry_url=entry_url,
@@ -212,6 +208,11 @@ class Browser:
             close_context=self._close_later,
             routed=routed,
         )
+        if plain:
+            self._route_key = session.route_key
+            if self.keep_spare:
+                self.prepare_spare()
+        return session
 
     # --- ahead of time: the next context, the last close (see the module doc) ---------------------
 

@@ -284,10 +284,15 @@ class PageSession:
             context.add_init_script(script=CONTEXT_SCRIPT)
         if routed is not None:
             self._route = (routed.pattern, routed.handle)
-            if routed.key == (self.entry_host, self.allowed_hosts):
+            if routed.key == self.route_key:
                 routed.target = self._handle_routed
                 return
         self._route_outside_hosts()
+
+    @property
+    def route_key(self) -> tuple[str | None, tuple[str, ...]]:
+        """What this session's route is made for: its entry host and its allowed hosts."""
+        return self.entry_host, self.allowed_hosts
 
     def _route_outside_hosts(self) -> None:
         """One route for the vendor hosts and the hosts outside the allowlist: a route made once
@@ -295,7 +300,7 @@ class PageSession:
         next one with its spare context, before the page, when it can tell the hosts)."""
         if self._route is not None:
             self.context.unroute(*self._route)
-        self._route = (route_pattern(self.entry_host, self.allowed_hosts), self._handle_routed)
+        self._route = (route_pattern(*self.route_key), self._handle_routed)
         self.context.route(*self._route)
 
     def _handle_routed(self, route: "Route", request: "Request") -> None:

@@ -74,29 +74,28 @@ class Prelaunch:
 
     def launch(self, settings: Settings) -> None:
         """Launch Chromium with these settings (once the driver is up)."""
-        if not self._launched:
-            self._launched = True
-            self._settings.put(settings)
+        self._give(settings)
 
     def hand(self, job: Callable[[Any], None]) -> None:
         """Run `job(browser)` in the prelaunched thread."""
-        self.launch_never()
+        self._give(None)
         self._handed = True
         self._jobs.put(job)
 
-    def launch_never(self) -> None:
-        """No settings are coming (refused input): the thread stops its driver without a browser."""
-        if not self._launched:
-            self._launched = True
-            self._settings.put(None)
-
     def close(self) -> None:
         """Nothing to walk: close the browser and the driver, and end the thread (no-op after `hand`)."""
-        self.launch_never()
+        self._give(None)
         if not self._handed:
             self._handed = True
             self._jobs.put(None)
             self._thread.join(timeout=30)
+
+    def _give(self, settings: Settings | None) -> None:
+        """The thread's settings, once: None (refused input, or no `launch` before `hand`) stops
+        its driver without a browser."""
+        if not self._launched:
+            self._launched = True
+            self._settings.put(settings)
 
     def join(self) -> None:
         self._thread.join()
