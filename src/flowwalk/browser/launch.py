@@ -26,6 +26,7 @@ makes, without waiting for them); `_impl_call` passes every option the sync API 
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import os
 import socket
@@ -345,11 +346,18 @@ def _plain_options() -> dict[str, Any]:
 def _impl_call(method: Callable[..., Any], **given: Any) -> Any:
     """The coroutine of a Playwright implementation method with every parameter not given set to
     None, as the sync API's wrappers pass them (the implementation's parameters have no defaults)."""
-    names = inspect.signature(method).parameters
+    names = _parameters(getattr(method, "__func__", method))
     unknown = set(given) - set(names)
     if unknown:
         raise TypeError(f"{getattr(method, '__qualname__', method)} takes no {', '.join(sorted(unknown))}")
     return method(**{name: given.get(name) for name in names})
+
+
+@functools.lru_cache(maxsize=64)
+def _parameters(function: Callable[..., Any]) -> tuple[str, ...]:
+    """The parameter names of a (bound method's) function, but `self`: read once per function."""
+    names = tuple(inspect.signature(function).parameters)
+    return names[1:] if names and names[0] == "self" else names
 
 
 def _sync_api(impl: Any) -> Any:

@@ -23,6 +23,7 @@ import ipaddress
 import json
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Iterable
 from urllib.parse import parse_qs, urlsplit
 
@@ -134,6 +135,12 @@ def host_of(url: str) -> str:
         return ""
 
 
+#: the hosts a run sees are few (its site, a vendor or two, some CDNs) and every request asks
+#: again; parsing an address is the slow part, so the answers are kept
+_HOST_CACHE = 4096
+
+
+@lru_cache(maxsize=_HOST_CACHE)
 def is_ip(host: str) -> bool:
     try:
         ipaddress.ip_address(host)
@@ -142,6 +149,7 @@ def is_ip(host: str) -> bool:
     return True
 
 
+@lru_cache(maxsize=_HOST_CACHE)
 def is_loopback(host: str) -> bool:
     if host in LOOPBACK_NAMES or host.endswith(".localhost"):
         return True
@@ -219,6 +227,7 @@ def vendor_pattern() -> re.Pattern[str]:
     )
 
 
+@lru_cache(maxsize=_HOST_CACHE)
 def vendor_for_host(host: str) -> Vendor | None:
     for v in VENDORS:
         if any(_within(host, h) for h in v.hosts + v.shared_hosts):

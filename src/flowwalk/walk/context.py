@@ -115,13 +115,18 @@ def _vocabulary(cls: type) -> frozenset[str]:
     return frozenset(found)
 
 
+@functools.lru_cache(maxsize=None)
+def _free_text(cls: type) -> tuple[str, ...]:
+    """The fields of a dataclass that redaction goes through: every init field but the vocabulary."""
+    keep = _vocabulary(cls)
+    return tuple(f.name for f in dataclasses.fields(cls) if f.init and f.name not in keep)
+
+
 def _redact(value: Any, text: Callable[[str], str]) -> Any:
     if isinstance(value, str):
         return text(value)
     if isinstance(value, Event) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
-        keep = _vocabulary(type(value))
-        changes = {f.name: _redact(getattr(value, f.name), text)
-                   for f in dataclasses.fields(value) if f.init and f.name not in keep}
+        changes = {name: _redact(getattr(value, name), text) for name in _free_text(type(value))}
         return dataclasses.replace(value, **changes)
     if isinstance(value, tuple):
         return tuple(_redact(v, text) for v in value)
