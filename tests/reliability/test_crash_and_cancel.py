@@ -163,3 +163,40 @@ def test_a_signal_mid_run_stops_within_5_s_and_keeps_the_reports(tmp_path: Path,
     assert "cancel" in summary.lower()
     print(f"\nFIGURE cancel[{signal.Signals(sig).name} to {to}]: stopped in {stopped_in:.2f} s, exit 5, "
           f"{len(recs)} records")
+
+
+@pytest.mark.parametrize("to", ["process", "group"])
+def test_a_signal_stops_two_workers_on_one_browser_within_5_s(tmp_path: Path, to: str) -> None:
+    """Workers 2 share one Chromium and one driver (walk/run.py): a signal to the group kills that
+    driver under both, a signal to the process alone leaves it to the watchdog."""
+    flows = write_flows(tmp_path / "flows", {
+        "a-long": WAITING.format(name="long a", ms=30000),
+        "b-long": WAITING.format(name="long b", ms=30000),
+        **{f"c-never-{i}": QUICK.format(name=f"never {i}") for i in range(3)},
+    })
+    out = tmp_path / "report"
+    run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", "2"], logs=tmp_path)
+    try:
+        assert wait_for(lambda: in_wait(out, "a-long") and in_wait(out, "b-long"), 90), "both never waited"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        if to == "group":
+            os.killpg(run.pid, signal.SIGINT)
+        else:
+            run.signal(signal.SIGINT)
+        done = run.finish(timeout=15)
+        stopped_in = time.monotonic() - sent
+    finally:
+        run.kill_tree()
+    assert not done.timed_out
+    assert stopped_in < 5.0, f"flowwalk took {stopped_in:.1f} s to stop"
+    assert done.returncode == 5, done.output
+    assert "Traceback" not in done.output
+    recs = records(out)
+    assert [r["event"] for r in recs[-2:]] == ["run_cancelled", "run_finished"]
+    result = assert_artifacts_complete(out, expected_tests=5)
+    tests = by_file(result)
+    for i in range(3):
+        assert (tests[f"c-never-{i}.flow.yaml"]["status"], tests[f"c-never-{i}.flow.yaml"]["reason"]) == \
+            ("skipped", "cancelled")
+    print(f"\nFIGURE cancel[SIGINT to {to}, workers 2]: stopped in {stopped_in:.2f} s, exit 5")

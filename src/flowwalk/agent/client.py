@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from flowwalk import __version__
 from flowwalk.agent.config import ModelConfig
+from flowwalk.cooperative import offload
 
 if TYPE_CHECKING:
     import requests
@@ -73,7 +74,9 @@ class ChatClient:
             return round((time.monotonic() - started) * 1000, 1)
 
         try:
-            response = self._session.post(self.url, json=body, headers=self._headers, timeout=timeout)
+            # in a walker that shares its thread, the others go on while the model thinks
+            response = offload(lambda: self._session.post(self.url, json=body, headers=self._headers,
+                                                          timeout=timeout))
         except requests.Timeout:
             raise ModelUnavailable(f"no answer within {timeout:g} s", latency_ms=elapsed()) from None
         except requests.RequestException as exc:

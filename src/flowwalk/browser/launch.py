@@ -136,6 +136,18 @@ class Browser:
         launched.marker = marker
         return launched
 
+    @property
+    def playwright(self) -> Playwright:
+        """The Playwright this browser was launched with (a relaunch in the same thread needs it)."""
+        return self._playwright
+
+    def release_playwright(self) -> Any | None:
+        """Hand the `sync_playwright()` manager this browser owns (if any) to the caller, which
+        then stops it: the browser's close no longer does. For a thread whose Playwright outlives
+        its first browser (walk/run.py's shared browser, relaunched after a crash)."""
+        owned, self._owned_playwright = self._owned_playwright, None
+        return owned
+
     # --- liveness ---------------------------------------------------------------------------------
 
     def _on_disconnected(self) -> None:

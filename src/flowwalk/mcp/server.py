@@ -273,7 +273,7 @@ class FlowwalkServer:
                                                        "is the base URL unless base_url is given)")] = None,
         run_timeout_s: Annotated[float | None, Field(description="seconds for the whole run (at most the "
                                                                  "server's limit)", gt=0)] = None,
-        workers: Annotated[int, Field(description="scenarios at once, one browser each", ge=1, le=8)] = 1,
+        workers: Annotated[int, Field(description="scenarios at once, up to 4 on one browser", ge=1, le=8)] = 1,
         retries: Annotated[int, Field(description="reruns of a failed scenario", ge=0, le=3)] = 0,
         offline: Annotated[bool | None, Field(description="abort requests to hosts other than loopback, the "
                                                           "entry host and allowed_hosts")] = None,

@@ -6,17 +6,24 @@
    needs a variable the run cannot supply is failed with `credential_rejected` (`VARIABLE_MISSING`,
    naming the variable and its line) without a browser, reported like any other failure, and the
    others run;
-2. `settings.workers` threads, each with its own `sync_playwright()` and Chromium (a Playwright
-   sync instance belongs to one thread), pull scenarios from one queue in plan order. Threads,
-   not processes: the work is waiting on Chromium, and on two cores two threads with the headless
-   shell take about half the wall time of one; every event passes one lock, so emit.jsonl lines
-   never interleave, and a scenario's own events stay in order. Results do not depend on the
-   number of workers; only timings and the interleaving of different scenarios' events do;
+2. `settings.workers` workers pull scenarios from one queue in plan order. Up to
+   WALKERS_PER_BROWSER of them share one thread, its `sync_playwright()` and one Chromium (a
+   Playwright sync instance belongs to one thread): each walks in a greenlet of its own while
+   the others wait on Chromium (browser/together.py); a fresh context per scenario attempt keeps
+   them as isolated as separate browsers would. One browser and one driver for two workers cost
+   less CPU, memory and wall time than two of each. More workers get more threads and browsers.
+   Threads and greenlets, not processes: the work is waiting on Chromium. Every event passes one
+   lock, so emit.jsonl lines never interleave, and a scenario's own events stay in order. Results
+   do not depend on the number of workers; only timings and the interleaving of different
+   scenarios' events do;
 3. each attempt is `scenario.walk_scenario`;
    `--retries N`: a failed scenario reruns in a fresh context (attempt 2..N+1) and one that
    passes on a retry is `flaky`; every attempt's events are emitted and `ScenarioFinished.final`
    marks the last;
-4. a crashed browser is relaunched for the next attempt or scenario;
+4. a crashed browser is relaunched for the next attempt or scenario. A crash of a shared browser
+   fails every scenario in flight on it (one per worker sharing it); each of those workers then
+   goes on with a Chromium of its own. A driver that dies takes its thread's browsers with it:
+   the scenarios in flight fail, and the ones not started go to a new driver and Chromium;
 5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
    start (reason `run_timeout`); the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
    signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
@@ -209,13 +216,13 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     n_workers = max(1, min(settings.workers, len(runnable)))
     threads: list[threading.Thread] = []
     if runnable:
-        for n in range(1, n_workers + 1):
-            worker_run = run.for_worker(n)
-            if n == 1 and prelaunched is not None:
-                prelaunched.hand(functools.partial(_first_worker, work, settings, worker_run, out, shared))
+        for index, numbers in enumerate(worker_groups(n_workers)):
+            runs = {n: run.for_worker(n) for n in numbers}
+            host = functools.partial(_host, numbers, work, settings, runs, out, shared)
+            if index == 0 and prelaunched is not None:
+                prelaunched.hand(functools.partial(_first_host, host, shared))
                 continue
-            threads.append(threading.Thread(target=_worker, name=f"flowwalk-worker-{n}",
-                                            args=(n, work, settings, worker_run, out, shared), daemon=True))
+            threads.append(threading.Thread(target=host, name=f"flowwalk-worker-{numbers[0]}", daemon=True))
     elif prelaunched is not None:
         prelaunched.close()
     for thread in threads:
@@ -254,18 +261,136 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                       launch_errors=tuple(shared.launch_errors))
 
 
-def _first_worker(work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
-                  out: Callable[[ev.Event], None], shared: _Shared, browser: Any) -> None:
-    """Worker 1 in the prelaunched thread, with the browser it launched (None if that failed)."""
-    _worker(1, work, settings, run, out, shared, shared.launched(browser))
+#: the most workers that share one Chromium and one Playwright driver (browser/together.py). At
+#: workers 2 on the bench machine (2 cores), two walkers on one browser took less wall time and
+#: CPU than two browsers (bench/PROFILE.md); with many walkers, the one browser process and the
+#: one driver each serve them all, so a run with more workers than this gets another browser.
+WALKERS_PER_BROWSER = 4
+
+
+def worker_groups(n_workers: int) -> list[list[int]]:
+    """Worker numbers 1..n in the fewest groups of at most WALKERS_PER_BROWSER, as even as can be:
+    one thread, one Playwright and one Chromium per group; worker 1 is in the first."""
+    hosts = max(1, -(-n_workers // WALKERS_PER_BROWSER))
+    numbers = list(range(1, n_workers + 1))
+    return [numbers[i::hosts] for i in range(hosts)]
+
+
+def _first_host(host: Callable[..., None], shared: _Shared, browser: Any) -> None:
+    """The first group in the prelaunched thread, with the browser it launched (None if that failed)."""
+    host(shared.launched(browser))
+
+
+def _host(numbers: Sequence[int], work: "queue.Queue[Scenario]", settings: Settings, runs: dict[int, RunContext],
+          out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None) -> None:
+    """One thread: its Playwright and Chromium, shared by the workers `numbers` (one greenlet each,
+    browser/together.py); a lone worker walks in the thread itself, as it always did.
+
+    When the driver dies under the walkers, the scenarios they had not started go to a new
+    Playwright and Chromium of this thread (or, once the run is cancelled or out of time, are
+    reported as not run).
+    """
+    from flowwalk.browser.together import DriverGone
+
+    first = runs[numbers[0]]
+    if len(numbers) == 1:
+        _worker(numbers[0], work, settings, first, out, shared, browser)
+        return
+    while True:
+        seat = _Seat.take(settings, shared, browser)
+        browser = None
+        if seat is None:
+            # no Playwright in this thread: one walker reports, scenario by scenario, why none starts
+            _worker(numbers[0], work, settings, first, out, shared)
+            return
+        try:
+            try:
+                seat.walk([functools.partial(_worker, n, work, settings, runs[n], out, shared, seat=seat)
+                           for n in numbers])
+            except DriverGone:
+                pass
+            lost = seat.gone()
+        finally:
+            seat.close()
+        if not lost or work.empty():
+            return
+        if first.cancel.is_set() or first.timed_out():
+            _worker(numbers[0], work, settings, first, out, shared)   # reports them, starts nothing
+            return
+
+
+class _Seat:
+    """The Playwright and the Chromium of one thread, which its walkers share (see `_host`)."""
+
+    def __init__(self, settings: Settings, manager: Any, playwright: Any, browser: Any):
+        self.settings = settings
+        self._manager = manager
+        self.playwright = playwright
+        #: the shared browser (None when its launch failed: each walker then launches its own)
+        self.browser = browser
+
+    @classmethod
+    def take(cls, settings: Settings, shared: _Shared, browser: Any) -> "_Seat | None":
+        """The seat of `browser` (prelaunched: its driver becomes the seat's), else a new
+        Playwright and Chromium; None when no Playwright can start in this thread."""
+        if browser is not None:
+            return cls(settings, browser.release_playwright(), browser.playwright, browser)
+        from flowwalk.browser.launch import Browser, start_playwright
+
+        try:
+            manager, playwright = start_playwright()
+        except Exception:  # noqa: BLE001 - the walker's own launch reports why, scenario by scenario
+            return None
+        seat = cls(settings, manager, playwright, None)
+        try:
+            seat.browser = shared.launched(Browser.launch(settings, playwright))
+        except BrowserLaunchError:
+            pass   # each walker's first scenario launches again, and reports the error
+        return seat
+
+    def gone(self) -> bool:
+        """The driver died: this seat can launch nothing more."""
+        from flowwalk.browser.together import driver_gone
+
+        return driver_gone(self.playwright)
+
+    def launch(self) -> Any:
+        """Another Chromium on this seat's Playwright (for a walker whose browser crashed)."""
+        from flowwalk.browser.launch import Browser
+
+        return Browser.launch(self.settings, self.playwright)
+
+    def let_go(self, browser: Any) -> None:
+        """A walker stops using `browser`: closed, unless it is the shared one (`close` does that)."""
+        if browser is not self.browser:
+            browser.close()
+
+    def walk(self, walkers: Sequence[Callable[[], None]]) -> None:
+        from flowwalk.browser.together import walk_together
+
+        walk_together(self.playwright, walkers)
+
+    def close(self) -> None:
+        if self.browser is not None:
+            self.browser.close()
+        if self._manager is not None:
+            try:
+                self._manager.__exit__(None, None, None)
+            except Exception:  # noqa: BLE001 - a driver that is gone has nothing left to stop
+                pass
+            self._manager = None
 
 
 def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
-            out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None) -> None:
-    """One worker thread: its own Playwright and Chromium, scenarios pulled until none are left.
+            out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None, *,
+            seat: _Seat | None = None) -> None:
+    """One worker: scenarios pulled until none are left, walked in its own thread with its own
+    Playwright and Chromium, or (`seat`) as one of the walkers sharing a thread's.
 
     `browser`: one this thread launched already (`Prelaunch`), else the first scenario launches it.
     """
+    if seat is not None:
+        browser = seat.browser
     try:
         while True:
             try:
@@ -280,16 +405,29 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
                 for event in not_run_events(scenario, "run_timeout", run):
                     out(event)
                 continue
+            if seat is not None and seat.gone():
+                work.put(scenario)   # for the thread's next Playwright (see _host)
+                return
             # while more scenarios wait, the browser opens the next context ahead (browser/launch.py)
-            browser = _run_scenario(scenario, browser, settings, run, out, shared, keep_spare=not work.empty())
+            browser = _run_scenario(scenario, browser, settings, run, out, shared, keep_spare=not work.empty(),
+                                    seat=seat)
     finally:
         if browser is not None:
-            browser.close()
+            _let_go(browser, seat)
+
+
+def _let_go(browser: Any, seat: _Seat | None) -> None:
+    if seat is None:
+        browser.close()
+    else:
+        seat.let_go(browser)
 
 
 def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: RunContext,
-                  out: Callable[[ev.Event], None], shared: _Shared, *, keep_spare: bool = False) -> Any:
-    """Every attempt of one scenario; returns the worker's browser (relaunched after a crash)."""
+                  out: Callable[[ev.Event], None], shared: _Shared, *, keep_spare: bool = False,
+                  seat: _Seat | None = None) -> Any:
+    """Every attempt of one scenario; returns the worker's browser (relaunched after a crash: a
+    walker of a `seat` then launches one of its own on the seat's Playwright)."""
     from flowwalk.browser.launch import Browser
 
     earlier: frozenset[str] = frozenset()
@@ -297,9 +435,9 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
     while True:
         if browser is None or not browser.is_alive():
             if browser is not None:
-                browser.close()
+                _let_go(browser, seat)
             try:
-                browser = shared.launched(Browser.launch(settings))
+                browser = shared.launched(seat.launch() if seat is not None else Browser.launch(settings))
             except BrowserLaunchError as error:
                 with shared.lock:
                     shared.launch_errors.append(str(error))
@@ -318,13 +456,13 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
                                    context={"traceback": traceback.format_exc(limit=8)})
             for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                 out(event)
-            browser.close()
+            _let_go(browser, seat)
             return None
         with shared.lock:
             shared.outcomes[scenario.id] = outcome
         if outcome.browser_crashed:
             # the next attempt or scenario gets a fresh Chromium
-            browser.close()
+            _let_go(browser, seat)
             browser = None
         if outcome.final:
             return browser

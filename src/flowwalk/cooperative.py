@@ -1,0 +1,28 @@
+"""Blocking calls made by code that may run as one of several workers sharing a thread.
+
+Up to four workers of a run share one thread, each in a greenlet on that thread's Playwright loop
+(browser/together.py). A call that blocks the thread outside Playwright stops them all, and the
+routes of every page in the thread. `offload(call)` is `call()`, except in such a worker: there it
+runs `call` in a thread and lets the other workers go on until it returns.
+
+Kept apart from browser/ so that code that must know nothing of pages (the model client) can
+use it; it imports nothing, and looks at greenlets only when Playwright's sync API is loaded.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Callable, TypeVar
+
+__all__ = ["offload"]
+
+T = TypeVar("T")
+
+
+def offload(call: Callable[[], T]) -> T:
+    """`call()`, run so that the thread's other workers go on meanwhile (see the module doc)."""
+    greenlets = sys.modules.get("greenlet")
+    runner = getattr(greenlets.getcurrent(), "offload", None) if greenlets is not None else None
+    if runner is None:
+        return call()
+    return runner(call)  # type: ignore[no-any-return]

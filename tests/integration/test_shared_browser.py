@@ -1,0 +1,175 @@
+"""Workers that share one Chromium and one Playwright driver (walk/run.py `_host`, browser/together.py):
+they walk at once, a crash of the shared browser fails only the scenarios in flight on it, and a
+driver that dies hands the work left to a new one."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from flowwalk import events as ev
+from flowwalk.browser import together
+from flowwalk.browser.launch import Browser
+from flowwalk.cooperative import offload
+from flowwalk.settings import default_executable
+from flowwalk.walk import run as run_module
+from flowwalk.walk.run import run_plan, worker_groups
+
+from test_run import Recorder, _descendants, assert_exit_agrees
+from test_walker import click, expect, flow, make_settings, wait_ms
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture()
+def out(tmp_path: Path) -> Path:
+    return tmp_path / "report"
+
+
+@pytest.fixture()
+def page_url(site: Any) -> Any:
+    return lambda name: f"{site.url}/walker/{name}"
+
+
+@pytest.fixture()
+def launches(monkeypatch: pytest.MonkeyPatch) -> list[Browser]:
+    """Every Browser.launch of the run, in order."""
+    launched: list[Browser] = []
+    original = Browser.launch.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type, *args: Any, **kwargs: Any) -> Browser:
+        browser = original(cls, *args, **kwargs)
+        launched.append(browser)
+        return browser
+
+    monkeypatch.setattr(Browser, "launch", classmethod(counting))
+    return launched
+
+
+def test_workers_are_grouped_onto_as_few_browsers_as_the_limit_allows() -> None:
+    assert run_module.WALKERS_PER_BROWSER == 4
+    assert worker_groups(1) == [[1]]
+    assert worker_groups(2) == [[1, 2]]
+    assert worker_groups(4) == [[1, 2, 3, 4]]
+    assert worker_groups(5) == [[1, 3, 5], [2, 4]]
+    assert worker_groups(8) == [[1, 3, 5, 7], [2, 4, 6, 8]]
+    assert worker_groups(9) == [[1, 4, 7], [2, 5, 8], [3, 6, 9]]
+
+
+def test_two_workers_walk_at_once_on_one_browser(out: Path, page_url: Any, launches: list[Browser]) -> None:
+    scenarios = [flow(f"slow-{n}", [wait_ms(500), click("#bump"), expect("text_contains", "1", "#counter")],
+                      page_url("basic.html")) for n in range(4)]
+    recorder = Recorder()
+    summary = run_plan(scenarios, make_settings(out, workers=2), recorder)
+    assert summary.counts["passed"] == 4 and summary.exit_code == 0
+    assert len(launches) == 1, "the two workers share one Chromium"
+    kinds = [type(e).__name__ for e in recorder.events if isinstance(e, (ev.ScenarioStarted, ev.ScenarioFinished))]
+    # the second worker starts before the first one's scenario ends: they walk at once
+    assert kinds[:2] == ["ScenarioStarted", "ScenarioStarted"]
+    assert {e.worker for e in recorder.of(ev.ScenarioStarted)} == {1, 2}
+    assert recorder.overlaps == 0
+    assert_exit_agrees(summary, recorder, out)
+
+
+def _kill_when(recorder: Recorder, scenario_id: str, kill: Any) -> None:
+    """Call `kill` 0.3 s after the scenario's first step is reported (its second, a wait, is in flight)."""
+    recorder.on_event = lambda e: (threading.Timer(0.3, kill).start()
+                                   if isinstance(e, ev.StepFinished) and e.scenario_id == scenario_id
+                                   and e.index == 1 else None)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the browser process")
+def test_a_crash_of_the_shared_browser_fails_the_scenarios_on_it_and_the_workers_go_on(
+        out: Path, page_url: Any, launches: list[Browser]) -> None:
+    doomed = flow("doomed", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
+    bystander = flow("bystander", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
+    later = [flow(f"later-{n}", [click("#bump"), expect("text_contains", "1", "#counter")], page_url("basic.html"))
+             for n in range(3)]
+    executable = os.path.realpath(default_executable())
+    before = set(_descendants())
+    killed: list[int] = []
+
+    def kill_browser() -> None:
+        for pid, cmd in _descendants().items():
+            if pid not in before and executable in cmd and "--type=" not in cmd:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    recorder = Recorder()
+    _kill_when(recorder, doomed.id, kill_browser)
+    summary = run_plan([doomed, bystander, *later], make_settings(out, workers=2), recorder)
+    assert len(killed) == 1, "one browser for the two workers"
+    results = recorder.rules()
+    for victim in (doomed, bystander):
+        failure = results[victim.id].failure
+        assert (failure.failure_class, failure.runtime_code, failure.step_index) == (
+            "infrastructure_error", "BROWSER_CRASHED", 2), victim.id
+    assert all(results[s.id].status == "passed" for s in later)
+    # after the crash each worker goes on with a Chromium of its own, on the thread's driver
+    assert len(launches) == 3
+    assert_exit_agrees(summary, recorder, out)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the driver process")
+def test_a_dead_driver_hands_the_scenarios_left_to_a_new_one(out: Path, page_url: Any,
+                                                              launches: list[Browser]) -> None:
+    doomed = flow("doomed", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
+    bystander = flow("bystander", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
+    later = [flow(f"later-{n}", [click("#bump"), expect("text_contains", "1", "#counter")], page_url("basic.html"))
+             for n in range(3)]
+    before = set(_descendants())
+    killed: list[int] = []
+
+    def kill_driver() -> None:
+        for pid, cmd in _descendants().items():
+            if pid not in before and "run-driver" in cmd:
+                os.kill(pid, signal.SIGKILL)
+                killed.append(pid)
+
+    recorder = Recorder()
+    _kill_when(recorder, doomed.id, kill_driver)
+    started = time.monotonic()
+    summary = run_plan([doomed, bystander, *later], make_settings(out, workers=2), recorder)
+    assert len(killed) == 1, "one driver for the two workers"
+    assert time.monotonic() - started < 60
+    results = recorder.rules()
+    assert set(results) == {s.id for s in (doomed, bystander, *later)}, "every scenario is reported"
+    for victim in (doomed, bystander):
+        assert results[victim.id].status == "failed", victim.id
+        assert results[victim.id].failure.failure_class == "infrastructure_error", victim.id
+    assert all(results[s.id].status == "passed" for s in later), "a new driver and Chromium walked the rest"
+    assert len(launches) == 2
+    assert isinstance(recorder.events[-1], ev.RunFinished)
+    assert_exit_agrees(summary, recorder, out)
+
+
+def test_offload_runs_a_blocking_call_while_the_other_walkers_go_on(playwright_instance: Any) -> None:
+    """A walker's blocking call (a model's HTTP request) does not stop the thread's other walkers."""
+    seen: list[str] = []
+
+    def blocking() -> str:
+        time.sleep(0.6)
+        seen.append("blocking call done")
+        return "answer"
+
+    def asks() -> None:
+        assert offload(blocking) == "answer"
+        seen.append("asker resumed")
+
+    def other() -> None:
+        for _ in range(3):
+            # two round trips to the driver that take no browser
+            playwright_instance.request.new_context().dispose()
+            seen.append("other walker ran")
+
+    together.walk_together(playwright_instance, [asks, other])
+    assert seen.index("other walker ran") < seen.index("blocking call done") < seen.index("asker resumed")
+    assert seen.count("other walker ran") == 3
+    # outside a walker it is the call itself
+    assert offload(lambda: 7) == 7
