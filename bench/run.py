@@ -323,7 +323,10 @@ class Flowwalk(Impl):
         return cmd, ROOT, _flowwalk_env(env)
 
     def first_result(self, slug: str) -> FirstResult:
-        return lambda text: any(slug in line for line in text.splitlines()[:-1] or ())
+        # only complete lines: what follows the last newline may still be arriving (splitlines()[:-1]
+        # dropped the newest complete line too, so a run whose result was its last line so far
+        # was seen only at the next line: the rule file's first result, which has no emit watch)
+        return lambda text: any(slug in line for line in text.split("\n")[:-1])
 
     def verify(self, result: Measurement, stdout: str, out_dir: Path, expected: int) -> list[str]:
         problems = []

@@ -119,6 +119,10 @@ def test_first_result_detectors_ignore_headers() -> None:
     assert dot("\nRunning 1 test using 1 worker\n·")
     floor = run.Floor().first_result("team-1")
     assert not floor("starting\n") and floor("ok team-1: five members (180 ms)\n")
+    flowwalk = run.Flowwalk().first_result("team-1")
+    # the result line counts as soon as it is complete, even as the last line so far
+    assert flowwalk("flowwalk: 1 scenario\n✓ team-1: five members are listed\n")
+    assert not flowwalk("flowwalk: 1 scenario\n✓ team-1: five mem")
 
 
 def _run(impl: str, workers: int, wall: float, mem: float, label: str = "r") -> dict:
