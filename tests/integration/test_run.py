@@ -8,7 +8,7 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 import pytest
 
@@ -360,28 +360,43 @@ def _descendants() -> dict[int, str]:
     return mine
 
 
+class Killer:
+    """SIGKILLs, when called, the processes below this one that started after it was made and whose
+    command line `matches`: the run's own browser or driver, never the test session's."""
+
+    def __init__(self, matches: Callable[[str], bool]):
+        self.before = set(_descendants())
+        self.matches = matches
+        self.killed: list[int] = []
+
+    def __call__(self) -> None:
+        for pid, cmd in _descendants().items():
+            if pid not in self.before and self.matches(cmd):
+                os.kill(pid, signal.SIGKILL)
+                self.killed.append(pid)
+
+
+def is_browser_process(cmd: str) -> bool:
+    """Chromium's browser process (not a renderer or another helper)."""
+    return os.path.realpath(default_executable()) in cmd and "--type=" not in cmd
+
+
+def kill_in_second_step(recorder: Recorder, scenario_id: str, kill: Callable[[], None]) -> None:
+    """Call `kill` 0.3 s after the scenario's first step is reported: its second (a wait) is in flight."""
+    recorder.on_event = lambda e: (threading.Timer(0.3, kill).start()
+                                   if isinstance(e, ev.StepFinished) and e.scenario_id == scenario_id
+                                   and e.index == 1 else None)
+
+
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the browser process")
 def test_a_crashed_browser_fails_the_scenario_and_is_relaunched(out, page_url) -> None:
     doomed = flow("doomed", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
     survivor = flow("survivor", [click("#bump"), expect("text_contains", "1", "#counter")], page_url("basic.html"))
-    executable = os.path.realpath(default_executable())
-    before = set(_descendants())
-    killed: list[int] = []
-
-    def kill_browser() -> None:
-        for pid, cmd in _descendants().items():
-            # the worker's own browser process (not the session's, not its renderers)
-            if pid not in before and executable in cmd and "--type=" not in cmd:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-
+    kill_browser = Killer(is_browser_process)
     recorder = Recorder()
-    # kill it while step 2 (the 4 s wait) is in flight: step 1 has just been reported
-    recorder.on_event = lambda e: (threading.Timer(0.3, kill_browser).start()
-                                   if isinstance(e, ev.StepFinished) and e.scenario_id == doomed.id
-                                   and e.index == 1 else None)
+    kill_in_second_step(recorder, doomed.id, kill_browser)
     summary = run_plan([doomed, survivor], make_settings(out), recorder)
-    assert killed, "no browser process was found to kill"
+    assert kill_browser.killed, "no browser process was found to kill"
     results = recorder.rules()
     failure = results[doomed.id].failure
     assert (failure.failure_class, failure.runtime_code) == ("infrastructure_error", "BROWSER_CRASHED")

@@ -4,9 +4,6 @@ driver that dies hands the work left to a new one."""
 
 from __future__ import annotations
 
-import os
-import signal
-import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -17,24 +14,14 @@ from flowwalk import events as ev
 from flowwalk.browser import together
 from flowwalk.browser.launch import Browser
 from flowwalk.cooperative import offload
-from flowwalk.settings import default_executable
 from flowwalk.walk import run as run_module
 from flowwalk.walk.run import run_plan, worker_groups
 
-from test_run import Recorder, _descendants, assert_exit_agrees
+from test_run import Killer, Recorder, assert_exit_agrees, is_browser_process, kill_in_second_step
 from test_walker import click, expect, flow, make_settings, wait_ms
+from test_walker import out, page_url  # noqa: F401 - the fixtures
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture()
-def out(tmp_path: Path) -> Path:
-    return tmp_path / "report"
-
-
-@pytest.fixture()
-def page_url(site: Any) -> Any:
-    return lambda name: f"{site.url}/walker/{name}"
 
 
 @pytest.fixture()
@@ -77,13 +64,6 @@ def test_two_workers_walk_at_once_on_one_browser(out: Path, page_url: Any, launc
     assert_exit_agrees(summary, recorder, out)
 
 
-def _kill_when(recorder: Recorder, scenario_id: str, kill: Any) -> None:
-    """Call `kill` 0.3 s after the scenario's first step is reported (its second, a wait, is in flight)."""
-    recorder.on_event = lambda e: (threading.Timer(0.3, kill).start()
-                                   if isinstance(e, ev.StepFinished) and e.scenario_id == scenario_id
-                                   and e.index == 1 else None)
-
-
 @pytest.mark.skipif(not Path("/proc").is_dir(), reason="needs Linux /proc to find the browser process")
 def test_a_crash_of_the_shared_browser_fails_the_scenarios_on_it_and_the_workers_go_on(
         out: Path, page_url: Any, launches: list[Browser]) -> None:
@@ -91,20 +71,11 @@ def test_a_crash_of_the_shared_browser_fails_the_scenarios_on_it_and_the_workers
     bystander = flow("bystander", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
     later = [flow(f"later-{n}", [click("#bump"), expect("text_contains", "1", "#counter")], page_url("basic.html"))
              for n in range(3)]
-    executable = os.path.realpath(default_executable())
-    before = set(_descendants())
-    killed: list[int] = []
-
-    def kill_browser() -> None:
-        for pid, cmd in _descendants().items():
-            if pid not in before and executable in cmd and "--type=" not in cmd:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-
+    kill_browser = Killer(is_browser_process)
     recorder = Recorder()
-    _kill_when(recorder, doomed.id, kill_browser)
+    kill_in_second_step(recorder, doomed.id, kill_browser)
     summary = run_plan([doomed, bystander, *later], make_settings(out, workers=2), recorder)
-    assert len(killed) == 1, "one browser for the two workers"
+    assert len(kill_browser.killed) == 1, "one browser for the two workers"
     results = recorder.rules()
     for victim in (doomed, bystander):
         failure = results[victim.id].failure
@@ -123,20 +94,12 @@ def test_a_dead_driver_hands_the_scenarios_left_to_a_new_one(out: Path, page_url
     bystander = flow("bystander", [click("#bump"), wait_ms(4000), click("#bump")], page_url("basic.html"))
     later = [flow(f"later-{n}", [click("#bump"), expect("text_contains", "1", "#counter")], page_url("basic.html"))
              for n in range(3)]
-    before = set(_descendants())
-    killed: list[int] = []
-
-    def kill_driver() -> None:
-        for pid, cmd in _descendants().items():
-            if pid not in before and "run-driver" in cmd:
-                os.kill(pid, signal.SIGKILL)
-                killed.append(pid)
-
+    kill_driver = Killer(lambda cmd: "run-driver" in cmd)
     recorder = Recorder()
-    _kill_when(recorder, doomed.id, kill_driver)
+    kill_in_second_step(recorder, doomed.id, kill_driver)
     started = time.monotonic()
     summary = run_plan([doomed, bystander, *later], make_settings(out, workers=2), recorder)
-    assert len(killed) == 1, "one driver for the two workers"
+    assert len(kill_driver.killed) == 1, "one driver for the two workers"
     assert time.monotonic() - started < 60
     results = recorder.rules()
     assert set(results) == {s.id for s in (doomed, bystander, *later)}, "every scenario is reported"

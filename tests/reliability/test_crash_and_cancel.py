@@ -119,6 +119,47 @@ def test_killing_chromium_mid_run_fails_only_the_scenario_in_flight(tmp_path: Pa
 # --- cancel ------------------------------------------------------------------------------------------
 
 
+def signal_in_wait(tmp_path: Path, flows: Path, out: Path, workers: int, waiting: list[str], sig: int,
+                   to: str) -> tuple[Any, float]:
+    """Run the flows; once every scenario of `waiting` is in its wait, send `sig` to the process
+    group (`to` "group": Ctrl-C in a terminal does this) or to the flowwalk process alone. The
+    finished run and how long it took to stop after the signal."""
+    run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", str(workers)],
+                   logs=tmp_path)
+    try:
+        assert wait_for(lambda: all(in_wait(out, name) for name in waiting), 90), f"{waiting} never all waited"
+        time.sleep(0.5)
+        sent = time.monotonic()
+        if to == "group":
+            os.killpg(run.pid, sig)   # the session this test started
+        else:
+            run.signal(sig)
+        done = run.finish(timeout=15)
+        return done, time.monotonic() - sent
+    finally:
+        run.kill_tree()
+
+
+def assert_cancelled(done: Any, stopped_in: float, out: Path, sig: int, *, never: int) -> tuple[list[Any], dict]:
+    """The run stopped within 5 s with exit 5, said which signal, wrote every report, and reported
+    the `never` scenarios c-never-0.. as cancelled. Its records and its tests by file."""
+    assert not done.timed_out
+    assert stopped_in < 5.0, f"flowwalk took {stopped_in:.1f} s to stop after {signal.Signals(sig).name}"
+    assert done.returncode == 5, done.output
+    assert "Traceback" not in done.output
+    recs = records(out)
+    assert [r["event"] for r in recs[-2:]] == ["run_cancelled", "run_finished"]
+    assert recs[-2]["signal"] == signal.Signals(sig).name
+    assert recs[-1]["cancelled"] is True and recs[-1]["exit_code"] == 5
+    result = assert_artifacts_complete(out, expected_tests=5)
+    assert result["outcome"] == "cancelled" and result["exit_code"] == 5
+    tests = by_file(result)
+    for i in range(never):
+        assert (tests[f"c-never-{i}.flow.yaml"]["status"], tests[f"c-never-{i}.flow.yaml"]["reason"]) == \
+            ("skipped", "cancelled")
+    return recs, tests
+
+
 # a signal to the flowwalk process alone stops a step in flight through the run's watchdog
 # (walk/watchdog.py); to the process group, Playwright's driver gets it too
 @pytest.mark.parametrize("sig,to", [(signal.SIGTERM, "process"), (signal.SIGINT, "process"),
@@ -131,34 +172,9 @@ def test_a_signal_mid_run_stops_within_5_s_and_keeps_the_reports(tmp_path: Path,
         **{f"c-never-{i}": QUICK.format(name=f"never {i}") for i in range(3)},
     })
     out = tmp_path / "report"
-    run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", "1"], logs=tmp_path)
-    try:
-        assert wait_for(lambda: in_wait(out, "b-long"), 90), "the long scenario never reached its wait"
-        time.sleep(0.5)
-        sent = time.monotonic()
-        if to == "group":
-            os.killpg(run.pid, sig)   # the session this test started: Ctrl-C in a terminal does this
-        else:
-            run.signal(sig)
-        done = run.finish(timeout=15)
-        stopped_in = time.monotonic() - sent
-    finally:
-        run.kill_tree()
-    assert not done.timed_out
-    assert stopped_in < 5.0, f"flowwalk took {stopped_in:.1f} s to stop after {signal.Signals(sig).name}"
-    assert done.returncode == 5, done.output
-    assert "Traceback" not in done.output
-    recs = records(out)
-    assert [r["event"] for r in recs[-2:]] == ["run_cancelled", "run_finished"]
-    assert recs[-2]["signal"] == signal.Signals(sig).name
-    assert recs[-1]["cancelled"] is True and recs[-1]["exit_code"] == 5
-    result = assert_artifacts_complete(out, expected_tests=5)
-    assert result["outcome"] == "cancelled" and result["exit_code"] == 5
-    tests = by_file(result)
+    done, stopped_in = signal_in_wait(tmp_path, flows, out, 1, ["b-long"], sig, to)
+    recs, tests = assert_cancelled(done, stopped_in, out, sig, never=3)
     assert tests["a-first.flow.yaml"]["status"] == "passed", "what ran before the signal is kept"
-    for i in range(3):
-        assert (tests[f"c-never-{i}.flow.yaml"]["status"], tests[f"c-never-{i}.flow.yaml"]["reason"]) == \
-            ("skipped", "cancelled")
     summary = (out / "summary.md").read_text()
     assert "cancel" in summary.lower()
     print(f"\nFIGURE cancel[{signal.Signals(sig).name} to {to}]: stopped in {stopped_in:.2f} s, exit 5, "
@@ -175,28 +191,6 @@ def test_a_signal_stops_two_workers_on_one_browser_within_5_s(tmp_path: Path, to
         **{f"c-never-{i}": QUICK.format(name=f"never {i}") for i in range(3)},
     })
     out = tmp_path / "report"
-    run = Flowwalk(["run", str(flows), "--serve", str(SITE), "--out", str(out), "--workers", "2"], logs=tmp_path)
-    try:
-        assert wait_for(lambda: in_wait(out, "a-long") and in_wait(out, "b-long"), 90), "both never waited"
-        time.sleep(0.5)
-        sent = time.monotonic()
-        if to == "group":
-            os.killpg(run.pid, signal.SIGINT)
-        else:
-            run.signal(signal.SIGINT)
-        done = run.finish(timeout=15)
-        stopped_in = time.monotonic() - sent
-    finally:
-        run.kill_tree()
-    assert not done.timed_out
-    assert stopped_in < 5.0, f"flowwalk took {stopped_in:.1f} s to stop"
-    assert done.returncode == 5, done.output
-    assert "Traceback" not in done.output
-    recs = records(out)
-    assert [r["event"] for r in recs[-2:]] == ["run_cancelled", "run_finished"]
-    result = assert_artifacts_complete(out, expected_tests=5)
-    tests = by_file(result)
-    for i in range(3):
-        assert (tests[f"c-never-{i}.flow.yaml"]["status"], tests[f"c-never-{i}.flow.yaml"]["reason"]) == \
-            ("skipped", "cancelled")
+    done, stopped_in = signal_in_wait(tmp_path, flows, out, 2, ["a-long", "b-long"], signal.SIGINT, to)
+    assert_cancelled(done, stopped_in, out, signal.SIGINT, never=3)
     print(f"\nFIGURE cancel[SIGINT to {to}, workers 2]: stopped in {stopped_in:.2f} s, exit 5")
