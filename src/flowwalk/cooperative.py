@@ -5,6 +5,10 @@ Up to four workers of a run share one thread, each in a greenlet on that thread'
 routes of every page in the thread. `offload(call)` is `call()`, except in such a worker: there it
 runs `call` in a thread and lets the other workers go on until it returns.
 
+flowwalk's own blocking calls go through it: a model's HTTP request (agent/client.py) and the
+`invariant_check` verifier's GET (walk/verifiers.py). A user verifier's own code runs as written:
+one that blocks holds up the other workers of its thread for as long.
+
 Kept apart from browser/ so that code that must know nothing of pages (the model client) can
 use it; it imports nothing, and looks at greenlets only when Playwright's sync API is loaded.
 """

@@ -9,9 +9,9 @@ returned: while one walker waits on Chromium, the others run.
 
 What this asks of a walker: nothing may block the thread for long without going through
 Playwright, or the other walkers (and every route handler of the thread) wait too. The walker's
-waits are Playwright waits already; `flowwalk.cooperative.offload` runs the one blocking call
-flowwalk makes outside Playwright (a model's HTTP request) in a thread, through the walker's
-greenlet (`_Walker.offload`), and waits for it on the loop.
+waits are Playwright waits already; `flowwalk.cooperative.offload` runs the blocking calls
+flowwalk makes outside Playwright (a model's HTTP request, the `invariant_check` GET) in a thread,
+through the walker's greenlet (`_Walker.offload`), and waits for them on the loop.
 
 The driver can die under the walkers (killed with the process group, say). The dispatcher then
 ends; `walk_together` resumes every walker still suspended, each of whose Playwright calls now

@@ -45,6 +45,7 @@ from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser.locate import locate
 from flowwalk.browser.session import PageSession
+from flowwalk.cooperative import offload
 from flowwalk.model import Act, Expect, Stabilize, Step, VerifierRef
 from flowwalk.walk.checks import run_check
 
@@ -250,8 +251,9 @@ def _http_invariant(ref: VerifierRef, ctx: VerifierContext, options: Mapping[str
     import requests
 
     try:
-        # no redirects: a redirect could leave the allowlist behind the check's back
-        response = requests.get(url, timeout=ref.timeout_ms / 1000, allow_redirects=False)
+        # no redirects: a redirect could leave the allowlist behind the check's back; offloaded: the
+        # other workers sharing this thread go on meanwhile (flowwalk/cooperative.py)
+        response = offload(lambda: requests.get(url, timeout=ref.timeout_ms / 1000, allow_redirects=False))
     except requests.Timeout:
         return "inconclusive", f"GET {url} timed out after {ref.timeout_ms} ms"
     except requests.RequestException as exc:
