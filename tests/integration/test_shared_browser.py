@@ -12,11 +12,14 @@ import pytest
 
 from flowwalk import events as ev
 from flowwalk.browser import together
+from flowwalk.agent.client import ChatClient
+from flowwalk.agent.config import ModelConfig
 from flowwalk.browser.launch import Browser
 from flowwalk.cooperative import offload
 from flowwalk.walk import run as run_module
 from flowwalk.walk.run import run_plan, worker_groups
 
+from fake_model import FakeModel, Reply
 from test_run import Killer, Recorder, assert_exit_agrees, is_browser_process, kill_in_second_step
 from test_walker import click, expect, flow, make_settings, wait_ms
 from test_walker import out, page_url  # noqa: F401 - the fixtures
@@ -112,27 +115,26 @@ def test_a_dead_driver_hands_the_scenarios_left_to_a_new_one(out: Path, page_url
     assert_exit_agrees(summary, recorder, out)
 
 
-def test_offload_runs_a_blocking_call_while_the_other_walkers_go_on(playwright_instance: Any) -> None:
-    """A walker's blocking call (a model's HTTP request) does not stop the thread's other walkers."""
+def test_a_model_request_lets_the_other_walkers_go_on(playwright_instance: Any) -> None:
+    """A walker asking the model (agent/client.py, through flowwalk.cooperative.offload) does not stop
+    the other walkers of its thread while the answer is on its way."""
     seen: list[str] = []
+    with FakeModel() as fake:
+        fake.script(Reply({"candidate": 1, "reason": "slow"}, delay_s=0.6))
+        client = ChatClient(ModelConfig(base_url=fake.base_url, model="fake-1"), api_key="sk-test")
 
-    def blocking() -> str:
-        time.sleep(0.6)
-        seen.append("blocking call done")
-        return "answer"
+        def asks() -> None:
+            client.complete([{"role": "user", "content": "which one?"}])
+            seen.append("model answered")
 
-    def asks() -> None:
-        assert offload(blocking) == "answer"
-        seen.append("asker resumed")
+        def other() -> None:
+            for _ in range(3):
+                # two round trips to the driver that take no browser
+                playwright_instance.request.new_context().dispose()
+                seen.append("other walker ran")
 
-    def other() -> None:
-        for _ in range(3):
-            # two round trips to the driver that take no browser
-            playwright_instance.request.new_context().dispose()
-            seen.append("other walker ran")
-
-    together.walk_together(playwright_instance, [asks, other])
-    assert seen.index("other walker ran") < seen.index("blocking call done") < seen.index("asker resumed")
+        together.walk_together(playwright_instance, [asks, other])
     assert seen.count("other walker ran") == 3
-    # outside a walker it is the call itself
+    assert seen.index("other walker ran") < seen.index("model answered")
+    # outside a walker, offload is the call itself
     assert offload(lambda: 7) == 7

@@ -126,11 +126,7 @@ class Browser:
                     f"{executable} --headless --no-sandbox --version`) and that the launch arguments are valid"
                 ) from exc
         except BaseException:
-            if owned is not None:
-                try:
-                    owned.__exit__(None, None, None)
-                except Exception:  # noqa: BLE001 - the launch error is the one worth raising
-                    pass
+            stop_playwright(owned)   # the launch error is the one worth raising
             raise
         launched = cls(settings, playwright, browser, owned)
         launched.marker = marker
@@ -305,11 +301,7 @@ class Browser:
             self._browser.close()
         except Exception:  # noqa: BLE001 - a crashed browser cannot be closed; nothing is lost
             pass
-        if self._owned_playwright is not None:
-            try:
-                self._owned_playwright.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001
-                pass
+        stop_playwright(self._owned_playwright)
         if self._sink is not None:
             self._sink.close()
             self._sink = None
@@ -330,6 +322,17 @@ def start_playwright() -> tuple[Any, Playwright]:
     manager = sync_playwright()
     with driver.adopted(driver.take()):
         return manager, manager.start()
+
+
+def stop_playwright(manager: Any | None) -> None:
+    """Stop a `sync_playwright()` manager (and its driver), quietly: a driver that is gone already
+    has nothing left to stop, and whatever failed before is the error worth reporting. None: no-op."""
+    if manager is None:
+        return
+    try:
+        manager.__exit__(None, None, None)
+    except Exception:  # noqa: BLE001 - see the docstring
+        pass
 
 
 def _bypass_list(entry_host: str, allowed_hosts: tuple[str, ...]) -> str:

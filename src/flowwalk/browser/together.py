@@ -18,9 +18,10 @@ ends; `walk_together` resumes every walker still suspended, each of whose Playwr
 raises at once, lets them return, and raises `DriverGone`: the caller starts a new Playwright
 for the work that is left.
 
-Private names of Playwright's sync API are used, guarded: `_sync` (to wait on a task, as the rest
-of browser/ does), and, to tell that the driver is gone, the dispatcher greenlet
-(`_dispatcher_fiber`) and the connection's closed state (`_closed_error`).
+Private names of Playwright's sync API are used: `_sync` (to wait on a task, as the rest of
+browser/ does) and `_loop` (for `offload`'s thread); and, read with getattr, to tell that the
+driver is gone, the dispatcher greenlet (`_dispatcher_fiber`) and the connection's closed state
+(`_closed_error`).
 """
 
 from __future__ import annotations

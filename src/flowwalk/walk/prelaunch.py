@@ -64,7 +64,9 @@ class Prelaunch:
                 browser = None
                 manager = None  # a failed launch stops the driver it was given
         if manager is not None:
-            _stop(manager)
+            from flowwalk.browser.launch import stop_playwright
+
+            stop_playwright(manager)
         job = self._jobs.get()
         if job is None:
             if browser is not None:
@@ -100,9 +102,3 @@ class Prelaunch:
     def join(self) -> None:
         self._thread.join()
 
-
-def _stop(manager: Any) -> None:
-    try:
-        manager.__exit__(None, None, None)
-    except Exception:  # noqa: BLE001 - a driver that is gone already has nothing left to stop
-        pass

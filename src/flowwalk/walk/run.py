@@ -360,25 +360,18 @@ class _Seat:
 
         return Browser.launch(self.settings, self.playwright)
 
-    def let_go(self, browser: Any) -> None:
-        """A walker stops using `browser`: closed, unless it is the shared one (`close` does that)."""
-        if browser is not self.browser:
-            browser.close()
-
     def walk(self, walkers: Sequence[Callable[[], None]]) -> None:
         from flowwalk.browser.together import walk_together
 
         walk_together(self.playwright, walkers)
 
     def close(self) -> None:
+        from flowwalk.browser.launch import stop_playwright
+
         if self.browser is not None:
             self.browser.close()
-        if self._manager is not None:
-            try:
-                self._manager.__exit__(None, None, None)
-            except Exception:  # noqa: BLE001 - a driver that is gone has nothing left to stop
-                pass
-            self._manager = None
+        stop_playwright(self._manager)
+        self._manager = None
 
 
 def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
@@ -417,10 +410,9 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
 
 
 def _let_go(browser: Any, seat: _Seat | None) -> None:
-    if seat is None:
+    """A worker stops using `browser`: closed, unless it is its seat's shared one (`_Seat.close`)."""
+    if seat is None or browser is not seat.browser:
         browser.close()
-    else:
-        seat.let_go(browser)
 
 
 def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: RunContext,
