@@ -175,10 +175,35 @@ def test_a_failing_guard_reads_until_its_deadline_then_once_more(session: PageSe
     st = Stabilize(interval_ms=150)
     result = run_check(session, expect("selector_exists", selector="#never"), scope=None, timeout_ms=200, stabilize=st)
     assert not result.passed
-    # reads at 0, 150 and 300 ms; on a slow machine the second may already land past the deadline
+    # reads at 0, 150 and 200 ms (the last one on the deadline); on a slow machine the second may
+    # already land past the deadline
     assert 2 <= result.reads <= 3
     assert result.duration_ms >= 200   # the last read was taken at or after the deadline
-    assert costs(result.duration_ms, 150 * (result.reads - 1), result.reads)
+    assert costs(result.duration_ms, 200, result.reads)
+
+
+@pytest.mark.parametrize("stable_reads", [1, 2])
+def test_a_failing_check_takes_its_last_read_on_the_deadline(session: PageSession, site: StaticServer,
+                                                             stable_reads: int) -> None:
+    open_page(session, site, "checks.html")
+    # reads every 200 ms from 0 to 800, then one at 850, not at 1000: the timeout is what the user
+    # set, not that plus the rest of an interval (and the timers' overruns of every wait)
+    result = run_check(session, expect("url_contains", value="/elsewhere"), scope=None, timeout_ms=850,
+                       stabilize=Stabilize(interval_ms=200, stable_reads=stable_reads))
+    assert not result.passed and result.runtime_code == "EXPECT_STATE_MISMATCH"
+    assert result.reads in (5, 6)
+    assert 850 <= result.duration_ms < 990
+
+
+def test_a_read_that_could_confirm_a_match_stays_an_interval_after_it(session: PageSession,
+                                                                      site: StaticServer) -> None:
+    open_page(session, site, "checks.html")
+    # the fifth read (800 ms) matches: the one that confirms it comes at 1000 ms, past the deadline
+    # of 900, never at 900 (two reads 100 ms apart would not show a stable state)
+    result = run_check(session, drive(session, ["no", "no", "no", "no", "ok", "ok"]), scope=None, timeout_ms=900,
+                       stabilize=Stabilize(interval_ms=200, stable_reads=2))
+    assert result.passed and result.reads == 6
+    assert result.duration_ms >= 1000
 
 
 def test_timeout_zero_still_takes_the_stable_count_of_reads(session: PageSession, site: StaticServer) -> None:

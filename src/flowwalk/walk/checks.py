@@ -6,8 +6,11 @@ check reads again after `interval_ms`). The budget:
 
 * **wait** — reads every `interval_ms` until the streak is long enough or `timeout_ms` has passed
   (the walker passes the rule timeout for observations, 30 s by default, and the guard timeout for
-  guards, 200 ms). The first read is immediate; the last read of the wait is the first one at or
-  after the deadline, so a failure always rests on a fresh read taken at the end. A check never
+  guards, 200 ms). The first read is immediate; the last read of the wait is taken at the
+  deadline, so a failure always rests on a fresh read taken at the end, and a check with a 5 s
+  timeout fails after 5 s, not after 5 s plus whatever the reads' timers overran: the wait before
+  that read is cut short to land on the deadline. Reads that could confirm each other (the read
+  after a match, when `stable_reads` is 2 or more) stay a whole interval apart. A check never
   fails before it has taken `stable_reads` reads (RFC 010 §8.1: the stable count must have been
   attempted), even with a timeout shorter than that many intervals.
 * **recheck** (RFC 010 §6.1 step 5) — when the deadline passes while the evidence is not
@@ -533,8 +536,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             hook = None
             run_hook()
         # reads keep a cadence of one interval, start to start: a check that passes at once costs
-        # a single read plus one interval (issue #3), and reads never come closer than the interval
+        # a single read plus one interval (issue #3), and reads that could confirm each other never
+        # come closer than the interval
         left_ms = (read_started + interval_s - clock()) * 1000
+        if now < deadline and (st.stable_reads == 1 or streak + 1 < st.stable_reads):
+            # the read at the deadline: each wait overruns its timer a little, and over 50 reads
+            # that added up to 0.1 s past the timeout the user set
+            left_ms = min(left_ms, (deadline - clock()) * 1000)
         if left_ms > 0:
             session.wait(left_ms)
     observed, code, frame = _final_observed(obs, stale, streak, st), _code(probe, obs, stale), None
