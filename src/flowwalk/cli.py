@@ -81,7 +81,8 @@ secret_option = click.option("--secret", "secret_names", multiple=True, metavar=
 base_url_option = click.option("--base-url", help="Base URL that relative urls ('/login') resolve against.")
 shard_option = click.option("--shard", metavar="K/N", help="Run only shard K of N (1-based).")
 durations_option = click.option("--durations", "durations_file", type=click.Path(dir_okay=False),
-                                help="An earlier emit.jsonl or a JSON {scenario id: seconds} to balance shards.")
+                                help="An earlier emit.jsonl or a JSON {scenario id: seconds} to balance shards; "
+                                     "each job then walks its longest scenarios first.")
 
 
 @main.command()

@@ -14,6 +14,7 @@ import pytest
 
 from flowwalk import events as ev
 from flowwalk.exitcodes import ExitCode
+from flowwalk.plan.model import Plan
 from flowwalk.settings import Secrets, default_executable
 from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import read_run
@@ -180,6 +181,23 @@ def test_two_workers_give_the_same_results_as_one(out, page_url) -> None:
         # a scenario's own events keep their order: started, ..., finished
         for sid, rows in _normalized(recorder.events).items():
             assert rows[0][0] == "ScenarioStarted" and rows[-1][0] == "ScenarioFinished", sid
+
+
+def test_known_durations_send_the_longest_scenarios_first_to_the_workers(out, page_url) -> None:
+    scenarios = sorted((flow(f"order-{n}", [click("#bump")], page_url("basic.html")) for n in "abcd"),
+                       key=lambda s: s.id)
+    ids = [s.id for s in scenarios]
+    plan = Plan(scenarios=tuple(scenarios), assigned=tuple(ids), shards=(tuple(ids),),
+                estimates={ids[0]: 0.2, ids[1]: 0.3, ids[2]: 5.0, ids[3]: 4.0})
+    two, one = Recorder(), Recorder()
+    summary = run_plan(plan, make_settings(out / "two", workers=2), two)
+    started = [e.scenario_id for e in two.of(ev.ScenarioStarted)]
+    assert set(started[:2]) == {ids[2], ids[3]} and set(started[2:]) == {ids[0], ids[1]}
+    assert list(summary.tests) == ids                  # the results keep plan order
+    assert two.of(ev.RunStarted)[0].plan["assigned"] == ids
+    # a lone worker keeps plan order: its first results come soonest that way
+    run_plan(plan, make_settings(out / "one", workers=1), one)
+    assert [e.scenario_id for e in one.of(ev.ScenarioStarted)] == ids
 
 
 # --- retries ---------------------------------------------------------------------------------------

@@ -229,3 +229,19 @@ def test_plan_record_is_json_and_names_what_each_shard_runs() -> None:
     assert shop["rules"][1] == {"name": "login", "test_id": "examples/rules/shop.rules.yaml#shop/login", "line": 14,
                                 "parents": ["home"]}
     assert [sc.id for sc in plan.assigned_scenarios()] == list(plan.assigned)
+
+
+def test_a_job_walks_its_longest_scenarios_first_when_durations_are_known(tmp_path: Path) -> None:
+    suites = corpus(6)
+    ids = sorted(sc.id for su in suites for sc in su.scenarios)
+    path = tmp_path / "durations.json"
+    path.write_text(json.dumps({ids[0]: 0.4, ids[1]: 5.2, ids[2]: 1.0, ids[4]: 5.2, ids[5]: 0.3}))
+    plan = plan_run(suites, settings(durations=path))
+    # ids[3] gets the median (1.0) and keeps its plan place after ids[2], its equal; so do the two 5.2s
+    assert [sc.id for sc in plan.walk_order()] == [ids[1], ids[4], ids[2], ids[3], ids[0], ids[5]]
+    assert [sc.id for sc in plan.assigned_scenarios()] == ids
+
+
+def test_without_durations_a_job_walks_in_plan_order() -> None:
+    plan = plan_run(corpus(6), settings())
+    assert plan.walk_order() == plan.assigned_scenarios()

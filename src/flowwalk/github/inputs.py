@@ -60,8 +60,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 "`env:`), separated by commas, spaces or newlines. Their values never reach a report.",
                 kind="names", run_flag="--secret"),
     ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
-    ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by.",
-                run_flag="--durations"),
+    ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by; "
+                "each job then walks its longest scenarios first.", run_flag="--durations"),
     ActionInput("workers", "Scenarios run at once in this job, up to 4 on one browser (default: the number of CPUs).",
                 run_flag="--workers"),
     ActionInput("retries", "Rerun a failed scenario up to N times; one that passes on a retry is flaky.", "0",

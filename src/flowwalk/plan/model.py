@@ -51,6 +51,16 @@ class Plan:
         mine = set(self.assigned)
         return tuple(s for s in self.scenarios if s.id in mine)
 
+    def walk_order(self) -> tuple[Scenario, ...]:
+        """The scenarios of this shard in the order its workers take them: the longest first when
+        durations are known (the longest-first rule, as the shards are packed), so that no worker
+        is left with a long scenario while the others have finished; plan order otherwise, and
+        between scenarios of the same estimate. The reports keep plan order either way."""
+        mine = self.assigned_scenarios()
+        if not self.estimates:
+            return mine
+        return tuple(sorted(mine, key=lambda s: -self.estimates.get(s.id, 0.0)))
+
     def shard_of(self, scenario_id: str) -> int:
         """The 1-based shard that runs a scenario."""
         for number, ids in enumerate(self.shards, start=1):

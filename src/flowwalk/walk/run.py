@@ -6,7 +6,9 @@
    needs a variable the run cannot supply is failed with `credential_rejected` (`VARIABLE_MISSING`,
    naming the variable and its line) without a browser, reported like any other failure, and the
    others run;
-2. `settings.workers` workers pull scenarios from one queue in plan order. Up to
+2. `settings.workers` workers pull scenarios from one queue: in plan order, or the longest
+   first when the plan knows durations (`--durations`; `Plan.walk_order`) and there is more than
+   one worker, so that a long scenario does not start last while the other workers idle. Up to
    WALKERS_PER_BROWSER of them share one thread, its `sync_playwright()` and one Chromium (a
    Playwright sync instance belongs to one thread): each walks in a greenlet of its own while
    the others wait on Chromium (browser/together.py); a fresh context per scenario attempt keeps
@@ -77,6 +79,8 @@ class PlanLike(Protocol):
     def shard_total(self) -> int: ...
 
     def assigned_scenarios(self) -> tuple[Scenario, ...]: ...
+
+    def walk_order(self) -> tuple[Scenario, ...]: ...
 
     def record(self) -> dict[str, Any]: ...
 
@@ -168,12 +172,14 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     t0 = time.monotonic()
     if isinstance(plan, Sequence):
         scenarios = list(plan)
+        walk_order = scenarios
         record = plan_record if plan_record is not None else {
             "scenarios": [{"id": s.id, "test_ids": [s.test_id(r) for r in s.rules]} for s in scenarios],
             "assigned": [s.id for s in scenarios]}
         shard = {"index": settings.shard_index, "total": settings.shard_total}
     else:
         scenarios = list(plan.assigned_scenarios())
+        walk_order = list(plan.walk_order())
         record = plan_record if plan_record is not None else plan.record()
         shard = {"index": plan.shard_index, "total": plan.shard_total}
     cancel = cancel if cancel is not None else threading.Event()
@@ -211,9 +217,12 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 
     # 2. workers
     work: "queue.Queue[Scenario]" = queue.Queue()
+    n_workers = max(1, min(settings.workers, len(runnable)))
+    if n_workers > 1:  # one worker walks them all anyway: its first results come soonest in plan order
+        rank = {s.id: i for i, s in enumerate(walk_order)}
+        runnable.sort(key=lambda s: rank.get(s.id, len(rank)))
     for scenario in runnable:
         work.put(scenario)
-    n_workers = max(1, min(settings.workers, len(runnable)))
     threads: list[threading.Thread] = []
     if runnable:
         for index, numbers in enumerate(worker_groups(n_workers)):
