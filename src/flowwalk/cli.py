@@ -112,7 +112,7 @@ def validate(**options: Any) -> None:
 @click.option("--fingerprints", "fingerprints_file", type=click.Path(),
               help="An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                    "selectors [the --durations file].")
-@click.option("--workers", type=int, help="Scenarios run concurrently, up to 4 on one browser [number of CPUs].")
+@click.option("--workers", type=int, help="Scenarios run concurrently, up to 4 on one browser [2 per CPU].")
 @click.option("--retries", type=int, help="Rerun a failed scenario up to N times; passing on a retry is flaky [0].")
 @click.option("--flaky-policy", type=click.Choice(["pass", "fail"]), help="Does a flaky scenario fail the job? [pass]")
 @click.option("--heal-policy", type=click.Choice(["pass", "fail"]),

@@ -42,6 +42,8 @@ ASSERTION_KINDS = ("no_console_errors", "beacon_fires")
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled",
                 "is_checked", "js", "url", "title")
+#: the most workers flowwalk.yaml allows, and so the most the default gives
+MAX_WORKERS = 64
 
 #: the events' vocabularies as tuples, in their documented order (events.py owns the values)
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from flowwalk.agent.config import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
-from flowwalk.model import Stabilize
+from flowwalk.model import MAX_WORKERS, Stabilize
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -179,6 +179,18 @@ def cpu_count() -> int:
         return max(1, os.cpu_count() or 1)
 
 
+#: workers per CPU when nothing sets `workers`. A worker spends most of its time waiting on
+#: Chromium, and up to four share one browser: on the bench's 2 cores, workers 4 walked the 40
+#: flows in 0.76 x the wall time of workers 2 and the failing corpus in 0.60 x, for 1.3 x the
+#: memory (bench/PROFILE.md, sixth session).
+WORKERS_PER_CPU = 2
+
+
+def default_workers() -> int:
+    """Workers when neither the command line, the environment nor flowwalk.yaml says."""
+    return min(WORKERS_PER_CPU * cpu_count(), MAX_WORKERS)
+
+
 def find_config(start: str | Path = ".") -> Path | None:
     path = Path(start) / "flowwalk.yaml"
     return path if path.is_file() else None
@@ -243,7 +255,7 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         if value is not None:
             merged[name] = _positive_int(name.replace("_", "-"), value, minimum)
     if "workers" not in merged:
-        merged["workers"] = cpu_count()
+        merged["workers"] = default_workers()
 
     run_timeout = pick("run_timeout_s", "FLOWWALK_RUN_TIMEOUT")
     if run_timeout is not None:

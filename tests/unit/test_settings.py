@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from flowwalk import settings as settings_module
 from flowwalk.errors import UsageError
 from flowwalk.settings import HEADLESS_SHELL, build_settings, parse_shard
 
@@ -79,3 +80,11 @@ def test_heal_policy_comes_from_the_command_line_environment_or_config() -> None
     assert build_settings({"heal_policy": "pass"}, {"FLOWWALK_HEAL_POLICY": "fail"}).heal_policy == "pass"
     with pytest.raises(UsageError, match="heal-policy 'never' is not one of pass, fail"):
         build_settings({}, {"FLOWWALK_HEAL_POLICY": "never"})
+
+
+@pytest.mark.parametrize("cpus, workers", [(1, 2), (2, 4), (4, 8), (40, 64)])
+def test_workers_default_to_two_per_cpu_within_the_configs_bound(monkeypatch: pytest.MonkeyPatch, cpus: int,
+                                                                 workers: int) -> None:
+    monkeypatch.setattr(settings_module, "cpu_count", lambda: cpus)
+    assert build_settings({}, {}).workers == workers
+    assert build_settings({}, {"FLOWWALK_WORKERS": "1"}).workers == 1

@@ -22,7 +22,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
                       WithJsonSchema, model_validator)
 from pydantic_core import PydanticCustomError
 
-from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, Stabilize
+from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, MAX_WORKERS, Stabilize
 # values go into messages through quote (control characters escaped: one line each)
 from flowwalk.spec.source import quote as quote
 
@@ -781,7 +781,7 @@ class ConfigModel(Strict):
     retries: Optional[Annotated[int, Field(ge=0, le=5)]] = None
     flaky_policy: Optional[Literal["pass", "fail"]] = None
     heal_policy: Optional[Literal["pass", "fail"]] = None
-    workers: Optional[Annotated[int, Field(ge=1, le=64)]] = None
+    workers: Optional[Annotated[int, Field(ge=1, le=MAX_WORKERS)]] = None
     comment_mode: Optional[Literal["always", "on-failure", "on-change", "off"]] = None
     stabilize: Optional[StabilizeModel] = None
     executable: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
