@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from dataclasses import replace
 from pathlib import Path
 
 from flowwalk.events import Heal
@@ -26,7 +27,7 @@ def test_one_line_per_test_with_failure_class_and_step() -> None:
     out = io.StringIO()
     console = run_console(out, color=False)
     lines = out.getvalue().splitlines()
-    assert lines[0] == "flowwalk: 7 scenarios, 14 tests"
+    assert lines[0] == "flowwalk: 7 scenarios, 14 tests, 1 worker"
     tests = [line for line in lines if line.startswith(("  ✓", "  ✗", "  -", "  ~"))]
     assert len(tests) == 14  # one per test, retried scenarios included once
     failed = next(line for line in tests if "Checkout saves the order" in line)
@@ -40,6 +41,16 @@ def test_one_line_per_test_with_failure_class_and_step() -> None:
     assert "goto" not in out.getvalue()  # passed steps stay quiet
     assert lines[-1] == "14 tests: 6 passed, 3 failed, 4 skipped, 1 flaky in 18.7s"
     assert console.tally == {"total": 14, "passed": 6, "failed": 3, "skipped": 4, "flaky": 1}
+
+
+def test_the_first_line_names_the_workers_the_run_can_use() -> None:
+    suites = sample_suites()
+    events = sample_events(suites, plan_run(suites, Settings()).record())
+    started = events[0]
+    for workers, shown in ((4, "4 workers"), (64, "7 workers")):  # no more workers than scenarios
+        out = io.StringIO()
+        ConsoleReporter(out, color=False)(replace(started, settings={**started.settings, "workers": workers}))
+        assert out.getvalue().splitlines() == [f"flowwalk: 7 scenarios, 14 tests, {shown}"]
 
 
 def test_finish_prints_the_verdict_and_where_the_reports_are(tmp_path: Path) -> None:

@@ -105,8 +105,11 @@ class ConsoleReporter:
         shard = event.shard or {}
         where = f" (shard {shard.get('index')}/{shard.get('total')})" if int(shard.get("total", 1) or 1) > 1 else ""
         n = len(assigned) if assigned else len(scenarios)
+        # the workers the run can use (no more than it has scenarios), now that the default depends on the CPUs
+        workers = max(1, min(int((event.settings or {}).get("workers") or 1), n))
         self._print(self._paint(f"flowwalk: {n} scenario{'s' * (n != 1)}, {len(tests)} test"
-                                f"{'s' * (len(tests) != 1)}{where}", "bold"))
+                                f"{'s' * (len(tests) != 1)}, {workers} worker{'s' * (workers != 1)}{where}",
+                                "bold"))
 
     def _scenario_finished(self, event: ScenarioFinished) -> None:
         rules = self._pending.pop((event.scenario_id, event.attempt), [])
