@@ -169,6 +169,21 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
             names = [n for n in data.get("failing_impls", []) if n in block]
             lines += _block_table(f"### Workers {key.split('_')[1]}", block, names)
 
+    defaults = data.get("defaults_summary", {})
+    if defaults:
+        lines += ["## Each tool at its own default workers", "",
+                  "The runs above give both tools the same `--workers`. These give neither one: flowwalk takes its "
+                  "default (2 workers per CPU), Playwright Test its own (half the CPUs), with the same configuration "
+                  "as above otherwise. This is what a user gets without choosing. Interleaved, every run checked as "
+                  "above.", ""]
+        for corpus, title in (("passing", f"the {data['corpus']} flows"), ("failing", "the failing corpus")):
+            block = defaults.get(corpus)
+            if not block:
+                continue
+            names = [n for n in data.get("failing_impls", []) if n in block]
+            used = ", ".join(f"{NAMES[n]} {block[n].get('workers_used') or '?'}" for n in names)
+            lines += _block_table(f"### {title[0].upper()}{title[1:]} (workers used: {used})", block, names)
+
     scaling = data.get("scaling", [])
     by_size = {r["flows"]: r for r in scaling}
     if scaling:
@@ -236,6 +251,14 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
             _mark(None if value is None else value <= 0.85)
         lines.append(f"| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, workers {workers} | "
                      f"{shown(value)} | {mark} |")
+    defaults_failing = defaults.get("failing", {})
+    if defaults_failing.get("ratios", {}).get("flowwalk/playwright-test"):
+        value = defaults_failing["ratios"]["flowwalk/playwright-test"]["wall_s"]["median"]
+        bad = any(not r["ok"] for r in data.get("defaults", []) if r["label"].startswith("defaults failing "))
+        used = {n: defaults_failing[n].get("workers_used") or "?" for n in ("flowwalk", "playwright-test")}
+        lines.append(f"| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, each at its defaults "
+                     f"(workers {used['flowwalk']} and {used['playwright-test']}) | {shown(value)} | "
+                     f"{'**invalid** (unexpected results)' if bad else _mark(value <= 0.85)} |")
     for workers in worker_keys:
         block = summary[f"workers_{workers}"]
         for metric, what in (("peak_pss_mb", "PSS"), ("peak_rss_mb", "RSS")):
@@ -261,8 +284,8 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         lines.append(f"| `flowwalk validate` of 1,000 specs < 1 s | {med:.2f} s | {mark} |")
     lines.append("")
 
-    failures = [r for group in ("runs", "first_result", "failing", "scaling", "validate") for r in data.get(group, [])
-                if not r["ok"]]
+    failures = [r for group in ("runs", "first_result", "failing", "defaults", "scaling", "validate")
+                for r in data.get(group, []) if not r["ok"]]
     if failures:
         lines += ["## Failing runs (the comparison is invalid until these pass)", ""]
         for r in failures:

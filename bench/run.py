@@ -150,8 +150,11 @@ class Measurement:
     impl: str
     label: str
     command: list[str]
+    #: the --workers given; 0 for the tool's own default (the defaults line)
     workers: int
     flows: int
+    #: the workers the tool said it used ("using 2 workers", "…, 4 workers"), when it said
+    workers_used: int | None = None
     wall_s: float = 0.0
     cpu_s: float = 0.0
     cpu_rusage_s: float = 0.0
@@ -292,6 +295,17 @@ def snapshot(rev: str) -> tuple[str, str]:
     return str(folder / "src"), sha
 
 
+def _workers_option(workers: int) -> list[str]:
+    """`--workers N`, or nothing for 0: the tool then picks its own default (the defaults line)."""
+    return ["--workers", str(workers)] if workers else []
+
+
+def workers_used(stdout: str) -> int | None:
+    """The workers a run said it used: Playwright Test's "using 2 workers", flowwalk's "…, 4 workers"."""
+    found = re.search(r"\b(\d+) workers?\b", stdout)
+    return int(found.group(1)) if found else None
+
+
 class Impl:
     name = ""
 
@@ -318,7 +332,7 @@ class Flowwalk(Impl):
         if paths is None:
             paths = [FLOWS / f"{slug}.flow.yaml" for slug in slugs] if slugs else [FLOWS]
         rel = [os.path.relpath(p, ROOT) for p in paths]
-        cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, "--workers", str(workers),
+        cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, *_workers_option(workers),
                "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD", *self.extra]
         return cmd, ROOT, _flowwalk_env(env)
 
@@ -428,7 +442,7 @@ class PlaywrightTest(Impl):
 
     def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
                 paths: Sequence[Path] | None = None) -> tuple[list[str], Path, dict[str, str]]:
-        cmd = [str(PWTEST / "node_modules" / ".bin" / "playwright"), "test", "--workers", str(workers)]
+        cmd = [str(PWTEST / "node_modules" / ".bin" / "playwright"), "test", *_workers_option(workers)]
         if slugs:
             files = sorted({f"tests/{slug.rsplit('-', 1)[0]}.spec.ts" for slug in slugs})
             cmd += [*files, "--grep", "(?:^|\\s)(?:" + "|".join(slugs) + "): "]
@@ -613,6 +627,7 @@ def run_one(impl: Impl, env: Env, workers: int, slugs: Sequence[str] | None, lab
     result, stdout, _ = measure(impl.name, label, cmd, cwd=cwd, env=full_env, workers=workers, flows=expected,
                                 first_result=impl.first_result(first_slug) if first_slug else None, emit_file=emit)
     (out_dir / "stdout.txt").write_text(stdout)  # the floor's per-flow times feed bench/breakdown.py --floor
+    result.workers_used = workers_used(stdout)
     result.problems += impl.verify(result, stdout, out_dir, expected)
     result.ok = not result.problems
     _show(result)
@@ -651,6 +666,21 @@ def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
     return summary
 
 
+def defaults_summary(records: Sequence[dict[str, Any]], impls: Sequence[str]) -> dict[str, Any]:
+    """The defaults line's medians and ratios, one block for the 40 flows and one for the failing corpus."""
+    summary = {}
+    for corpus in ("passing", "failing"):
+        runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
+                for r in records if r["label"].startswith(f"defaults {corpus} ")]
+        if runs:
+            block = summarize(runs, impls)["workers_0"]
+            for name in impls:
+                used = {r.workers_used for r in runs if r.impl == name}
+                block[name]["workers_used"] = used.pop() if len(used) == 1 else None
+            summary[corpus] = block
+    return summary
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per worker count [5]")
@@ -663,6 +693,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--first-rounds", type=int, default=5, help="rounds of the one-flow run [5]")
     parser.add_argument("--failing-rounds", type=int, default=3,
                         help="interleaved rounds of the failing corpus per worker count [3]; 0 skips it")
+    parser.add_argument("--defaults-rounds", type=int, default=3,
+                        help="interleaved rounds of flowwalk and Playwright Test each at its own default workers "
+                             "(no --workers), on the 40 flows and on the failing corpus [3]; 0 skips them")
     parser.add_argument("--quick", action="store_true", help="skip the 1,000-scenario run")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
@@ -703,7 +736,7 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, Any] = {"started_at": started_at.isoformat(timespec="seconds"), "argv": sys.argv,
                             "machine": {**machine_info(chromium), "commit": measured}, "corpus": expected,
                             "impls": impl_names, "runs": [], "first_result": [], "scaling": [], "validate": [],
-                            "failing": [], "failing_impls": [],
+                            "failing": [], "failing_impls": [], "defaults": [],
                             "notes": list(args.note)}
     earlier: dict[str, Any] | None = None
     if args.rescale:
@@ -711,10 +744,10 @@ def main(argv: list[str] | None = None) -> int:
         if earlier["machine"]["commit"] != measured:
             parser.error(f"--rescale: {args.rescale} measured {earlier['machine']['commit']}, not {measured}")
         data.update({k: earlier.get(k, []) for k in ("started_at", "argv", "corpus", "impls", "runs", "first_result",
-                                                     "failing", "failing_impls")})
+                                                     "failing", "failing_impls", "defaults")})
         data["machine"] = {**earlier["machine"], "loadavg_rescale_start": data["machine"]["loadavg_start"]}
         data["rescaled_at"] = started_at.isoformat(timespec="seconds")
-        args.rounds = args.first_rounds = args.failing_rounds = 0
+        args.rounds = args.first_rounds = args.failing_rounds = args.defaults_rounds = 0
         args.no_warmup = True
     print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}, "
           f"flowwalk at {measured}", flush=True)
@@ -760,6 +793,16 @@ def main(argv: list[str] | None = None) -> int:
                                          expected, tag=f"failing-w{workers}")
                         data["failing"].append(dataclasses.asdict(result))
 
+        if args.defaults_rounds and failing_names:
+            # what a user gets without choosing: flowwalk 2 workers per CPU, Playwright Test half the CPUs
+            print("each tool at its own default workers (no --workers):", flush=True)
+            for round_no in range(1, args.defaults_rounds + 1):
+                for corpus, impls in (("passing", IMPLS), ("failing", FAILING)):
+                    for name in failing_names:
+                        result = run_one(impls[name], env, 0, slugs, f"defaults {corpus} round {round_no}", expected,
+                                         tag=f"{corpus}-defaults")
+                        data["defaults"].append(dataclasses.asdict(result))
+
         if not args.skip_scaling and "flowwalk" in impl_names:
             sizes = [100] if args.quick else [100, 1000]
             scale_workers = max(worker_counts)
@@ -795,8 +838,10 @@ def main(argv: list[str] | None = None) -> int:
         failing_runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
                         for r in data["failing"]]
         data["failing_summary"] = summarize(failing_runs, data["failing_impls"])
-    failures = [r for group in ("runs", "first_result", "failing", "scaling", "validate") for r in data[group]
-                if not r["ok"]]
+    if data["defaults"]:
+        data["defaults_summary"] = defaults_summary(data["defaults"], failing_names)
+    failures = [r for group in ("runs", "first_result", "failing", "defaults", "scaling", "validate")
+                for r in data[group] if not r["ok"]]
     data["valid"] = not failures
     stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
     raw = OUT / f"bench-{stamp}.json"

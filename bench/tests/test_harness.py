@@ -268,3 +268,35 @@ def test_playwright_test_on_the_failing_corpus_must_fail_exactly_the_broken_test
     assert impl.verify(run.Measurement("playwright-test", "f", [], 1, 2, returncode=1), other, Path("."), 2)
     cmd, _, _ = impl.command(run.Env("http://127.0.0.1:1", "/c", "pw"), 2, ["team-1"], Path("."))
     assert cmd[1:4] == ["test", "--config", "failing.config.ts"] and "failing/team.spec.ts" in cmd
+
+
+def test_the_defaults_line_leaves_the_workers_to_each_tool_and_reads_what_it_used(tmp_path: Path) -> None:
+    env = run.Env("http://127.0.0.1:1", "/c", "pw")
+    for impl in (run.Flowwalk(), run.PlaywrightTest(), run.FailingFlowwalk(), run.FailingPlaywrightTest()):
+        assert "--workers" not in impl.command(env, 0, None, tmp_path)[0]
+        assert impl.command(env, 2, None, tmp_path)[0].count("--workers") == 1
+    assert run.workers_used("\nRunning 40 tests using 1 worker\n····") == 1
+    assert run.workers_used("flowwalk: 40 scenarios, 40 tests, 4 workers\n  ✓ a  0.2s\n") == 4
+    assert run.workers_used("40 passed, 0 failed\n") is None
+
+    def measured(impl: str, corpus: str, wall: float, used: int) -> dict:
+        return dataclasses.asdict(run.Measurement(impl, f"defaults {corpus} round 1", [impl], 0, 40, workers_used=used,
+                                                  wall_s=wall, cpu_s=5, peak_rss_mb=500, ok=True))
+
+    records = [measured("flowwalk", "passing", 12.0, 4), measured("playwright-test", "passing", 22.0, 1),
+               measured("flowwalk", "failing", 24.0, 4), measured("playwright-test", "failing", 80.0, 1)]
+    data = {"started_at": "t0", "finished_at": "t1", "valid": True, "corpus": 40, "impls": ["flowwalk"],
+            "machine": {"flowwalk": "0.1.0", "commit": "abc", "nproc": 2, "loadavg_start": ["0", "0", "0"],
+                        "cpu_model": "cpu", "memory_gb": 8, "kernel": "k", "chromium": "/c", "chromium_version": "C",
+                        "python": "3", "playwright_python": "1", "node": "v20", "playwright_test": "1"},
+            "runs": [], "summary": {}, "first_result": [], "scaling": [], "validate": [],
+            "failing_impls": ["flowwalk", "playwright-test"], "defaults": records,
+            "defaults_summary": run.defaults_summary(records, ["flowwalk", "playwright-test"])}
+    text = render_results(data)
+    assert "### The 40 flows (workers used: flowwalk 4, Playwright Test 1)" in text
+    assert "| ratio flowwalk/Playwright Test | 0.55 (0.55–0.55) |" in text
+    assert ("| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, each at its defaults (workers 4 and 1) "
+            "| 0.30 | met |") in text
+    records[2]["ok"] = False
+    records[2]["problems"] = ["flowwalk exit 3"]
+    assert "(workers 4 and 1) | 0.30 | **invalid** (unexpected results) |" in render_results(data)
