@@ -1,8 +1,9 @@
 """`discover` against tests/site/pages/discover/ in real Chromium (the session's shared browser).
 
 What a user sees: destructive links and buttons are never followed (the server never hears of
-them), template pages collapse, the specs written pass `flowwalk run`, crawl.json satisfies its
-schema, a crawl that stopped resumes, and two crawls of an unchanged site write identical specs.
+them), template pages collapse, a control that leads back to a page already crawled is a loop,
+the specs written pass `flowwalk run`, crawl.json satisfies its schema, a crawl that stopped
+resumes, and two crawls of an unchanged site write identical specs.
 """
 
 from __future__ import annotations
@@ -75,6 +76,22 @@ def test_a_page_whose_every_control_destroys_something_is_left_alone(
     assert len([r for r in reasons if r.startswith("destructive")]) == 8, reasons
     index = (tmp_path / "checks" / "discover" / "index.md").read_text()
     assert "destructive ('delete'): link 'Delete item 1'" in index
+
+
+def test_a_control_that_leads_back_to_a_page_already_seen_is_recorded_as_a_loop(
+        recording_site: tuple[str, list[str]], flowwalk_browser: Browser, tmp_path: Path) -> None:
+    # loop-a.html shows the overview, loop-b.html the details; a tab on each switches between them
+    base, _ = recording_site
+    result = run(f"{base}/discover/loop-a.html", tmp_path / "checks", flowwalk_browser, verify=False)
+    assert result.pages == 2 and result.stopped_reason == "done"
+    crawl = json.loads((tmp_path / "checks" / "discover" / "crawl.json").read_text())
+    overview, details = crawl["pages"]
+    assert [overview["path"], details["path"]] == ["/discover/loop-a.html", "/discover/loop-b.html"]
+    # the overview's "Details" tab led to a new outline; the details' "Overview" tab led back
+    assert [(lp["page"], lp["signature"]) for lp in crawl["loops"]] == [(details["id"], overview["signature"])]
+    assert "view-overview" in crawl["loops"][0]["action"]
+    index = (tmp_path / "checks" / "discover" / "index.md").read_text()
+    assert "## Loops" in index and overview["signature"] in index
 
 
 def test_discover_writes_specs_that_pass_and_says_what_it_found(site: Any, flowwalk_browser: Browser,

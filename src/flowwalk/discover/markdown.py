@@ -60,7 +60,8 @@ def render_index(record: CrawlRecord) -> str:
         out += [f"- from {pages[s.from_].path if s.from_ in pages else '-'}: {_cell(s.what)}: {_cell(s.reason)}"
                 for s in record.skipped]
     if record.loops:
-        out += ["", "## Loops", "", "Actions that led to a signature they had led to before; not taken again.", ""]
+        out += ["", "## Loops", "", "Actions that repeated a transition already made, or led back to the outline "
+                "of a page already crawled without leaving it; not explored further.", ""]
         out += [f"- on {pages[lp.page].path if lp.page in pages else lp.page}: {_cell(lp.action)} -> "
                 f"`{lp.signature}`" for lp in record.loops]
     if record.model_drops:
