@@ -173,11 +173,13 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
     env = {"INPUT_PATHS": "checks/\nmore/x.flow.yaml", "INPUT_BASE-URL": "https://shop.example",
            "INPUT_VARIABLES": "LOCALE=en-GB\n# a comment\n\nGREETING=hello world",
            "INPUT_SECRET-NAMES": "DEMO_PASSWORD, API_KEY", "INPUT_SHARD": "2/4", "INPUT_WORKERS": "",
+           "INPUT_DURATIONS": "last/emit.jsonl", "INPUT_FINGERPRINTS": "main-report/",
            "INPUT_OUTPUT-DIR": "out", "INPUT_CHECK-RUN": "true", "INPUT_COMMIT-STATUS": "false",
            "INPUT_COMMENT-MODE": "on-change", "INPUT_TOKEN": "ghs_secret"}
     assert run_argv(env) == [
         "run", "--base-url", "https://shop.example", "--var", "LOCALE=en-GB", "--var", "GREETING=hello world",
-        "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--retries", "0",
+        "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--durations", "last/emit.jsonl",
+        "--fingerprints", "main-report/", "--retries", "0",
         "--flaky-policy", "pass", "--heal-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
         "checks/", "more/x.flow.yaml"]
     assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run",

@@ -62,6 +62,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
     ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by; "
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
+    ActionInput("fingerprints", "An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
+                "selectors (default: the durations file).", run_flag="--fingerprints"),
     ActionInput("workers", "Scenarios run at once in this job, up to 4 on one browser (default: 2 per CPU).",
                 run_flag="--workers"),
     ActionInput("retries", "Rerun a failed scenario up to N times; one that passes on a retry is flaky.", "0",
