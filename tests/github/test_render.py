@@ -7,8 +7,11 @@ import re
 from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, many_failures, passing_verdict
 
 from flowwalk.github.render import (
-    COMMENT_LIMIT, RunLinks, code, links_from_settings, marker, parse_marker, render_comment, verdict_digest,
+    CLASS_GROUPS, COMMENT_LIMIT, RunLinks, code, failure_group, links_from_settings, marker, parse_marker,
+    render_comment, verdict_digest,
 )
+from flowwalk.model import FAILURE_CLASSES
+from flowwalk.report.summary import CATEGORIES
 from flowwalk.settings import GitHubSettings
 
 SHA = "0123456789abcdef0123456789abcdef01234567"
@@ -149,3 +152,9 @@ def test_shard_and_report_warnings_are_shown() -> None:
     assert "Shard(s) 2 planned other files than the rest" in body
     assert "- `emit.jsonl:7: not an event record ('<html>'); it was ignored`" in body
     assert "shard 3 of 3 is missing" not in body  # already said above, in the reviewer's words
+
+
+def test_the_comment_groups_failures_as_the_job_summary_does_covering_every_class() -> None:
+    assert [(key, title) for key, title, _classes in CLASS_GROUPS] == [(k, t) for k, t, _m, _c in CATEGORIES]
+    assert [c for _key, _title, classes in CLASS_GROUPS for c in classes] == list(FAILURE_CLASSES)
+    assert {failure_group(c) for c in FAILURE_CLASSES} == {"site", "spec", "infrastructure"}

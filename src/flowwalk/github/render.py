@@ -24,20 +24,17 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from flowwalk import __version__
-from flowwalk.report.summary import HEAL_MEANING, healed_items
+from flowwalk.report.summary import CATEGORIES, HEAL_MEANING, healed_items
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
 MARKER_PREFIX = "<!-- flowwalk:verdict"
 _MARKER = re.compile(r"^<!-- flowwalk:verdict(?: name=(?P<name>[^\s>]+))?(?: digest=(?P<digest>[0-9a-f]+))? -->")
 
-#: failure classes grouped the way a reviewer acts on them (model.FAILURE_CLASSES, in this order)
-CLASS_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("site", "The site misbehaved", ("assertion_failed",)),
-    ("spec", "A spec needs review",
-     ("spec_step_unresolvable", "credential_rejected", "agent_uncertain", "quota_exceeded")),
-    ("infra", "Infrastructure", ("infrastructure_error",)),
-)
+#: failure classes grouped the way a reviewer acts on them: summary.md's categories, so the PR
+#: comment, the annotations and the job summary group and order failures alike
+CLASS_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
+    (key, title, classes) for key, title, _meaning, classes in CATEGORIES)
 
 HEADLINES: Mapping[str, tuple[str, str]] = {
     "passed": ("✅", "all checks passed"),
