@@ -247,6 +247,20 @@ def test_an_unknown_parent_gets_a_did_you_mean(tmp_path: Path) -> None:
     assert problems[0].hint.startswith("did you mean 'login'?")
 
 
+@pytest.mark.parametrize("written", ["LOGIN", "user_login"])
+def test_the_parent_hint_reads_past_case_and_shared_words_as_the_other_formats_do(tmp_path: Path,
+                                                                                 written: str) -> None:
+    # one did-you-mean (spec/spelling.py) for flow specs, rule files and .robot suites
+    problems = refused(tmp_path, suite_text(f"""\
+    I define rule "login"
+        Then url contains "/"
+    I define rule "next"
+        And I declare parents "{written}"
+        Then url contains "/"
+"""))
+    assert problems[0].hint.startswith("did you mean 'login'?")
+
+
 def test_a_cycle_is_refused_at_a_declare_parents_line_naming_it(tmp_path: Path) -> None:
     text = suite_text("""\
     I define rule "a"

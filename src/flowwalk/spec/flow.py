@@ -20,7 +20,8 @@ from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.problems import did_you_mean, errors_to_problems
+from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.spelling import did_you_mean
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 
 TEXT_LIMIT = 80

@@ -15,7 +15,6 @@ wait step") and to drop the union tags, which leaves the path through the *docum
 
 from __future__ import annotations
 
-import difflib
 import re
 import types as _types
 import typing as _typing
@@ -29,6 +28,7 @@ from flowwalk.errors import Location, Problem
 from flowwalk.model import EXPECT_KINDS
 from flowwalk.spec.models import STEP_TYPES
 from flowwalk.spec.source import NAME_SHOWN, escape, quote
+from flowwalk.spec.spelling import did_you_mean
 
 
 #: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
@@ -199,27 +199,6 @@ def _is_model(ann: Any) -> bool:
 
 def _article(label: str) -> str:
     return ("an " if label[:1] in "aeiou" else "a ") + label
-
-
-def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
-    """A close choice, by spelling or by a shared word (`wait_for_selectr` -> `for`)."""
-    word_l = word.lower()
-    # a ratio of 0.6 needs len(word) <= 2.33 x len(choice): skip difflib's index of a huge word (a
-    # 500 kB value cost 74 MiB and half a second, found by the loading fuzz); results are unchanged
-    close = (difflib.get_close_matches(word_l, [c.lower() for c in choices], n=1, cutoff=0.6)
-             if len(word_l) <= 3 * max(map(len, choices), default=0) else [])
-    if close:
-        for choice in choices:
-            if choice.lower() == close[0]:
-                return choice
-    parts = set(re.split(r"[_\-\s.]+", word_l))
-    for choice in choices:
-        if choice.lower() in parts:
-            return choice
-    for choice in choices:
-        if len(choice) >= 4 and choice.lower() in word_l:
-            return choice
-    return ""
 
 
 def _choices_hint(word: str, choices: list[str] | tuple[str, ...], what: str) -> str:

@@ -11,7 +11,6 @@ problem comes back as a located `errors.Problem`; nothing here raises for bad in
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,6 +31,7 @@ from flowwalk.spec.robot_keywords import (
     match_keyword, typed_secrets,
 )
 from flowwalk.spec.source import MAX_BYTES, LineTable, escape
+from flowwalk.spec.spelling import did_you_mean
 
 LIBRARY = "aitester_bdd.AITester"
 #: the rule `And I configure state setup` becomes in every scenario
@@ -611,8 +611,8 @@ class _Expander:
 
     def _undefined(self, base: str, loc: Location, secret: bool = False) -> CallError:
         names = [v.name for v in self.file_vars.values()] + [n for n, _ in self.run_vars.values()]
-        close = difflib.get_close_matches(base, names, n=1, cutoff=0.7)
-        hint = f"did you mean '${{{close[0]}}}'? " if close else ""
+        guess = did_you_mean(base, names)
+        hint = f"did you mean '${{{guess}}}'? " if guess else ""
         if secret:
             hint += (f"define it in *** Variables *** or pass --secret {base} "
                      f"(read from the environment variable {base})")
@@ -861,10 +861,10 @@ class _Loader:
         for rule in draft.rules.values():
             for parent, loc in rule.parents:
                 if parent not in known:
-                    close = difflib.get_close_matches(parent, names, n=1, cutoff=0.6)
+                    guess = did_you_mean(parent, names)
                     self.problem(loc, f"rule '{rule.name}' declares parent '{parent}', which scenario "
                                  f"'{draft.name}' does not define",
-                                 (f"did you mean '{close[0]}'? " if close else "")
+                                 (f"did you mean '{guess}'? " if guess else "")
                                  + f"rules of this scenario: {', '.join(names) or 'none'}")
         from flowwalk.plan.dag import find_cycle  # the one cycle finder (plan/dag.py)
 

@@ -24,6 +24,7 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
+from flowwalk.spec.spelling import did_you_mean
 
 G, W, T, A, B = "Given", "When", "Then", "And", "But"
 BDD_PREFIXES = (G, W, T, A, B)
@@ -1166,9 +1167,9 @@ def strip_outer_quotes(value: str) -> str:
 
 
 def _did_you_mean(value: str, choices: tuple[str, ...], label: str, suffix: str = "") -> str:
-    close = difflib.get_close_matches(value, choices, n=1, cutoff=0.6)
+    guess = did_you_mean(value, choices)
     listed = ", ".join(c + suffix for c in choices)
-    return (f"did you mean '{close[0]}{suffix}'? " if close else "") + f"{label}: {listed}"
+    return (f"did you mean '{guess}{suffix}'? " if guess else "") + f"{label}: {listed}"
 
 
 # --- the docs table ---------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ from flowwalk.errors import Problem
 from flowwalk.plan.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.problems import did_you_mean, errors_to_problems
+from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.spelling import did_you_mean
 from flowwalk.spec.flow import StepBuilder
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
