@@ -173,6 +173,11 @@ class Measurement:
     stderr_tail: str = ""
 
 
+def measurement(record: dict[str, Any]) -> Measurement:
+    """A Measurement again from its record in a bench-*.json (fields added later get their defaults)."""
+    return Measurement(**{k: v for k, v in record.items() if k in Measurement.__dataclass_fields__})
+
+
 FirstResult = Callable[[str], bool]
 
 
@@ -670,8 +675,7 @@ def defaults_summary(records: Sequence[dict[str, Any]], impls: Sequence[str]) ->
     """The defaults line's medians and ratios, one block for the 40 flows and one for the failing corpus."""
     summary = {}
     for corpus in ("passing", "failing"):
-        runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
-                for r in records if r["label"].startswith(f"defaults {corpus} ")]
+        runs = [measurement(r) for r in records if r["label"].startswith(f"defaults {corpus} ")]
         if runs:
             block = summarize(runs, impls)["workers_0"]
             for name in impls:
@@ -768,8 +772,7 @@ def main(argv: list[str] | None = None) -> int:
         if earlier is None:
             data["runs"] = [dataclasses.asdict(r) for r in runs]
         else:
-            runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
-                    for r in data["runs"]]
+            runs = [measurement(r) for r in data["runs"]]
 
         if args.first_rounds:
             print(f"one-flow run ({args.first_flow}), time to the first result:", flush=True)
@@ -835,8 +838,7 @@ def main(argv: list[str] | None = None) -> int:
         data["rescale_finished_at"] = finished
     data["summary"] = summarize(runs, impl_names)
     if data["failing"]:
-        failing_runs = [Measurement(**{k: v for k, v in r.items() if k in Measurement.__dataclass_fields__})
-                        for r in data["failing"]]
+        failing_runs = [measurement(r) for r in data["failing"]]
         data["failing_summary"] = summarize(failing_runs, data["failing_impls"])
     if data["defaults"]:
         data["defaults_summary"] = defaults_summary(data["defaults"], failing_names)
