@@ -21,8 +21,8 @@ from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.problems import errors_to_problems
-from flowwalk.spec.spelling import did_you_mean
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
+from flowwalk.spec.spelling import did_you_mean
 
 TEXT_LIMIT = 80
 _V1X_HINT = 'set spec_version to "1.1" (flow-spec v1 plus the documented v1.x additions) to use it'

@@ -28,7 +28,7 @@ from flowwalk.errors import Location, Problem
 from flowwalk.model import EXPECT_KINDS
 from flowwalk.spec.models import STEP_TYPES
 from flowwalk.spec.source import NAME_SHOWN, escape, quote
-from flowwalk.spec.spelling import did_you_mean
+from flowwalk.spec.spelling import choices_hint
 
 
 #: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
@@ -202,9 +202,7 @@ def _article(label: str) -> str:
 
 
 def _choices_hint(word: str, choices: list[str] | tuple[str, ...], what: str) -> str:
-    guess = did_you_mean(word, choices) if word else ""
-    listed = f"valid {what}: {', '.join(choices)}"
-    return f"did you mean '{guess}'? {listed}" if guess else listed
+    return choices_hint(word, choices, f"valid {what}")
 
 
 _TYPE_NAMES = {str: "text", bool: "a boolean", int: "a number", float: "a number", list: "a list",

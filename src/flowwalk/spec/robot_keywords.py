@@ -24,7 +24,7 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
-from flowwalk.spec.spelling import did_you_mean
+from flowwalk.spec.spelling import choices_hint
 
 G, W, T, A, B = "Given", "When", "Then", "And", "But"
 BDD_PREFIXES = (G, W, T, A, B)
@@ -117,7 +117,7 @@ class Call:
                                 f"valid options: {', '.join(k + '=' for k in allowed) or 'none'}", cell.loc)
             if key not in allowed:
                 raise CallError(f"unknown option '{key}=' on '{self.name}'",
-                                _did_you_mean(key, allowed, "valid options", suffix="="), cell.loc)
+                                choices_hint(key, allowed, "valid options", suffix="="), cell.loc)
             if key in out:
                 raise CallError(f"option '{key}=' given twice in one call of '{self.name}'",
                                 "aitester-bdd keeps only the last one; give each option once"
@@ -326,7 +326,7 @@ def _guard_policy(call: Call, plan: PlanDraft) -> None:
     policy = call.arg("policy").strip()
     if policy not in ("skip", "abort"):
         raise CallError(f"unknown guard policy '{policy}'",
-                        _did_you_mean(policy, ("skip", "abort"), "valid policies")
+                        choices_hint(policy, ("skip", "abort"), "valid policies")
                         + "; aitester-bdd would treat it as skip")
     plan.current_rule(call).guard_policy = policy  # type: ignore[assignment]
 
@@ -422,7 +422,7 @@ def _configure_state_setup(call: Call, plan: PlanDraft) -> None:
                             "valid keys: skip_when=, action=, url=, css=, value=", cell.loc)
         if key not in ("skip_when", "action", "url", "css", "value"):
             raise CallError(f"unknown key '{key}=' in '{call.name}'",
-                            _did_you_mean(key, ("skip_when", "action", "url", "css", "value"), "valid keys", "="),
+                            choices_hint(key, ("skip_when", "action", "url", "css", "value"), "valid keys", "="),
                             cell.loc)
         if key in values:
             raise CallError(f"key '{key}=' given twice in one call of '{call.name}'",
@@ -443,7 +443,7 @@ def _configure_state_setup(call: Call, plan: PlanDraft) -> None:
     action = values["action"]
     if action not in _SETUP_ACTIONS:
         raise CallError(f"unknown state setup action '{action}'",
-                        _did_you_mean(action, tuple(_SETUP_ACTIONS), "valid actions"))
+                        choices_hint(action, tuple(_SETUP_ACTIONS), "valid actions"))
     needed = _SETUP_ACTIONS[action]
     missing = [k for k in needed if k not in values]
     extra = [k for k in values if k != "action" and k not in needed]
@@ -653,7 +653,7 @@ def _emit(call: Call, plan: PlanDraft) -> None:
                                 "aitester-bdd splits emit rows on whitespace, so a value cannot contain "
                                 "a space; write the selector without spaces (e.g. #app>h1)", cell.loc)
             if key not in _EMIT_KEYS:
-                raise CallError(f"unknown emit key '{key}='", _did_you_mean(key, _EMIT_KEYS, "valid keys", "="),
+                raise CallError(f"unknown emit key '{key}='", choices_hint(key, _EMIT_KEYS, "valid keys", "="),
                                 cell.loc)
             if key == "field":
                 fields.append({})
@@ -672,7 +672,7 @@ def _emit(call: Call, plan: PlanDraft) -> None:
         fname = spec["field"]
         if source not in EMIT_SOURCES:
             raise CallError(f"unknown emit source '{source}' for field '{fname}'",
-                            _did_you_mean(source, EMIT_SOURCES, "valid sources"), loc)
+                            choices_hint(source, EMIT_SOURCES, "valid sources"), loc)
         if any(f.name == fname for f in built):
             raise CallError(f"emit field '{fname}' appears twice in '{name}'", "give each field its own name", loc)
         if source == "js" and "expr" not in spec:
@@ -1164,12 +1164,6 @@ def strip_outer_quotes(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
         return value[1:-1]
     return value
-
-
-def _did_you_mean(value: str, choices: tuple[str, ...], label: str, suffix: str = "") -> str:
-    guess = did_you_mean(value, choices)
-    listed = ", ".join(c + suffix for c in choices)
-    return (f"did you mean '{guess}{suffix}'? " if guess else "") + f"{label}: {listed}"
 
 
 # --- the docs table ---------------------------------------------------------------------------------

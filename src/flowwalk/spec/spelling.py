@@ -8,7 +8,7 @@ from __future__ import annotations
 import difflib
 import re
 
-__all__ = ["did_you_mean"]
+__all__ = ["choices_hint", "did_you_mean"]
 
 
 def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
@@ -30,3 +30,11 @@ def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str:
         if len(choice) >= 4 and choice.lower() in word_l:
             return choice
     return ""
+
+
+def choices_hint(word: str, choices: list[str] | tuple[str, ...], label: str, suffix: str = "") -> str:
+    """`did you mean 'fill'? valid actions: click, fill, press`: the guess, when there is one, then every
+    choice (each with `suffix`, as in `await=`)."""
+    guess = did_you_mean(word, choices)
+    listed = f"{label}: {', '.join(c + suffix for c in choices)}"
+    return f"did you mean '{guess}{suffix}'? {listed}" if guess else listed
