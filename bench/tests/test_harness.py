@@ -300,3 +300,20 @@ def test_the_defaults_line_leaves_the_workers_to_each_tool_and_reads_what_it_use
     records[2]["ok"] = False
     records[2]["problems"] = ["flowwalk exit 3"]
     assert "(workers 4 and 1) | 0.30 | **invalid** (unexpected results) |" in render_results(data)
+
+
+def test_the_semantics_experiment_patches_the_current_code_and_only_its_copy(tmp_path: Path,
+                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    sys.path.insert(0, str(BENCH / "experiments"))
+    import semantics_ab
+
+    monkeypatch.setattr(semantics_ab, "COPY", tmp_path / "src")
+    copy = Path(semantics_ab.patched_copy())
+    for rel, anchor, replacement in semantics_ab.PATCHES:
+        original = (BENCH.parent / "src" / rel).read_text()
+        assert original.count(anchor) == 1 and "SEMANTICS_" not in original
+        assert (copy / rel).read_text() == original.replace(anchor, replacement)
+    # a moved anchor stops the experiment instead of measuring flowwalk unchanged
+    monkeypatch.setattr(semantics_ab, "PATCHES", [("flowwalk/walk/actions.py", "no such text", "")])
+    with pytest.raises(SystemExit, match="src/flowwalk/walk/actions.py changed"):
+        semantics_ab.patched_copy()
