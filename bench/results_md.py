@@ -19,6 +19,15 @@ NAMES = {"flowwalk": "flowwalk", "playwright-test": "Playwright Test", "floor": 
          "flowwalk-rules": "flowwalk, the flows as a rule file (two reads)"}
 
 
+#: the groups of a bench-*.json whose every run is checked: one failing run invalidates the comparison
+CHECKED_GROUPS = ("runs", "first_result", "failing", "defaults", "scaling", "validate")
+
+
+def failed_runs(data: dict[str, Any]) -> list[dict[str, Any]]:
+    """The records of `data` (a bench-*.json) whose run failed its checks."""
+    return [r for group in CHECKED_GROUPS for r in data.get(group, []) if not r["ok"]]
+
+
 def _range(stats: dict[str, float], fmt: str = "{:.2f}") -> str:
     if not stats or "median" not in stats:
         return "n/a"
@@ -284,8 +293,7 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
         lines.append(f"| `flowwalk validate` of 1,000 specs < 1 s | {med:.2f} s | {mark} |")
     lines.append("")
 
-    failures = [r for group in ("runs", "first_result", "failing", "defaults", "scaling", "validate")
-                for r in data.get(group, []) if not r["ok"]]
+    failures = failed_runs(data)
     if failures:
         lines += ["## Failing runs (the comparison is invalid until these pass)", ""]
         for r in failures:

@@ -842,13 +842,13 @@ def main(argv: list[str] | None = None) -> int:
         data["failing_summary"] = summarize(failing_runs, data["failing_impls"])
     if data["defaults"]:
         data["defaults_summary"] = defaults_summary(data["defaults"], failing_names)
-    failures = [r for group in ("runs", "first_result", "failing", "defaults", "scaling", "validate")
-                for r in data[group] if not r["ok"]]
+    from results_md import failed_runs, render_results
+
+    failures = failed_runs(data)
     data["valid"] = not failures
     stamp = started_at.strftime("%Y%m%dT%H%M%SZ")
     raw = OUT / f"bench-{stamp}.json"
     raw.write_text(json.dumps(data, indent=1))
-    from results_md import render_results
 
     text = render_results(data, raw_path=os.path.relpath(raw, ROOT))
     print()

@@ -304,7 +304,7 @@ def test_the_defaults_line_leaves_the_workers_to_each_tool_and_reads_what_it_use
 
 def test_the_semantics_experiment_patches_the_current_code_and_only_its_copy(tmp_path: Path,
                                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    sys.path.insert(0, str(BENCH / "experiments"))
+    monkeypatch.syspath_prepend(str(BENCH / "experiments"))
     import semantics_ab
 
     monkeypatch.setattr(semantics_ab, "COPY", tmp_path / "src")
