@@ -685,10 +685,21 @@ def defaults_summary(records: Sequence[dict[str, Any]], impls: Sequence[str]) ->
     return summary
 
 
+def worker_counts_arg(text: str) -> list[int]:
+    """`--workers 1,2`: the worker counts to measure, each at least 1."""
+    try:
+        counts = [int(w) for w in text.split(",") if w.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a list of worker counts of 1 or more, such as 1,2")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds per worker count [5]")
-    parser.add_argument("--workers", default="1,2", help="worker counts to measure [1,2]")
+    parser.add_argument("--workers", type=worker_counts_arg, default="1,2", help="worker counts to measure [1,2]")
     parser.add_argument("--impls", default="flowwalk,playwright-test,floor,flowwalk-rules",
                         help="implementations, in round order [flowwalk,playwright-test,floor,flowwalk-rules]; "
                              "flowwalk-rules is the corpus as a rule file (two reads)")
@@ -721,7 +732,7 @@ def main(argv: list[str] | None = None) -> int:
     for name in impl_names:
         if name not in IMPLS:
             parser.error(f"--impls: unknown '{name}'; choose from {', '.join(IMPLS)}")
-    worker_counts = [int(w) for w in args.workers.split(",") if w.strip()]
+    worker_counts: list[int] = args.workers
     slugs = [s.strip() for s in args.flows.split(",") if s.strip()] or None
     all_slugs = sorted(p.name[:-len(".flow.yaml")] for p in FLOWS.glob("*.flow.yaml"))
     for slug in [*(slugs or ()), args.first_flow]:

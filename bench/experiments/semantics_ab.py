@@ -133,11 +133,11 @@ def table(runs: dict[tuple[str, int], list[bench.Measurement]], names: Sequence[
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the 40 flows [5]")
-    parser.add_argument("--workers", default="1,2", help="worker counts [1,2]")
+    parser.add_argument("--workers", type=bench.worker_counts_arg, default="1,2", help="worker counts [1,2]")
     parser.add_argument("--failing-rounds", type=int, default=2,
                         help="rounds of the failing corpus (flowwalk, both, Playwright Test) [2]; 0 skips it")
     args = parser.parse_args(argv)
-    workers = [int(w) for w in args.workers.split(",") if w.strip()]
+    workers: list[int] = args.workers
 
     from flowwalk.serve import StaticServer
     from flowwalk.settings import default_executable

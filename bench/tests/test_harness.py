@@ -317,3 +317,13 @@ def test_the_semantics_experiment_patches_the_current_code_and_only_its_copy(tmp
     monkeypatch.setattr(semantics_ab, "PATCHES", [("flowwalk/walk/actions.py", "no such text", "")])
     with pytest.raises(SystemExit, match="src/flowwalk/walk/actions.py changed"):
         semantics_ab.patched_copy()
+
+
+@pytest.mark.parametrize("script", ["run.py", "experiments/semantics_ab.py"])
+@pytest.mark.parametrize("given", ["1,x", "0", ","])
+def test_a_bad_worker_list_is_refused_with_a_usage_line(script: str, given: str) -> None:
+    done = subprocess.run([sys.executable, str(BENCH / script), "--workers", given], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert f"'{given}' is not a list of worker counts of 1 or more, such as 1,2" in done.stderr
+    assert run.worker_counts_arg(" 1, 2 ") == [1, 2]
