@@ -44,6 +44,14 @@ if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shel
   apt_install chromium chromium-headless-shell fonts-liberation
 fi
 
+# Playwright's bundled Node driver links libatomic.so.1; Debian ships it in libatomic1, which the
+# slim Python images (the Dockerfile's base) leave out. Without it every walk ends in
+# infrastructure_error.
+if ! { ldconfig -p 2>/dev/null || /sbin/ldconfig -p 2>/dev/null; } | grep -q 'libatomic\.so\.1 '; then
+  say "installing libatomic1 (Playwright's Node driver needs libatomic.so.1)"
+  apt_install libatomic1
+fi
+
 if [ "$thirdparty" = 1 ] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
   say "installing Node.js and npm from Debian's packages (the test tools and apps come from npm)"
   apt_install nodejs npm

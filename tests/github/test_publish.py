@@ -291,7 +291,7 @@ def test_no_token_means_no_requests_and_a_note(github: FakeGitHub, tmp_path: Pat
     result = publish(write_report(tmp_path / "r", failing_verdict()),
                      settings_for(github.url, tmp_path, token=None), stdout=io.StringIO(), stderr=err)
     assert github.requests == [] and result.exit_code == 1
-    assert "not posting to GitHub: no a token" in err.getvalue()
+    assert "not posting to GitHub: it needs a token (--token" in err.getvalue()
 
 
 def test_a_missing_verdict_is_a_usage_error(tmp_path: Path) -> None:

@@ -245,7 +245,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
                                              settings.token),
                                             ("GITHUB_REPOSITORY", settings.repository)) if not value]
         if missing and client is None:
-            progress.notices.append("not posting to GitHub: no " + " and no ".join(missing))
+            progress.notices.append("not posting to GitHub: it needs " + " and ".join(missing))
         else:
             api = client or GitHubClient(settings.api_url, settings.token)
             try:
