@@ -3,7 +3,7 @@ and how long the page takes to be usable in Chromium.
 
     .venv/bin/python bench/report_scale.py [--rounds 3]
 
-The runs are synthetic (`flowwalk.report.sample`: the same event stream a real run writes, with
+The runs are synthetic (`tests/sample_run.py`: the same event stream a real run writes, with
 failures, screenshots, skipped dependents, flaky retries), so only the reports are measured.
 """
 
@@ -18,9 +18,11 @@ from pathlib import Path
 
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
 from flowwalk.serve import StaticServer
 from flowwalk.settings import CHROMIUM_ARGS, Settings, default_executable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))  # the synthetic runs are test data
+from sample_run import sample_events, sample_suites, write_sample_run  # noqa: E402
 
 OUT = Path(__file__).parent / "out" / "report-scale"
 

@@ -18,7 +18,7 @@ from flowwalk.model import FAILURE_CLASSES, STEP_KINDS
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.merge import merge_reports
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 

@@ -10,7 +10,7 @@ import xmlschema
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import merge_reports
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
 XSD = xmlschema.XMLSchema(str(Path(__file__).with_name("junit.xsd")))

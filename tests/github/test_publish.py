@@ -376,7 +376,7 @@ def test_a_verdict_built_by_the_report_builder_publishes_with_its_root_causes(
     """Not a hand-written verdict: the sample run's emit.jsonl through the real build_reports."""
     from flowwalk.plan.shard import plan_run
     from flowwalk.report.build import build_reports
-    from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+    from sample_run import sample_events, sample_suites, write_sample_run
     from flowwalk.settings import Settings
 
     suites = sample_suites()

@@ -15,7 +15,7 @@ from flowwalk.events import Heal
 from flowwalk.github.client import GitHubClient, RetryPolicy
 from flowwalk.github.review import MARKER, Suggestion, code_span, post_suggestions, render_suggestion
 from flowwalk.report.build import build_reports
-from flowwalk.report.sample import healed_events, write_sample_run
+from sample_run import healed_events, write_sample_run
 from flowwalk.settings import GitHubSettings
 
 SETTINGS = GitHubSettings(token=TOKEN, repository=REPOSITORY, pr_number=7, sha=HEAD_SHA, event_name="pull_request")

@@ -203,7 +203,7 @@ steps:
 
 def test_propose_heal_answers_the_diff_and_writes_nothing(workdir: Path) -> None:
     from flowwalk.events import Heal
-    from flowwalk.report.sample import healed_events, write_sample_run
+    from sample_run import healed_events, write_sample_run
 
     spec = workdir / "checks" / "sign-in.flow.yaml"
     spec.parent.mkdir()

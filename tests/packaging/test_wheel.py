@@ -168,7 +168,7 @@ def test_the_wheel_alone_validates_the_examples(installed: CompositeRunner) -> N
 def test_the_wheel_alone_rebuilds_a_report_with_its_assets_and_ships_the_schemas(installed: CompositeRunner,
                                                                                  tmp_path: Path) -> None:
     from flowwalk.plan.shard import plan_run
-    from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+    from sample_run import sample_events, sample_suites, write_sample_run
     from flowwalk.settings import Settings
 
     report = tmp_path / "report"  # a run's emit.jsonl as the walker writes it, made by this checkout

@@ -17,7 +17,7 @@ import yaml
 from flowwalk.events import Heal
 from flowwalk.heal.patch import PatchConflictError, apply_patch, build_patch, plan_patch
 from flowwalk.report.merge import merge_reports
-from flowwalk.report.sample import healed_events, write_sample_run
+from sample_run import healed_events, write_sample_run
 from flowwalk.settings import Settings
 from flowwalk.spec.loader import load_suites
 

@@ -14,7 +14,7 @@ from flowwalk.errors import UsageError
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import merge_reports
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
 #: verdict fields that describe the run, not its tests (they differ between any two runs)

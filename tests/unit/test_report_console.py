@@ -10,7 +10,7 @@ from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.console import ConsoleReporter
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 

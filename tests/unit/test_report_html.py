@@ -22,7 +22,7 @@ from flowwalk.report.build import build_reports
 from flowwalk.report.html import render_html, safe_relative
 from flowwalk.report.merge import merge_reports
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.serve import StaticServer
 from flowwalk.settings import Settings

@@ -8,7 +8,7 @@ from pathlib import Path
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.junit import render_junit
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
 

@@ -12,7 +12,7 @@ import pytest
 from flowwalk.events import EVENT_TYPES, Finding, from_json, to_json
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import ReportError, read_heal, read_run
-from flowwalk.report.sample import sample_events, sample_suites, write_sample_run
+from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
 CHECKOUT = "examples/flows/checkout.flow.yaml#Checkout saves the order"

@@ -8,7 +8,7 @@ from typing import Any
 from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import RunRecords, read_run
-from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings

@@ -11,7 +11,7 @@ from flowwalk.events import Failure, Heal, RuleFinished, RunCancelled, RunFinish
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import read_run
-from flowwalk.report.sample import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 

@@ -16,7 +16,7 @@ from flowwalk.errors import Location, SpecError, UsageError
 from flowwalk.model import Expect, Rule, Scenario, Suite
 from flowwalk.plan.shard import assign_shards, load_durations, plan_run, render_plan
 from flowwalk.report.emit import EmitWriter
-from flowwalk.report.sample import sample_events, sample_suites
+from sample_run import sample_events, sample_suites
 from flowwalk.settings import Settings
 
 
@@ -71,11 +71,12 @@ def test_without_durations_shards_are_balanced_by_count() -> None:
     assert "balanced by count" in render_plan(plan)
 
 
+TESTS = Path(__file__).resolve().parents[1]  # where sample_run.py lives
 SCRIPT = textwrap.dedent("""
     import json, sys
     from flowwalk.plan.shard import plan_run
     from flowwalk.settings import Settings
-    from flowwalk.report.sample import sample_suites
+    from sample_run import sample_suites
     suites = sample_suites(extra=40)
     print(json.dumps(plan_run(suites, Settings(shard_index=2, shard_total=3,
                                                durations_file=sys.argv[1])).record(), sort_keys=True))
@@ -90,7 +91,8 @@ def test_assignment_is_identical_across_python_processes(tmp_path: Path) -> None
     outputs = set()
     for seed in ("1", "987654"):  # hash() is salted per process; the plan must not care
         done = subprocess.run([sys.executable, "-c", SCRIPT, str(path)], capture_output=True, text=True,
-                              env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin"}, check=True)
+                              env={"PYTHONHASHSEED": seed, "PATH": "/usr/bin:/bin", "PYTHONPATH": str(TESTS)},
+                              check=True)
         outputs.add(done.stdout)
     assert len(outputs) == 1
 

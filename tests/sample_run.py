@@ -24,6 +24,7 @@ from flowwalk.errors import Location
 from flowwalk.events import (EmitRecorded, Event, Failure, FailureClass, FailureStepKind, Finding, Heal, ModelCalled,
                              RecoveryAttempt, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished,
                              ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
+from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
 # --- the corpus --------------------------------------------------------------------------------
@@ -447,6 +448,7 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
     counts = {"total": 0, "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
     shots = screenshots if screenshots is not None else []
     cancelled = False
+    finals: list[tuple[str, str | None, str | None]] = []  # (status, skip reason, failure class) of each test
     for done, sid in enumerate(order):
         if cancel_after is not None and done >= cancel_after:
             events.append(RunCancelled(signal="SIGTERM", t=round(t, 3)))
@@ -471,10 +473,11 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
                         counts["total"] += 1
                         key = "flaky" if ev.status == "passed" and ev.test_id in failed_before else ev.status
                         counts[key] += 1
+                        finals.append((key, ev.reason, ev.failure.failure_class if ev.failure else None))
                 break
             failed_before |= {ev.test_id for ev in scenario_events
                               if isinstance(ev, RuleFinished) and ev.status == "failed"}
-    exit_code = 5 if cancelled else (1 if counts["failed"] else 0)
+    _, exit_code = decide_outcome(finals, cancelled=cancelled, flaky_policy=flaky_policy)
     events.append(RunFinished(finished_at=started_at, duration_ms=round(t * 1000, 1), exit_code=exit_code,
                               counts=counts, cancelled=cancelled))
     return events
@@ -520,7 +523,9 @@ def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard
             events.append(ScenarioFinished(scenario_id=tid, attempt=attempt, status=status, duration_ms=10.0,
                                            final=attempt == attempts))
     events.append(RunFinished(finished_at=started_at, duration_ms=100.0,
-                              exit_code=2 if heal_policy == "fail" and by_test else 0,
+                              exit_code=decide_outcome([("flaky" if attempts > 1 else "passed", None, None)
+                                                        for _ in by_test], cancelled=False, flaky_policy="pass",
+                                                       heal_policy=heal_policy, healed=bool(by_test))[1],
                               counts={"total": len(by_test), "passed": len(by_test) if attempts == 1 else 0,
                                       "failed": 0, "skipped": 0, "flaky": len(by_test) if attempts > 1 else 0}))
     return events
