@@ -19,8 +19,6 @@ from flowwalk.events import FailureClass, FailureStepKind, Severity, Status
 
 ACT_ACTIONS = ("click", "fill", "press", "hover", "scroll",  # flow-spec v1
                "select", "check", "uncheck", "dblclick", "focus", "upload")  # v1.x for rules
-#: actions whose `value` is required (everything else refuses one, except scroll's optional amount)
-VALUE_ACTIONS = ("fill", "press", "select", "upload")
 
 EXPECT_KINDS = (
     # flow-spec v1
@@ -31,14 +29,6 @@ EXPECT_KINDS = (
     "visible", "hidden", "enabled", "disabled", "checked", "unchecked",
     "attribute", "input_value",
 )
-#: expect kinds that read an element (and so take a selector, required unless noted)
-ELEMENT_EXPECTS = ("text_contains", "text_not_contains", "text_matches", "has_text", "selector_exists",
-                   "selector_absent", "count", "visible", "hidden", "enabled", "disabled", "checked",
-                   "unchecked", "attribute", "input_value")
-#: expect kinds whose selector defaults to `body`
-BODY_DEFAULT_EXPECTS = ("text_contains", "text_not_contains", "text_matches")
-
-ASSERTION_KINDS = ("no_console_errors", "beacon_fires")
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled",
                 "is_checked", "js", "url", "title")
@@ -233,13 +223,3 @@ class Suite:
     scenarios: tuple[Scenario, ...]
 
 
-def step_selectors(step: Step) -> tuple[str, ...]:
-    """Every selector a step uses (for scope prefixing, validation and docs)."""
-    out: list[str] = []
-    for name in ("selector", "for_selector", "await_selector"):
-        value = getattr(step, name, None)
-        if value:
-            out.append(value)
-    if isinstance(step, Emit):
-        out.extend(f.selector for f in step.fields if f.selector)
-    return tuple(out)

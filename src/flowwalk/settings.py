@@ -9,7 +9,7 @@ whose repr never shows them.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -147,7 +147,6 @@ class Settings:
         return self.flow_stabilize if kind == "flow" else self.stabilize
 
 
-SETTING_NAMES = tuple(f.name for f in fields(Settings))
 
 
 def parse_shard(text: str) -> tuple[int, int]:

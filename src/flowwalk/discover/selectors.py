@@ -26,13 +26,6 @@ def choose_selector(element: Mapping[str, Any]) -> str | None:
     return None
 
 
-def how_chosen(element: Mapping[str, Any], selector: str) -> str:
-    for candidate in element.get("candidates") or ():
-        if candidate.get("selector") == selector:
-            return str(candidate.get("how") or "")
-    return ""
-
-
 _NOUNS = {"link": "link", "button": "button", "dialog": "dialog", "list": "list", "form": "form", "heading": "heading"}
 _FIELD_NOUNS = {"checkbox": "checkbox", "radio": "option", "select": "menu", "textarea": "box", "search": "search box"}
 

@@ -221,8 +221,3 @@ def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:
         f"<script>\n{_asset('report.js')}\n</script>\n</body>\n</html>\n",
     ])
 
-
-def write_html(verdict: Mapping[str, Any], records: RunRecords, out_dir: str | Path) -> Path:
-    path = Path(out_dir) / HTML_FILE
-    path.write_text(render_html(verdict, records), encoding="utf-8")
-    return path

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
@@ -127,8 +126,3 @@ def render_junit(records: RunRecords) -> str:
     return ET.tostring(root, encoding="unicode", xml_declaration=False).join(
         ('<?xml version="1.0" encoding="utf-8"?>\n', "\n"))
 
-
-def write_junit(records: RunRecords, out_dir: str | Path) -> Path:
-    path = Path(out_dir) / JUNIT_FILE
-    path.write_text(render_junit(records), encoding="utf-8")
-    return path

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from flowwalk.exitcodes import INCOMPLETE_REASONS
@@ -401,12 +400,7 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
     return text + footer
 
 
-def write_summary(verdict: Mapping[str, Any], records: RunRecords | None, out_dir: str | Path) -> Path:
-    path = Path(out_dir) / SUMMARY_FILE
-    path.write_text(render_summary(verdict, records), encoding="utf-8")
-    return path
-
 
 __all__: Sequence[str] = ("CATEGORIES", "FailureGroup", "FailureItem", "group_failures", "not_run", "render_item",
-                          "render_summary", "write_summary", "verdict_headline", "counts_line", "shards_line", "code",
+                          "render_summary", "verdict_headline", "counts_line", "shards_line", "code",
                           "plain")

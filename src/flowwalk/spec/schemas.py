@@ -7,7 +7,6 @@ and limits; the cross-field rules they cannot express are listed in `docs/flow-s
 
 from __future__ import annotations
 
-import importlib
 import json
 from pathlib import Path
 from typing import Any
@@ -63,15 +62,8 @@ def generate_schema(model: type[BaseModel], name: str, title: str, description: 
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """Every input schema by file name; plus the report schemas when the report package has them."""
+    """Every generated schema by file name (the emit-event and verdict schemas are hand-written)."""
     out = {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
-    try:  # the emit-event and verdict schemas belong to report/; include them when it provides them
-        report = importlib.import_module("flowwalk.report.schemas")
-    except ImportError:
-        report = None
-    if report is not None and hasattr(report, "generate_schemas"):
-        for name, schema in report.generate_schemas().items():
-            out.setdefault(name, schema)
     # discover/crawl.json is an output of `flowwalk discover`, generated from its model the same way
     from flowwalk.discover.record import generate_schemas as crawl_schemas
 

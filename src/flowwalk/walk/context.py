@@ -81,11 +81,6 @@ class RunContext:
     def elapsed_s(self) -> float:
         return round(time.monotonic() - self.started, 3)
 
-    def remaining_ms(self) -> float | None:
-        if self.deadline is None:
-            return None
-        return (self.deadline - time.monotonic()) * 1000
-
     def timed_out(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
 

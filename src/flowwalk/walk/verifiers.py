@@ -50,7 +50,6 @@ from flowwalk.model import Act, Expect, Stabilize, Step, VerifierRef
 from flowwalk.walk.checks import run_check
 
 OUTCOMES = ("pass", "fail", "inconclusive")
-BUILTIN = ("read_after_write", "invariant_check")
 #: read_after_write polls this often until the value reads back or its timeout ends
 READ_INTERVAL_S = 0.1
 
