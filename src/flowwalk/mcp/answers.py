@@ -134,6 +134,26 @@ class HealAnswer(Bounded):
     already_applied: int = Field(default=0, description="heals the spec files already have")
 
 
+class JourneyOut(BaseModel):
+    """One flow the crawl wrote, with what it covers and the resource that reads it."""
+
+    name: str = Field(description="the flow's name")
+    path: str = Field(description="the spec file, relative to the working directory")
+    covers: str = Field(default="", description="what the flow checks: the feature or journey it walks, and why")
+    kind: str = Field(default="", description="the feature kind (page, login, form, search, ...) or journey")
+    status: str = Field(default="", description="written (passed twice) | needs_review | not_verified")
+    uri: str = Field(description="resource with the spec's text")
+
+
+class AskedOut(BaseModel):
+    """A question the server asked the person through the client (elicitation), and the outcome."""
+
+    question: str = Field(description="what was asked (the elicitation's message)")
+    action: str = Field(description="accept | decline | cancel")
+    answered: dict[str, Any] = Field(default_factory=dict, description="the accepted answer; never a secret "
+                                                                        "value (a secret is asked for by name)")
+
+
 class DiscoverAnswer(Bounded):
     out_dir: str = Field(description="where the specs went, relative to the working directory")
     pages: int
@@ -142,7 +162,13 @@ class DiscoverAnswer(Bounded):
     needs_review: list[str] = Field(default_factory=list, description="specs that did not pass: each starts with "
                                                                       "why")
     duration_s: float
-    stopped_reason: str = Field(description="done | max_pages | max_actions | budget | cancelled | unreachable")
+    stopped_reason: str = Field(description="done | max_pages | max_actions | budget | cancelled | unreachable | "
+                                            "not_started (a question was declined or cancelled first)")
     index: str = Field(description="index.md: what was found, page by page")
     crawl: str = Field(description="crawl.json: the same as data")
     dropped: list[str] = Field(default_factory=list, description="model proposals that were dropped, and why")
+    index_uri: str = Field(default="", description="resource with index.md")
+    crawl_uri: str = Field(default="", description="resource with crawl.json")
+    journeys: list[JourneyOut] = Field(default_factory=list, description="the flows the crawl wrote, with what "
+                                                                         "each covers")
+    asked: list[AskedOut] = Field(default_factory=list, description="what the server asked the person, if anything")

@@ -24,6 +24,7 @@ from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.mcp.answers import (
     DiscoverAnswer,
     HealAnswer,
+    JourneyOut,
     ProblemOut,
     ReportOut,
     ReportsAnswer,
@@ -34,7 +35,7 @@ from flowwalk.mcp.answers import (
 )
 from flowwalk.mcp.bounds import clip
 from flowwalk.mcp.explain import failure_label, read_verdict
-from flowwalk.mcp.workspace import REPORT_MARKERS, Workspace, report_uri
+from flowwalk.mcp.workspace import DISCOVER_DIR, REPORT_MARKERS, Workspace, discover_uri, report_uri, spec_leaf
 
 SpecKind = Literal["flow.yaml", "flow.json", "rules.yaml", "robot"]
 SchemaKind = Literal["flow_spec", "rules", "config"]
@@ -280,6 +281,13 @@ def list_reports(ws: Workspace) -> ReportsAnswer:
     return ReportsAnswer(reports=[report_entry(ws, folder) for folder in ws.reports()])
 
 
+def schema_names() -> list[str]:
+    """The file names `flowwalk schema` writes (each a `flowwalk://schemas/{name}` resource)."""
+    from flowwalk.spec.schemas import generate_schemas
+
+    return sorted(generate_schemas())
+
+
 def schema_text(name: str) -> str:
     """The schema `flowwalk schema` writes as `name`, as JSON text."""
     from flowwalk.spec.schemas import generate_schemas, render
@@ -335,6 +343,30 @@ def propose_heal(ws: Workspace, report_name: str) -> HealAnswer:
 
 
 # --- discover --------------------------------------------------------------------------------------
+
+
+def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
+    """The flows a crawl wrote under `out`, read back from its crawl.json: its `journeys` when the
+    record has them, else each spec with the feature it checks."""
+    try:
+        record = json.loads((out / DISCOVER_DIR / "crawl.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    name = ws.relative(out)
+    features = {f.get("id"): f for f in record.get("features") or () if isinstance(f, dict)}
+    found: list[JourneyOut] = []
+    for spec in record.get("specs") or ():
+        if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+            continue
+        feature = features.get(spec.get("feature")) or {}
+        covers = str(spec.get("covers") or feature.get("reason") or "")
+        found.append(JourneyOut(
+            name=str(spec.get("name") or feature.get("name") or spec["path"]),
+            path=ws.relative(out / spec["path"]), covers=covers,
+            kind=str(spec.get("kind") or feature.get("kind") or ""), status=str(spec.get("status") or ""),
+            uri=discover_uri(name, spec_leaf(spec["path"]))))
+    return found
+
 
 
 @dataclass(frozen=True)
@@ -396,8 +428,11 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
     def shown(path: str | Path) -> str:
         return ws.relative(Path(os.path.realpath(path)))
 
+    out_name = shown(result.out_dir)
     return DiscoverAnswer(
-        out_dir=shown(result.out_dir), pages=result.pages, features=result.features,
+        out_dir=out_name, pages=result.pages, features=result.features,
+        index_uri=discover_uri(out_name, "index.md"), crawl_uri=discover_uri(out_name, "crawl.json"),
+        journeys=journeys_of(ws, Path(os.path.realpath(result.out_dir))),
         specs_written=[shown(p) for p in result.specs_written], needs_review=[shown(p) for p in result.needs_review],
         duration_s=result.duration_s, stopped_reason=result.stopped_reason,
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),

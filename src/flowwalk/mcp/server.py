@@ -15,6 +15,7 @@ import base64
 import logging
 import queue
 import threading
+import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -27,23 +28,30 @@ import anyio.to_thread
 from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, UserMessage
+from mcp.shared.exceptions import MCPError
 from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
 from mcp_types import (
     CallToolResult,
     EmptyResult,
+    INVALID_PARAMS,
     ImageContent,
+    ListResourcesResult,
+    PaginatedRequestParams,
+    Resource,
     SubscribeRequestParams,
     TextContent,
     ToolAnnotations,
     UnsubscribeRequestParams,
 )
+from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
 from flowwalk.errors import FlowwalkError, UsageError
 from flowwalk.events import RuleFinished, RunStarted
-from flowwalk.mcp import operations
+from flowwalk.mcp import operations, prompts
 from flowwalk.mcp.answers import (
     DiscoverAnswer,
     ExplainAnswer,
@@ -56,7 +64,8 @@ from flowwalk.mcp.answers import (
 from flowwalk.mcp.bounds import ANSWER_LIMIT, IMAGE_LIMIT, compact, fit
 from flowwalk.mcp.explain import UnknownTestError, explain
 from flowwalk.mcp.operations import RunRequest, SchemaKind, ServerLimits, SpecKind, ToolInputError
-from flowwalk.mcp.workspace import OutsideRootError, Workspace, report_uri
+from flowwalk.mcp.workspace import (DISCOVER_DIR, OutsideRootError, Workspace, crawl_spec_paths, folder_uri,
+                                    resource_leaves)
 
 logger = logging.getLogger("flowwalk.mcp")
 
@@ -75,6 +84,14 @@ WATCH_INTERVAL_S = 1.0
 PROGRESS_INTERVAL_S = 0.25
 #: each answer's structured content and its text copy share the limit
 STRUCTURED_BUDGET = ANSWER_LIMIT // 2
+
+#: the first protocol version that asks through `InputRequiredResult` instead of a server request
+INPUT_REQUIRED_VERSION = "2026-07-28"
+
+
+def _modern(version: str | None) -> bool:
+    return version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION)
+
 
 _RO = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -109,13 +126,9 @@ _EXPECTED = (ToolInputError, OutsideRootError, FlowwalkError, FileNotFoundError,
 
 
 def _signature(folder: Path) -> dict[str, tuple[int, int]]:
-    """(mtime, size) of each file a report resource reads, by its name under the folder."""
-    names = ["summary.md", "verdict.json"]
-    shots = folder / "screenshots"
-    if shots.is_dir():
-        names += [f"screenshots/{p.name}" for p in sorted(shots.iterdir())]
+    """(mtime, size) of each file a resource of the folder reads, by its name under the folder."""
     found: dict[str, tuple[int, int]] = {}
-    for name in names:
+    for name in resource_leaves(folder):
         try:
             stat = (folder / name).stat()
         except OSError:
@@ -135,19 +148,20 @@ class ReportWatch:
     bus: InMemorySubscriptionBus
     folders: dict[Path, dict[str, tuple[int, int]]] = field(default_factory=dict)
     legacy: dict[str, set[ServerSession]] = field(default_factory=dict)
+    sessions: weakref.WeakSet[ServerSession] = field(default_factory=weakref.WeakSet)
 
     def track(self, folder: Path) -> None:
         if folder not in self.folders:
             self.folders[folder] = _signature(folder)
 
     def track_uri(self, uri: str) -> None:
-        prefix = "flowwalk://reports/"
-        if uri.startswith(prefix):
-            name = unquote(uri[len(prefix):].split("/", 1)[0])
-            try:
-                self.track(self.ws.confine(name, "report folder"))
-            except OutsideRootError:
-                pass
+        for prefix, sub in (("flowwalk://reports/", ""), ("flowwalk://discover/", DISCOVER_DIR)):
+            if uri.startswith(prefix):
+                name = unquote(uri[len(prefix):].split("/", 1)[0])
+                try:
+                    self.track(self.ws.confine(Path(name) / sub if sub else name, "folder"))
+                except OutsideRootError:
+                    pass
 
     async def check(self) -> None:
         for folder, before in list(self.folders.items()):
@@ -158,7 +172,7 @@ class ReportWatch:
             name = self.ws.relative(folder)
             changed = sorted(leaf for leaf in set(before) | set(now) if before.get(leaf) != now.get(leaf))
             for leaf in changed:
-                uri = report_uri(name, leaf)
+                uri = folder_uri(folder, name, leaf)
                 await self.bus.publish(ResourceUpdated(uri=uri))
                 for session in list(self.legacy.get(uri, ())):
                     try:
@@ -166,7 +180,27 @@ class ReportWatch:
                     except Exception:  # noqa: BLE001 - a gone client must not stop the others
                         self.legacy[uri].discard(session)
             if set(now) != set(before):
-                await self.bus.publish(ResourcesListChanged())
+                await self.list_changed()
+
+    async def list_changed(self) -> None:
+        """`notifications/resources/list_changed`: to `subscriptions/listen` streams through the bus,
+        and to every session of an earlier protocol version that has talked to the server."""
+        await self.bus.publish(ResourcesListChanged())
+        for session in list(self.sessions):
+            try:
+                await session.send_resource_list_changed()
+            except Exception:  # noqa: BLE001 - a gone client must not stop the others
+                self.sessions.discard(session)
+
+    def hello(self, ctx: Any) -> None:
+        """Remember a session of an earlier protocol version (they hear list changes directly)."""
+        try:
+            session = ctx.session
+            version = ctx.protocol_version
+        except (AttributeError, ValueError):
+            return
+        if session is not None and not _modern(version):
+            self.sessions.add(session)
 
     async def loop(self) -> None:
         while True:
@@ -193,9 +227,12 @@ class FlowwalkServer:
             subscriptions=self.bus, lifespan=self._lifespan, log_level="WARNING")
         self._register_tools()
         self._register_resources()
+        self._register_prompts()
         low = self.mcp._lowlevel_server  # resources/subscribe is served by the low-level server only
         low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
         low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
+        # the concrete resources of every report and crawl, not only the templates
+        low.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources)
 
     @asynccontextmanager
     async def _lifespan(self, _server: MCPServer[None]) -> AsyncIterator[None]:
@@ -213,6 +250,46 @@ class FlowwalkServer:
         self.watch.track_uri(uri)
         self.watch.legacy.setdefault(uri, set()).add(ctx.session)
         return EmptyResult()
+
+    async def _list_resources(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
+                              ) -> ListResourcesResult:
+        self.watch.hello(ctx)
+        found = await anyio.to_thread.run_sync(self._concrete_resources)
+        return ListResourcesResult(resources=found)
+
+    def _concrete_resources(self) -> list[Resource]:
+        """Every report's summary, verdict and screenshots, every crawl's index, crawl.json and
+        specs, and the whole schemas: what a client can read right now."""
+        out: list[Resource] = []
+        for folder in self.ws.reports():
+            self.watch.track(folder)
+            name = self.ws.relative(folder)
+            for leaf in resource_leaves(folder):
+                if not (folder / leaf).is_file():
+                    continue
+                mime = ("text/markdown" if leaf.endswith(".md") else "application/json" if leaf.endswith(".json")
+                        else "image/png")
+                out.append(Resource(uri=folder_uri(folder, name, leaf), name=f"{name}/{leaf}", mime_type=mime,
+                                    description=f"{leaf} of the report folder {name}"))
+        for folder in self.ws.crawls():
+            self.watch.track(folder)
+            name = self.ws.relative(folder)
+            out_dir = self.ws.relative(folder.parent)
+            for leaf in resource_leaves(folder):
+                path = folder / leaf
+                if not path.is_file():
+                    continue
+                shown = leaf[3:] if leaf.startswith("../") else leaf
+                mime = ("text/markdown" if leaf.endswith(".md") else "application/json" if leaf.endswith(".json")
+                        else "application/yaml")
+                what = (f"a spec the crawl wrote into {out_dir}" if leaf.startswith("../")
+                        else f"{leaf} of the crawl written into {out_dir}")
+                out.append(Resource(uri=folder_uri(folder, name, leaf), name=f"{out_dir}/{shown}"
+                                    if leaf.startswith("../") else f"{name}/{leaf}", mime_type=mime, description=what))
+        for schema_name in sorted(operations.schema_names()):
+            out.append(Resource(uri=f"flowwalk://schemas/{schema_name}", name=schema_name,
+                                mime_type="application/schema+json", description="a whole JSON Schema"))
+        return out
 
     async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
         self.watch.legacy.get(str(params.uri), set()).discard(ctx.session)
@@ -296,6 +373,7 @@ class FlowwalkServer:
         """`work()` on a worker thread, its progress forwarded to the client; when the call is
         cancelled, `job.cancel` is set and the work (a run, a crawl) stops and finishes its files."""
         outcome: list[_T | BaseException] = []
+        self.watch.hello(ctx.request_context)
 
         def guarded() -> None:
             try:
@@ -386,6 +464,10 @@ class FlowwalkServer:
             variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
             destructive_remove=list(destructive_remove), verify=verify, use_model=use_model)
         job = _Job()
+        try:
+            job.folders.append(self.ws.confine(out_dir, "out_dir") / DISCOVER_DIR)
+        except OutsideRootError as error:
+            raise _refuse(error) from None
         result = await self._in_thread(ctx, job, lambda: operations.discover(
             self.ws, self.limits, request, cancel=job.cancel, progress=job.say))
         return _answer(result, artifacts=f"{result.index} and {result.crawl}",
@@ -456,6 +538,45 @@ class FlowwalkServer:
             raise _refuse(error) from None
         return _answer(answer, artifacts=f"the output of `flowwalk heal --report {report_dir}`")
 
+    # --- prompts ---------------------------------------------------------------------------------
+
+    def _register_prompts(self) -> None:
+        prompt = self.mcp.prompt
+
+        async def render(make: Callable[[], prompts.PromptText]) -> list[Message]:
+            try:
+                text = await anyio.to_thread.run_sync(make)
+            except _EXPECTED as error:
+                # a protocol error with the message itself: the SDK would hide a plain exception's text
+                raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
+            return [UserMessage(body) if role == "user" else AssistantMessage(body) for role, body in text.messages]
+
+        @prompt("check-my-app", title="Check my app", description=prompts.PROMPTS["check-my-app"])
+        async def check_my_app(
+            url: Annotated[str, Field(description="the site to check, e.g. https://staging.example.com")],
+        ) -> list[Message]:
+            return await render(lambda: prompts.check_my_app(url))
+
+        @prompt("fix-failing-check", title="Fix a failing check", description=prompts.PROMPTS["fix-failing-check"])
+        async def fix_failing_check(
+            report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+            test_id: Annotated[str, Field(description="the failed test, e.g. checks/login.flow.yaml#log in")],
+        ) -> list[Message]:
+            return await render(lambda: prompts.fix_failing_check(self.ws, report_dir, test_id))
+
+        @prompt("review-heals", title="Review the heals of a run", description=prompts.PROMPTS["review-heals"])
+        async def review_heals(
+            report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+        ) -> list[Message]:
+            return await render(lambda: prompts.review_heals(self.ws, report_dir))
+
+        @prompt("write-a-check", title="Write a check", description=prompts.PROMPTS["write-a-check"])
+        async def write_a_check(
+            what: Annotated[str, Field(description="what the site should do, e.g. 'a visitor can sign up'")],
+            url: Annotated[str, Field(description="the site, e.g. http://127.0.0.1:8000")],
+        ) -> list[Message]:
+            return await render(lambda: prompts.write_a_check(self.ws, what, url))
+
     # --- resources -------------------------------------------------------------------------------
 
     def _register_resources(self) -> None:
@@ -476,6 +597,24 @@ class FlowwalkServer:
         def screenshot(dir: str, name: str) -> bytes:
             return self._read_report(dir, f"screenshots/{name}")
 
+        @resource("flowwalk://discover/{dir}/index.md", name="crawl-index", mime_type="text/markdown",
+                  description="what a crawl found, page by page (the index.md discover writes under {dir})")
+        def crawl_index(dir: str) -> str:
+            return self._read_crawl(dir, "index.md").decode("utf-8")
+
+        @resource("flowwalk://discover/{dir}/crawl.json", name="crawl", mime_type="application/json",
+                  description="a crawl as data: pages, features, the specs written (crawl.json)")
+        def crawl_record(dir: str) -> str:
+            return self._read_crawl(dir, "crawl.json").decode("utf-8")
+
+        @resource("flowwalk://discover/{dir}/spec/{path}", name="crawl-spec", mime_type="application/yaml",
+                  description="a spec (a journey) a crawl wrote; {path} is relative to {dir}, in one segment")
+        def crawl_spec(dir: str, path: str) -> str:
+            if path not in crawl_spec_paths(self._crawl_folder(dir)):
+                raise ResourceError(f"the crawl in '{dir}' wrote no spec '{path}'\n  hint: read "
+                                    f"flowwalk://discover/{dir}/crawl.json for the specs it wrote")
+            return self._read_crawl(dir, f"../{path}").decode("utf-8")
+
         @resource("flowwalk://schemas/{name}", name="schema", mime_type="application/schema+json",
                   description="a whole JSON Schema, as `flowwalk schema` writes it")
         def whole_schema(name: str) -> str:
@@ -483,6 +622,25 @@ class FlowwalkServer:
                 return operations.schema_text(name)
             except ToolInputError as error:
                 raise ResourceError(str(error)) from None
+
+    def _crawl_folder(self, out_dir: str) -> Path:
+        try:
+            folder = self.ws.confine(Path(out_dir) / DISCOVER_DIR, "crawl folder")
+        except OutsideRootError as error:
+            raise ResourceError(str(error)) from None
+        if not (folder / "crawl.json").is_file():
+            raise ResourceError(f"'{out_dir}' holds no crawl (no {DISCOVER_DIR}/crawl.json)\n  hint: call discover "
+                                f"with out_dir: \"{out_dir}\" first")
+        return folder
+
+    def _read_crawl(self, out_dir: str, leaf: str) -> bytes:
+        folder = self._crawl_folder(out_dir)
+        try:
+            path = self.ws.confine(folder / leaf, "crawl file")
+            self.watch.track(folder)
+            return path.read_bytes()
+        except (OutsideRootError, OSError) as error:
+            raise ResourceError(str(error)) from None
 
     def _read_report(self, name: str, leaf: str) -> bytes:
         try:

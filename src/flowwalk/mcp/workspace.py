@@ -8,6 +8,7 @@ server was started in. Report folders are named to clients by their path relativ
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -20,6 +21,10 @@ from flowwalk.spec.loader import SKIP_DIRS
 REPORT_SEARCH_DEPTH = 4
 #: the files that make a folder a report folder
 REPORT_MARKERS = ("verdict.json", "emit.jsonl")
+#: the folder `discover` writes its index.md and crawl.json into, under its out_dir
+DISCOVER_DIR = "discover"
+#: what a discover folder's resources read (besides the specs its crawl.json lists)
+DISCOVER_LEAVES = ("index.md", "crawl.json")
 
 
 class OutsideRootError(FlowwalkError):
@@ -69,19 +74,80 @@ class Workspace:
 
     def reports(self) -> list[Path]:
         """Every report folder under the root (a folder holding verdict.json or emit.jsonl), sorted."""
-        found: list[Path] = []
+        return self._folders()[0]
+
+    def crawls(self) -> list[Path]:
+        """Every discover folder under the root (`<out_dir>/discover` holding crawl.json), sorted."""
+        return self._folders()[1]
+
+    def _folders(self) -> tuple[list[Path], list[Path]]:
+        reports: list[Path] = []
+        crawls: list[Path] = []
         base_depth = len(self.root.parts)
         for current, dirs, files in os.walk(self.root):
             here = Path(current)
             if any(marker in files for marker in REPORT_MARKERS):
-                found.append(here)
-            if len(here.parts) - base_depth >= REPORT_SEARCH_DEPTH:
+                reports.append(here)
+            if here.name == DISCOVER_DIR and "crawl.json" in files and here != self.root:
+                crawls.append(here)
+            if len(here.parts) - base_depth >= REPORT_SEARCH_DEPTH + 1:
                 dirs[:] = []
                 continue
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("."))
-        return sorted(found, key=self.relative)
+        depth_ok = [r for r in reports if len(r.parts) - base_depth <= REPORT_SEARCH_DEPTH]
+        return sorted(depth_ok, key=self.relative), sorted(crawls, key=self.relative)
 
 
 def report_uri(name: str, leaf: str) -> str:
     """`flowwalk://reports/{dir}/{leaf}`; a nested folder's '/' is percent-encoded into one segment."""
     return f"flowwalk://reports/{quote(name, safe='')}/{leaf}"
+
+
+def discover_uri(out_dir: str, leaf: str) -> str:
+    """`flowwalk://discover/{dir}/{leaf}` for the crawl written under `out_dir` (index.md, crawl.json,
+    or `spec/{path}` for a spec it wrote, the path relative to out_dir in one segment)."""
+    return f"flowwalk://discover/{quote(out_dir, safe='')}/{leaf}"
+
+
+def spec_leaf(path: str) -> str:
+    """The leaf of a discover spec resource: `spec/` and the path (relative to out_dir) as one segment."""
+    return f"spec/{quote(path, safe='')}"
+
+
+def is_discover_folder(folder: Path) -> bool:
+    return folder.name == DISCOVER_DIR and (folder / "crawl.json").is_file()
+
+
+def resource_leaves(folder: Path) -> list[str]:
+    """The names (under `folder`) of the files its resources read: a report folder's summary.md,
+    verdict.json and screenshots, or a discover folder's index.md, crawl.json and, as `spec/...`,
+    the specs its crawl.json lists (those live in the out_dir, the folder's parent)."""
+    if folder.name == DISCOVER_DIR and not any((folder / m).is_file() for m in REPORT_MARKERS):
+        names = [leaf for leaf in DISCOVER_LEAVES if (folder / leaf).is_file()]
+        names += [f"../{path}" for path in crawl_spec_paths(folder)]
+        return names
+    names = ["summary.md", "verdict.json"]
+    shots = folder / "screenshots"
+    if shots.is_dir():
+        names += [f"screenshots/{p.name}" for p in sorted(shots.iterdir())]
+    return names
+
+
+def crawl_spec_paths(folder: Path) -> list[str]:
+    """The spec paths (relative to the out_dir) a discover folder's crawl.json lists."""
+    try:
+        record = json.loads((folder / "crawl.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    specs = record.get("specs") if isinstance(record, dict) else None
+    return [str(s["path"]) for s in specs or () if isinstance(s, dict) and isinstance(s.get("path"), str)]
+
+
+def folder_uri(folder: Path, name: str, leaf: str) -> str:
+    """The resource URI of `leaf` of a watched folder named `name` (relative to the root)."""
+    if folder.name == DISCOVER_DIR and not any((folder / m).is_file() for m in REPORT_MARKERS):
+        out_dir = name.rsplit("/", 1)[0] if "/" in name else "."
+        if leaf.startswith("../"):
+            return discover_uri(out_dir, spec_leaf(leaf[3:]))
+        return discover_uri(out_dir, leaf)
+    return report_uri(name, leaf)

@@ -1,0 +1,173 @@
+"""The MCP prompts and the concrete resource list, through the SDK's own client: what an agent sees."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import with_client
+from mcp import Client
+
+HEALED_FLOW = """\
+spec_version: "1"
+name: sign in
+url: /login.html
+steps:
+  - type: act
+    action: click
+    target: the Sign in button
+    selector: '#submit'
+"""
+
+
+def sample_report(folder: Path) -> str:
+    """A report with an assertion_failed flow (no browser: the sample corpus); its failed test id."""
+    from flowwalk.plan.shard import plan_run
+    from flowwalk.report.build import build_reports
+    from sample_run import sample_events, sample_suites, write_sample_run
+    from flowwalk.settings import Settings
+
+    suites = sample_suites()
+    write_sample_run(folder, sample_events(suites, plan_run(suites, Settings()).record()))
+    build_reports(folder, warn=False)
+    verdict = json.loads((folder / "verdict.json").read_text())
+    return next(t["test_id"] for t in verdict["tests"]
+                if (t.get("failure") or {}).get("failure_class") == "assertion_failed")
+
+
+def healed_report(workdir: Path) -> None:
+    from flowwalk.events import Heal
+    from sample_run import healed_events, write_sample_run
+
+    spec = workdir / "checks" / "sign-in.flow.yaml"
+    spec.parent.mkdir(exist_ok=True)
+    spec.write_text(HEALED_FLOW)
+    heal = Heal(old_selector="#submit", new_selector="[data-testid=sign-in]", method="deterministic", score=0.93,
+                target="the Sign in button", step_index=1, path="checks/sign-in.flow.yaml", line=5)
+    write_sample_run(workdir / "healed", healed_events([("checks/sign-in.flow.yaml#sign in", heal)]))
+
+
+def test_the_prompts_are_listed_with_typed_arguments_and_give_their_messages(workdir: Path) -> None:
+    failed = sample_report(workdir / "runs" / "nightly")
+    healed_report(workdir)
+
+    async def body(client: Client) -> Any:
+        listed = {p.name: p for p in (await client.list_prompts()).prompts}
+        got = {
+            "check-my-app": await client.get_prompt("check-my-app", {"url": "https://staging.example.com"}),
+            "fix-failing-check": await client.get_prompt("fix-failing-check", {
+                "report_dir": "runs/nightly", "test_id": failed}),
+            "review-heals": await client.get_prompt("review-heals", {"report_dir": "healed"}),
+            "write-a-check": await client.get_prompt("write-a-check", {
+                "what": "a visitor can sign up with an e-mail address", "url": "http://127.0.0.1:8000"}),
+        }
+        return listed, got
+
+    listed, got = with_client(workdir, body)
+    assert set(listed) == {"check-my-app", "fix-failing-check", "review-heals", "write-a-check"}
+    args = {name: [(a.name, a.required) for a in p.arguments] for name, p in listed.items()}
+    assert args == {"check-my-app": [("url", True)],
+                    "fix-failing-check": [("report_dir", True), ("test_id", True)],
+                    "review-heals": [("report_dir", True)],
+                    "write-a-check": [("what", True), ("url", True)]}
+    assert all(a.description for p in listed.values() for a in p.arguments)
+    texts = {name: "\n".join(m.content.text for m in result.messages) for name, result in got.items()}
+    assert all(m.role == "user" for result in got.values() for m in result.messages)
+
+    app = texts["check-my-app"]
+    # the workflow, in the order the tools are used, with the arguments to pass
+    order = [app.index(tool) for tool in ("`discover`", "`run`", "`explain_failure`", "Propose the fixes")]
+    assert order == sorted(order)
+    assert '{"url":"https://staging.example.com","out_dir":"checks"}' in app
+    assert "NAME of the environment variable that holds the password (never the password)" in " ".join(app.split())
+
+    fix = texts["fix-failing-check"]
+    explained = json.loads(got["fix-failing-check"].messages[1].content.text.split("\n", 1)[1])
+    assert explained["test_id"] == failed and explained["failure_class"] == "assertion_failed"
+    assert explained["label"] == "assertion_mismatch" and explained["expected"]
+    spec = failed.split("#", 1)[0]
+    assert f'call `run` with {{"paths":["{spec}"],"out_dir":"runs/nightly"}}' in fix
+
+    heals = texts["review-heals"]
+    assert "checks/sign-in.flow.yaml:8: '#submit' -> '[data-testid=sign-in]' (deterministic, score 0.93)" in heals
+    assert "+    selector: '[data-testid=sign-in]'" in heals and "HEAL_CONTRADICTED" in heals
+
+    write = texts["write-a-check"]
+    # the closest example is the working directory's own sign-up flow, and the format comes from the schema
+    assert "The closest example (examples/flows/signup" in write
+    kinds = next(line for line in write.splitlines() if line.startswith("- expect kinds: "))
+    assert "text_contains" in kinds and "no_console_errors" not in kinds  # an assertion kind is not a step's
+    assert "checks/visitor-can-sign-up-mail.flow.yaml" in write
+
+
+def test_a_prompt_with_a_bad_argument_is_refused_with_a_hint(workdir: Path) -> None:
+    failed = sample_report(workdir / "runs" / "nightly")
+
+    async def body(client: Client) -> list[str]:
+        errors = []
+        for name, arguments in (("check-my-app", {"url": "ftp://example.com"}),
+                                ("fix-failing-check", {"report_dir": "runs/nightly", "test_id": failed + "x"}),
+                                ("review-heals", {"report_dir": "../elsewhere"}),
+                                ("write-a-check", {"what": "  ", "url": "http://127.0.0.1:8000"})):
+            try:
+                await client.get_prompt(name, arguments)
+            except Exception as error:  # noqa: BLE001 - the SDK raises MCPError for a refused prompt
+                errors.append(str(error))
+        return errors
+
+    errors = with_client(workdir, body)
+    assert len(errors) == 4
+    assert "'ftp://example.com' is not an http(s) URL" in errors[0] and "hint:" in errors[0]
+    assert failed in errors[1]  # the closest test id
+    assert "outside the server's working directory" in errors[2]
+    assert "what is empty" in errors[3]
+
+
+def test_resources_list_names_every_report_file_and_schema(workdir: Path) -> None:
+    sample_report(workdir / "runs" / "nightly")
+
+    async def body(client: Client) -> Any:
+        listed = (await client.list_resources()).resources
+        read = await client.read_resource(next(r.uri for r in listed if str(r.uri).endswith("/summary.md")))
+        return listed, read
+
+    listed, read = with_client(workdir, body)
+    uris = {str(r.uri): r for r in listed}
+    assert "flowwalk://reports/runs%2Fnightly/summary.md" in uris
+    assert uris["flowwalk://reports/runs%2Fnightly/verdict.json"].mime_type == "application/json"
+    shots = [u for u in uris if u.startswith("flowwalk://reports/runs%2Fnightly/screenshots/")]
+    assert shots and all(uris[u].mime_type == "image/png" for u in shots)
+    assert "flowwalk://schemas/flow-spec.v1.schema.json" in uris
+    assert read.contents[0].text.startswith("## ")
+
+
+@pytest.mark.filterwarnings("ignore::mcp.MCPDeprecationWarning")
+def test_a_crawl_is_listed_with_its_specs_as_resources(workdir: Path) -> None:
+    crawl = workdir / "checks" / "discover"
+    crawl.mkdir(parents=True)
+    (workdir / "checks" / "home").mkdir()
+    (workdir / "checks" / "home" / "page.flow.yaml").write_text(HEALED_FLOW)
+    (crawl / "index.md").write_text("# found\n")
+    (crawl / "crawl.json").write_text(json.dumps({"specs": [{"path": "home/page.flow.yaml", "feature": "home/page",
+                                                             "status": "written"}]}))
+
+    async def body(client: Client) -> Any:
+        listed = {str(r.uri) for r in (await client.list_resources()).resources}
+        spec = await client.read_resource("flowwalk://discover/checks/spec/home%2Fpage.flow.yaml")
+        index = await client.read_resource("flowwalk://discover/checks/index.md")
+        errors = []
+        for uri in ("flowwalk://discover/checks/spec/..%2F..%2Fetc%2Fpasswd", "flowwalk://discover/nowhere/index.md",
+                    "flowwalk://discover/checks/spec/other.flow.yaml"):
+            try:
+                await client.read_resource(uri)
+            except Exception as error:  # noqa: BLE001
+                errors.append(str(error))
+        return listed, spec, index, errors
+
+    listed, spec, index, errors = with_client(workdir, body)
+    assert {"flowwalk://discover/checks/index.md", "flowwalk://discover/checks/crawl.json",
+            "flowwalk://discover/checks/spec/home%2Fpage.flow.yaml"} <= listed
+    assert spec.contents[0].text == HEALED_FLOW and index.contents[0].text == "# found\n"
+    assert len(errors) == 3 and "wrote no spec 'other.flow.yaml'" in errors[2] and "root:" not in errors[0] and "holds no crawl" in errors[1]
