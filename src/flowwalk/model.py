@@ -185,6 +185,9 @@ class Rule:
     #: flows have no guard section: every step is body, a failed required step halts the flow
     guards_enabled: bool = True
     verify: tuple[VerifierRef, ...] = ()
+    #: when the rule passes, its context's storage state (cookies, local storage) is saved under
+    #: this name for the scenarios that declare `session:` it (walk/sessions.py)
+    saves_session: str | None = None
 
 
 @dataclass(frozen=True)
@@ -208,6 +211,14 @@ class Scenario:
     variables: Mapping[str, str] = field(default_factory=dict)
     #: variable names the file itself marks secret (robot `type secret`, rules `secrets:`)
     secrets: frozenset[str] = frozenset()
+    #: the saved session this scenario's context starts from (`session:`), and where it is named
+    session: str | None = None
+    session_loc: Location | None = None
+
+    @property
+    def saves(self) -> tuple[tuple[str, Rule], ...]:
+        """(session name, the rule that saves it) for every session this scenario saves."""
+        return tuple((r.saves_session, r) for r in self.rules if r.saves_session)
 
     def test_id(self, rule: Rule) -> str:
         """The id of one testcase: the scenario id for a flow, `<scenario id>/<rule>` otherwise."""

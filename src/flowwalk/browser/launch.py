@@ -175,8 +175,12 @@ class Browser:
         return f"http://{host}:{port}"
 
     def new_session(self, *, entry_url: str | None, allowed_hosts: tuple[str, ...],
-                    trace: bool = False, offline: bool = True) -> PageSession:
+                    trace: bool = False, offline: bool = True,
+                    storage_state: dict[str, Any] | None = None) -> PageSession:
         """A fresh context + page for one scenario attempt.
+
+        `storage_state`: the cookies and local storage it starts from (a saved session, handed to
+        Chromium over Playwright's pipe as data: never a file).
 
         `offline` (default on) aborts subresource requests to hosts outside loopback, the entry
         host and `allowed_hosts`, recording each in the session's evidence; analytics vendors are
@@ -185,7 +189,9 @@ class Browser:
         self._check_alive()
         entry_host = host_of(entry_url) if entry_url else None
         options = _plain_options()
-        plain = not trace and not (offline and entry_host)
+        plain = not trace and not (offline and entry_host) and storage_state is None
+        if storage_state is not None:
+            options["storage_state"] = storage_state
         if not plain and entry_host and offline:
             options["proxy"] = {"server": self._sink_address(),
                                 "bypass": _bypass_list(entry_host, allowed_hosts)}

@@ -703,6 +703,13 @@ class PageSession:
             "crashed": self.crashed,
         }
 
+    def storage_state(self) -> dict[str, Any]:
+        """The context's cookies and local storage (Playwright's storage state), as data: never
+        written to a file (a saved session holds credentials in effect)."""
+        with self.guard():
+            state = self.context.storage_state()
+        return dict(state)
+
     def close(self, trace_path: Path | None = None) -> None:
         """Close the context, saving the trace to `trace_path` when tracing. Idempotent, never raises."""
         if self._closed:

@@ -4,7 +4,8 @@ Every job of a matrix computes the same plan from the same files and the same du
 so the assignment must not depend on the machine, the Python process or the order files were
 found in: scenarios are sorted by id, weights are integer milliseconds, and every tie is broken
 by id or shard number (never `hash()`, which is salted per process). The unit is a scenario, so
-a rule DAG never crosses shards.
+a rule DAG never crosses shards; a setup that saves a session and the scenarios that start from
+it are one unit (`session_groups`), so a setup is walked in the shard of its dependants.
 
 Balancing is longest-first bin packing (LPT) followed by a small exchange pass: LPT alone can be
 a third worse than the best split on unlucky inputs; moving or swapping one scenario at a time
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.model import Scenario, Suite
 from flowwalk.plan.model import DurationSource, Plan
+from flowwalk.spec.sessions import setups_by_name
 from flowwalk.spec.source import escape
 
 if TYPE_CHECKING:  # settings are passed in, never built here
@@ -219,7 +221,8 @@ def plan_run(suites: Sequence[Suite], settings: Settings) -> Plan:
         weights = {sid: max(1, round(estimates[sid] * 1000)) for sid in ids}
     else:
         weights = {sid: 1 for sid in ids}
-    shards = assign_shards(weights, total)
+    groups = session_groups(scenarios)
+    shards = _ungroup(assign_shards(_group_weights(weights, groups), total), groups)
     if known:
         source = DurationSource(kind=kind, path=path, known=len(known), unknown=len(ids) - len(known),
                                 default_s=default_s)
@@ -228,6 +231,31 @@ def plan_run(suites: Sequence[Suite], settings: Settings) -> Plan:
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
                 shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
                 measured=frozenset(known), durations=source)
+
+
+def session_groups(scenarios: Sequence[Scenario]) -> dict[str, str]:
+    """Scenario id -> the id of its sharding unit: a setup that saves a session and every scenario
+    that starts from it are one unit (the setup's id), so a shard never waits on another's login."""
+    setups = setups_by_name(scenarios)
+    out: dict[str, str] = {}
+    for sc in scenarios:
+        setup = setups.get(sc.session) if sc.session else None
+        out[sc.id] = setup[0].id if setup is not None else sc.id
+    return out
+
+
+def _group_weights(weights: Mapping[str, int], groups: Mapping[str, str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for sid, weight in weights.items():
+        out[groups[sid]] = out.get(groups[sid], 0) + weight
+    return out
+
+
+def _ungroup(bins: list[list[str]], groups: Mapping[str, str]) -> list[list[str]]:
+    members: dict[str, list[str]] = {}
+    for sid, unit in groups.items():
+        members.setdefault(unit, []).append(sid)
+    return [sorted(sid for unit in b for sid in members[unit]) for b in bins]
 
 
 def _seconds(value: float) -> str:

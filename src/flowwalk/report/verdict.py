@@ -95,6 +95,11 @@ def _dependents(records: RunRecords) -> dict[str, list[str]]:
             if test.scenario_id not in setup_cause or kind in ("setup", "run_timeout"):
                 setup_cause[test.scenario_id] = test.test_id
     for test in records.tests:
+        setup = test.failure.context.get("setup") if test.failure is not None else None
+        if test.status == "skipped" and test.reason == "session_failed" and isinstance(setup, str):
+            # not run because the setup of its session did not pass: blamed on that setup
+            children.setdefault(setup, []).append(test.test_id)
+            continue
         if test.status == "skipped" and test.reason in SETUP_REASONS and not is_parent_failed(test):
             cause = setup_cause.get(test.scenario_id)
             if cause is not None and cause != test.test_id:

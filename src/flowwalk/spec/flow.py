@@ -234,6 +234,9 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
                 if getattr(step, key) is not None:
                     add(path + (key,), f"'{key}'", key=True)
         selectors(step, path)
+    for key in ("saves_session", "session"):
+        if getattr(spec, key) is not None:
+            add((key,), f"'{key}'", key=True)
     return problems
 
 
@@ -260,12 +263,14 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
         return None, problems
     rel = source.path
     loc = source.loc(("name",))
-    rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False)
+    rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
     assertions = tuple(
         m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
                     vendor=getattr(a, "vendor", None), event=getattr(a, "event", None))
         for i, a in enumerate(spec.assertions))
     scenario = m.Scenario(id=f"{rel}#{spec.name}", name=spec.name, source=rel, kind="flow", loc=loc,
                           entry_url=spec.url, rules=(rule,), description=spec.description or "",
-                          allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions)
+                          allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
+                          session=spec.session,
+                          session_loc=source.loc(("session",)) if spec.session is not None else None)
     return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []

@@ -18,6 +18,7 @@ from flowwalk.model import Suite
 from flowwalk.settings import Settings
 from flowwalk.spec.flow import load_flow
 from flowwalk.spec.rules import load_rules
+from flowwalk.spec.sessions import session_problems
 from flowwalk.spec.source import SourceError, escape, load_source
 from flowwalk.spec.variables import secret_misuse
 
@@ -136,6 +137,8 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
         for scenario in suite.scenarios:
             problems.extend(secret_misuse(scenario, secret_names))
         suites.append(suite)
+    # which file saves a session is known once all of them loaded
+    problems.extend(session_problems(suites))
     if problems:
         raise SpecError(problems)
     return suites

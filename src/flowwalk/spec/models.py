@@ -210,6 +210,8 @@ Regex = Annotated[str, Field(min_length=1, max_length=VALUE_MAX, json_schema_ext
 Vendor = Annotated[str, Field(min_length=1, max_length=VENDOR_MAX)]
 Event = Annotated[str, Field(min_length=1, max_length=EVENT_MAX)]
 RuleName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
+#: a saved session's name (`saves_session: admin`, `session: admin`): written like a rule's name
+SessionName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
 ScalarText = Annotated[str, BeforeValidator(_scalar_text), Field(max_length=VALUE_MAX),
                        WithJsonSchema({"type": ["string", "integer", "number", "boolean"]})]
 StepTimeout = Annotated[int, Field(ge=1, le=STEP_TIMEOUT_MAX)]
@@ -637,6 +639,10 @@ class FlowSpecModel(Strict):
     allowed_hosts: Annotated[list[Host], Field(max_length=ALLOWED_HOSTS_MAX)] = Field(default_factory=list)
     steps: Annotated[list[Step], Field(min_length=1, max_length=STEPS_MAX)]
     assertions: Annotated[list[AssertionModel], Field(max_length=ASSERTIONS_MAX)] = Field(default_factory=list)
+    #: v1.x: this flow signs in; its end state is saved under this name (docs/sessions.md)
+    saves_session: Optional[SessionName] = None
+    #: v1.x: start from the state a setup saved under this name
+    session: Optional[SessionName] = None
 
 
 # --- rule files -----------------------------------------------------------------------------------------
@@ -685,6 +691,7 @@ class RuleModel(Strict):
     interrupts: Optional[Interrupts] = None
     screenshot: Optional[ScreenshotModel] = None
     verify: Optional[VerifyList] = None
+    saves_session: Optional[SessionName] = None
 
 
 class ScenarioModel(Strict):
@@ -694,6 +701,7 @@ class ScenarioModel(Strict):
     url: Optional[Url] = None
     allowed_hosts: Annotated[list[Host], Field(max_length=ALLOWED_HOSTS_MAX)] = Field(default_factory=list)
     rules: Annotated[list[RuleModel], Field(min_length=1, max_length=RULES_MAX)]
+    session: Optional[SessionName] = None
 
 
 class DefaultsModel(Strict):

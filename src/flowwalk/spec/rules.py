@@ -110,7 +110,9 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         loc=source.loc(s_path + ("name",)), entry_url=scenario.url, rules=rules,
         description=scenario.description or spec.description or spec.verification,
         allowed_hosts=tuple(h.lower() for h in scenario.allowed_hosts),
-        dismiss_selectors=tuple(spec.dismiss), variables=dict(spec.variables), secrets=frozenset(spec.secrets))
+        dismiss_selectors=tuple(spec.dismiss), variables=dict(spec.variables), secrets=frozenset(spec.secrets),
+        session=scenario.session,
+        session_loc=source.loc(s_path + ("session",)) if scenario.session is not None else None)
 
 
 def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder: StepBuilder) -> m.Rule:
@@ -132,4 +134,5 @@ def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder
         guard_timeout_ms=rule.guard_timeout_ms if rule.guard_timeout_ms is not None else defaults.guard_timeout_ms,
         child_scope=rule.child_scope, interrupts=interrupts, interrupt_selectors=selectors,
         screenshot_on_enter=screenshot.on_enter, screenshot_on_fail=screenshot.on_fail,
-        guards_enabled=True, verify=builder.verifiers(rule.verify, path + ("verify",)))
+        guards_enabled=True, verify=builder.verifiers(rule.verify, path + ("verify",)),
+        saves_session=rule.saves_session)

@@ -23,6 +23,7 @@ from flowwalk.events import Event
 from flowwalk.heal.fingerprint import FingerprintStore
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor
+from flowwalk.walk.sessions import SessionBook
 
 
 def run_variables(settings: Settings) -> dict[str, str]:
@@ -55,6 +56,8 @@ class RunContext:
     agent: Agent | None = field(default=None, compare=False)
     #: the last fingerprint of each pinned selector (an earlier run's, then this run's own)
     fingerprints: FingerprintStore = field(default_factory=FingerprintStore, compare=False)
+    #: the sessions this run's setups save (walk/sessions.py); shared by every worker
+    sessions: SessionBook = field(default_factory=SessionBook, compare=False, repr=False)
 
     @classmethod
     def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: threading.Event | None = None,
@@ -75,7 +78,7 @@ class RunContext:
         )
 
     def for_worker(self, worker: int) -> "RunContext":
-        # the agent and the fingerprint store stay shared: one cap and one memory per run
+        # the agent, the fingerprint store and the sessions stay shared: one of each per run
         return dataclasses.replace(self, worker=worker)
 
     def elapsed_s(self) -> float:

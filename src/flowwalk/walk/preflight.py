@@ -129,13 +129,18 @@ def _braces(names: Sequence[str]) -> str:
 
 
 def not_run_events(scenario: Scenario, reason: ev.SkipReason, run: RunContext, *, attempt: int = 1,
-                    failure: ev.Failure | None = None) -> list[ev.Event]:
-    """A scenario that never reached the browser (cancelled, run timeout, no browser)."""
+                    failure: ev.Failure | None = None, blame: ev.Failure | None = None) -> list[ev.Event]:
+    """A scenario that never reached the browser (cancelled, run timeout, no browser; `failure`:
+    its first rule fails with it). `blame`: every rule skipped with `reason`, carrying this failure
+    of something else (the setup of its session)."""
     events: list[ev.Event] = [ev.ScenarioStarted(scenario_id=scenario.id, attempt=attempt, worker=0,
                                                  t=run.elapsed_s())]
     order = topo_order(list(scenario.rules))
     for pos, rule in enumerate(order):
-        if failure is not None and pos == 0:
+        if blame is not None:
+            events.append(rule_finished(scenario, rule, attempt, "skipped", 0.0, reason=reason, failure=blame,
+                                        skipped_steps=skipped_steps(rule.steps)))
+        elif failure is not None and pos == 0:
             events.append(rule_finished(scenario, rule, attempt, "failed", 0.0, failure=failure,
                                         skipped_steps=skipped_steps(rule.steps)))
         else:

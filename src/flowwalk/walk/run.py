@@ -29,7 +29,10 @@
 5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
    start (reason `run_timeout`); the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
    signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
-   `cancelled` and emits `RunCancelled`.
+   `cancelled` and emits `RunCancelled`;
+6. sign in once (walk/sessions.py): setups (`saves_session`) are queued first; a scenario with
+   `session: NAME` waits in the queue until NAME is saved, and starts from it, or, when its setup
+   failed, is reported not run (`session_failed`, the setup's failure named) without a browser.
 
 Start-up: `Prelaunch()` starts worker 1 and its Playwright driver before the settings are read,
 and `launch(settings)` its Chromium before the specs are loaded (`app.execute_run` does, so that
@@ -46,7 +49,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import queue
 import threading
 import time
 import traceback
@@ -67,6 +69,7 @@ from flowwalk.walk.preflight import check_variables, not_run_events, refused_eve
 from flowwalk.walk.prelaunch import Prelaunch
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.scenario import walk_scenario
+from flowwalk.walk.sessions import SessionBook, WorkQueue
 from flowwalk.walk.watchdog import Watchdog, kill_browsers
 
 __all__ = ["Prelaunch", "RunSummary", "run_plan", "settings_record"]
@@ -183,7 +186,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
         record = plan_record if plan_record is not None else plan.record()
         shard = {"index": plan.shard_index, "total": plan.shard_total}
     cancel = cancel if cancel is not None else threading.Event()
-    run = RunContext.create(settings, cancel=cancel, started=t0)
+    run = dataclasses.replace(RunContext.create(settings, cancel=cancel, started=t0), sessions=SessionBook(scenarios))
     run_id = run_id or uuid.uuid4().hex[:12]
     shared = _Shared()
     emit_lock = threading.Lock()
@@ -210,19 +213,21 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     for scenario in scenarios:
         missing = check_variables(scenario, settings, dict(run.variables))
         if missing:
-            for event in refused_events(scenario, missing, run):
+            refused = refused_events(scenario, missing, run)
+            for event in refused:
                 out(event)
+            run.sessions.finish(scenario, [e for e in refused if isinstance(e, ev.RuleFinished)])
         else:
             runnable.append(scenario)
 
     # 2. workers
-    work: "queue.Queue[Scenario]" = queue.Queue()
     n_workers = max(1, min(settings.workers, len(runnable)))
     if n_workers > 1:  # one worker walks them all anyway: its first results come soonest in plan order
         rank = {s.id: i for i, s in enumerate(walk_order)}
         runnable.sort(key=lambda s: rank.get(s.id, len(rank)))
-    for scenario in runnable:
-        work.put(scenario)
+    # a setup goes before everything else (its dependants wait for it; the rest does not)
+    runnable.sort(key=lambda s: not s.saves)
+    work = WorkQueue(runnable, run.sessions)
     threads: list[threading.Thread] = []
     if runnable:
         for index, numbers in enumerate(worker_groups(n_workers)):
@@ -290,7 +295,7 @@ def _first_host(host: Callable[..., None], shared: _Shared, browser: Any) -> Non
     host(shared.launched(browser))
 
 
-def _host(numbers: Sequence[int], work: "queue.Queue[Scenario]", settings: Settings, runs: dict[int, RunContext],
+def _host(numbers: Sequence[int], work: WorkQueue, settings: Settings, runs: dict[int, RunContext],
           out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None) -> None:
     """One thread: its Playwright and Chromium, shared by the workers `numbers` (one greenlet each,
     browser/together.py); a lone worker walks in the thread itself, as it always did.
@@ -383,7 +388,7 @@ class _Seat:
         self._manager = None
 
 
-def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run: RunContext,
+def _worker(number: int, work: WorkQueue, settings: Settings, run: RunContext,
             out: Callable[[ev.Event], None], shared: _Shared, browser: Any = None, *,
             seat: _Seat | None = None) -> None:
     """One worker: scenarios pulled until none are left, walked in its own thread with its own
@@ -395,24 +400,31 @@ def _worker(number: int, work: "queue.Queue[Scenario]", settings: Settings, run:
         browser = seat.browser
     try:
         while True:
-            try:
-                scenario = work.get_nowait()
-            except queue.Empty:
+            scenario = work.take(lambda: run.cancel.is_set() or run.timed_out())
+            if scenario is None:
                 return
-            if run.cancel.is_set():
-                for event in not_run_events(scenario, "cancelled", run):
-                    out(event)
-                continue
-            if run.timed_out():
-                for event in not_run_events(scenario, "run_timeout", run):
-                    out(event)
-                continue
             if seat is not None and seat.gone():
                 work.put(scenario)   # for the thread's next Playwright (see _host)
                 return
-            # while more scenarios wait, the browser opens the next context ahead (browser/launch.py)
-            browser = _run_scenario(scenario, browser, settings, run, out, shared, keep_spare=not work.empty(),
-                                    seat=seat)
+            try:
+                if run.cancel.is_set():
+                    for event in not_run_events(scenario, "cancelled", run):
+                        out(event)
+                elif run.timed_out():
+                    for event in not_run_events(scenario, "run_timeout", run):
+                        out(event)
+                elif (blame := run.sessions.blame(scenario)) is not None:
+                    for event in not_run_events(scenario, "session_failed", run, blame=blame):
+                        out(event)
+                else:
+                    # while more scenarios wait, the browser opens the next context ahead (browser/launch.py)
+                    browser = _run_scenario(scenario, browser, settings, run, out, shared,
+                                            keep_spare=not work.empty(), seat=seat)
+            finally:
+                # a setup that ended without saving fails its session: its dependants are released
+                with shared.lock:
+                    outcome = shared.outcomes.get(scenario.id)
+                run.sessions.finish(scenario, outcome.rules if outcome is not None else ())
     finally:
         if browser is not None:
             _let_go(browser, seat)

@@ -74,6 +74,8 @@ def walk(attempt: Attempt) -> ScenarioOutcome:
             result = _rule_or_skip(attempt, rule, setup_failure)
             if setup_failure is not None:
                 control.after_setup_failure()
+            if rule.saves_session and result.status in ("passed", "flaky"):
+                _save_session(attempt, rule.saves_session)
             attempt.results[rule.name] = result
             walked.append(result)
             attempt.emit(result)
@@ -125,7 +127,8 @@ def _open(attempt: Attempt) -> ev.Failure | None:
         attempt.session = attempt.browser.new_session(entry_url=attempt.entry_url,
                                                       allowed_hosts=attempt.allowed_hosts,
                                                       trace=attempt.settings.trace != "off",
-                                                      offline=attempt.settings.offline)
+                                                      offline=attempt.settings.offline,
+                                                      storage_state=attempt.run.sessions.state_for(sc))
     except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
         halt_if_gone(exc, attempt)
         return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
@@ -152,6 +155,20 @@ def _open(attempt: Attempt) -> ev.Failure | None:
                             observed=failed.observed, loc=sc.loc, context=failure_context(attempt, None))
     dismiss(attempt, attempt.global_dismiss())
     return None
+
+
+def _save_session(attempt: Attempt, name: str) -> None:
+    """The saving rule passed: its context's cookies and local storage become session `name`
+    (kept in memory only, walk/sessions.py). A context that cannot answer saves nothing: the
+    setup's end then fails the session."""
+    if attempt.session is None:
+        return
+    try:
+        state = attempt.session.storage_state()
+    except Exception as exc:  # noqa: BLE001 - a dead browser has no state to give
+        halt_if_gone(exc, attempt)
+        return
+    attempt.run.sessions.save(name, state)
 
 
 def _first_step_opens_entry(attempt: Attempt) -> bool:
@@ -188,6 +205,9 @@ def _close(attempt: Attempt, walked: Sequence[ev.RuleFinished]) -> tuple[str | N
     if wanted and attempt.bindings.typed_secret:
         # A trace keeps DOM snapshots and typed input: it would hold the secret in clear.
         withheld = "a secret was typed in this scenario; its trace would contain the value"
+    elif wanted and (attempt.scenario.session or attempt.scenario.saves):
+        # A trace records every request's headers: the session's cookies would be in it.
+        withheld = "this scenario saves or starts from a session; its trace would contain the session's cookies"
     elif wanted and not attempt.control.crashed:
         trace = f"traces/{slug(attempt.scenario.id)}-a{attempt.number}.zip"
     try:
