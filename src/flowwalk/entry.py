@@ -11,9 +11,10 @@ import sys
 
 def main() -> None:
     if _runs_a_browser(sys.argv[1:]):
-        from flowwalk.browser import driver
+        from flowwalk.browser import driver, seams
 
-        driver.spawn()
+        if seams.private_api_allowed():
+            driver.spawn()
     from flowwalk.cli import main as cli_main
 
     cli_main()

@@ -166,3 +166,17 @@ def test_sigterm_stops_the_run_and_keeps_the_reports(tmp_path: Path) -> None:
     assert any(r["event"] == "run_cancelled" for r in records)
     for name in ("junit.xml", "verdict.json", "summary.md", "report.html"):
         assert (out / name).is_file(), name
+
+
+def test_the_public_api_only_switch_walks_the_examples_to_the_same_verdict(tmp_path: Path) -> None:
+    """FLOWWALK_PUBLIC_API_ONLY=1 (browser/seams.py): no early driver, no spare context, a browser per
+    worker; the same tests end the same way as with the seams on."""
+    args = ["examples/flows", "examples/failing/parent-failed.rules.yaml", "--serve", "examples/site", "--workers", "2",
+            *DEMO_ARGS]
+    seams = flowwalk("run", *args, "--out", str(tmp_path / "seams"))
+    public = flowwalk("run", *args, "--out", str(tmp_path / "public"), env={"FLOWWALK_PUBLIC_API_ONLY": "1"})
+    assert public.returncode == seams.returncode == 1, public.stdout + public.stderr
+    assert "Traceback" not in public.stderr
+    key = lambda row: row["test_id"]  # noqa: E731 - arrival order differs between workers
+    assert sorted(comparable_tests(tmp_path / "public"), key=key) == sorted(comparable_tests(tmp_path / "seams"),
+                                                                             key=key)

@@ -96,8 +96,10 @@ class adopted:
 def install() -> bool:
     """Put the adopting transport where Playwright's client looks for its transport (idempotent).
     False when the installed Playwright has no such seam (see the module doc)."""
+    from flowwalk.browser.seams import private_api_allowed
+
     with _lock:
-        if not _seam_present():
+        if not private_api_allowed() or not _seam_present():
             return False
         from playwright._impl import out_of_process
 

@@ -38,6 +38,7 @@ from playwright.sync_api import Playwright, sync_playwright
 
 from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line
 from flowwalk.browser.network import host_of, is_ip, is_loopback
+from flowwalk.browser.seams import private_api_allowed
 from flowwalk.browser.session import CONTEXT_SCRIPT, PageSession, RouteForward
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.settings import Settings
@@ -238,7 +239,7 @@ class Browser:
         will block elsewhere next, such as the prelaunched worker). A failure is never raised here:
         `new_session` then opens a context on the spot and reports what goes wrong there.
         """
-        if self._spare is not None or not self.is_alive():
+        if self._spare is not None or not self.is_alive() or not private_api_allowed():
             return
         impl = self._browser._impl_obj
         key = self._route_key
@@ -281,6 +282,12 @@ class Browser:
     def _close_later(self, context: "BrowserContext") -> None:
         """Close a finished scenario's context without waiting for Chromium's answer."""
         if not self.is_alive():
+            return
+        if not private_api_allowed():
+            try:
+                context.close()
+            except Exception:  # noqa: BLE001 - the scenario is over; a context that will not close goes with the browser
+                pass
             return
         task = self._browser._loop.create_task(_impl_call(context._impl_obj.close))
         task.add_done_callback(_collect)

@@ -59,6 +59,7 @@ from typing import Any, Callable, Protocol, Sequence
 
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
+from flowwalk.browser.seams import private_api_allowed
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Scenario
@@ -230,7 +231,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     work = WorkQueue(runnable, run.sessions)
     threads: list[threading.Thread] = []
     if runnable:
-        for index, numbers in enumerate(worker_groups(n_workers)):
+        # sharing a browser goes through Playwright's private API (browser/seams.py)
+        per_browser = WALKERS_PER_BROWSER if private_api_allowed() else 1
+        for index, numbers in enumerate(worker_groups(n_workers, per_browser)):
             runs = {n: run.for_worker(n) for n in numbers}
             host = functools.partial(_host, numbers, work, settings, runs, out, shared)
             if index == 0 and prelaunched is not None:
@@ -282,10 +285,10 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 WALKERS_PER_BROWSER = 4
 
 
-def worker_groups(n_workers: int) -> list[list[int]]:
-    """Worker numbers 1..n in the fewest groups of at most WALKERS_PER_BROWSER, as even as can be:
+def worker_groups(n_workers: int, per_browser: int = WALKERS_PER_BROWSER) -> list[list[int]]:
+    """Worker numbers 1..n in the fewest groups of at most `per_browser`, as even as can be:
     one thread, one Playwright and one Chromium per group; worker 1 is in the first."""
-    hosts = max(1, -(-n_workers // WALKERS_PER_BROWSER))
+    hosts = max(1, -(-n_workers // per_browser))
     numbers = list(range(1, n_workers + 1))
     return [numbers[i::hosts] for i in range(hosts)]
 
