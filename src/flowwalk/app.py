@@ -92,11 +92,27 @@ def validate(options: Mapping[str, Any]) -> int:
     return ExitCode.OK
 
 
+def last_failed_ids(settings: Settings) -> frozenset[str] | None:
+    """`--last-failed REPORT`: the ids of the tests that did not pass there (None: not asked)."""
+    if not settings.last_failed:
+        return None
+    from flowwalk.report.history import not_passed
+
+    return not_passed(settings.last_failed)
+
+
+def plan_of(settings: Settings, suites: list[Any]) -> Any:
+    """The run's plan: what `flowwalk plan` prints is what `flowwalk run` walks, selection included."""
+    from flowwalk.plan.shard import plan_run
+
+    return plan_run(suites, settings, last_failed_ids=last_failed_ids(settings))
+
+
 def plan(options: Mapping[str, Any]) -> int:
-    from flowwalk.plan.shard import plan_run, render_plan
+    from flowwalk.plan.shard import render_plan
 
     settings = _settings(_with_paths(options))
-    the_plan = plan_run(_load(settings), settings)
+    the_plan = plan_of(settings, _load(settings))
     if options.get("as_json"):
         print(json.dumps(the_plan.record(), indent=2))
     else:
@@ -192,9 +208,7 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         settings = _settings(options)
         prelaunch.launch(settings)
         suites = _load(settings)
-        from flowwalk.plan.shard import plan_run
-
-        the_plan = plan_run(suites, settings)
+        the_plan = plan_of(settings, suites)
         out = Path(settings.out_dir)
         _clear_report_dir(out)
         _write_pr_context(out, settings)

@@ -80,6 +80,22 @@ secret_option = click.option("--secret", "secret_names", multiple=True, metavar=
                              help="Read the secret NAME from the environment variable NAME (repeatable).")
 base_url_option = click.option("--base-url", help="Base URL that relative urls ('/login') resolve against.")
 shard_option = click.option("--shard", metavar="K/N", help="Run only shard K of N (1-based).")
+def selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """--grep, --grep-invert, --tag, --last-failed: on `run` and `plan`, so that a shard job walks
+    exactly what `flowwalk plan` says (docs/selection.md)."""
+    for option in reversed((
+        click.option("--grep", metavar="REGEX", help="Run only scenarios with a test id matching REGEX."),
+        click.option("--grep-invert", metavar="REGEX", help="Leave out scenarios whose test ids all match REGEX."),
+        click.option("--tag", metavar="EXPR", help="Run only scenarios with a test whose tags satisfy EXPR, "
+                                                   "e.g. 'smoke and not slow'."),
+        click.option("--last-failed", metavar="REPORT", type=click.Path(),
+                     help="Run only the scenarios with a test that did not pass in REPORT (a report folder, also "
+                          "a merged one)."),
+    )):
+        command = option(command)
+    return command
+
+
 durations_option = click.option("--durations", "durations_file", type=click.Path(dir_okay=False),
                                 help="An earlier emit.jsonl or a JSON {scenario id: seconds} to balance shards; "
                                      "each job then walks its longest scenarios first.")
@@ -112,6 +128,9 @@ def validate(**options: Any) -> None:
 @click.option("--fingerprints", "fingerprints_file", type=click.Path(),
               help="An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                    "selectors [the --durations file].")
+@selection_options
+@click.option("--max-failures", type=int, metavar="N",
+              help="Stop starting scenarios after N have failed; the rest are not_run: max_failures.")
 @click.option("--workers", type=int, help="Scenarios run concurrently, up to 4 on one browser [2 per CPU].")
 @click.option("--retries", type=int, help="Rerun a failed scenario up to N times; passing on a retry is flaky [0].")
 @click.option("--flaky-policy", type=click.Choice(["pass", "fail"]), help="Does a flaky scenario fail the job? [pass]")
@@ -137,6 +156,7 @@ def run(**options: Any) -> None:
 @config_option
 @shard_option
 @durations_option
+@selection_options
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 def plan(**options: Any) -> None:
     """Print which scenarios each shard runs, without running them."""

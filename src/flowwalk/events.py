@@ -43,8 +43,10 @@ Status = Literal["passed", "failed", "skipped", "flaky"]
 #: why the walker stopped starting rules in a scenario; each is the skip reason of the rules left
 StopReason = Literal["browser_crashed", "setup_failed", "cancelled", "run_timeout"]
 #: why a rule was skipped ("" when it was not); `session_failed`: the setup that saves the
-#: scenario's session did not pass (the failure names it)
-SkipReason = Literal["", StopReason, "parent_failed", "guard_failed", "credential_rejected", "session_failed"]
+#: scenario's session did not pass (the failure names it); `max_failures`: --max-failures stopped
+#: the run before the scenario started
+SkipReason = Literal["", StopReason, "parent_failed", "guard_failed", "credential_rejected", "session_failed",
+                     "max_failures"]
 Severity = Literal["critical", "warning", "info"]
 #: what produced a finding (`retry_redo`: a guard passed only after its rule was redone)
 FindingSource = Literal["step", "assertion", "retry_redo"]

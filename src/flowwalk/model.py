@@ -35,6 +35,48 @@ EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible",
 #: the most workers flowwalk.yaml allows, and so the most the default gives
 MAX_WORKERS = 64
 
+#: a tag (`tags:` of a spec, scenario or rule; a .robot suite's `[Tags]` and `Test Tags`): one word,
+#: so that a `--tag` expression can name it; compared without regard to case
+TAG_PATTERN = r"^[A-Za-z0-9_@][A-Za-z0-9_@.:/+-]*$"
+TAG_MAX = 64
+#: the most tags one spec, scenario or rule may carry
+TAGS_MAX = 20
+#: the words of a `--tag` expression, which no tag may be
+TAG_OPERATORS = ("and", "or", "not")
+_TAG = re.compile(TAG_PATTERN)
+
+
+def tag_problem(tag: str, shown: str | None = None) -> tuple[str, str] | None:
+    """(what is wrong, how to fix it) when `tag` cannot be a tag, else None. `shown`: the tag as
+    the message should quote it (escaped by the caller), `'tag'` by default."""
+    shown = shown if shown is not None else f"'{tag}'"
+    if not tag:
+        return "a tag is empty", "remove it, or write a word such as smoke"
+    if len(tag) > TAG_MAX:
+        return f"tag {shown} is {len(tag)} characters long; the limit is {TAG_MAX}", "shorten it"
+    if tag.lower() in TAG_OPERATORS:
+        return f"{shown} cannot be a tag", "and, or and not join tags in a --tag expression: use another word"
+    if not _TAG.match(tag):
+        word = re.sub(r"[^A-Za-z0-9_@.:/+-]+", "-", tag).strip("-")[:TAG_MAX] or "smoke"
+        return (f"tag {shown} is not one word",
+                f"a tag is letters, digits and _ @ . : / + - (so a --tag expression can name it), "
+                f"e.g. '{word}'")
+    return None
+
+#: per setting: (lowest, highest) value, the one table flowwalk.yaml, the command line, the Action's
+#: inputs and FLOWWALK_* variables are all checked against (None: no upper bound)
+SETTING_RANGES: Mapping[str, tuple[float, float | None]] = {
+    "workers": (1, MAX_WORKERS),
+    "retries": (0, 5),
+    "max_failures": (1, 100_000),
+    "rule_timeout_ms": (100, 600_000),
+    "guard_timeout_ms": (1, 60_000),
+    "action_timeout_ms": (100, 600_000),
+    "navigation_timeout_ms": (100, 600_000),
+    "expect_timeout_ms": (100, 600_000),
+    "run_timeout_s": (0, 86_400),   # above 0
+}
+
 #: the events' vocabularies as tuples, in their documented order (events.py owns the values)
 FAILURE_CLASSES: tuple[FailureClass, ...] = get_args(FailureClass)
 #: where in a rule a failure happened
@@ -188,6 +230,8 @@ class Rule:
     #: when the rule passes, its context's storage state (cookies, local storage) is saved under
     #: this name for the scenarios that declare `session:` it (walk/sessions.py)
     saves_session: str | None = None
+    #: the rule's own tags; its test also carries its scenario's (`Scenario.test_tags`)
+    tags: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -219,10 +263,16 @@ class Scenario:
     def saves(self) -> tuple[tuple[str, Rule], ...]:
         """(session name, the rule that saves it) for every session this scenario saves."""
         return tuple((r.saves_session, r) for r in self.rules if r.saves_session)
+    #: tags of the spec, the rule file and the scenario, or the .robot test case (`--tag`)
+    tags: tuple[str, ...] = ()
 
     def test_id(self, rule: Rule) -> str:
         """The id of one testcase: the scenario id for a flow, `<scenario id>/<rule>` otherwise."""
         return self.id if self.kind == "flow" else f"{self.id}/{rule.name}"
+
+    def test_tags(self, rule: Rule) -> tuple[str, ...]:
+        """A test's tags: its scenario's, then the rule's own, each once."""
+        return merge_tags(self.tags, rule.tags)
 
 
 @dataclass(frozen=True)
@@ -234,3 +284,13 @@ class Suite:
     scenarios: tuple[Scenario, ...]
 
 
+def merge_tags(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """Tags in order of appearance, each once (compared without regard to case)."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for group in groups:
+        for tag in group:
+            if tag.lower() not in seen:
+                seen.add(tag.lower())
+                out.append(tag)
+    return tuple(out)

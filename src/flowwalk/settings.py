@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from flowwalk.agent.config import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
-from flowwalk.model import MAX_WORKERS, Stabilize
+from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Stabilize
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -26,6 +26,7 @@ FLAKY_POLICIES = ("pass", "fail")
 HEAL_POLICIES = ("pass", "fail")
 TRACE_MODES = ("off", "on-failure", "on")
 SCREENSHOT_MODES = ("off", "on-failure", "on")
+
 #: flow-spec v1 asks for plain deterministic checks and says nothing about stabilization (issue 11)
 FLOW_STABILIZE = Stabilize(stable_reads=1)
 
@@ -135,6 +136,15 @@ class Settings:
     offline: bool = False
     #: the optional model that heals when deterministic re-resolution cannot (`model:`); None: off
     model: ModelConfig | None = None
+    #: run selection (plan/select.py): a regex the test id must match / must not match, a tag
+    #: expression, and an earlier report folder whose tests that did not pass are the ones to run
+    grep: str | None = None
+    grep_invert: str | None = None
+    tag: str | None = None
+    last_failed: str | None = None
+    #: stop starting scenarios after this many failed ones (the rest: not_run, max_failures)
+    max_failures: int | None = None
+
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
 
@@ -201,13 +211,24 @@ def _env_bool(text: str | None) -> bool | None:
     return text.strip().lower() in ("1", "true", "yes", "on")
 
 
-def _positive_int(name: str, value: Any, minimum: int = 0) -> int:
+def _in_range(setting: str, where: str, value: Any) -> Any:
+    """`value` of `setting` as a number within `model.SETTING_RANGES` (the bounds flowwalk.yaml's
+    schema has), or UsageError naming where it came from (`--retries`, `FLOWWALK_RETRIES`)."""
+    low, high = SETTING_RANGES[setting]
+    whole = setting != "run_timeout_s"
+    span = (f"above {low:g}" if not whole else f"{low:g} or more") if high is None else (
+        f"above {low:g} and at most {high:g}" if not whole else f"{low:g} to {high:g}")
+    hint = (f"  hint: {setting.replace('_', '-')} takes {span}; flowwalk.yaml, the command line, the Action's "
+            f"inputs and FLOWWALK_* variables share these bounds")
+    shown = f"{where}={value}" if where.startswith("FLOWWALK_") else f"{where} {value}"
     try:
-        number = int(value)
+        text = str(value).strip()
+        number: Any = int(text) if whole else float(text)
     except (TypeError, ValueError):
-        raise UsageError(f"{name} '{value}' is not a whole number\n  hint: for example {name} 2") from None
-    if number < minimum:
-        raise UsageError(f"{name} {number} is below {minimum}\n  hint: use {minimum} or more")
+        kind = "a whole number" if whole else "a number"
+        raise UsageError(f"{shown}: not {kind}\n{hint}") from None
+    if (number < low if whole else number <= low) or (high is not None and number > high):
+        raise UsageError(f"{shown}: out of range\n{hint}")
     return number
 
 
@@ -224,13 +245,17 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     config = dict(config or {})
     merged: dict[str, Any] = {}
 
-    def pick(name: str, *env_names: str) -> Any:
+    def pick_from(name: str, *env_names: str) -> tuple[Any, str]:
+        """The value of a setting and where it came from (for messages)."""
         if options.get(name) not in (None, (), []):
-            return options[name]
+            return options[name], "--" + name.replace("_", "-")
         for env_name in env_names:
             if env.get(env_name, "").strip():
-                return env[env_name]
-        return config.get(name)
+                return env[env_name], env_name
+        return config.get(name), f"flowwalk.yaml {name}"
+
+    def pick(name: str, *env_names: str) -> Any:
+        return pick_from(name, *env_names)[0]
 
     text_settings: dict[str, tuple[str, ...]] = {
         "out_dir": ("FLOWWALK_OUT",), "base_url": ("FLOWWALK_BASE_URL",),
@@ -238,32 +263,29 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         "flaky_policy": ("FLOWWALK_FLAKY_POLICY",), "heal_policy": ("FLOWWALK_HEAL_POLICY",),
         "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
         "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
+        "grep": ("FLOWWALK_GREP",), "grep_invert": ("FLOWWALK_GREP_INVERT",), "tag": ("FLOWWALK_TAG",),
+        "last_failed": ("FLOWWALK_LAST_FAILED",),
     }
     for name, env_names in text_settings.items():
         value = pick(name, *env_names)
         if value is not None:
             merged[name] = str(value)
 
-    int_settings: tuple[tuple[str, tuple[str, ...], int], ...] = (
-        ("workers", ("FLOWWALK_WORKERS",), 1), ("retries", ("FLOWWALK_RETRIES",), 0),
-        ("rule_timeout_ms", (), 1), ("guard_timeout_ms", (), 0), ("action_timeout_ms", (), 1),
-        ("navigation_timeout_ms", (), 1), ("expect_timeout_ms", (), 1),
+    # one table of ranges (model.SETTING_RANGES): flowwalk.yaml's schema, the command line and the
+    # FLOWWALK_* variables refuse the same values
+    ranged: tuple[tuple[str, tuple[str, ...]], ...] = (
+        ("workers", ("FLOWWALK_WORKERS",)), ("retries", ("FLOWWALK_RETRIES",)),
+        ("max_failures", ("FLOWWALK_MAX_FAILURES",)),
+        ("rule_timeout_ms", ()), ("guard_timeout_ms", ()), ("action_timeout_ms", ()),
+        ("navigation_timeout_ms", ()), ("expect_timeout_ms", ()), ("run_timeout_s", ("FLOWWALK_RUN_TIMEOUT",)),
     )
-    for name, env_names, minimum in int_settings:
-        value = pick(name, *env_names)
+    for name, env_names in ranged:
+        value, where = pick_from(name, *env_names)
         if value is not None:
-            merged[name] = _positive_int(name.replace("_", "-"), value, minimum)
+            where = "--run-timeout" if where == "--run-timeout-s" else where
+            merged[name] = _in_range(name, where, value)
     if "workers" not in merged:
         merged["workers"] = default_workers()
-
-    run_timeout = pick("run_timeout_s", "FLOWWALK_RUN_TIMEOUT")
-    if run_timeout is not None:
-        try:
-            merged["run_timeout_s"] = float(run_timeout)
-        except ValueError:
-            raise UsageError(f"--run-timeout '{run_timeout}' is not a number of seconds") from None
-        if merged["run_timeout_s"] <= 0:
-            raise UsageError("--run-timeout must be above 0 seconds")
 
     paths = options.get("paths") or config.get("paths")
     if paths:

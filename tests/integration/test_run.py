@@ -301,6 +301,21 @@ def test_the_run_timeout_skips_scenarios_not_started(out, page_url) -> None:
     assert_exit_agrees(summary, recorder, out)
 
 
+def test_max_failures_stops_starting_scenarios_and_reports_the_rest_not_run(out, page_url) -> None:
+    url = page_url("basic.html")
+    broken = [flow(f"broken-{i}", [expect("url_contains", "/never-there", timeout_ms=200)], url) for i in (1, 2)]
+    fine = flow("fine", [expect("url_contains", "basic")], url)
+    recorder = Recorder()
+    summary = run_plan([*broken, fine], make_settings(out, max_failures=1), recorder)
+    results = recorder.rules()
+    assert results[broken[0].id].status == "failed"
+    # one worker: after the first failure nothing else starts, passing or not
+    assert [(results[s.id].status, results[s.id].reason) for s in (broken[1], fine)] == [
+        ("skipped", "max_failures"), ("skipped", "max_failures")]
+    assert summary.exit_code == ExitCode.SITE_MISBEHAVED
+    assert_exit_agrees(summary, recorder, out)
+
+
 def test_the_watchdog_stops_only_this_runs_browsers(out, page_url, flowwalk_browser, site) -> None:  # type: ignore[no-untyped-def]
     # a cancel during a long Playwright wait: nothing but the watchdog can end that wait, and it
     # must not take the test session's own browser (nor the MCP server's, nor discover's) with it

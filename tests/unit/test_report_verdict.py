@@ -63,7 +63,7 @@ def test_the_sample_run_has_the_documented_shape(tmp_path: Path) -> None:
         {"assertion_failed": 1, "spec_step_unresolvable": 1, "credential_rejected": 1}
     assert verdict["flaky"] == ["examples/suites/search.robot#Search finds products/results"]
     assert verdict["shards"] == {"total": 1, "reported": [1], "missing": [], "duplicated": [], "mismatched": []}
-    keys = {"test_id", "scenario_id", "rule", "name", "source", "line", "kind", "status", "reason", "duration_ms",
+    keys = {"test_id", "scenario_id", "rule", "name", "source", "line", "kind", "tags", "status", "reason", "duration_ms",
             "attempts", "failure", "findings", "skipped_steps", "screenshots"}
     assert all(set(t) == keys for t in verdict["tests"])
     slow = [s["duration_ms"] for s in verdict["slowest"]]

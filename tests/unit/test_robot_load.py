@@ -1002,3 +1002,75 @@ def test_a_suite_of_thousands_of_distinct_calls_loads_quickly(tmp_path: Path) ->
     r = rule(tmp_path, lines)
     assert time.process_time() - started < 3
     assert len(r.steps) == 5000 and r.steps[-1].text == 'Given selector "#e1249" exists'
+
+
+# --- [Tags], Test Tags, Default Tags, [Timeout], Test Timeout (issue 27) ---------------------------
+
+TAGGED = """\
+*** Settings ***
+Library           aitester_bdd.AITester
+Test Tags         smoke    slow
+Default Tags      nightly
+Test Timeout      45 seconds
+
+*** Test Cases ***
+First
+    [Setup]    Given I start scenario "one" at "http://127.0.0.1:8000/"
+    [Tags]    Checkout    -SLOW
+    I define rule "a"
+        Then url contains "/"
+
+Second
+    [Setup]    Given I start scenario "two" at "http://127.0.0.1:8000/"
+    [Timeout]    2 min
+    I define rule "b"
+        Then url contains "/"
+    I define rule "c"
+        And I set rule timeout    5000
+        Then url contains "/"
+"""
+
+
+def test_tags_are_test_tags_then_the_tests_own_or_default_tags(tmp_path: Path) -> None:
+    suite, problems = load(tmp_path, TAGGED)
+    assert problems == [] and suite is not None
+    first, second = suite.scenarios
+    # `[Tags] -SLOW` takes Test Tags' slow away (case aside); Default Tags only without [Tags]
+    assert first.tags == ("smoke", "Checkout")
+    assert second.tags == ("smoke", "slow", "nightly")
+
+
+def test_a_test_timeout_is_each_rules_timeout_unless_the_rule_sets_its_own(tmp_path: Path) -> None:
+    suite, problems = load(tmp_path, TAGGED)
+    assert problems == [] and suite is not None
+    first, second = suite.scenarios
+    assert [(r.name, r.timeout_ms, r.guard_timeout_ms) for r in first.rules] == [("a", 45_000, 45_000)]
+    assert [(r.name, r.timeout_ms) for r in second.rules] == [("b", 120_000), ("c", 5000)]
+
+
+@pytest.mark.parametrize("setting, message", [
+    ("Test Tags    smoke test", "3:14: error: tag 'smoke test' is not one word\n"
+                                "  hint: a tag is letters, digits and _ @ . : / + - (so a --tag expression can "
+                                "name it), e.g. 'smoke-test'"),
+    ("Test Tags    NOT", "3:14: error: 'NOT' cannot be a tag\n"
+                         "  hint: and, or and not join tags in a --tag expression: use another word"),
+    ("Test Timeout    forever", "3:17: error: timeout 'forever' is not a time\n"
+                                "  hint: write it as Robot Framework does, e.g. 30 seconds, 1 minute 30 s, 90s or "
+                                "2 min"),
+    ("Test Timeout    20 minutes", "3:17: error: timeout '20 minutes' is 1200 s; flowwalk takes 0.1 s to 600 s\n"
+                                   "  hint: it bounds each rule of the test (guards and checks), like a rule "
+                                   "timeout: choose a time in that range"),
+    ("Test Timeout    ${NOPE}", "3:17: error: "),
+])
+def test_bad_tags_and_timeouts_are_refused_at_their_cell(tmp_path: Path, setting: str, message: str) -> None:
+    text = TAGGED.replace("Test Tags         smoke    slow\nDefault Tags      nightly\nTest Timeout      45 seconds",
+                          setting).replace("    [Timeout]    2 min\n", "")
+    suite, problems = load(tmp_path, text)
+    assert suite is None
+    assert problems[0].render().startswith(f"suites/s.robot:{message}")
+
+
+def test_timeout_none_means_the_run_default(tmp_path: Path) -> None:
+    suite, problems = load(tmp_path, TAGGED.replace("[Timeout]    2 min", "[Timeout]    NONE"))
+    assert problems == [] and suite is not None
+    assert suite.scenarios[1].rules[0].timeout_ms is None

@@ -229,7 +229,7 @@ def test_plan_record_is_json_and_names_what_each_shard_runs() -> None:
     assert {s["shard"] for s in record["scenarios"] if s["id"] in plan.assigned} == {2}
     shop = next(s for s in record["scenarios"] if s["kind"] == "rules")
     assert shop["rules"][1] == {"name": "login", "test_id": "examples/rules/shop.rules.yaml#shop/login", "line": 14,
-                                "parents": ["home"]}
+                                "parents": ["home"], "tags": []}
     assert [sc.id for sc in plan.assigned_scenarios()] == list(plan.assigned)
 
 

@@ -64,6 +64,15 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
     ActionInput("fingerprints", "An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                 "selectors (default: the durations file).", run_flag="--fingerprints"),
+    ActionInput("grep", "Run only the scenarios with a test id matching this regular expression.", run_flag="--grep"),
+    ActionInput("grep-invert", "Leave out the scenarios whose test ids all match this regular expression.",
+                run_flag="--grep-invert"),
+    ActionInput("tag", "Run only the scenarios with a test whose tags satisfy this expression, e.g. "
+                "`smoke and not slow`.", run_flag="--tag"),
+    ActionInput("last-failed", "A report folder (also a merged one): run only the scenarios with a test that did "
+                "not pass there.", run_flag="--last-failed"),
+    ActionInput("max-failures", "Stop starting scenarios after this many have failed; the rest are reported "
+                "not_run: max_failures.", run_flag="--max-failures"),
     ActionInput("workers", "Scenarios run at once in this job, up to 4 on one browser (default: 2 per CPU).",
                 run_flag="--workers"),
     ActionInput("retries", "Rerun a failed scenario up to N times; one that passes on a retry is flaky.", "0",

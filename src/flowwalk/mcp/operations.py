@@ -151,6 +151,12 @@ class RunRequest:
     workers: int = 1
     retries: int = 0
     offline: bool | None = None
+    #: run selection and stopping, as `flowwalk run` takes them (docs/selection.md)
+    grep: str | None = None
+    grep_invert: str | None = None
+    tag: str | None = None
+    last_failed: str | None = None
+    max_failures: int | None = None
 
 
 def _out_dir(ws: Workspace, given: str) -> Path:
@@ -206,8 +212,11 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         "paths": [os.path.relpath(p) for p in paths], "out_dir": os.path.relpath(out), "base_url": request.base_url,
         "variables": _assignments(request.variables), "secret_names": _names(request.secret_names),
         "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
-        "offline": request.offline,
+        "offline": request.offline, "grep": request.grep, "grep_invert": request.grep_invert, "tag": request.tag,
+        "max_failures": request.max_failures,
     }
+    if request.last_failed:
+        options["last_failed"] = os.path.relpath(ws.confine(request.last_failed, "last_failed"))
     if request.serve:
         served = ws.confine(request.serve, "serve")
         if not served.is_dir():

@@ -354,6 +354,16 @@ class FlowwalkServer:
         retries: Annotated[int, Field(description="reruns of a failed scenario", ge=0, le=3)] = 0,
         offline: Annotated[bool | None, Field(description="abort requests to hosts other than loopback, the "
                                                           "entry host and allowed_hosts")] = None,
+        grep: Annotated[str | None, Field(description="run only scenarios with a test id matching this "
+                                                      "regular expression")] = None,
+        grep_invert: Annotated[str | None, Field(description="leave out scenarios whose test ids all match "
+                                                             "this regular expression")] = None,
+        tag: Annotated[str | None, Field(description="run only scenarios with a test whose tags satisfy this "
+                                                     "expression, e.g. 'smoke and not slow'")] = None,
+        last_failed: Annotated[str | None, Field(description="an earlier report folder: run only the scenarios "
+                                                             "with a test that did not pass there")] = None,
+        max_failures: Annotated[int | None, Field(description="stop starting scenarios after this many failed",
+                                                  ge=1)] = None,
     ) -> Annotated[CallToolResult, RunAnswer]:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -361,7 +371,9 @@ class FlowwalkServer:
         report still covers what ran."""
         request = RunRequest(paths=list(paths), base_url=base_url, variables=dict(variables),
                              secret_names=list(secret_names), out_dir=out_dir, serve=serve,
-                             run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline)
+                             run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
+                             grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
+                             max_failures=max_failures)
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(

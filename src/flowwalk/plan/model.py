@@ -45,6 +45,8 @@ class Plan:
     #: scenario ids whose estimate was measured in an earlier run (the rest got the median)
     measured: frozenset[str] = frozenset()
     durations: DurationSource = DurationSource()
+    #: what `--grep`, `--grep-invert`, `--tag`, `--last-failed` selected (plan/select.py); None: all
+    selection: Mapping[str, Any] | None = None
 
     def assigned_scenarios(self) -> tuple[Scenario, ...]:
         """The scenarios of this shard, in plan order."""
@@ -88,7 +90,8 @@ class Plan:
                 "kind": sc.kind,
                 "line": sc.loc.line,
                 "rules": [{"name": r.name, "test_id": sc.test_id(r), "line": r.loc.line,
-                           "parents": list(r.parents)} for r in sc.rules],
+                           "parents": list(r.parents), "tags": list(sc.test_tags(r))} for r in sc.rules],
+                "tags": list(sc.tags),
                 "test_ids": [sc.test_id(r) for r in sc.rules],
                 "duration_s": self.estimates.get(sc.id),
                 "duration_measured": sc.id in self.measured,
@@ -106,4 +109,5 @@ class Plan:
             "durations": {"source": self.durations.kind, "path": self.durations.path,
                           "known": self.durations.known, "unknown": self.durations.unknown,
                           "default_s": self.durations.default_s},
+            "selection": dict(self.selection) if self.selection is not None else None,
         }

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.model import Scenario, Suite
 from flowwalk.plan.model import DurationSource, Plan
+from flowwalk.plan.select import Selection, select_scenarios
 from flowwalk.spec.sessions import setups_by_name
 from flowwalk.spec.source import escape
 
@@ -193,16 +194,39 @@ def _scenarios(suites: Sequence[Suite]) -> list[Scenario]:
     return sorted(seen.values(), key=lambda s: s.id)
 
 
-def plan_run(suites: Sequence[Suite], settings: Settings) -> Plan:
-    """The plan of a run: all scenarios in id order, and the ones shard K of N runs.
+def selection_of(settings: Settings, last_failed_ids: frozenset[str] | None = None) -> Selection:
+    """The run's selection from its settings (`--grep`, `--grep-invert`, `--tag`, `--last-failed`);
+    `last_failed_ids` are the tests that did not pass in the `--last-failed` report."""
+    return Selection(grep=getattr(settings, "grep", None), grep_invert=getattr(settings, "grep_invert", None),
+                     tag=getattr(settings, "tag", None), last_failed=getattr(settings, "last_failed", None),
+                     last_failed_ids=last_failed_ids if getattr(settings, "last_failed", None) else None)
 
-    `settings` is a `flowwalk.settings.Settings` (only `shard_index`, `shard_total` and
-    `durations_file` are read).
+
+def _nothing_selected(scenarios: Sequence[Scenario], selection: Selection) -> str:
+    """Why a selection that picks nothing is refused: a misspelt tag must not pass a PR gate."""
+    record = selection.record(0, len(scenarios))
+    tags = sorted({t.lower() for s in scenarios for r in s.rules for t in s.test_tags(r)})
+    known = f"the tags of these tests: {', '.join(tags[:30])}" if tags else "none of these tests has a tag"
+    return (f"{describe_selection(record)} selects none of the {len(scenarios)} scenarios found\n"
+            f"  hint: {known}; `flowwalk plan` shows the test ids")
+
+
+def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: frozenset[str] | None = None) -> Plan:
+    """The plan of a run: the selected scenarios in id order, and the ones shard K of N runs.
+
+    `settings` is a `flowwalk.settings.Settings` (`shard_index`, `shard_total`, `durations_file`
+    and the selection's `grep`, `grep_invert`, `tag`, `last_failed` are read). Selection comes
+    before sharding (plan/select.py), so the shards split only what was selected.
     """
     index, total = int(settings.shard_index), int(settings.shard_total)
     if total < 1 or not 1 <= index <= total:
         raise UsageError(f"--shard '{index}/{total}': K must be between 1 and N\n  hint: shards are numbered 1..N")
-    scenarios = _scenarios(suites)
+    every = _scenarios(suites)
+    selection = selection_of(settings, last_failed_ids)
+    scenarios = _with_setups(every, select_scenarios(every, selection))
+    if every and not scenarios and not (selection.last_failed_ids is not None and not selection.last_failed_ids) \
+            and any(v is not None for v in (selection.grep, selection.grep_invert, selection.tag)):
+        raise UsageError(_nothing_selected(every, selection))
     ids = [s.id for s in scenarios]
 
     learned: dict[str, float] = {}
@@ -230,7 +254,17 @@ def plan_run(suites: Sequence[Suite], settings: Settings) -> Plan:
         source = DurationSource(kind="none", path=path)
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
                 shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
-                measured=frozenset(known), durations=source)
+                measured=frozenset(known), durations=source,
+                selection=selection.record(len(scenarios), len(every)) if selection.active else None)
+
+
+def _with_setups(every: Sequence[Scenario], picked: Sequence[Scenario]) -> list[Scenario]:
+    """The picked scenarios and the setups that save the sessions they start from, in plan order:
+    a selected scenario never runs without its sign-in."""
+    setups = setups_by_name(every)
+    needed = {sc.id for sc in picked}
+    needed.update(setups[sc.session][0].id for sc in picked if sc.session and sc.session in setups)
+    return [sc for sc in every if sc.id in needed]
 
 
 def session_groups(scenarios: Sequence[Scenario]) -> dict[str, str]:
@@ -262,6 +296,19 @@ def _seconds(value: float) -> str:
     return f"{value:.1f} s" if value < 600 else f"{value / 60:.1f} min"
 
 
+def describe_selection(record: Mapping[str, object]) -> str:
+    """`--tag 'smoke and not slow', --last-failed flowwalk-report (3 tests)` from a selection record."""
+    parts = []
+    for key, flag in (("grep", "--grep"), ("grep_invert", "--grep-invert"), ("tag", "--tag")):
+        if record.get(key) is not None:
+            parts.append(f"{flag} '{escape(record[key])}'")
+    if record.get("last_failed") is not None:
+        n = record.get("last_failed_tests")
+        parts.append(f"--last-failed {escape(record['last_failed'])}"
+                     + (f" ({n} test{'s' * (n != 1)} did not pass there)" if isinstance(n, int) else ""))
+    return ", ".join(parts)
+
+
 def render_plan(plan: Plan) -> str:
     """What `flowwalk plan --shard K/N` prints: how the plan was balanced, then every shard."""
     n = len(plan.scenarios)
@@ -280,6 +327,9 @@ def render_plan(plan: Plan) -> str:
             how += f", {src.unknown} estimated at {_seconds(src.default_s or 0.0)}, the median"
         how += ")"
     lines = [f"{head}, {how}"]
+    if plan.selection:
+        lines.append(f"selected by {describe_selection(plan.selection)}: {plan.selection.get('scenarios')} of "
+                     f"{plan.selection.get('of')} scenarios")
     by_id = {s.id: s for s in plan.scenarios}
     width = max((len(i) for i in by_id), default=0)
     for number, (ids, est) in enumerate(zip(plan.shards, plan.shard_estimates()), start=1):

@@ -57,6 +57,8 @@ def _lines_for_failure(failure: Failure) -> list[str]:
 
 def _system_out(test: TestRecord) -> str:
     lines: list[str] = []
+    if test.tags:
+        lines.append(f"tags: {', '.join(test.tags)}")
     if test.skipped_steps:
         lines.append("skipped steps:")
         lines.extend(f"  {s}" for s in test.skipped_steps)

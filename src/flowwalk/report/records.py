@@ -94,6 +94,8 @@ class TestRecord:
     emits: tuple[ev.EmitRecorded, ...] = ()
     #: parents of this rule in its DAG (from the plan)
     parents: tuple[str, ...] = ()
+    #: the test's tags (its scenario's and its rule's, from the plan)
+    tags: tuple[str, ...] = ()
 
     @property
     def failure(self) -> ev.Failure | None:
@@ -436,9 +438,10 @@ def _planned(plan: Mapping[str, Any]) -> tuple[dict[str, TestRecord], dict[str, 
                                              shard=_shard(scenario.get("shard")), order=0)
         for rule in (r for r in scenario.get("rules") or () if isinstance(r, dict)):
             name, tid = str(rule.get("name", "")), str(rule.get("test_id") or sid)
-            tests[tid] = _not_run(tid, sid, name, sc.name if sc.kind == "flow" else name, sc.source,
-                                  _int(rule.get("line"), 1), sc.kind, sc.shard,
-                                  tuple(str(p) for p in rule.get("parents") or ()))
+            tests[tid] = replace(_not_run(tid, sid, name, sc.name if sc.kind == "flow" else name, sc.source,
+                                          _int(rule.get("line"), 1), sc.kind, sc.shard,
+                                          tuple(str(p) for p in rule.get("parents") or ())),
+                                 tags=tuple(str(t) for t in rule.get("tags") or () if isinstance(t, str)))
     return tests, scenarios
 
 

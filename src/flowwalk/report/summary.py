@@ -124,9 +124,10 @@ def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
 
 
 def not_run(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """Tests the plan had but the run did not finish (missing shard, cancelled, timed out)."""
+    """Tests the plan had but the run did not finish (missing shard, cancelled, timed out, stopped
+    by --max-failures)."""
     return [t for t in verdict.get("tests") or ()
-            if t.get("status") == "skipped" and t.get("reason") in (*INCOMPLETE_REASONS, "cancelled")]
+            if t.get("status") == "skipped" and t.get("reason") in (*INCOMPLETE_REASONS, "cancelled", "max_failures")]
 
 
 @dataclass(frozen=True)

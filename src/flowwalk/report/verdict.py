@@ -134,7 +134,8 @@ def describe_test(test: TestRecord) -> dict[str, Any]:
     failure = test.failure if test.status in ("failed", "skipped") else None
     return {
         "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,
-        "source": test.source, "line": test.line, "kind": test.kind, "status": test.status, "reason": test.reason,
+        "source": test.source, "line": test.line, "kind": test.kind, "tags": list(test.tags),
+        "status": test.status, "reason": test.reason,
         "duration_ms": round(test.duration_ms, 1), "attempts": test.attempts,
         "failure": to_json(failure) if failure else None,
         "findings": to_json(test.findings),

@@ -215,6 +215,8 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             if isinstance(value, str) and sm.has_pipe(value):
                 add(path + (key,), f"pipe-fallback selector {sm.quote(value)}")
 
+    if spec.tags is not None:
+        add(("tags",), "'tags'", key=True)
     for i, step in enumerate(spec.steps):
         path: PathKey = ("steps", i)
         if isinstance(step, sm.EmitStep):
@@ -272,5 +274,6 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
                           entry_url=spec.url, rules=(rule,), description=spec.description or "",
                           allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
                           session=spec.session,
-                          session_loc=source.loc(("session",)) if spec.session is not None else None)
+                          session_loc=source.loc(("session",)) if spec.session is not None else None,
+                          tags=m.merge_tags(spec.tags or ()))
     return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []

@@ -22,7 +22,8 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
                       WithJsonSchema, model_validator)
 from pydantic_core import PydanticCustomError
 
-from flowwalk.model import ACT_ACTIONS, EMIT_SOURCES, MAX_WORKERS, Stabilize
+from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX, Stabilize,
+                            tag_problem)
 # values go into messages through quote (control characters escaped: one line each)
 from flowwalk.spec.source import quote as quote
 
@@ -178,6 +179,18 @@ def _check_regex(value: str) -> str:
     return value
 
 
+def _check_tag(value: str) -> str:
+    problem = tag_problem(value, quote(value))
+    if problem is not None:
+        raise fail(quote_free(problem[0]), problem[1])
+    return value
+
+
+def quote_free(text: str) -> str:
+    """A message for `fail`, whose text is a format string: braces doubled."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 def _scalar_text(value: Any) -> Any:
     """YAML writes `PORT: 8080` and `DEBUG: true`; a variable's value is text either way."""
     if isinstance(value, bool):
@@ -215,6 +228,15 @@ SessionName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, patt
 ScalarText = Annotated[str, BeforeValidator(_scalar_text), Field(max_length=VALUE_MAX),
                        WithJsonSchema({"type": ["string", "integer", "number", "boolean"]})]
 StepTimeout = Annotated[int, Field(ge=1, le=STEP_TIMEOUT_MAX)]
+TagWord = Annotated[str, Field(min_length=1, max_length=TAG_MAX, json_schema_extra={"pattern": TAG_PATTERN}),
+                AfterValidator(_check_tag)]
+#: `tags:` of a flow spec, a rule file, a scenario or a rule: words `--tag` selects by (docs/selection.md)
+Tags = Annotated[list[TagWord], Field(max_length=TAGS_MAX)]
+
+
+#: the bounds of flowwalk.yaml's numeric keys: the one table the command line and FLOWWALK_*
+#: variables are checked against too (settings.py)
+_RANGE = SETTING_RANGES
 
 
 class Strict(BaseModel):
@@ -643,6 +665,8 @@ class FlowSpecModel(Strict):
     saves_session: Optional[SessionName] = None
     #: v1.x: start from the state a setup saved under this name
     session: Optional[SessionName] = None
+    #: v1.x: words `--tag` selects by
+    tags: Optional[Tags] = None
 
 
 # --- rule files -----------------------------------------------------------------------------------------
@@ -692,6 +716,7 @@ class RuleModel(Strict):
     screenshot: Optional[ScreenshotModel] = None
     verify: Optional[VerifyList] = None
     saves_session: Optional[SessionName] = None
+    tags: Tags = Field(default_factory=list)
 
 
 class ScenarioModel(Strict):
@@ -700,6 +725,7 @@ class ScenarioModel(Strict):
     description: Optional[Description] = None
     url: Optional[Url] = None
     allowed_hosts: Annotated[list[Host], Field(max_length=ALLOWED_HOSTS_MAX)] = Field(default_factory=list)
+    tags: Tags = Field(default_factory=list)
     rules: Annotated[list[RuleModel], Field(min_length=1, max_length=RULES_MAX)]
     session: Optional[SessionName] = None
 
@@ -725,6 +751,8 @@ class RulesFileModel(Strict):
     secrets: Annotated[list[Identifier], Field(max_length=50)] = Field(default_factory=list)
     dismiss: Annotated[list[Selector], Field(max_length=20)] = Field(default_factory=list)
     defaults: Optional[DefaultsModel] = None
+    #: tags of every scenario of the file
+    tags: Tags = Field(default_factory=list)
     scenarios: Annotated[list[ScenarioModel], Field(min_length=1, max_length=SCENARIOS_MAX)]
 
 
@@ -780,16 +808,16 @@ class ConfigModel(Strict):
     variables: dict[Identifier, ScalarText] = Field(default_factory=dict)
     secrets: Annotated[list[Identifier], Field(max_length=50)] = Field(default_factory=list)
     dismiss_selectors: Annotated[list[Selector], Field(max_length=20)] = Field(default_factory=list)
-    rule_timeout_ms: Optional[Annotated[int, Field(ge=RULE_TIMEOUT_MIN, le=RULE_TIMEOUT_MAX)]] = None
-    guard_timeout_ms: Optional[Annotated[int, Field(ge=1, le=GUARD_TIMEOUT_MAX)]] = None
-    action_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
-    navigation_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
-    expect_timeout_ms: Optional[Annotated[int, Field(ge=100, le=RULE_TIMEOUT_MAX)]] = None
-    run_timeout_s: Optional[Annotated[float, Field(gt=0, le=86_400)]] = None
-    retries: Optional[Annotated[int, Field(ge=0, le=5)]] = None
+    rule_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["rule_timeout_ms"][0], le=_RANGE["rule_timeout_ms"][1])]] = None
+    guard_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["guard_timeout_ms"][0], le=_RANGE["guard_timeout_ms"][1])]] = None
+    action_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["action_timeout_ms"][0], le=_RANGE["action_timeout_ms"][1])]] = None
+    navigation_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["navigation_timeout_ms"][0], le=_RANGE["navigation_timeout_ms"][1])]] = None
+    expect_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["expect_timeout_ms"][0], le=_RANGE["expect_timeout_ms"][1])]] = None
+    run_timeout_s: Optional[Annotated[float, Field(gt=_RANGE["run_timeout_s"][0], le=_RANGE["run_timeout_s"][1])]] = None
+    retries: Optional[Annotated[int, Field(ge=_RANGE["retries"][0], le=_RANGE["retries"][1])]] = None
     flaky_policy: Optional[Literal["pass", "fail"]] = None
     heal_policy: Optional[Literal["pass", "fail"]] = None
-    workers: Optional[Annotated[int, Field(ge=1, le=MAX_WORKERS)]] = None
+    workers: Optional[Annotated[int, Field(ge=_RANGE["workers"][0], le=_RANGE["workers"][1])]] = None
     comment_mode: Optional[Literal["always", "on-failure", "on-change", "off"]] = None
     stabilize: Optional[StabilizeModel] = None
     executable: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
@@ -800,3 +828,5 @@ class ConfigModel(Strict):
     fingerprints_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     offline: Optional[bool] = None
     model: Optional[ModelBlockModel] = None
+    #: stop starting scenarios after this many failures (docs/selection.md)
+    max_failures: Optional[Annotated[int, Field(ge=_RANGE["max_failures"][0], le=_RANGE["max_failures"][1])]] = None

@@ -11,6 +11,7 @@ problem comes back as a located `errors.Problem`; nothing here raises for bad in
 from __future__ import annotations
 
 import dataclasses
+import fnmatch
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,11 +21,12 @@ from urllib.parse import urljoin, urlsplit
 from robot.api import Token, get_model
 from robot.api.parsing import ModelVisitor
 from robot.parsing.model import blocks, statements
-from robot.utils import unescape
+from robot.utils import timestr_to_secs, unescape
 from robot.variables import VariableMatches, search_variable
 
 from flowwalk.errors import Location, Problem
-from flowwalk.model import Act, Expect, Goto, Rule, Scenario, Step, Suite
+from flowwalk.model import (SETTING_RANGES, Act, Expect, Goto, Rule, Scenario, Step, Suite, merge_tags,
+                            tag_problem)
 from flowwalk.settings import Settings
 from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
@@ -45,6 +47,8 @@ _BUILTINS = {"empty": "", "space": " "}
 MAX_EXPANDED_CHARS = 100_000
 MAX_EXPANDED_TOTAL = 2_000_000
 MAX_VARIABLE_DEPTH = 100
+#: a test's [Timeout] / Test Timeout becomes each rule's timeout: the bounds of a rule timeout
+RULE_TIMEOUT_MS = tuple(int(v or 0) for v in SETTING_RANGES["rule_timeout_ms"])
 
 
 def _problem(loc: Location, message: str, hint: str) -> Problem:
@@ -101,10 +105,22 @@ class _CallSite:
 
 
 @dataclass(frozen=True)
+class _Setting:
+    """A setting's value cell as written (a tag, a timeout), with where it is."""
+
+    value: str
+    loc: Location
+
+
+@dataclass(frozen=True)
 class _TestStart:
     name: str
     loc: Location
     description: str
+    #: `[Tags]` of the test (None: it has none, so `Default Tags` apply)
+    tags: tuple[_Setting, ...] | None = None
+    #: `[Timeout]` of the test (None: `Test Timeout`, if any)
+    timeout: _Setting | None = None
 
 
 @dataclass(frozen=True)
@@ -167,6 +183,10 @@ class _Reader:
     test_setup: _CallSite | None = None
     test_teardown: _CallSite | None = None
     events: list[_CallSite | _TestStart | _TestEnd] = field(default_factory=list)
+    #: `Test Tags` (and its old name `Force Tags`), `Default Tags`, `Test Timeout` of *** Settings ***
+    test_tags: tuple[_Setting, ...] = ()
+    default_tags: tuple[_Setting, ...] = ()
+    test_timeout: _Setting | None = None
 
     def loc(self, token: Token) -> Location:
         if self.lines is not None:
@@ -180,6 +200,9 @@ class _Reader:
 
     def problem(self, loc: Location, message: str, hint: str = "") -> None:
         self.problems.append(_problem(loc, message, hint))
+
+    def cells(self, node: statements.Statement) -> tuple[_Setting, ...]:
+        return tuple(_Setting(t.value, self.loc(t)) for t in node.get_tokens(Token.ARGUMENT))
 
     def call_from(self, node: statements.Statement, name_type: str) -> _CallSite | None:
         name_token = node.get_token(name_type)
@@ -249,6 +272,12 @@ class _Reader:
         elif isinstance(node, statements.TestTemplate):
             self.problem(self.node_loc(node), "Test Template is not supported",
                          "write each keyword call out in the test cases")
+        elif isinstance(node, statements.TestTags) and not node.errors:
+            self.test_tags += self.cells(node)
+        elif isinstance(node, statements.DefaultTags) and not node.errors:
+            self.default_tags += self.cells(node)
+        elif isinstance(node, statements.TestTimeout) and not node.errors:
+            self.test_timeout = next(iter(self.cells(node)), None)
         else:
             self.rf_errors(node)
 
@@ -297,6 +326,9 @@ class _Reader:
         setup: _CallSite | None = self.test_setup
         teardown: _CallSite | None = self.test_teardown
         description = ""
+        tags: tuple[_Setting, ...] | None = None
+        timeout: _Setting | None = None
+        timeout_set = False
         body: list[_CallSite] = []
         for node in test.body:
             if isinstance(node, statements.Setup):
@@ -305,7 +337,11 @@ class _Reader:
                 teardown = self.call_from(node, Token.NAME)
             elif isinstance(node, statements.Documentation):
                 description = node.value
-            elif isinstance(node, (statements.Tags, statements.Timeout, statements.EmptyLine, statements.Comment)):
+            elif isinstance(node, statements.Tags) and not node.errors:
+                tags = (tags or ()) + self.cells(node)
+            elif isinstance(node, statements.Timeout) and not node.errors:
+                timeout, timeout_set = next(iter(self.cells(node)), None), True
+            elif isinstance(node, (statements.EmptyLine, statements.Comment)):
                 continue
             elif isinstance(node, statements.KeywordCall):
                 if node.errors:
@@ -320,7 +356,9 @@ class _Reader:
                         body.append(site)
             else:
                 self.other(node, "in a test case")
-        self.events.append(_TestStart(name_token.value, self.loc(name_token), description))
+        if not timeout_set:
+            timeout = self.test_timeout
+        self.events.append(_TestStart(name_token.value, self.loc(name_token), description, tags, timeout))
         self.events.extend(s for s in (setup, *body, teardown) if s is not None)
         self.events.append(_TestEnd())
 
@@ -693,6 +731,8 @@ class _Loader:
             if isinstance(site, _TestStart):
                 plan.test, plan.test_scenario, plan.rule = (site.name, site.loc), None, None
                 plan.test_description = site.description
+                plan.test_tags = self.tags(reader, site, expander)
+                plan.test_timeout_ms = self.timeout(site.timeout, expander)
             elif isinstance(site, _TestEnd):
                 plan.test, plan.test_scenario, plan.rule = None, None, None
             else:
@@ -703,6 +743,59 @@ class _Loader:
         if self.problems:
             return None
         return Suite(path=self.rel, kind="robot", scenarios=tuple(scenarios))
+
+    def setting_text(self, cell: _Setting, expander: _Expander, what: str) -> str | None:
+        """A setting's cell with its ${VARIABLES} substituted (None: refused, said in problems)."""
+        try:
+            return expander.expand(cell.value, cell.loc, what, "refuse")
+        except (CallError, _Unbounded) as err:
+            self.problem(err.loc or cell.loc, err.message, err.hint)
+            return None
+
+    def tags(self, reader: _Reader, site: _TestStart, expander: _Expander) -> tuple[str, ...]:
+        """A test's tags as Robot Framework 7 gives them: `Test Tags`, then the test's `[Tags]` (or,
+        when it has none, `Default Tags`); `[Tags]    -name` removes a tag (a `*` pattern too)."""
+        out: list[str] = []
+        removed: list[str] = []
+        cells = (*reader.test_tags, *(site.tags if site.tags is not None else reader.default_tags))
+        for cell in cells:
+            text = self.setting_text(cell, expander, "a tag")
+            if text is None or text.upper() == "NONE" or not text:
+                continue
+            if text.startswith("-") and site.tags is not None and cell in site.tags:
+                removed.append(text[1:].lower())
+                continue
+            problem = tag_problem(text, f"'{text}'")
+            if problem is not None:
+                self.problem(cell.loc, *problem)
+                continue
+            out.append(text)
+        kept = [t for t in out if not any(fnmatch.fnmatchcase(t.lower(), r) for r in removed)]
+        return merge_tags(kept)
+
+    def timeout(self, cell: _Setting | None, expander: _Expander) -> int | None:
+        """`[Timeout]` / `Test Timeout` as every rule's timeout in ms (a rule's own `I set rule
+        timeout` wins); None for no timeout (none written, NONE, or empty)."""
+        if cell is None:
+            return None
+        text = self.setting_text(cell, expander, "the timeout")
+        if text is None or not text.strip() or text.strip().upper() == "NONE":
+            return None
+        try:
+            seconds = timestr_to_secs(text)
+        except (ValueError, TypeError):
+            self.problem(cell.loc, f"timeout '{text}' is not a time",
+                         "write it as Robot Framework does, e.g. 30 seconds, 1 minute 30 s, 90s or 2 min")
+            return None
+        ms = int(round(float(seconds) * 1000))
+        low, high = RULE_TIMEOUT_MS
+        if not low <= ms <= high:
+            self.problem(cell.loc, f"timeout '{text}' is {ms / 1000:g} s; flowwalk takes {low / 1000:g} s to "
+                                   f"{high / 1000:g} s",
+                         "it bounds each rule of the test (guards and checks), like a rule timeout: choose a time "
+                         "in that range")
+            return None
+        return ms
 
     def run_call(self, site: _CallSite, found: Match | Miss, plan: PlanDraft, expander: _Expander) -> None:
         if isinstance(found, Miss):
@@ -790,7 +883,7 @@ class _Loader:
                     self.problem(rule.loc, f"rule '{rule.name}' has no steps",
                                  "add state checks, actions or an emit under it; a rule without steps checks nothing")
                 continue
-            rules.append(self.rule(rule))
+            rules.append(self.rule(rule, draft.timeout_ms))
         if not draft.rules and not draft.broken:
             self.problem(draft.loc, f"scenario '{draft.name}' defines no rule",
                          "add I define rule \"<name>\" with steps to the test case")
@@ -808,20 +901,23 @@ class _Loader:
             id=scenario_id, name=draft.name, source=self.rel, kind="robot", loc=draft.test_loc,
             entry_url=entry, rules=tuple(rules), description=draft.description, allowed_hosts=tuple(hosts),
             dismiss_selectors=tuple(plan.dismiss), variables=defaults, secrets=frozenset(expander.marked),
+            tags=draft.tags,
         )
 
-    def rule(self, draft: RuleDraft) -> Rule:
+    def rule(self, draft: RuleDraft, test_timeout_ms: int | None = None) -> Rule:
         steps: list[Step] = []
         for step in draft.steps:
             if isinstance(step, Goto):
                 url = self.url(step.url, step.loc)
                 step = dataclasses.replace(step, url=url or step.url)
             steps.append(step)
+        # the rule's own `I set rule timeout`, else the test's [Timeout] or Test Timeout
+        timeout_ms = draft.timeout_ms if draft.timeout_ms is not None else test_timeout_ms
         return Rule(
             name=draft.name, loc=draft.loc, steps=tuple(steps), parents=tuple(p for p, _ in draft.parents),
-            retry=draft.retry, guard_policy=draft.guard_policy, timeout_ms=draft.timeout_ms,
+            retry=draft.retry, guard_policy=draft.guard_policy, timeout_ms=timeout_ms,
             # the walker document: `set rule timeout` bounds guards as well as observations
-            guard_timeout_ms=draft.timeout_ms, child_scope=draft.child_scope, interrupts=draft.interrupts,
+            guard_timeout_ms=timeout_ms, child_scope=draft.child_scope, interrupts=draft.interrupts,
             interrupt_selectors=draft.interrupt_selectors, screenshot_on_enter=draft.screenshot_on_enter,
             screenshot_on_fail=draft.screenshot_on_fail, guards_enabled=True,
         )
@@ -853,7 +949,8 @@ class _Loader:
         if entry:
             # aitester-bdd runs the setup before the scenario opens its entry URL
             steps.append(Goto(loc=draft.loc, text=f"open the entry URL {entry}", optional=True, url=entry))
-        return Rule(name=STATE_SETUP_RULE, loc=first.loc, steps=tuple(steps), guards_enabled=True)
+        return Rule(name=STATE_SETUP_RULE, loc=first.loc, steps=tuple(steps), guards_enabled=True,
+                    timeout_ms=draft.timeout_ms, guard_timeout_ms=draft.timeout_ms)
 
     def check_parents(self, draft: ScenarioDraft, rules: list[Rule]) -> None:
         names = [r.name for r in rules]

@@ -198,6 +198,10 @@ class ScenarioDraft:
     description: str = ""
     rules: dict[str, RuleDraft] = field(default_factory=dict)
     broken: bool = False
+    #: the test case's tags (Test Tags, [Tags], Default Tags)
+    tags: tuple[str, ...] = ()
+    #: the test case's [Timeout] or Test Timeout, as every rule's timeout
+    timeout_ms: int | None = None
 
 
 @dataclass
@@ -224,6 +228,8 @@ class PlanDraft:
     test: tuple[str, Location] | None = None
     test_scenario: ScenarioDraft | None = None
     test_description: str = ""
+    test_tags: tuple[str, ...] = ()
+    test_timeout_ms: int | None = None
     verification_started: bool = False
 
     def current_rule(self, call: Call) -> RuleDraft:
@@ -268,7 +274,8 @@ def _start_scenario(call: Call, plan: PlanDraft) -> None:
                         f"it already started '{plan.test_scenario.name}' at {plan.test_scenario.loc}; "
                         "put each scenario in its own test case")
     scenario = ScenarioDraft(test_name=plan.test[0], test_loc=plan.test[1], name=name, loc=call.loc,
-                             entry_url=url, description=plan.test_description)
+                             entry_url=url, description=plan.test_description, tags=plan.test_tags,
+                             timeout_ms=plan.test_timeout_ms)
     plan.scenarios.append(scenario)
     plan.scenario = plan.test_scenario = scenario
     plan.rule = None

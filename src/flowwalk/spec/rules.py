@@ -112,7 +112,8 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         allowed_hosts=tuple(h.lower() for h in scenario.allowed_hosts),
         dismiss_selectors=tuple(spec.dismiss), variables=dict(spec.variables), secrets=frozenset(spec.secrets),
         session=scenario.session,
-        session_loc=source.loc(s_path + ("session",)) if scenario.session is not None else None)
+        session_loc=source.loc(s_path + ("session",)) if scenario.session is not None else None,
+        tags=m.merge_tags(spec.tags, scenario.tags))
 
 
 def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder: StepBuilder) -> m.Rule:
@@ -135,4 +136,4 @@ def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder
         child_scope=rule.child_scope, interrupts=interrupts, interrupt_selectors=selectors,
         screenshot_on_enter=screenshot.on_enter, screenshot_on_fail=screenshot.on_fail,
         guards_enabled=True, verify=builder.verifiers(rule.verify, path + ("verify",)),
-        saves_session=rule.saves_session)
+        saves_session=rule.saves_session, tags=m.merge_tags(rule.tags))

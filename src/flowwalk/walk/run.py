@@ -27,7 +27,8 @@
    goes on with a Chromium of its own. A driver that dies takes its thread's browsers with it:
    the scenarios in flight fail, and the ones not started go to a new driver and Chromium;
 5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
-   start (reason `run_timeout`); the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
+   start (reason `run_timeout`); `--max-failures N`: once N scenarios have failed (their final
+   attempt), no more start: the ones in flight finish, the rest are skipped `max_failures`; the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
    signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
    `cancelled` and emits `RunCancelled`;
 6. sign in once (walk/sessions.py): setups (`saves_session`) are queued first; a scenario with
@@ -132,6 +133,7 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "trace": settings.trace,
         "shard": {"index": settings.shard_index, "total": settings.shard_total},
         "out_dir": settings.out_dir,
+        "max_failures": settings.max_failures,
     }
 
 
@@ -150,6 +152,14 @@ class _Shared:
     launch_errors: list[str] = field(default_factory=list)
     #: the marker of every browser this run launched: all the watchdog may kill
     browsers: set[str] = field(default_factory=set)
+    #: scenarios whose final attempt failed (`--max-failures` counts them)
+    failures: int = 0
+    max_failures: int | None = None
+
+    def stopped(self) -> bool:
+        """`--max-failures N` was reached: start no more scenarios."""
+        with self.lock:
+            return self.max_failures is not None and self.failures >= self.max_failures
 
     def launched(self, browser: Any) -> Any:
         """Note a browser of this run (None passes through) so the watchdog can find it."""
@@ -189,7 +199,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     cancel = cancel if cancel is not None else threading.Event()
     run = dataclasses.replace(RunContext.create(settings, cancel=cancel, started=t0), sessions=SessionBook(scenarios))
     run_id = run_id or uuid.uuid4().hex[:12]
-    shared = _Shared()
+    shared = _Shared(max_failures=settings.max_failures)
     emit_lock = threading.Lock()
 
     def out(event: ev.Event) -> None:
@@ -205,6 +215,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                     shared.healed.add(event.test_id)
                 else:
                     shared.healed.discard(event.test_id)
+        elif isinstance(event, ev.ScenarioFinished) and event.final and event.status == "failed":
+            with shared.lock:
+                shared.failures += 1
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings)))
@@ -403,7 +416,7 @@ def _worker(number: int, work: WorkQueue, settings: Settings, run: RunContext,
         browser = seat.browser
     try:
         while True:
-            scenario = work.take(lambda: run.cancel.is_set() or run.timed_out())
+            scenario = work.take(lambda: run.cancel.is_set() or run.timed_out() or shared.stopped())
             if scenario is None:
                 return
             if seat is not None and seat.gone():
@@ -415,6 +428,9 @@ def _worker(number: int, work: WorkQueue, settings: Settings, run: RunContext,
                         out(event)
                 elif run.timed_out():
                     for event in not_run_events(scenario, "run_timeout", run):
+                        out(event)
+                elif shared.stopped():
+                    for event in not_run_events(scenario, "max_failures", run):
                         out(event)
                 elif (blame := run.sessions.blame(scenario)) is not None:
                     for event in not_run_events(scenario, "session_failed", run, blame=blame):
