@@ -350,20 +350,25 @@ def heal(options: Mapping[str, Any]) -> int:
     return code
 
 
+def generated_schemas() -> dict[str, dict[str, Any]]:
+    """Every schema `flowwalk schema` writes, by file name: the inputs' (spec/) and discover's
+    crawl.json, an output generated from its model the same way."""
+    from flowwalk.discover.record import generate_schemas as crawl_schemas
+    from flowwalk.spec.schemas import generate_schemas as input_schemas
+
+    return {**input_schemas(), **crawl_schemas()}
+
+
 def write_schemas(out_dir: str) -> int:
-    from flowwalk.spec.schemas import write_schemas as write
+    """`flowwalk schema --out DIR`: write every generated schema into DIR."""
+    from flowwalk.spec.schemas import render
 
-    written = write(Path(out_dir))
-    for path in written or ():
+    folder = Path(out_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, schema in generated_schemas().items():
+        path = folder / name
+        path.write_text(render(schema), encoding="utf-8")
         print(f"wrote {path}")
-    return ExitCode.OK
-
-
-def mcp(options: Mapping[str, Any]) -> int:
-    """`flowwalk mcp`: serve the working directory to MCP clients until they hang up."""
-    from flowwalk.mcp.server import serve
-
-    serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
     return ExitCode.OK
 
 

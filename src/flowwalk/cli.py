@@ -262,9 +262,13 @@ def schema(out_dir: str) -> None:
               help="The longest run (seconds) a client may ask for.")
 def mcp_server(**options: Any) -> None:
     """Serve the MCP tools coding agents use to validate, run, explain and fix checks (stdio)."""
-    from flowwalk import app
+    from flowwalk.mcp.server import serve
 
-    _guarded(lambda: app.mcp(options))
+    def run() -> int:
+        serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
+        return ExitCode.OK
+
+    _guarded(run)
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from flowwalk.agent.config import ModelConfig, build_model_config
+from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Stabilize
 

@@ -10,19 +10,54 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "flowwalk"
 
-#: package (or top-level module) -> flowwalk packages it must never import
-FORBIDDEN = {
-    "spec": {"walk", "browser", "report", "github", "cli", "app"},
-    "plan": {"walk", "browser", "report", "github", "cli", "app"},
-    "browser": {"walk", "report", "github", "spec", "plan", "cli", "app"},
-    "walk": {"report", "github", "cli", "app"},
-    "report": {"browser", "walk", "spec", "github", "cli", "app"},
-    "github": {"browser", "walk", "spec", "cli", "app"},
-    "model": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
-    "events": {"spec", "plan", "browser", "walk", "report", "github", "settings", "cli", "app"},
-    "settings": {"spec", "plan", "browser", "walk", "report", "github", "cli", "app"},
-    # the model client knows prompts and caps, never pages or runs: callers hand it text
-    "agent": {"plan", "browser", "walk", "report", "github", "cli", "app"},
+#: every package and top-level module of flowwalk: (what it owns, the flowwalk units it may import).
+#: An allow-list: a unit that is not here, or an import not in its row, fails. docs/architecture.md's
+#: table is rendered from it (`python tests/contract/test_code_rules.py --write-docs`).
+#: "__init__" is the package root (`flowwalk.__version__`).
+UNITS: dict[str, tuple[str, frozenset[str]]] = {
+    "errors": ("the exception tree; `Problem` and `Location` (`path:line:col`)", frozenset()),
+    "exitcodes": ("`ExitCode` and `decide_outcome`, the one exit rule", frozenset()),
+    "events": ("the event dataclasses of emit.jsonl and their vocabularies", frozenset()),
+    "model": ("the one internal model (Suite, Scenario, Rule, steps) and the step vocabularies",
+              frozenset({"errors", "events"})),
+    "dag": ("the rule DAG: Kahn order, cycles, ancestors (for spec/, plan/ and walk/)", frozenset({"errors", "model"})),
+    "modelconfig": ("the `model:` block of flowwalk.yaml: presets, caps", frozenset({"errors"})),
+    "settings": ("frozen Settings from argv + env + flowwalk.yaml, built once",
+                 frozenset({"errors", "model", "modelconfig"})),
+    "lazy": ("PEP 562 exports for `flowwalk.agent` and `flowwalk.browser`", frozenset()),
+    "cooperative": ("`offload`: a blocking call that lets the thread's other workers go on", frozenset()),
+    "serve": ("the static server of `--serve`", frozenset()),
+    "spec": ("reading files into `model.Suite`: sources with positions, pydantic models, variables, redaction, "
+             "the input JSON Schemas", frozenset({"dag", "errors", "model", "settings", "events"})),
+    "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
+             frozenset({"dag", "errors", "model", "settings", "spec"})),
+    "browser": ("the only package importing playwright: launch, sessions, page reads, network, errors translated",
+                frozenset({"errors", "lazy", "model", "settings"})),
+    "agent": ("the optional model: the one client, the prompt boundary, the caps, the call records",
+              frozenset({"__init__", "cooperative", "errors", "lazy", "modelconfig", "spec"})),
+    "report": ("emit writer, record reader, junit, verdict, summary, console, html, merge",
+               frozenset({"errors", "events", "exitcodes", "model"})),
+    "heal": ("fingerprints, candidate scoring, the heal finding, the diff writer",
+             frozenset({"agent", "errors", "events", "model", "report", "spec"})),
+    "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
+             frozenset({"__init__", "agent", "browser", "cooperative", "dag", "errors", "events", "exitcodes", "heal",
+                        "model", "plan", "settings", "spec"})),
+    "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
+                 frozenset({"agent", "browser", "errors", "events", "model", "settings", "spec", "walk"})),
+    "github": ("the GitHub client (the only `requests` user for GitHub), the comment, outputs, publish",
+               frozenset({"__init__", "errors", "exitcodes", "report", "settings"})),
+    "app": ("the commands' one implementation, for the CLI and the MCP server",
+            frozenset({"discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan", "report",
+                       "serve", "settings", "spec", "walk"})),
+    "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
+            frozenset({"__init__", "agent", "app", "discover", "errors", "events", "exitcodes", "heal", "report",
+                       "settings", "spec"})),
+    "cli": ("click group: parse, call one function, map errors to exit codes", frozenset({"__init__", "app", "errors",
+                                                                                      "exitcodes", "mcp"})),
+    "entry": ("the console script: for `run`, spawns Playwright's driver before anything heavy is imported",
+              frozenset({"browser", "cli"})),
+    "__init__": ("the package root: `__version__`", frozenset()),
+    "__main__": ("`python -m flowwalk`", frozenset({"entry"})),
 }
 #: third-party modules only some places may import
 ONLY_IN = {
@@ -30,16 +65,22 @@ ONLY_IN = {
     # the walker's invariant_check GETs an endpoint of the app under test; everything GitHub goes
     # through github/client.py; every model request goes through agent/client.py
     "requests": {"github/client.py", "walk/verifiers.py", "agent/client.py"},
+    "click": {"cli"},
+    "mcp": {"mcp"},
 }
 
 
 def imports_of(path: Path) -> set[str]:
+    """Every module `path` imports, at run time or for type checking (both must follow the rules)."""
     names: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
+            if node.module == "flowwalk":  # `from flowwalk import app, __version__`: each name
+                names.update(f"flowwalk.{alias.name}" for alias in node.names)
+            else:
+                names.add(node.module)
     return names
 
 
@@ -48,20 +89,121 @@ def owner(path: Path) -> str:
     return rel.parts[0] if len(rel.parts) > 1 else rel.stem
 
 
-def test_imports_go_one_way() -> None:
+def unit_of(name: str) -> str | None:
+    """The flowwalk unit a module name belongs to (`flowwalk.walk.checks` -> walk), else None."""
+    parts = name.split(".")
+    if parts[0] != "flowwalk":
+        return None
+    if len(parts) == 1 or parts[1] == "__version__":
+        return "__init__"
+    return parts[1]
+
+
+def unit_graph() -> dict[str, dict[str, set[str]]]:
+    """{unit: {unit it imports: the files that do}}."""
+    graph: dict[str, dict[str, set[str]]] = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        mine = owner(path)
+        row = graph.setdefault(mine, {})
+        for name in imports_of(path):
+            other = unit_of(name)
+            if other is not None and other != mine:
+                row.setdefault(other, set()).add(path.relative_to(PACKAGE).as_posix())
+    return graph
+
+
+def test_every_unit_has_a_row_and_imports_only_what_its_row_allows() -> None:
+    graph = unit_graph()
+    missing = sorted(set(graph) - set(UNITS))
+    assert not missing, f"add a row to UNITS for {missing} (what it owns, what it may import)"
+    broken = [f"{', '.join(sorted(files))} import(s) flowwalk.{other} (UNITS[{unit!r}] allows "
+              f"{', '.join(sorted(UNITS[unit][1])) or 'nothing of flowwalk'})"
+              for unit, row in graph.items() for other, files in row.items() if other not in UNITS[unit][1]]
+    assert broken == []
+    stale = sorted(set(UNITS) - set(graph))
+    assert not stale, f"UNITS has rows for units that no longer exist: {stale}"
+
+
+def test_third_party_modules_are_imported_only_where_allowed() -> None:
     broken = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE).as_posix()
         for name in imports_of(path):
-            parts = name.split(".")
-            if parts[0] == "flowwalk" and len(parts) > 1:
-                if parts[1] in FORBIDDEN.get(owner(path), set()):
-                    broken.append(f"{rel} imports {name}")
-            elif parts[0] in ONLY_IN:
-                allowed = ONLY_IN[parts[0]]
-                if owner(path) not in allowed and rel not in allowed:
-                    broken.append(f"{rel} imports {name} (only {', '.join(sorted(allowed))} may)")
+            top = name.split(".")[0]
+            if top in ONLY_IN and owner(path) not in ONLY_IN[top] and rel not in ONLY_IN[top]:
+                broken.append(f"{rel} imports {name} (only {', '.join(sorted(ONLY_IN[top]))} may)")
     assert broken == []
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of the graph as a path whose last node is its first, or None (depth-first)."""
+    state: dict[str, int] = {}  # 1 on the path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for other in sorted(graph.get(node, ())):
+            if state.get(other) == 1:
+                return path[path.index(other):] + [other]
+            if other not in state:
+                found = visit(other)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_no_two_units_import_each_other_even_through_others() -> None:
+    graph = unit_graph()
+    cycle = find_cycle({unit: set(row) for unit, row in graph.items()})
+    assert cycle is None, " -> ".join(f"{u} ({', '.join(sorted(graph[u][v]))})" if v else u
+                                      for u, v in zip(cycle, cycle[1:] + [""]))
+
+
+def test_the_allow_list_itself_has_no_cycle() -> None:
+    """So that no row can be widened into a cycle that a later import would then close."""
+    assert find_cycle({unit: set(allowed) for unit, (_, allowed) in UNITS.items()}) is None
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
+def _label(unit: str) -> str:
+    if unit == "__init__":
+        return "`flowwalk` (`__init__.py`)"
+    return f"`{unit}/`" if (PACKAGE / unit).is_dir() else f"`{unit}.py`"
+
+
+def render_table() -> str:
+    """docs/architecture.md's table of units, in UNITS's order."""
+    lines = ["| unit | owns | may import |", "|---|---|---|"]
+    for unit, (owns, allowed) in UNITS.items():
+        names = sorted("flowwalk" if name == "__init__" else name for name in allowed)
+        lines.append(f"| {_label(unit)} | {owns} | {', '.join(names) or 'nothing of flowwalk'} |")
+    return "\n".join(lines) + "\n"
+
+
+DOC = ROOT / "docs" / "architecture.md"
+BEGIN = "<!-- units: rendered from tests/contract/test_code_rules.py UNITS -->\n"
+END = "<!-- end of units -->\n"
+
+
+def test_the_architecture_page_shows_the_allow_list() -> None:
+    text = DOC.read_text(encoding="utf-8")
+    assert BEGIN in text and END in text, f"{DOC} lost its markers"
+    shown = text[text.index(BEGIN) + len(BEGIN):text.index(END)]
+    assert shown == render_table(), "docs/architecture.md's table drifted: python tests/contract/test_code_rules.py --write-docs"
 
 
 def test_nothing_imports_the_cli() -> None:
@@ -103,3 +245,11 @@ def test_the_walker_calls_playwright_only_through_the_browser_layer() -> None:
                     and node.value.attr == "page":
                 broken.append(f"walk/{path.name}:{node.lineno} reads .page.url")
     assert broken == []
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] != ["--write-docs"]:
+        sys.exit("usage: python tests/contract/test_code_rules.py --write-docs")
+    page = DOC.read_text(encoding="utf-8")
+    page = page[:page.index(BEGIN) + len(BEGIN)] + render_table() + page[page.index(END):]
+    DOC.write_text(page, encoding="utf-8")

@@ -13,7 +13,7 @@ import pytest
 from flowwalk import events as ev
 from flowwalk.browser import together
 from flowwalk.agent.client import ChatClient
-from flowwalk.agent.config import ModelConfig
+from flowwalk.modelconfig import ModelConfig
 from flowwalk.browser.launch import Browser
 from flowwalk.cooperative import offload
 from flowwalk.walk import run as run_module

@@ -33,7 +33,7 @@ from flowwalk.model import (
     VerifierRef,
     Wait,
 )
-from flowwalk.plan.dag import topo_order
+from flowwalk.dag import topo_order
 from flowwalk.settings import Secrets, Settings, default_executable
 from flowwalk.walk.context import RunContext
 from flowwalk.walk.evidence import screenshot_name

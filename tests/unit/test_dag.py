@@ -6,7 +6,7 @@ import pytest
 
 from flowwalk.errors import Location, SpecError
 from flowwalk.model import Rule
-from flowwalk.plan.dag import ancestors, find_cycle, topo_order
+from flowwalk.dag import ancestors, find_cycle, topo_order
 
 
 def rules(*spec: tuple[str, tuple[str, ...]]) -> list[Rule]:

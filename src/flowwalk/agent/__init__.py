@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flowwalk import lazy
-from flowwalk.agent.config import PRESETS, ModelConfig, build_model_config
+from flowwalk.modelconfig import PRESETS, ModelConfig, build_model_config
 
 if TYPE_CHECKING:
     from flowwalk.agent.agent import (Agent, Answer, Choice, ModelCall, NoValidAnswer, candidate_question,

@@ -22,7 +22,7 @@ from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 
 from flowwalk.agent.budget import CallBudget, QuotaExceeded
 from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
-from flowwalk.agent.config import ModelConfig
+from flowwalk.modelconfig import ModelConfig
 from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, Question, build_prompt, read_object
 from flowwalk.spec.variables import Redactor
 

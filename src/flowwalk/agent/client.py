@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from flowwalk import __version__
-from flowwalk.agent.config import ModelConfig
+from flowwalk.modelconfig import ModelConfig
 from flowwalk.cooperative import offload
 
 if TYPE_CHECKING:

@@ -179,7 +179,8 @@ def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: l
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """The crawl.json schema, in the form `spec.schemas` writes every schema."""
+    """The crawl.json schema, in the form `spec.schemas` gives the input schemas (`app.generated_schemas`
+    gathers them all)."""
     from flowwalk.spec.schemas import generate_schema
 
     return {CRAWL_SCHEMA: generate_schema(CrawlRecord, CRAWL_SCHEMA, "flowwalk discover crawl",

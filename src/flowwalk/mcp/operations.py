@@ -292,16 +292,14 @@ def list_reports(ws: Workspace) -> ReportsAnswer:
 
 def schema_names() -> list[str]:
     """The file names `flowwalk schema` writes (each a `flowwalk://schemas/{name}` resource)."""
-    from flowwalk.spec.schemas import generate_schemas
-
-    return sorted(generate_schemas())
+    return sorted(app.generated_schemas())
 
 
 def schema_text(name: str) -> str:
     """The schema `flowwalk schema` writes as `name`, as JSON text."""
-    from flowwalk.spec.schemas import generate_schemas, render
+    from flowwalk.spec.schemas import render
 
-    schemas = generate_schemas()
+    schemas = app.generated_schemas()
     if name not in schemas:
         raise ToolInputError(f"no schema named '{name}'\n  hint: one of {', '.join(sorted(schemas))}")
     return render(schemas[name])

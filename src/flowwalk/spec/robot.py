@@ -963,7 +963,7 @@ class _Loader:
                                  f"'{draft.name}' does not define",
                                  (f"did you mean '{guess}'? " if guess else "")
                                  + f"rules of this scenario: {', '.join(names) or 'none'}")
-        from flowwalk.plan.dag import find_cycle  # the one cycle finder (plan/dag.py)
+        from flowwalk.dag import find_cycle  # the one cycle finder (dag.py)
 
         # the whole declared graph, also rules refused for other reasons, so a cycle is named once
         graph = [Rule(name=r.name, loc=r.loc, steps=(), parents=tuple(p for p, _ in r.parents if p in known))

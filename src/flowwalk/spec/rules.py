@@ -15,7 +15,7 @@ from pydantic import ValidationError
 
 from flowwalk import model as m
 from flowwalk.errors import Problem
-from flowwalk.plan.dag import cycle_problem, find_cycle
+from flowwalk.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.problems import errors_to_problems

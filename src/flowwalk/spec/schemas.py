@@ -62,26 +62,11 @@ def generate_schema(model: type[BaseModel], name: str, title: str, description: 
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """Every generated schema by file name (the emit-event and verdict schemas are hand-written)."""
-    out = {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
-    # discover/crawl.json is an output of `flowwalk discover`, generated from its model the same way
-    from flowwalk.discover.record import generate_schemas as crawl_schemas
-
-    out.update(crawl_schemas())
-    return out
+    """The input schemas by file name. `app.generated_schemas` adds discover's crawl.json; the
+    emit-event and verdict schemas are hand-written."""
+    return {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
 
 
 def render(schema: dict[str, Any]) -> str:
     return json.dumps(schema, indent=2, ensure_ascii=False) + "\n"
 
-
-def write_schemas(folder: str | Path) -> list[Path]:
-    """Write every schema into `folder`; returns the paths written."""
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
-    written: list[Path] = []
-    for name, schema in generate_schemas().items():
-        path = folder / name
-        path.write_text(render(schema), encoding="utf-8")
-        written.append(path)
-    return written

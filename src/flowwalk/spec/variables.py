@@ -18,7 +18,7 @@ from urllib.parse import quote as url_quote, quote_plus
 
 from flowwalk.errors import Location, Problem
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, Rule, Scenario, Step, VerifierRef, Wait
-from flowwalk.plan.dag import ancestors
+from flowwalk.dag import ancestors
 from flowwalk.spec.source import NAME_SHOWN, escape, quote
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")

@@ -17,7 +17,7 @@ from typing import Any, Iterable, Sequence
 from flowwalk import events as ev
 from flowwalk.errors import Location
 from flowwalk.model import Rule, Scenario, Step
-from flowwalk.plan.dag import topo_order
+from flowwalk.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import missing_variables, placeholders
 from flowwalk.walk.context import RunContext

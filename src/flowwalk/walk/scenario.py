@@ -26,7 +26,7 @@ from urllib.parse import urlsplit
 from flowwalk import events as ev
 from flowwalk.browser.launch import Browser
 from flowwalk.model import Goto, Rule, Scenario
-from flowwalk.plan.dag import topo_order
+from flowwalk.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.walk.actions import dismiss, goto
 from flowwalk.walk.attempt import Attempt, Emit

@@ -4,6 +4,9 @@ A preset fills in the base URL, a default model and the environment variable hol
 a known provider; any key set beside it wins. Without a `model:` block there is no model: every
 heal is deterministic. The key itself never appears in configuration, only the *name* of the
 environment variable that holds it (`api_key_env`).
+
+`settings` reads the block with it and agent/ asks the model it names; it sits at the top level
+so that settings imports nothing of agent/ (which imports spec/, which imports settings).
 """
 
 from __future__ import annotations

@@ -3,6 +3,9 @@
 A rule runs after all its parents; among rules that are ready at the same time the one declared
 first runs first, so an independent rule keeps its place in the file. A parent name that is not a
 rule of the scenario is ignored here: the loaders refuse it with its location before planning.
+
+spec/ refuses cycles and scopes variables with it, plan/ and walk/ order rules with it; it sits
+at the top level, beside `model`, so that spec/ imports nothing of plan/.
 """
 
 from __future__ import annotations
