@@ -8,6 +8,8 @@ Documentation     Acme Notes (examples/site) as an aitester-bdd suite. The cooki
 Library           aitester_bdd.AITester
 Suite Setup       Given I start verification "acme-notes"
 Suite Teardown    Then I finalize verification
+# tags for --tag (docs/selection.md): every test gets Test Tags, then its own [Tags]
+Test Tags         acme
 
 *** Variables ***
 # --serve (or --base-url) replaces this, as `aitester run --base-url` does
@@ -18,6 +20,7 @@ ${DEMO_USER}      ada@example.com
 *** Test Cases ***
 Sign In And Generate A Report
     [Documentation]    The demo account signs in, checks its dashboard and generates a weekly report.
+    [Tags]    smoke    reports
     [Setup]    Given I start scenario "acme_notes" at "${BASE_URL}/login.html"
     # The overlay covers every page of a fresh browser until a choice is made.
     And I configure interrupts    dismiss=[data-testid=cookie-accept]

@@ -22,6 +22,7 @@ def test_the_example_suite_loads_as_one_scenario_with_a_rule_dag() -> None:
     assert scenario.entry_url == "http://127.0.0.1:4567/login.html"  # --serve's URL as ${BASE_URL}
     assert scenario.dismiss_selectors == ("[data-testid=cookie-accept]",)
     assert scenario.secrets == frozenset({"DEMO_PASSWORD"})
+    assert scenario.tags == ("acme", "smoke", "reports")  # Test Tags, then the test's [Tags]
     rules = {r.name: r for r in scenario.rules}
     assert [(r.name, r.parents) for r in scenario.rules] == [
         ("login", ()), ("dashboard", ("login",)), ("account", ("dashboard",)), ("open_reports", ("login",)),

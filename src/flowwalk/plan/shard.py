@@ -15,6 +15,7 @@ between the heaviest shard and another closes most of that gap at negligible cos
 from __future__ import annotations
 
 import bisect
+from dataclasses import replace
 import json
 import statistics
 from pathlib import Path
@@ -224,9 +225,11 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
     every = _scenarios(suites)
     selection = selection_of(settings, last_failed_ids)
     scenarios = _with_setups(every, select_scenarios(every, selection))
-    if every and not scenarios and not (selection.last_failed_ids is not None and not selection.last_failed_ids) \
-            and any(v is not None for v in (selection.grep, selection.grep_invert, selection.tag)):
-        raise UsageError(_nothing_selected(every, selection))
+    # --grep/--tag that match no test at all are refused; with --last-failed, matching none of the
+    # tests that failed is simply nothing left to rerun
+    by_words = replace(selection, last_failed=None, last_failed_ids=None)
+    if every and not scenarios and by_words.active and not select_scenarios(every, by_words):
+        raise UsageError(_nothing_selected(every, by_words))
     ids = [s.id for s in scenarios]
 
     learned: dict[str, float] = {}
