@@ -1,7 +1,7 @@
 """What the heal fingerprint adds to an act on the passing path (issue 12).
 
 An act with a pinned selector counts its matches once (`locate`); with a fingerprint, that count
-is replaced by one `evaluate_all` (`heal.fingerprint.PROBE_JS`) that returns the count and the
+is replaced by one `evaluate_all` (`browser.probe.PROBE_JS`) that returns the count and the
 first match's fingerprint in the same round trip. This times both on the same page, interleaved
 (A, B, A, B ...) so the machine's load hits both alike, and prints the median of each and their
 ratio. Usage: python bench/fingerprint_cost.py [rounds]
@@ -17,7 +17,7 @@ from pathlib import Path
 from playwright.sync_api import sync_playwright
 
 from flowwalk.browser.locate import locate
-from flowwalk.heal.fingerprint import PROBE_JS
+from flowwalk.browser.probe import PROBE_JS
 from flowwalk.serve import StaticServer
 from flowwalk.settings import CHROMIUM_ARGS, default_executable
 

@@ -16,7 +16,8 @@ import pytest
 
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.heal.fingerprint import PROBE_JS, bound
+from flowwalk.browser.probe import PROBE_JS
+from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
 from flowwalk.walk.healer import MODEL_FLOOR, HealOutcome, heal_selector
 
@@ -65,7 +66,7 @@ def heal_on(session: PageSession, site: StaticServer, page: str, name: str,
     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
     assert locate(session.page, selector).count == 0, f"{name} still matches on {page}"
     t0 = time.perf_counter()
-    outcome = heal_selector(session.page, pinned=selector, target=target, fingerprint=fp)
+    outcome = heal_selector(session.reader, pinned=selector, target=target, fingerprint=fp)
     took = time.perf_counter() - t0
     right = None
     if outcome.selector:
@@ -127,7 +128,7 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
                 if use_fp is None:
                     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
                     t0 = time.perf_counter()
-                    outcome = heal_selector(session.page, pinned=selector, target=None, fingerprint=fps[name])
+                    outcome = heal_selector(session.reader, pinned=selector, target=None, fingerprint=fps[name])
                     took = time.perf_counter() - t0
                     right = None
                     if outcome.selector:

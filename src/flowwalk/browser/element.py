@@ -13,10 +13,13 @@ selector that does not parse becomes `InvalidSelector` here, as `locate` does.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from flowwalk.browser.errors import InvalidSelector, PlaywrightError, is_invalid_selector, is_timeout
 from flowwalk.browser.locate import Located
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Locator, Page
 
 __all__ = ["ACTIONS", "ELEMENT_SOURCES", "PAGE_SOURCES", "dismiss_visible", "element", "first_of",
            "first_visible", "page_url", "perform", "read_field", "wait_for_first"]
@@ -35,7 +38,7 @@ _SCROLL_BY = ("(el, dy) => { const t = (el === document.body || el === document.
               " ? window : el; t.scrollBy(0, dy); }")
 
 
-def perform(target: Any, action: str, value: str | None, timeout_ms: int) -> None:
+def perform(target: "Locator", action: str, value: str | None, timeout_ms: int) -> None:
     """Do `action` on the element `target` within `timeout_ms` (at least 1: 0 means no timeout).
 
     `value` is what fill types, press presses, select picks, upload sends (a file path the
@@ -54,7 +57,7 @@ def perform(target: Any, action: str, value: str | None, timeout_ms: int) -> Non
         raise ValueError(f"unknown action '{action}'")
 
 
-def dismiss_visible(page: Any, selectors: Sequence[str], *, max_matches: int, click_ms: int) -> int:
+def dismiss_visible(page: "Page", selectors: Sequence[str], *, max_matches: int, click_ms: int) -> int:
     """Click every VISIBLE match (at most `max_matches` per selector) of each selector, each click
     within `click_ms`; how many were clicked. Never waits for one and never raises: a bad
     selector, a navigating page or an element that will not take the click dismisses nothing."""
@@ -95,17 +98,17 @@ def wait_for_first(located: Located, *, visible: bool, timeout_ms: int) -> bool:
     return True
 
 
-def first_of(located: Located) -> Any:
+def first_of(located: Located) -> "Locator":
     """The element an action on `located` works on: its first match in document order."""
     return located.locator.first
 
 
-def element(page: Any, selector: str) -> Any:
+def element(page: "Page", selector: str) -> "Locator":
     """The first match of a plain Playwright `selector` (no pipe fallback, no scope)."""
     return page.locator(selector).first
 
 
-def page_url(page: Any) -> str:
+def page_url(page: "Page") -> str:
     """The page's URL, or "" when the page cannot say (closed, crashed)."""
     try:
         return str(page.url)
@@ -113,7 +116,7 @@ def page_url(page: Any) -> str:
         return ""
 
 
-def read_field(page: Any, located: Located | None, source: str, *, attr: str | None = None,
+def read_field(page: "Page", located: Located | None, source: str, *, attr: str | None = None,
                expr: str | None = None, timeout_ms: int = 1000) -> Any:
     """One value: of the page when `located` is None (`PAGE_SOURCES`), else of the first match of
     `located` (`ELEMENT_SOURCES`; `text` is stripped). Raises ValueError for another source."""

@@ -38,10 +38,12 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence
 from flowwalk.browser.errors import (
     BrowserCrashed,
     NavigationBlocked,
+    PageError,
     PlaywrightError,
     first_line,
     is_closed_error,
 )
+from flowwalk.browser.probe import PageReader
 from flowwalk.browser.network import (
     Beacon,
     host_of,
@@ -258,6 +260,7 @@ class PageSession:
         self._document_pending: str | None = None
         self._crashed = False
         self._closed = False
+        self._reader: PageReader | None = None
         #: the route in place: (its pattern, its handler)
         self._route: tuple[re.Pattern[str], Callable[..., None]] | None = None
         #: closes the context without waiting for it (Browser.new_session), else close() waits
@@ -495,6 +498,13 @@ class PageSession:
     # --- liveness ---------------------------------------------------------------------------------
 
     @property
+    def reader(self) -> PageReader:
+        """Reads of this session's page (browser/probe.py)."""
+        if self._reader is None:
+            self._reader = PageReader(self.page)
+        return self._reader
+
+    @property
     def crashed(self) -> bool:
         """The renderer crashed or the browser is gone."""
         return self._crashed or not self._browser_alive()
@@ -503,8 +513,8 @@ class PageSession:
         """`BrowserCrashed` for an error caused by a dead browser or renderer, else `exc` itself."""
         if isinstance(exc, BrowserCrashed):
             return exc
-        if isinstance(exc, PlaywrightError) and (self.crashed or (is_closed_error(exc) and not self._closed
-                                                                  and not self._page_closed_by_site())):
+        if isinstance(exc, (PlaywrightError, PageError)) and (self.crashed or (
+                is_closed_error(exc) and not self._closed and not self._page_closed_by_site())):
             return BrowserCrashed(f"the browser or page crashed: {first_line(exc)}")
         return exc
 

@@ -5,7 +5,8 @@ buttons, forms with their fields and labels, lists and tables with their counts,
 banners. Every element comes with its names (test id, id, label, role, text) and the selector
 candidates `discover.selectors` chooses from, each with how many elements it matches now; only a
 `text=` candidate cannot be counted by the page's CSS engine, so `count_matches` counts it with
-Playwright. Only visible elements are listed: what a person can see is what a spec can use.
+Playwright. Only elements a person can see and use are listed (`fw.offered` of browser/probe.py:
+visible, and not inside `aria-hidden="true"` or `inert`): what a person can use is what a spec can use.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flowwalk.browser.errors import PlaywrightError
+from flowwalk.browser.probe import script
 
 if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
@@ -22,16 +24,9 @@ __all__ = ["count_matches", "messages", "page_text", "survey_page"]
 #: the most elements of one kind a survey lists (a page of 5,000 links is summarised, not listed)
 SURVEY_LIMIT = 150
 
-_SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
-  const isVisible = (el) => {
-    if (!el || !el.isConnected) return false;
-    if (el.closest('[hidden], [aria-hidden="true"], [inert]')) return false;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none') return false;
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
-  };
-  const squash = (text, n) => String(text || '').replace(/\s+/g, ' ').trim().slice(0, n || 120);
+_SURVEY = script("root, limit", r"""/* flowwalk: survey the page for discover */
+  // only what a person can see and use is listed: fw.offered (browser/probe.py)
+  const squash = (text, n) => fw.norm(text).slice(0, n || 120);
   const quote = (v) => '"' + String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const count = (sel) => { try { return document.querySelectorAll(sel).length; } catch (e) { return -1; } };
   const cssIdent = (v) => (window.CSS && CSS.escape ? CSS.escape(v) : v);
@@ -135,7 +130,7 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
       .slice(0, 24).map((a) => [a.name, String(a.value).slice(0, 200)])),
     candidates: candidates(el, kind),
   });
-  const visibleAll = (sel) => Array.from(document.querySelectorAll(sel)).filter(isVisible);
+  const offeredAll = (sel) => Array.from(document.querySelectorAll(sel)).filter(fw.offered);
   const landmarkOf = (el) => {
     const nav = el.closest('nav, [role=navigation]');
     if (nav) return 'navigation:' + labelOf(nav);
@@ -145,15 +140,15 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
     return el.closest('main, [role=main]') ? 'main' : '';
   };
 
-  const landmarks = visibleAll('header, nav, main, aside, footer, [role=banner], [role=navigation], [role=main], [role=search], [role=complementary], [role=contentinfo], [role=region], section[aria-label], section[aria-labelledby]')
+  const landmarks = offeredAll('header, nav, main, aside, footer, [role=banner], [role=navigation], [role=main], [role=search], [role=complementary], [role=contentinfo], [role=region], section[aria-label], section[aria-labelledby]')
     .slice(0, limit).map((el) => ({ role: el.getAttribute('role') || ({ header: 'banner', nav: 'navigation', main: 'main', aside: 'complementary', footer: 'contentinfo', section: 'region' })[el.localName] || el.localName,
                                     name: labelOf(el) }));
-  const headings = visibleAll('h1, h2, h3, h4, h5, h6, [role=heading]').slice(0, limit)
+  const headings = offeredAll('h1, h2, h3, h4, h5, h6, [role=heading]').slice(0, limit)
     .map((el) => ({ level: Number(el.getAttribute('aria-level') || el.localName.slice(1)) || 2, text: textOf(el), selector: describe(el, 'heading').candidates }));
-  const links = visibleAll('a[href], [role=link][href]').slice(0, limit).map((el) => Object.assign(describe(el, 'link'), {
+  const links = offeredAll('a[href], [role=link][href]').slice(0, limit).map((el) => Object.assign(describe(el, 'link'), {
     href: el.href, raw_href: el.getAttribute('href') || '', landmark: landmarkOf(el),
   }));
-  const buttons = visibleAll('button, [role=button], input[type=submit], input[type=button], input[type=reset], summary, [role=tab], [role=switch]').slice(0, limit)
+  const buttons = offeredAll('button, [role=button], input[type=submit], input[type=button], input[type=reset], summary, [role=tab], [role=switch]').slice(0, limit)
     .map((el) => Object.assign(describe(el, 'button'), {
       type: el.localName === 'button' || el.localName === 'input' ? (el.getAttribute('type') || 'submit') : '',
       in_form: !!el.closest('form') || !!el.getAttribute('form'), disabled: !!el.disabled || el.getAttribute('aria-disabled') === 'true',
@@ -170,9 +165,9 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
   });
   const fieldSel = 'input:not([type=hidden]):not([type=submit]):not([type=button]):not([type=reset]):not([type=image]), select, textarea';
   const forms = [];
-  for (const form of visibleAll('form').slice(0, 30)) {
-    const fields = Array.from(form.querySelectorAll(fieldSel)).filter(isVisible).slice(0, 40).map(fieldOf);
-    const submitEl = Array.from(form.querySelectorAll('button:not([type]), button[type=submit], input[type=submit]')).find(isVisible);
+  for (const form of offeredAll('form').slice(0, 30)) {
+    const fields = Array.from(form.querySelectorAll(fieldSel)).filter(fw.offered).slice(0, 40).map(fieldOf);
+    const submitEl = Array.from(form.querySelectorAll('button:not([type]), button[type=submit], input[type=submit]')).find(fw.offered);
     forms.push(Object.assign(describe(form, 'form'), {
       name: labelOf(form) || (form.querySelector('legend, h2, h3') ? textOf(form.querySelector('legend, h2, h3')) : ''),
       action: form.getAttribute('action') || '', method: (form.getAttribute('method') || 'get').toLowerCase(),
@@ -182,7 +177,7 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
     }));
   }
   // fields outside any form (search boxes, TodoMVC's new-todo input): one implicit form per landmark
-  const loose = visibleAll(fieldSel).filter((el) => !el.closest('form') && !el.form);
+  const loose = offeredAll(fieldSel).filter((el) => !el.closest('form') && !el.form);
   const byPlace = new Map();
   for (const el of loose.slice(0, 40)) {
     const key = landmarkOf(el) || 'page';
@@ -195,14 +190,14 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
                  action: '', method: '', search, fields: els.map(fieldOf), submit: null, implicit: true, place });
   }
   const lists = [];
-  for (const el of visibleAll('ul, ol, table, [role=list], [role=table], [role=grid]').slice(0, 60)) {
+  for (const el of offeredAll('ul, ol, table, [role=list], [role=table], [role=grid]').slice(0, 60)) {
     if (el.closest('nav, [role=navigation]')) continue;
     const table = el.localName === 'table' || el.getAttribute('role') === 'table' || el.getAttribute('role') === 'grid';
     let items;
     if (el.localName === 'table') items = Array.from(el.tBodies.length ? el.tBodies[0].rows : el.rows).filter((r) => !r.querySelector('th') || r.querySelector('td'));
     else if (table) items = Array.from(el.querySelectorAll('[role=row]')).filter((r) => !r.querySelector('[role=columnheader]'));
     else items = Array.from(el.children).filter((c) => c.localName === 'li' || c.getAttribute('role') === 'listitem');
-    const shown = items.filter(isVisible);
+    const shown = items.filter(fw.offered);
     const d = describe(el, 'list');
     const itemTag = el.localName === 'table' ? (el.tBodies.length ? 'tbody > tr' : 'tr') : (table ? '[role=row]' : (items.length && items[0].localName === 'li' ? 'li' : '[role=listitem]'));
     lists.push(Object.assign(d, { table, count: shown.length, total: items.length, item_tag: itemTag,
@@ -213,7 +208,7 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
   }
   const dialogs = [];
   const seen = new Set();
-  const overlays = visibleAll('[role=dialog], [role=alertdialog], dialog[open], [aria-modal=true], [role=status], [role=alert], [id*=cookie i], [class*=cookie i], [data-testid*=cookie i], [id*=consent i], [class*=consent i], [data-testid*=consent i], [class*=banner i], [class*=toast i]');
+  const overlays = offeredAll('[role=dialog], [role=alertdialog], dialog[open], [aria-modal=true], [role=status], [role=alert], [id*=cookie i], [class*=cookie i], [data-testid*=cookie i], [id*=consent i], [class*=consent i], [data-testid*=consent i], [class*=banner i], [class*=toast i]');
   for (const el of overlays) {
     if (Array.from(seen).some((s) => s.contains(el) || el.contains(s))) continue;
     if (el.localName === 'body' || el.localName === 'main' || el.localName === 'html') continue;
@@ -221,14 +216,14 @@ _SURVEY = r"""/* flowwalk: survey the page for discover */ (root, limit) => {
     if (!text) continue;
     seen.add(el);
     const d = describe(el, 'dialog');
-    const btns = Array.from(el.querySelectorAll('button, [role=button], a[href]')).filter(isVisible).slice(0, 8).map((b) => describe(b, 'button'));
+    const btns = Array.from(el.querySelectorAll('button, [role=button], a[href]')).filter(fw.offered).slice(0, 8).map((b) => describe(b, 'button'));
     dialogs.push(Object.assign(d, { text, buttons: btns, modal: el.getAttribute('aria-modal') === 'true' || el.localName === 'dialog' || el.getAttribute('role') === 'alertdialog',
                                     cookie: /cookie|consent|gdpr/i.test(text + ' ' + el.id + ' ' + el.className + ' ' + testidOf(el)) }));
     if (dialogs.length >= 20) break;
   }
   return { url: location.href, title: squash(document.title, 200), lang: document.documentElement.lang || '',
            landmarks, headings, links, buttons, forms, lists, dialogs };
-}"""
+""")
 
 
 def survey_page(session: "PageSession", timeout_ms: float = 10_000) -> dict[str, Any]:
@@ -257,19 +252,17 @@ def page_text(session: "PageSession", timeout_ms: float = 5_000) -> str:
         return ""
 
 
-_MESSAGES = r"""/* flowwalk: the page's messages */ () => {
+_MESSAGES = script("", r"""/* flowwalk: the page's messages */
   const out = [];
   const sel = '[role=alert], [role=status], [aria-live], .error, .errors, .invalid-feedback, .field-error, .help-block, [class*=error i]';
   for (const el of document.querySelectorAll(sel)) {
-    if (el.closest('[hidden], [aria-hidden="true"]')) continue;
-    const box = el.getBoundingClientRect();
-    if (!box.width || !box.height || getComputedStyle(el).visibility === 'hidden') continue;
-    const text = String(el.innerText || '').replace(/\s+/g, ' ').trim();
+    if (!fw.offered(el)) continue;
+    const text = fw.norm(el.innerText);
     if (text && text.length <= 300 && !out.includes(text)) out.push(text);
     if (out.length >= 20) break;
   }
   return out;
-}"""
+""")
 
 
 def messages(session: "PageSession", timeout_ms: float = 5_000) -> list[str]:

@@ -4,7 +4,7 @@ A fingerprint is a small, bounded description of one element: tag, id, name, rol
 name, test id, classes, text, input type, link target, its position among same-tag siblings, a
 short ancestor path and the text around it (its nearest ancestor's, for a checkbox whose row says
 what it is). It never holds an input's value. It is taken in the same round trip that
-finds the element for an act (`PROBE_JS` replaces the count the walker asked for anyway), cut to
+finds the element for an act (`browser.probe.PROBE_JS` replaces the count the walker asked for anyway), cut to
 the bounds below, passed through the run's redactor, and written into that act's `step_finished`
 record in `emit.jsonl` (`detail.fingerprint`, with the pinned selector and its age in runs). A
 fingerprint from an earlier run is carried forward unchanged (age + 1, no page call) until it is
@@ -26,7 +26,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
-__all__ = ["FINGERPRINT_JS", "PROBE_JS", "bound", "fresh", "FingerprintStore", "FIELDS", "MAX_TEXT", "REFRESH_RUNS"]
+__all__ = ["bound", "fresh", "FingerprintStore", "FIELDS", "MAX_TEXT", "REFRESH_RUNS"]
 
 MAX_TEXT = 80
 MAX_CLASSES = 8
@@ -36,65 +36,9 @@ MAX_ATTR = 120
 FIELDS = ("tag", "id", "name", "role", "aname", "testid", "classes", "text", "type", "href", "nth", "ancestors",
           "context")
 
-# One element -> its fingerprint. Kept cheap: textContent (no layout), no computed style.
-FINGERPRINT_JS = r"""
-(el) => {
-  const cut = (s, n) => { s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
-  const tag = el.tagName.toLowerCase();
-  const attr = (n) => el.getAttribute(n);
-  const type = (attr('type') || '').toLowerCase();
-  let role = (attr('role') || '').trim().split(/\s+/)[0];
-  if (!role) {
-    if (tag === 'button' || tag === 'summary') role = 'button';
-    else if (tag === 'a' && el.hasAttribute('href')) role = 'link';
-    else if (/^h[1-6]$/.test(tag)) role = 'heading';
-    else if (tag === 'select') role = 'combobox';
-    else if (tag === 'textarea') role = 'textbox';
-    else if (tag === 'input') {
-      if (['button', 'submit', 'reset', 'image'].includes(type)) role = 'button';
-      else if (type === 'checkbox' || type === 'radio') role = type;
-      else if (type === 'search') role = 'searchbox';
-      else if (['', 'text', 'email', 'tel', 'url', 'password'].includes(type)) role = 'textbox';
-    }
-  }
-  let aname = attr('aria-label') || '';
-  if (!aname && attr('aria-labelledby')) {
-    aname = attr('aria-labelledby').split(/\s+/).map((i) => { const l = document.getElementById(i); return l ? l.textContent : ''; }).join(' ');
-  }
-  if (!aname && el.labels && el.labels.length) aname = Array.from(el.labels).map((l) => l.textContent).join(' ');
-  if (!aname) aname = attr('alt') || attr('title') || attr('placeholder') || '';
-  if (!aname && tag === 'input' && ['button', 'submit', 'reset'].includes(type)) aname = el.value || '';
-  const text = ['input', 'select', 'textarea'].includes(tag) ? '' : el.textContent;
-  if (!aname && ['button', 'link', 'tab', 'menuitem', 'heading', 'checkbox', 'radio'].includes(role)) aname = text;
-  const short = (e) => {
-    let s = e.tagName.toLowerCase();
-    if (e.id) s += '#' + e.id;
-    const c = Array.from(e.classList).slice(0, 2);
-    if (c.length) s += '.' + c.join('.');
-    return cut(s, 60);
-  };
-  const ancestors = [];
-  for (let p = el.parentElement; p && p !== document.body && p !== document.documentElement && ancestors.length < 4; p = p.parentElement) ancestors.push(short(p));
-  // the text around an element that has none of its own (a todo's checkbox: its row's text)
-  let context = '';
-  for (let p = el.parentElement, d = 0; p && d < 3 && p !== document.body; p = p.parentElement, d++) {
-    const t = cut(p.textContent, 200);
-    if (t && t !== cut(text, 200)) { context = t; break; }
-  }
-  let nth = 1;
-  for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === el.tagName) nth++;
-  return {
-    tag, id: cut(el.id, 120), name: cut(attr('name'), 120), role, aname: cut(aname, 80),
-    testid: cut(attr('data-testid') || attr('data-test-id') || attr('data-test') || attr('data-qa') || attr('data-cy'), 120),
-    classes: Array.from(el.classList).slice(0, 8).map((c) => cut(c, 60)), text: cut(text, 80), type,
-    href: cut(attr('href'), 120), nth, ancestors, context: cut(context, 80),
-  };
-}
-"""
-
-#: for `locate(..., probe=PROBE_JS)`: the count the walker needs and the first match's fingerprint,
-#: in the one round trip the count took on its own
-PROBE_JS = "(els) => ({ n: els.length, fp: els.length ? (" + FINGERPRINT_JS + ")(els[0]) : null })"
+# The scripts that take a fingerprint (one element -> its fingerprint; PROBE_JS: the count a
+# `locate` needs plus the first match's fingerprint) live with every other page read, in
+# browser/probe.py; this module bounds, stores and carries what they return.
 
 
 def _text(value: Any, limit: int) -> str:

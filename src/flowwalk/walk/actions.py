@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from flowwalk import events as ev
 from flowwalk.browser.element import dismiss_visible, element, first_of, perform
 from flowwalk.browser.errors import InvalidSelector
 from flowwalk.browser.locate import locate
+from flowwalk.browser.probe import Reader
 from flowwalk.browser.session import NavigationBlocked
 from flowwalk.model import Act, Expect, Goto, Wait
 from flowwalk.walk.attempt import Attempt, Budget, RuleState
@@ -35,6 +36,9 @@ from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.resolve import TargetResolution, resolve_target
 from flowwalk.walk.waits import POLL_S, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
+
+if TYPE_CHECKING:
+    from flowwalk.browser.probe import Element, Page
 
 __all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
            "goto_step", "recover_target", "wait"]
@@ -170,7 +174,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
                                      for a in recovery.attempts]
 
 
-def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult) -> Any:
+def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult) -> "Element":
     """The element an act works on: the pinned selector's first match, else `recover_target`'s."""
     selector = attempt.bindings.subst(step.selector) if step.selector else None
     waited_ms = 0.0
@@ -190,7 +194,7 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
 
 
 def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, result: StepResult,
-                   waited_ms: float) -> Any:
+                   waited_ms: float) -> "Element":
     """The element for an act whose pinned `selector` matched nothing in `waited_ms` (None: the
     step has no pinned selector), found another way; or StepFailed saying why none could be
     (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
@@ -256,7 +260,7 @@ def _resolve(attempt: Attempt, state: RuleState, target: str) -> TargetResolutio
     """Re-resolve `target`, giving a page still rendering the grace period to show it."""
     end = time.monotonic() + state.budget.cap_ms(TARGET_GRACE_MS) / 1000
     while True:
-        resolution = resolve_target(attempt.page, target, state.scope)
+        resolution = resolve_target(attempt.reader, target, state.scope)
         if resolution.selector or time.monotonic() >= end:
             return resolution
         sleep_ms(attempt, POLL_S * 2500)
@@ -272,10 +276,10 @@ def _frame_with_target(attempt: Attempt, state: RuleState, selector: str | None,
     if budget <= 0:
         return None
 
-    def has(frame: Any) -> bool:
+    def has(frame: Reader) -> bool:
         if selector:
             try:
-                if locate(frame, selector, state.scope).count > 0:
+                if frame.match(selector, state.scope).count > 0:
                     return True
             except InvalidSelector:
                 pass  # the main frame parsed it (it would have failed there); nothing to find
@@ -285,7 +289,7 @@ def _frame_with_target(attempt: Attempt, state: RuleState, selector: str | None,
         return look_in_frames(attempt.session, has, budget_ms=budget)
 
 
-def _perform(step: Act, target: Any, value: str | None, timeout_ms: float) -> None:
+def _perform(step: Act, target: "Element", value: str | None, timeout_ms: float) -> None:
     if timeout_ms <= 0:
         raise StepFailed("TIMEOUT", "no time left for the action")
     if step.action == "upload":
@@ -307,7 +311,7 @@ def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> Step
                       observed=short(exc))
 
 
-def located_tried(page: Any, selector: str, scope: str | None) -> list[str]:
+def located_tried(page: "Page", selector: str, scope: str | None) -> list[str]:
     """The alternatives `locate` tried, for the message of a selector that matched nothing."""
     try:
         return list(locate(page, selector, scope).tried)

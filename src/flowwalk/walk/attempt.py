@@ -28,6 +28,7 @@ from flowwalk.walk.outcomes import StepFailed
 
 if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
+    from flowwalk.browser.probe import Page, PageReader
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
     from flowwalk.walk.evidence import Click
@@ -270,9 +271,15 @@ class Attempt:
         return self.bindings.redact(text)
 
     @property
-    def page(self) -> Any:
+    def page(self) -> "Page":
         assert self.session is not None
         return self.session.page
+
+    @property
+    def reader(self) -> "PageReader":
+        """Reads of the attempt's page (browser/probe.py)."""
+        assert self.session is not None
+        return self.session.reader
 
     def absolute(self, url: str) -> str:
         """Relative URLs (`/path`) resolve against --base-url, else against the current page."""

@@ -37,11 +37,13 @@ them has it, the site did not misbehave: the spec cannot reach what it means, so
 `ELEMENT_NOT_FOUND` and `CheckResult.frame` names that frame. A passing check never pays for this.
 The walker asks `look_in_frames` the same way for an act whose target the main frame lacks.
 
-Each read is one round trip: `page.evaluate` for the URL, one `evaluate_all` over a selector's
-matches for element kinds (one more per pipe alternative that matches nothing), none for beacons
-beyond delivering pending events. Element reads that look at "the element" (enabled, checked,
-input value, attribute) use the first match in document order; text and visibility kinds pass
-when any match does.
+Reading and judging are apart: every read goes through the page-reading boundary
+(`session.reader`, browser/probe.py, which also says what "visible" means), and `KINDS` has one
+row per expect kind: its words, what it reads, and its pure judge of one read. A new kind is one
+row. Each read is one round trip: the URL, one read over a selector's matches for element kinds
+(one more per pipe alternative that matches nothing), none for beacons beyond delivering pending
+events. Element reads that look at "the element" (enabled, checked, input value, attribute) use
+the first match in document order; text and visibility kinds pass when any match does.
 """
 
 from __future__ import annotations
@@ -49,25 +51,22 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, fields, replace
-from typing import Any, Callable
+from typing import Callable
 
-from flowwalk.browser.errors import PlaywrightError, first_line, is_invalid_selector
+from flowwalk.browser.errors import InvalidSelector, PageError, translating
 from flowwalk.browser.locate import scoped, split_pipe
-from flowwalk.browser.network import matching_beacons, normalize_vendor
+from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
+from flowwalk.browser.probe import ElementQuery, ElementRead, Reader
 from flowwalk.browser.session import PageSession
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.walk.boundary import crash_of
 
-__all__ = ["CheckResult", "EarlyRead", "run_check", "read_ahead", "bounded", "look_in_frames"]
+__all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
 OBSERVED_LIMIT = 200
 #: a failed check looks in at most this many child frames, for at most this long (on failure only)
 FRAME_LOOK_MAX = 4
 FRAME_LOOK_MS = 1000
-#: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
-NEEDS_ELEMENT = ("text_contains", "has_text", "text_matches", "visible", "enabled", "disabled", "checked",
-                 "unchecked", "attribute", "input_value")
-_URL_KINDS = ("url_contains", "url_not_contains", "url_matches")
 _OPS: dict[str, tuple[str, Callable[[int, int], bool]]] = {
     "eq": ("exactly", lambda n, c: n == c),
     "gte": ("at least", lambda n, c: n >= c),
@@ -125,120 +124,252 @@ def _q(text: str | None) -> str:
     return f"'{text or ''}'"
 
 
-# --- reading the page ---------------------------------------------------------------------------
+# --- reading the page, and judging a read --------------------------------------------------------
 
-# One function for every element kind: it runs over all matches of one selector in one round trip
-# and returns only what the kind needs (booleans and short snippets, not whole pages of text).
-_ELEMENT_JS = r"""
-(els, a) => {
-  const norm = (s) => (s || '').replace(/\s+/g, ' ').trim();
-  const textOf = (e) => norm(e instanceof HTMLElement ? e.innerText : e.textContent);
-  const clip = (t) => (t.length > 240 ? t.slice(0, 240) : t);
-  const around = (t, at, len) => {
-    const start = Math.max(0, at - 60);
-    return (start > 0 ? '… ' : '') + t.slice(start, Math.min(t.length, at + len + 140));
-  };
-  const isVisible = (e) => {
-    if (!e.isConnected) return false;
-    const style = getComputedStyle(e);
-    if (style.display === 'contents') {
-      for (const c of e.children) if (isVisible(c)) return true;
-      return false;
-    }
-    if (style.visibility !== 'visible') return false;
-    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  };
-  const isDisabled = (e) => {
-    try { if (e.matches(':disabled')) return true; } catch (x) { /* not a form element */ }
-    return !!e.closest('[aria-disabled="true"]');
-  };
-  const checkedOf = (e) => {
-    if (e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio')) return e.checked ? 'checked' : 'unchecked';
-    const aria = e.getAttribute('aria-checked');
-    if (aria === 'true') return 'checked';
-    if (aria === 'false') return 'unchecked';
-    if (aria === 'mixed') return 'mixed';
-    return 'not checkable';
-  };
-  const n = els.length;
-  const first = els[0];
-  switch (a.k) {
-    case 'text_contains':
-    case 'text_not_contains': {
-      // each element's text is computed once per read: innerText lays the page out
-      const needle = norm(a.v).toLowerCase();
-      let firstText = '';
-      for (let i = 0; i < n; i++) {
-        const t = textOf(els[i]);
-        if (i === 0) firstText = t;
-        const at = t.toLowerCase().indexOf(needle);
-        if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
-      }
-      return { n, hit: false, text: clip(firstText) };
-    }
-    case 'has_text': {
-      const want = norm(a.v);
-      let firstText = '';
-      for (let i = 0; i < n; i++) {
-        const t = textOf(els[i]);
-        if (i === 0) firstText = t;
-        if (t === want) return { n, hit: true, text: clip(t) };
-      }
-      return { n, hit: false, text: clip(firstText) };
-    }
-    case 'text_matches':
-      return { n, texts: els.slice(0, 20).map((e) => textOf(e).slice(0, 200000)) };
-    case 'visible':
-    case 'hidden': {
-      let visible = 0;
-      for (const e of els) if (isVisible(e)) visible++;
-      return { n, visible };
-    }
-    case 'enabled':
-    case 'disabled':
-      return { n, disabled: n ? isDisabled(first) : null, tag: n ? first.tagName.toLowerCase() : '' };
-    case 'checked':
-    case 'unchecked':
-      return { n, checked: n ? checkedOf(first) : null };
-    case 'input_value':
-      return { n, value: n && 'value' in first && typeof first.value === 'string' ? first.value : null,
-               tag: n ? first.tagName.toLowerCase() : '' };
-    case 'attribute':
-      return { n, value: n ? first.getAttribute(a.a) : null };
-    default:
-      return { n };
-  }
-}
-"""
-
-_TRANSIENT = re.compile(r"Execution context was destroyed|navigat|Cannot find context|frame was detached|"
-                        r"Frame has been detached|context .*destroyed", re.IGNORECASE)
+_TEXT_PAGE_KINDS = ("text_contains", "text_not_contains", "text_matches")
 
 
-def _playwright_failure(session: PageSession, exc: PlaywrightError, selector: str | None) -> _Read:
+def _read_failure(session: PageSession, exc: PageError | InvalidSelector, selector: str | None) -> _Read:
+    """A read the page could not answer: BrowserCrashed when the browser is gone, else no evidence
+    (or, for a selector that does not parse, a fatal read: retrying cannot help)."""
     crash = crash_of(exc, session)
     if crash is not None:
         raise crash from exc
-    if selector is not None and is_invalid_selector(exc):
-        return _Read(None, f"invalid selector '{selector}': {first_line(exc)}", found=False, fatal=True,
+    if isinstance(exc, InvalidSelector):
+        return _Read(None, f"invalid selector '{selector}': {exc.detail}", found=False, fatal=True,
                      selector=selector)
-    why = "the page was navigating" if _TRANSIENT.search(str(exc)) else first_line(exc)
+    why = "the page was navigating" if exc.navigating else exc.detail
     return _Read(None, f"no fresh read: {why}", selector=selector)
 
 
+def _expect_url(p: "_Probe") -> str:
+    v = p.expect.value or ""
+    if p.kind == "url_contains":
+        return f"URL containing {_q(v)}"
+    if p.kind == "url_not_contains":
+        return f"URL not containing {_q(v)}"
+    return f"URL matching /{p.pattern.pattern if p.pattern else v}/"
+
+
+def _judge_url(p: "_Probe", url: str) -> _Read:
+    v = p.expect.value or ""
+    if p.kind == "url_contains":
+        ok = v in url
+    elif p.kind == "url_not_contains":
+        ok = v not in url
+    else:
+        assert p.pattern is not None
+        ok = p.pattern.search(url) is not None
+    return _Read(ok, f"URL: {_q(_clip(url, 300))}")
+
+
+def _expect_beacon(p: "_Probe") -> str:
+    e = p.expect
+    vendor = normalize_vendor(e.vendor or "") or (e.vendor or "")
+    return f"a {vendor} beacon" + (f" with event {_q(e.event)}" if e.event else "")
+
+
+def _judge_beacons(p: "_Probe", beacons: list[Beacon]) -> _Read:
+    vendor, event = p.expect.vendor or "", p.expect.event
+    if matching_beacons(beacons, vendor, event):
+        hit = matching_beacons(beacons, vendor, event)[-1]
+        return _Read(True, f"captured {hit.vendor} beacon {_q(hit.event)} at {hit.t:.1f}s")
+    if not beacons:
+        return _Read(False, "no analytics beacons captured")
+    seen: list[str] = []
+    for b in beacons:
+        item = f"{b.vendor} {_q(b.event)}" if b.event else f"{b.vendor} (no event)"
+        if item not in seen:
+            seen.append(item)
+    shown = ", ".join(seen[-10:])
+    return _Read(False, _clip(f"captured only: {shown}", 300))
+
+
+def _where(p: "_Probe") -> str:
+    return "" if p.label == "body" else f" in {p.label}"
+
+
+def _missing(p: "_Probe", used: str) -> _Read:
+    tried = f" (tried {', '.join(repr(a) for a in p.alternatives)})" if len(p.alternatives) > 1 else ""
+    return _Read(False, f"no element matches {p.label}{tried}", found=False, selector=used)
+
+
+def _shown_label(p: "_Probe", used: str) -> str:
+    return p.label if len(p.alternatives) < 2 else f"'{used}'"
+
+
+def _judge_count(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    compare = _OPS.get(p.expect.op, _OPS["eq"])[1]
+    return _Read(compare(r.n, int(p.expect.count or 0)), f"{r.n} element(s) match {_shown_label(p, used)}",
+                 found=r.n > 0, selector=used)
+
+
+def _judge_exists(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    observed = f"{r.n} element(s) match {_shown_label(p, used)}" if r.n else f"no element matches {p.label}"
+    if p.kind == "selector_exists":
+        return _Read(r.n > 0, observed, found=r.n > 0, selector=used)
+    return _Read(r.n == 0, observed, selector=used)
+
+
+def _judge_hidden(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _Read(True, f"no element matches {p.label}", selector=used)
+    return _Read(r.visible == 0, f"{r.visible} of {r.n} match(es) of {_shown_label(p, used)} visible", selector=used)
+
+
+def _judge_text_absent(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _Read(True, f"no element matches {p.label}", selector=used)
+    return _Read(not r.hit, f"{_shown_label(p, used)} text: {_q(_clip(r.text))}", selector=used)
+
+
+def _judge_text(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    many = f" (first of {r.n})" if r.n > 1 and not r.hit else ""
+    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {_q(_clip(r.text))}", selector=used)
+
+
+def _judge_text_matches(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    label = _shown_label(p, used)
+    assert p.pattern is not None
+    for t in r.texts:
+        m = p.pattern.search(t)
+        if m:
+            start = max(0, m.start() - 60)
+            return _Read(True, f"{label} text: {_q(_clip(t[start:start + 200]))}", selector=used)
+    return _Read(False, f"{label} text: {_q(_clip(r.texts[0] if r.texts else ''))}", selector=used)
+
+
+def _judge_visible(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    state = f"{r.visible} of {r.n} match(es) visible" if r.n > 1 else ("visible" if r.visible else "hidden")
+    return _Read(r.visible > 0, f"{_shown_label(p, used)} {state}", selector=used)
+
+
+def _judge_enabled(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    disabled = bool(r.disabled)
+    return _Read(disabled == (p.kind == "disabled"),
+                 f"{_shown_label(p, used)} {'disabled' if disabled else 'enabled'}", selector=used)
+
+
+def _judge_checked(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    return _Read(r.checked == p.kind, f"{_shown_label(p, used)} {r.checked}", selector=used)
+
+
+def _judge_input_value(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    label = _shown_label(p, used)
+    if r.value is None:
+        return _Read(False, f"{label} is a <{r.tag}>, which has no input value", selector=used)
+    return _Read(r.value == (p.expect.value or ""), f"{label} value: {_q(_clip(r.value))}", selector=used)
+
+
+def _judge_attribute(p: "_Probe", r: ElementRead, used: str) -> _Read:
+    if r.n == 0:
+        return _missing(p, used)
+    e, label = p.expect, _shown_label(p, used)
+    if r.value is None:
+        return _Read(False, f"{label} has no attribute {e.attr}", selector=used)
+    if e.value is None:
+        ok = True
+    elif e.match == "contains":
+        ok = e.value in r.value
+    else:
+        ok = r.value == e.value
+    return _Read(ok, f"{label} {e.attr}={_q(_clip(r.value))}", selector=used)
+
+
+def _expect_attribute(p: "_Probe") -> str:
+    e, v = p.expect, p.expect.value or ""
+    if e.value is None:
+        return f"{p.label} with attribute {e.attr}"
+    if e.match == "contains":
+        return f"{p.label} attribute {e.attr} containing {_q(v)}"
+    return f"{p.label} attribute {e.attr}={_q(v)}"
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
+
+    `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far) or
+    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`).
+    `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
+    tested from recorded reads. `needs_element`: a final read that matched nothing fails
+    ELEMENT_NOT_FOUND rather than EXPECT_STATE_MISMATCH.
+    """
+
+    expected: Callable[["_Probe"], str]
+    judge: Callable[..., _Read]
+    reads: str = "elements"
+    query: str = "count"
+    needs_element: bool = False
+
+
+#: every expect kind: a new kind is one row here (the loaders' vocabulary is model.EXPECT_KINDS)
+KINDS: dict[str, Kind] = {
+    "url_contains": Kind(_expect_url, _judge_url, reads="url"),
+    "url_not_contains": Kind(_expect_url, _judge_url, reads="url"),
+    "url_matches": Kind(_expect_url, _judge_url, reads="url"),
+    "beacon": Kind(_expect_beacon, _judge_beacons, reads="beacons"),
+    "text_contains": Kind(lambda p: f"text containing {_q(p.expect.value)}{_where(p)}", _judge_text,
+                          query="text", needs_element=True),
+    "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
+                              query="text"),
+    "has_text": Kind(lambda p: f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
+                     _judge_text, query="exact_text", needs_element=True),
+    "text_matches": Kind(lambda p: f"text matching /{p.pattern.pattern if p.pattern else p.expect.value or ''}/"
+                                   f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True),
+    "count": Kind(lambda p: f"{_OPS.get(p.expect.op, _OPS['eq'])[0]} {p.expect.count} element(s) matching {p.label}",
+                  _judge_count),
+    "selector_exists": Kind(lambda p: f"an element matching {p.label}", _judge_exists),
+    "selector_absent": Kind(lambda p: f"no element matching {p.label}", _judge_exists),
+    "visible": Kind(lambda p: f"{p.label} visible", _judge_visible, query="visible", needs_element=True),
+    "hidden": Kind(lambda p: f"{p.label} hidden or absent", _judge_hidden, query="visible"),
+    "enabled": Kind(lambda p: f"{p.label} enabled", _judge_enabled, query="disabled", needs_element=True),
+    "disabled": Kind(lambda p: f"{p.label} disabled", _judge_enabled, query="disabled", needs_element=True),
+    "checked": Kind(lambda p: f"{p.label} checked", _judge_checked, query="checked", needs_element=True),
+    "unchecked": Kind(lambda p: f"{p.label} unchecked", _judge_checked, query="checked", needs_element=True),
+    "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True),
+    "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
+                        needs_element=True),
+}
+#: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
+NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
+
+
 class _Probe:
-    """What one expect reads and how it judges a read; built once per check."""
+    """What one expect reads and how it judges a read (its row of KINDS); built once per check."""
+
+    expect: Expect
+    kind: str
+    row: Kind
+    scope: str | None
+    target: str
+    label: str
+    alternatives: list[str]
+    pattern: "re.Pattern[str] | None"
+    regex_error: str | None
+    expected: str
 
     def __init__(self, expect: Expect, scope: str | None):
         self.expect = expect
         self.kind = expect.kind
-        if self.kind not in EXPECT_KINDS:
+        if self.kind not in EXPECT_KINDS or self.kind not in KINDS:
             raise ValueError(f"unknown expect kind '{self.kind}'")
+        self.row = KINDS[self.kind]
         self.scope = scope
         written = expect.selector
-        if written is None and self.kind in ("text_contains", "text_not_contains", "text_matches"):
+        if written is None and self.kind in _TEXT_PAGE_KINDS:
             # the default element is the page body, or the scope element itself inside a child scope
             self.target = scope if scope else "body"
             self.label = f"'{scope}'" if scope else "body"
@@ -247,208 +378,72 @@ class _Probe:
             self.label = _q(written) + (f" within '{scope}'" if scope and written else "")
         self.alternatives = split_pipe(self.target) or ([self.target] if self.target else [])
         self.pattern = expect.pattern
-        self.regex_error: str | None = None
+        self.regex_error = None
         if self.kind in ("url_matches", "text_matches") and self.pattern is None:
             try:
                 self.pattern = re.compile(expect.value or "")
             except re.error as exc:
                 self.regex_error = f"invalid regular expression {_q(expect.value)}: {exc}"
-        self.expected = self._expected()
-
-    # expected strings are for people: what the spec asked, in words
-    def _expected(self) -> str:
-        e, k, v = self.expect, self.kind, self.expect.value or ""
-        where = "" if self.label == "body" else f" in {self.label}"
-        if k == "url_contains":
-            return f"URL containing {_q(v)}"
-        if k == "url_not_contains":
-            return f"URL not containing {_q(v)}"
-        if k == "url_matches":
-            return f"URL matching /{self.pattern.pattern if self.pattern else v}/"
-        if k == "beacon":
-            vendor = normalize_vendor(e.vendor or "") or (e.vendor or "")
-            return f"a {vendor} beacon" + (f" with event {_q(e.event)}" if e.event else "")
-        if k == "text_contains":
-            return f"text containing {_q(v)}{where}"
-        if k == "text_not_contains":
-            return f"text not containing {_q(v)}{where}"
-        if k == "has_text":
-            return f"text exactly {_q(' '.join(v.split()))}{where}"
-        if k == "text_matches":
-            return f"text matching /{self.pattern.pattern if self.pattern else v}/{where}"
-        if k == "count":
-            words = _OPS.get(e.op, _OPS["eq"])[0]
-            return f"{words} {e.count} element(s) matching {self.label}"
-        if k == "selector_exists":
-            return f"an element matching {self.label}"
-        if k == "selector_absent":
-            return f"no element matching {self.label}"
-        if k == "hidden":
-            return f"{self.label} hidden or absent"
-        if k in ("visible", "enabled", "disabled", "checked", "unchecked"):
-            return f"{self.label} {k}"
-        if k == "attribute":
-            if e.value is None:
-                return f"{self.label} with attribute {e.attr}"
-            if e.match == "contains":
-                return f"{self.label} attribute {e.attr} containing {_q(v)}"
-            return f"{self.label} attribute {e.attr}={_q(v)}"
-        if k == "input_value":
-            return f"{self.label} value {_q(v)}"
-        return k  # pragma: no cover - every kind is listed above
+        # expected strings are for people: what the spec asked, in words
+        self.expected = self.row.expected(self)
 
     # --- reads ----------------------------------------------------------------------------------
 
     def read(self, session: PageSession) -> _Read:
         if self.regex_error:
             return _Read(None, self.regex_error, fatal=True)
-        if self.kind in _URL_KINDS:
-            return self._read_url(session)
-        if self.kind == "beacon":
-            return self._read_beacons(session)
-        return self._read_elements(session)
+        if self.row.reads == "url":
+            try:
+                url = session.reader.url()
+            except PageError as exc:
+                return _read_failure(session, exc, None)
+            return self.judge_url(url)
+        if self.row.reads == "beacons":
+            try:
+                with translating():
+                    session.pump()   # deliver request events already on the wire before reading the list
+            except PageError as exc:
+                _read_failure(session, exc, None)   # raises BrowserCrashed when the browser is gone
+            return self.judge_beacons(list(session.beacons))
+        return self.read_elements(session, session.reader)
 
-    def _read_url(self, session: PageSession) -> _Read:
-        try:
-            url = str(session.page.evaluate("() => location.href"))
-        except PlaywrightError as exc:
-            return _playwright_failure(session, exc, None)
-        v = self.expect.value or ""
-        if self.kind == "url_contains":
-            ok = v in url
-        elif self.kind == "url_not_contains":
-            ok = v not in url
-        else:
-            assert self.pattern is not None
-            ok = self.pattern.search(url) is not None
-        return _Read(ok, f"URL: {_q(_clip(url, 300))}")
-
-    def _read_beacons(self, session: PageSession) -> _Read:
-        try:
-            session.pump()   # deliver request events already on the wire before reading the list
-        except PlaywrightError as exc:
-            failure = _playwright_failure(session, exc, None)
-            if failure.fatal:
-                return failure
-        beacons = list(session.beacons)
-        vendor, event = self.expect.vendor or "", self.expect.event
-        if matching_beacons(beacons, vendor, event):
-            hit = matching_beacons(beacons, vendor, event)[-1]
-            return _Read(True, f"captured {hit.vendor} beacon {_q(hit.event)} at {hit.t:.1f}s")
-        if not beacons:
-            return _Read(False, "no analytics beacons captured")
-        seen: list[str] = []
-        for b in beacons:
-            item = f"{b.vendor} {_q(b.event)}" if b.event else f"{b.vendor} (no event)"
-            if item not in seen:
-                seen.append(item)
-        shown = ", ".join(seen[-10:])
-        return _Read(False, _clip(f"captured only: {shown}", 300))
-
-    def _read_elements(self, session: PageSession, frame: Any = None) -> _Read:
-        """One read of the main frame (or of `frame`, a child frame: see `_look_in_frames`)."""
-        arg = {"k": self.kind, "v": self.expect.value or "", "a": self.expect.attr or ""}
+    def read_elements(self, session: PageSession, reader: Reader) -> _Read:
+        """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
+        query = ElementQuery(self.row.query, self.expect.value or "", self.expect.attr or "")
         used = self.alternatives[0] if self.alternatives else ""
-        result: dict[str, Any] = {"n": 0}
-        where = session.page if frame is None else frame
+        result = ElementRead(0)
         for alt in self.alternatives:
             used = alt
             try:
-                result = where.locator(alt).evaluate_all(_ELEMENT_JS, arg)
-            except PlaywrightError as exc:
-                return _playwright_failure(session, exc, alt)
-            if result.get("n", 0) > 0:
+                result = reader.elements(alt, query)
+            except (PageError, InvalidSelector) as exc:
+                return _read_failure(session, exc, alt)
+            if result.n > 0:
                 break
-        return self._judge(result, used)
+        return self.judge_elements(result, used)
 
-    def read_frame(self, session: PageSession, frame: Any) -> _Read:
-        """One read of a child frame, judged like a read of the main frame."""
-        return self._read_elements(session, frame)
+    # --- judging a read (pure) --------------------------------------------------------------------
+
+    def judge_url(self, url: str) -> _Read:
+        return self.row.judge(self, url)
+
+    def judge_beacons(self, beacons: list[Beacon]) -> _Read:
+        return self.row.judge(self, beacons)
+
+    def judge_elements(self, read: ElementRead, used: str) -> _Read:
+        return self.row.judge(self, read, used)
 
     def frame_question(self, obs: _Read) -> str | None:
         """What a failed final read could have found in a child frame: 'text' (a page-text check
         that found no such text), 'element' (the selector matched nothing), or None (the main
         frame answered the question, or the kind does not read the page's elements)."""
-        if obs.ok is not False or obs.fatal or self.kind in _URL_KINDS or self.kind == "beacon":
+        if obs.ok is not False or obs.fatal or self.row.reads != "elements":
             return None
         if self.expect.selector is None and self.scope is None and self.kind in ("text_contains", "text_matches"):
             return "text"
         if not obs.found and self.target:
             return "element"
         return None
-
-    def _judge(self, r: dict[str, Any], used: str) -> _Read:
-        k, e = self.kind, self.expect
-        n = int(r.get("n", 0))
-        label = self.label if len(self.alternatives) < 2 else f"'{used}'"
-
-        def missing() -> _Read:
-            tried = f" (tried {', '.join(repr(a) for a in self.alternatives)})" if len(self.alternatives) > 1 else ""
-            return _Read(False, f"no element matches {self.label}{tried}", found=False, selector=used)
-
-        if k == "count":
-            compare = _OPS.get(e.op, _OPS["eq"])[1]
-            return _Read(compare(n, int(e.count or 0)), f"{n} element(s) match {label}", found=n > 0,
-                         selector=used)
-        if k == "selector_exists":
-            return _Read(n > 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
-                         found=n > 0, selector=used)
-        if k == "selector_absent":
-            return _Read(n == 0, f"{n} element(s) match {label}" if n else f"no element matches {self.label}",
-                         selector=used)
-        if k == "hidden":
-            visible = int(r.get("visible", 0))
-            if n == 0:
-                return _Read(True, f"no element matches {self.label}", selector=used)
-            return _Read(visible == 0, f"{visible} of {n} match(es) of {label} visible", selector=used)
-        if k == "text_not_contains":
-            if n == 0:
-                return _Read(True, f"no element matches {self.label}", selector=used)
-            text = str(r.get("text", ""))
-            return _Read(not r.get("hit"), f"{label} text: {_q(_clip(text))}", selector=used)
-        if n == 0:
-            return missing()
-        if k in ("text_contains", "has_text"):
-            text = str(r.get("text", ""))
-            many = f" (first of {n})" if n > 1 and not r.get("hit") else ""
-            return _Read(bool(r.get("hit")), f"{label} text{many}: {_q(_clip(text))}", selector=used)
-        if k == "text_matches":
-            texts = [str(t) for t in r.get("texts", [])]
-            assert self.pattern is not None
-            for t in texts:
-                m = self.pattern.search(t)
-                if m:
-                    start = max(0, m.start() - 60)
-                    return _Read(True, f"{label} text: {_q(_clip(t[start:start + 200]))}", selector=used)
-            return _Read(False, f"{label} text: {_q(_clip(texts[0] if texts else ''))}", selector=used)
-        if k == "visible":
-            visible = int(r.get("visible", 0))
-            state = f"{visible} of {n} match(es) visible" if n > 1 else ("visible" if visible else "hidden")
-            return _Read(visible > 0, f"{label} {state}", selector=used)
-        if k in ("enabled", "disabled"):
-            disabled = bool(r.get("disabled"))
-            return _Read(disabled == (k == "disabled"), f"{label} {'disabled' if disabled else 'enabled'}",
-                         selector=used)
-        if k in ("checked", "unchecked"):
-            state = str(r.get("checked"))
-            return _Read(state == k, f"{label} {state}", selector=used)
-        if k == "input_value":
-            value = r.get("value")
-            if value is None:
-                return _Read(False, f"{label} is a <{r.get('tag')}>, which has no input value", selector=used)
-            return _Read(value == (e.value or ""), f"{label} value: {_q(_clip(str(value)))}", selector=used)
-        if k == "attribute":
-            value = r.get("value")
-            if value is None:
-                return _Read(False, f"{label} has no attribute {e.attr}", selector=used)
-            if e.value is None:
-                ok = True
-            elif e.match == "contains":
-                ok = e.value in value
-            else:
-                ok = value == e.value
-            return _Read(ok, f"{label} {e.attr}={_q(_clip(str(value)))}", selector=used)
-        raise ValueError(f"unhandled expect kind '{k}'")  # pragma: no cover
 
 
 # --- the stabilization loop ---------------------------------------------------------------------
@@ -557,37 +552,36 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
                        frame)
 
 
-def _frame_label(frame: Any) -> str:
-    try:
-        name, url = str(frame.name or ""), str(frame.url or "")
-    except Exception:  # noqa: BLE001 - a frame that went away has no name
+def _frame_label(frame: Reader) -> str:
+    named = frame.frame_name()
+    if named is None:
         return "(detached)"
-    shown = _clip(url, 160) or "about:blank"
-    return f"'{_clip(name, 60)}' ({shown})" if name else f"at {shown}"
+    shown = _clip(named.url, 160) or "about:blank"
+    return f"'{_clip(named.name, 60)}' ({shown})" if named.name else f"at {shown}"
 
 
-def look_in_frames(session: PageSession, has: Callable[[Any], bool], *, budget_ms: float = FRAME_LOOK_MS,
+def look_in_frames(session: PageSession, has: Callable[[Reader], bool], *, budget_ms: float = FRAME_LOOK_MS,
                    clock: Callable[[], float] = time.monotonic) -> str | None:
     """The label (name and URL) of the first child frame, in document order, for which `has(frame)`
     is true; None when none is. At most FRAME_LOOK_MAX frames are asked, and no new one once
     `budget_ms` (at most FRAME_LOOK_MS) has passed. For failure paths only: checks here, and the
     walker's acts whose target the main frame does not have.
 
-    `has` asks one frame and may raise a PlaywrightError (that frame is skipped). Never raises a
+    `has` asks one frame's reader and may raise a PageError (that frame is skipped). Never raises a
     page error; a crashed browser or renderer still raises BrowserCrashed.
     """
     end = clock() + max(min(budget_ms, FRAME_LOOK_MS), 0) / 1000
     try:
-        frames = [f for f in session.page.frames if f.parent_frame is not None][:FRAME_LOOK_MAX]
-    except PlaywrightError:
+        frames = session.reader.child_frames(FRAME_LOOK_MAX)
+    except PageError:
         return None
     for frame in frames:
         if clock() >= end:
             break
         try:
-            if frame.is_detached() or not has(frame):
+            if frame.detached() or not has(frame):
                 continue
-        except PlaywrightError as exc:
+        except PageError as exc:
             crash = crash_of(exc, session)
             if crash is not None:
                 raise crash from exc
@@ -601,8 +595,8 @@ def _look_in_frames(session: PageSession, probe: _Probe, question: str,
     """The frame where the failed check's text is shown ('text': the check would pass there) or its
     selector matches ('element'); see `look_in_frames`."""
 
-    def has(frame: Any) -> bool:
-        obs = probe.read_frame(session, frame)
+    def has(frame: Reader) -> bool:
+        obs = probe.read_elements(session, frame)
         if obs.fatal or obs.ok is None:
             return False
         return bool(obs.ok) if question == "text" else obs.found

@@ -26,11 +26,11 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Mapping
 
 from flowwalk.agent import Agent, ModelCall, ModelUnavailable, NoValidAnswer, QuotaExceeded, choose_candidate
-from flowwalk.browser.errors import PlaywrightError, is_closed_error
-from flowwalk.browser.locate import locate
-from flowwalk.heal.fingerprint import FINGERPRINT_JS, bound
+from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
+from flowwalk.browser.probe import Collected, Detail, Reader
+from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.score import MARGIN, THRESHOLD, combine, similarity
-from flowwalk.walk.resolve import CSS_PATH_JS, rank_target
+from flowwalk.walk.resolve import rank_target
 
 __all__ = ["HealOutcome", "heal_selector", "describe_element", "KEPT", "MAX_COLLECTED"]
 
@@ -42,48 +42,6 @@ MAX_FOR_MODEL = 50
 #: button that merely is a button is not listed, whatever the page's text asks for)
 MODEL_FLOOR = 0.40
 CONTEXT_CHARS = 8 * 1024
-
-_STORE = r"""
-  const key = Symbol.for('flowwalk.resolve.ids');
-  const store = window[key] || (window[key] = { map: new WeakMap(), next: 1 });
-  const refs = store.refs || (store.refs = new Map());
-  const idOf = (e) => { let id = store.map.get(e); if (!id) { id = store.next++; store.map.set(e, id); refs.set(id, new WeakRef(e)); } return id; };
-  const isVisible = (e) => {
-    if (!e.isConnected) return false;
-    const style = getComputedStyle(e);
-    if (style.visibility !== 'visible' || style.display === 'none') return false;
-    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  };
-  const isEnabled = (e) => { try { if (e.matches(':disabled')) return false; } catch (x) {} return !e.closest('[aria-disabled="true"]'); };
-"""
-
-# Every plausible element under `root` with its fingerprint (the fingerprint-driven candidates).
-_COLLECT_JS = ("(root, arg) => {" + _STORE + """
-  const fingerprint = """ + FINGERPRINT_JS.strip() + """;
-  const base = 'a, button, input, select, textarea, summary, label, [role], [tabindex], [onclick], [data-testid]';
-  let css = base;
-  try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch (x) {}
-  const els = Array.from(root.querySelectorAll(css)).slice(0, arg.max);
-  return els.map((e) => ({ id: idOf(e), fp: fingerprint(e), visible: isVisible(e), enabled: isEnabled(e) }));
-}""")
-
-# Elements by id (from either source) -> fingerprint, a unique CSS selector, visibility.
-_DETAIL_JS = ("(ids) => {" + _STORE + """
-  const fingerprint = """ + FINGERPRINT_JS.strip() + """;
-  const cssPath = """ + CSS_PATH_JS.strip() + """;
-  const out = {};
-  for (const id of ids) {
-    const ref = refs.get(id); const e = ref && ref.deref();
-    if (!e || !e.isConnected) continue;
-    out[id] = { fp: fingerprint(e), css: cssPath(e), visible: isVisible(e), enabled: isEnabled(e) };
-  }
-  return out;
-}""")
-
-_CONTEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
-
 
 @dataclass
 class _Element:
@@ -146,17 +104,18 @@ def describe_element(fp: Mapping[str, Any] | None) -> str:
     return " ".join(parts)
 
 
-def heal_selector(page: Any, *, pinned: str, target: str | None, fingerprint: Mapping[str, Any] | None,
+def heal_selector(reader: Reader, *, pinned: str, target: str | None, fingerprint: Mapping[str, Any] | None,
                   scope: str | None = None, action: str = "click", agent: Agent | None = None,
                   step: Hashable | None = None, timeout_s: float | None = None,
                   redact: Callable[[str], str] = lambda s: s,
                   record: Callable[[ModelCall], None] | None = None) -> HealOutcome:
-    """Find what the pinned selector meant (see the module docstring). Raises PlaywrightError only
-    for a closed page or browser (the caller's boundary judges); never for page content."""
+    """Find what the pinned selector meant (see the module docstring), reading the page through
+    `reader`. Raises `PageGone` only for a closed page or browser (the caller's boundary judges);
+    never for page content."""
     elements: dict[int, _Element] = {}
     problem = None
     if target:
-        ranked, problem = rank_target(page, target, scope, slack=int(MARGIN * 100) + 1)
+        ranked, problem = rank_target(reader, target, scope, slack=int(MARGIN * 100) + 1)
         for c in ranked:
             for element_id in c.ids:
                 e = elements.setdefault(element_id, _Element(element_id))
@@ -167,30 +126,29 @@ def heal_selector(page: Any, *, pinned: str, target: str | None, fingerprint: Ma
                     e.visible = e.visible or c.visible > 0
                     e.enabled = c.enabled
     if fingerprint:
-        for item in _evaluate(page, scope, _COLLECT_JS, {"tag": str(fingerprint.get("tag") or ""),
-                                                         "max": MAX_COLLECTED}) or []:
-            e = elements.setdefault(int(item["id"]), _Element(int(item["id"])))
-            e.fp = bound(item.get("fp"), redact)
-            e.visible, e.enabled = bool(item.get("visible")), bool(item.get("enabled"))
+        for item in _collect(reader, scope, str(fingerprint.get("tag") or "")):
+            e = elements.setdefault(item.id, _Element(item.id))
+            e.fp = bound(item.fp, redact)
+            e.visible, e.enabled = item.visible, item.enabled
     for e in elements.values():
         e.f = similarity(fingerprint, e.fp) if fingerprint and e.fp else None
         e.score = combine(e.d, e.f)
     ranked_elements = sorted(elements.values(), key=lambda e: (-e.score, e.id))
     # details (fingerprint, a unique selector) for what may be shown or used
     shown = [e for e in ranked_elements if e.visible][:MAX_FOR_MODEL if agent is not None else KEPT + 1]
-    details = _evaluate(page, None, _DETAIL_JS, [e.id for e in shown]) or {}
+    details = _details(reader, [e.id for e in shown])
     for e in shown:
-        info = details.get(str(e.id)) or details.get(e.id)   # JSON object keys arrive as strings
-        if not isinstance(info, dict):
+        info = details.get(e.id)
+        if info is None:
             e.visible = False
             continue
         if e.fp is None:
-            e.fp = bound(info.get("fp"), redact)
+            e.fp = bound(info.fp, redact)
             if fingerprint and e.fp:
                 e.f = similarity(fingerprint, e.fp)
                 e.score = combine(e.d, e.f)
-        e.css = info.get("css") if isinstance(info.get("css"), str) else None
-        e.visible, e.enabled = bool(info.get("visible")), bool(info.get("enabled"))
+        e.css = info.css
+        e.visible, e.enabled = info.visible, info.enabled
     visible = sorted((e for e in shown if e.visible), key=lambda e: (-e.score, e.id))
     kept = tuple(e.record() for e in visible[:KEPT])
     if not visible:
@@ -199,7 +157,7 @@ def heal_selector(page: Any, *, pinned: str, target: str | None, fingerprint: Ma
     best = visible[0]
     second = visible[1] if len(visible) > 1 else None
     lead = best.score - (second.score if second else 0.0)
-    usable = _selector_for(page, best, scope)
+    usable = _selector_for(reader, best, scope)
     if best.score >= THRESHOLD and lead >= MARGIN and usable:
         return HealOutcome(usable, "deterministic", round(min(best.score, 1.0), 3),
                            f"{describe_element(best.fp)} scored {best.score:.2f}"
@@ -218,21 +176,22 @@ def heal_selector(page: Any, *, pinned: str, target: str | None, fingerprint: Ma
     if not plausible:
         return HealOutcome(None, "none", 0.0, f"{why}; no candidate is plausible enough ({MODEL_FLOOR:.2f}) "
                                               "to ask the model about", kept)
-    return _ask(page, agent, plausible, kept, why, pinned=pinned, target=target, action=action,
+    return _ask(reader, agent, plausible, kept, why, pinned=pinned, target=target, action=action,
                 scope=scope, step=step, timeout_s=timeout_s, redact=redact, record=record)
 
 
-def _ask(page: Any, agent: Agent, listed: list[_Element], kept: tuple[dict[str, Any], ...], why: str, *,
+def _ask(reader: Reader, agent: Agent, listed: list[_Element], kept: tuple[dict[str, Any], ...], why: str, *,
          pinned: str, target: str | None, action: str, scope: str | None, step: Hashable | None,
          timeout_s: float | None, redact: Callable[[str], str],
          record: Callable[[ModelCall], None] | None) -> HealOutcome:
     """The model picks among the listed candidates, or none (only when deterministic could not)."""
     context = ""
     try:
-        context = redact(str(page.evaluate(_CONTEXT_JS, CONTEXT_CHARS) or ""))
-    except PlaywrightError as exc:
-        if is_closed_error(exc):
-            raise
+        context = redact(reader.body_text(CONTEXT_CHARS))
+    except PageGone:
+        raise
+    except PageError:
+        pass
     items = [describe_element(e.fp) for e in listed]
     described = target or f"the element the selector '{pinned}' matched before"
     calls: list[ModelCall] = []
@@ -252,7 +211,7 @@ def _ask(page: Any, agent: Agent, listed: list[_Element], kept: tuple[dict[str, 
         return HealOutcome(None, "none", 0.0, f"{why}; the model found none of the {len(items)} candidates fits",
                            kept, model_calls=tuple(calls))
     picked = listed[choice.index]
-    usable = _selector_for(page, picked, scope)
+    usable = _selector_for(reader, picked, scope)
     if not usable:
         return HealOutcome(None, "none", 0.0, f"{why}; the model's pick has no selector that matches only it",
                            kept, model_calls=tuple(calls))
@@ -261,38 +220,34 @@ def _ask(page: Any, agent: Agent, listed: list[_Element], kept: tuple[dict[str, 
                        f"{len(items)}; deterministic: {why})", kept, model_calls=tuple(calls))
 
 
-def _selector_for(page: Any, e: _Element, scope: str | None) -> str | None:
+def _selector_for(reader: Reader, e: _Element, scope: str | None) -> str | None:
     """A selector that finds exactly this element now: its unique CSS, else the description's."""
     for selector in (e.css, e.desc_selector):
         if not selector:
             continue
         try:
-            found = locate(page, selector, scope)
-            if found.count == 1 and found.locator.evaluate(
-                    "(el, id) => (window[Symbol.for('flowwalk.resolve.ids')] || {map: new WeakMap()}).map.get(el) === id",
-                    e.id):
+            if reader.owns(selector, scope, e.id):
                 return selector
-        except PlaywrightError as exc:
-            if is_closed_error(exc):
-                raise
-        except ValueError:   # an invalid selector: try the next
+        except PageGone:
+            raise
+        except (PageError, InvalidSelector):   # a page mid-navigation, an invalid selector: try the next
             continue
     return None
 
 
-def _evaluate(page: Any, scope: str | None, script: str, arg: Any) -> Any:
+def _collect(reader: Reader, scope: str | None, tag: str) -> list[Collected]:
     try:
-        if scope:
-            found = locate(page, scope)
-            if found.count == 0:
-                return None
-            return found.locator.first.evaluate(script, arg)
-        if script is _COLLECT_JS:
-            return page.evaluate(f"(arg) => ({script})(document, arg)", arg)
-        return page.evaluate(script, arg)
-    except PlaywrightError as exc:
-        if is_closed_error(exc):
-            raise
-        return None   # a page mid-navigation: no candidates from here this time
-    except ValueError:
-        return None
+        return reader.collect(tag, MAX_COLLECTED, scope) or []
+    except PageGone:
+        raise
+    except (PageError, InvalidSelector):
+        return []   # a page mid-navigation: no candidates from here this time
+
+
+def _details(reader: Reader, ids: list[int]) -> dict[int, Detail]:
+    try:
+        return reader.details(ids)
+    except PageGone:
+        raise
+    except PageError:
+        return {}

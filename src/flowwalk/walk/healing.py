@@ -16,18 +16,22 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowwalk import events as ev
 from flowwalk.agent import ModelCall, runtime_code as model_code
 from flowwalk.browser.element import element
-from flowwalk.heal.fingerprint import PROBE_JS, fresh
+from flowwalk.browser.probe import PROBE_JS
+from flowwalk.heal.fingerprint import fresh
 from flowwalk.model import Act
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.evidence import screenshot
 from flowwalk.walk.healer import HealOutcome, heal_selector
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import POLL_S, sleep_ms
+
+if TYPE_CHECKING:
+    from flowwalk.browser.probe import Element
 
 __all__ = ["HealRecord", "probe_for", "has_fingerprint", "remember", "heal_act", "contradicted", "CONTRADICTABLE"]
 
@@ -67,7 +71,7 @@ def remember(attempt: Attempt, step: Act, selector: str, probed: Any, result: St
 
 
 def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str,
-             target: str | None, result: StepResult) -> Any:
+             target: str | None, result: StepResult) -> "Element":
     """The element to act on instead of the failed pinned `selector`, or StepFailed."""
     fingerprint = attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector)
     agent = attempt.run.agent
@@ -87,7 +91,7 @@ def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector
     while True:
         last = time.monotonic() >= end
         left_s = state.budget.cap_ms(attempt.settings.action_timeout_ms) / 1000
-        outcome = heal_selector(attempt.page, pinned=selector, target=target, fingerprint=fingerprint,
+        outcome = heal_selector(attempt.reader, pinned=selector, target=target, fingerprint=fingerprint,
                                 scope=state.scope, action=step.action, agent=agent if last else None,
                                 step=f"{attempt.scenario.test_id(state.rule)}:{index}:{attempt.number}",
                                 timeout_s=max(left_s, 0.1), redact=attempt.redact, record=record)
@@ -116,7 +120,7 @@ def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector
 
 
 def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str, target: str | None,
-            outcome: HealOutcome, what: str, result: StepResult) -> Any:
+            outcome: HealOutcome, what: str, result: StepResult) -> "Element":
     assert outcome.selector is not None
     new = outcome.selector
     result.recovery.record("re_resolve_target", "recovered",

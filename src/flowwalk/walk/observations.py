@@ -17,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 from flowwalk import events as ev
 from flowwalk.browser.element import ELEMENT_SOURCES, page_url, read_field
@@ -33,6 +33,9 @@ from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
 from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
+
+if TYPE_CHECKING:
+    from flowwalk.browser.probe import Element
 
 __all__ = ["BEACON_GRACE_MS", "EMIT_READ_MS", "EMIT_VALUE_MAX", "emit_record", "expect", "extract",
            "grade_assertions", "verify"]
@@ -179,7 +182,7 @@ def _cap(value: Any) -> Any:
 
 
 def verify(attempt: Attempt, state: RuleState, step: Step | None, refs: Sequence[VerifierRef], value: str | None,
-           locator: Any, result: StepResult) -> None:
+           locator: "Element | None", result: StepResult) -> None:
     """Run `refs` (with what an act wrote: `value`, `locator`); StepFailed unless every one passes."""
     assert attempt.session is not None
     context = VerifierContext(

@@ -28,10 +28,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from flowwalk.browser.errors import PlaywrightError, first_line, is_closed_error
-from flowwalk.browser.locate import locate
+from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
+from flowwalk.browser.probe import Reader, Seen
 
-__all__ = ["TargetResolution", "Candidate", "resolve_target", "rank_target", "describe", "CSS_PATH_JS"]
+__all__ = ["TargetResolution", "Candidate", "resolve_target", "rank_target", "describe"]
 
 ROLES = ("button", "link", "textbox", "searchbox", "checkbox", "radio", "combobox", "heading", "tab", "menuitem")
 KEPT = 10
@@ -152,53 +152,6 @@ def _patterns(desc: Description) -> tuple[str, str] | None:
     return exact, substring
 
 
-# Marks each element with a stable id for this page (a WeakMap, so the page keeps no references),
-# so that strategies that find the same element can be merged, and reports how it looks.
-_INSPECT_JS = r"""
-(els, max) => {
-  const key = Symbol.for('flowwalk.resolve.ids');
-  const store = window[key] || (window[key] = { map: new WeakMap(), next: 1 });
-  const isVisible = (e) => {
-    if (!e.isConnected) return false;
-    const style = getComputedStyle(e);
-    if (style.display === 'contents') { for (const c of e.children) if (isVisible(c)) return true; return false; }
-    if (style.visibility !== 'visible') return false;
-    if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
-    const r = e.getBoundingClientRect();
-    return r.width > 0 && r.height > 0;
-  };
-  const isDisabled = (e) => {
-    try { if (e.matches(':disabled')) return true; } catch (x) {}
-    return !!e.closest('[aria-disabled="true"]');
-  };
-  const roleOf = (e) => {
-    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
-    if (explicit) return explicit;
-    const tag = e.tagName.toLowerCase();
-    if (tag === 'button' || tag === 'summary') return 'button';
-    if (tag === 'a' && e.hasAttribute('href')) return 'link';
-    if (/^h[1-6]$/.test(tag)) return 'heading';
-    if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
-    if (tag === 'textarea') return 'textbox';
-    if (tag === 'input') {
-      const t = (e.getAttribute('type') || 'text').toLowerCase();
-      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
-      if (t === 'checkbox' || t === 'radio') return t;
-      if (t === 'search') return 'searchbox';
-      if (t === 'number') return 'spinbutton';
-      if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
-    }
-    return '';
-  };
-  return { n: els.length, items: els.slice(0, max).map((e) => {
-    let id = store.map.get(e);
-    if (!id) { id = store.next++; store.map.set(e, id); (store.refs || (store.refs = new Map())).set(id, new WeakRef(e)); }
-    return { id, visible: isVisible(e), enabled: !isDisabled(e), role: roleOf(e) };
-  }) };
-}
-"""
-
-
 def _queries(desc: Description) -> list[tuple[str, str, int]]:
     """(strategy, selector, best score it can reach), best first: the order they are asked in."""
     patterns = _patterns(desc)
@@ -246,38 +199,38 @@ class Candidate:
                 "role": self.role}
 
 
-def _score(strategy: str, items: list[dict[str, Any]], desc: Description) -> tuple[int, int, bool, str]:
-    visible_items = [i for i in items if i["visible"]]
+def _score(strategy: str, items: list[Seen], desc: Description) -> tuple[int, int, bool, str]:
+    visible_items = [i for i in items if i.visible]
     lead = visible_items[0] if visible_items else items[0]
     score = BASE_SCORES[strategy]
-    role = str(lead.get("role") or "")
+    role = lead.role
     if desc.roles and role in desc.roles:
         score += HINT_BONUS
-    if not lead["enabled"]:
+    if not lead.enabled:
         score -= DISABLED_PENALTY
     if not visible_items:
         score -= HIDDEN_PENALTY
     if desc.roles and role not in desc.roles:
         score -= ROLE_MISMATCH_PENALTY
-    return score, len(visible_items), bool(lead["enabled"]), role
+    return score, len(visible_items), lead.enabled, role
 
 
-def resolve_target(page: Any, target: str, scope: str | None = None) -> TargetResolution:
+def resolve_target(reader: Reader, target: str, scope: str | None = None) -> TargetResolution:
     """Find the element a human description means on the live page (see the module docstring).
 
-    `page` is a Playwright page, or a frame of one (its elements only).
+    `reader` reads a page, or a frame of one (its elements only).
 
-    Raises the PlaywrightError of a closed page, context or browser for the caller to judge
-    (walk/boundary.py: gone or closed by the site); never raises for page content.
+    Raises `PageGone` (a closed page, context or browser) for the caller to judge (walk/boundary.py:
+    gone or closed by the site); never raises for page content.
     """
-    ranked, problem = rank_target(page, target, scope)
+    ranked, problem = rank_target(reader, target, scope)
     if problem is not None:
         return TargetResolution(None, (), problem)
     kept = tuple(c.record() for c in ranked[:KEPT])
     return _pick(ranked, kept, target)
 
 
-def rank_target(page: Any, target: str, scope: str | None = None, *,
+def rank_target(reader: Reader, target: str, scope: str | None = None, *,
                 slack: int = 0) -> tuple[list[Candidate], str | None]:
     """Every candidate for `target`, merged per set of elements, best first; or why there are none.
 
@@ -291,10 +244,10 @@ def rank_target(page: Any, target: str, scope: str | None = None, *,
     prefix = ""
     if scope:
         try:
-            found = locate(page, scope)
-        except PlaywrightError as exc:
+            found = reader.match(scope)
+        except PageError as exc:
             return [], _page_error(exc, f"scope '{scope}'").reason
-        except ValueError as exc:  # InvalidSelector
+        except InvalidSelector as exc:
             return [], f"no candidates: {exc}"
         if found.count == 0:
             return [], f"no candidates: the scope '{scope}' matches nothing"
@@ -306,12 +259,12 @@ def rank_target(page: Any, target: str, scope: str | None = None, *,
             # cannot come close to the best visible candidate so far, so it cannot change the pick
             continue
         selector = prefix + query
-        result = _inspect(page, selector)
+        result = _inspect(reader, selector)
         if result is None:
             continue
         found_here = [_candidate(selector, strategy, *result, desc)]
         if desc.roles and strategy in _NAMING and found_here[0].role not in desc.roles:
-            found_here += _near(page, selector, desc, prefix)
+            found_here += _near(reader, selector, desc, prefix)
         for c in found_here:
             candidates.append(c)
             if c.visible:
@@ -332,116 +285,46 @@ _ROLE_CSS = {
     "searchbox": "input[type=search], [role=searchbox]",
 }
 
-# An element -> a CSS selector that matches only it in its document: an id, a test id, a name,
-# an aria-label, its classes or its type when one of them is unique; else a short child path
-# (`:nth-of-type` where needed) from the nearest ancestor that one of those makes unique. Ids
-# and classes that look generated (long digit or hex runs, css-/sc- prefixes) are not used.
-CSS_PATH_JS = r"""
-(el) => {
-  const root = el.ownerDocument;
-  const esc = (v) => CSS.escape(v);
-  const str = (v) => JSON.stringify(String(v));
-  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
-  const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (x) { return false; } };
-  const own = (e) => {
-    const tag = e.tagName.toLowerCase();
-    const out = [];
-    if (e.id && !generated(e.id)) out.push('#' + esc(e.id));
-    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
-      const v = e.getAttribute(a); if (v) out.push(`[${a}=${str(v)}]`);
-    }
-    const name = e.getAttribute('name'); if (name) out.push(`${tag}[name=${str(name)}]`);
-    const label = e.getAttribute('aria-label'); if (label && label.length <= 60) out.push(`${tag}[aria-label=${str(label)}]`);
-    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 3).map((c) => '.' + esc(c)).join('');
-    if (cls) out.push(tag + cls);
-    const type = e.getAttribute('type'); if (type && tag === 'input') out.push(`${tag}[type=${str(type)}]`);
-    return out;
-  };
-  for (const s of own(el)) if (unique(s)) return s;
-  const step = (e) => {
-    const tag = e.tagName.toLowerCase();
-    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 2).map((c) => '.' + esc(c)).join('');
-    let base = tag + cls;
-    const p = e.parentElement;
-    if (p && Array.from(p.children).some((c) => c !== e && c.matches(base))) {
-      let n = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n++;
-      base = tag + cls + `:nth-of-type(${n})`;
-    }
-    return base;
-  };
-  let path = step(el);
-  for (let p = el.parentElement, d = 0; p && d < 6; p = p.parentElement, d++) {
-    if (p === root.body || p === root.documentElement) { path = 'body > ' + path; return unique(path) ? path : null; }
-    for (const s of own(p)) { if (unique(s) && unique(`${s} > ${path}`)) return `${s} > ${path}`; }
-    path = step(p) + ' > ' + path;
-    if (unique(path)) return path;
-  }
-  return null;
-}
-"""
-
-# The unique element of a role in the nearest container (at most 4 levels up) of each named
-# element that holds any, as a CSS path (CSS_PATH_JS), so the walker can act on it.
-_NEAR_JS = r"""
-(els, css) => {
-  const cssPath = %CSS_PATH%;
-  const out = [];
-  for (const e of els.slice(0, 5)) {
-    if (e.control && e.control.matches(css)) { out.push(cssPath(e.control)); continue; }  // a <label>
-    for (let p = e.parentElement, d = 0; p && d < 4; p = p.parentElement, d++) {
-      const found = Array.from(p.querySelectorAll(css)).filter((x) => x !== e && !x.contains(e));
-      if (!found.length) continue;
-      if (found.length === 1) out.push(cssPath(found[0]));
-      break;
-    }
-  }
-  return out.filter((s) => s);
-}
-""".replace("%CSS_PATH%", CSS_PATH_JS.strip())
-
-
-def _inspect(page: Any, selector: str) -> tuple[list[dict[str, Any]], int] | None:
+def _inspect(reader: Reader, selector: str) -> tuple[list[Seen], int] | None:
     try:
-        result = page.locator(selector).evaluate_all(_INSPECT_JS, MAX_ELEMENTS)
-    except PlaywrightError as exc:
-        if is_closed_error(exc):
-            raise  # see _page_error
+        result = reader.inspect(selector, MAX_ELEMENTS)
+    except PageGone:
+        raise  # see _page_error
+    except (PageError, InvalidSelector):
         return None  # a page mid-navigation: this strategy sees nothing this time
-    items = result.get("items", [])
-    count = int(result.get("n", 0))
-    if not count or not items:
+    if not result.count or not result.items:
         return None
-    return items, count
+    return list(result.items), result.count
 
 
-def _candidate(selector: str, strategy: str, items: list[dict[str, Any]], count: int,
+def _candidate(selector: str, strategy: str, items: list[Seen], count: int,
                desc: Description) -> Candidate:
     score, visible, enabled, role = _score(strategy, items, desc)
-    ids = frozenset(int(i["id"]) for i in items)
+    ids = frozenset(i.id for i in items)
     if count > 1 and visible == 1:
         # one visible among hidden copies (a responsive menu): the visible one is meant
         selector = f"{selector} >> visible=true"
-        ids = frozenset(int(i["id"]) for i in items if i["visible"])
+        ids = frozenset(i.id for i in items if i.visible)
         count = 1
     return Candidate(selector, strategy, score, count, visible, enabled, role, ids)
 
 
-def _near(page: Any, selector: str, desc: Description, prefix: str) -> list[Candidate]:
-    """Elements of the hinted role beside what `selector` found (see _NEAR_JS)."""
+def _near(reader: Reader, selector: str, desc: Description, prefix: str) -> list[Candidate]:
+    """Elements of the hinted role beside what `selector` found (`Reader.near`)."""
     # every hinted role at once: a container holding a textbox and a select is no answer for "field"
     css = ", ".join(_ROLE_CSS[role] for role in desc.roles if role in _ROLE_CSS)
     if not css:
         return []
     try:
-        paths = page.locator(selector).evaluate_all(_NEAR_JS, css)
-    except PlaywrightError as exc:
-        if is_closed_error(exc):
-            raise
+        paths = reader.near(selector, css)
+    except PageGone:
+        raise
+    except (PageError, InvalidSelector):
         return []
     out: list[Candidate] = []
-    for path in dict.fromkeys(p for p in paths if isinstance(p, str)):
+    for path in dict.fromkeys(paths):
         near = prefix + path
-        result = _inspect(page, near)
+        result = _inspect(reader, near)
         if result is not None:
             out.append(_candidate(near, "near", *result, desc))
     return out
@@ -483,9 +366,9 @@ def _pick(ranked: list[Candidate], kept: tuple[dict[str, Any], ...], target: str
     return TargetResolution(best.selector, kept, f"unique {best.strategy} match for '{target}' (score {best.score})")
 
 
-def _page_error(exc: PlaywrightError, what: str) -> TargetResolution:
-    if is_closed_error(exc):
+def _page_error(exc: PageError, what: str) -> TargetResolution:
+    if isinstance(exc, PageGone):
         # whether the browser is gone or the site closed its page is the caller's boundary's
         # answer (walk/boundary.py), not this module's
         raise exc
-    return TargetResolution(None, (), f"no candidates: {what}: {first_line(exc)}")
+    return TargetResolution(None, (), f"no candidates: {what}: {exc.detail}")

@@ -39,7 +39,7 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 
@@ -48,6 +48,9 @@ from flowwalk.browser.session import PageSession
 from flowwalk.cooperative import offload
 from flowwalk.model import Act, Expect, Stabilize, Step, VerifierRef
 from flowwalk.walk.checks import run_check
+
+if TYPE_CHECKING:
+    from flowwalk.browser.probe import Element
 
 OUTCOMES = ("pass", "fail", "inconclusive")
 #: read_after_write polls this often until the value reads back or its timeout ends
@@ -73,7 +76,7 @@ class VerifierContext:
     session: PageSession
     step: Step | None                 # the act (None for a rule's own verifiers)
     value: str | None                 # what the act wrote, resolved (may be a secret: never shown)
-    locator: Any                      # the element the act worked on (None for a rule)
+    locator: "Element | None"         # the element the act worked on (None for a rule)
     scope: str | None
     variables: Mapping[str, str]      # without secrets
     allowed_hosts: tuple[str, ...]    # entry host + the scenario's allowed_hosts (subdomains admitted)

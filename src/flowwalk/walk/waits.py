@@ -10,7 +10,6 @@
 from __future__ import annotations
 
 import time
-from typing import Any
 
 from flowwalk.browser.element import first_visible, wait_for_first
 from flowwalk.browser.locate import Located, locate
@@ -45,7 +44,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
     the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
     `probe` goes to `locate` (the match that is returned carries what it found).
     """
-    page: Any = attempt.page
+    page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     located = locate(page, selector, scope, probe=probe)
     if located.count > 0 and (not visible or first_visible(located)):

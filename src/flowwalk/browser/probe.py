@@ -1,0 +1,588 @@
+"""The page-reading boundary: every read flowwalk takes of a page, typed, with its errors translated.
+
+`PageReader` wraps a Playwright page or frame. Each method is one read (one round trip unless it
+says otherwise) and returns a dataclass; each Playwright error it meets leaves translated once
+(`errors.translated`: `PageGone`, `TimedOut`, `PageUnreadable`, `InvalidSelector`). What a read
+means for a check, a heal or a resolution is judged by the caller (walk/, heal/, discover/), from
+these records alone, so the judges are tested from recorded reads without a browser (the
+`Reader` protocol is what they need; tests/unit hand them a fake).
+
+Every script flowwalk injects to read a page starts with one prelude, `PRELUDE`, so there is one
+answer to each of these questions (a `fw` object in the script):
+
+- **visible** (`fw.visible(e)`): the element is connected, is rendered (`checkVisibility()`: no
+  `display: none` on it or an ancestor, no `content-visibility: hidden` ancestor), its computed
+  `visibility` is `visible`, and its box is not empty. An element with `display: contents` has
+  no box of its own: it is visible when one of its children is. This is Playwright's meaning of
+  visible (what `locator.is_visible()` and `visible=true` answer), with `checkVisibility` added,
+  and what the stabilized checks have always used. `aria-hidden`, `inert` and the `hidden`
+  attribute do not enter into it: `hidden` hides through the user agent's `display: none`
+  (which `checkVisibility` sees; a stylesheet that shows a `[hidden]` element shows it), and the
+  other two hide from assistive technology and input, not from sight.
+- **offered** (`fw.offered(e)`): visible, and not inside `aria-hidden="true"` or `inert`: an
+  element a person can see and use. The page survey (discover) lists only these.
+- **text** (`fw.norm(s)`: runs of whitespace become one space, trimmed; `fw.textOf(e)`: an
+  element's rendered `innerText`, or `textContent` for a non-HTML element, normalised).
+- **disabled** (`fw.disabled(e)`: `:disabled`, or inside `aria-disabled="true"`).
+- **element ids** (`fw.idOf(e)` / `fw.byId(id)`): a number per element, stable for the page's
+  life (a WeakMap: the page keeps no references), so reads that find the same element can be
+  merged and a later read can find it again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Mapping, Protocol, Sequence, Union
+
+from flowwalk.browser.errors import translating
+from flowwalk.browser.locate import locate
+
+if TYPE_CHECKING:
+    # the Playwright types the rest of flowwalk names (walk/ imports no Playwright, not even for types)
+    from playwright.sync_api import Frame, Locator
+    from playwright.sync_api import Page as Page
+
+    #: what a reader reads: a page, or one of its frames
+    Where = Union[Page, Frame]
+    #: an element an act works on (a Playwright locator)
+    Element = Locator
+
+__all__ = ["CSS_PATH_JS", "Collected", "Detail", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
+           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "Reader", "Seen", "script"]
+
+# --- the scripts ----------------------------------------------------------------------------------
+
+#: the shared start of every read script (see the module docstring)
+PRELUDE = r"""
+  const fw = (() => {
+    const norm = (s) => String(s || '').replace(/\s+/g, ' ').trim();
+    const textOf = (e) => norm(e instanceof HTMLElement ? e.innerText : e.textContent);
+    const visible = (e) => {
+      if (!e || !e.isConnected) return false;
+      const style = getComputedStyle(e);
+      if (style.display === 'contents') {
+        for (const c of e.children) if (visible(c)) return true;
+        return false;
+      }
+      if (style.visibility !== 'visible') return false;
+      if (typeof e.checkVisibility === 'function' && !e.checkVisibility()) return false;
+      const r = e.getBoundingClientRect();
+      return r.width > 0 && r.height > 0;
+    };
+    const offered = (e) => visible(e) && !e.closest('[aria-hidden="true"], [inert]');
+    const disabled = (e) => {
+      try { if (e.matches(':disabled')) return true; } catch (x) { /* not a form element */ }
+      return !!e.closest('[aria-disabled="true"]');
+    };
+    // element ids live on the window under a symbol, made by the first read that numbers one
+    const key = Symbol.for('flowwalk.resolve.ids');
+    const store = () => window[key] || (window[key] = { map: new WeakMap(), next: 1, refs: new Map() });
+    const idOf = (e) => {
+      const s = store();
+      let id = s.map.get(e);
+      if (!id) { id = s.next++; s.map.set(e, id); (s.refs || (s.refs = new Map())).set(id, new WeakRef(e)); }
+      return id;
+    };
+    const byId = (id) => {
+      const refs = window[key] && window[key].refs;
+      const ref = refs && refs.get(id); const e = ref && ref.deref();
+      return e && e.isConnected ? e : null;
+    };
+    const hasId = (e, id) => !!window[key] && window[key].map.get(e) === id;
+    return { norm, textOf, visible, offered, disabled, idOf, byId, hasId };
+  })();
+"""
+
+
+def script(params: str, body: str) -> str:
+    """A read script: `(params) => { PRELUDE body }` (body uses `fw` and returns the read)."""
+    return f"({params}) => {{{PRELUDE}{body}}}"
+
+
+# One element -> its fingerprint (heal/fingerprint.py bounds and compares them). Kept cheap:
+# textContent (no layout), no computed style.
+FINGERPRINT_JS = r"""
+(el) => {
+  const cut = (s, n) => { s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
+  const tag = el.tagName.toLowerCase();
+  const attr = (n) => el.getAttribute(n);
+  const type = (attr('type') || '').toLowerCase();
+  let role = (attr('role') || '').trim().split(/\s+/)[0];
+  if (!role) {
+    if (tag === 'button' || tag === 'summary') role = 'button';
+    else if (tag === 'a' && el.hasAttribute('href')) role = 'link';
+    else if (/^h[1-6]$/.test(tag)) role = 'heading';
+    else if (tag === 'select') role = 'combobox';
+    else if (tag === 'textarea') role = 'textbox';
+    else if (tag === 'input') {
+      if (['button', 'submit', 'reset', 'image'].includes(type)) role = 'button';
+      else if (type === 'checkbox' || type === 'radio') role = type;
+      else if (type === 'search') role = 'searchbox';
+      else if (['', 'text', 'email', 'tel', 'url', 'password'].includes(type)) role = 'textbox';
+    }
+  }
+  let aname = attr('aria-label') || '';
+  if (!aname && attr('aria-labelledby')) {
+    aname = attr('aria-labelledby').split(/\s+/).map((i) => { const l = document.getElementById(i); return l ? l.textContent : ''; }).join(' ');
+  }
+  if (!aname && el.labels && el.labels.length) aname = Array.from(el.labels).map((l) => l.textContent).join(' ');
+  if (!aname) aname = attr('alt') || attr('title') || attr('placeholder') || '';
+  if (!aname && tag === 'input' && ['button', 'submit', 'reset'].includes(type)) aname = el.value || '';
+  const text = ['input', 'select', 'textarea'].includes(tag) ? '' : el.textContent;
+  if (!aname && ['button', 'link', 'tab', 'menuitem', 'heading', 'checkbox', 'radio'].includes(role)) aname = text;
+  const short = (e) => {
+    let s = e.tagName.toLowerCase();
+    if (e.id) s += '#' + e.id;
+    const c = Array.from(e.classList).slice(0, 2);
+    if (c.length) s += '.' + c.join('.');
+    return cut(s, 60);
+  };
+  const ancestors = [];
+  for (let p = el.parentElement; p && p !== document.body && p !== document.documentElement && ancestors.length < 4; p = p.parentElement) ancestors.push(short(p));
+  // the text around an element that has none of its own (a todo's checkbox: its row's text)
+  let context = '';
+  for (let p = el.parentElement, d = 0; p && d < 3 && p !== document.body; p = p.parentElement, d++) {
+    const t = cut(p.textContent, 200);
+    if (t && t !== cut(text, 200)) { context = t; break; }
+  }
+  let nth = 1;
+  for (let s = el.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === el.tagName) nth++;
+  return {
+    tag, id: cut(el.id, 120), name: cut(attr('name'), 120), role, aname: cut(aname, 80),
+    testid: cut(attr('data-testid') || attr('data-test-id') || attr('data-test') || attr('data-qa') || attr('data-cy'), 120),
+    classes: Array.from(el.classList).slice(0, 8).map((c) => cut(c, 60)), text: cut(text, 80), type,
+    href: cut(attr('href'), 120), nth, ancestors, context: cut(context, 80),
+  };
+}
+"""
+
+#: for `locate(..., probe=PROBE_JS)`: the count the walker needs and the first match's fingerprint,
+#: in the one round trip the count took on its own
+PROBE_JS = "(els) => ({ n: els.length, fp: els.length ? (" + FINGERPRINT_JS + ")(els[0]) : null })"
+
+# An element -> a CSS selector that matches only it in its document: an id, a test id, a name,
+# an aria-label, its classes or its type when one of them is unique; else a short child path
+# (`:nth-of-type` where needed) from the nearest ancestor that one of those makes unique. Ids
+# and classes that look generated (long digit or hex runs, css-/sc- prefixes) are not used.
+CSS_PATH_JS = r"""
+(el) => {
+  const root = el.ownerDocument;
+  const esc = (v) => CSS.escape(v);
+  const str = (v) => JSON.stringify(String(v));
+  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
+  const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (x) { return false; } };
+  const own = (e) => {
+    const tag = e.tagName.toLowerCase();
+    const out = [];
+    if (e.id && !generated(e.id)) out.push('#' + esc(e.id));
+    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+      const v = e.getAttribute(a); if (v) out.push(`[${a}=${str(v)}]`);
+    }
+    const name = e.getAttribute('name'); if (name) out.push(`${tag}[name=${str(name)}]`);
+    const label = e.getAttribute('aria-label'); if (label && label.length <= 60) out.push(`${tag}[aria-label=${str(label)}]`);
+    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 3).map((c) => '.' + esc(c)).join('');
+    if (cls) out.push(tag + cls);
+    const type = e.getAttribute('type'); if (type && tag === 'input') out.push(`${tag}[type=${str(type)}]`);
+    return out;
+  };
+  for (const s of own(el)) if (unique(s)) return s;
+  const step = (e) => {
+    const tag = e.tagName.toLowerCase();
+    const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 2).map((c) => '.' + esc(c)).join('');
+    let base = tag + cls;
+    const p = e.parentElement;
+    if (p && Array.from(p.children).some((c) => c !== e && c.matches(base))) {
+      let n = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n++;
+      base = tag + cls + `:nth-of-type(${n})`;
+    }
+    return base;
+  };
+  let path = step(el);
+  for (let p = el.parentElement, d = 0; p && d < 6; p = p.parentElement, d++) {
+    if (p === root.body || p === root.documentElement) { path = 'body > ' + path; return unique(path) ? path : null; }
+    for (const s of own(p)) { if (unique(s) && unique(`${s} > ${path}`)) return `${s} > ${path}`; }
+    path = step(p) + ' > ' + path;
+    if (unique(path)) return path;
+  }
+  return null;
+}
+"""
+
+# One function for every element kind a check reads: it runs over all matches of one selector in
+# one round trip and returns only what the kind needs (booleans and short snippets, not whole
+# pages of text). Text and visibility kinds look at every match; "the element" kinds at the first.
+_ELEMENTS_JS = script("els, a", r"""
+  const clip = (t) => (t.length > 240 ? t.slice(0, 240) : t);
+  const around = (t, at, len) => {
+    const start = Math.max(0, at - 60);
+    return (start > 0 ? '… ' : '') + t.slice(start, Math.min(t.length, at + len + 140));
+  };
+  const checkedOf = (e) => {
+    if (e instanceof HTMLInputElement && (e.type === 'checkbox' || e.type === 'radio')) return e.checked ? 'checked' : 'unchecked';
+    const aria = e.getAttribute('aria-checked');
+    if (aria === 'true') return 'checked';
+    if (aria === 'false') return 'unchecked';
+    if (aria === 'mixed') return 'mixed';
+    return 'not checkable';
+  };
+  const n = els.length;
+  const first = els[0];
+  switch (a.k) {
+    case 'text': {
+      // each element's text is computed once per read: innerText lays the page out
+      const needle = fw.norm(a.v).toLowerCase();
+      let firstText = '';
+      for (let i = 0; i < n; i++) {
+        const t = fw.textOf(els[i]);
+        if (i === 0) firstText = t;
+        const at = t.toLowerCase().indexOf(needle);
+        if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
+      }
+      return { n, hit: false, text: clip(firstText) };
+    }
+    case 'exact_text': {
+      const want = fw.norm(a.v);
+      let firstText = '';
+      for (let i = 0; i < n; i++) {
+        const t = fw.textOf(els[i]);
+        if (i === 0) firstText = t;
+        if (t === want) return { n, hit: true, text: clip(t) };
+      }
+      return { n, hit: false, text: clip(firstText) };
+    }
+    case 'texts':
+      return { n, texts: els.slice(0, 20).map((e) => fw.textOf(e).slice(0, 200000)) };
+    case 'visible': {
+      let visible = 0;
+      for (const e of els) if (fw.visible(e)) visible++;
+      return { n, visible };
+    }
+    case 'disabled':
+      return { n, disabled: n ? fw.disabled(first) : null, tag: n ? first.tagName.toLowerCase() : '' };
+    case 'checked':
+      return { n, checked: n ? checkedOf(first) : null };
+    case 'value':
+      return { n, value: n && 'value' in first && typeof first.value === 'string' ? first.value : null,
+               tag: n ? first.tagName.toLowerCase() : '' };
+    case 'attribute':
+      return { n, value: n ? first.getAttribute(a.a) : null };
+    default:
+      return { n };
+  }
+""")
+
+# Marks each match with its element id and reports how it looks (target re-resolution).
+_INSPECT_JS = script("els, max", r"""
+  const roleOf = (e) => {
+    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit) return explicit;
+    const tag = e.tagName.toLowerCase();
+    if (tag === 'button' || tag === 'summary') return 'button';
+    if (tag === 'a' && e.hasAttribute('href')) return 'link';
+    if (/^h[1-6]$/.test(tag)) return 'heading';
+    if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'input') {
+      const t = (e.getAttribute('type') || 'text').toLowerCase();
+      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+      if (t === 'checkbox' || t === 'radio') return t;
+      if (t === 'search') return 'searchbox';
+      if (t === 'number') return 'spinbutton';
+      if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
+    }
+    return '';
+  };
+  return { n: els.length, items: els.slice(0, max).map((e) => (
+    { id: fw.idOf(e), visible: fw.visible(e), enabled: !fw.disabled(e), role: roleOf(e) })) };
+""")
+
+# The unique element of a role in the nearest container (at most 4 levels up) of each named
+# element that holds any, as a CSS path (CSS_PATH_JS), so the walker can act on it.
+_NEAR_JS = script("els, css", r"""
+  const cssPath = %CSS_PATH%;
+  const out = [];
+  for (const e of els.slice(0, 5)) {
+    if (e.control && e.control.matches(css)) { out.push(cssPath(e.control)); continue; }  // a <label>
+    for (let p = e.parentElement, d = 0; p && d < 4; p = p.parentElement, d++) {
+      const found = Array.from(p.querySelectorAll(css)).filter((x) => x !== e && !x.contains(e));
+      if (!found.length) continue;
+      if (found.length === 1) out.push(cssPath(found[0]));
+      break;
+    }
+  }
+  return out.filter((s) => s);
+""".replace("%CSS_PATH%", CSS_PATH_JS.strip()))
+
+# Every plausible element under `root` with its fingerprint (the healer's fingerprint candidates).
+_COLLECT_JS = script("root, arg", r"""
+  const fingerprint = %FINGERPRINT%;
+  const base = 'a, button, input, select, textarea, summary, label, [role], [tabindex], [onclick], [data-testid]';
+  let css = base;
+  try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch (x) {}
+  const els = Array.from(root.querySelectorAll(css)).slice(0, arg.max);
+  return els.map((e) => ({ id: fw.idOf(e), fp: fingerprint(e), visible: fw.visible(e), enabled: !fw.disabled(e) }));
+""".replace("%FINGERPRINT%", FINGERPRINT_JS.strip()))
+
+# Elements by id -> fingerprint, a unique CSS selector, visibility.
+_DETAIL_JS = script("ids", r"""
+  const fingerprint = %FINGERPRINT%;
+  const cssPath = %CSS_PATH%;
+  const out = {};
+  for (const id of ids) {
+    const e = fw.byId(id);
+    if (!e) continue;
+    out[id] = { fp: fingerprint(e), css: cssPath(e), visible: fw.visible(e), enabled: !fw.disabled(e) };
+  }
+  return out;
+""".replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip()))
+
+_OWNS_JS = script("el, id", "return fw.hasId(el, id);")
+_BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
+_URL_JS = "() => location.href"
+
+
+# --- the records ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ElementQuery:
+    """What one read of a selector's matches asks (`PageReader.elements`).
+
+    `kind`: `count` (only how many), `text` (the first match whose text contains `value`,
+    case-insensitive), `exact_text` (whose text is exactly `value`), `texts` (the first 20
+    matches' texts), `visible` (how many are visible), `disabled`, `checked`, `value` (the
+    first match's input value) or `attribute` (the first match's attribute `attr`).
+    """
+
+    kind: str
+    value: str = ""
+    attr: str = ""
+
+
+@dataclass(frozen=True)
+class ElementRead:
+    """One read of a selector's matches: how many, and what the query asked about them."""
+
+    #: how many elements match
+    n: int
+    #: text / exact_text: a match has the text; `text` is the snippet around it, or the first
+    #: match's text (clipped) when none has it
+    hit: bool = False
+    text: str = ""
+    #: texts: the first 20 matches' texts
+    texts: tuple[str, ...] = ()
+    #: visible: how many matches are visible
+    visible: int = 0
+    #: disabled: the first match is disabled (None without a match)
+    disabled: bool | None = None
+    #: disabled, value: the first match's tag
+    tag: str = ""
+    #: checked: 'checked', 'unchecked', 'mixed' or 'not checkable' (None without a match)
+    checked: str | None = None
+    #: value: the first match's input value (None when it has none); attribute: its value (None
+    #: when the attribute is absent)
+    value: str | None = None
+
+    @classmethod
+    def of(cls, raw: Any) -> "ElementRead":
+        """The record of what `_ELEMENTS_JS` returned."""
+        r = raw if isinstance(raw, Mapping) else {}
+        value = r.get("value")
+        disabled = r.get("disabled")
+        checked = r.get("checked")
+        return cls(n=int(r.get("n", 0) or 0), hit=bool(r.get("hit")), text=str(r.get("text", "")),
+                   texts=tuple(str(t) for t in r.get("texts", ()) or ()), visible=int(r.get("visible", 0) or 0),
+                   disabled=None if disabled is None else bool(disabled), tag=str(r.get("tag") or ""),
+                   checked=None if checked is None else str(checked),
+                   value=None if value is None else str(value))
+
+
+@dataclass(frozen=True)
+class Seen:
+    """An element a target re-resolution found: its id, and how it looks."""
+
+    id: int
+    visible: bool
+    enabled: bool
+    role: str
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """A selector's matches as re-resolution ranks them: the count and the first few, looked at."""
+
+    count: int
+    items: tuple[Seen, ...]
+
+
+@dataclass(frozen=True)
+class Collected:
+    """An element the healer may heal to: its id, its fingerprint (raw: `heal.fingerprint.bound`
+    cuts and checks it), whether it is visible and enabled."""
+
+    id: int
+    fp: Any
+    visible: bool
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class Detail:
+    """An element found again by its id: its fingerprint (raw), a CSS selector that matches only
+    it (None when there is none), whether it is visible and enabled."""
+
+    fp: Any
+    css: str | None
+    visible: bool
+    enabled: bool
+
+
+@dataclass(frozen=True)
+class Match:
+    """A (pipe, scoped) selector's outcome: the alternative used, how many it matches, what was tried."""
+
+    used: str
+    count: int
+    tried: tuple[str, ...] = field(default=())
+
+
+@dataclass(frozen=True)
+class FrameName:
+    """A frame's name and URL, for a message that names it."""
+
+    name: str
+    url: str
+
+
+class Reader(Protocol):
+    """What the judges read a page through: `PageReader`, or a test's recorded reads."""
+
+    def url(self) -> str: ...
+
+    def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
+
+    def child_frames(self, limit: int) -> list["Reader"]: ...
+
+    def detached(self) -> bool: ...
+
+    def frame_name(self) -> FrameName | None: ...
+
+    def inspect(self, selector: str, limit: int) -> Inspection: ...
+
+    def near(self, selector: str, css: str) -> list[str]: ...
+
+    def match(self, selector: str, scope: str | None = None) -> Match: ...
+
+    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None: ...
+
+    def details(self, ids: Sequence[int]) -> dict[int, Detail]: ...
+
+    def owns(self, selector: str, scope: str | None, element_id: int) -> bool: ...
+
+    def body_text(self, limit: int) -> str: ...
+
+
+# --- the reader -----------------------------------------------------------------------------------
+
+
+class PageReader:
+    """Reads of one page or frame (see the module docstring). Every method raises only flowwalk's
+    errors: `PageGone`, `TimedOut`, `PageUnreadable` (all `PageError`) and `InvalidSelector`."""
+
+    def __init__(self, where: "Where"):
+        self.where = where
+
+    def url(self) -> str:
+        """The document's URL (`location.href`), from the page itself."""
+        with translating():
+            return str(self.where.evaluate(_URL_JS))
+
+    def elements(self, selector: str, query: ElementQuery) -> ElementRead:
+        """One read of every element `selector` (one alternative, no pipes) matches now."""
+        arg = {"k": query.kind, "v": query.value, "a": query.attr}
+        with translating(selector):
+            return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
+
+    def child_frames(self, limit: int) -> list[Reader]:
+        """Up to `limit` of the page's frames other than the main one, in document order; no round
+        trip (Playwright keeps the frame tree). Only a page has them: a frame's list is empty."""
+        with translating():
+            frames = [f for f in getattr(self.where, "frames", ()) if f.parent_frame is not None][:limit]
+        return [PageReader(f) for f in frames]
+
+    def detached(self) -> bool:
+        """Has this frame left its page? (A page never has.)"""
+        is_detached = getattr(self.where, "is_detached", None)
+        with translating():
+            return bool(is_detached()) if is_detached is not None else False
+
+    def frame_name(self) -> FrameName | None:
+        """This frame's name and URL; None when it went away."""
+        try:
+            return FrameName(str(getattr(self.where, "name", "") or ""), str(self.where.url or ""))
+        except Exception:  # noqa: BLE001 - a frame that went away has no name
+            return None
+
+
+    def inspect(self, selector: str, limit: int) -> Inspection:
+        """Every element `selector` matches: the count, and the first `limit` with their ids,
+        visibility, enabled state and role."""
+        with translating(selector):
+            raw = self.where.locator(selector).evaluate_all(_INSPECT_JS, limit)
+        r = raw if isinstance(raw, Mapping) else {}
+        items = tuple(Seen(int(i["id"]), bool(i.get("visible")), bool(i.get("enabled")), str(i.get("role") or ""))
+                      for i in r.get("items", ()) or () if isinstance(i, Mapping))
+        return Inspection(int(r.get("n", 0) or 0), items)
+
+    def near(self, selector: str, css: str) -> list[str]:
+        """CSS paths of the one element matching `css` beside each of the first 5 matches of
+        `selector` (in its nearest container that has any, or the control a `<label>` names)."""
+        with translating(selector):
+            paths = self.where.locator(selector).evaluate_all(_NEAR_JS, css)
+        return [p for p in paths or () if isinstance(p, str)]
+
+    def match(self, selector: str, scope: str | None = None) -> Match:
+        """The first pipe alternative of `selector` (within `scope`) that matches, and its count:
+        one count per alternative tried."""
+        with translating(selector):
+            found = locate(self.where, selector, scope)
+        return Match(found.used, found.count, tuple(found.tried))
+
+    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None:
+        """Every plausible element to act on (links, buttons, form fields, anything with a role, a
+        test id or the tag `tag`; at most `limit`) under `scope` (the page without one), with
+        fingerprints. None when the scope matches nothing. One round trip, plus the scope's count."""
+        with translating(scope):
+            if scope:
+                found = locate(self.where, scope)
+                if found.count == 0:
+                    return None
+                raw = found.locator.first.evaluate(_COLLECT_JS, {"tag": tag, "max": limit})
+            else:
+                raw = self.where.evaluate(f"(arg) => ({_COLLECT_JS})(document, arg)", {"tag": tag, "max": limit})
+        return [Collected(int(i["id"]), i.get("fp"), bool(i.get("visible")), bool(i.get("enabled")))
+                for i in raw or () if isinstance(i, Mapping)]
+
+    def details(self, ids: Sequence[int]) -> dict[int, Detail]:
+        """The elements with these ids that are still on the page: fingerprint, unique CSS, state."""
+        with translating():
+            raw = self.where.evaluate(_DETAIL_JS, list(ids))
+        out: dict[int, Detail] = {}
+        for key, info in (raw or {}).items():
+            if isinstance(info, Mapping):
+                css = info.get("css")
+                out[int(key)] = Detail(info.get("fp"), css if isinstance(css, str) else None,
+                                       bool(info.get("visible")), bool(info.get("enabled")))
+        return out
+
+    def owns(self, selector: str, scope: str | None, element_id: int) -> bool:
+        """Does `selector` (within `scope`) match exactly one element, the one with this id?"""
+        with translating(selector):
+            found = locate(self.where, selector, scope)
+            return found.count == 1 and bool(found.locator.evaluate(_OWNS_JS, element_id))
+
+    def body_text(self, limit: int) -> str:
+        """The first `limit` characters of the body's rendered text."""
+        with translating():
+            return str(self.where.evaluate(_BODY_TEXT_JS, limit) or "")
+

@@ -1,0 +1,183 @@
+"""Recorded page reads: the judges in walk/ (checks, resolve, healer) run on these without Chromium.
+
+`RecordedReader` answers `browser.probe.Reader` from handlers and recordings, as httpx's
+MockTransport answers a client: each read is looked up (a selector's recorded `ElementRead`, or
+a list of them consumed one read at a time: the page changing under the check), an exception
+recorded in its place is raised (`PageGone`, `PageUnreadable`, `InvalidSelector`), and every read
+is logged in `calls`, so a test counts the round trips a judge took. `RecordedSession` is the
+part of a `PageSession` a check asks (reader, beacons, wait, pump, crashed, translate), on a fake
+clock that `wait` advances.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from flowwalk.browser.errors import BrowserCrashed, PageGone
+from flowwalk.browser.network import Beacon
+from flowwalk.browser.probe import (
+    Collected,
+    Detail,
+    ElementQuery,
+    ElementRead,
+    FrameName,
+    Inspection,
+    Match,
+    Reader,
+)
+
+Recorded = Any   # an answer, a list of answers (one per read, the last repeats) or an exception
+
+
+def _answer(slot: dict[str, Recorded], key: str, default: Any) -> Any:
+    if key not in slot:
+        return default
+    value = slot[key]
+    if isinstance(value, list):
+        value = value.pop(0) if len(value) > 1 else value[0]
+    if isinstance(value, BaseException):
+        raise value
+    return value
+
+
+@dataclass
+class RecordedReader:
+    """A page (or frame) whose reads are recorded; see the module docstring."""
+
+    url_now: Recorded = "about:blank"
+    #: selector -> ElementRead (or a list, or an exception); a selector not listed matches nothing
+    elements_of: dict[str, Recorded] = field(default_factory=dict)
+    frames: list["RecordedReader"] = field(default_factory=list)
+    name: FrameName | None = None
+    gone: bool = False
+    #: selector -> Inspection (target re-resolution); not listed: nothing matches
+    inspections: dict[str, Recorded] = field(default_factory=dict)
+    #: or one handler for every inspection (resolve's selectors are long): selector -> Inspection | None
+    inspect_with: Callable[[str], Inspection | None] | None = None
+    near_of: dict[str, list[str]] = field(default_factory=dict)
+    matches: dict[str, Recorded] = field(default_factory=dict)
+    collected: list[Collected] | None = None
+    detailed: dict[int, Detail] = field(default_factory=dict)
+    #: (selector, element id) pairs `owns` answers True for
+    owned: set[tuple[str, int]] = field(default_factory=set)
+    body: str = ""
+    calls: list[tuple[str, ...]] = field(default_factory=list)
+
+    def url(self) -> str:
+        self.calls.append(("url",))
+        return str(_answer({"u": self.url_now}, "u", "about:blank"))
+
+    def elements(self, selector: str, query: ElementQuery) -> ElementRead:
+        self.calls.append(("elements", selector, query.kind))
+        result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
+        return result
+
+    def child_frames(self, limit: int) -> list[Reader]:
+        return list(self.frames[:limit])
+
+    def detached(self) -> bool:
+        return self.gone
+
+    def frame_name(self) -> FrameName | None:
+        return self.name
+
+    def inspect(self, selector: str, limit: int) -> Inspection:
+        self.calls.append(("inspect", selector))
+        if self.inspect_with is not None:
+            return self.inspect_with(selector) or Inspection(0, ())
+        result: Inspection = _answer(self.inspections, selector, Inspection(0, ()))
+        return result
+
+    def near(self, selector: str, css: str) -> list[str]:
+        self.calls.append(("near", selector))
+        return list(self.near_of.get(selector, []))
+
+    def match(self, selector: str, scope: str | None = None) -> Match:
+        self.calls.append(("match", selector))
+        result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))
+        return result
+
+    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None:
+        self.calls.append(("collect", tag))
+        return None if self.collected is None else list(self.collected[:limit])
+
+    def details(self, ids: Sequence[int]) -> dict[int, Detail]:
+        self.calls.append(("details",))
+        return {i: self.detailed[i] for i in ids if i in self.detailed}
+
+    def owns(self, selector: str, scope: str | None, element_id: int) -> bool:
+        self.calls.append(("owns", selector))
+        return (selector, element_id) in self.owned
+
+    def body_text(self, limit: int) -> str:
+        self.calls.append(("body_text",))
+        return self.body[:limit]
+
+
+class FakeClock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        #: how long each read takes (seconds): a busy page's reads are slow
+        self.read_s = 0.005
+
+    def __call__(self) -> float:
+        return self.now
+
+
+class RecordedSession:
+    """What a check asks of a PageSession, answered from a RecordedReader on a fake clock."""
+
+    def __init__(self, reader: RecordedReader, clock: FakeClock | None = None, *,
+                 beacons: Sequence[Beacon] = (), crashed: bool = False):
+        self.reader = _Timed(reader, clock or FakeClock())
+        self.clock = self.reader.clock
+        self.beacons = list(beacons)
+        self.crashed = crashed
+        #: the site closed its own page (window.close()): a closed page is then not a crash
+        self.site_closed = False
+        self.waited_ms: list[float] = []
+
+    def wait(self, ms: float) -> None:
+        self.waited_ms.append(ms)
+        self.clock.now += ms / 1000
+
+    def pump(self) -> None:
+        pass
+
+    def translate(self, exc: BaseException) -> BaseException:
+        """As PageSession.translate: a closed page is a crash (the site did not close it)."""
+        if isinstance(exc, PageGone) and not self.site_closed:
+            return BrowserCrashed(f"the browser or page crashed: {exc}")
+        return exc
+
+
+class _Timed:
+    """A reader whose every read takes `clock.read_s` of the fake clock."""
+
+    def __init__(self, reader: RecordedReader, clock: FakeClock):
+        self.recorded = reader
+        self.clock = clock
+
+    def __getattr__(self, name: str) -> Any:
+        value = getattr(self.recorded, name)
+        if not callable(value) or name in ("child_frames", "detached", "frame_name"):
+            return value
+
+        def timed(*args: Any, **kw: Any) -> Any:
+            self.clock.now += self.clock.read_s
+            return value(*args, **kw)
+        return timed
+
+
+def read(n: int, **kw: Any) -> ElementRead:
+    """An ElementRead of `n` matches (the other fields as keywords)."""
+    return ElementRead(n, **kw)
+
+
+def items(*seen: Mapping[str, Any]) -> Any:
+    """Inspection items from dicts (id, visible, enabled, role)."""
+    from flowwalk.browser.probe import Seen
+
+    return tuple(Seen(int(s["id"]), bool(s.get("visible", True)), bool(s.get("enabled", True)), str(s.get("role", "")))
+                 for s in seen)

@@ -1,0 +1,169 @@
+"""Stabilized checks judged from recorded page reads, without a browser (tests/recorded_page.py).
+
+What a check reads goes through browser/probe.py; what it makes of the reads is walk/checks.py's:
+the row of KINDS for each expect kind, the streak of fresh reads, the final runtime code, the
+look into child frames. These tests hand the check recorded reads and count its round trips.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable, TimedOut, translated
+from flowwalk.browser.network import Beacon
+from flowwalk.browser.probe import ElementRead, FrameName
+from flowwalk.errors import Location
+from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
+from flowwalk.walk.checks import KINDS, NEEDS_ELEMENT, run_check
+
+from recorded_page import FakeClock, RecordedReader, RecordedSession, read
+
+ST = Stabilize()
+
+
+def expect(kind: str, **kw: Any) -> Expect:
+    return Expect(loc=Location("specs/x.flow.yaml", 3, 5), text=f"expect {kind}", kind=kind, **kw)
+
+
+def check(session: RecordedSession, e: Expect, timeout_ms: int = 1000, scope: str | None = None) -> Any:
+    return run_check(session, e, scope=scope, timeout_ms=timeout_ms, stabilize=ST, clock=session.clock)
+
+
+def test_every_expect_kind_has_one_row_and_every_row_is_a_kind() -> None:
+    assert set(KINDS) == set(EXPECT_KINDS)
+    assert set(NEEDS_ELEMENT) <= set(KINDS)
+
+
+# (kind, expect fields, the recorded read, passes, observed)
+JUDGED = [
+    ("text_contains", {"value": "Saved", "selector": "#s"}, read(1, hit=True, text="Saved!"), True, "'#s' text: 'Saved!'"),
+    ("text_contains", {"value": "Saved", "selector": "#s"}, read(2, text="Saving"), False,
+     "'#s' text (first of 2): 'Saving'"),
+    ("text_not_contains", {"value": "Error"}, read(1, text="All good"), True, "body text: 'All good'"),
+    ("text_not_contains", {"value": "Error", "selector": "#gone"}, read(0), True, "no element matches '#gone'"),
+    ("has_text", {"value": "  Saved  ", "selector": "#s"}, read(1, hit=True, text="Saved"), True, "'#s' text: 'Saved'"),
+    ("text_matches", {"value": r"R-\d+", "selector": "#r"}, read(1, texts=("Report R-1001 ready",)), True,
+     "'#r' text: 'Report R-1001 ready'"),
+    ("text_matches", {"value": r"R-\d+", "selector": "#r"}, read(1, texts=("Preparing",)), False, "'#r' text: 'Preparing'"),
+    ("count", {"selector": "li", "count": 3, "op": "gte"}, read(4), True, "4 element(s) match 'li'"),
+    ("count", {"selector": "li", "count": 3}, read(4), False, "4 element(s) match 'li'"),
+    ("selector_exists", {"selector": "#a"}, read(0), False, "no element matches '#a'"),
+    ("selector_absent", {"selector": "#a"}, read(0), True, "no element matches '#a'"),
+    ("visible", {"selector": "#m"}, read(1, visible=1), True, "'#m' visible"),
+    ("visible", {"selector": "#m"}, read(3, visible=0), False, "'#m' 0 of 3 match(es) visible"),
+    ("hidden", {"selector": "#m"}, read(2, visible=1), False, "1 of 2 match(es) of '#m' visible"),
+    ("hidden", {"selector": "#m"}, read(0), True, "no element matches '#m'"),
+    ("enabled", {"selector": "#b"}, read(1, disabled=True, tag="button"), False, "'#b' disabled"),
+    ("disabled", {"selector": "#b"}, read(1, disabled=True, tag="button"), True, "'#b' disabled"),
+    ("checked", {"selector": "#c"}, read(1, checked="checked"), True, "'#c' checked"),
+    ("unchecked", {"selector": "#c"}, read(1, checked="mixed"), False, "'#c' mixed"),
+    ("input_value", {"selector": "#e", "value": "ada"}, read(1, value="ada", tag="input"), True, "'#e' value: 'ada'"),
+    ("input_value", {"selector": "#e", "value": "ada"}, read(1, value=None, tag="div"), False,
+     "'#e' is a <div>, which has no input value"),
+    ("attribute", {"selector": "#l", "attr": "href", "value": "/a", "match": "contains"}, read(1, value="/a/b"), True,
+     "'#l' href='/a/b'"),
+    ("attribute", {"selector": "#l", "attr": "href"}, read(1, value=None), False, "'#l' has no attribute href"),
+]
+
+
+@pytest.mark.parametrize("kind, fields, recorded, passes, observed", JUDGED)
+def test_each_kind_judges_a_recorded_read(kind: str, fields: dict[str, Any], recorded: ElementRead, passes: bool,
+                                          observed: str) -> None:
+    target = fields.get("selector") or "body"
+    session = RecordedSession(RecordedReader(elements_of={target: recorded}))
+    result = check(session, expect(kind, **fields), timeout_ms=300)
+    assert result.passed is passes
+    assert result.observed.startswith(observed)
+
+
+def test_a_passing_check_costs_two_reads_one_interval_apart() -> None:
+    reader = RecordedReader(elements_of={"#s": read(1, hit=True, text="Saved")})
+    session = RecordedSession(reader)
+    result = check(session, expect("text_contains", selector="#s", value="Saved"))
+    assert result.passed and result.reads == 2
+    assert reader.calls == [("elements", "#s", "text")] * 2   # one round trip per read
+    assert len(session.waited_ms) == 1 and 90 <= session.waited_ms[0] <= 100
+
+
+def test_content_that_arrives_late_passes_once_two_fresh_reads_see_it() -> None:
+    reader = RecordedReader(elements_of={"#s": [read(1, text="Saving")] * 3 + [read(1, hit=True, text="Saved")]})
+    result = check(RecordedSession(reader), expect("has_text", selector="#s", value="Saved"))
+    assert result.passed and result.reads == 5
+
+
+def test_the_final_read_chooses_the_runtime_code() -> None:
+    nothing = check(RecordedSession(RecordedReader()), expect("visible", selector="#m"), timeout_ms=300)
+    assert (nothing.passed, nothing.runtime_code) == (False, "ELEMENT_NOT_FOUND")
+    assert nothing.observed == "no element matches '#m'"
+    wrong = check(RecordedSession(RecordedReader(elements_of={"#b": read(1, disabled=True)})),
+                  expect("enabled", selector="#b"), timeout_ms=300)
+    assert wrong.runtime_code == "EXPECT_STATE_MISMATCH"
+    flapping = [read(1, hit=True, text="ok"), read(1, text="no")] * 30
+    unsettled = check(RecordedSession(RecordedReader(elements_of={"#f": flapping})),
+                      expect("has_text", selector="#f", value="ok"), timeout_ms=300)
+    assert unsettled.runtime_code in ("TIMEOUT", "EXPECT_STATE_MISMATCH")
+
+
+def test_a_page_that_keeps_navigating_gives_no_evidence_and_times_out() -> None:
+    navigating = PageUnreadable("Execution context was destroyed, most likely because of a navigation",
+                                navigating=True)
+    reader = RecordedReader(elements_of={"#s": navigating})
+    result = check(RecordedSession(reader), expect("text_contains", selector="#s", value="x"), timeout_ms=300)
+    assert (result.passed, result.runtime_code) == (False, "TIMEOUT")
+    assert result.observed == "no fresh read: the page was navigating"
+
+
+def test_a_selector_that_does_not_parse_fails_at_once() -> None:
+    reader = RecordedReader(elements_of={"a[": InvalidSelector("a[", "Unexpected token")})
+    result = check(RecordedSession(reader), expect("selector_exists", selector="a["), timeout_ms=5000)
+    assert (result.reads, result.runtime_code) == (1, "ELEMENT_NOT_FOUND")
+    assert result.observed == "invalid selector 'a[': Unexpected token"
+
+
+def test_a_closed_page_is_a_crash_unless_the_site_closed_it() -> None:
+    gone = PageGone("Target page, context or browser has been closed")
+    with pytest.raises(BrowserCrashed):
+        check(RecordedSession(RecordedReader(url_now=gone)), expect("url_contains", value="/x"))
+    session = RecordedSession(RecordedReader(url_now=gone))
+    session.site_closed = True
+    result = check(session, expect("url_contains", value="/x"), timeout_ms=300)
+    assert result.runtime_code == "TIMEOUT" and result.observed.startswith("no fresh read: Target page")
+
+
+def test_pipe_alternatives_are_read_in_order_until_one_matches() -> None:
+    reader = RecordedReader(elements_of={"#new": read(1, visible=1)})
+    result = check(RecordedSession(reader), expect("visible", selector="#old | #new"))
+    assert result.passed and result.selector == "#new"
+    assert [c[1] for c in reader.calls] == ["#old", "#new", "#old", "#new"]
+
+
+def test_beacons_and_urls_are_judged_without_reading_elements() -> None:
+    beacon = Beacon(vendor="ga4", event="sign_up", url="https://www.google-analytics.com/g/collect", t=1.5)
+    session = RecordedSession(RecordedReader(), beacons=[beacon])
+    assert check(session, expect("beacon", vendor="ga4", event="sign_up")).passed
+    reader = RecordedReader(url_now="http://127.0.0.1:1/dashboard.html?welcome=1")
+    assert check(RecordedSession(reader), expect("url_matches", value=r"dashboard\.html")).passed
+    assert reader.calls == [("url",)] * 2
+
+
+def test_a_failed_check_names_the_child_frame_that_has_what_it_looks_for() -> None:
+    frame = RecordedReader(elements_of={"body": read(1, hit=True, text="Pay now")},
+                           name=FrameName("checkout", "https://pay.example/frame"))
+    page = RecordedReader(elements_of={"body": read(1, text="Shop")}, frames=[frame])
+    result = check(RecordedSession(page), expect("text_contains", value="Pay now"), timeout_ms=300)
+    assert (result.passed, result.runtime_code) == (False, "ELEMENT_NOT_FOUND")
+    assert result.frame == "'checkout' (https://pay.example/frame)"
+
+
+def test_playwright_errors_are_translated_once() -> None:
+    from playwright.sync_api import Error, TimeoutError
+
+    assert isinstance(translated(Error("Target page, context or browser has been closed")), PageGone)
+    assert isinstance(translated(TimeoutError("Timeout 30000ms exceeded.")), TimedOut)
+    moved = translated(Error("Execution context was destroyed, most likely because of a navigation"))
+    assert isinstance(moved, PageUnreadable) and moved.navigating
+    bad = translated(Error("Unexpected token \"[\" while parsing css selector \"a[\""), "a[")
+    assert isinstance(bad, InvalidSelector) and bad.selector == "a["
+    assert str(moved) == "Execution context was destroyed, most likely because of a navigation"
