@@ -2,7 +2,7 @@
 
 `PageReader` wraps a Playwright page or frame. Each method is one read (one round trip unless it
 says otherwise) and returns a dataclass; each Playwright error it meets leaves translated once
-(`errors.translated`: `PageGone`, `TimedOut`, `PageUnreadable`, `InvalidSelector`). What a read
+(`browser.errors.translated`: `PageGone`, `TimedOut`, `PageUnreadable`, `InvalidSelector`). What a read
 means for a check, a heal or a resolution is judged by the caller (walk/, heal/, discover/), from
 these records alone, so the judges are tested from recorded reads without a browser (the
 `Reader` protocol is what they need; tests/unit hand them a fake).
@@ -10,7 +10,7 @@ these records alone, so the judges are tested from recorded reads without a brow
 Every script flowwalk injects to read a page starts with one prelude, `PRELUDE`, so there is one
 answer to each of these questions (a `fw` object in the script):
 
-- **visible** (`fw.visible(e)`): the element is connected, is rendered (`checkVisibility()`: no
+- **visible** (`fw.visible(e)`): the element is connected, is rendered (the DOM's checkVisibility: no
   `display: none` on it or an ancestor, no `content-visibility: hidden` ancestor), its computed
   `visibility` is `visible`, and its box is not empty. An element with `display: contents` has
   no box of its own: it is visible when one of its children is. This is Playwright's meaning of
