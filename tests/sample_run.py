@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import struct
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping, Sequence, cast
 
@@ -461,8 +461,13 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
             # attempts past the script repeat its last entry: a broken page stays broken
             outcomes = script[min(attempt, len(script)) - 1]
             scenario_events, status, ms = _scenario_events(sc, attempt, outcomes, t, shots)
+            # as the walker writes them (walk/outcomes.py): a pass after a failed attempt is flaky
+            scenario_events = [replace(e, status="flaky") if isinstance(e, RuleFinished) and e.status == "passed"
+                               and e.test_id in failed_before else e for e in scenario_events]
+            if status == "passed" and attempt > 1:
+                status = "flaky"
             no_retry = any(o.before_browser for o in outcomes.values())
-            final = status == "passed" or attempt == retries + 1 or no_retry
+            final = status in ("passed", "flaky") or attempt == retries + 1 or no_retry
             events.extend(scenario_events)
             events.append(ScenarioFinished(scenario_id=sid, attempt=attempt, status=status, duration_ms=ms,
                                            final=final))
@@ -471,9 +476,8 @@ def sample_events(suites: Sequence[Suite], plan_record: Mapping[str, Any], *, ru
                 for ev in scenario_events:
                     if isinstance(ev, RuleFinished):
                         counts["total"] += 1
-                        key = "flaky" if ev.status == "passed" and ev.test_id in failed_before else ev.status
-                        counts[key] += 1
-                        finals.append((key, ev.reason, ev.failure.failure_class if ev.failure else None))
+                        counts[ev.status] += 1
+                        finals.append((ev.status, ev.reason, ev.failure.failure_class if ev.failure else None))
                 break
             failed_before |= {ev.test_id for ev in scenario_events
                               if isinstance(ev, RuleFinished) and ev.status == "failed"}
@@ -508,11 +512,11 @@ def healed_events(heals: Sequence[tuple[str, Heal]], *, attempts: int = 1, shard
     for tid, found in by_test.items():
         name = tid.split("#", 1)[-1]
         for attempt in range(1, attempts + 1):
-            status: Status = "passed" if attempt == attempts else "failed"
+            status: Status = ("flaky" if attempts > 1 else "passed") if attempt == attempts else "failed"
             findings = tuple(Finding(severity="warning", source="step", step_index=h.step_index, kind="healed",
                                      message=f"step {h.step_index}: {h.old_selector!r} healed to {h.new_selector!r}",
                                      heal=h) for h in found)
-            failure = None if status == "passed" else Failure(
+            failure = None if status != "failed" else Failure(
                 failure_class="assertion_failed", runtime_code="EXPECT_STATE_MISMATCH", retryable=False,
                 step_kind="observation_or_assertion", message="text not found")
             events.append(ScenarioStarted(scenario_id=tid, attempt=attempt, worker=1, t=0.1))

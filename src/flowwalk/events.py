@@ -13,7 +13,7 @@ from __future__ import annotations
 import dataclasses
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Literal, Mapping, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar, Union, get_args, get_origin, get_type_hints
 
 EMIT_SCHEMA = "flowwalk.emit/1"
 
@@ -38,8 +38,20 @@ StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify"]
 Role = Literal["guard", "body"]
 #: a step's outcome (`warning`: an optional step that failed)
 StepStatus = Literal["passed", "failed", "warning", "skipped"]
-#: a rule's or a scenario's outcome in one attempt (`flaky`: passed after an earlier attempt failed)
+#: a rule's or a scenario's outcome in one attempt (`flaky`: passed after an earlier attempt failed).
+#: The walker decides `flaky` when it writes the result (walk/outcomes.py); readers take it as written.
 Status = Literal["passed", "failed", "skipped", "flaky"]
+#: the keys of a run's counts, in the order they are shown
+TALLY_KEYS = ("total", "passed", "failed", "skipped", "flaky")
+
+
+def tally(statuses: Iterable[str]) -> dict[str, int]:
+    """A run's counts: `total` and one per Status; anything else (not_run) counts as failed."""
+    counts = dict.fromkeys(TALLY_KEYS, 0)
+    for status in statuses:
+        counts["total"] += 1
+        counts[status if status in counts and status != "total" else "failed"] += 1
+    return counts
 #: why the walker stopped starting rules in a scenario; each is the skip reason of the rules left
 StopReason = Literal["browser_crashed", "setup_failed", "cancelled", "run_timeout"]
 #: why a rule was skipped ("" when it was not); `session_failed`: the setup that saves the

@@ -44,6 +44,15 @@ OUTCOME_EXIT: Final[Mapping[Outcome, ExitCode]] = {
     "cancelled": ExitCode.CANCELLED,
 }
 
+#: each outcome in words, for every report's headline (console, summary.md, report.html, the comment)
+OUTCOME_WORDS: Final[Mapping[str, str]] = {  # keyed by Outcome
+    "passed": "all checks passed",
+    "site_misbehaved": "the site misbehaved",
+    "spec_needs_review": "a spec needs review",
+    "infrastructure_failed": "the infrastructure failed",
+    "cancelled": "the run was cancelled",
+}
+
 #: skip reasons that mean "this check was cut short", not "this check decided to skip": a run
 #: holding one did not finish its work, so it never reads as a pass
 INCOMPLETE_REASONS: Final = ("run_timeout", "shard_missing", "not_run", "browser_crashed")

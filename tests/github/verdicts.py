@@ -19,7 +19,7 @@ def _test(test_id: str, source: str, line: int, status: str, *, failure: dict[st
           screenshots: list[str] | None = None) -> dict[str, Any]:
     scenario_id, _, rule = test_id.partition("/") if kind == "rules" else (test_id, "", "")
     return {"test_id": test_id, "scenario_id": scenario_id, "rule": rule or test_id.split("#")[-1],
-            "name": rule or test_id.split("#")[-1], "source": source, "line": line, "kind": kind,
+            "name": rule or test_id.split("#")[-1], "source": source, "line": line, "kind": kind, "tags": [],
             "status": status, "reason": reason, "duration_ms": duration_ms, "attempts": attempts,
             "failure": failure, "findings": [], "skipped_steps": [], "screenshots": screenshots or []}
 

@@ -6,7 +6,7 @@ import io
 from dataclasses import replace
 from pathlib import Path
 
-from flowwalk.events import Heal
+from flowwalk.events import Heal, tally
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.console import ConsoleReporter
 from flowwalk.report.records import read_run
@@ -40,7 +40,7 @@ def test_one_line_per_test_with_failure_class_and_step() -> None:
     assert "  ↻ examples/flows/checkout.flow.yaml#Checkout saves the order: attempt 1 failed, retrying" in lines
     assert "goto" not in out.getvalue()  # passed steps stay quiet
     assert lines[-1] == "14 tests: 6 passed, 3 failed, 4 skipped, 1 flaky in 18.7s"
-    assert console.tally == {"total": 14, "passed": 6, "failed": 3, "skipped": 4, "flaky": 1}
+    assert tally(console.statuses) == {"total": 14, "passed": 6, "failed": 3, "skipped": 4, "flaky": 1}
 
 
 def test_the_first_line_names_the_workers_the_run_can_use() -> None:

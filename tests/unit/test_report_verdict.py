@@ -39,7 +39,9 @@ def mini_run(tmp_path: Path, outcomes: list[tuple[str, Failure | None]], *, flak
         write(RunStarted(run_id="r", started_at="2024-05-01T12:00:00Z", flowwalk_version="0", shard={"index": 1, "total": 1},
                          plan=plan, settings={"flaky_policy": flaky_policy}))
         for sid, (status, fail) in zip(ids, outcomes):
-            attempts = [("failed", failure("assertion_failed")), (status, fail)] if flaky else [(status, fail)]
+            # as the walker writes them: the pass after a failed attempt is flaky
+            attempts = ([("failed", failure("assertion_failed")), ("flaky" if status == "passed" else status, fail)]
+                        if flaky else [(status, fail)])
             for n, (st, fl) in enumerate(attempts, start=1):
                 write(ScenarioStarted(scenario_id=sid, attempt=n, worker=1, t=0.0))
                 write(RuleFinished(scenario_id=sid, rule=sid.split("#")[1], test_id=sid, attempt=n, status=st,

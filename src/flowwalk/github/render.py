@@ -24,7 +24,7 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from flowwalk import __version__
-from flowwalk.report.summary import CATEGORIES, HEAL_MEANING, healed_items
+from flowwalk.report.summary import CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, healed_items
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -36,13 +36,10 @@ _MARKER = re.compile(r"^<!-- flowwalk:verdict(?: name=(?P<name>[^\s>]+))?(?: dig
 CLASS_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
     (key, title, classes) for key, title, _meaning, classes in CATEGORIES)
 
-HEADLINES: Mapping[str, tuple[str, str]] = {
-    "passed": ("✅", "all checks passed"),
-    "site_misbehaved": ("❌", "the site misbehaved"),
-    "spec_needs_review": ("⚠️", "a spec needs review"),
-    "infrastructure_failed": ("🛠️", "the infrastructure failed (rerunning may pass)"),
-    "cancelled": ("⏹️", "the run was cancelled; this covers what ran"),
-}
+#: what the comment adds to an outcome's words: what a reviewer can do about it
+_COMMENT_ADVICE = {"infrastructure_failed": " (rerunning may pass)", "cancelled": "; this covers what ran"}
+HEADLINES: Mapping[str, tuple[str, str]] = {outcome: (icon, words + _COMMENT_ADVICE.get(outcome, ""))
+                                            for outcome, (icon, words) in OUTCOME_TEXT.items()}
 
 
 # --- links ----------------------------------------------------------------------------------------

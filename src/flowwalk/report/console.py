@@ -14,16 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, TextIO
 
-from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished
+from flowwalk.exitcodes import OUTCOME_WORDS
+from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
 from flowwalk.report.summary import healed_items
 from flowwalk.report.verdict import failure_message
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
 _ASCII = {"passed": "ok   ", "failed": "FAIL ", "skipped": "skip ", "flaky": "flaky"}
 _COLORS = {"passed": "32", "failed": "31", "skipped": "33", "flaky": "35", "dim": "2", "bold": "1"}
-_OUTCOMES = {"passed": "all checks passed", "site_misbehaved": "the site misbehaved",
-             "spec_needs_review": "a spec needs review", "infrastructure_failed": "the infrastructure failed",
-             "cancelled": "the run was cancelled"}
 _REPORT_FILES = ("summary.md", "report.html", "junit.xml", "verdict.json", "emit.jsonl")
 
 
@@ -67,9 +65,9 @@ class ConsoleReporter:
         self.symbols = _SYMBOLS if _can_encode(stream, "".join(_SYMBOLS.values()) + "…·") else _ASCII
         self._lock = threading.Lock()
         self._pending: dict[tuple[str, int], list[RuleFinished]] = {}
-        self._failed_before: dict[str, set[str]] = {}
         self._names: dict[str, str] = {}
-        self.tally = {"total": 0, "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
+        #: the final status of each test shown, in order (counted by events.tally at the end)
+        self.statuses: list[str] = []
         self._width = 0
 
     # -- output --------------------------------------------------------------------------------
@@ -113,21 +111,14 @@ class ConsoleReporter:
 
     def _scenario_finished(self, event: ScenarioFinished) -> None:
         rules = self._pending.pop((event.scenario_id, event.attempt), [])
-        failed = self._failed_before.setdefault(event.scenario_id, set())
         if not event.final:
-            failed.update(r.test_id for r in rules if r.status == "failed")
             self._print(self._paint(f"  ↻ {event.scenario_id}: attempt {event.attempt} {event.status}, retrying"
                                     if self.symbols is _SYMBOLS else
                                     f"  retry {event.scenario_id}: attempt {event.attempt} {event.status}", "dim"))
             return
         for rule in rules:
-            status = rule.status
-            if status == "passed" and rule.test_id in failed:
-                status = "flaky"
-            self.tally["total"] += 1
-            self.tally[status if status in self.tally else "failed"] += 1
-            self._print(self._line(rule, status))
-        self._failed_before.pop(event.scenario_id, None)
+            self.statuses.append(rule.status)
+            self._print(self._line(rule, rule.status))
 
     def _line(self, rule: RuleFinished, status: str) -> str:
         symbol = self._paint(self.symbols.get(status, "?"), status)
@@ -158,7 +149,7 @@ class ConsoleReporter:
         return line
 
     def _run_finished(self, event: RunFinished) -> None:
-        t = self.tally
+        t = tally(self.statuses)
         parts = [self._paint(f"{t['passed']} passed", "passed") if t["passed"] else "0 passed",
                  self._paint(f"{t['failed']} failed", "failed") if t["failed"] else "0 failed",
                  f"{t['skipped']} skipped"]
@@ -173,7 +164,7 @@ class ConsoleReporter:
         """After the reports are built: the verdict and where to look."""
         with self._lock:
             outcome = str(verdict.get("outcome"))
-            text = f"verdict: {_OUTCOMES.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
+            text = f"verdict: {OUTCOME_WORDS.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
             heals = len(healed_items(verdict))
             if heals:

@@ -146,13 +146,10 @@ class ScenarioRecord:
 
     @property
     def status(self) -> str:
-        """passed | failed | skipped | flaky | not_run."""
+        """passed | failed | skipped | flaky | not_run (the final attempt's, as the walker wrote it)."""
         if not self.attempts:
             return "not_run"
-        last = self.attempts[-1].status
-        if last == "passed" and any(a.status == "failed" for a in self.attempts[:-1]):
-            return "flaky"
-        return last
+        return self.attempts[-1].status
 
     @property
     def duration_ms(self) -> float:
@@ -548,9 +545,7 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
         final = found.attempts[final_no]
         history = tuple(Attempt(n, found.attempts[n].status, found.attempts[n].duration_ms, found.attempts[n])
                         for n in numbers)
-        status = final.status
-        if status == "passed" and any(a.status == "failed" for a in history[:-1]):
-            status = "flaky"
+        status = final.status  # flaky as the walker wrote it (events.Status)
         steps = tuple(sorted(found.steps.get(final_no, []), key=lambda s: s.index))
         tests.append(replace(
             m, rule=m.rule or final.rule, source=m.source or final.path, line=final.line, status=status,

@@ -19,7 +19,7 @@ import html
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
-from flowwalk.exitcodes import INCOMPLETE_REASONS
+from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
 
 SUMMARY_FILE = "summary.md"
@@ -36,13 +36,11 @@ CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
      ("infrastructure_error",)),
 )
 
-OUTCOME_TEXT = {
-    "passed": ("✅", "all checks passed"),
-    "site_misbehaved": ("❌", "the site misbehaved"),
-    "spec_needs_review": ("⚠️", "a spec needs review"),
-    "infrastructure_failed": ("🛠️", "the infrastructure failed"),
-    "cancelled": ("⏹️", "the run was cancelled"),
-}
+OUTCOME_ICONS: Mapping[str, str] = {"passed": "✅", "site_misbehaved": "❌", "spec_needs_review": "⚠️",
+                                     "infrastructure_failed": "🛠️", "cancelled": "⏹️"}
+#: each outcome's icon and words (exitcodes.OUTCOME_WORDS)
+OUTCOME_TEXT: Mapping[str, tuple[str, str]] = {outcome: (OUTCOME_ICONS[outcome], words)
+                                               for outcome, words in OUTCOME_WORDS.items()}
 
 
 @dataclass(frozen=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Mapping
 
-from flowwalk.events import Failure, to_json
+from flowwalk.events import Failure, tally, to_json
 from flowwalk.exitcodes import Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
@@ -158,10 +158,9 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
     """The verdict.json dict of a run (see the module docstring and docs/architecture.md)."""
     tests = records.tests
     order = {t.test_id: t.order for t in tests}
-    counts = {"total": len(tests), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
+    counts = tally(test.status for test in tests)
     by_class: dict[str, int] = {cls: 0 for cls in FAILURE_CLASSES}
     for test in tests:
-        counts[test.status if test.status in counts else "failed"] += 1
         cls = failure_class(test)
         if cls:
             by_class[cls] = by_class.get(cls, 0) + 1

@@ -272,9 +272,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     if cancelled:
         out(ev.RunCancelled(signal=str(getattr(cancel, "signal_name", None) or "SIGINT"), t=run.elapsed_s()))
     finals = dict(shared.finals)
-    counts = {"total": len(finals), "passed": 0, "failed": 0, "skipped": 0, "flaky": 0}
-    for status, _, _ in finals.values():
-        counts[status if status in counts else "failed"] += 1
+    counts = ev.tally(status for status, _, _ in finals.values())
     healed = any(finals[t][0] in ("passed", "flaky") for t in shared.healed if t in finals)
     code = int(decide_outcome(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy,
                               heal_policy=settings.heal_policy, healed=healed)[1])
