@@ -100,6 +100,9 @@ durations_option = click.option("--durations", "durations_file", type=click.Path
                                 help="An earlier emit.jsonl or a JSON {scenario id: seconds} to balance shards; "
                                      "each job then walks its longest scenarios first.")
 
+project_option = click.option("--project", "projects", multiple=True, metavar="NAME",
+                              help="Run only this project of flowwalk.yaml (repeat, or NAME,NAME) [all of them].")
+
 
 @main.command()
 @paths_argument
@@ -125,6 +128,7 @@ def validate(**options: Any) -> None:
               help="Serve this folder on 127.0.0.1 for the run and use it as the base URL.")
 @shard_option
 @durations_option
+@project_option
 @click.option("--fingerprints", "fingerprints_file", type=click.Path(),
               help="An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                    "selectors [the --durations file].")
@@ -157,6 +161,7 @@ def run(**options: Any) -> None:
 @shard_option
 @durations_option
 @selection_options
+@project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
 def plan(**options: Any) -> None:
     """Print which scenarios each shard runs, without running them."""

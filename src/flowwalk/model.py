@@ -198,6 +198,39 @@ class Assertion:
     event: str | None = None
 
 
+# --- the browser's environment -----------------------------------------------------------------
+
+COLOR_SCHEMES = ("light", "dark", "no-preference")
+
+
+@dataclass(frozen=True)
+class Environment:
+    """The browser a scenario walks in (flowwalk.yaml, a project, a spec or a rule file's scenario);
+    a key left None inherits from the layer below (environment.py merges them)."""
+
+    #: (width, height) in CSS pixels
+    viewport: tuple[int, int] | None = None
+    #: one of Playwright's device descriptors by name (devices.json): viewport, user agent, scale, touch
+    device: str | None = None
+    locale: str | None = None
+    #: an IANA time zone id, e.g. Europe/Paris
+    timezone: str | None = None
+    color_scheme: Literal["light", "dark", "no-preference"] | None = None
+    #: (latitude, longitude, accuracy in metres); the geolocation permission is granted with it
+    geolocation: tuple[float, float, float] | None = None
+
+    def is_empty(self) -> bool:
+        return self == Environment()
+
+
+@dataclass(frozen=True)
+class Project:
+    """A named environment profile of flowwalk.yaml's `projects`: every scenario runs once in each."""
+
+    name: str
+    environment: Environment = Environment()
+
+
 # --- rules, scenarios, suites -----------------------------------------------------------------
 
 
@@ -258,6 +291,10 @@ class Scenario:
     #: the saved session this scenario's context starts from (`session:`), and where it is named
     session: str | None = None
     session_loc: Location | None = None
+    #: the browser's environment this file asks for (over flowwalk.yaml's and the project's)
+    environment: Environment = Environment()
+    #: the project (environment profile) this copy of the scenario runs in; its name prefixes the id
+    project: str | None = None
 
     @property
     def saves(self) -> tuple[tuple[str, Rule], ...]:

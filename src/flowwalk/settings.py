@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
-from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Stabilize
+from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -145,6 +145,12 @@ class Settings:
     #: stop starting scenarios after this many failed ones (the rest: not_run, max_failures)
     max_failures: int | None = None
 
+    #: the browser's environment flowwalk.yaml asks for (viewport, device, locale, ...); specs win
+    environment: Environment = Environment()
+    #: flowwalk.yaml's `projects`: every scenario runs once in each (docs/environment.md)
+    projects: tuple[Project, ...] = ()
+    #: `--project NAME`: only these projects run (empty: all of them)
+    project_filter: tuple[str, ...] = ()
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
 
@@ -179,6 +185,29 @@ def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var") -
             raise UsageError(f"{what} '{pair}' is not NAME=VALUE\n  hint: for example {what} BASE=https://127.0.0.1:8080")
         out[name.strip()] = value
     return out
+
+
+def environment_from(block: Mapping[str, Any]) -> Environment:
+    """The environment keys of a validated flowwalk.yaml (or one of its projects) as plain data."""
+    viewport, geo = block.get("viewport"), block.get("geolocation")
+    return Environment(
+        viewport=(int(viewport["width"]), int(viewport["height"])) if viewport else None,
+        device=block.get("device"), locale=block.get("locale"), timezone=block.get("timezone"),
+        color_scheme=block.get("color_scheme"),
+        geolocation=(float(geo["latitude"]), float(geo["longitude"]), float(geo.get("accuracy", 0)))
+        if geo else None)
+
+
+def parse_names(values: Any) -> tuple[str, ...]:
+    """Names given once each or as one comma- or newline-separated text (`--project a,b`, an input)."""
+    if isinstance(values, str):
+        values = [values]
+    out: list[str] = []
+    for value in values or ():
+        for name in str(value).replace("\n", ",").split(","):
+            if name.strip() and name.strip() not in out:
+                out.append(name.strip())
+    return tuple(out)
 
 
 def cpu_count() -> int:
@@ -330,6 +359,9 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
             raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
     if config.get("model"):
         merged["model"] = build_model_config(config["model"])
+    merged["environment"] = environment_from(config)
+    merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
+    merged["project_filter"] = parse_names(options.get("projects") or env.get("FLOWWALK_PROJECT", ""))
     merged.setdefault("executable", default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     return Settings(**merged)

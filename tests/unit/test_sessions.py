@@ -68,7 +68,7 @@ def test_a_dependant_waits_for_its_setup_and_starts_from_what_it_saved() -> None
     waiter.start()
     time.sleep(0.3)
     assert taken == []
-    book.save("admin", {"cookies": [], "origins": []})
+    book.save(setup, "admin", {"cookies": [], "origins": []})
     waiter.join(5)
     assert taken == [user]
     assert book.state_for(user) == {"cookies": [], "origins": []} and book.blame(user) is None

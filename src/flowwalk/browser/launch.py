@@ -80,6 +80,10 @@ class Browser:
         self._spare: "asyncio.Task[tuple[Any, Any, RouteForward | None]] | None" = None
         #: the hosts of the last plain session: the spare's route is made for them
         self._route_key: tuple[str | None, tuple[str, ...]] | None = None
+        #: the context options of the last plain session (its environment): the spare is made with
+        #: them, and taken only by a session that asks for the same
+        self._spare_options: dict[str, Any] = _plain_options()
+        self._spare_made_with: dict[str, Any] | None = None
         self._closing: "set[asyncio.Task[Any]]" = set()
         browser.on("disconnected", lambda _b: self._on_disconnected())
 
@@ -177,8 +181,12 @@ class Browser:
 
     def new_session(self, *, entry_url: str | None, allowed_hosts: tuple[str, ...],
                     trace: bool = False, offline: bool = True,
-                    storage_state: dict[str, Any] | None = None) -> PageSession:
+                    storage_state: dict[str, Any] | None = None,
+                    context_options: dict[str, Any] | None = None) -> PageSession:
         """A fresh context + page for one scenario attempt.
+
+        `context_options`: the scenario's environment as `new_context` options (viewport, device,
+        locale, time zone, colour scheme, geolocation: environment.py), over the defaults.
 
         `storage_state`: the cookies and local storage it starts from (a saved session, handed to
         Chromium over Playwright's pipe as data: never a file).
@@ -189,14 +197,14 @@ class Browser:
         """
         self._check_alive()
         entry_host = host_of(entry_url) if entry_url else None
-        options = _plain_options()
+        options = {**_plain_options(), **(context_options or {})}
         plain = not trace and not (offline and entry_host) and storage_state is None
         if storage_state is not None:
             options["storage_state"] = storage_state
         if not plain and entry_host and offline:
             options["proxy"] = {"server": self._sink_address(),
                                 "bypass": _bypass_list(entry_host, allowed_hosts)}
-        opened = self._take_spare() if plain else None
+        opened = self._take_spare(options) if plain else None
         routed: RouteForward | None = None
         try:
             if opened is not None:
@@ -226,6 +234,7 @@ class Browser:
         )
         if plain:
             self._route_key = session.route_key
+            self._spare_options = options
             if self.keep_spare:
                 self.prepare_spare()
         return session
@@ -243,9 +252,10 @@ class Browser:
             return
         impl = self._browser._impl_obj
         key = self._route_key
+        options = self._spare_options
 
         async def open_spare() -> tuple[Any, Any, RouteForward | None]:
-            context = await _impl_call(impl.new_context, **_plain_options())
+            context = await _impl_call(impl.new_context, **options)
             forward = None
             try:
                 await _impl_call(context.add_init_script, script=CONTEXT_SCRIPT)
@@ -263,21 +273,35 @@ class Browser:
         task = self._browser._loop.create_task(open_spare())
         task.add_done_callback(_collect)
         self._spare = task
+        self._spare_made_with = options
         if wait:
             try:
                 self._browser._sync(task)
             except Exception:  # noqa: BLE001 - see the docstring: new_session reports it
                 pass
 
-    def _take_spare(self) -> "tuple[BrowserContext, Page, RouteForward | None] | None":
+    def _take_spare(self, options: dict[str, Any]) -> "tuple[BrowserContext, Page, RouteForward | None] | None":
+        """The spare, when it was made with `options` (else it is closed, and None)."""
         task, self._spare = self._spare, None
         if task is None:
+            return None
+        if self._spare_made_with != options:
+            task.add_done_callback(self._close_unused)
             return None
         try:
             context, page, routed = task.result() if task.done() else self._browser._sync(task)
         except Exception:  # noqa: BLE001 - open one on the spot instead, which reports the problem
             return None
         return _sync_api(context), _sync_api(page), routed
+
+    def _close_unused(self, task: "asyncio.Task[Any]") -> None:
+        """A spare made for another environment: its context is closed once it is open."""
+        if task.cancelled() or task.exception() is not None or not self.is_alive():
+            return
+        context = task.result()[0]
+        closing = self._browser._loop.create_task(_impl_call(context.close))
+        closing.add_done_callback(_collect)
+        self._closing.add(closing)
 
     def _close_later(self, context: "BrowserContext") -> None:
         """Close a finished scenario's context without waiting for Chromium's answer."""

@@ -62,6 +62,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
     ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by; "
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
+    ActionInput("projects", "Run only these projects (environment profiles) of flowwalk.yaml, separated by commas, "
+                "spaces or newlines (default: all of them).", kind="names", run_flag="--project"),
     ActionInput("fingerprints", "An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                 "selectors (default: the durations file).", run_flag="--fingerprints"),
     ActionInput("grep", "Run only the scenarios with a test id matching this regular expression.", run_flag="--grep"),

@@ -157,6 +157,7 @@ class RunRequest:
     tag: str | None = None
     last_failed: str | None = None
     max_failures: int | None = None
+    projects: list[str] = field(default_factory=list)
 
 
 def _out_dir(ws: Workspace, given: str) -> Path:
@@ -213,7 +214,7 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         "variables": _assignments(request.variables), "secret_names": _names(request.secret_names),
         "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
         "offline": request.offline, "grep": request.grep, "grep_invert": request.grep_invert, "tag": request.tag,
-        "max_failures": request.max_failures,
+        "max_failures": request.max_failures, "projects": _names(request.projects),
     }
     if request.last_failed:
         options["last_failed"] = os.path.relpath(ws.confine(request.last_failed, "last_failed"))

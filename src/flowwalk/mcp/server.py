@@ -364,6 +364,8 @@ class FlowwalkServer:
                                                              "with a test that did not pass there")] = None,
         max_failures: Annotated[int | None, Field(description="stop starting scenarios after this many failed",
                                                   ge=1)] = None,
+        projects: Annotated[list[str], Field(description="only these projects (environment profiles) of "
+                                                         "flowwalk.yaml; empty: all of them")] = [],  # noqa: B006
     ) -> Annotated[CallToolResult, RunAnswer]:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -373,7 +375,7 @@ class FlowwalkServer:
                              secret_names=list(secret_names), out_dir=out_dir, serve=serve,
                              run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
                              grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
-                             max_failures=max_failures)
+                             max_failures=max_failures, projects=list(projects))
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(

@@ -47,6 +47,8 @@ class Plan:
     durations: DurationSource = DurationSource()
     #: what `--grep`, `--grep-invert`, `--tag`, `--last-failed` selected (plan/select.py); None: all
     selection: Mapping[str, Any] | None = None
+    #: the browser's environment of each scenario, as reports show it (environment.describe)
+    environments: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def assigned_scenarios(self) -> tuple[Scenario, ...]:
         """The scenarios of this shard, in plan order."""
@@ -93,6 +95,10 @@ class Plan:
                            "parents": list(r.parents), "tags": list(sc.test_tags(r))} for r in sc.rules],
                 "tags": list(sc.tags),
                 "test_ids": [sc.test_id(r) for r in sc.rules],
+                "project": sc.project,
+                "environment": dict(self.environments.get(sc.id, {})),
+                "session": sc.session,
+                "saves_sessions": [name for name, _ in sc.saves],
                 "duration_s": self.estimates.get(sc.id),
                 "duration_measured": sc.id in self.measured,
                 "shard": shard_by_id.get(sc.id, 1),

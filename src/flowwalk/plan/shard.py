@@ -21,11 +21,12 @@ import statistics
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable, Mapping, Sequence
 
+from flowwalk.environment import describe, layers_of
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.model import Scenario, Suite
 from flowwalk.plan.model import DurationSource, Plan
 from flowwalk.plan.select import Selection, select_scenarios
-from flowwalk.spec.sessions import setups_by_name
+from flowwalk.spec.sessions import session_key, setups_by_key
 from flowwalk.spec.source import escape
 
 if TYPE_CHECKING:  # settings are passed in, never built here
@@ -217,7 +218,8 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
 
     `settings` is a `flowwalk.settings.Settings` (`shard_index`, `shard_total`, `durations_file`
     and the selection's `grep`, `grep_invert`, `tag`, `last_failed` are read). Selection comes
-    before sharding (plan/select.py), so the shards split only what was selected.
+    before sharding (plan/select.py), so the shards split only what was selected. `environment`
+    and `projects` give each scenario's environment in the record.
     """
     index, total = int(settings.shard_index), int(settings.shard_total)
     if total < 1 or not 1 <= index <= total:
@@ -255,28 +257,31 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
                                 default_s=default_s)
     else:  # nothing learned that applies to this plan: count-balanced, and the record says so
         source = DurationSource(kind="none", path=path)
+    environments = {sc.id: describe(layers_of(settings.environment, settings.projects, sc)) for sc in scenarios}
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
                 shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
                 measured=frozenset(known), durations=source,
-                selection=selection.record(len(scenarios), len(every)) if selection.active else None)
+                selection=selection.record(len(scenarios), len(every)) if selection.active else None,
+                environments={sid: env for sid, env in environments.items() if env})
 
 
 def _with_setups(every: Sequence[Scenario], picked: Sequence[Scenario]) -> list[Scenario]:
     """The picked scenarios and the setups that save the sessions they start from, in plan order:
     a selected scenario never runs without its sign-in."""
-    setups = setups_by_name(every)
+    setups = setups_by_key(every)
     needed = {sc.id for sc in picked}
-    needed.update(setups[sc.session][0].id for sc in picked if sc.session and sc.session in setups)
+    needed.update(setups[session_key(sc, sc.session)][0].id for sc in picked
+                  if sc.session and session_key(sc, sc.session) in setups)
     return [sc for sc in every if sc.id in needed]
 
 
 def session_groups(scenarios: Sequence[Scenario]) -> dict[str, str]:
     """Scenario id -> the id of its sharding unit: a setup that saves a session and every scenario
     that starts from it are one unit (the setup's id), so a shard never waits on another's login."""
-    setups = setups_by_name(scenarios)
+    setups = setups_by_key(scenarios)
     out: dict[str, str] = {}
     for sc in scenarios:
-        setup = setups.get(sc.session) if sc.session else None
+        setup = setups.get(session_key(sc, sc.session)) if sc.session else None
         out[sc.id] = setup[0].id if setup is not None else sc.id
     return out
 

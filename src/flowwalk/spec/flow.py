@@ -236,10 +236,20 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
                 if getattr(step, key) is not None:
                     add(path + (key,), f"'{key}'", key=True)
         selectors(step, path)
-    for key in ("saves_session", "session"):
+    for key in ("saves_session", "session", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:
             add((key,), f"'{key}'", key=True)
     return problems
+
+
+def environment_of(block: Any) -> m.Environment:
+    """The environment keys of a validated model (a flow spec, a rule file's scenario, flowwalk.yaml,
+    a project) as a `model.Environment`."""
+    viewport, geo = block.viewport, block.geolocation
+    return m.Environment(
+        viewport=(viewport.width, viewport.height) if viewport is not None else None,
+        device=block.device, locale=block.locale, timezone=block.timezone, color_scheme=block.color_scheme,
+        geolocation=(float(geo.latitude), float(geo.longitude), float(geo.accuracy)) if geo is not None else None)
 
 
 def assertion_text(item: Any) -> str:
@@ -275,5 +285,6 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
                           allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
                           session=spec.session,
                           session_loc=source.loc(("session",)) if spec.session is not None else None,
-                          tags=m.merge_tags(spec.tags or ()))
+                          tags=m.merge_tags(spec.tags or ()),
+                          environment=environment_of(spec))
     return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []

@@ -9,16 +9,18 @@ file, so a user fixes them all in one round.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from flowwalk.errors import Location, Problem, SpecError
+from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Suite
 from flowwalk.settings import Settings
 from flowwalk.spec.flow import load_flow
 from flowwalk.spec.rules import load_rules
 from flowwalk.spec.sessions import session_problems
+from flowwalk.spec.spelling import choices_hint
 from flowwalk.spec.source import SourceError, escape, load_source
 from flowwalk.spec.variables import secret_misuse
 
@@ -141,4 +143,29 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     problems.extend(session_problems(suites))
     if problems:
         raise SpecError(problems)
-    return suites
+    return with_projects(suites, settings)
+
+
+def project_id(project: str, scenario_id: str) -> str:
+    """A scenario's id in one project: `[iphone-13] specs/home.flow.yaml#home`, as Playwright's
+    reporters name a test `[project] › file › title`."""
+    return f"[{project}] {scenario_id}"
+
+
+def with_projects(suites: list[Suite], settings: Settings) -> list[Suite]:
+    """Each scenario once per project of flowwalk.yaml (`--project`: only those), its id prefixed
+    with the project's name; the suites unchanged when the config names no project."""
+    projects = settings.projects
+    if settings.project_filter:
+        names = [p.name for p in projects]
+        for wanted in settings.project_filter:
+            if wanted not in names:
+                hint = (choices_hint(wanted, names, "projects of flowwalk.yaml") if names else
+                        "flowwalk.yaml names no projects: add 'projects:' there (docs/environment.md)")
+                raise UsageError(f"--project '{escape(wanted)}' is not a project of flowwalk.yaml\n  hint: {hint}")
+        projects = tuple(p for p in projects if p.name in settings.project_filter)
+    if not projects:
+        return suites
+    return [dataclasses.replace(suite, scenarios=tuple(
+        dataclasses.replace(sc, id=project_id(p.name, sc.id), project=p.name)
+        for sc in suite.scenarios for p in projects)) for suite in suites]

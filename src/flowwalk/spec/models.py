@@ -14,6 +14,7 @@ located problems worded for people.
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 from urllib.parse import urlsplit
@@ -26,6 +27,7 @@ from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, SETTING_RANGES, TAG_MAX, 
                             tag_problem)
 # values go into messages through quote (control characters escaped: one line each)
 from flowwalk.spec.source import quote as quote
+from flowwalk.spec.spelling import did_you_mean
 
 # --- limits of flow-spec v1 (the contract's "hard ceilings") -------------------------------------
 
@@ -51,6 +53,8 @@ EMIT_FIELDS_MAX = 50
 STEP_TIMEOUT_MAX = 120_000
 RULE_TIMEOUT_MIN, RULE_TIMEOUT_MAX = 100, 600_000
 GUARD_TIMEOUT_MAX = 60_000
+VIEWPORT_MIN, VIEWPORT_MAX = 100, 10_000
+PROJECTS_MAX = 20
 RETRY_MAX, RETRY_DELAY_MAX = 10, 60_000
 
 V1_ACTIONS = ("click", "fill", "press", "hover", "scroll")
@@ -71,8 +75,11 @@ PIPE_PATTERN = r"\s\|\s"
 URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?://[^/?#\s]|/(?!/)|\{\{)"
 NAME_PATTERN = r"^\s*\S(?:[\s\S]{0,118}\S)?\s*$"
 IDENTIFIER_PATTERN = r"^[A-Za-z_][A-Za-z0-9_]*$"
+LOCALE_PATTERN = r"^[A-Za-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$"
 
 _XPATH = re.compile(XPATH_PATTERN)
+_RULE_NAME = re.compile(RULE_NAME_PATTERN)
+_LOCALE = re.compile(LOCALE_PATTERN)
 _PIPE = re.compile(PIPE_PATTERN)
 _HOST = re.compile(HOST_PATTERN)
 
@@ -170,6 +177,50 @@ def _check_name(value: str) -> str:
     return text
 
 
+def _check_short_name(value: str) -> str:
+    if not _RULE_NAME.match(value):
+        raise fail(f"{{subject}} {quote(value)} uses characters a name here cannot",
+                   "use letters, digits, '_', '.' and '-' (no spaces), e.g. 'admin' or 'iphone-13'")
+    return value
+
+
+def _check_locale(value: str) -> str:
+    if not _LOCALE.match(value):
+        raise fail(f"locale {quote(value)} is not a language tag",
+                   "write a BCP 47 tag: a language, then optionally a region, e.g. 'en-GB', 'fr-FR' or 'de'")
+    return value
+
+
+@functools.lru_cache(maxsize=1)
+def _timezones() -> frozenset[str]:
+    import zoneinfo
+
+    return frozenset(zoneinfo.available_timezones())
+
+
+def _check_timezone(value: str) -> str:
+    known = _timezones()
+    if known and value not in known:
+        guess = did_you_mean(value, sorted(known))
+        raise fail(f"timezone {quote(value)} is not an IANA time zone",
+                   (f"did you mean '{guess}'? " if guess else "") +
+                   "write an IANA id, e.g. 'Europe/Paris', 'America/New_York' or 'UTC'")
+    return value
+
+
+def _check_device(value: str) -> str:
+    from flowwalk.environment import device_names
+
+    names = device_names()
+    if value not in names:
+        guess = did_you_mean(value, names)
+        raise fail(f"unknown device {quote(value)}",
+                   (f"did you mean '{guess}'? " if guess else "") +
+                   "a device is one of Playwright's device descriptors by name, e.g. 'iPhone 13', "
+                   "'Pixel 7', 'iPad Mini', 'Desktop Chrome' (docs/environment.md lists where to find them all)")
+    return value
+
+
 def _check_regex(value: str) -> str:
     try:
         re.compile(value)
@@ -223,8 +274,15 @@ Regex = Annotated[str, Field(min_length=1, max_length=VALUE_MAX, json_schema_ext
 Vendor = Annotated[str, Field(min_length=1, max_length=VENDOR_MAX)]
 Event = Annotated[str, Field(min_length=1, max_length=EVENT_MAX)]
 RuleName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
-#: a saved session's name (`saves_session: admin`, `session: admin`): written like a rule's name
-SessionName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
+#: a saved session's or a project's name (`session: admin`, `name: iphone-13`): written like a rule's name
+SessionName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX,
+                                   json_schema_extra={"pattern": RULE_NAME_PATTERN}),
+                        AfterValidator(_check_short_name)]
+ColorScheme = Literal["light", "dark", "no-preference"]
+Locale = Annotated[str, Field(min_length=2, max_length=35, json_schema_extra={"pattern": LOCALE_PATTERN}),
+                   AfterValidator(_check_locale)]
+Timezone = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_check_timezone)]
+DeviceName = Annotated[str, Field(min_length=1, max_length=80), AfterValidator(_check_device)]
 ScalarText = Annotated[str, BeforeValidator(_scalar_text), Field(max_length=VALUE_MAX),
                        WithJsonSchema({"type": ["string", "integer", "number", "boolean"]})]
 StepTimeout = Annotated[int, Field(ge=1, le=STEP_TIMEOUT_MAX)]
@@ -646,6 +704,28 @@ class BeaconFires(Strict):
 AssertionModel = Annotated[Union[NoConsoleErrors, BeaconFires], Field(discriminator="kind")]
 
 
+# --- the browser's environment (docs/environment.md) ------------------------------------------------
+
+
+class ViewportModel(Strict):
+    LABEL: ClassVar[str] = "viewport"
+    width: Annotated[int, Field(ge=VIEWPORT_MIN, le=VIEWPORT_MAX)]
+    height: Annotated[int, Field(ge=VIEWPORT_MIN, le=VIEWPORT_MAX)]
+
+
+class GeolocationModel(Strict):
+    LABEL: ClassVar[str] = "geolocation"
+    latitude: Annotated[float, Field(ge=-90, le=90)]
+    longitude: Annotated[float, Field(ge=-180, le=180)]
+    #: metres
+    accuracy: Annotated[float, Field(ge=0, le=100_000)] = 0
+
+
+#: the keys of an environment, wherever one is written (a flow's top level, a rule file's scenario,
+#: flowwalk.yaml's top level, a project)
+ENVIRONMENT_KEYS = ("viewport", "device", "locale", "timezone", "color_scheme", "geolocation")
+
+
 # --- flow spec ------------------------------------------------------------------------------------------
 
 
@@ -667,6 +747,13 @@ class FlowSpecModel(Strict):
     session: Optional[SessionName] = None
     #: v1.x: words `--tag` selects by
     tags: Optional[Tags] = None
+    #: v1.x: the browser's environment (docs/environment.md)
+    viewport: Optional[ViewportModel] = None
+    device: Optional[DeviceName] = None
+    locale: Optional[Locale] = None
+    timezone: Optional[Timezone] = None
+    color_scheme: Optional[ColorScheme] = None
+    geolocation: Optional[GeolocationModel] = None
 
 
 # --- rule files -----------------------------------------------------------------------------------------
@@ -728,6 +815,12 @@ class ScenarioModel(Strict):
     tags: Tags = Field(default_factory=list)
     rules: Annotated[list[RuleModel], Field(min_length=1, max_length=RULES_MAX)]
     session: Optional[SessionName] = None
+    viewport: Optional[ViewportModel] = None
+    device: Optional[DeviceName] = None
+    locale: Optional[Locale] = None
+    timezone: Optional[Timezone] = None
+    color_scheme: Optional[ColorScheme] = None
+    geolocation: Optional[GeolocationModel] = None
 
 
 class DefaultsModel(Strict):
@@ -796,6 +889,19 @@ class ModelBlockModel(Strict):
         return self
 
 
+class ProjectModel(Strict):
+    """One environment profile of `projects`: every spec runs once in each (docs/environment.md)."""
+
+    LABEL: ClassVar[str] = "project"
+    name: SessionName
+    viewport: Optional[ViewportModel] = None
+    device: Optional[DeviceName] = None
+    locale: Optional[Locale] = None
+    timezone: Optional[Timezone] = None
+    color_scheme: Optional[ColorScheme] = None
+    geolocation: Optional[GeolocationModel] = None
+
+
 class ConfigModel(Strict):
     """`flowwalk.yaml`: run defaults. Command-line options and environment variables win over it."""
 
@@ -830,3 +936,20 @@ class ConfigModel(Strict):
     model: Optional[ModelBlockModel] = None
     #: stop starting scenarios after this many failures (docs/selection.md)
     max_failures: Optional[Annotated[int, Field(ge=_RANGE["max_failures"][0], le=_RANGE["max_failures"][1])]] = None
+    viewport: Optional[ViewportModel] = None
+    device: Optional[DeviceName] = None
+    locale: Optional[Locale] = None
+    timezone: Optional[Timezone] = None
+    color_scheme: Optional[ColorScheme] = None
+    geolocation: Optional[GeolocationModel] = None
+    projects: Optional[Annotated[list[ProjectModel], Field(min_length=1, max_length=PROJECTS_MAX)]] = None
+
+    @model_validator(mode="after")
+    def _unique_projects(self) -> "ConfigModel":
+        seen: set[str] = set()
+        for index, project in enumerate(self.projects or ()):
+            if project.name in seen:
+                raise fail(f"project {quote(project.name)} is named twice", "give each project its own name",
+                           at=f"projects.{index}.name")
+            seen.add(project.name)
+        return self

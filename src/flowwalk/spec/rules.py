@@ -20,7 +20,7 @@ from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.spelling import did_you_mean
-from flowwalk.spec.flow import StepBuilder
+from flowwalk.spec.flow import StepBuilder, environment_of
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
 
@@ -113,7 +113,8 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         dismiss_selectors=tuple(spec.dismiss), variables=dict(spec.variables), secrets=frozenset(spec.secrets),
         session=scenario.session,
         session_loc=source.loc(s_path + ("session",)) if scenario.session is not None else None,
-        tags=m.merge_tags(spec.tags, scenario.tags))
+        tags=m.merge_tags(spec.tags, scenario.tags),
+        environment=environment_of(scenario))
 
 
 def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder: StepBuilder) -> m.Rule:

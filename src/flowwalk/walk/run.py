@@ -61,6 +61,7 @@ from typing import Any, Callable, Protocol, Sequence
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
 from flowwalk.browser.seams import private_api_allowed
+from flowwalk.environment import describe
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Scenario
@@ -134,6 +135,10 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "shard": {"index": settings.shard_index, "total": settings.shard_total},
         "out_dir": settings.out_dir,
         "max_failures": settings.max_failures,
+        "environment": describe([settings.environment]),
+        "projects": [{"name": p.name, "environment": describe([settings.environment, p.environment])}
+                     for p in settings.projects],
+        "project_filter": list(settings.project_filter),
     }
 
 

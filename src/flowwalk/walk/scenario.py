@@ -20,11 +20,12 @@ nothing is raised for them.
 from __future__ import annotations
 
 import time
-from typing import Sequence
+from typing import Any, Sequence
 from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.browser.launch import Browser
+from flowwalk.environment import context_options, layers_of
 from flowwalk.model import Goto, Rule, Scenario
 from flowwalk.dag import topo_order
 from flowwalk.settings import Settings
@@ -128,7 +129,8 @@ def _open(attempt: Attempt) -> ev.Failure | None:
                                                       allowed_hosts=attempt.allowed_hosts,
                                                       trace=attempt.settings.trace != "off",
                                                       offline=attempt.settings.offline,
-                                                      storage_state=attempt.run.sessions.state_for(sc))
+                                                      storage_state=attempt.run.sessions.state_for(sc),
+                                                      context_options=scenario_options(attempt.settings, sc))
     except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
         halt_if_gone(exc, attempt)
         return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
@@ -157,6 +159,12 @@ def _open(attempt: Attempt) -> ev.Failure | None:
     return None
 
 
+def scenario_options(settings: Settings, scenario: Scenario) -> dict[str, Any]:
+    """The browser context options of `scenario`: flowwalk.yaml's environment, then its project's,
+    then its own (environment.py)."""
+    return context_options(layers_of(settings.environment, settings.projects, scenario))
+
+
 def _save_session(attempt: Attempt, name: str) -> None:
     """The saving rule passed: its context's cookies and local storage become session `name`
     (kept in memory only, walk/sessions.py). A context that cannot answer saves nothing: the
@@ -168,7 +176,7 @@ def _save_session(attempt: Attempt, name: str) -> None:
     except Exception as exc:  # noqa: BLE001 - a dead browser has no state to give
         halt_if_gone(exc, attempt)
         return
-    attempt.run.sessions.save(name, state)
+    attempt.run.sessions.save(attempt.scenario, name, state)
 
 
 def _first_step_opens_entry(attempt: Attempt) -> bool:

@@ -31,6 +31,7 @@ from typing import Any, Callable, Iterable, Sequence
 from flowwalk import events as ev
 from flowwalk.cooperative import offload
 from flowwalk.model import Scenario
+from flowwalk.spec.sessions import SessionKey, session_key, setups_by_key
 from flowwalk.walk.recovery import make_failure
 
 __all__ = ["SessionBook", "WorkQueue"]
@@ -56,26 +57,24 @@ class SessionBook:
 
     def __init__(self, scenarios: Iterable[Scenario] = ()):
         self._cond = threading.Condition()
-        self._entries: dict[str, _Entry] = {}
+        #: by (project, name): each project signs in on its own
+        self._entries: dict[SessionKey, _Entry] = {
+            key: _Entry(setup=scenario.test_id(rule)) for key, (scenario, rule) in setups_by_key(list(scenarios)).items()}
         self._version = 0
-        for scenario in scenarios:
-            if scenario.session is None:
-                for name, rule in scenario.saves:
-                    self._entries.setdefault(name, _Entry(setup=scenario.test_id(rule)))
 
     def __repr__(self) -> str:   # never the state itself
-        return f"SessionBook({sorted(self._entries)})"
+        return f"SessionBook({sorted(n for _, n in self._entries)})"
 
     def settled(self, scenario: Scenario) -> bool:
         """May `scenario` start (or be reported not run) now?"""
         with self._cond:
-            entry = self._entries.get(scenario.session) if scenario.session else None
+            entry = self._entry(scenario)
             return entry is None or entry.settled
 
     def state_for(self, scenario: Scenario) -> dict[str, Any] | None:
         """The storage state `scenario` starts from (None: it names no session, or none was saved)."""
         with self._cond:
-            entry = self._entries.get(scenario.session) if scenario.session else None
+            entry = self._entry(scenario)
             return entry.state if entry is not None else None
 
     def blame(self, scenario: Scenario) -> ev.Failure | None:
@@ -85,7 +84,7 @@ class SessionBook:
         if name is None:
             return None
         with self._cond:
-            entry = self._entries.get(name)
+            entry = self._entry(scenario)
             if entry is not None and not (entry.settled and entry.state is None):
                 return None   # saved, or not settled yet (the queue holds it back until it is)
             root = entry.failure if entry is not None else None
@@ -103,10 +102,13 @@ class SessionBook:
                                context={"session": name, "setup": entry.setup})
         return replace(failure, failure_class=root.failure_class, retryable=root.retryable)
 
-    def save(self, name: str, state: dict[str, Any]) -> None:
-        """The setup's saving rule passed: `state` is the session from now on."""
+    def _entry(self, scenario: Scenario) -> _Entry | None:
+        return self._entries.get(session_key(scenario, scenario.session)) if scenario.session else None
+
+    def save(self, setup: Scenario, name: str, state: dict[str, Any]) -> None:
+        """The saving rule of `setup` passed: `state` is the session `name` from now on."""
         with self._cond:
-            entry = self._entries.get(name)
+            entry = self._entries.get(session_key(setup, name))
             if entry is not None:
                 entry.state, entry.failure = state, None
                 self._changed()
@@ -117,7 +119,7 @@ class SessionBook:
         by_rule = {r.rule: r for r in results}
         with self._cond:
             for name, rule in scenario.saves:
-                entry = self._entries.get(name)
+                entry = self._entries.get(session_key(scenario, name))
                 if entry is None or entry.settled:
                     continue
                 result = by_rule.get(rule.name)
