@@ -221,10 +221,11 @@ class AttemptControl:
         """The reason not to start the next rule (recording a cancel or the run timeout), or None."""
         if self.stop_reason:
             return self.stop_reason
-        if self._run.cancel.is_set():
+        stopped = self._run.stop_reason(in_flight=True)
+        if stopped == "cancelled":
             self.cancelled = True
             self.stop_reason = "cancelled"
-        elif self._run.timed_out():
+        elif stopped == "run_timeout":
             self.run_timed_out = True
             self.stop_reason = "run_timeout"
         return self.stop_reason

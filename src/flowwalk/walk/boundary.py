@@ -111,9 +111,10 @@ def halt_failure(attempt: "Attempt", step_kind: str, index: int | None, step: St
     """
     attempt.control.mark_crashed()
     code = "BROWSER_CRASHED"
-    if attempt.run.cancel.is_set():
+    stopped = attempt.run.stop_reason(in_flight=True)
+    if stopped == "cancelled":
         code, message = "CANCELLED", "the run was cancelled while this step ran; flowwalk stopped the browser"
-    elif attempt.run.timed_out():
+    elif stopped == "run_timeout":
         code, step_kind = "RUN_TIMEOUT", "run_timeout"
         message = (f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed while this step was stuck; "
                    f"flowwalk stopped the browser")

@@ -16,7 +16,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Literal, Mapping
 
 from flowwalk.agent import Agent
 from flowwalk.events import Event
@@ -36,6 +36,30 @@ def run_variables(settings: Settings) -> dict[str, str]:
         values["BASE_URL"] = settings.base_url.rstrip("/")
     values.update(settings.variables)
     return values
+
+
+class RunStop:
+    """The one owner of whether the run has stopped, and why; every worker reads it through
+    `RunContext.stop_reason` / `is_stopped`.
+
+    Three things stop a run, first one wins: a cancel (SIGINT/SIGTERM sets `cancel`), the run
+    timeout (`deadline`), and `--max-failures N` (`note_failure` counts scenarios whose final
+    attempt failed). The first two also cut what is in flight; the third only stops new scenarios
+    from starting, and those in flight finish.
+    """
+
+    def __init__(self, max_failures: int | None = None):
+        self.max_failures = max_failures
+        self._failures = 0
+        self._lock = threading.Lock()
+
+    def note_failure(self) -> None:
+        with self._lock:
+            self._failures += 1
+
+    def max_failures_reached(self) -> bool:
+        with self._lock:
+            return self.max_failures is not None and self._failures >= self.max_failures
 
 
 @dataclass(frozen=True)
@@ -58,6 +82,8 @@ class RunContext:
     fingerprints: FingerprintStore = field(default_factory=FingerprintStore, compare=False)
     #: the sessions this run's setups save (walk/sessions.py); shared by every worker
     sessions: SessionBook = field(default_factory=SessionBook, compare=False, repr=False)
+    #: --max-failures' count, shared by every worker (see stop_reason)
+    stop: RunStop = field(default_factory=RunStop, compare=False, repr=False)
 
     @classmethod
     def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: threading.Event | None = None,
@@ -75,6 +101,7 @@ class RunContext:
             worker=worker,
             agent=_agent(settings),
             fingerprints=FingerprintStore.load(settings.fingerprints_file or settings.durations_file),
+            stop=RunStop(settings.max_failures),
         )
 
     def for_worker(self, worker: int) -> "RunContext":
@@ -86,6 +113,21 @@ class RunContext:
 
     def timed_out(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+    def stop_reason(self, *, in_flight: bool = False) -> Literal["cancelled", "run_timeout", "max_failures"] | None:
+        """Why the run starts nothing more (None: it goes on). `in_flight`: only the reasons that also
+        cut the work in flight (a cancel, the run timeout), not --max-failures."""
+        if self.cancel.is_set():
+            return "cancelled"
+        if self.timed_out():
+            return "run_timeout"
+        if not in_flight and self.stop.max_failures_reached():
+            return "max_failures"
+        return None
+
+    def is_stopped(self) -> bool:
+        """Start no new scenario (see stop_reason)."""
+        return self.stop_reason() is not None
 
 
 def _agent(settings: Settings) -> Agent | None:

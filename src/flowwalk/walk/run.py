@@ -157,14 +157,6 @@ class _Shared:
     launch_errors: list[str] = field(default_factory=list)
     #: the marker of every browser this run launched: all the watchdog may kill
     browsers: set[str] = field(default_factory=set)
-    #: scenarios whose final attempt failed (`--max-failures` counts them)
-    failures: int = 0
-    max_failures: int | None = None
-
-    def stopped(self) -> bool:
-        """`--max-failures N` was reached: start no more scenarios."""
-        with self.lock:
-            return self.max_failures is not None and self.failures >= self.max_failures
 
     def launched(self, browser: Any) -> Any:
         """Note a browser of this run (None passes through) so the watchdog can find it."""
@@ -204,7 +196,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     cancel = cancel if cancel is not None else threading.Event()
     run = dataclasses.replace(RunContext.create(settings, cancel=cancel, started=t0), sessions=SessionBook(scenarios))
     run_id = run_id or uuid.uuid4().hex[:12]
-    shared = _Shared(max_failures=settings.max_failures)
+    shared = _Shared()
     emit_lock = threading.Lock()
 
     def out(event: ev.Event) -> None:
@@ -221,8 +213,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                 else:
                     shared.healed.discard(event.test_id)
         elif isinstance(event, ev.ScenarioFinished) and event.final and event.status == "failed":
-            with shared.lock:
-                shared.failures += 1
+            run.stop.note_failure()   # --max-failures counts them
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings)))
@@ -347,7 +338,7 @@ def _host(numbers: Sequence[int], work: WorkQueue, settings: Settings, runs: dic
             seat.close()
         if not lost or work.empty():
             return
-        if first.cancel.is_set() or first.timed_out():
+        if first.is_stopped():
             _worker(numbers[0], work, settings, first, out, shared)   # reports them, starts nothing
             return
 
@@ -419,21 +410,15 @@ def _worker(number: int, work: WorkQueue, settings: Settings, run: RunContext,
         browser = seat.browser
     try:
         while True:
-            scenario = work.take(lambda: run.cancel.is_set() or run.timed_out() or shared.stopped())
+            scenario = work.take(run.is_stopped)
             if scenario is None:
                 return
             if seat is not None and seat.gone():
                 work.put(scenario)   # for the thread's next Playwright (see _host)
                 return
             try:
-                if run.cancel.is_set():
-                    for event in not_run_events(scenario, "cancelled", run):
-                        out(event)
-                elif run.timed_out():
-                    for event in not_run_events(scenario, "run_timeout", run):
-                        out(event)
-                elif shared.stopped():
-                    for event in not_run_events(scenario, "max_failures", run):
+                if (stopped := run.stop_reason()) is not None:
+                    for event in not_run_events(scenario, stopped, run):
                         out(event)
                 elif (blame := run.sessions.blame(scenario)) is not None:
                     for event in not_run_events(scenario, "session_failed", run, blame=blame):
