@@ -327,3 +327,34 @@ def test_a_bad_worker_list_is_refused_with_a_usage_line(script: str, given: str)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert f"'{given}' is not a list of worker counts of 1 or more, such as 1,2" in done.stderr
     assert run.worker_counts_arg(" 1, 2 ") == [1, 2]
+
+
+def test_the_login_heavy_variant_is_in_step_with_the_corpus_and_loads() -> None:
+    import sessions
+
+    files = sessions.corpus()
+    committed = {p: p.read_text(encoding="utf-8") for p in [*sessions.EACH.glob("*.flow.yaml"),
+                                                             *sessions.SESSION.glob("*.flow.yaml")]}
+    assert committed == files, "run .venv/bin/python bench/sessions.py --make"
+    each = sorted(p.name for p in sessions.EACH.glob("*.flow.yaml"))
+    assert len(each) == 16 and sorted(p.name for p in sessions.SESSION.glob("*.flow.yaml")) == \
+        ["0-sign-in.flow.yaml", *each]
+    from flowwalk.settings import Settings
+    from flowwalk.spec.loader import load_suites
+
+    suites = load_suites([str(sessions.LOGIN)], Settings(secret_names=("DEMO_PASSWORD",)))
+    scenarios = [sc for s in suites for sc in s.scenarios]
+    assert sum(sc.session == "demo" for sc in scenarios) == 16
+    assert sum(bool(sc.saves) for sc in scenarios) == 1
+
+
+def test_the_sessions_section_survives_a_rewrite_of_results(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sessions
+
+    results = tmp_path / "RESULTS.md"
+    results.write_text("# bench\n\nold text\n")
+    monkeypatch.setattr(sessions, "RESULTS", results)
+    sessions.write_results(f"{sessions.BEGIN}\n## Sign in once\nfigures\n{sessions.END}\n")
+    sessions.write_results(f"{sessions.BEGIN}\n## Sign in once\nnew figures\n{sessions.END}\n")
+    assert results.read_text().count(sessions.BEGIN) == 1 and "new figures" in results.read_text()
+    assert sessions.kept_block() == f"\n{sessions.BEGIN}\n## Sign in once\nnew figures\n{sessions.END}\n"
