@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable, Mapping, TextIO
 
 from flowwalk.errors import Problem, UsageError
 from flowwalk.exitcodes import ExitCode
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Settings
 
 #: files a run writes into its report folder; a new run replaces them (nothing else is touched)
 REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
@@ -54,11 +54,10 @@ def report_crash(error: BaseException) -> None:
 
 
 def _settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
-    env = os.environ if env is None else env
-    from flowwalk.spec.config import read_config  # the spec layer loads lazily, as before
+    from flowwalk.spec.config import settings_for  # the spec layer loads lazily, as before
 
-    config = read_config(options.get("config_path"))
-    return build_settings({k: v for k, v in options.items() if k != "config_path"}, env, config)
+    return settings_for({k: v for k, v in options.items() if k != "config_path"},
+                        os.environ if env is None else env, options.get("config_path"))
 
 
 def _load(settings: Settings) -> list[Any]:

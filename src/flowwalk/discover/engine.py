@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.discover.options import DiscoverOptions, DiscoverResult, StopReason
 from flowwalk.errors import UsageError
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Settings
 
 __all__ = ["discover", "discover_settings"]
 
@@ -38,17 +38,16 @@ REVIEW_DIR = "needs-review"
 
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
-    env = dict(os.environ if env is None else env)
-    from flowwalk.spec.config import read_config  # the spec layer loads lazily, as before
+    from flowwalk.spec.config import settings_for  # the spec layer loads lazily, as before
 
-    config = read_config(options.config_path)
     cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
                            "secret_names": list(options.secret_names)}
     if options.executable:
         cli["executable"] = options.executable
     if options.workers:
         cli["workers"] = options.workers
-    settings = build_settings(cli, env, config)
+    settings = settings_for(cli, os.environ if env is None else env, options.config_path)
+    # discover's own cap: its verification walks run at most two at once
     return replace(settings, workers=max(1, min(settings.workers, 2)))
 
 

@@ -9,15 +9,15 @@ documented in `docs/config.md`.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from flowwalk.errors import SpecError, UsageError
-from flowwalk.settings import find_config
+from flowwalk.settings import Settings, build_settings, find_config
 
 if TYPE_CHECKING:
     from flowwalk.spec.models import ConfigModel
 
-__all__ = ["load_config", "read_config"]
+__all__ = ["load_config", "read_config", "settings_for"]
 
 
 def load_config(path: str | Path) -> ConfigModel:
@@ -55,3 +55,9 @@ def read_config(config_path: str | Path | None) -> dict[str, Any]:
         return {}
     loaded = load_config(Path(found))
     return loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
+
+
+def settings_for(options: Mapping[str, Any], env: Mapping[str, str], config_path: str | Path | None) -> Settings:
+    """The one way a command builds its Settings: flowwalk.yaml (`config_path`, else the working
+    folder's), then the environment, then the command's own options (`run`, `plan`, `discover`...)."""
+    return build_settings(dict(options), env, read_config(config_path))
