@@ -83,7 +83,8 @@ def load(options: Mapping[str, Any]) -> tuple[Settings, list[Any]]:
 
 
 def validate(options: Mapping[str, Any]) -> int:
-    _settings_used, suites = load(options)
+    settings_used, suites = load(options)
+    quarantine_of(settings_used, suites)   # a bad quarantine file is refused here too
     scenarios = sum(len(s.scenarios) for s in suites)
     rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
     print(f"ok: {len(suites)} file{'s' * (len(suites) != 1)}, {scenarios} scenario"
@@ -105,6 +106,57 @@ def plan_of(settings: Settings, suites: list[Any]) -> Any:
     from flowwalk.plan.shard import plan_run
 
     return plan_run(suites, settings, last_failed_ids=last_failed_ids(settings))
+
+
+def quarantine_of(settings: Settings, suites: list[Any]) -> dict[str, Any] | None:
+    """The quarantine file's record for this run (spec/quarantine.py), or None without a file.
+    Entries map onto every test loaded, selected or not, and expire by today's date (UTC)."""
+    import datetime
+
+    from flowwalk.spec.quarantine import find_quarantine, load_quarantine
+
+    path = find_quarantine(settings.quarantine_file)
+    if path is None:
+        return None
+    scenarios = {sc.id: [sc.test_id(r) for r in sc.rules] for suite in suites for sc in suite.scenarios}
+    return load_quarantine(path, scenarios, datetime.datetime.now(datetime.timezone.utc).date())
+
+
+def base_of(settings: Settings, the_plan: Any) -> dict[str, Any] | None:
+    """The base branch's last report as the run keeps it (report/history.py): `--base-report`, else
+    the durations file when it is a report (the last run's report a CI job downloads); None without."""
+    from flowwalk.report.history import base_statuses
+    from flowwalk.report.records import ReportError
+
+    tests = {tid for sc in the_plan.scenarios for tid in (sc.test_id(r) for r in sc.rules)}
+    if settings.base_report:
+        return base_statuses(settings.base_report, tests)
+    if settings.durations_file:
+        try:
+            return base_statuses(settings.durations_file, tests)
+        except ReportError:
+            return None  # a JSON of durations, not a report: nothing to compare with
+    return None
+
+
+def gate_of(settings: Settings, suites: list[Any], the_plan: Any) -> dict[str, Any] | None:
+    """What decides which failures fail the job (exitcodes.Gate), as run_started.gate records it."""
+    quarantine = quarantine_of(settings, suites)
+    base = base_of(settings, the_plan)
+    if quarantine is None and base is None and settings.fail_on == "any":
+        return None
+    for entry in (quarantine or {}).get("entries", ()):
+        where = f"{quarantine['path']}:{entry['line']}" if quarantine else ""
+        if entry["expired"] and entry["tests"]:
+            print(f"flowwalk: warning: {where}: the quarantine of '{entry['id']}' expired on {entry['expires']} "
+                  f"(owner {entry['owner']}): its failures fail the job again", file=sys.stderr)
+        elif not entry["tests"]:
+            print(f"flowwalk: warning: {where}: '{entry['id']}' names no test of this run, so it quarantines "
+                  f"nothing (renamed or removed?)", file=sys.stderr)
+    if settings.fail_on == "new" and base is None:
+        print("flowwalk: warning: --fail-on new without a base report (--base-report, or --durations with the "
+              "base branch's last report): every failure counts as new", file=sys.stderr)
+    return {"fail_on": settings.fail_on, "quarantine": quarantine, "base": base}
 
 
 def plan(options: Mapping[str, Any]) -> int:
@@ -208,6 +260,7 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         prelaunch.launch(settings)
         suites = _load(settings)
         the_plan = plan_of(settings, suites)
+        gate = gate_of(settings, suites, the_plan)
         out = Path(settings.out_dir)
         _clear_report_dir(out)
         _write_pr_context(out, settings)
@@ -227,7 +280,7 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         handlers: list[Callable[[Any], None]] = [writer, reporter]
         if on_event is not None:
             handlers.append(on_event)
-        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch)
+        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate)
         writer.close()
         verdict: dict[str, Any] = build_reports(out)
         reporter.finish(verdict)

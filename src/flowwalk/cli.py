@@ -110,6 +110,8 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 @var_option
 @secret_option
 @base_url_option
+@click.option("--quarantine", "quarantine_file", type=click.Path(dir_okay=False),
+              help="The quarantine file to check too [flowwalk-quarantine.yaml when present].")
 def validate(**options: Any) -> None:
     """Check specs, rule files and .robot suites without starting a browser."""
     from flowwalk import app
@@ -135,6 +137,14 @@ def validate(**options: Any) -> None:
 @selection_options
 @click.option("--max-failures", type=int, metavar="N",
               help="Stop starting scenarios after N have failed; the rest are not_run: max_failures.")
+@click.option("--base-report", type=click.Path(),
+              help="The base branch's last report folder: each failure is marked new or still failing, and "
+                   "fixed tests are listed [the --durations file].")
+@click.option("--fail-on", type=click.Choice(["any", "new"]),
+              help="Which failures fail the job: any, or only new ones against --base-report [any].")
+@click.option("--quarantine", "quarantine_file", type=click.Path(dir_okay=False),
+              help="The quarantine file: tests that run and are reported but do not fail the job until their "
+                   "expiry [flowwalk-quarantine.yaml when present].")
 @click.option("--workers", type=int, help="Scenarios run concurrently, up to 4 on one browser [2 per CPU].")
 @click.option("--retries", type=int, help="Rerun a failed scenario up to N times; passing on a retry is flaky [0].")
 @click.option("--flaky-policy", type=click.Choice(["pass", "fail"]), help="Does a flaky scenario fail the job? [pass]")

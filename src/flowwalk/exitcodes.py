@@ -7,8 +7,9 @@ cannot disagree. docs/reports.md states the rule for users.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Final, Iterable, Literal, Mapping
+from typing import Any, Final, Iterable, Literal, Mapping, Sequence
 
 
 class ExitCode(IntEnum):
@@ -58,17 +59,89 @@ OUTCOME_WORDS: Final[Mapping[str, str]] = {  # keyed by Outcome
 INCOMPLETE_REASONS: Final = ("run_timeout", "shard_missing", "not_run", "browser_crashed")
 
 
-def decide_outcome(results: Iterable[tuple[str, str | None, str | None]], *, cancelled: bool,
-                   flaky_policy: str, heal_policy: str = "pass", healed: bool = False) -> tuple[Outcome, ExitCode]:
-    """(outcome, exit code) of a run from (status, skip reason, failure class) of each test's final result.
+#: how a test's result compares with the base branch's last report (`Gate.change`)
+Change = Literal["", "new", "still_failing", "newly_flaky", "still_flaky", "fixed"]
+#: why a failing (or flaky) result does not fail the job: its quarantine is active, or under
+#: `fail_on: new` it is not new against the base report
+Excuse = Literal["", "quarantined", "not_new"]
+
+
+@dataclass(frozen=True)
+class Gate:
+    """Which failing results fail the job: everything, except a test whose quarantine is active,
+    and, under `fail_on: "new"`, a failure that is not new against the base report.
+
+    Built once per run (`from_record` of `run_started.gate`), so the walker's `run_finished` and
+    verdict.json excuse exactly the same tests. An expired quarantine excuses nothing.
+    """
+
+    fail_on: str = "any"
+    #: test ids of active (unexpired) quarantine entries
+    quarantined: frozenset[str] = frozenset()
+    #: the base report's final status of each test it ran to an end; None: no base report
+    base: Mapping[str, str] | None = field(default=None, compare=False)
+
+    @classmethod
+    def from_record(cls, record: Mapping[str, Any] | None) -> "Gate":
+        if not isinstance(record, Mapping):
+            return cls()
+        quarantine = record.get("quarantine") if isinstance(record.get("quarantine"), Mapping) else {}
+        active = {str(tid) for entry in (quarantine or {}).get("entries") or () if isinstance(entry, Mapping)
+                  and not entry.get("expired") for tid in entry.get("tests") or ()}
+        base = record.get("base") if isinstance(record.get("base"), Mapping) else None
+        tests = base.get("tests") if base is not None and isinstance(base.get("tests"), Mapping) else None
+        return cls(fail_on=str(record.get("fail_on") or "any"), quarantined=frozenset(active),
+                   base={str(k): str(v) for k, v in tests.items()} if tests is not None else None)
+
+    def change(self, test_id: str, status: str) -> Change:
+        """`new`: failed here, not on the base (or the base did not run it); `still_failing`: failed
+        on both; `newly_flaky` / `still_flaky`: flaky here, and not / also on the base; `fixed`:
+        failed on the base, passed (or flaky) here. "" without a base report, or nothing to say."""
+        if self.base is None:
+            return ""
+        before = self.base.get(test_id)
+        if status == "failed":
+            return "still_failing" if before == "failed" else "new"
+        if status == "flaky":
+            if before == "failed":
+                return "fixed"
+            return "still_flaky" if before == "flaky" else "newly_flaky"
+        if status == "passed" and before == "failed":
+            return "fixed"
+        return ""
+
+    def excuse(self, test_id: str, status: str) -> Excuse:
+        """Why this failed or flaky result does not fail the job ("" when it counts)."""
+        if status not in ("failed", "flaky"):
+            return ""
+        if test_id in self.quarantined:
+            return "quarantined"
+        if self.fail_on == "new" and self.base is not None and self.change(test_id, status) in (
+                "still_failing", "still_flaky", "fixed"):
+            return "not_new"
+        return ""
+
+
+def decide_outcome(results: Iterable[Sequence[str | None]], *, cancelled: bool, flaky_policy: str,
+                   heal_policy: str = "pass", healed: bool = False,
+                   gate: Gate | None = None) -> tuple[Outcome, ExitCode]:
+    """(outcome, exit code) of a run from (status, skip reason, failure class[, test id]) of each
+    test's final result.
 
     First rule that applies: cancelled (5); any `assertion_failed` (1, the only alerting one); any
     `infrastructure_error` or a test cut short (an `INCOMPLETE_REASONS` skip) (6); any other
     failure class (2); a flaky test under `flaky_policy: fail` (2); a test that passed through a
     healed selector (`healed`) under `heal_policy: fail` (2); else passed (0). A failed test
-    without a class is flowwalk's own fault and counts as `infrastructure_error`.
+    without a class is flowwalk's own fault and counts as `infrastructure_error`. With a `gate`,
+    a failed or flaky test it excuses (quarantined, or not new under `fail_on: new`; the row
+    needs its test id) counts as passed.
     """
-    rows = list(results)
+    rows = []
+    for row in results:
+        status, reason, cls = row[0], row[1], row[2]
+        if gate is not None and len(row) > 3 and gate.excuse(str(row[3]), str(status)):
+            status, reason, cls = "passed", "", None
+        rows.append((status, reason, cls))
     classes = {cls or "infrastructure_error" for status, _, cls in rows if status == "failed"}
     outcome: Outcome
     if cancelled:

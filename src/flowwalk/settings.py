@@ -26,6 +26,8 @@ FLAKY_POLICIES = ("pass", "fail")
 HEAL_POLICIES = ("pass", "fail")
 TRACE_MODES = ("off", "on-failure", "on")
 SCREENSHOT_MODES = ("off", "on-failure", "on")
+#: which failures fail the job: any, or only those new against the base report (docs/quarantine.md)
+FAIL_ON = ("any", "new")
 
 #: flow-spec v1 asks for plain deterministic checks and says nothing about stabilization (issue 11)
 FLOW_STABILIZE = Stabilize(stable_reads=1)
@@ -144,6 +146,13 @@ class Settings:
     last_failed: str | None = None
     #: stop starting scenarios after this many failed ones (the rest: not_run, max_failures)
     max_failures: int | None = None
+    #: the base branch's last report (a folder or emit.jsonl) each result is compared with; None:
+    #: the durations file, which is the base branch's last report a CI job already downloads
+    base_report: str | None = None
+    #: "any" failure fails the job, or only the ones "new" against the base report
+    fail_on: str = "any"
+    #: the quarantine file (docs/quarantine.md); None: flowwalk-quarantine.yaml when present
+    quarantine_file: str | None = None
 
     #: the browser's environment flowwalk.yaml asks for (viewport, device, locale, ...); specs win
     environment: Environment = Environment()
@@ -293,7 +302,8 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         "screenshots": ("FLOWWALK_SCREENSHOTS",), "trace": ("FLOWWALK_TRACE",),
         "verifiers_dir": ("FLOWWALK_VERIFIERS",), "executable": ("FLOWWALK_CHROMIUM",),
         "grep": ("FLOWWALK_GREP",), "grep_invert": ("FLOWWALK_GREP_INVERT",), "tag": ("FLOWWALK_TAG",),
-        "last_failed": ("FLOWWALK_LAST_FAILED",),
+        "last_failed": ("FLOWWALK_LAST_FAILED",), "base_report": ("FLOWWALK_BASE_REPORT",),
+        "fail_on": ("FLOWWALK_FAIL_ON",), "quarantine_file": ("FLOWWALK_QUARANTINE",),
     }
     for name, env_names in text_settings.items():
         value = pick(name, *env_names)
@@ -354,7 +364,7 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
 
     for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("heal_policy", HEAL_POLICIES),
-                          ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES)):
+                          ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES), ("fail_on", FAIL_ON)):
         if name in merged and merged[name] not in allowed:
             raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
     if config.get("model"):

@@ -66,7 +66,8 @@ def test_the_sample_run_has_the_documented_shape(tmp_path: Path) -> None:
     assert verdict["flaky"] == ["examples/suites/search.robot#Search finds products/results"]
     assert verdict["shards"] == {"total": 1, "reported": [1], "missing": [], "duplicated": [], "mismatched": []}
     keys = {"test_id", "scenario_id", "rule", "name", "source", "line", "kind", "tags", "status", "reason", "duration_ms",
-            "attempts", "failure", "findings", "skipped_steps", "screenshots"}
+            "attempts", "failure", "findings", "skipped_steps", "screenshots", "change", "quarantine", "excused",
+            "blocking"}
     assert all(set(t) == keys for t in verdict["tests"])
     slow = [s["duration_ms"] for s in verdict["slowest"]]
     assert slow == sorted(slow, reverse=True) and len(slow) == 10

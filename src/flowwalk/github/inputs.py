@@ -75,6 +75,12 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 "not pass there.", run_flag="--last-failed"),
     ActionInput("max-failures", "Stop starting scenarios after this many have failed; the rest are reported "
                 "not_run: max_failures.", run_flag="--max-failures"),
+    ActionInput("base-report", "The base branch's last report folder: each failure is marked new or still failing "
+                "and fixed tests are listed (default: the durations file).", run_flag="--base-report"),
+    ActionInput("fail-on", "Which failures fail the job: any, or new (only failures that are new against "
+                "base-report). Default: flowwalk.yaml's fail_on, else any.", run_flag="--fail-on"),
+    ActionInput("quarantine", "The quarantine file: listed tests run and are reported but do not fail the job "
+                "until their expiry (default: flowwalk-quarantine.yaml when present).", run_flag="--quarantine"),
     ActionInput("workers", "Scenarios run at once in this job, up to 4 on one browser (default: 2 per CPU).",
                 run_flag="--workers"),
     ActionInput("retries", "Rerun a failed scenario up to N times; one that passes on a retry is flaky.", "0",

@@ -24,7 +24,8 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from flowwalk import __version__
-from flowwalk.report.summary import CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, healed_items
+from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, gate_lead, gate_sections, healed_items,
+                                     leads)
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -335,6 +336,9 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
         summary += f" · shards reported: {len(set(reported))} of {shard_total}"
     summary += f" · {_seconds(verdict.get('duration_ms'))}"
     out.append(summary)
+    lead = gate_lead(verdict)
+    if lead:
+        out += ["", lead]
     link_parts = []
     if links.run_url:
         link_parts.append(f"[the run]({links.run_url})")
@@ -358,8 +362,9 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
         out += [f"- {code(w, detail.field_cap)}" for w in others[:10]]
         out += [f"- … and {len(others) - 10} more" if len(others) > 10 else "", "</details>"]
 
-    causes = root_causes(verdict)
     tests = _test_index(verdict)
+    # the new failures lead; what was failing on the base, or is excused, follows compactly
+    causes = [c for c in root_causes(verdict) if leads(tests.get(str(c.get("test_id"))))]
     if causes:
         ordered = [c for key, _t, _c in CLASS_GROUPS for c in causes if failure_group(c.get("failure_class")) == key]
         budget = min(len(ordered), detail.max_failures)
@@ -378,6 +383,9 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
             hidden = sum(1 for c in group if id(c) not in shown_ids)
             if hidden:
                 out.append(f"- … and {hidden} more (see report.html)")
+
+    for section in gate_sections(verdict, limit=detail.max_flaky):
+        out += ["", section.rstrip("\n").replace("### ", "#### ", 1)]
 
     out += _heal_lines(verdict, links, detail, heal_status or {})
 

@@ -158,6 +158,10 @@ class RunRequest:
     last_failed: str | None = None
     max_failures: int | None = None
     projects: list[str] = field(default_factory=list)
+    #: what this change broke, and the quarantine (docs/quarantine.md)
+    base_report: str | None = None
+    fail_on: str | None = None
+    quarantine: str | None = None
 
 
 def _out_dir(ws: Workspace, given: str) -> Path:
@@ -218,6 +222,12 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
     }
     if request.last_failed:
         options["last_failed"] = os.path.relpath(ws.confine(request.last_failed, "last_failed"))
+    if request.base_report:
+        options["base_report"] = os.path.relpath(ws.confine(request.base_report, "base_report"))
+    if request.quarantine:
+        options["quarantine_file"] = os.path.relpath(ws.confine(request.quarantine, "quarantine"))
+    if request.fail_on:
+        options["fail_on"] = request.fail_on
     if request.serve:
         served = ws.confine(request.serve, "serve")
         if not served.is_dir():

@@ -20,7 +20,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, TypeVar
+from typing import Annotated, Any, Callable, Literal, TypeVar
 from urllib.parse import unquote
 
 import anyio
@@ -366,6 +366,12 @@ class FlowwalkServer:
                                                   ge=1)] = None,
         projects: Annotated[list[str], Field(description="only these projects (environment profiles) of "
                                                          "flowwalk.yaml; empty: all of them")] = [],  # noqa: B006
+        base_report: Annotated[str | None, Field(description="the base branch's last report folder: each failure "
+                                                             "is marked new or still failing")] = None,
+        fail_on: Annotated[Literal["any", "new"] | None, Field(description="which failures fail the run: any, or "
+                                                                           "only new ones against base_report")] = None,
+        quarantine: Annotated[str | None, Field(description="the quarantine file [flowwalk-quarantine.yaml when "
+                                                            "present]")] = None,
     ) -> Annotated[CallToolResult, RunAnswer]:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -375,7 +381,8 @@ class FlowwalkServer:
                              secret_names=list(secret_names), out_dir=out_dir, serve=serve,
                              run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
                              grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
-                             max_failures=max_failures, projects=list(projects))
+                             max_failures=max_failures, projects=list(projects), base_report=base_report,
+                             fail_on=fail_on, quarantine=quarantine)
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(

@@ -26,7 +26,8 @@ from typing import Any, Mapping
 from flowwalk.events import Failure, ScenarioFinished, StepFinished, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
-    HEAL_MEANING, OUTCOME_TEXT, HealItem, group_failures, heal_policy_text, healed_items, shards_line, verdict_headline,
+    HEAL_MEANING, OUTCOME_TEXT, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text, healed_items,
+    shards_line, verdict_headline,
 )
 from flowwalk.report.verdict import failure_class, failure_message, skip_message
 
@@ -87,6 +88,7 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         "findings": to_json(test.findings),
         "emits": [{"name": e.name, "url": e.url, "fields": e.fields} for e in test.emits],
         "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
+        "tags": list(test.tags),
         "earlier": [{"attempt": a.attempt, "status": a.status, "ms": round(a.duration_ms, 1),
                      "failure": _failure(a.failure)} for a in test.history[:-1]],
     }
@@ -99,11 +101,18 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
 def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:
     """The JSON the page embeds: `run` (what differs between runs) and `tests` (plan order)."""
     traces = {sc.scenario_id: sc.final for sc in records.scenarios}
+    judged = {t.get("test_id"): t for t in verdict.get("tests") or ()}
+    tests = []
+    for test in records.tests:
+        entry = _test(test, traces)
+        seen = judged.get(test.test_id) or {}
+        entry.update(change=seen.get("change") or "", quarantine=seen.get("quarantine"), excused=seen.get("excused") or "")
+        tests.append(entry)
     return {
         "run": {"run_id": verdict.get("run_id"), "started_at": verdict.get("started_at"),
                 "duration_ms": verdict.get("duration_ms"), "shards": verdict.get("shards")},
         "outcome": verdict.get("outcome"), "exit_code": verdict.get("exit_code"), "counts": verdict.get("counts"),
-        "tests": [_test(t, traces) for t in records.tests],
+        "tests": tests,
     }
 
 
@@ -141,6 +150,7 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
     if warnings:
         parts.append('<section class="warnings"><h2>Warnings</h2><ul>'
                      + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></section>")
+    parts.append(_gate(verdict))
     groups = group_failures(verdict)
     if groups:
         parts.append('<section class="causes"><h2>Root causes</h2>')
@@ -172,6 +182,43 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
                 for s in slowest) + "</table></div>")
         parts.append("</section>")
     return "\n".join(parts)
+
+
+def _gate(verdict: Mapping[str, Any]) -> str:
+    """What the run was compared with and what did not fail the job, as summary.md says it
+    (`gate_lead`, `gate_sections`), each test id a link to its row."""
+    lead = gate_lead(verdict)
+    sections = gate_sections(verdict)
+    if not lead and not sections:
+        return ""
+    out = ['<section class="gate">']
+    if lead:
+        out.append(f"<p>{_inline(lead)}</p>")
+    for section in sections:
+        lines = [line for line in section.splitlines() if line.strip()]
+        title, items = lines[0].lstrip("# "), lines[1:]
+        out.append(f"<h2>{_e(title)}</h2><ul>")
+        for line in items:
+            if line.startswith("- "):
+                out.append(f"<li>{_inline(line[2:])}</li>")
+            elif line.startswith("_"):
+                out.append(f"<li class=\"note\"><small>{_e(line.strip('_'))}</small></li>")
+        out.append("</ul>")
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _inline(markdown: str) -> str:
+    """The little Markdown the gate lines use (`code`, **bold**) as HTML; a code span that is a
+    test id links to the test's row."""
+    out = []
+    for index, piece in enumerate(markdown.split("`")):
+        if index % 2:
+            out.append(f'<a href="#test={_e(piece)}" data-test="{_e(piece)}"><code>{_e(piece)}</code></a>')
+        else:
+            bold = _e(piece).split("**")
+            out.append("".join(f"<b>{p}</b>" if i % 2 else p for i, p in enumerate(bold)))
+    return "".join(out)
 
 
 def _heals(items: list[HealItem], policy: str) -> str:

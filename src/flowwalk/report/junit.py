@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
+from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from flowwalk.events import Failure
+from flowwalk.exitcodes import Gate
 from flowwalk.report.records import RunRecords, TestRecord
-from flowwalk.report.verdict import failure_class, failure_message, skip_message, step_label
+from flowwalk.report.verdict import failure_class, failure_message, quarantine_entries, skip_message, step_label
 
 JUNIT_FILE = "junit.xml"
 
@@ -55,10 +57,26 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     return lines
 
 
-def _system_out(test: TestRecord) -> str:
+#: what a test's comparison with the base report says, in system-out
+CHANGE_TEXT = {"new": "new: failed here, not on the base branch", "still_failing": "still failing: failed on the base "
+               "branch too", "newly_flaky": "newly flaky: not flaky on the base branch", "still_flaky": "still flaky: "
+               "flaky on the base branch too", "fixed": "fixed: failed on the base branch"}
+
+
+def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> str:
     lines: list[str] = []
     if test.tags:
         lines.append(f"tags: {', '.join(test.tags)}")
+    change = gate.change(test.test_id, test.status) if gate is not None else ""
+    if change:
+        lines.append(f"change: {CHANGE_TEXT[change]}")
+    if entry is not None:
+        state = "expired" if entry.get("expired") else "expires"
+        excused = gate is not None and gate.excuse(test.test_id, test.status) == "quarantined"
+        lines.append(f"quarantined ({state} {entry.get('expires')}, owner {entry.get('owner')}): {entry.get('reason')}"
+                     + ("; this result did not fail the job" if excused else ""))
+    elif gate is not None and gate.excuse(test.test_id, test.status) == "not_new":
+        lines.append("fail-on new: not new, so this result did not fail the job")
     if test.skipped_steps:
         lines.append("skipped steps:")
         lines.extend(f"  {s}" for s in test.skipped_steps)
@@ -82,10 +100,10 @@ def _system_out(test: TestRecord) -> str:
     return "\n".join(lines)
 
 
-def _case(test: TestRecord) -> TestCase:
+def _case(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> TestCase:
     classname = test.source if test.kind == "flow" else test.scenario_id
     case = TestCase(test.name, classname=classname, elapsed_sec=round(test.duration_ms / 1000, 3),
-                    file=test.source, line=str(test.line), stdout=_system_out(test) or None)
+                    file=test.source, line=str(test.line), stdout=_system_out(test, gate, entry) or None)
     if test.status == "failed":
         failure = test.failure
         message = failure_message(failure) or "failed without a failure record (a flowwalk bug)"
@@ -96,13 +114,33 @@ def _case(test: TestRecord) -> TestCase:
     return case
 
 
+def gate_properties(records: RunRecords) -> dict[str, str]:
+    """Each testsuite's properties: what decided which failures fail the job (docs/quarantine.md)."""
+    record = records.gate or {}
+    if not record:
+        return {}
+    out = {"flowwalk.fail_on": str(record.get("fail_on") or "any")}
+    base = record.get("base") or {}
+    if base:
+        out["flowwalk.base_report"] = str(base.get("path") or "")
+        out["flowwalk.base_run_id"] = str(base.get("run_id") or "")
+    quarantine = record.get("quarantine") or {}
+    if quarantine:
+        out["flowwalk.quarantine"] = str(quarantine.get("path") or "")
+    return out
+
+
 def render_junit(records: RunRecords) -> str:
     """The junit.xml document for a run, as text."""
     suites: dict[str, list[TestCase]] = {}
+    gate = Gate.from_record(records.gate)
+    entries = quarantine_entries(records)
     for test in records.tests:
-        suites.setdefault(test.source, []).append(_case(test))
+        suites.setdefault(test.source, []).append(_case(test, gate, entries.get(test.test_id)))
     stamp = records.started_at.replace("Z", "") if records.started_at else None
-    junit_suites = [TestSuite(name=source or "(unknown file)", test_cases=cases, timestamp=stamp, file=source or None)
+    properties = gate_properties(records)
+    junit_suites = [TestSuite(name=source or "(unknown file)", test_cases=cases, timestamp=stamp, file=source or None,
+                              properties=properties or None)
                     for source, cases in suites.items()]
     root = ET.fromstring(to_xml_report_string(junit_suites, prettyprint=False))
     # normalise what junit-xml leaves out or formats loosely: a zero time, float sums, skipped totals

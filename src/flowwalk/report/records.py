@@ -177,6 +177,8 @@ class ShardSection:
     cancelled: ev.RunCancelled | None = None
     #: the latest `t` seen (seconds since the run started), for runs that never finished
     last_t: float = 0.0
+    #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.Gate); None: none
+    gate: Mapping[str, Any] | None = None
 
     @property
     def was_cancelled(self) -> bool:
@@ -224,6 +226,12 @@ class RunRecords:
     @property
     def run_id(self) -> str:
         return self.sections[0].run_id if self.sections else ""
+
+    @property
+    def gate(self) -> Mapping[str, Any] | None:
+        """The gate of record (the lowest shard's run_started.gate): what decides which failures
+        fail the job, and what each result is compared with."""
+        return self.sections[0].gate if self.sections else None
 
     @cached_property
     def by_id(self) -> dict[str, TestRecord]:
@@ -417,7 +425,8 @@ def _section(raw: RawSection, problems: list[str]) -> _Read:
                                 flowwalk_version=str(start.get("flowwalk_version", "")),
                                 plan=as_dict(start.get("plan")), settings=as_dict(start.get("settings")),
                                 line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
-                                cancelled=cancelled, last_t=last_t)
+                                cancelled=cancelled, last_t=last_t,
+                                gate=start["gate"] if isinstance(start.get("gate"), dict) else None)
     return read
 
 

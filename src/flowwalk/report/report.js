@@ -238,6 +238,9 @@
       h("code", { cls: "id", text: t.id }),
       h("span", { cls: "ms", text: t.status === "skipped" ? "" : seconds(t.ms) }),
       t["class"] ? h("span", { cls: "cls", text: t["class"] }) : null,
+      t.change ? h("span", { cls: "badge change " + t.change, text: t.change.replace("_", " ") }) : null,
+      t.quarantine ? h("span", { cls: "badge quarantine", title: "owner " + t.quarantine.owner + ": " + t.quarantine.reason,
+                                 text: (t.quarantine.expired ? "quarantine expired " : "quarantined until ") + t.quarantine.expires }) : null,
       h("span", { cls: "headline", text: t.status === "flaky" ? "flaky: passed on attempt " + t.attempts : t.headline }));
     var details = h("details", { cls: "test " + t.status, "data-id": t.id }, summary);
     var built = false;

@@ -88,16 +88,30 @@ def _category(cls: str) -> str:
     return "spec"  # a class this version does not know needs a person, not an alert
 
 
-def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
-    """The verdict's root causes grouped by category (only non-empty groups, most urgent first).
+def leads(test: Mapping[str, Any] | None) -> bool:
+    """Does this failed test's root cause lead the report? Yes unless it is excused (quarantined,
+    or not new under fail-on: new) or it was failing on the base branch too: those are listed
+    after, compactly (`gate_sections`), so the reader sees first what this change broke."""
+    if test is None:
+        return True
+    return not test.get("excused") and test.get("change") != "still_failing"
 
-    Within a group: by failure class (contract order), then the cause that took most tests down
-    first, then plan order.
+
+def leading_causes(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The root causes that lead the report (`leads`), in verdict order."""
+    tests = {t.get("test_id"): t for t in verdict.get("tests") or ()}
+    return [c for c in verdict.get("root_causes") or () if leads(tests.get(c.get("test_id")))]
+
+
+def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
+    """The verdict's leading root causes grouped by category (only non-empty groups, most urgent
+    first). Within a group: by failure class (contract order), then the cause that took most tests
+    down first, then plan order.
     """
     tests = {t["test_id"]: (n, t) for n, t in enumerate(verdict.get("tests") or ())}
     class_rank = {cls: n for n, (_k, _t, _m, classes) in enumerate(CATEGORIES) for cls in classes}
     items: dict[str, list[tuple[tuple[int, int, int], FailureItem]]] = {}
-    for cause in verdict.get("root_causes") or ():
+    for cause in leading_causes(verdict):
         position, test = tests.get(cause["test_id"], (1 << 30, {}))
         failure = test.get("failure") or {}
         index = failure.get("step_index")
@@ -119,6 +133,88 @@ def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
             ordered = tuple(item for _rank, item in sorted(items[key], key=lambda p: p[0]))
             groups.append(FailureGroup(key=key, title=title, meaning=meaning, classes=classes, items=ordered))
     return groups
+
+
+def gate_lead(verdict: Mapping[str, Any]) -> str:
+    """One line under the headline: what the run was compared with, and what did not count.
+    "" when the run had no base report, no quarantine and fail-on any."""
+    gate = verdict.get("gate") or {}
+    parts: list[str] = []
+    changes = gate.get("changes")
+    base = gate.get("base") or {}
+    if changes is not None:
+        new = len(changes.get("new") or ())
+        parts.append(f"**{new} new failure{'s' * (new != 1)}** against the base branch's last report"
+                     f" (run {code(base.get('run_id') or '?', 40)})")
+        for key, label in (("still_failing", "still failing"), ("newly_flaky", "newly flaky"), ("fixed", "fixed")):
+            if changes.get(key):
+                parts.append(f"{len(changes[key])} {label}")
+    quarantine = gate.get("quarantine") or {}
+    if quarantine.get("excused"):
+        n = len(quarantine["excused"])
+        parts.append(f"{n} quarantined failure{'s' * (n != 1)} did not fail the job")
+    if quarantine.get("expired"):
+        n = len(quarantine["expired"])
+        parts.append(f"**{n} quarantine{'s' * (n != 1)} expired**: {'they fail' if n != 1 else 'it fails'} the job again")
+    if gate.get("not_new"):
+        n = len(gate["not_new"])
+        parts.append(f"fail-on new: {n} failure{'s' * (n != 1)} that {'are' if n != 1 else 'is'} not new did not "
+                     f"fail the job")
+    elif gate.get("fail_on") == "new" and changes is None:
+        parts.append("fail-on new without a base report: every failure counts as new")
+    return " · ".join(parts)
+
+
+def gate_sections(verdict: Mapping[str, Any], limit: int = 50) -> list[str]:
+    """Markdown sections (each a string) for what does not lead: failures still failing on the
+    base, quarantined failures (with owner, reason, expiry), expired quarantines, newly flaky and
+    fixed tests. The job summary and the PR comment both show them, after the new failures."""
+    tests = {t.get("test_id"): t for t in verdict.get("tests") or ()}
+    gate = verdict.get("gate") or {}
+    causes = {c.get("test_id"): c for c in verdict.get("root_causes") or ()}
+    out: list[str] = []
+
+    def listing(title: str, note: str, ids: Sequence[str], line: Any) -> None:
+        if not ids:
+            return
+        rows = [f"### {title} ({len(ids)})", "", f"_{note}_", ""]
+        rows += [line(tid) for tid in ids[:limit]]
+        if len(ids) > limit:
+            rows.append(f"- … and {len(ids) - limit} more")
+        out.append("\n".join(rows) + "\n")
+
+    def why(tid: str) -> str:
+        cause = causes.get(tid) or {}
+        failure = (tests.get(tid) or {}).get("failure") or {}
+        cls = cause.get("failure_class") or failure.get("failure_class") or "failed"
+        message = cause.get("message") or failure.get("message") or ""
+        return f"- {code(tid, 200)}: {plain(cls)}" + (f": {plain(message, 200)}" if message else "")
+
+    def entry(tid: str) -> str:
+        q = (tests.get(tid) or {}).get("quarantine") or {}
+        status = (tests.get(tid) or {}).get("status")
+        return (f"- {code(tid, 200)} ({plain(status)}): owner {plain(q.get('owner'), 100)}, "
+                f"{'expired' if q.get('expired') else 'expires'} {plain(q.get('expires'), 20)}: "
+                f"{plain(q.get('reason'), 200)}")
+
+    quarantine = gate.get("quarantine") or {}
+    listing("Quarantine expired: fails the job again", "the quarantine file lists these tests, but their expiry "
+            "date has passed: fix them, or renew the entry with a new date", quarantine.get("expired") or (), entry)
+    changes = gate.get("changes") or {}
+    still = [t for t in changes.get("still_failing") or () if (tests.get(t) or {}).get("excused") != "quarantined"]
+    listing("Still failing: failed on the base branch too",
+            "not caused by this change" + ("; with fail-on new they do not fail the job"
+                                            if gate.get("fail_on") == "new" else "; they still fail the job"),
+            still, why)
+    listing("Quarantined: did not fail the job", "known flaky, listed in " + plain(quarantine.get("path") or
+            "the quarantine file", 200) + "; they ran and are reported", quarantine.get("excused") or (), entry)
+    listing("Newly flaky", "passed only on a retry here, not flaky on the base branch", changes.get("newly_flaky") or (),
+            lambda tid: f"- {code(tid, 200)}")
+    listing("Fixed", "failed on the base branch, pass now", changes.get("fixed") or (), lambda tid: f"- {code(tid, 200)}")
+    if quarantine.get("unknown"):
+        listing("Quarantine entries that match no test", "renamed or removed tests? these entries quarantine nothing",
+                quarantine["unknown"], lambda tid: f"- {code(tid, 200)}")
+    return out
 
 
 def not_run(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
@@ -335,6 +431,9 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
     budget = _Budget(limit - len(footer.encode("utf-8")) - cut_note_reserve)
 
     budget.add(f"## {verdict_headline(verdict)}\n")
+    lead = gate_lead(verdict)
+    if lead:
+        budget.add(lead + "\n")
     counts = verdict.get("counts") or {}
     budget.add("| total | passed | failed | skipped | flaky |\n|---:|---:|---:|---:|---:|\n"
                f"| {counts.get('total', 0)} | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
@@ -351,6 +450,9 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
         budget.add(f"{title}\n\n_{plain(group.meaning)}_\n")
         for item in group.items:
             budget.add(render_item(item, tests))
+
+    for section in gate_sections(verdict):
+        budget.add(section)
 
     heals = healed_items(verdict)
     if heals:

@@ -24,7 +24,7 @@ from collections import deque
 from typing import Any, Mapping
 
 from flowwalk.events import Failure, tally, to_json
-from flowwalk.exitcodes import Outcome, decide_outcome
+from flowwalk.exitcodes import Gate, Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
 
@@ -130,7 +130,30 @@ def _transitive(root: str, children: Mapping[str, list[str]], order: Mapping[str
     return sorted(seen, key=lambda t: order.get(t, 1 << 30))
 
 
-def describe_test(test: TestRecord) -> dict[str, Any]:
+def quarantine_entries(records: RunRecords) -> dict[str, Mapping[str, Any]]:
+    """test id -> the quarantine entry that covers it (active or expired), from run_started.gate."""
+    quarantine = (records.gate or {}).get("quarantine") or {}
+    out: dict[str, Mapping[str, Any]] = {}
+    for entry in quarantine.get("entries") or ():
+        if isinstance(entry, Mapping):
+            for tid in entry.get("tests") or ():
+                out.setdefault(str(tid), entry)
+    return out
+
+
+def judge(records: RunRecords) -> Gate:
+    return Gate.from_record(records.gate)
+
+
+def blocking(test: TestRecord, gate: Gate, flaky_policy: str) -> bool:
+    """Does this test's own result fail the job (before the run-level rules: cancelled, cut short)?"""
+    counts = test.status == "failed" or (test.status == "flaky" and flaky_policy == "fail")
+    return counts and not gate.excuse(test.test_id, test.status)
+
+
+def describe_test(test: TestRecord, gate: Gate | None = None, entry: Mapping[str, Any] | None = None,
+                  flaky_policy: str = "pass") -> dict[str, Any]:
+    gate = gate or Gate()
     failure = test.failure if test.status in ("failed", "skipped") else None
     return {
         "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,
@@ -141,16 +164,23 @@ def describe_test(test: TestRecord) -> dict[str, Any]:
         "findings": to_json(test.findings),
         "skipped_steps": test.skipped_steps,
         "screenshots": test.screenshots,
+        "change": gate.change(test.test_id, test.status),
+        "quarantine": ({"id": entry.get("id"), "owner": entry.get("owner"), "reason": entry.get("reason"),
+                        "expires": entry.get("expires"), "expired": bool(entry.get("expired"))}
+                       if entry is not None else None),
+        "excused": gate.excuse(test.test_id, test.status),
+        "blocking": blocking(test, gate, flaky_policy),
     }
 
 
 def decide(records: RunRecords) -> tuple[Outcome, int]:
     """(outcome, exit code) of the run, by `exitcodes.decide_outcome` (the walker's run_finished uses it too)."""
-    outcome, code = decide_outcome(((t.status, t.reason, failure_class(t)) for t in records.tests),
+    outcome, code = decide_outcome(((t.status, t.reason, failure_class(t), t.test_id) for t in records.tests),
                                    cancelled=records.cancelled,
                                    flaky_policy=str(records.settings.get("flaky_policy", "pass")),
                                    heal_policy=str(records.settings.get("heal_policy", "pass")),
-                                   healed=any(t.heals for t in records.tests if t.status in ("passed", "flaky")))
+                                   healed=any(t.heals for t in records.tests if t.status in ("passed", "flaky")),
+                                   gate=judge(records))
     return outcome, int(code)
 
 
@@ -184,6 +214,10 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
         })
 
     outcome, exit_code = decide(records)
+    gate = judge(records)
+    flaky_policy = str(records.settings.get("flaky_policy", "pass"))
+    entries = quarantine_entries(records)
+    described = [describe_test(t, gate, entries.get(t.test_id), flaky_policy) for t in tests]
     ran = [t for t in tests if t.final is not None]
     slowest = sorted(ran, key=lambda t: (-t.duration_ms, t.order))[:SLOWEST]
     return {
@@ -198,9 +232,43 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
                    **({"shard": records.shard} if records.shard is not None else {})},
         "counts": counts,
         "by_class": by_class,
-        "tests": [describe_test(t) for t in tests],
+        "tests": described,
         "root_causes": root_causes,
         "flaky": [t.test_id for t in tests if t.status == "flaky"],
         "slowest": [{"test_id": t.test_id, "duration_ms": round(t.duration_ms, 1)} for t in slowest],
         "warnings": list(records.problems),
+        "gate": gate_summary(records, described),
     }
+
+
+def gate_summary(records: RunRecords, described: list[dict[str, Any]]) -> dict[str, Any]:
+    """verdict.json's `gate`: what this run was compared with and which failures were excused.
+
+    `changes` (only with a base report) lists test ids by how they compare with the base: `new`
+    failures, `still_failing`, `newly_flaky`, `still_flaky`, `fixed`. `quarantine` lists the
+    tests whose failure its active entries excused (`excused`), the failing tests whose entry has
+    expired (`expired`: they fail the job again) and entries naming no test (`unknown`).
+    """
+    record = records.gate or {}
+    base = record.get("base") if isinstance(record.get("base"), Mapping) else None
+    changes: dict[str, list[str]] | None = None
+    if base is not None:
+        changes = {key: [] for key in ("new", "still_failing", "newly_flaky", "still_flaky", "fixed")}
+        for test in described:
+            if test["change"]:
+                changes[test["change"]].append(test["test_id"])
+    quarantine = record.get("quarantine") if isinstance(record.get("quarantine"), Mapping) else None
+    q_out: dict[str, Any] | None = None
+    if quarantine is not None:
+        failing = [t for t in described if t["quarantine"] and t["status"] in ("failed", "flaky")]
+        q_out = {"path": quarantine.get("path"), "today": quarantine.get("today"),
+                 "entries": [{k: e.get(k) for k in ("id", "owner", "reason", "expires", "expired", "line", "tests")}
+                             for e in quarantine.get("entries") or () if isinstance(e, Mapping)],
+                 "excused": [t["test_id"] for t in failing if t["excused"] == "quarantined"],
+                 "expired": [t["test_id"] for t in failing if t["quarantine"]["expired"]],
+                 "unknown": list(quarantine.get("unknown") or ())}
+    return {"fail_on": str(record.get("fail_on") or records.settings.get("fail_on") or "any"),
+            "base": ({"path": base.get("path"), "run_id": base.get("run_id"), "started_at": base.get("started_at"),
+                      "tests": len(base.get("tests") or {})} if base is not None else None),
+            "changes": changes, "quarantine": q_out,
+            "not_new": [t["test_id"] for t in described if t["excused"] == "not_new"]}

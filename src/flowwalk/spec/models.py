@@ -943,6 +943,10 @@ class ConfigModel(Strict):
     color_scheme: Optional[ColorScheme] = None
     geolocation: Optional[GeolocationModel] = None
     projects: Optional[Annotated[list[ProjectModel], Field(min_length=1, max_length=PROJECTS_MAX)]] = None
+    #: which failures fail the job: any, or only those new against the base report (docs/quarantine.md)
+    fail_on: Optional[Literal["any", "new"]] = None
+    #: the quarantine file (docs/quarantine.md) [flowwalk-quarantine.yaml when present]
+    quarantine_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
 
     @model_validator(mode="after")
     def _unique_projects(self) -> "ConfigModel":
@@ -953,3 +957,46 @@ class ConfigModel(Strict):
                            at=f"projects.{index}.name")
             seen.add(project.name)
         return self
+
+
+# --- the quarantine file ---------------------------------------------------------------------------
+
+QUARANTINE_MAX = 500
+DATE_PATTERN = r"^\d{4}-\d{2}-\d{2}$"
+
+
+def _check_date(value: str) -> str:
+    import datetime
+
+    if not re.fullmatch(DATE_PATTERN, value):
+        raise fail(f"{{subject}} is {quote(value)}, not a date",
+                   "write the day it expires as YYYY-MM-DD, e.g. '2026-12-31' (quoted or not)")
+    try:
+        datetime.date.fromisoformat(value)
+    except ValueError as error:
+        raise fail(f"{{subject}} is {quote(value)}, not a day of the calendar ({error})",
+                   "write a real day as YYYY-MM-DD, e.g. '2026-12-31'")
+    return value
+
+
+class QuarantineEntryModel(Strict):
+    """One quarantined test: it still runs and is reported, but does not fail the job until `expires`."""
+
+    LABEL: ClassVar[str] = "quarantine entry"
+    #: a test id (`<file>#<scenario>` or `<file>#<scenario>/<rule>`), or a scenario id for all its tests
+    id: Annotated[str, Field(min_length=1, max_length=1000)]
+    owner: Annotated[str, Field(min_length=1, max_length=100)]
+    reason: Annotated[str, Field(min_length=1, max_length=DESCRIPTION_MAX)]
+    #: the last day the quarantine holds (UTC); from the day after, the test fails the job again
+    expires: Annotated[str, Field(min_length=1, max_length=32, json_schema_extra={"pattern": DATE_PATTERN}),
+                       AfterValidator(_check_date)]
+
+
+class QuarantineFileModel(Strict):
+    """`flowwalk-quarantine.yaml`: known-flaky tests that run and are reported but do not fail the job
+    until their expiry (docs/quarantine.md)."""
+
+    model_config = ConfigDict(title="flowwalk quarantine file v1")
+    LABEL: ClassVar[str] = "quarantine file"
+    quarantine_version: Literal["1"]
+    tests: Annotated[list[QuarantineEntryModel], Field(max_length=QUARANTINE_MAX)] = Field(default_factory=list)

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from flowwalk.spec.models import ConfigModel, FlowSpecModel, RulesFileModel
+from flowwalk.spec.models import ConfigModel, FlowSpecModel, QuarantineFileModel, RulesFileModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 #: the same base as the hand-written emit-event and verdict schemas in schemas/
@@ -30,6 +30,10 @@ INPUT_SCHEMAS: dict[str, tuple[type[BaseModel], str, str]] = {
     "config.v1.schema.json": (
         ConfigModel, "flowwalk.yaml",
         "Run defaults for flowwalk; command-line options and environment variables win over them."),
+    "quarantine.v1.schema.json": (
+        QuarantineFileModel, "flowwalk quarantine file v1",
+        "Known-flaky tests (flowwalk-quarantine.yaml): each still runs and is reported, but does not fail the job "
+        "until its expiry."),
 }
 
 

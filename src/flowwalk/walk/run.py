@@ -63,7 +63,7 @@ from flowwalk import events as ev
 from flowwalk.browser.seams import private_api_allowed
 from flowwalk.environment import describe
 from flowwalk.errors import BrowserLaunchError
-from flowwalk.exitcodes import decide_outcome
+from flowwalk.exitcodes import Gate, decide_outcome
 from flowwalk.model import Scenario
 from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
@@ -139,6 +139,7 @@ def settings_record(settings: Settings) -> dict[str, Any]:
         "projects": [{"name": p.name, "environment": describe([settings.environment, p.environment])}
                      for p in settings.projects],
         "project_filter": list(settings.project_filter),
+        "fail_on": settings.fail_on,
     }
 
 
@@ -174,7 +175,8 @@ class _Shared:
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
              plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
-             run_id: str | None = None, prelaunched: Prelaunch | None = None) -> RunSummary:
+             run_id: str | None = None, prelaunched: Prelaunch | None = None,
+             gate: dict[str, Any] | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
 
     `plan` is a `plan.model.Plan` (its `assigned_scenarios()` run, its `record()` goes into
@@ -198,6 +200,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     run_id = run_id or uuid.uuid4().hex[:12]
     shared = _Shared()
     emit_lock = threading.Lock()
+    # which failures fail the job (quarantine, fail_on: new): --max-failures counts only those
+    judge = Gate.from_record(gate)
+    tests_of = {s.id: [s.test_id(r) for r in s.rules] for s in scenarios}
 
     def out(event: ev.Event) -> None:
         # one lock: emit.jsonl lines never interleave; redaction again, as the last gate
@@ -213,10 +218,15 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                 else:
                     shared.healed.discard(event.test_id)
         elif isinstance(event, ev.ScenarioFinished) and event.final and event.status == "failed":
-            run.stop.note_failure()   # --max-failures counts them
+            with shared.lock:
+                failed = [t for t in tests_of.get(event.scenario_id, ()) if shared.finals.get(t, ("",))[0] == "failed"]
+            # --max-failures counts a failed scenario unless the gate excuses every failure of it
+            if not failed or any(not judge.excuse(t, "failed") for t in failed):
+                run.stop.note_failure()
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
-                      flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings)))
+                      flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings),
+                      gate=gate))
 
     # 1. variables, before any browser
     runnable: list[Scenario] = []
@@ -270,8 +280,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     finals = dict(shared.finals)
     counts = ev.tally(status for status, _, _ in finals.values())
     healed = any(finals[t][0] in ("passed", "flaky") for t in shared.healed if t in finals)
-    code = int(decide_outcome(finals.values(), cancelled=cancelled, flaky_policy=settings.flaky_policy,
-                              heal_policy=settings.heal_policy, healed=healed)[1])
+    code = int(decide_outcome(((*row, tid) for tid, row in finals.items()), cancelled=cancelled,
+                              flaky_policy=settings.flaky_policy, heal_policy=settings.heal_policy, healed=healed,
+                              gate=judge)[1])
     duration = round((time.monotonic() - t0) * 1000, 1)
     out(ev.RunFinished(finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"), duration_ms=duration,
                        exit_code=code, counts=counts, cancelled=cancelled))
