@@ -52,3 +52,25 @@ def test_project_runs_only_the_projects_named(tmp_path: Path) -> None:
     assert "--project 'iphone13' is not a project of flowwalk.yaml" in wrong.stderr
     assert "did you mean 'iphone-13'?" in wrong.stderr
     assert "Traceback" not in wrong.stderr
+
+
+def test_each_project_scenario_pair_is_its_own_unit_for_shards_merge_and_durations(tmp_path: Path) -> None:
+    from flowwalk.plan.shard import load_durations
+
+    shards = []
+    for k in (1, 2):
+        out = tmp_path / f"shard{k}"
+        result = flowwalk("run", "examples/projects", *CONFIG, "--serve", "examples/site", "--out", str(out),
+                          "--shard", f"{k}/2")
+        assert result.returncode == 0, result.stdout + result.stderr
+        shards.append(out)
+    ran = [set(json.loads(line)["plan"]["assigned"]) for line in
+           ((s / "emit.jsonl").read_text().splitlines()[0] for s in shards)]
+    assert not ran[0] & ran[1] and len(ran[0] | ran[1]) == 4 and ran[0] and ran[1]
+    merged = tmp_path / "merged"
+    result = flowwalk("merge", str(shards[0]), str(shards[1]), "--out", str(merged))
+    assert result.returncode == 0, result.stdout + result.stderr
+    verdict = json.loads((merged / "verdict.json").read_text())
+    assert verdict["counts"]["passed"] == 4 and verdict["shards"]["missing"] == []
+    durations, _ = load_durations(merged)
+    assert f"[desktop] {BROWSER}" in durations and f"[iphone-13] {BROWSER}" in durations

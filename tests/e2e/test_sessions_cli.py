@@ -84,7 +84,7 @@ def test_a_failed_setup_leaves_its_dependants_not_run_naming_it(tmp_path: Path) 
     verdict = json.loads((out / "verdict.json").read_text())
     assert [c["test_id"] for c in verdict["root_causes"]] == [SETUP]
     assert len(verdict["root_causes"][0]["dependents"]) == 3
-    assert "session_failed" in result.stdout
+    assert f"session_failed: setup {SETUP}" in result.stdout
 
 
 def _slow_dependant(folder: Path) -> Path:

@@ -127,6 +127,8 @@ class ConsoleReporter:
             reason: str = rule.reason or "skipped"
             if rule.reason == "parent_failed" and rule.failure and rule.failure.parent:
                 reason += f": {rule.failure.parent}"
+            elif rule.reason == "session_failed" and rule.failure and rule.failure.context.get("setup"):
+                reason += f": setup {rule.failure.context['setup']}"
             return f"{head}  {self._paint(_one_line(reason), 'skipped')}"
         line = f"{head}  {self._paint(_seconds(rule.duration_ms), 'dim')}"
         if status == "flaky":
