@@ -105,3 +105,45 @@ def test_a_session_for_other_hosts_replaces_the_spares_route(spare_browser: Brow
         assert route.fell_back
     finally:
         other.close()
+
+
+def test_a_spare_is_taken_only_by_a_session_of_the_same_environment(spare_browser: Browser,
+                                                                    site: StaticServer) -> None:
+    french = {"locale": "fr-FR", "viewport": {"width": 400, "height": 700}}
+    plain = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
+    plain.close()
+    # the spare was made for the plain environment: a French session opens its own context
+    other = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
+                                      context_options=french)
+    try:
+        other.goto(f"{site.url}/", timeout_ms=10_000)
+        assert other.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
+    finally:
+        other.close()
+    # and the next spare is made for it: a second French session takes it, still French
+    assert spare_browser._spare is not None
+    again = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
+                                      context_options=french)
+    try:
+        again.goto(f"{site.url}/", timeout_ms=10_000)
+        assert again.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
+    finally:
+        again.close()
+
+
+def test_a_session_starts_from_a_saved_storage_state(spare_browser: Browser, site: StaticServer) -> None:
+    first = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
+    try:
+        first.goto(f"{site.url}/", timeout_ms=10_000)
+        first.page.evaluate("() => { localStorage.setItem('who', 'ada'); document.cookie = 'sid=42'; }")
+        state = first.storage_state()
+    finally:
+        first.close()
+    assert {c["name"] for c in state["cookies"]} == {"sid"}
+    signed_in = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
+                                          storage_state=state)
+    try:
+        signed_in.goto(f"{site.url}/", timeout_ms=10_000)
+        assert signed_in.page.evaluate("() => [localStorage.getItem('who'), document.cookie]") == ["ada", "sid=42"]
+    finally:
+        signed_in.close()
