@@ -24,7 +24,7 @@ def test_discover_then_run_is_green(tmp_path: Path) -> None:
         assert f"next: flowwalk run {out}/" in found.stdout
         crawl = json.loads((out / "discover" / "crawl.json").read_text())
         written = [s["path"] for s in crawl["specs"] if s["status"] == "written"]
-        assert len(crawl["pages"]) == 2 and len(written) >= 5
+        assert len(crawl["pages"]) == 2 and len(written) >= 2
         assert "cookie_banner" in {f["kind"] for f in crawl["features"]}
         ran = flowwalk("run", str(out), "--out", str(tmp_path / "report"))
     assert ran.returncode == 0, ran.stdout + ran.stderr

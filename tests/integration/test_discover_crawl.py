@@ -113,7 +113,9 @@ def test_discover_writes_specs_that_pass_and_says_what_it_found(site: Any, floww
         assert (out / "discover" / page["screenshot"]).read_bytes()[:4] == b"\x89PNG"
     # every spec passed twice and was written; they load as flowwalk run would load them
     assert result.needs_review == ()
-    assert len(result.specs_written) == len(crawl["specs"]) >= 10
+    # fewer, stronger specs: the five pages' headings in one smoke spec, then the behaviours
+    assert len(result.specs_written) == len(crawl["specs"]) >= 5
+    assert sum(p.endswith("/smoke.flow.yaml") for p in result.specs_written) == 1
     suites = load_suites([str(out)], Settings())
     assert len(suites) == len(result.specs_written)
     contact = (out / "discover-contact" / "form.flow.yaml").read_text()
@@ -153,8 +155,8 @@ def test_login_first_keeps_the_session_and_starts_every_spec(example_site: Any, 
     result = run(f"{example_site.url}/dashboard.html", out, flowwalk_browser, max_pages=1, login=login,
                  variables=(("DEMO_USER", "ada@example.com"),), secret_names=("DEMO_PASSWORD",), verify=False)
     # the dashboard is behind the login: the crawl saw it logged in, and so do the specs
-    assert result.pages == 1 and len(result.specs_written) >= 3
-    spec = (out / "dashboard" / "page.flow.yaml").read_text()
+    assert result.pages == 1 and len(result.specs_written) >= 2
+    spec = (out / "dashboard" / "smoke.flow.yaml").read_text()
     assert f"url: {example_site.url}/login.html" in spec and "value: '{{DEMO_PASSWORD}}'" in spec
     assert "correct-horse-battery" not in spec
     assert "Welcome back, Ada" in spec
@@ -178,5 +180,5 @@ def test_the_configured_model_is_asked_once_and_recorded(recording_site: tuple[s
     crawl = json.loads((tmp_path / "checks" / "discover" / "crawl.json").read_text())
     assert [c["outcome"] for c in crawl["model_calls"]] == ["answered"]
     assert crawl["model_drops"][0]["reason"] == "not a URL of the crawl inside the allowed hosts"
-    assert "name: The danger zone answers" in (tmp_path / "checks" / "discover-danger" / "page.flow.yaml").read_text()
+    assert "name: The danger zone answers" in (tmp_path / "checks" / "discover-danger" / "smoke.flow.yaml").read_text()
     assert result.dropped and "evil.example" in (tmp_path / "checks" / "discover" / "index.md").read_text()

@@ -27,7 +27,7 @@ def advise(fake: FakeModel, *replies: Reply) -> tuple[list[GeneratedSpec], list[
                                                       list[dict[str, Any]], list[dict[str, Any]]]:
     state = crawl_state()
     features = classify(state["pages"], state["dismiss"])
-    specs = generate_specs(state, features)
+    specs = generate_specs(state, features, submit_forms=True)   # smoke, navigation, log in
     fake.script(*replies)
     settings = Settings(model=ModelConfig(base_url=fake.base_url, model="fake-1"), secret_names=("PASSWORD",),
                         secrets=Secrets({"PASSWORD": "hunter2-s3cret"}))
@@ -46,41 +46,42 @@ def test_names_descriptions_and_kept_checks_are_applied(fake: FakeModel) -> None
     before, after, drops, calls = advise(fake, Reply({"specs": [
         {"spec": 1, "name": "Home page welcomes", "description": "The home page answers with its heading.",
          "keep": [1]},
-        {"spec": 4, "name": "Deals list", "extra": [{"kind": "visible", "selector": '[data-testid="deals"]'},
-                                                   {"kind": "url_contains", "value": "/products.html"}]},
+        {"spec": 2, "name": "Main menu", "extra": [{"kind": "visible", "selector": '[data-testid="deals"]'},
+                                                  {"kind": "url_contains", "value": "/products.html"}]},
     ], "reason": "clearer"}))
     assert after[0].data["name"] == "Home page welcomes"
-    assert expects(before[0]) == ["text_contains h1", "url_matches ^http://127\\.0\\.0\\.1:9/?(\\?.*)?$"]
+    assert expects(before[0]) == ["text_contains h1", "url_matches ^http://127\\.0\\.0\\.1:9/?(\\?.*)?$",
+                                  "text_contains h1", "url_contains /products.html"]
     assert expects(after[0]) == ["text_contains h1"]
-    assert after[0].text.startswith("# page on /:") and "name: Home page welcomes" in after[0].text
-    assert expects(after[3])[-2:] == ['visible [data-testid="deals"]', "url_contains /products.html"]
-    assert after[1] == before[1]                       # not mentioned: unchanged
+    assert after[0].text.startswith("# smoke: /, /products.html") and "name: Home page welcomes" in after[0].text
+    assert expects(after[1])[-2:] == ['visible [data-testid="deals"]', "url_contains /products.html"]
+    assert after[2] == before[2]                       # not mentioned: unchanged
     assert drops == [] and [c["outcome"] for c in calls] == ["answered"]
     shown = fake.requests[0].text
-    assert "spec 4: /: Deals" not in shown and "check 1: count" in shown   # the specs and their checks
+    assert "spec 2: home page: Main navigation" in shown and "check 1: text_contains" in shown   # the specs and their checks
     assert "hunter2-s3cret" not in shown
 
 
 def test_what_does_not_hold_to_the_crawl_is_dropped_and_recorded(fake: FakeModel) -> None:
     before, after, drops, _ = advise(fake, Reply({"specs": [
         {"spec": 1, "name": "Win a prize at http://evil.example/claim", "keep": []},
-        {"spec": 4, "extra": [{"kind": "visible", "selector": "#not-on-the-page"},
+        {"spec": 2, "extra": [{"kind": "visible", "selector": "#not-on-the-page"},
                               {"kind": "url_contains", "value": "http://evil.example/"},
                               {"kind": "js", "value": "fetch('http://evil.example')"}]},
-        {"spec": 5, "keep": [7], "description": "Products\nare listed"},
+        {"spec": 3, "keep": [7], "description": "Log in\nhere"},
     ]}))
     reasons = {(d["feature"], d["reason"].split(",")[0].split(";")[0]) for d in drops}
     assert reasons == {
-        ("home/page", "not a one-line name"),
-        ("home/page", "a spec keeps at least one check"),
-        ("home/list", "the selector does not resolve to one element on the recorded page"),
-        ("home/list", "not a URL of the crawl inside the allowed hosts"),
-        ("home/list", "only visible and url_contains checks may be added"),
-        ("products/page", "names checks the spec does not have"),
+        ("home/smoke", "not a one-line name"),
+        ("home/smoke", "a spec keeps at least one check"),
+        ("home/navigation", "the selector does not resolve to one element on the recorded page"),
+        ("home/navigation", "not a URL of the crawl inside the allowed hosts"),
+        ("home/navigation", "only visible and url_contains checks may be added"),
+        ("home/login", "names checks the spec does not have"),
     }
     assert after[0].data["name"] == before[0].data["name"] and expects(after[0]) == expects(before[0])
-    assert expects(after[3]) == expects(before[3])
-    assert after[4].data["description"] == "Products are listed"   # one line: the break is a space
+    assert expects(after[1]) == expects(before[1])
+    assert after[2].data["description"] == "Log in here"   # one line: the break is a space
 
 
 @pytest.mark.parametrize("replies, says", [

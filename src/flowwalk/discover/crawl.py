@@ -58,6 +58,8 @@ class CrawlState:
     #: how often each signature was reached
     signature_visits: dict[str, int] = field(default_factory=dict)
     dismiss: list[dict[str, Any]] = field(default_factory=list)
+    #: the journeys explored with --submit-forms (journeys.Journey.to_dict), in page order
+    journeys: list[dict[str, Any]] = field(default_factory=list)
     actions: int = 0
     elapsed_s: float = 0.0
     stopped_reason: str = ""
@@ -105,6 +107,11 @@ class Crawler:
         self.started = started - state.elapsed_s   # a resumed crawl's budget counts what it spent
         self.start_host = urlsplit(state.start_url).hostname or ""
         self.words = options.destructive_words()
+        #: with --login: the URL the login left the page at, and how to log in again. A single-page
+        #: app that keeps its login in the page is explored from that state: loading its URL again
+        #: would show the login form, so "load this page" there means "log in again"
+        self.landing: str | None = None
+        self.relogin: Callable[[], None] | None = None
         self._by_signature = {p["signature"]: p["id"] for p in state.pages}
         self._by_template = {p["template"]: p["id"] for p in state.pages}
 
@@ -158,6 +165,13 @@ class Crawler:
         if entry not in self.state.skipped:
             self.state.skipped.append(entry)
 
+    def take_journey_action(self) -> bool:
+        """A journey's move counts against --max-actions like any click."""
+        return self._take_action()
+
+    def out_of_time(self) -> bool:
+        return self._elapsed() >= self.options.budget_s or self.cancel.is_set()
+
     def _take_action(self) -> bool:
         if self.state.actions >= self.options.max_actions:
             return False
@@ -168,7 +182,10 @@ class Crawler:
 
     def _load(self, url: str) -> int | None:
         """Go to `url` and let it settle; the document's HTTP status when the page knows it."""
-        self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
+        if self.relogin is not None and self.landing is not None and url_key(url) == self.landing:
+            self.relogin()
+        else:
+            self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
         self._settle()
         try:
             status = self.session.page.evaluate(
@@ -187,6 +204,7 @@ class Crawler:
     def _visit(self, item: dict[str, Any]) -> None:
         state = self.state
         via = item.get("via")
+        loaded_before = {id(entry) for entry in self.session.network}
         if via and via.get("kind") == "route":
             # a client-side route: reached by clicking on its page, as the generated spec will
             self._load(via["from_url"])
@@ -259,6 +277,23 @@ class Crawler:
             except PlaywrightError:
                 pass
         page["console_errors"] = self.session.console_error_count - before
+        page["failed_resources"] = self._failed_resources(loaded_before)
+
+    def _failed_resources(self, known: set[int]) -> list[str]:
+        """Sub-resources of the page that did not load (a missing favicon): a finding for index.md,
+        and the reason the page's specs do not assert `no_console_errors` (the browser logs each)."""
+        out: list[str] = []
+        for entry in list(self.session.network):
+            if id(entry) in known:
+                continue
+            status = entry.get("status")
+            if entry.get("resource_type") == "document" or not ((status or 0) >= 400 or entry.get("failure")):
+                continue
+            path = urlsplit(str(entry.get("url") or "")).path or "/"
+            said = f"{path} answered HTTP {status}" if status else f"{path} failed ({entry.get('failure')})"
+            if said not in out:
+                out.append(said)
+        return out[:10]
 
     def _edge(self, via: dict[str, Any] | None, to: str) -> None:
         if not via:

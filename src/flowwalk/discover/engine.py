@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from flowwalk.discover.options import DiscoverOptions, DiscoverResult, StopReason
+from flowwalk.discover.options import DiscoverOptions, DiscoverResult, JourneySummary, StopReason
 from flowwalk.errors import UsageError
 from flowwalk.settings import Settings
 
@@ -114,15 +114,22 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
                                       offline=settings.offline)
         try:
-            if login is not None:
-                say(f"logging in with {options.login}")
-                play_login(login, session, settings, settings.action_timeout_ms)
             crawler = Crawler(options, session, state, folder, action_timeout_ms=min(settings.action_timeout_ms, 5_000),
                               navigation_timeout_ms=settings.navigation_timeout_ms, progress=say, cancel=cancel,
                               started=started)
+            if login is not None:
+                say(f"logging in with {options.login}")
+                play_login(login, session, settings, settings.action_timeout_ms)
+                landing = _in_page_login(login, session, settings)
+                if landing is not None:
+                    say(f"  the login stays in the page at {landing}: that state is explored, not a fresh load")
+                    crawler.landing = landing
+                    crawler.relogin = lambda: play_login(login, session, settings, settings.action_timeout_ms)
             reason: StopReason = crawler.run()
         finally:
             session.close()
+        if options.submit_forms and not cancel.is_set() and state.pages:
+            state.journeys = _explore_journeys(options, settings, browser, state, login, crawler, say)
     finally:
         if owned is not None:
             owned.close()
@@ -188,7 +195,97 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     return DiscoverResult(out_dir=out, pages=len(state.pages), features=len(features),
                           specs_written=tuple(written), needs_review=tuple(review), duration_s=round(duration, 1),
                           stopped_reason=reason, discover_dir=folder,
-                          dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops))
+                          dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops),
+                          journeys=_summaries(record))
+
+
+def _summaries(record: Any) -> tuple[JourneySummary, ...]:
+    pages = {p.id: p.path for p in record.pages}
+    status = {s.path: s.status for s in record.specs}
+    return tuple(JourneySummary(id=j.id, name=j.name, page=pages.get(j.page, j.page), why=j.why, spec=j.spec,
+                                status=status.get(j.spec, "not_written") if j.spec else "not_written",
+                                covers=tuple(f"{m.name}: " + ("; ".join(m.checks) or "nothing to check")
+                                             for m in j.moves))
+                 for j in record.journeys)
+
+
+def _in_page_login(login: Any, session: Any, settings: Settings) -> str | None:
+    """The URL key of the page a login left the session at, when that login lives in the page (a
+    single-page app: loading the URL again shows the login form); None for a cookie session."""
+    from flowwalk.browser.survey import survey_page
+    from flowwalk.discover.login import play_login
+    from flowwalk.discover.safety import url_key
+
+    def has_password() -> bool:
+        survey = survey_page(session)
+        return any(f.get("type") == "password" for form in survey.get("forms") or () for f in form.get("fields") or ())
+
+    landing = session.page.url
+    if has_password():
+        return None   # the login did not leave the login form behind: nothing to keep
+    session.goto(landing, timeout_ms=settings.navigation_timeout_ms)
+    session.wait(300)
+    if not has_password():
+        return None
+    play_login(login, session, settings, settings.action_timeout_ms)
+    return url_key(landing)
+
+
+def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any, state: Any, login: Any,
+                      crawler: Any, say: Callable[[str], None]) -> list[dict[str, Any]]:
+    """With --submit-forms: the journeys of every page, each walked twice in fresh contexts."""
+    from flowwalk.browser.locate import locate
+    from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
+    from flowwalk.discover.login import play_login
+    from flowwalk.discover.safety import url_key
+
+    def open_state(page: dict[str, Any]) -> Any:
+        session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
+                                      offline=settings.offline)
+        try:
+            via = page.get("reached_by") or {}
+            start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])
+            if login is not None:
+                play_login(login, session, settings, settings.action_timeout_ms)
+            if login is None or crawler.landing is None or url_key(start) != crawler.landing:
+                session.goto(start, timeout_ms=settings.navigation_timeout_ms)
+            clicks = ([page["banner"]["selector"]] if page.get("banner") else []) + \
+                ([via["selector"]] if via.get("kind") == "route" else [])
+            for selector in clicks:
+                found = locate(session.page, selector)
+                if found.count:
+                    with session.guard():
+                        found.locator.first.click(timeout=settings.action_timeout_ms)
+                    session.wait(200)
+        except BaseException as error:
+            session.close()
+            from flowwalk.browser import NavigationBlocked, PlaywrightError
+            from flowwalk.discover.login import LoginFailed
+
+            if isinstance(error, (PlaywrightError, NavigationBlocked, LoginFailed)):
+                raise MoveFailed(f"could not open {page['path']}: {str(error).splitlines()[0][:200]}") from None
+            raise
+        return session
+
+    explorer = JourneyExplorer(open_state, words=options.destructive_words(),
+                               action_timeout_ms=min(settings.action_timeout_ms, 5_000),
+                               navigation_timeout_ms=settings.navigation_timeout_ms,
+                               take_action=crawler.take_journey_action, progress=say)
+    pages = {p["id"]: p for p in state.pages}
+    out: list[dict[str, Any]] = []
+    for page in state.pages:
+        if crawler.out_of_time():
+            say("journeys: the budget is spent; the rest are not explored")
+            break
+        try:
+            found = explorer.explore(page, pages, state.edges)
+        except MoveFailed as failed:
+            say(f"  journeys of {page['path']}: {failed}")
+            continue
+        out.extend(j.to_dict() for j in found)
+    for page in state.pages:
+        page.pop("_create_claimed", None)
+    return out
 
 
 def _previous_specs(folder: Path) -> list[str]:

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
+from flowwalk.discover.effects import CHECKS_PER_ACTION, LONG_CHECKS
 from flowwalk.discover.safety import destructive_word
 from flowwalk.discover.selectors import choose_selector, target_of
 
@@ -336,38 +337,136 @@ def _title(page: dict[str, Any]) -> str:
     return path if path not in ("", "/") else "home page"
 
 
+#: the feature kinds whose checks only restate what a page shows at rest: they go into the smoke specs
+FURNITURE = ("page", "list", "table")
+
+
+def _clean(page: dict[str, Any]) -> bool:
+    """A page that logged no console error and loaded every resource: its specs assert no_console_errors."""
+    return page.get("console_errors") == 0 and not page.get("failed_resources")
+
+
+def _spec(writer: _Writer, path: str, feature: str, name: str, description: str, entry: str,
+          steps: list[dict[str, Any]], prefix: int, header: list[str], clean: bool) -> GeneratedSpec:
+    data: dict[str, Any] = {"spec_version": "1.1", "name": name[:120].strip(),
+                            "description": (description[:440] + " Written by flowwalk discover.")[:500], "url": entry}
+    allowed = sorted({urlsplit(p["url"]).hostname or "" for p in writer.pages.values()}
+                     - {urlsplit(entry).hostname or ""} - {""})
+    if allowed:
+        data["allowed_hosts"] = allowed[:10]
+    data["steps"] = steps[:MAX_STEPS]
+    if clean:
+        data["assertions"] = [{"kind": "no_console_errors"}]
+    variables = tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
+    return GeneratedSpec(path=path, feature=feature, data=data, text=render_spec(data, header), variables=variables,
+                         header=tuple(header), prefix_steps=min(prefix, MAX_STEPS))
+
+
+def smoke_specs(writer: _Writer, pages: list[dict[str, Any]]) -> list[GeneratedSpec]:
+    """The pages' furniture (each page's heading and URL) in as few specs as fit: one page after
+    another in one spec, until the next would pass the step limit."""
+    out: list[GeneratedSpec] = []
+    group: list[dict[str, Any]] = []
+    steps: list[dict[str, Any]] = []
+    entry, prefix = "", 0
+
+    def close() -> None:
+        paths = ", ".join(str(p["path"]) for p in group)
+        first = group[0]
+        header = [f"smoke: {paths}"[:300],
+                  "Each page answers with its heading at its URL: what the pages show at rest, in one spec.",
+                  "Written by `flowwalk discover`; edit it as you like."]
+        out.append(_spec(writer, f"{first['slug']}/smoke.flow.yaml", f"{first['slug']}/smoke", f"smoke: {paths}",
+                         f"The pages {paths} answer with their headings.", entry, list(steps), prefix, header,
+                         all(_clean(p) for p in group)))
+
+    for page in pages:
+        checks = writer.heading_check(page) + writer.url_check(page["url"])
+        via = page.get("reached_by") or {}
+        start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])
+        lead: list[dict[str, Any]] = [{"type": "goto", "url": _path_of(start) + _hash(start)}]
+        if via.get("kind") == "route":
+            lead.append({"type": "act", "action": "click", "target": f"the {via.get('name') or 'route'} control",
+                         "selector": via["selector"]})
+        if group and len(steps) + len(lead) + len(checks) <= MAX_STEPS:
+            steps.extend(lead + checks)
+            group.append(page)
+            continue
+        if group:
+            close()
+        entry, first = writer.prefix(page)
+        prefix = len(first)
+        steps = first + checks
+        group = [page]
+    if group:
+        close()
+    return out
+
+
+def _hash(url: str) -> str:
+    fragment = urlsplit(url).fragment
+    return f"#{fragment}" if fragment.startswith(("/", "!")) else ""
+
+
+def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any]) -> GeneratedSpec | None:
+    """A journey as one flow: its moves, each followed by the checks of what it changed."""
+    entry, steps = writer.prefix(page)
+    prefix = len(steps)
+    covers: list[str] = []
+    per_move = CHECKS_PER_ACTION if len(journey["moves"]) <= 3 else LONG_CHECKS
+    for move in journey["moves"]:
+        checks = [e["check"] for e in move["effects"] if e.get("check")][:per_move]
+        if not checks or len(steps) + len(move["steps"]) + 1 > MAX_STEPS:
+            break
+        steps.extend(move["steps"])
+        steps.extend(checks[:MAX_STEPS - len(steps)])
+        covers.append(move["name"])
+    if not covers:
+        return None
+    header = [f"journey on {page['path']}: {journey['name']}",
+              f"Why: {journey['why']}"[:300],
+              *[f"  {line}"[:300] for line in journey["covers"][:len(covers)]],
+              "Each check asserts what the move before it changed, as the crawl observed it twice.",
+              "Written by `flowwalk discover`; edit it as you like."]
+    return _spec(writer, f"{journey['id']}.flow.yaml", journey["id"], f"{_title(page)}: {journey['name']}",
+                 f"{journey['why']}: " + "; then ".join(covers), entry, steps, prefix, header, _clean(page))
+
+
 def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, login: dict[str, Any] | None = None,
                    submit_forms: bool = False, words: tuple[str, ...] = ()) -> list[GeneratedSpec]:
-    """One spec per feature that has checks to make (a feature without any is left out)."""
+    """The smoke specs, one spec per feature that checks a behaviour, and one per journey.
+
+    Fewer, stronger specs: headings, lists and tables at rest go into the smoke specs; a form
+    spec that would only read back what it typed is not written (with --submit-forms a form's
+    empty submit, which answers with a message, is); the add-a-todo spec of a page that has
+    journeys is part of its main journey."""
     writer = _Writer(state, login, words, submit_forms)
-    out: list[GeneratedSpec] = []
+    journeys = list(state.get("journeys") or ())
+    journey_pages = {j["page"] for j in journeys}
+    out = smoke_specs(writer, list(writer.pages.values()))
     for feature in features:
         page = writer.pages.get(feature["page"])
-        if page is None:
+        if page is None or feature["kind"] in FURNITURE:
             continue
+        if feature["kind"] in ("login", "signup", "form"):
+            if not submit_forms:
+                continue   # filling fields and reading them back checks nothing the site does
+            if feature["kind"] == "form" and page["id"] in journey_pages and any(
+                    s.get("kind") == "enter" and s.get("form") == feature["form"] for s in page.get("submits") or ()):
+                continue   # the main journey adds items with it, and checks more
         body = writer.steps_for(feature, page)
         if not body:
             continue
+        if feature["kind"] == "form" and all(s["type"] != "act" or s["action"] == "fill" for s in body):
+            continue
         entry, prefix = writer.prefix(page, banner=feature["kind"] != "cookie_banner")
-        steps = (prefix + body)[:MAX_STEPS]
-        name = f"{_title(page)}: {feature['name']}"[:120].strip()
-        data: dict[str, Any] = {
-            "spec_version": "1.1",
-            "name": name,
-            "description": (feature["reason"][:400] + ". Written by flowwalk discover.")[:500],
-            "url": entry,
-        }
-        allowed = sorted({urlsplit(p["url"]).hostname or "" for p in writer.pages.values()}
-                         - {urlsplit(entry).hostname or ""} - {""})
-        if allowed:
-            data["allowed_hosts"] = allowed[:10]
-        data["steps"] = steps
-        if page.get("console_errors") == 0:
-            data["assertions"] = [{"kind": "no_console_errors"}]
         header = [f"{feature['kind']} on {page['path']}: {feature['reason'][:200]}",
                   f"Written by `flowwalk discover` (page signature {page['signature']}); edit it as you like."]
-        variables = tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
-        out.append(GeneratedSpec(path=f"{feature['id']}.flow.yaml", feature=feature["id"], data=data,
-                                 text=render_spec(data, header), variables=variables, header=tuple(header),
-                                 prefix_steps=min(len(prefix), MAX_STEPS)))
+        out.append(_spec(writer, f"{feature['id']}.flow.yaml", feature["id"], f"{_title(page)}: {feature['name']}",
+                         feature["reason"][:400] + ".", entry, prefix + body, len(prefix), header, _clean(page)))
+    for journey in journeys:
+        page = writer.pages.get(journey["page"])
+        spec = journey_spec(writer, journey, page) if page is not None else None
+        if spec is not None:
+            out.append(spec)
     return out

@@ -49,6 +49,27 @@ def render_index(record: CrawlRecord) -> str:
                 "specs, put these in `flowwalk.yaml`:", "", "```yaml", "dismiss_selectors:"]
         out += [f"  - '{d.selector}'" for d in record.dismiss_selectors]
         out.append("```")
+    if record.journeys:
+        out += ["", "## Journeys", "",
+                "Each journey acts, observes what changed, and checks that; it was walked twice in fresh browser "
+                "contexts and keeps only what both walks saw alike.", ""]
+        for journey in record.journeys:
+            owner = pages.get(journey.page)
+            written_as = f"`{journey.spec}`" if journey.spec else "not written"
+            out += [f"### {_cell(journey.name)} ({owner.path if owner else journey.page})", "",
+                    f"Why: {_cell(journey.why)}. Spec: {written_as}.", ""]
+            out += [f"{n}. {_cell(m.name)}: " + (_cell("; ".join(m.checks)) or "nothing to check")
+                    for n, m in enumerate(journey.moves, 1)]
+            if journey.noted:
+                out += ["", "Also seen (not checkable in a spec): " + _cell("; ".join(journey.noted[:8]))]
+            if journey.dropped:
+                out += ["", "Left out (the two walks differed): " + _cell("; ".join(journey.dropped[:8]))]
+            out.append("")
+    if record.failed_resources:
+        out += ["", "## Resources that did not load", "",
+                "Findings, not reasons to hold specs back: the specs of these pages do not assert "
+                "`no_console_errors` (the browser logs every failed load as a console error).", ""]
+        out += [f"- {_cell(r)}" for r in record.failed_resources]
     out += ["", "## Specs", "", "| spec | feature | status |", "|---|---|---|"]
     for spec in record.specs:
         status = "written" if spec.status == "written" else f"{spec.status}: {_cell(spec.failure or '')}"

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-__all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "StopReason"]
+__all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "JourneySummary", "StopReason"]
 
 #: words that make a control destructive: a button, link or form whose text, label, test id, id,
 #: class, name, href or action says one of them is never clicked, followed or submitted. Matched
@@ -69,6 +69,23 @@ class DiscoverOptions:
 
 
 @dataclass(frozen=True)
+class JourneySummary:
+    """A journey discover explored and what it covers (crawl.json `journeys` has the full record)."""
+
+    id: str
+    name: str
+    #: the page's path the journey starts on
+    page: str
+    #: why it was chosen
+    why: str
+    #: the spec it became (a path under --out; empty when it was not written) and its status
+    spec: str
+    status: Literal["written", "needs_review", "not_verified", "not_written"]
+    #: one line per move: what it did and what its checks assert
+    covers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class DiscoverResult:
     """What a discover run found and wrote (the same figures `discover/crawl.json` holds)."""
 
@@ -83,3 +100,5 @@ class DiscoverResult:
     discover_dir: Path = field(default=Path("discover"))
     #: model proposals that were dropped, and why (empty without a model)
     dropped: tuple[str, ...] = ()
+    #: the journeys (with --submit-forms), in page order
+    journeys: tuple[JourneySummary, ...] = ()

@@ -132,6 +132,30 @@ class ModelCallRecord(_Model):
     latency_ms: float
 
 
+class MoveRecord(_Model):
+    """One move of a journey and the checks of what it changed."""
+
+    name: str
+    checks: list[str]
+
+
+class JourneyRecord(_Model):
+    """A journey: moves from a page's start state, each checked by what it changed (twice seen)."""
+
+    id: str
+    page: str
+    name: str
+    #: why the journey was chosen
+    why: str
+    #: the spec it became (relative to --out), empty when it was not written
+    spec: str
+    moves: list[MoveRecord]
+    #: effects that were seen but are not checked in a spec (storage, requests)
+    noted: list[str]
+    #: checks left out because the two walks saw different values
+    dropped: list[str]
+
+
 class CrawlRecord(_Model):
     """discover/crawl.json"""
 
@@ -149,6 +173,9 @@ class CrawlRecord(_Model):
     loops: list[Loop]
     features: list[FeatureRecord]
     specs: list[SpecRecord]
+    journeys: list[JourneyRecord] = Field(default_factory=list)
+    #: resources that did not load (a missing favicon): findings, not reasons to hold specs back
+    failed_resources: list[str] = Field(default_factory=list)
     model_drops: list[ModelDrop] = Field(default_factory=list)
     model_calls: list[ModelCallRecord] = Field(default_factory=list)
 
@@ -175,7 +202,17 @@ def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: l
         "skipped": state["skipped"], "loops": state["loops"],
         "features": [{k: f[k] for k in ("id", "kind", "page", "name", "reason", "pages")} for f in features],
         "specs": specs, "model_drops": drops, "model_calls": calls or [],
+        "journeys": [_journey(j, specs) for j in state.get("journeys") or ()],
+        "failed_resources": sorted({f"{p['path']}: {r}" for p in state["pages"] for r in p.get("failed_resources") or ()}),
     })
+
+
+def _journey(journey: dict[str, Any], specs: list[dict[str, Any]]) -> dict[str, Any]:
+    spec = next((s["path"] for s in specs if s.get("feature") == journey["id"]), "")
+    return {"id": journey["id"], "page": journey["page"], "name": journey["name"], "why": journey["why"], "spec": spec,
+            "moves": [{"name": m["name"], "checks": [e["what"] for e in m["effects"] if e.get("check")]}
+                      for m in journey["moves"]],
+            "noted": list(journey.get("noted") or ()), "dropped": list(journey.get("dropped") or ())}
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:

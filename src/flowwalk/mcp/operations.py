@@ -372,6 +372,13 @@ def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
         return []
     name = ws.relative(out)
     features = {f.get("id"): f for f in record.get("features") or () if isinstance(f, dict)}
+    # a journey (discover --submit-forms) is a feature too: its name, why, and each move with its checks
+    for journey in record.get("journeys") or ():
+        if isinstance(journey, dict) and journey.get("id"):
+            moves = "; ".join(f"{m.get('name')}: {', '.join(m.get('checks') or ()) or 'nothing to check'}"
+                              for m in journey.get("moves") or () if isinstance(m, dict))
+            features[journey["id"]] = {"name": journey.get("name"), "kind": "journey",
+                                       "reason": f"{journey.get('why')}. {moves}"[:2000]}
     found: list[JourneyOut] = []
     for spec in record.get("specs") or ():
         if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):

@@ -1,0 +1,272 @@
+"""The discover mutation bench: do the specs `flowwalk discover --submit-forms` writes catch real bugs?
+
+    .venv/bin/python bench/discover_mutations.py todomvc-backbone [--twice] [--only NAME]
+    .venv/bin/python bench/discover_mutations.py adminlike [--twice] [--only NAME]
+
+For one app (TodoMVC Backbone from .cache/thirdparty, fetched by scripts/fetch_thirdparty.sh, or
+the admin-like test app of tests/apps/adminlike.py), offline and deterministic:
+
+1. serve the unmodified app on 127.0.0.1 and run `discover --submit-forms` (no model) into a
+   scratch folder: the generated suite (with --twice, a second crawl, and the two spec trees are
+   compared byte for byte);
+2. run the generated suite and the small hand-written suite once on the unmodified app (every
+   spec of both should pass);
+3. for each seeded one-line bug (an action that does nothing, a counter off by one, a filter that
+   shows the wrong items, a change that is not saved, ...): apply it, run both suites, restore it.
+   A bug is caught when at least one spec of the suite fails.
+
+It prints a Markdown table (and with --json FILE writes the figures there). A mutation whose line
+is not found exactly once stops the bench: the app changed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import shutil
+import sys
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(ROOT / "tests"))   # tests/apps: the admin-like test app
+
+
+@dataclass(frozen=True)
+class Mutation:
+    name: str
+    #: the file (relative to the served root) and the exact text replaced, once
+    path: str
+    old: str
+    new: str
+    what: str
+
+
+@dataclass(frozen=True)
+class App:
+    name: str
+    #: a context manager giving (base URL, served root folder) for the app
+    serve: Callable[[Path], Any]
+    start: str
+    #: the hand-written suite: spec files written by a person for the same app
+    hand: tuple[Path, ...]
+    mutations: tuple[Mutation, ...]
+    login: Path | None = None
+
+
+BACKBONE = "examples/backbone/"
+TODOMVC_MUTATIONS = (
+    Mutation("add-does-nothing", BACKBONE + "js/views/app-view.js", "app.todos.create(this.newAttributes());",
+             "/* nothing */", "pressing Enter in the new-todo field adds nothing"),
+    Mutation("add-not-saved", BACKBONE + "js/views/app-view.js", "app.todos.create(this.newAttributes());",
+             "app.todos.add(this.newAttributes());", "a new todo is shown but not saved (gone after a reload)"),
+    Mutation("counter-off-by-one", BACKBONE + "js/views/app-view.js", "remaining: remaining",
+             "remaining: remaining + 1", "the items-left counter is one too high"),
+    Mutation("counter-plural", BACKBONE + "index.html", "remaining === 1 ? 'item' : 'items'",
+             "remaining === 1 ? 'items' : 'item'", "'1 items left' / '2 item left'"),
+    Mutation("input-not-cleared", BACKBONE + "js/views/app-view.js", "this.$input.val('');", "",
+             "the new-todo field keeps the text after adding"),
+    Mutation("toggle-does-nothing", BACKBONE + "js/views/todo-view.js", "this.model.toggle();", "",
+             "a todo's checkbox does not complete it"),
+    Mutation("toggle-not-saved", BACKBONE + "js/models/todo.js", "this.save({", "this.set({",
+             "completing a todo is not saved (undone by a reload)"),
+    Mutation("filter-active-wrong", BACKBONE + "js/views/todo-view.js", "app.TodoFilter === 'active' :",
+             "app.TodoFilter === 'completed' :", "the Active filter shows the completed todos"),
+    Mutation("filter-completed-wrong", BACKBONE + "js/views/todo-view.js", "app.TodoFilter === 'completed';",
+             "app.TodoFilter === 'none';", "the Completed filter shows the active todos too"),
+    Mutation("filter-not-highlighted", BACKBONE + "js/views/app-view.js", ".addClass('selected');", ".addClass('');",
+             "the chosen filter link is not highlighted"),
+    Mutation("clear-completed-nothing", BACKBONE + "js/views/app-view.js",
+             "_.invoke(app.todos.completed(), 'destroy');", "_.invoke([], 'destroy');",
+             "Clear completed removes nothing"),
+    Mutation("clear-completed-wrong", BACKBONE + "js/views/app-view.js",
+             "_.invoke(app.todos.completed(), 'destroy');", "_.invoke(app.todos.remaining(), 'destroy');",
+             "Clear completed removes the active todos instead"),
+    Mutation("delete-does-nothing", BACKBONE + "js/views/todo-view.js", "this.model.destroy();", "",
+             "a todo's delete button does nothing"),
+    Mutation("edit-not-saved", BACKBONE + "js/views/todo-view.js", "this.model.save({ title: trimmedValue });", "",
+             "editing a todo's title is not kept"),
+    Mutation("edit-enter-ignored", BACKBONE + "js/views/todo-view.js", "if (e.which === ENTER_KEY) {",
+             "if (e.which === ESC_KEY) {", "Enter does not finish editing"),
+    Mutation("toggle-all-nothing", BACKBONE + "js/views/app-view.js", "var completed = this.allCheckbox.checked;",
+             "var completed = !this.allCheckbox.checked;", "'Mark all as complete' does nothing"),
+    Mutation("list-hidden", BACKBONE + "js/views/app-view.js", "this.$main.show();", "this.$main.hide();",
+             "the list of todos is never shown"),
+)
+
+
+def _serve_static(folder: Path) -> Any:
+    from flowwalk.serve import StaticServer
+
+    return StaticServer(folder)
+
+
+def _copy_todomvc(scratch: Path) -> Path:
+    package = ROOT / ".cache" / "thirdparty" / "todomvc" / "package"
+    if not package.is_dir():
+        raise SystemExit("TodoMVC is not fetched: run scripts/fetch_thirdparty.sh first")
+    root = scratch / "app"
+    shutil.copytree(package / "examples" / "backbone", root / "examples" / "backbone")
+    shutil.copy(package / "learn.json", root / "learn.json")
+    return root
+
+
+@dataclass
+class Served:
+    url: str
+    root: Path
+    stop: Callable[[], None]
+
+
+def _start(app_name: str, scratch: Path) -> Served:
+    if app_name == "todomvc-backbone":
+        root = _copy_todomvc(scratch)
+        server = _serve_static(root).start()
+        return Served(server.url, root, server.stop)
+    from apps.adminlike import AdminSite, SOURCE
+
+    root = scratch / "app"
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(SOURCE, root / "adminlike.py")
+    site = AdminSite(root / "adminlike.py").start()
+    return Served(site.url, root, site.stop)
+
+
+def _app(name: str) -> App:
+    if name == "todomvc-backbone":
+        # the two Backbone flows tests/thirdparty walks, written by hand for that app
+        specs = ROOT / "tests" / "thirdparty" / "specs"
+        return App(name, _serve_static, "/examples/backbone/index.html",
+                   (specs / "backbone-v1.flow.yaml", specs / "backbone-v11.flow.yaml"), TODOMVC_MUTATIONS)
+    if name == "adminlike":
+        from apps.adminlike import LOGIN_FLOW, MUTATIONS
+
+        from apps.adminlike import HAND_SPECS
+
+        return App(name, _serve_static, "/admin/", HAND_SPECS, tuple(Mutation(*m) for m in MUTATIONS), login=LOGIN_FLOW)
+    raise SystemExit(f"unknown app '{name}'\n  hint: todomvc-backbone or adminlike")
+
+
+@contextlib.contextmanager
+def _mutated(root: Path, mutation: Mutation) -> Iterator[None]:
+    path = root / mutation.path
+    text = path.read_text(encoding="utf-8")
+    if text.count(mutation.old) != 1:
+        raise SystemExit(f"{mutation.name}: '{mutation.old}' occurs {text.count(mutation.old)} times in "
+                         f"{mutation.path}, not once: the app changed")
+    path.write_text(text.replace(mutation.old, mutation.new), encoding="utf-8")
+    try:
+        yield
+    finally:
+        path.write_text(text, encoding="utf-8")
+
+
+def run_suite(folder: Path, base_url: str, settings: Any) -> dict[str, str]:
+    """spec file -> passed / failed (one walk each, no retries)."""
+    from flowwalk import events as ev
+    from flowwalk.spec.loader import load_suites
+    from flowwalk.walk.run import run_plan
+
+    quiet = replace(settings, base_url=base_url, retries=0, screenshots="off", trace="off",
+                    out_dir=str(folder.parent / f".report-{folder.name}"), rule_timeout_ms=8_000)
+    suites = load_suites([str(folder)], quiet)
+    scenarios = [sc for suite in suites for sc in suite.scenarios]
+    by_id = {sc.id: Path(sc.loc.path).name if hasattr(sc, "loc") else sc.id for sc in scenarios}
+    status: dict[str, str] = {sc.id: "passed" for sc in scenarios}
+
+    def collect(event: Any) -> None:
+        if isinstance(event, ev.RuleFinished) and (event.status not in ("passed", "skipped") or event.findings):
+            status[event.scenario_id] = "failed"
+
+    run_plan(scenarios, quiet, collect, cancel=threading.Event())
+    return {by_id.get(k, k): v for k, v in sorted(status.items())}
+
+
+def crawl(app: App, url: str, out: Path, settings_env: dict[str, str]) -> Any:
+    from flowwalk.discover import DiscoverOptions, discover
+
+    options = DiscoverOptions(url=url + app.start, out_dir=out, submit_forms=True, use_model=False,
+                              max_pages=30, login=app.login, variables=tuple(settings_env.items()),
+                              budget_s=900)
+    return discover(options, progress=lambda line: None)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("app", choices=("todomvc-backbone", "adminlike"))
+    parser.add_argument("--twice", action="store_true", help="crawl twice and compare the spec trees")
+    parser.add_argument("--only", action="append", default=[], help="run only this mutation (repeatable)")
+    parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    args = parser.parse_args(argv)
+    from flowwalk.settings import Settings, default_executable
+
+    app = _app(args.app)
+    settings = Settings(executable=default_executable(), workers=2)
+    results: dict[str, Any] = {"app": app.name, "mutations": []}
+    with tempfile.TemporaryDirectory(prefix="flowwalk-mutations-") as tmp:
+        scratch = Path(tmp)
+        served = _start(app.name, scratch)
+        try:
+            variables = {"ADMIN_USER": "admin", "ADMIN_PASSWORD": "admin-pass"} if app.login else {}
+            t0 = time.monotonic()
+            first = crawl(app, served.url, scratch / "generated", variables)
+            results["crawl_s"] = round(time.monotonic() - t0, 1)
+            results["pages"] = first.pages
+            results["written"] = len(first.specs_written)
+            results["needs_review"] = len(first.needs_review)
+            results["journeys"] = [j.name for j in first.journeys]
+            if args.twice:
+                crawl(app, served.url, scratch / "again", variables)
+                a = {p.relative_to(scratch / "generated"): p.read_bytes() for p in (scratch / "generated").rglob("*.yaml")}
+                b = {p.relative_to(scratch / "again"): p.read_bytes() for p in (scratch / "again").rglob("*.yaml")}
+                results["identical"] = a == b
+            hand = scratch / "hand"
+            hand.mkdir()
+            for spec in app.hand:
+                shutil.copy(spec, hand / spec.name)
+            base = run_suite(scratch / "generated", served.url, settings)
+            hand_base = run_suite(hand, served.url, settings)
+            results["unmodified"] = {"generated": base, "hand": hand_base}
+            for mutation in app.mutations:
+                if args.only and mutation.name not in args.only:
+                    continue
+                with _mutated(served.root, mutation):
+                    gen = run_suite(scratch / "generated", served.url, settings)
+                    hand_run = run_suite(hand, served.url, settings)
+                caught = sorted(k for k, v in gen.items() if v == "failed" and base.get(k) == "passed")
+                hand_caught = sorted(k for k, v in hand_run.items() if v == "failed" and hand_base.get(k) == "passed")
+                results["mutations"].append({"name": mutation.name, "what": mutation.what, "generated": caught,
+                                             "hand": hand_caught})
+                print(f"{mutation.name}: generated {'CAUGHT' if caught else 'missed'} {caught}; "
+                      f"hand {'CAUGHT' if hand_caught else 'missed'}", flush=True)
+        finally:
+            served.stop()
+    muts = results["mutations"]
+    gen_n = sum(1 for m in muts if m["generated"])
+    hand_n = sum(1 for m in muts if m["hand"])
+    passing = sum(1 for v in results["unmodified"]["generated"].values() if v == "passed")
+    total = len(results["unmodified"]["generated"])
+    results["summary"] = {"generated_caught": gen_n, "hand_caught": hand_n, "bugs": len(muts),
+                          "generated_pass_unmodified": f"{passing}/{total}"}
+    print()
+    print(f"| bug | what | generated suite | hand-written suite |")
+    print("|---|---|---|---|")
+    for m in muts:
+        print(f"| {m['name']} | {m['what']} | {'caught' if m['generated'] else 'missed'} | "
+              f"{'caught' if m['hand'] else 'missed'} |")
+    print(f"\n{app.name}: generated {gen_n} of {len(muts)}, hand-written {hand_n} of {len(muts)}; "
+          f"{results['written']} specs written ({results['needs_review']} needs-review), {passing} of {total} pass "
+          f"on the unmodified app" + (f"; two crawls identical: {results['identical']}" if "identical" in results else ""))
+    if args.json:
+        args.json.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

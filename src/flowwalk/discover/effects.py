@@ -1,0 +1,295 @@
+"""Effects: what an action changed, read from two observations of the page, and the checks that say so.
+
+Pure functions over `browser.observe` records. `diff_states(before, after, ...)` lists what
+changed between the observation before an action and the one after it: a list gained or lost
+rows (or showed fewer of them), a row the journey created got or lost a class or had its checkbox
+ticked, a counter's text changed, an element appeared or went away, a control's state changed
+(`checked`, `aria-pressed`, a class such as `selected`), the URL, the field typed into was
+cleared, a message appeared, local or session storage changed, a request was sent. Each effect
+that a spec can check carries the `expect` step that checks it; the current app is the oracle, so
+these are regression checks. What only echoes the input (the field holds what was typed) is not
+an effect.
+
+`agree(first, second)` keeps the effects two walks of the same actions both saw with the same
+value (a timestamp, a random id or a row count that grows on every run is dropped), and says
+which were dropped.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Iterable, Sequence
+from urllib.parse import urlsplit
+
+__all__ = ["Effect", "agree", "diff_states", "quote_text", "row_selector", "state_checks", "url_check"]
+
+#: checks a move keeps, its most telling first (a long journey keeps LONG_CHECKS a move)
+CHECKS_PER_ACTION = 4
+LONG_CHECKS = 3
+#: longest text a `has_text` check pins exactly (longer texts are checked with text_contains)
+EXACT_TEXT = 80
+#: class names that say how a row looks under the mouse or while focused, not what state it is in
+_TRANSIENT_CLASSES = {"hover", "focus", "focused", "active", "animating", "fade", "show", "in", "ng-touched",
+                      "ng-dirty", "ng-pristine", "ng-untouched", "hidden", "is-hidden", "d-none", "visible"}
+
+
+@dataclass(frozen=True)
+class Effect:
+    """One observed change. `check` is the expect step that asserts it (None: recorded, not checked)."""
+
+    kind: str
+    what: str
+    check: dict[str, Any] | None = None
+    #: lower is more telling; an action keeps its CHECKS_PER_ACTION most telling checks
+    rank: int = 5
+    #: what must be equal in two walks for the effect to count (kind, selector and value)
+    key: str = field(default="")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "what": self.what, **({"check": self.check} if self.check else {})}
+
+
+def _effect(kind: str, what: str, check: dict[str, Any] | None, rank: int) -> Effect:
+    key = json.dumps([kind, check if check is not None else what], sort_keys=True, ensure_ascii=False)
+    return Effect(kind=kind, what=what, check=check, rank=rank, key=key)
+
+
+def quote_text(text: str) -> str:
+    """A string as a quoted CSS/Playwright argument: `"a \\"b\\""`."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def row_selector(list_sel: str, item: str, text: str) -> str:
+    """The row of a list that carries `text`: `#todo-list > li:has-text("Buy milk")`."""
+    last = item.split(">")[-1].strip()
+    head = item[: len(item) - len(last)]
+    return f"{list_sel} > {head}{last}:has-text({quote_text(text)})"
+
+
+def url_check(url: str) -> dict[str, Any]:
+    """The check that the page is at `url`: its hash route, else its path (and query)."""
+    parts = urlsplit(url)
+    if parts.fragment.startswith(("/", "!")):
+        return {"type": "expect", "kind": "url_contains", "value": "#" + parts.fragment}
+    path = parts.path or "/"
+    if parts.query:
+        path += "?" + parts.query
+    return {"type": "expect", "kind": "url_contains", "value": path}
+
+
+def _visible_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    return [r for r in entry.get("rows") or () if r.get("visible")]
+
+
+def _own(text: str, typed: Sequence[str]) -> str | None:
+    """The typed text (the crawl's own) a row carries, longest first: 'X 1 (edited)' is X 1's."""
+    for value in sorted(typed, key=len, reverse=True):
+        if value and value in text:
+            return value
+    return None
+
+
+def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: Sequence[str]) -> list[Effect]:
+    out: list[Effect] = []
+    sel, item = after["sel"], after["item"]
+    visible_sel = f"{sel} > {item}:visible"
+    was = before["count"] if before and before.get("visible", True) else 0
+    now = after["count"] if after.get("visible", True) else 0
+    if was != now:
+        mine = any(_own(r.get("text", ""), typed) for r in [*(after.get("rows") or ()), *((before or {}).get("rows") or ())])
+        out.append(_effect("count", f"{sel} shows {now} {'row' if now == 1 else 'rows'} (was {was})",
+                           {"type": "expect", "kind": "count", "selector": visible_sel, "equals": now}, 0 if mine else 5))
+    old_rows = {r["text"]: r for r in _visible_rows(before or {})} if before and before.get("visible", True) else {}
+    new_rows = {r["text"]: r for r in _visible_rows(after)} if after.get("visible", True) else {}
+    for text in new_rows:
+        if text in old_rows or not text:
+            continue
+        own = _own(text, typed)
+        if own is not None and not any(own in t for t in old_rows):
+            out.append(_effect("row_added", f"{sel} shows the row '{text[:80]}'",
+                               {"type": "expect", "kind": "text_contains", "value": own, "selector": sel}, 0))
+        elif own is not None:
+            out.append(_effect("row_text", f"the row '{own[:60]}' now reads '{text[:80]}'",
+                               {"type": "expect", "kind": "text_contains", "value": text[:120], "selector": sel}, 1))
+    for text in old_rows:
+        own = _own(text, typed)
+        if own is None or any(own in t for t in new_rows):
+            continue
+        out.append(_effect("row_gone", f"{sel} no longer shows '{text[:80]}'",
+                           {"type": "expect", "kind": "text_not_contains", "value": own, "selector": sel}, 1))
+    # the journey's own rows: their classes and checkboxes
+    old_all = {(_own(r["text"], typed) or ""): r for r in (before or {}).get("rows") or ()}
+    for row in after.get("rows") or ():
+        own = _own(row["text"], typed)
+        if own is None or own not in old_all or not row.get("visible"):
+            continue
+        prior = old_all[own]
+        row_sel = row_selector(sel, item, own)
+        gained = [c for c in row.get("classes") or () if c not in (prior.get("classes") or ()) and c not in _TRANSIENT_CLASSES]
+        lost = [c for c in prior.get("classes") or () if c not in (row.get("classes") or ()) and c not in _TRANSIENT_CLASSES]
+        for cls in gained[:1]:
+            out.append(_effect("row_class", f"the row '{own[:60]}' got the class '{cls}'",
+                               {"type": "expect", "kind": "attribute", "selector": row_sel, "name": "class",
+                                "contains": cls}, 1))
+        for cls in lost[:1]:
+            gone_sel = row_selector(sel, f"{item}.{cls}", own)
+            out.append(_effect("row_class", f"the row '{own[:60]}' lost the class '{cls}'",
+                               {"type": "expect", "kind": "selector_absent", "selector": gone_sel}, 1))
+        prior_controls = {c.get("sel"): c for c in prior.get("controls") or () if c.get("sel")}
+        for control in row.get("controls") or ():
+            old = prior_controls.get(control.get("sel"))
+            if old is None or control.get("kind") != "checkbox":
+                continue
+            was_checked = (old.get("state") or {}).get("checked")
+            is_checked = (control.get("state") or {}).get("checked")
+            if was_checked is not None and is_checked is not None and was_checked != is_checked:
+                out.append(_effect("row_checked", f"the checkbox of '{own[:60]}' is {'on' if is_checked else 'off'}",
+                                   {"type": "expect", "kind": "checked" if is_checked else "unchecked",
+                                    "selector": f"{row_sel} {control['sel']}"}, 1))
+    return out
+
+
+def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None, acted: str | None,
+                     typed_value: str | None) -> list[Effect]:
+    out: list[Effect] = []
+    sel = (after or before or {}).get("sel", "")
+    was_visible = bool(before and before.get("visible"))
+    is_visible = bool(after and after.get("visible"))
+    if after is not None and sel == acted and typed_value is not None:
+        value = after.get("value")
+        if value is not None and value != typed_value:
+            out.append(_effect("cleared" if value == "" else "value", f"{sel} holds '{value[:60]}' after the action",
+                               {"type": "expect", "kind": "input_value", "selector": sel, "value": value}, 4))
+        return out
+    if is_visible and not was_visible:
+        text = (after or {}).get("text") or ""
+        if text and len(text) <= EXACT_TEXT:
+            out.append(_effect("appeared", f"{sel} appeared, reading '{text}'",
+                               {"type": "expect", "kind": "has_text", "selector": sel, "value": text}, 3))
+        else:
+            out.append(_effect("appeared", f"{sel} appeared", {"type": "expect", "kind": "visible", "selector": sel}, 6))
+        return out
+    if was_visible and not is_visible:
+        out.append(_effect("disappeared", f"{sel} went away", {"type": "expect", "kind": "hidden", "selector": sel}, 6))
+        return out
+    if not (was_visible and is_visible):
+        return out
+    assert before is not None and after is not None
+    if before.get("text") != after.get("text") and after.get("text") and sel != acted:
+        text = after["text"]
+        check = ({"type": "expect", "kind": "has_text", "selector": sel, "value": text} if len(text) <= EXACT_TEXT
+                 else {"type": "expect", "kind": "text_contains", "selector": sel, "value": text[:120]})
+        out.append(_effect("text", f"{sel} reads '{text[:80]}' (was '{str(before.get('text'))[:80]}')", check, 3))
+    old_state, new_state = before.get("state") or {}, after.get("state") or {}
+    if "checked" in new_state and old_state.get("checked") != new_state["checked"]:
+        out.append(_effect("checked", f"{sel} is {'checked' if new_state['checked'] else 'unchecked'}",
+                           {"type": "expect", "kind": "checked" if new_state["checked"] else "unchecked",
+                            "selector": sel}, 5))
+    for name in ("aria-pressed", "aria-expanded", "aria-selected", "aria-current", "aria-checked"):
+        if name in new_state and old_state.get(name) != new_state[name]:
+            out.append(_effect("state", f"{sel} {name}={new_state[name]}",
+                               {"type": "expect", "kind": "attribute", "selector": sel, "name": name,
+                                "equals": str(new_state[name])}, 5))
+    if after.get("control") is not None:
+        old_classes, new_classes = before.get("classes") or [], after.get("classes") or []
+        for cls in [c for c in new_classes if c not in old_classes and c not in _TRANSIENT_CLASSES][:1]:
+            out.append(_effect("class", f"{sel} got the class '{cls}'",
+                               {"type": "expect", "kind": "attribute", "selector": sel, "name": "class",
+                                "contains": cls}, 5))
+    return out
+
+
+def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequence[str] = (),
+                acted: str | None = None, typed_value: str | None = None,
+                requests: Iterable[dict[str, Any]] = ()) -> list[Effect]:
+    """What changed from `before` to `after` (see the module docstring), most telling first.
+
+    `typed`: every text the journey typed so far (its rows are recognised by them); `acted`: the
+    selector of the field typed into by this action and `typed_value` what was typed there.
+    """
+    out: list[Effect] = []
+    if before.get("url") != after.get("url"):
+        out.append(_effect("url", f"the URL became {after.get('url')}", url_check(str(after.get("url"))), 2))
+    old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
+    for entry in after.get("lists") or ():
+        out.extend(_list_effects(old_lists.get(entry["sel"]), entry, typed))
+    new_lists = {entry["sel"] for entry in after.get("lists") or ()}
+    for sel, entry in old_lists.items():
+        if sel not in new_lists and entry.get("count"):
+            out.append(_effect("count", f"{sel} went away", {"type": "expect", "kind": "hidden", "selector": sel}, 2))
+    old_elements = {e["sel"]: e for e in before.get("elements") or ()}
+    new_elements = {e["sel"]: e for e in after.get("elements") or ()}
+    for sel, element in new_elements.items():
+        out.extend(_element_effects(old_elements.get(sel), element, acted, typed_value))
+    for sel, element in old_elements.items():
+        if sel not in new_elements:
+            out.extend(_element_effects(element, None, acted, typed_value))
+    old_messages = set(before.get("messages") or ())
+    for message in after.get("messages") or ():
+        if message not in old_messages:
+            out.append(_effect("message", f"the page says '{message[:120]}'",
+                               {"type": "expect", "kind": "text_contains", "value": message[:120]}, 2))
+    for area in ("local", "session"):
+        old, new = before.get(area) or {}, after.get(area) or {}
+        for key in sorted(set(old) | set(new)):
+            if old.get(key) != new.get(key):
+                verb = "gained" if key not in old else "lost" if key not in new else "changed"
+                out.append(_effect("storage", f"{area}Storage {verb} '{key}'", None, 9))
+    for request in requests:
+        method = str(request.get("method") or "GET")
+        if method != "GET" or request.get("resource_type") in ("xhr", "fetch"):
+            path = urlsplit(str(request.get("url") or "")).path or "/"
+            out.append(_effect("request", f"{method} {path} answered {request.get('status')}", None, 9))
+    # one check per selector and kind, most telling first; stable order within a rank
+    seen: set[str] = set()
+    unique: list[Effect] = []
+    for effect in sorted(out, key=lambda e: e.rank):
+        if effect.key in seen:
+            continue
+        seen.add(effect.key)
+        unique.append(effect)
+    return unique
+
+
+def agree(first: Sequence[Effect], second: Sequence[Effect]) -> tuple[list[Effect], list[Effect]]:
+    """(kept, dropped): the effects both walks saw with the same value, and those only one saw."""
+    keys = {e.key for e in second}
+    kept = [e for e in first if e.key in keys]
+    dropped = [e for e in first if e.key not in keys]
+    return kept, dropped
+
+
+def state_checks(before: dict[str, Any], after: dict[str, Any], typed: Sequence[str]) -> list[Effect]:
+    """What a reload must keep: the journey's rows that `before` showed, read in `after` (the
+    rows, the list's count, each row's classes and checkbox)."""
+    out: list[Effect] = []
+    old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
+    for entry in after.get("lists") or ():
+        prior = old_lists.get(entry["sel"])
+        if prior is None or not any(_own(r["text"], typed) for r in _visible_rows(prior)):
+            continue
+        sel, item = entry["sel"], entry["item"]
+        out.append(_effect("kept", f"{sel} still shows {entry['count']} rows",
+                           {"type": "expect", "kind": "count", "selector": f"{sel} > {item}:visible",
+                            "equals": entry["count"]}, 0))
+        for row in _visible_rows(entry):
+            own = _own(row["text"], typed)
+            if own is None:
+                continue
+            row_sel = row_selector(sel, item, own)
+            out.append(_effect("kept", f"the row '{own[:60]}' is still there",
+                               {"type": "expect", "kind": "text_contains", "value": row["text"][:120],
+                                "selector": sel}, 0))
+            for cls in [c for c in row.get("classes") or () if c not in _TRANSIENT_CLASSES][:1]:
+                out.append(_effect("kept", f"the row '{own[:60]}' still has the class '{cls}'",
+                                   {"type": "expect", "kind": "attribute", "selector": row_sel, "name": "class",
+                                    "contains": cls}, 1))
+            for control in row.get("controls") or ():
+                checked = (control.get("state") or {}).get("checked")
+                if control.get("kind") == "checkbox" and control.get("sel") and checked is not None:
+                    out.append(_effect("kept", f"the checkbox of '{own[:60]}' is still {'on' if checked else 'off'}",
+                                       {"type": "expect", "kind": "checked" if checked else "unchecked",
+                                        "selector": f"{row_sel} {control['sel']}"}, 1))
+                    break
+    return out
