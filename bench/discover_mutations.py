@@ -1,10 +1,9 @@
 """The discover mutation bench: do the specs `flowwalk discover --submit-forms` writes catch real bugs?
 
-    .venv/bin/python bench/discover_mutations.py todomvc-backbone [--twice] [--only NAME]
-    .venv/bin/python bench/discover_mutations.py adminlike [--twice] [--only NAME]
+    .venv/bin/python bench/discover_mutations.py todomvc-backbone [--twice] [--only NAME] [--json FILE]
 
-For one app (TodoMVC Backbone from .cache/thirdparty, fetched by scripts/fetch_thirdparty.sh, or
-the admin-like test app of tests/apps/adminlike.py), offline and deterministic:
+For one app (TodoMVC Backbone from .cache/thirdparty, fetched by scripts/fetch_thirdparty.sh),
+offline and deterministic:
 
 1. serve the unmodified app on 127.0.0.1 and run `discover --submit-forms` (no model) into a
    scratch folder: the generated suite (with --twice, a second crawl, and the two spec trees are
@@ -35,7 +34,6 @@ from typing import Any, Callable, Iterator
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
-sys.path.insert(0, str(ROOT / "tests"))   # tests/apps: the admin-like test app
 
 
 @dataclass(frozen=True)
@@ -51,13 +49,12 @@ class Mutation:
 @dataclass(frozen=True)
 class App:
     name: str
-    #: a context manager giving (base URL, served root folder) for the app
+    #: serves a folder on 127.0.0.1
     serve: Callable[[Path], Any]
     start: str
     #: the hand-written suite: spec files written by a person for the same app
     hand: tuple[Path, ...]
     mutations: tuple[Mutation, ...]
-    login: Path | None = None
 
 
 BACKBONE = "examples/backbone/"
@@ -125,17 +122,9 @@ class Served:
 
 
 def _start(app_name: str, scratch: Path) -> Served:
-    if app_name == "todomvc-backbone":
-        root = _copy_todomvc(scratch)
-        server = _serve_static(root).start()
-        return Served(server.url, root, server.stop)
-    from apps.adminlike import AdminSite, SOURCE
-
-    root = scratch / "app"
-    root.mkdir(parents=True, exist_ok=True)
-    shutil.copy(SOURCE, root / "adminlike.py")
-    site = AdminSite(root / "adminlike.py").start()
-    return Served(site.url, root, site.stop)
+    root = _copy_todomvc(scratch)
+    server = _serve_static(root).start()
+    return Served(server.url, root, server.stop)
 
 
 def _app(name: str) -> App:
@@ -144,13 +133,7 @@ def _app(name: str) -> App:
         specs = ROOT / "tests" / "thirdparty" / "specs"
         return App(name, _serve_static, "/examples/backbone/index.html",
                    (specs / "backbone-v1.flow.yaml", specs / "backbone-v11.flow.yaml"), TODOMVC_MUTATIONS)
-    if name == "adminlike":
-        from apps.adminlike import LOGIN_FLOW, MUTATIONS
-
-        from apps.adminlike import HAND_SPECS
-
-        return App(name, _serve_static, "/admin/", HAND_SPECS, tuple(Mutation(*m) for m in MUTATIONS), login=LOGIN_FLOW)
-    raise SystemExit(f"unknown app '{name}'\n  hint: todomvc-backbone or adminlike")
+    raise SystemExit(f"unknown app '{name}'\n  hint: todomvc-backbone")
 
 
 @contextlib.contextmanager
@@ -188,18 +171,17 @@ def run_suite(folder: Path, base_url: str, settings: Any) -> dict[str, str]:
     return {by_id.get(k, k): v for k, v in sorted(status.items())}
 
 
-def crawl(app: App, url: str, out: Path, settings_env: dict[str, str]) -> Any:
+def crawl(app: App, url: str, out: Path) -> Any:
     from flowwalk.discover import DiscoverOptions, discover
 
     options = DiscoverOptions(url=url + app.start, out_dir=out, submit_forms=True, use_model=False,
-                              max_pages=30, login=app.login, variables=tuple(settings_env.items()),
-                              budget_s=900)
+                              max_pages=30, budget_s=900)
     return discover(options, progress=lambda line: None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("app", choices=("todomvc-backbone", "adminlike"))
+    parser.add_argument("app", choices=("todomvc-backbone",))
     parser.add_argument("--twice", action="store_true", help="crawl twice and compare the spec trees")
     parser.add_argument("--only", action="append", default=[], help="run only this mutation (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
@@ -213,16 +195,15 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(tmp)
         served = _start(app.name, scratch)
         try:
-            variables = {"ADMIN_USER": "admin", "ADMIN_PASSWORD": "admin-pass"} if app.login else {}
             t0 = time.monotonic()
-            first = crawl(app, served.url, scratch / "generated", variables)
+            first = crawl(app, served.url, scratch / "generated")
             results["crawl_s"] = round(time.monotonic() - t0, 1)
             results["pages"] = first.pages
             results["written"] = len(first.specs_written)
             results["needs_review"] = len(first.needs_review)
             results["journeys"] = [j.name for j in first.journeys]
             if args.twice:
-                crawl(app, served.url, scratch / "again", variables)
+                crawl(app, served.url, scratch / "again")
                 a = {p.relative_to(scratch / "generated"): p.read_bytes() for p in (scratch / "generated").rglob("*.yaml")}
                 b = {p.relative_to(scratch / "again"): p.read_bytes() for p in (scratch / "again").rglob("*.yaml")}
                 results["identical"] = a == b
