@@ -1,9 +1,12 @@
 """The discover mutation bench: do the specs `flowwalk discover --submit-forms` writes catch real bugs?
 
     .venv/bin/python bench/discover_mutations.py todomvc-backbone [--twice] [--only NAME] [--json FILE]
+    .venv/bin/python bench/discover_mutations.py adminlike [--twice] [--only NAME] [--json FILE]
 
-For one app (TodoMVC Backbone from .cache/thirdparty, fetched by scripts/fetch_thirdparty.sh),
-offline and deterministic:
+For one app, offline and deterministic: TodoMVC Backbone (other people's JavaScript, from
+.cache/thirdparty, fetched by scripts/fetch_thirdparty.sh; its bugs are seeded in the JavaScript)
+or the admin site shaped like Django's of tests/adminlike.py (logged in; its bugs are seeded in the
+Python server, which is started afresh from the changed source for each bug):
 
 1. serve the unmodified app on 127.0.0.1 and run `discover --submit-forms` (no model) into a
    scratch folder: the generated suite (with --twice, a second crawl, and the two spec trees are
@@ -55,6 +58,10 @@ class App:
     #: the hand-written suite: spec files written by a person for the same app
     hand: tuple[Path, ...]
     mutations: tuple[Mutation, ...]
+    #: a login flow (YAML text) and the variables and secrets it needs
+    login: str = ""
+    variables: tuple[tuple[str, str], ...] = ()
+    secrets: tuple[tuple[str, str], ...] = ()
 
 
 BACKBONE = "examples/backbone/"
@@ -98,6 +105,37 @@ TODOMVC_MUTATIONS = (
 )
 
 
+ADMIN = "adminlike.py"
+#: one-line bugs in tests/adminlike.py's server code
+ADMIN_MUTATIONS = (
+    Mutation("save-does-nothing", ADMIN, "self.store.rows[model.name].append(row)", "pass",
+     "Save answers 'added successfully' but the row is not kept"),
+    Mutation("no-success-message", ADMIN, 'flash = {"Set-Cookie": "flash=" + quote(said) + "; Path=/"}', "flash = {}",
+     "no message after a save"),
+    Mutation("search-ignored", ADMIN, "        if q:\n", "        if False:\n", "the search box shows every row"),
+    Mutation("search-case-sensitive", ADMIN, "if any(q.lower() in str(v).lower()", "if any(q in str(v).lower()",
+     "the search finds nothing with a capital letter"),
+    Mutation("required-not-checked", ADMIN, 'errors = {f: "This field is required." for f, _, _, required in model.fields if required and not values[f]}',
+     "errors: dict[str, str] = {}", "an empty form is saved as a blank row"),
+    Mutation("error-note-wrong", ADMIN, '<p class="errornote">Please correct the error below.</p>',
+     '<p class="errornote">Please correct the errors below.</p>', "the form's error note changed"),
+    Mutation("save-lands-on-index", ADMIN, "            self._redirect(base, flash)\n", '            self._redirect("/admin/", flash)\n',
+     "Save lands on the index instead of the list"),
+    Mutation("new-rows-not-listed", ADMIN, "rows = list(self.store.rows[model.name])", "rows = list(self.store.rows[model.name])[:3]",
+     "the list shows only its first three rows"),
+    Mutation("filter-inverted", ADMIN, "rows = [r for r in rows if str(r.get(model.filter_field)) == chosen]",
+     "rows = [r for r in rows if str(r.get(model.filter_field)) != chosen]", "a filter shows every row but the chosen ones"),
+    Mutation("value-truncated", ADMIN, 'values = {f: form.get(f, "").strip() for f, _, _, _ in model.fields}',
+     'values = {f: form.get(f, "").strip()[:20] for f, _, _, _ in model.fields}', "a saved value is cut at 20 characters"),
+    Mutation("add-page-heading", ADMIN, 'title = f"Change {model.name}" if row else f"Add {model.name}"\n        tools',
+     'title = f"Add {model.name}" if row else f"Change {model.name}"\n        tools', "the add page is titled Change"),
+    Mutation("history-empty", ADMIN, "mine = [line for line in self.store.log if", "mine = [line for line in [] if",
+     "an item's history is always empty"),
+    Mutation("login-refused", ADMIN, "if form.get(\"username\") == USER and form.get(\"password\") == PASSWORD:",
+     "if form.get(\"username\") == USER and form.get(\"password\") == PASSWORD + \"x\":", "the right password is refused"),
+)
+
+
 def _serve_static(folder: Path) -> Any:
     from flowwalk.serve import StaticServer
 
@@ -119,12 +157,42 @@ class Served:
     url: str
     root: Path
     stop: Callable[[], None]
+    #: start the app again from its (changed) source, on the same port; None: it reads its files live
+    restart: Callable[[], None] | None = None
+
+
+def _load_admin(path: Path) -> Any:
+    """tests/adminlike.py's module, loaded from `path` (a copy the bench changes)."""
+    import importlib.util
+
+    name = f"adminlike_bench_{abs(hash(path.read_text(encoding='utf-8')))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module   # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def _start(app_name: str, scratch: Path) -> Served:
-    root = _copy_todomvc(scratch)
-    server = _serve_static(root).start()
-    return Served(server.url, root, server.stop)
+    if app_name == "todomvc-backbone":
+        root = _copy_todomvc(scratch)
+        server = _serve_static(root).start()
+        return Served(server.url, root, server.stop)
+    root = scratch / "app"
+    root.mkdir(parents=True, exist_ok=True)
+    shutil.copy(ROOT / "tests" / ADMIN, root / ADMIN)
+    site = _load_admin(root / ADMIN).AdminSite().start()
+    port = int(site.url.rsplit(":", 1)[1])
+    served = Served(site.url, root, site.stop)
+
+    def restart() -> None:
+        served.stop()
+        fresh = _load_admin(root / ADMIN).AdminSite(port=port).start()
+        served.stop = fresh.stop
+
+    served.restart = restart
+    return served
 
 
 def _app(name: str) -> App:
@@ -133,7 +201,14 @@ def _app(name: str) -> App:
         specs = ROOT / "tests" / "thirdparty" / "specs"
         return App(name, _serve_static, "/examples/backbone/index.html",
                    (specs / "backbone-v1.flow.yaml", specs / "backbone-v11.flow.yaml"), TODOMVC_MUTATIONS)
-    raise SystemExit(f"unknown app '{name}'\n  hint: todomvc-backbone")
+    if name == "adminlike":
+        sys.path.insert(0, str(ROOT / "tests"))
+        from adminlike import LOGIN_FLOW_YAML, PASSWORD, USER
+
+        return App(name, _serve_static, "/admin/", tuple(sorted((HERE / "discover_mutations" / "adminlike").glob("*.flow.yaml"))),
+                   ADMIN_MUTATIONS, login=LOGIN_FLOW_YAML, variables=(("ADMIN_USER", USER),),
+                   secrets=(("ADMIN_PASSWORD", PASSWORD),))
+    raise SystemExit(f"unknown app '{name}'\n  hint: todomvc-backbone or adminlike")
 
 
 @contextlib.contextmanager
@@ -172,24 +247,35 @@ def run_suite(folder: Path, base_url: str, settings: Any) -> dict[str, str]:
 
 
 def crawl(app: App, url: str, out: Path) -> Any:
+    import os
+
     from flowwalk.discover import DiscoverOptions, discover
 
+    login = None
+    if app.login:
+        login = out.parent / f"{out.name}-login.flow.yaml"
+        login.write_text(app.login, encoding="utf-8")
+        os.environ.update(dict(app.secrets))
     options = DiscoverOptions(url=url + app.start, out_dir=out, submit_forms=True, use_model=False,
-                              max_pages=30, budget_s=900)
+                              max_pages=50, budget_s=900, login=login, variables=app.variables,
+                              secret_names=tuple(name for name, _ in app.secrets))
     return discover(options, progress=lambda line: None)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("app", choices=("todomvc-backbone",))
+    parser.add_argument("app", choices=("todomvc-backbone", "adminlike"))
     parser.add_argument("--twice", action="store_true", help="crawl twice and compare the spec trees")
     parser.add_argument("--only", action="append", default=[], help="run only this mutation (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
     args = parser.parse_args(argv)
     from flowwalk.settings import Settings, default_executable
 
+    from flowwalk.settings import Secrets
+
     app = _app(args.app)
-    settings = Settings(executable=default_executable(), workers=2)
+    settings = Settings(executable=default_executable(), workers=2, variables=dict(app.variables),
+                        secret_names=tuple(name for name, _ in app.secrets), secrets=Secrets(dict(app.secrets)))
     results: dict[str, Any] = {"app": app.name, "mutations": []}
     with tempfile.TemporaryDirectory(prefix="flowwalk-mutations-") as tmp:
         scratch = Path(tmp)
@@ -211,6 +297,8 @@ def main(argv: list[str] | None = None) -> int:
             hand.mkdir()
             for spec in app.hand:
                 shutil.copy(spec, hand / spec.name)
+            if served.restart is not None:
+                served.restart()   # the suites start from the app's own data, as each bug's run does
             base = run_suite(scratch / "generated", served.url, settings)
             hand_base = run_suite(hand, served.url, settings)
             results["unmodified"] = {"generated": base, "hand": hand_base}
@@ -218,6 +306,8 @@ def main(argv: list[str] | None = None) -> int:
                 if args.only and mutation.name not in args.only:
                     continue
                 with _mutated(served.root, mutation):
+                    if served.restart is not None:
+                        served.restart()
                     gen = run_suite(scratch / "generated", served.url, settings)
                     hand_run = run_suite(hand, served.url, settings)
                 caught = sorted(k for k, v in gen.items() if v == "failed" and base.get(k) == "passed")

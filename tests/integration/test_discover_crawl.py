@@ -118,8 +118,10 @@ def test_discover_writes_specs_that_pass_and_says_what_it_found(site: Any, floww
     assert sum(p.endswith("/smoke.flow.yaml") for p in result.specs_written) == 1
     suites = load_suites([str(out)], Settings())
     assert len(suites) == len(result.specs_written)
-    contact = (out / "discover-contact" / "form.flow.yaml").read_text()
-    assert "value: Please enter your email address" in contact
+    # the contact form is a journey's: open it, submit it empty (what is missing), fill it, send it
+    contact = next(j for j in result.journeys if j.id == "discover-index/journey-create-discover-contact")
+    assert [line.split(":")[0] for line in contact.covers][:2] == ["open 'Contact'", "submit the form empty"]
+    assert "value: Please enter your email address" in (out / contact.spec).read_text()
     search = (out / "discover-books" / "search.flow.yaml").read_text()
     assert "kind: text_not_contains" in search and "value: Dune" in search
     assert "(needs" not in (out / "discover" / "index.md").read_text()

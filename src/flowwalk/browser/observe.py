@@ -149,9 +149,10 @@ _OBSERVE = r"""/* flowwalk: observe the page's state for discover */ (root, limi
                     value: isField(el) && el.type !== 'password' ? squash(el.value, 160) : null,
                     control: el.matches(controlSel) ? describeControl(el) : null });
   }
-  const storage = (store) => {
+  const storage = (which) => {
     const out = {};
     try {
+      const store = window[which];   // reading it throws where storage is denied
       for (let i = 0; i < store.length && i < 50; i++) {
         const k = store.key(i);
         const v = String(store.getItem(k) || '');
@@ -171,7 +172,7 @@ _OBSERVE = r"""/* flowwalk: observe the page's state for discover */ (root, limi
   }
   const h1 = Array.from(document.querySelectorAll('h1')).find(isVisible);
   return { url: location.href, title: squash(document.title, 200), heading: h1 ? textOf(h1) : '',
-           local: storage(window.localStorage), session: storage(window.sessionStorage),
+           local: storage('localStorage'), session: storage('sessionStorage'),
            lists, elements, messages };
 }"""
 

@@ -212,8 +212,27 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
     if before.get("url") != after.get("url"):
         out.append(_effect("url", f"the URL became {after.get('url')}", url_check(str(after.get("url"))), 2))
     old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
+    if _document(before) != _document(after):
+        # another page: what was on the last one is no news. Where it landed, what it says, and
+        # the journey's own rows there are
+        heading = str(after.get("heading") or "")
+        if heading and heading != before.get("heading"):
+            out.append(_effect("heading", f"the page's heading reads '{heading[:80]}'",
+                               {"type": "expect", "kind": "text_contains", "selector": "h1", "value": heading[:120]}, 2))
+        for message in after.get("messages") or ():
+            out.append(_effect("message", f"the page says '{message[:120]}'",
+                               {"type": "expect", "kind": "text_contains", "value": message[:120]}, 1))
+        for entry in after.get("lists") or ():
+            out.extend(e for e in _list_effects(None, entry, typed) if e.kind == "row_added")
+        out.extend(_noted(before, after, requests))
+        return _ranked(out)
     for entry in after.get("lists") or ():
         out.extend(_list_effects(old_lists.get(entry["sel"]), entry, typed))
+        if typed_value and after.get("visible", True) and any(typed_value in r["text"] for r in _visible_rows(entry)):
+            # what was typed (a search, an edit) is what the list shows now
+            out.append(_effect("row_added", f"{entry['sel']} shows '{typed_value[:80]}'",
+                               {"type": "expect", "kind": "text_contains", "value": typed_value,
+                                "selector": entry["sel"]}, 0))
     new_lists = {entry["sel"] for entry in after.get("lists") or ()}
     for sel, entry in old_lists.items():
         if sel not in new_lists and entry.get("count"):
@@ -230,6 +249,18 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
         if message not in old_messages:
             out.append(_effect("message", f"the page says '{message[:120]}'",
                                {"type": "expect", "kind": "text_contains", "value": message[:120]}, 2))
+    out.extend(_noted(before, after, requests))
+    return _ranked(out)
+
+
+def _document(state: dict[str, Any]) -> tuple[str, ...]:
+    parts = urlsplit(str(state.get("url") or ""))
+    return parts.scheme, parts.netloc, parts.path
+
+
+def _noted(before: dict[str, Any], after: dict[str, Any], requests: Iterable[dict[str, Any]]) -> list[Effect]:
+    """Storage that changed and requests that were sent: recorded, not checked."""
+    out: list[Effect] = []
     for area in ("local", "session"):
         old, new = before.get(area) or {}, after.get(area) or {}
         for key in sorted(set(old) | set(new)):
@@ -241,7 +272,11 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
         if method != "GET" or request.get("resource_type") in ("xhr", "fetch"):
             path = urlsplit(str(request.get("url") or "")).path or "/"
             out.append(_effect("request", f"{method} {path} answered {request.get('status')}", None, 9))
-    # one check per selector and kind, most telling first; stable order within a rank
+    return out
+
+
+def _ranked(out: list[Effect]) -> list[Effect]:
+    """One check per selector and kind, most telling first; stable order within a rank."""
     seen: set[str] = set()
     unique: list[Effect] = []
     for effect in sorted(out, key=lambda e: e.rank):

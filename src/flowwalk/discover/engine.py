@@ -272,19 +272,40 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any
                                navigation_timeout_ms=settings.navigation_timeout_ms,
                                take_action=crawler.take_journey_action, progress=say)
     pages = {p["id"]: p for p in state.pages}
+    links = _links(state, options.destructive_words())
     out: list[dict[str, Any]] = []
     for page in state.pages:
         if crawler.out_of_time():
             say("journeys: the budget is spent; the rest are not explored")
             break
         try:
-            found = explorer.explore(page, pages, state.edges)
+            found = explorer.explore(page, pages, links)
         except MoveFailed as failed:
             say(f"  journeys of {page['path']}: {failed}")
             continue
         out.extend(j.to_dict() for j in found)
     for page in state.pages:
         page.pop("_create_claimed", None)
+    return out
+
+
+def _links(state: Any, words: tuple[str, ...]) -> list[dict[str, Any]]:
+    """Every link of every page to another crawled page ({from, to, kind, selector, name}), from the
+    pages' surveys: the crawl's edges keep only the first way each page was found."""
+    from flowwalk.discover.safety import destructive_word, url_key
+    from flowwalk.discover.selectors import choose_selector
+
+    out: list[dict[str, Any]] = []
+    for page in state.pages:
+        for link in page["survey"].get("links") or ():
+            target = state.seen.get(url_key(str(link.get("href") or "")))
+            selector = choose_selector(link)
+            if not target or target == page["id"] or not selector or destructive_word(link, words):
+                continue
+            edge = {"from": page["id"], "to": target, "kind": "link", "selector": selector,
+                    "name": str(link.get("name") or "")[:80]}
+            if edge not in out:
+                out.append(edge)
     return out
 
 

@@ -71,8 +71,8 @@ def classify(pages: list[dict[str, Any]], dismiss: list[dict[str, Any]]) -> list
             if landmark.startswith("navigation"):
                 navs.setdefault(landmark, []).append(link)
         for landmark, links in navs.items():
-            if len(links) < 2:
-                continue
+            if len(links) < 2 or re.search(r"bread\W?crumb", landmark, re.I):
+                continue   # breadcrumbs lead back up to pages the smoke specs visit anyway
             label = landmark.split(":", 1)[1] or "site"
             key = label + "|" + "|".join(sorted(str(a.get("name")) for a in links))
             if key in navs_seen:

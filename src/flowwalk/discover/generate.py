@@ -408,6 +408,15 @@ def _hash(url: str) -> str:
     return f"#{fragment}" if fragment.startswith(("/", "!")) else ""
 
 
+#: the order of a step's keys as a person writes them (the crawl state stores them sorted)
+_KEY_ORDER = ("type", "action", "kind", "target", "selector", "name", "url", "value", "equals", "contains",
+              "at_least", "at_most")
+
+
+def _ordered(step: dict[str, Any]) -> dict[str, Any]:
+    return {k: step[k] for k in sorted(step, key=lambda k: _KEY_ORDER.index(k) if k in _KEY_ORDER else len(_KEY_ORDER))}
+
+
 def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any]) -> GeneratedSpec | None:
     """A journey as one flow: its moves, each followed by the checks of what it changed."""
     entry, steps = writer.prefix(page)
@@ -415,10 +424,10 @@ def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any])
     covers: list[str] = []
     per_move = CHECKS_PER_ACTION if len(journey["moves"]) <= 3 else LONG_CHECKS
     for move in journey["moves"]:
-        checks = [e["check"] for e in move["effects"] if e.get("check")][:per_move]
+        checks = [_ordered(e["check"]) for e in move["effects"] if e.get("check")][:per_move]
         if not checks or len(steps) + len(move["steps"]) + 1 > MAX_STEPS:
             break
-        steps.extend(move["steps"])
+        steps.extend(_ordered(step) for step in move["steps"])
         steps.extend(checks[:MAX_STEPS - len(steps)])
         covers.append(move["name"])
     if not covers:
@@ -443,14 +452,22 @@ def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, log
     writer = _Writer(state, login, words, submit_forms)
     journeys = list(state.get("journeys") or ())
     journey_pages = {j["page"] for j in journeys}
+    # a form page a journey created an item through: the journey submits it empty first, too
+    through = {j.get("through") for j in journeys if j.get("through")}
+    # a page whose journey searched for what it created: that search is the page's search spec
+    searched = {j["page"] for j in journeys if any(str(m.get("key", "")).startswith("search|") for m in j["moves"])}
     out = smoke_specs(writer, list(writer.pages.values()))
     for feature in features:
         page = writer.pages.get(feature["page"])
         if page is None or feature["kind"] in FURNITURE:
             continue
+        if feature["kind"] == "search" and page["id"] in searched:
+            continue
         if feature["kind"] in ("login", "signup", "form"):
             if not submit_forms:
                 continue   # filling fields and reading them back checks nothing the site does
+            if feature["kind"] == "form" and page["id"] in through:
+                continue
             if feature["kind"] == "form" and page["id"] in journey_pages and any(
                     s.get("kind") == "enter" and s.get("form") == feature["form"] for s in page.get("submits") or ()):
                 continue   # the main journey adds items with it, and checks more

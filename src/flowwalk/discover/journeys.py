@@ -91,6 +91,8 @@ class Journey:
     dropped: list[str] = field(default_factory=list)
     #: effects recorded but not checkable in a spec (storage, requests)
     noted: list[str] = field(default_factory=list)
+    #: the page id of the form a journey across pages created its item through
+    through: str = ""
 
     def covers(self) -> list[str]:
         out: list[str] = []
@@ -101,9 +103,10 @@ class Journey:
 
     def to_dict(self) -> dict[str, Any]:
         return {"id": self.id, "page": self.page, "name": self.name, "why": self.why,
-                "moves": [{"name": m.name, "steps": list(m.steps), "effects": [e.to_dict() for e in effects]}
+                "moves": [{"name": m.name, "key": m.key, "steps": list(m.steps), "effects": [e.to_dict() for e in effects]}
                           for m, effects in zip(self.moves, self.effects)],
-                "covers": self.covers(), "dropped": list(self.dropped), "noted": list(self.noted)}
+                "covers": self.covers(), "dropped": list(self.dropped), "noted": list(self.noted),
+                **({"through": self.through} if self.through else {})}
 
 
 Opener = Callable[[dict[str, Any]], PageSession]
@@ -437,7 +440,7 @@ class JourneyExplorer:
             if edge.get("from") != page["id"] or edge.get("kind") != "link" or not edge.get("selector"):
                 continue
             target = pages.get(edge["to"])
-            if target is None or target.get("_create_claimed"):
+            if target is None or target.get("_create_claimed") or _source(target, pages, edges) != page["id"]:
                 continue
             fill = _form_fill(target, self.words)
             if fill is None:
@@ -449,11 +452,13 @@ class JourneyExplorer:
                                      "selector": edge["selector"]},))
             save = Move(name=f"fill the form with '{typed}' and submit it", key=f"save|{submit['selector']}",
                         typed=typed, steps=tuple(steps) + (submit,))
+            # first the form as it is, submitted empty: what it says is missing (and it creates nothing)
+            empty = Move(name="submit the form empty", key=f"empty|{submit['selector']}", steps=(submit,))
             searched: list[Move] = []
 
             def extend(start: dict[str, Any], now: dict[str, Any], typed_so_far: list[str],
                        effects: list[list[Effect]], searched: list[Move] = searched) -> Move | None:
-                if searched or len(effects) < 2:
+                if searched or len(effects) < 3:
                     return None
                 field_sel = _search_field(now)
                 if field_sel is None:
@@ -470,9 +475,26 @@ class JourneyExplorer:
                                    f"create an item through {target['path']} and find it",
                                    f"{page['path']} links to the form on {target['path']}: saving it with the crawl's "
                                    f"text must show the new item, and a search must find it",
-                                   [open_move, save], extend=extend)
+                                   [open_move, empty, save], extend=extend)
             if journey is not None:
+                journey.through = target["id"]
                 yield journey
+
+
+def _source(target: dict[str, Any], pages: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> str:
+    """The page a journey to `target`'s form starts on: of the pages linking to it, the one whose
+    path is the longest start of the form page's (the list `/books/` for `/books/add/`), else the first."""
+    sources = [e["from"] for e in edges if e.get("to") == target["id"] and e.get("kind") == "link" and e.get("selector")
+               and e.get("from") in pages]
+    if not sources:
+        return ""
+    path = urlsplit(target["url"]).path
+
+    def shared(source: str) -> int:
+        other = urlsplit(pages[source]["url"]).path
+        return len(other) if path.startswith(other) and other != path else 0
+
+    return str(max(sources, key=lambda s: (shared(s), -sources.index(s))))
 
 
 #: priorities that make branches of their own rather than steps of the main chain
@@ -525,6 +547,8 @@ def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[
     for form in page["survey"].get("forms") or ():
         if form.get("implicit") or form.get("search") or form_kind(form)[0] != "form":
             continue
+        if any(f.get("value") for f in form.get("fields") or () if f.get("type") not in ("select", "checkbox", "radio")):
+            continue   # a form that shows an item's values edits that item: it creates nothing
         if destructive_word(form, words) or (form.get("submit") and destructive_word(form["submit"], words)):
             continue
         submit = form.get("submit")
