@@ -14,6 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from flowwalk.browser.errors import translating
+from flowwalk.browser.probe import script
+
 if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
 
@@ -22,19 +25,13 @@ __all__ = ["observe_page"]
 #: the most elements, lists and rows an observation lists
 OBSERVE_LIMIT = 200
 
-_OBSERVE = r"""/* flowwalk: observe the page's state for discover */ (root, limit) => {
+_OBSERVE = script("root, limit", r"""/* flowwalk: observe the page's state for discover */
   const squash = (t, n) => String(t || '').replace(/\s+/g, ' ').trim().slice(0, n || 160);
   const quote = (v) => '"' + String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const ident = /^[A-Za-z][\w-]*$/;
   const count = (sel, within) => { try { return (within || document).querySelectorAll(sel).length; } catch (e) { return -1; } };
-  const isVisible = (el) => {
-    if (!el || !el.isConnected) return false;
-    if (el.closest('[hidden], [inert]')) return false;
-    const style = getComputedStyle(el);
-    if (style.visibility === 'hidden' || style.display === 'none') return false;
-    const box = el.getBoundingClientRect();
-    return box.width > 0 && box.height > 0;
-  };
+  // listed hidden too (marked so): an element that appears after an action is an effect
+  const isVisible = (el) => fw.visible(el);
   const textOf = (el) => squash(el.innerText !== undefined && isVisible(el) ? el.innerText : el.textContent, 160);
   const testidAttr = (el) => ['data-testid', 'data-test-id', 'data-test', 'data-cy'].find((a) => el.hasAttribute(a));
   const classSel = (el, within) => {
@@ -174,11 +171,11 @@ _OBSERVE = r"""/* flowwalk: observe the page's state for discover */ (root, limi
   return { url: location.href, title: squash(document.title, 200), heading: h1 ? textOf(h1) : '',
            local: storage('localStorage'), session: storage('sessionStorage'),
            lists, elements, messages };
-}"""
+""")
 
 
 def observe_page(session: "PageSession", timeout_ms: float = 10_000) -> dict[str, Any]:
-    """The page's state now (see the module docstring); raises Playwright's error when the page cannot answer."""
-    with session.guard():
+    """The page's state now (see the module docstring); raises `PageError` when the page cannot answer."""
+    with session.guard(), translating():
         result = session.page.locator(":root").evaluate(_OBSERVE, OBSERVE_LIMIT, timeout=timeout_ms)
     return result if isinstance(result, dict) else {}
