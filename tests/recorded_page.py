@@ -17,8 +17,7 @@ from typing import Any, Callable, Mapping, Sequence
 from flowwalk.browser.errors import BrowserCrashed, PageGone
 from flowwalk.browser.network import Beacon
 from flowwalk.browser.probe import (
-    Collected,
-    Detail,
+    CandidatesRead,
     ElementQuery,
     ElementRead,
     FrameName,
@@ -57,8 +56,9 @@ class RecordedReader:
     inspect_with: Callable[[str], Inspection | None] | None = None
     near_of: dict[str, list[str]] = field(default_factory=dict)
     matches: dict[str, Recorded] = field(default_factory=dict)
-    collected: list[Collected] | None = None
-    detailed: dict[int, Detail] = field(default_factory=dict)
+    #: the healer's read: candidate records as `PageReader.candidates` returns them (None: the
+    #: scope matches nothing)
+    candidate_records: list[dict[str, Any]] | None = None
     #: (selector, element id) pairs `owns` answers True for
     owned: set[tuple[str, int]] = field(default_factory=set)
     body: str = ""
@@ -98,13 +98,12 @@ class RecordedReader:
         result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))
         return result
 
-    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None:
-        self.calls.append(("collect", tag))
-        return None if self.collected is None else list(self.collected[:limit])
-
-    def details(self, ids: Sequence[int]) -> dict[int, Detail]:
-        self.calls.append(("details",))
-        return {i: self.detailed[i] for i in ids if i in self.detailed}
+    def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
+                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None:
+        self.calls.append(("candidates", tag))
+        if self.candidate_records is None:
+            return None
+        return CandidatesRead(tuple(self.candidate_records[:limit]), len(self.candidate_records))
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool:
         self.calls.append(("owns", selector))

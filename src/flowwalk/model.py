@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Literal, Mapping, get_args
+from typing import Any, Iterable, Literal, Mapping, get_args
 
 from flowwalk.errors import Location
 from flowwalk.events import FailureClass, FailureStepKind, Severity, Status
@@ -331,3 +331,50 @@ def merge_tags(*groups: tuple[str, ...] | list[str]) -> tuple[str, ...]:
                 seen.add(tag.lower())
                 out.append(tag)
     return tuple(out)
+
+
+# --- destructive controls (discover never triggers them; the healer never heals onto one the
+# target does not name) ----------------------------------------------------------------------
+
+#: words that make a control destructive: a button, link or form whose text, label, test id, id,
+#: class, name, href or action says one of them is never clicked, followed or submitted. Matched
+#: as whole words, ignoring case, with `-`, `_`, `/` and camelCase humps splitting words. Extend
+#: with `--destructive WORD`, shorten with `--not-destructive WORD` (docs/discover.md). The healer uses the
+#: default list (docs/healing.md).
+DEFAULT_DESTRUCTIVE: tuple[str, ...] = (
+    "delete", "remove", "destroy", "erase", "purge", "wipe", "trash", "discard",
+    "logout", "log out", "log off", "signout", "sign out", "sign off",
+    "pay", "pay now", "buy", "purchase", "checkout", "check out", "place order", "order now", "subscribe",
+    "unsubscribe", "cancel subscription", "cancel plan", "cancel account", "close account", "deactivate",
+    "terminate", "revoke", "reset", "archive", "ban", "block", "kick", "transfer", "withdraw", "refund",
+    "donate", "clear", "uninstall", "disable account",
+)
+
+_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
+_SPLIT = re.compile(r"[^0-9a-z]+")
+#: the attributes of a surveyed element whose words say what it does
+_ATTRS = ("href", "name", "title", "value", "action", "formaction", "aria-label", "data-action", "onclick")
+
+
+def words_of(text: str) -> list[str]:
+    """`"deleteItem /items/3/delete"` -> `["delete", "item", "items", "3", "delete"]`."""
+    return [w for w in _SPLIT.split(_HUMP.sub(" ", text).lower()) if w]
+
+
+def _contains(words: list[str], phrase: list[str]) -> bool:
+    n = len(phrase)
+    return any(words[i:i + n] == phrase for i in range(len(words) - n + 1))
+
+
+def destructive_word(element: Mapping[str, Any], vocabulary: Iterable[str]) -> str | None:
+    """The destructive word `element` (a surveyed link, button or form) says, or None."""
+    texts = [str(element.get(k) or "") for k in ("name", "text", "testid", "id", "raw_href", "action")]
+    texts.extend(str(c) for c in element.get("classes") or ())
+    attrs = element.get("attrs") or {}
+    texts.extend(str(attrs.get(a) or "") for a in _ATTRS)
+    words = words_of(" | ".join(texts))
+    for entry in vocabulary:
+        phrase = words_of(entry)
+        if phrase and _contains(words, phrase):
+            return entry
+    return None

@@ -58,9 +58,12 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
         summary = await client.read_resource("flowwalk://reports/checks-report/summary.md")
         skipped = await client.call_tool("explain_failure", {"report_dir": "checks-report",
                                                              "test_id": PARENT + "dashboard"})
-        return run, explained, summary, events, skipped
+        missed = await client.call_tool("explain_failure", {
+            "report_dir": "checks-report",
+            "test_id": causes["examples/failing/selector-unresolvable.flow.yaml"]["test_id"]})
+        return run, explained, summary, events, skipped, missed
 
-    run, explained, summary, events, skipped = with_client(workdir, body, max_run_timeout_s=120)
+    run, explained, summary, events, skipped, missed = with_client(workdir, body, max_run_timeout_s=120)
     data = run.structured_content
     assert data["outcome"] == "site_misbehaved" and data["exit_code"] == 1
     assert data["counts"] == {"total": 8, "passed": 2, "failed": 4, "skipped": 2, "flaky": 0}
@@ -104,6 +107,12 @@ def test_a_failing_run_is_reported_explained_and_announced(workdir: Path, monkey
     sk = skipped.structured_content
     assert sk["status"] == "skipped" and sk["runtime_code"] == "PARENT_FAILED" and sk["label"] is None
     assert f"test_id '{PARENT}login' for the cause" in sk["note"]
+    # a heal that found nothing: the three best candidates, their scores and what each lacked
+    heal = missed.structured_content
+    assert heal["label"] == "not_found" and "nothing else is good enough to heal to" in heal["message"]
+    assert heal["message"].count("lacked:") >= 2 and "the words 'export', 'pdf'" in heal["message"], heal["message"]
+    best = heal["candidates"][0]
+    assert isinstance(best["score"], float) and best["lacked"] and best["element"]
 
 
 SLOW = """\

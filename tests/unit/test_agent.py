@@ -62,8 +62,8 @@ def test_null_means_none_fits(fake: FakeModel) -> None:
     ('["candidate", 2]', "holds no JSON object"),
     ({"candidate": 7, "reason": "x"}, "7 is not in the list (1 to 3)"),
     ({"candidate": 0}, "0 is not in the list"),
-    ({"candidate": "#delete-account"}, "must be a number from 1 to 3 or null"),
-    ({"candidate": True}, "must be a number"),
+    ({"candidate": "#delete-account"}, 'must be the id of a listed item (1 to 3) or "none"'),
+    ({"candidate": True}, "must be the id of a listed item"),
     ({"pick": 1}, 'no "candidate" key'),
 ])
 def test_an_invalid_answer_is_asked_once_more_saying_why(fake: FakeModel, first: Any, why: str) -> None:

@@ -1,7 +1,7 @@
 """Target re-resolution and healing judged from recorded page reads, without a browser.
 
 resolve.py ranks what `Reader.inspect` reports for each strategy's query; healer.py scores what
-`Reader.collect` / `details` report against a fingerprint and keeps a selector only when
+`Reader.candidates` reports against a target and a fingerprint and keeps a selector only when
 `Reader.owns` confirms it finds that element alone (tests/recorded_page.py).
 """
 
@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.errors import PageGone, PageUnreadable
-from flowwalk.browser.probe import Collected, Detail, Inspection
+from flowwalk.browser.probe import Inspection
 from flowwalk.walk.healer import heal_selector
 from flowwalk.walk.resolve import resolve_target
 
@@ -70,23 +70,41 @@ def fp(**kw: Any) -> dict[str, Any]:
     return {**base, **kw}
 
 
+def record(key: int, css: str, fingerprint: dict[str, Any], *, visible: bool = True) -> dict[str, Any]:
+    """A candidate record as `PageReader.candidates` returns it."""
+    return {"key": str(key), "tag": fingerprint["tag"], "role": fingerprint["role"], "name": fingerprint["aname"],
+            "text": fingerprint["text"], "id": fingerprint["id"], "css": css, "visible": visible, "enabled": True,
+            "fp": fingerprint}
+
+
 def test_a_fingerprint_heals_to_the_element_it_describes_and_nothing_else() -> None:
     save, cancel = fp(id="save-btn", aname="Save", text="Save"), fp(id="cancel", aname="Cancel", text="Cancel", nth=2)
     moved = fp(id="save-button", aname="Save", text="Save")
-    reader = RecordedReader(collected=[Collected(1, moved, True, True), Collected(2, cancel, True, True)],
-                            detailed={1: Detail(moved, "#save-button", True, True),
-                                      2: Detail(cancel, "#cancel", True, True)},
+    reader = RecordedReader(candidate_records=[record(1, "#save-button", moved), record(2, "#cancel", cancel)],
                             owned={("#save-button", 1)})
     outcome = heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save)
     assert (outcome.selector, outcome.method) == ("#save-button", "deterministic")
     assert [c["selector"] for c in outcome.candidates] == ["#save-button", "#cancel"]
+    # one page read and one check of the winner's selector: the heal's round trips
+    assert [c[0] for c in reader.calls] == ["candidates", "owns"]
     # a selector that no longer finds that element alone is never used
     reader.owned.clear()
     assert heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save).selector is None
 
 
+def test_a_target_heals_without_a_fingerprint_and_a_miss_says_what_each_lacked() -> None:
+    save, cancel = fp(id="save-button", aname="Save", text="Save"), fp(id="cancel", aname="Cancel", text="Cancel")
+    reader = RecordedReader(candidate_records=[record(1, "#save-button", save), record(2, "#cancel", cancel)],
+                            owned={("#save-button", 1)})
+    assert heal_selector(reader, pinned="#save-btn", target="the Save button", fingerprint=None).selector \
+        == "#save-button"
+    missed = heal_selector(reader, pinned="#export", target="the Export button", fingerprint=None)
+    assert missed.selector is None and not missed.ambiguous
+    assert missed.missed.startswith('button "Save" #save-button 0.00 (lacked: the words \'export\')')
+
+
 def test_a_hidden_lookalike_is_not_healed_to() -> None:
     save = fp(id="save-btn", aname="Save", text="Save")
-    reader = RecordedReader(collected=[Collected(1, save, False, True)], detailed={1: Detail(save, "#x", False, True)})
+    reader = RecordedReader(candidate_records=[record(1, "#x", save, visible=False)])
     outcome = heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save)
     assert outcome.selector is None and outcome.reason == "no visible candidates (1 hidden)"

@@ -23,7 +23,8 @@ from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 from flowwalk.agent.budget import CallBudget, QuotaExceeded
 from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
 from flowwalk.modelconfig import ModelConfig
-from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, Question, build_prompt, read_object
+from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, Question, build_prompt, read_object, read_pick
+from flowwalk.agent.prompt import CANDIDATE_FORMAT, CANDIDATE_TASK
 from flowwalk.spec.variables import Redactor
 
 __all__ = ["Agent", "Answer", "ModelCall", "NoValidAnswer", "Choice", "choose_candidate", "candidate_question"]
@@ -148,7 +149,6 @@ def _done(base: dict[str, Any], completion: Completion, outcome: str, decision: 
 
 # --- the healer's question ---------------------------------------------------------------------
 
-CANDIDATE_FORMAT = '{"candidate": <the number of one listed item, or null>, "reason": "<one short sentence>"}'
 
 
 @dataclass(frozen=True)
@@ -164,10 +164,7 @@ def candidate_question(action: str, target: str, candidates: Sequence[str], cont
     """Which listed element does the step mean? Items and context are page data (fenced)."""
     return Question(
         purpose="heal",
-        task=("A browser test step must act on one element of the page, but its pinned selector no "
-              "longer matches. Pick the listed element the step's target describes. Answer null when "
-              "none of them is clearly that element: a wrong pick is worse than none. The step's "
-              "action is fixed; you only choose among the numbered items."),
+        task=CANDIDATE_TASK,
         answer_format=CANDIDATE_FORMAT,
         facts={"action": action, "target": target},
         items=tuple(candidates)[:MAX_ITEMS],
@@ -183,16 +180,8 @@ def choose_candidate(agent: Agent, action: str, target: str, candidates: Sequenc
     shown = min(len(candidates), MAX_ITEMS)
 
     def validate(data: dict[str, Any]) -> int | None:
-        if "candidate" not in data:
-            raise InvalidAnswer('the answer has no "candidate" key')
-        pick = data["candidate"]
-        if pick is None:
-            return None
-        if isinstance(pick, bool) or not isinstance(pick, int):
-            raise InvalidAnswer(f'"candidate" must be a number from 1 to {shown} or null')
-        if not 1 <= pick <= shown:
-            raise InvalidAnswer(f'"candidate" {pick} is not in the list (1 to {shown})')
-        return pick - 1
+        pick = read_pick(data, shown)
+        return None if pick is None else pick - 1
 
     answer = agent.ask(candidate_question(action, target, candidates, context), validate, step=step,
                        timeout_s=timeout_s, record=record,

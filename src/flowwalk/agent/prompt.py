@@ -24,7 +24,8 @@ from typing import Any, Mapping, Sequence
 
 from flowwalk.spec.variables import Redactor
 
-__all__ = ["Question", "InvalidAnswer", "Prompt", "build_prompt", "read_object",
+__all__ = ["Question", "InvalidAnswer", "Prompt", "build_prompt", "read_object", "read_pick", "CANDIDATE_TASK",
+           "CANDIDATE_FORMAT",
            "MAX_ITEMS", "MAX_CONTEXT_BYTES", "MAX_ITEM_CHARS"]
 
 #: at most this many numbered items (candidates) per question
@@ -144,3 +145,34 @@ def read_object(content: str) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InvalidAnswer(f"the reply is a JSON {type(value).__name__}, not an object")
     return value
+
+
+#: the healer's question, as a model is asked it (agent.candidate_question) and as it is recorded
+#: for an agent over MCP when no model is configured (heal/decide.py)
+CANDIDATE_TASK = ("A browser test step must act on one element of the page, but its pinned selector no "
+                  "longer matches. Pick the listed element the step's target describes, by its id (the "
+                  "number in brackets). Answer \"none\" when none of them is clearly that element: a wrong "
+                  "pick is worse than none. The step's action is fixed; you only choose among the numbered "
+                  "items.")
+CANDIDATE_FORMAT = '{"candidate": <the id of one listed item, or "none">, "reason": "<one short sentence>"}'
+
+
+def read_pick(data: Mapping[str, Any], shown: int) -> int | None:
+    """The id an answer picks among `shown` listed items (1-based), or None for "none".
+
+    The one validator for a pick, whoever answers: the model (`agent.choose_candidate`) and an
+    agent over MCP (heal/decide.py's `read_choice`). Accepted: `{"candidate": 3}`, `"3"`, `null`
+    or `"none"`. Anything else (an id off the list, a selector, a URL, no key) raises
+    InvalidAnswer, whose message never quotes the answer."""
+    if "candidate" not in data:
+        raise InvalidAnswer('the answer has no "candidate" key')
+    pick = data["candidate"]
+    if pick is None or (isinstance(pick, str) and pick.strip().lower() in ("none", "null")):
+        return None
+    if isinstance(pick, str) and pick.strip().isdigit():
+        pick = int(pick.strip())
+    if isinstance(pick, bool) or not isinstance(pick, int):
+        raise InvalidAnswer(f'"candidate" must be the id of a listed item (1 to {shown}) or "none"')
+    if not 1 <= pick <= shown:
+        raise InvalidAnswer(f'"candidate" {pick} is not in the list (1 to {shown})')
+    return pick

@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     #: an element an act works on (a Playwright locator)
     Element = Locator
 
-__all__ = ["CSS_PATH_JS", "Collected", "Detail", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
+__all__ = ["CSS_PATH_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
            "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "Reader", "Seen", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
@@ -313,27 +313,152 @@ _NEAR_JS = script("els, css", r"""
   return out.filter((s) => s);
 """.replace("%CSS_PATH%", CSS_PATH_JS.strip()))
 
-# Every plausible element under `root` with its fingerprint (the healer's fingerprint candidates).
-_COLLECT_JS = script("root, arg", r"""
-  const fingerprint = %FINGERPRINT%;
-  const base = 'a, button, input, select, textarea, summary, label, [role], [tabindex], [onclick], [data-testid]';
+# The healer's page read: every actionable element under `root` (links, buttons, fields, roles,
+# tab stops, click handlers, test ids, contenteditable, list items and table rows; at most
+# `arg.scanned`), ranked by a cheap count of `arg.words` in its own and its ancestors' words; the
+# best `arg.limit` get a full record (names, context, row, state, a unique CSS path, and the
+# fingerprint when `arg.fingerprints`). heal/meaning.py's `PageElement.from_record` reads them.
+_CANDIDATES_JS = script("root, arg", r"""
+  const fingerprint = (arg.fingerprints ? %FINGERPRINT% : () => null);
+  const cssPath = %CSS_PATH%;
+  const doc = root.ownerDocument || root;
+  const cut = (s, n) => { s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
+  const stem = (w) => {
+    if (w.length > 4 && w.endsWith('ies')) return w.slice(0, -3) + 'y';
+    if (w.length > 4 && /(xes|ches|shes|sses)$/.test(w)) return w.slice(0, -2);
+    if (w.length > 3 && w.endsWith('s') && !/(ss|us|is)$/.test(w)) return w.slice(0, -1);
+    return w;
+  };
+  const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean).map(stem);
+  const wanted = new Set(arg.words || []);
+  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr';
   let css = base;
   try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch (x) {}
-  const els = Array.from(root.querySelectorAll(css)).slice(0, arg.max);
-  return els.map((e) => ({ id: fw.idOf(e), fp: fingerprint(e), visible: fw.visible(e), enabled: !fw.disabled(e) }));
-""".replace("%FINGERPRINT%", FINGERPRINT_JS.strip()))
-
-# Elements by id -> fingerprint, a unique CSS selector, visibility.
-_DETAIL_JS = script("ids", r"""
-  const fingerprint = %FINGERPRINT%;
-  const cssPath = %CSS_PATH%;
-  const out = {};
-  for (const id of ids) {
-    const e = fw.byId(id);
-    if (!e) continue;
-    out[id] = { fp: fingerprint(e), css: cssPath(e), visible: fw.visible(e), enabled: !fw.disabled(e) };
-  }
-  return out;
+  const all = Array.from(root.querySelectorAll(css)).slice(0, arg.scanned);
+  const tagOf = (e) => e.tagName.toLowerCase();
+  const roleOf = (e) => {
+    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
+    if (explicit) return explicit;
+    const tag = tagOf(e);
+    if (tag === 'button' || tag === 'summary') return 'button';
+    if (tag === 'a' && e.hasAttribute('href')) return 'link';
+    if (/^h[1-6]$/.test(tag)) return 'heading';
+    if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
+    if (tag === 'textarea') return 'textbox';
+    if (tag === 'li') return 'listitem';
+    if (tag === 'tr') return 'row';
+    if (tag === 'input') {
+      const t = (e.getAttribute('type') || 'text').toLowerCase();
+      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+      if (t === 'checkbox' || t === 'radio') return t;
+      if (t === 'search') return 'searchbox';
+      if (t === 'number') return 'spinbutton';
+      if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
+    }
+    if (e.isContentEditable) return 'textbox';
+    return '';
+  };
+  // text with images' alt words (a label that is an icon: Django's search label is an <img alt="Search">)
+  const textOf = (e, n) => {
+    let s = e.textContent || '';
+    if (s.trim().length < 3) for (const img of e.querySelectorAll('img[alt], svg[aria-label]')) s += ' ' + (img.getAttribute('alt') || img.getAttribute('aria-label') || '');
+    return cut(s, n);
+  };
+  const isField = (e) => ['input', 'select', 'textarea'].includes(tagOf(e));
+  // a label's own words: a <label>Action: <select>...</select></label> is "Action:", not its options
+  const labelText = (l) => { const c = l.cloneNode(true); for (const x of c.querySelectorAll('input, select, textarea, button')) x.remove(); return textOf(c, 80); };
+  const labelOf = (e) => (e.labels && e.labels.length) ? cut(Array.from(e.labels).map(labelText).join(' '), 80) : '';
+  const nameOf = (e, role) => {
+    const by = e.getAttribute('aria-labelledby');
+    if (by) { const t = by.split(/\s+/).map((i) => { const l = doc.getElementById(i); return l ? l.textContent : ''; }).join(' '); if (t.trim()) return cut(t, 80); }
+    const aria = e.getAttribute('aria-label'); if (aria && aria.trim()) return cut(aria, 80);
+    const label = labelOf(e); if (label) return label;
+    if (tagOf(e) === 'input' && ['button', 'submit', 'reset'].includes((e.getAttribute('type') || '').toLowerCase())) return cut(e.value, 80);
+    if (tagOf(e) === 'img' || (tagOf(e) === 'input' && e.type === 'image')) return cut(e.getAttribute('alt'), 80);
+    if (['button', 'link', 'tab', 'menuitem', 'option', 'checkbox', 'radio', 'switch', 'heading', 'treeitem'].includes(role)) return textOf(e, 80);
+    return '';
+  };
+  const own = (e) => words([e.getAttribute('aria-label'), isField(e) ? labelOf(e) : textOf(e, 80), e.getAttribute('placeholder'),
+    e.getAttribute('title'), e.getAttribute('alt'), e.id, e.getAttribute('name'), e.getAttribute('data-testid'),
+    e.getAttribute('href'), typeof e.className === 'string' ? e.className : '',
+    tagOf(e) === 'input' && ['button', 'submit', 'reset'].includes(e.type) ? e.value : ''].join(' '));
+  const nearOf = (e) => {
+    const out = [];
+    for (let p = e.parentElement, d = 0; p && d < 6 && p !== doc.body; p = p.parentElement, d++) {
+      const s = [p.id, typeof p.className === 'string' ? p.className : ''].join(' ').trim();
+      if (s) out.push(cut(s, 60));
+    }
+    return out;
+  };
+  const isHeading = (e) => /^h[1-6]$/.test(tagOf(e)) || e.getAttribute('role') === 'heading';
+  const lastHeadingIn = (e) => {
+    if (isHeading(e)) return e;
+    const hs = e.querySelectorAll('h1, h2, h3, h4, h5, h6, [role=heading]');
+    return hs.length ? hs[hs.length - 1] : null;
+  };
+  const aroundOf = (e) => {
+    const out = [];
+    const add = (s) => { s = cut(s, 60); if (s && !out.includes(s)) out.push(s); };
+    // the nearest heading before it, in its own section or an enclosing one
+    let found = null;
+    for (let n = e, d = 0; n && n !== doc.body && d < 8 && !found; n = n.parentElement, d++) {
+      let steps = 0;
+      for (let s = n.previousElementSibling; s && steps < 12 && !found; s = s.previousElementSibling, steps++) found = lastHeadingIn(s);
+    }
+    if (found) add(found.textContent);
+    for (let p = e.parentElement, d = 0; p && p !== doc.body && d < 10; p = p.parentElement, d++) {
+      const tag = tagOf(p);
+      if (tag === 'table' && p.caption) add(p.caption.textContent);
+      if (tag === 'fieldset') { const lg = p.querySelector(':scope > legend'); if (lg) add(lg.textContent); }
+      const role = p.getAttribute('role');
+      if (['nav', 'main', 'aside', 'header', 'footer', 'form', 'section'].includes(tag) || ['navigation', 'search', 'region', 'group', 'toolbar', 'tablist', 'menu', 'dialog', 'complementary'].includes(role)) {
+        add(p.getAttribute('aria-label') || '');
+        const by = p.getAttribute('aria-labelledby'); if (by) { const l = doc.getElementById(by.split(/\s+/)[0]); if (l) add(l.textContent); }
+        if (role) add(role);
+      }
+      const h = p.querySelector(':scope > h1, :scope > h2, :scope > h3, :scope > h4, :scope > header h1, :scope > header h2, :scope > caption');
+      if (h) add(h.textContent);
+      if (out.length >= 5) break;
+    }
+    return out.slice(0, 5);
+  };
+  const itemOf = (e) => {
+    const it = e.closest('li, tr, [role=row], [role=listitem], [role=option]');
+    if (!it || !root.contains(it) && root !== doc) return null;
+    if (it.closest('thead') || (tagOf(it) === 'tr' && !it.querySelector('td'))) return null;   // a header row is no item
+    const p = it.parentElement;
+    const like = p ? Array.from(p.children).filter((c) => c.tagName === it.tagName && (!c.hasAttribute('role') || c.getAttribute('role') === it.getAttribute('role'))) : [it];
+    return { text: textOf(it, 80), index: like.indexOf(it) + 1, count: like.length };
+  };
+  const page = doc.location ? doc.location.host : '';
+  const scored = all.map((e, order) => {
+    let s = 0;
+    if (wanted.size) { for (const w of own(e)) if (wanted.has(w)) s += 2; for (const w of words(nearOf(e).join(' '))) if (wanted.has(w)) s += 1; }
+    if (arg.tag && tagOf(e) === arg.tag) s += 1;
+    return { e, s, order };
+  });
+  scored.sort((a, b) => b.s - a.s || a.order - b.order);
+  return { scanned: all.length, items: scored.slice(0, arg.limit).map(({ e, order }) => {
+    const role = roleOf(e);
+    const tag = tagOf(e);
+    const type = (e.getAttribute('type') || '').toLowerCase();
+    const item = itemOf(e);
+    let offsite = false;
+    if (tag === 'a' && e.href) { try { const u = new URL(e.href, doc.baseURI); offsite = /^https?:$/.test(u.protocol) && u.host !== page; } catch (x) {} }
+    return {
+      key: String(fw.idOf(e)), order, tag, role, name: nameOf(e, role), label: isField(e) ? labelOf(e) : '',
+      text: isField(e) ? '' : textOf(e, 80), placeholder: cut(e.getAttribute('placeholder'), 80),
+      title: cut(e.getAttribute('title'), 80), value: role === 'button' && tag === 'input' ? cut(e.value, 80) : (tag === 'button' ? cut(e.getAttribute('value'), 40) : ''),
+      alt: cut(e.getAttribute('alt'), 80),
+      testid: cut(e.getAttribute('data-testid') || e.getAttribute('data-test-id') || e.getAttribute('data-test') || e.getAttribute('data-qa') || e.getAttribute('data-cy'), 80),
+      id: cut(e.id, 80), name_attr: cut(e.getAttribute('name'), 80),
+      classes: Array.from(e.classList).slice(0, 8).map((c) => cut(c, 60)), href: cut(e.getAttribute('href'), 120), type,
+      near: nearOf(e), around: aroundOf(e), item: item ? item.text : '', item_index: item ? item.index : 0,
+      item_count: item ? item.count : 0, visible: fw.visible(e), enabled: !fw.disabled(e),
+      editable: e.isContentEditable || (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role) && isField(e) && !e.readOnly),
+      offsite, css: cssPath(e), fp: arg.fingerprints ? fingerprint(e) : null,
+    };
+  }) };
 """.replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip()))
 
 _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
@@ -416,25 +541,12 @@ class Inspection:
 
 
 @dataclass(frozen=True)
-class Collected:
-    """An element the healer may heal to: its id, its fingerprint (raw: `heal.fingerprint.bound`
-    cuts and checks it), whether it is visible and enabled."""
+class CandidatesRead:
+    """The healer's read of one page or frame: the best elements as plain records (heal/meaning.py
+    `PageElement.from_record` reads and checks them) and how many elements were looked at."""
 
-    id: int
-    fp: Any
-    visible: bool
-    enabled: bool
-
-
-@dataclass(frozen=True)
-class Detail:
-    """An element found again by its id: its fingerprint (raw), a CSS selector that matches only
-    it (None when there is none), whether it is visible and enabled."""
-
-    fp: Any
-    css: str | None
-    visible: bool
-    enabled: bool
+    items: tuple[Mapping[str, Any], ...]
+    scanned: int
 
 
 @dataclass(frozen=True)
@@ -473,9 +585,8 @@ class Reader(Protocol):
 
     def match(self, selector: str, scope: str | None = None) -> Match: ...
 
-    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None: ...
-
-    def details(self, ids: Sequence[int]) -> dict[int, Detail]: ...
+    def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
+                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None: ...
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool: ...
 
@@ -548,32 +659,24 @@ class PageReader:
             found = locate(self.where, selector, scope)
         return Match(found.used, found.count, tuple(found.tried))
 
-    def collect(self, tag: str, limit: int, scope: str | None = None) -> list[Collected] | None:
-        """Every plausible element to act on (links, buttons, form fields, anything with a role, a
-        test id or the tag `tag`; at most `limit`) under `scope` (the page without one), with
-        fingerprints. None when the scope matches nothing. One round trip, plus the scope's count."""
+    def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
+                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None:
+        """The healer's read (`_CANDIDATES_JS`): of the first `scanned` actionable elements under
+        `scope` (the document without one), the best `limit` by how many of `words` (stemmed, see
+        heal/meaning.py `cheap_words`) they and their ancestors say, in full. Each record's `key` is
+        its element id. None when the scope matches nothing. One round trip, plus the scope's count."""
+        arg = {"words": list(words), "tag": tag, "limit": limit, "scanned": scanned, "fingerprints": fingerprints}
         with translating(scope):
             if scope:
                 found = locate(self.where, scope)
                 if found.count == 0:
                     return None
-                raw = found.locator.first.evaluate(_COLLECT_JS, {"tag": tag, "max": limit})
+                raw = found.locator.first.evaluate(_CANDIDATES_JS, arg)
             else:
-                raw = self.where.evaluate(f"(arg) => ({_COLLECT_JS})(document, arg)", {"tag": tag, "max": limit})
-        return [Collected(int(i["id"]), i.get("fp"), bool(i.get("visible")), bool(i.get("enabled")))
-                for i in raw or () if isinstance(i, Mapping)]
-
-    def details(self, ids: Sequence[int]) -> dict[int, Detail]:
-        """The elements with these ids that are still on the page: fingerprint, unique CSS, state."""
-        with translating():
-            raw = self.where.evaluate(_DETAIL_JS, list(ids))
-        out: dict[int, Detail] = {}
-        for key, info in (raw or {}).items():
-            if isinstance(info, Mapping):
-                css = info.get("css")
-                out[int(key)] = Detail(info.get("fp"), css if isinstance(css, str) else None,
-                                       bool(info.get("visible")), bool(info.get("enabled")))
-        return out
+                raw = self.where.evaluate(f"(arg) => ({_CANDIDATES_JS})(document, arg)", arg)
+        r = raw if isinstance(raw, Mapping) else {}
+        return CandidatesRead(tuple(i for i in r.get("items", ()) or () if isinstance(i, Mapping)),
+                              int(r.get("scanned", 0) or 0))
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool:
         """Does `selector` (within `scope`) match exactly one element, the one with this id?"""

@@ -11,20 +11,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from flowwalk.model import DEFAULT_DESTRUCTIVE
+
 __all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "JourneySummary", "StopReason"]
 
-#: words that make a control destructive: a button, link or form whose text, label, test id, id,
-#: class, name, href or action says one of them is never clicked, followed or submitted. Matched
-#: as whole words, ignoring case, with `-`, `_`, `/` and camelCase humps splitting words. Extend
-#: with `--destructive WORD`, shorten with `--not-destructive WORD` (docs/discover.md).
-DEFAULT_DESTRUCTIVE: tuple[str, ...] = (
-    "delete", "remove", "destroy", "erase", "purge", "wipe", "trash", "discard",
-    "logout", "log out", "log off", "signout", "sign out", "sign off",
-    "pay", "pay now", "buy", "purchase", "checkout", "check out", "place order", "order now", "subscribe",
-    "unsubscribe", "cancel subscription", "cancel plan", "cancel account", "close account", "deactivate",
-    "terminate", "revoke", "reset", "archive", "ban", "block", "kick", "transfer", "withdraw", "refund",
-    "donate", "clear", "uninstall", "disable account",
-)
 
 StopReason = Literal["done", "max_pages", "max_actions", "budget", "cancelled", "unreachable"]
 

@@ -1,48 +1,18 @@
 """What the crawl may touch: destructive controls, the hosts in scope, and URL keys.
 
-A control is destructive when any of its words (text, accessible name, test id, id, classes,
-name, href, form action, title) contains a word of the destructive list as whole words. Words
-are split on anything that is not a letter or digit and on camelCase humps, so `deleteItem`,
-`delete-item`, `/items/3/delete` and "Delete item" all say "delete", while "deleted" or
-"Cancellation policy" do not.
+A control is destructive when any of its words contains a word of the destructive list as whole
+words: `destructive_word` and `words_of` live in model.py, because the healer (heal/meaning.py)
+keeps the same controls out of its reach.
 """
 
 from __future__ import annotations
 
-import re
-from typing import Any, Iterable, Mapping
+from typing import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
+from flowwalk.model import destructive_word, words_of
+
 __all__ = ["destructive_word", "host_in_scope", "url_key", "words_of"]
-
-_HUMP = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
-_SPLIT = re.compile(r"[^0-9a-z]+")
-#: the attributes of a surveyed element whose words say what it does
-_ATTRS = ("href", "name", "title", "value", "action", "formaction", "aria-label", "data-action", "onclick")
-
-
-def words_of(text: str) -> list[str]:
-    """`"deleteItem /items/3/delete"` -> `["delete", "item", "items", "3", "delete"]`."""
-    return [w for w in _SPLIT.split(_HUMP.sub(" ", text).lower()) if w]
-
-
-def _contains(words: list[str], phrase: list[str]) -> bool:
-    n = len(phrase)
-    return any(words[i:i + n] == phrase for i in range(len(words) - n + 1))
-
-
-def destructive_word(element: Mapping[str, Any], vocabulary: Iterable[str]) -> str | None:
-    """The destructive word `element` (a surveyed link, button or form) says, or None."""
-    texts = [str(element.get(k) or "") for k in ("name", "text", "testid", "id", "raw_href", "action")]
-    texts.extend(str(c) for c in element.get("classes") or ())
-    attrs = element.get("attrs") or {}
-    texts.extend(str(attrs.get(a) or "") for a in _ATTRS)
-    words = words_of(" | ".join(texts))
-    for entry in vocabulary:
-        phrase = words_of(entry)
-        if phrase and _contains(words, phrase):
-            return entry
-    return None
 
 
 def host_in_scope(host: str, start_host: str, allow_hosts: Iterable[str]) -> bool:

@@ -105,15 +105,17 @@ def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector
     if outcome.selector:
         return _healed(attempt, state, index, step, selector, target, outcome, what, result)
     result.recovery.record("re_resolve_target", "failed", f"{what}; {outcome.reason}")
-    best = "; ".join(f"{c['element']} {c['score']:.2f}" for c in outcome.candidates[:3])
+    if outcome.question is not None:
+        # what a model would have been asked: an agent can answer it over MCP (heal/decide.py)
+        result.detail["heal_question"] = outcome.question
     message = f"{what} and nothing else is good enough to heal to: {outcome.reason}"
-    if best:
-        message += f" (best: {best})"
+    if outcome.missed:
+        message += f" (best: {outcome.missed})"
     expected = f"one element for '{target}'" if target else f"the element '{selector}' matched before"
     if outcome.model_error is not None:
         raise StepFailed(model_code(outcome.model_error), message, expected=expected,
                          observed=str(outcome.model_error), candidates=outcome.candidates)
-    code = "AMBIGUOUS_TARGET" if outcome.candidates else "ELEMENT_NOT_FOUND"
+    code = "AMBIGUOUS_TARGET" if outcome.ambiguous else "ELEMENT_NOT_FOUND"
     raise StepFailed(code, message, expected=expected,
                      observed=f"{len(outcome.candidates)} candidate(s), none good enough" if outcome.candidates
                      else "no candidate", candidates=outcome.candidates)

@@ -1,0 +1,169 @@
+"""From scored page elements to a decision: heal to one, ask a model about a few, or explain the miss.
+
+Pure: the page read is `PageReader.candidates` (browser/probe.py), the page calls are walk/healer.py's. Each element
+gets `d` (heal/meaning.py, from the target) and `f` (heal/score.py, from the last fingerprint),
+merged by `combine`. `decide` applies the acceptance rule: the best element must be visible,
+eligible (it can take the step's action, is not a destructive control the target does not name,
+does not leave the site, sits in the main frame), reach THRESHOLD and lead the next visible
+element by MARGIN. `heal_question` is what a model (or an agent over MCP, when no model is
+configured) is asked when that rule finds no winner: the best MODEL_ITEMS eligible elements,
+each with an id and one line; `read_choice` accepts only one of those ids or "none". With no
+model configured, the question is recorded in the step's `detail.heal_question` (`as_dict`) and
+`choose_recorded` holds an agent's answer (over MCP) to the same rule.
+`explain_miss` names the three best candidates, their scores and what each lacked.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+from flowwalk.agent.prompt import CANDIDATE_FORMAT, CANDIDATE_TASK, read_pick
+from flowwalk.heal.meaning import PageElement, Want, eligible, like_positions, meaning_score
+from flowwalk.heal.score import MARGIN, THRESHOLD, combine, similarity
+
+__all__ = ["Ranked", "Decision", "rank", "decide", "heal_question", "read_choice", "choose_recorded", "explain_miss",
+           "MODEL_ITEMS", "HealQuestion"]
+
+#: how many candidates a model (or an MCP agent) is shown
+MODEL_ITEMS = 15
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """One page element with its scores, why it may not be used (None: it may), and what it lacked."""
+
+    element: PageElement
+    score: float
+    d: float | None
+    f: float | None
+    barred: str | None
+    lacked: tuple[str, ...]
+
+    def record(self) -> dict[str, Any]:
+        """As kept in the step's evidence and the failure's `candidates` (explain_failure shows it)."""
+        el = self.element
+        return {"selector": el.css, "score": round(min(self.score, 1.0), 3),
+                "description_score": self.d, "fingerprint_score": self.f,
+                "strategy": "+".join(k for k, v in (("target", self.d), ("fingerprint", self.f)) if v is not None)
+                or "page", "visible": el.visible, "enabled": el.enabled, "count": 1, "role": el.role,
+                "element": el.describe(), "lacked": list(self.lacked), "barred": self.barred}
+
+
+def rank(want: Want | None, elements: Sequence[PageElement], fingerprint: Mapping[str, Any] | None,
+         action: str) -> list[Ranked]:
+    """Every element scored, best first (document order breaks ties)."""
+    like = like_positions(elements)
+    out: list[Ranked] = []
+    for el in elements:
+        lacked: list[str] = []
+        d = None
+        if want is not None:
+            m = meaning_score(want, el, like.get(el.key))
+            d = m.score
+            lacked.extend(m.lacked)
+        elif not el.visible:
+            lacked.append("being visible")
+        f = similarity(fingerprint, el.fingerprint) if fingerprint and el.fingerprint else None
+        if f is not None and f < THRESHOLD and (d is None or d < THRESHOLD):
+            lacked.append(f"a likeness to the last fingerprint ({f:.2f})")
+        barred = eligible(want, action, el)
+        if barred is None and el.frame:
+            barred = f"inside the frame {el.frame_url or el.frame}: acts do not cross into frames"
+        out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked)))
+    out.sort(key=lambda r: (-r.score, r.element.frame, r.element.order))
+    return out
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The winner (None when there is none) and why."""
+
+    winner: Ranked | None
+    reason: str
+    #: the deterministic rule found no winner, but a model could be asked (eligible candidates exist)
+    ask: bool = False
+
+
+def decide(ranked: Sequence[Ranked]) -> Decision:
+    """The acceptance rule (see the module docstring)."""
+    visible = [r for r in ranked if r.element.visible]
+    if not ranked:
+        return Decision(None, "no candidates: the page has no actionable element")
+    if not visible:
+        return Decision(None, f"no visible candidates ({len(ranked)} hidden)")
+    usable = [r for r in visible if r.barred is None]
+    best = visible[0]
+    if best.barred is not None:
+        why = (f"the best candidate, {best.element.describe()} ({best.score:.2f}), may not be used: {best.barred}")
+        return Decision(None, why, ask=bool(usable))
+    second = visible[1] if len(visible) > 1 else None
+    lead = best.score - (second.score if second else 0.0)
+    if best.score < THRESHOLD:
+        return Decision(None, f"no candidate reaches the threshold {THRESHOLD:.2f} (best {best.score:.2f})",
+                        ask=bool(usable))
+    if lead < MARGIN:
+        assert second is not None
+        return Decision(None, f"no clear winner: {best.element.describe()} scored {best.score:.2f}, "
+                              f"{second.element.describe()} {second.score:.2f} (a heal needs a lead of {MARGIN:.2f})",
+                        ask=True)
+    return Decision(best, f"{best.element.describe()} scored {min(best.score, 1.0):.2f}"
+                          + (f", {lead:.2f} ahead of the next" if second else ", the only candidate"))
+
+
+def explain_miss(ranked: Sequence[Ranked], n: int = 3) -> str:
+    """`best: link "Change" 0.55 (lacked: its own name saying 'book'); ...` for a failure message."""
+    parts = []
+    for r in [r for r in ranked if r.element.visible][:n] or list(ranked)[:n]:
+        why = list(r.lacked) + ([f"may not be used: {r.barred}"] if r.barred else [])
+        parts.append(f"{r.element.describe()} {min(r.score, 1.0):.2f}"
+                     + (f" (lacked: {'; '.join(why)})" if why else ""))
+    return "; ".join(parts)
+
+
+# --- the model's (or an agent's) question ----------------------------------------------------
+
+
+
+@dataclass(frozen=True)
+class HealQuestion:
+    """What a model is asked: the step, and the listed candidates by id (1..n)."""
+
+    action: str
+    target: str
+    items: tuple[str, ...]            # one line per candidate, item i has id i + 1
+    listed: tuple[Ranked, ...]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The question as recorded (the step's `detail.heal_question` when no model is configured),
+        for an agent over MCP to answer with `choose_recorded`: the step, the answer format and
+        the candidates by id, each with its one line, score and the selector that matched only it."""
+        return {"action": self.action, "target": self.target, "task": CANDIDATE_TASK, "answer_format": CANDIDATE_FORMAT,
+                "candidates": [{"id": i + 1, "element": line, "score": round(min(r.score, 1.0), 3),
+                                "selector": r.element.css}
+                               for i, (line, r) in enumerate(zip(self.items, self.listed))]}
+
+
+def heal_question(action: str, target: str, ranked: Sequence[Ranked], limit: int = MODEL_ITEMS) -> HealQuestion:
+    """The bounded question: the best `limit` visible, eligible elements (never a destructive
+    control the target does not name, never one that cannot take the action, never an off-site
+    link), best first. The model may choose only among them."""
+    listed = tuple(r for r in ranked if r.element.visible and r.barred is None)[:limit]
+    return HealQuestion(action, target, tuple(r.element.describe() for r in listed), listed)
+
+
+def read_choice(question: HealQuestion, answer: Mapping[str, Any]) -> Ranked | None:
+    """The listed candidate an answer picks, or None for "none": the model's validator
+    (`flowwalk.agent.prompt.read_pick`), so an agent's answer over MCP is held to exactly the same
+    rule. Anything else raises `flowwalk.agent.prompt.InvalidAnswer`."""
+    pick = read_pick(answer, len(question.listed))
+    return None if pick is None else question.listed[pick - 1]
+
+
+def choose_recorded(question: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The recorded candidate (`HealQuestion.as_dict`'s) an agent's answer picks, or None for
+    "none": held to the model's rule (`read_pick`), so an id off the list, a selector or a URL
+    raises `flowwalk.agent.prompt.InvalidAnswer`."""
+    listed = [c for c in question.get("candidates") or () if isinstance(c, Mapping)]
+    pick = read_pick(answer, len(listed))
+    return None if pick is None else dict(listed[pick - 1])
