@@ -22,7 +22,8 @@ from fake_model import FakeModel, Reply
 from flowwalk.agent import Agent, ModelConfig
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.heal.fingerprint import PROBE_JS, bound
+from flowwalk.browser.probe import PROBE_JS
+from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
 from flowwalk.serve import StaticServer
 from flowwalk.walk.healer import HealOutcome, heal_selector, read_page
@@ -123,7 +124,7 @@ def heal_positive(session: PageSession, site: StaticServer, todomvc: StaticServe
     page, pinned, target, action, predicate = POSITIVE[name]
     open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
     assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    outcome = heal_selector(session.page, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
     return outcome, is_it(session, outcome, predicate)
 
 
@@ -132,7 +133,7 @@ def heal_negative(session: PageSession, site: StaticServer, todomvc: StaticServe
     page, pinned, target, action = NEGATIVE[name]
     open_page(session, site, todomvc, page, hover_first=True)
     assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    return heal_selector(session.page, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    return heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
 
 
 @pytest.mark.parametrize("name", list(POSITIVE))
@@ -162,7 +163,7 @@ def test_a_renamed_or_moved_element_heals_from_its_fingerprint(session: PageSess
     assert fp is not None
     session.goto(f"{site.url}/heal/{after}", timeout_ms=10_000)
     assert locate(session.page, pinned).count == 0
-    outcome = heal_selector(session.page, pinned=pinned, target=target, fingerprint=fp)
+    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=fp)
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
     assert is_it(session, outcome, predicate), outcome
 
@@ -178,10 +179,10 @@ def test_a_miss_says_what_each_candidate_lacked(session: PageSession, site: Stat
 def test_a_destructive_control_is_healed_to_only_when_the_target_names_that_action(
         session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, TODO, hover_first=True)
-    _, ranked = read_page(session.page, target="button of the first todo", fingerprint=None)
+    _, ranked = read_page(session.reader, target="button of the first todo", fingerprint=None)
     destroy = [r for r in ranked if "destroy" in r.element.classes]
     assert destroy and all(r.barred and "destructive" in r.barred for r in destroy)
-    _, ranked = read_page(session.page, target="remove button of the first todo", fingerprint=None)
+    _, ranked = read_page(session.reader, target="remove button of the first todo", fingerprint=None)
     assert all(r.barred is None for r in ranked if "destroy" in r.element.classes)
 
 
