@@ -137,3 +137,49 @@ def test_no_state_file_is_left_by_a_cancel_or_a_killed_run(tmp_path: Path, how: 
         except ProcessLookupError:
             pass
     assert files_holding_state(out, tmp) == []
+
+
+def test_each_project_signs_in_once_and_its_dependants_use_their_own_projects_session(tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    result = flowwalk("run", "examples/sessions", "--config", "examples/projects/flowwalk.yaml", "--serve",
+                      "examples/site", "--out", str(out), "--workers", "3", *DEMO_ARGS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    started = [r["scenario_id"] for r in records(out) if r["event"] == "scenario_started"]
+    assert sorted(started) == sorted(f"[{p}] examples/sessions/{f}" for p in ("desktop", "iphone-13") for f in (
+        "sign-in.flow.yaml#sign in as the demo user", "dashboard.flow.yaml#the dashboard greets the signed-in user",
+        "notes.rules.yaml#notes signed in"))
+    assert {t["status"] for t in finals(out).values()} == {"passed"} and len(finals(out)) == 8
+
+
+def test_a_rule_saves_the_session_and_its_scenario_goes_on(tmp_path: Path) -> None:
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "login.rules.yaml").write_text("""\
+rules_version: "1"
+verification: sign in by a rule
+scenarios:
+  - name: sign in
+    url: /login.html
+    rules:
+      - name: consent
+        steps:
+          - {type: act, action: click, selector: "[data-testid=cookie-accept]"}
+      - name: login
+        parents: [consent]
+        saves_session: demo
+        steps:
+          - {type: act, action: fill, selector: "#login-email", value: "{{DEMO_USER}}"}
+          - {type: act, action: fill, selector: "#login-password", value: "{{DEMO_PASSWORD}}"}
+          - {type: act, action: press, selector: "#login-password", value: Enter}
+          - {type: expect, kind: text_contains, selector: "[data-testid=greeting]", value: Welcome back}
+      - name: sign_out
+        parents: [login]
+        steps:
+          - {type: act, action: click, selector: "text=Log out"}
+""")
+    shutil.copy(ROOT / "examples/sessions/dashboard.flow.yaml", specs / "dashboard.flow.yaml")
+    out = tmp_path / "report"
+    result = flowwalk("run", str(specs), "--serve", "examples/site", "--out", str(out), *DEMO_ARGS)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the state was taken when `login` passed: signing out afterwards does not sign the dependant out
+    assert {t["status"] for t in finals(out).values()} == {"passed"} and len(finals(out)) == 4
