@@ -91,3 +91,40 @@ def test_a_bad_input_value_is_an_annotated_error(github: FakeGitHub, tmp_path: P
     assert "::error title=flowwalk action input::input 'check-run' is 'sometimes'" in captured.out
     assert "hint: use true or false" in captured.err
     assert github.requests == []
+
+
+def test_sigterm_to_the_entrypoint_reaches_the_run(github: FakeGitHub, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """As the container's PID 1 the entrypoint gets `docker stop`'s SIGTERM; the run must get it too."""
+    import os
+    import signal
+    import sys
+    import threading
+
+    fake = tmp_path / "fake_flowwalk.py"
+    fake.write_text(
+        "import signal, sys, time, pathlib\n"
+        "if sys.argv[1] == 'publish':\n    sys.exit(0)\n"
+        "def stop(signum, frame):\n"
+        "    pathlib.Path('got').write_text(signal.Signals(signum).name)\n"
+        "    sys.exit(5)\n"
+        "signal.signal(signal.SIGTERM, stop)\n"
+        "pathlib.Path('started').write_text('')\n"
+        "time.sleep(60)\n"
+        "sys.exit(0)\n")
+    monkeypatch.chdir(tmp_path)
+    before = signal.getsignal(signal.SIGTERM)
+    sender = threading.Thread(target=lambda: (_wait_for(tmp_path / "started"), os.kill(os.getpid(), signal.SIGTERM)))
+    sender.start()
+    code = main(runner_env(github, tmp_path, PATHS="checks"), flowwalk=(sys.executable, str(fake)))
+    sender.join()
+    assert code == 5 and (tmp_path / "got").read_text() == "SIGTERM"
+    assert signal.getsignal(signal.SIGTERM) == before  # this process's own handling is back
+
+
+def _wait_for(path: Path, seconds: float = 30) -> None:
+    import time
+
+    deadline = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)

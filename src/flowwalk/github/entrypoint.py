@@ -8,6 +8,11 @@ problem is reported and ignored), and exits with the run's exit code.
 
 The token goes to `flowwalk publish` through `GITHUB_TOKEN` in its environment, never on the
 command line, where any process of the container could read it.
+
+As the container's first process (PID 1), this one receives the SIGTERM of a cancelled job or a
+`docker stop`, and passes it on to `flowwalk run`, which finishes the reports for what ran (exit 5,
+cancelled) within the 10 seconds before the SIGKILL: PID 1 ignores a signal it has no handler for,
+so without this the run would die with no report at all.
 """
 
 from __future__ import annotations
@@ -15,8 +20,10 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -116,6 +123,24 @@ def publish_env(env: Mapping[str, str]) -> dict[str, str]:
     return child
 
 
+def call_forwarding_signals(argv: Sequence[str], env: Mapping[str, str]) -> int:
+    """`subprocess.call`, with this process's SIGINT and SIGTERM passed on to the child."""
+    child = subprocess.Popen(list(argv), env=dict(env))
+    if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
+        return child.wait()
+
+    def forward(signum: int, _frame: object) -> None:
+        if child.poll() is None:
+            child.send_signal(signum)
+
+    previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        return child.wait()
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
 def main(env: Mapping[str, str] | None = None, flowwalk: Sequence[str] = FLOWWALK) -> int:
     env = dict(os.environ if env is None else env)
     try:
@@ -127,11 +152,11 @@ def main(env: Mapping[str, str] | None = None, flowwalk: Sequence[str] = FLOWWAL
 
     report_dir = read_input(env, input_by_name("output-dir")) or "flowwalk-report"
     print(f"flowwalk {shlex.join(run_args)}", flush=True)
-    code = subprocess.call([*flowwalk, *run_args], env=env)
+    code = call_forwarding_signals([*flowwalk, *run_args], env)
 
     if (Path(report_dir) / "verdict.json").is_file():
         print(f"flowwalk {shlex.join(publish_args)}", flush=True)
-        published = subprocess.call([*flowwalk, *publish_args], env=publish_env(env))
+        published = call_forwarding_signals([*flowwalk, *publish_args], publish_env(env))
         if published in (ExitCode.INPUT_REFUSED, ExitCode.INTERNAL_ERROR):  # publish itself did not work
             print(f"::warning title=flowwalk publish::publishing stopped with exit code {published}; "
                   f"the verdict stands (exit code {code})", flush=True)
