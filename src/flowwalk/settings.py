@@ -19,7 +19,11 @@ from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, St
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-background-networking",
+#: --disable-dev-shm-usage: shared memory in /tmp instead of /dev/shm, which a container gets at
+#: 64 MB (Docker's and the Actions runner's default): a tall page of large canvases crashes the
+#: renderer there without it (tests/container/test_shm.py). Playwright passes it too, by default;
+#: flowwalk says it itself so that no change of Playwright's defaults can take it away.
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--disable-quic", "--no-first-run")
 COMMENT_MODES = ("always", "on-failure", "on-change", "off")
 FLAKY_POLICIES = ("pass", "fail")
