@@ -171,6 +171,15 @@ def plan(options: Mapping[str, Any]) -> int:
     return ExitCode.OK
 
 
+def _notice(settings: Settings, title: str, message: str) -> None:
+    """Something a user should know that changes nothing of the verdict: on stderr, and as a
+    notice annotation on the job's summary page when on GitHub Actions."""
+    print(f"flowwalk: notice: {message}", file=sys.stderr)
+    if settings.on_github_actions:
+        text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+        print(f"::notice title={title}::{text}", flush=True)
+
+
 def _clear_report_dir(out: Path) -> None:
     """A new run replaces the previous run's artifacts in the folder, and only those."""
     import shutil
@@ -261,6 +270,10 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         suites = _load(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
+        if the_plan.durations.missing:
+            from flowwalk.plan.shard import missing_durations_notice
+
+            _notice(settings, "flowwalk durations", missing_durations_notice(str(the_plan.durations.path)))
         out = Path(settings.out_dir)
         _clear_report_dir(out)
         _write_pr_context(out, settings)

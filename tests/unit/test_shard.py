@@ -184,16 +184,23 @@ def test_a_durations_file_for_other_scenarios_falls_back_to_count(tmp_path: Path
     assert f"no scenario of this plan has a duration in {path}" in render_plan(plan)
 
 
+def test_a_missing_durations_file_is_a_notice_and_the_plan_is_balanced_by_count(tmp_path: Path) -> None:
+    """A first run, or a CI job that found no earlier report to download: not an error."""
+    for missing in (tmp_path / "last-report" / "emit.jsonl", tmp_path):  # no file; a folder without one
+        plan = plan_run(corpus(4), settings(1, 2, missing))
+        assert [len(s) for s in plan.shards] == [2, 2]
+        assert plan.durations.kind == "none" and plan.durations.missing and plan.estimates == {}
+        assert f"balanced by count (no durations file at {missing}" in render_plan(plan)
+
+
 @pytest.mark.parametrize("content, message", [
-    (None, "no such file"),
     ('{"a.flow.yaml#a": "fast"}', "the duration of 'a.flow.yaml#a' is \"fast\", not a number of seconds >= 0"),
     ('{"a.flow.yaml#a": -1}', "is -1, not a number"),
     ("just some text\n", "neither an emit.jsonl nor a JSON object of durations"),
 ])
-def test_a_bad_durations_file_is_refused_with_a_hint(tmp_path: Path, content: str | None, message: str) -> None:
+def test_a_bad_durations_file_is_refused_with_a_hint(tmp_path: Path, content: str, message: str) -> None:
     path = tmp_path / "durations.json"
-    if content is not None:
-        path.write_text(content)
+    path.write_text(content)
     with pytest.raises(UsageError) as caught:
         plan_run(corpus(3), settings(1, 2, path))
     assert message in str(caught.value)

@@ -28,6 +28,9 @@ class DurationSource:
     unknown: int = 0
     #: the estimate given to scenarios with no known duration (the median of the known ones)
     default_s: float | None = None
+    #: the durations file named was not there (a first run, or no earlier report was downloaded):
+    #: a notice, and the plan is balanced by count
+    missing: bool = False
 
 
 @dataclass(frozen=True)

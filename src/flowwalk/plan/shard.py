@@ -71,6 +71,18 @@ def _durations_from_emit(lines: Iterable[str]) -> tuple[dict[str, float], int]:
     return out, events
 
 
+def durations_file_missing(path: str | Path) -> bool:
+    """True when `path` names no file: no such file, or a folder without an emit.jsonl. Not an
+    error: a first run, or a CI job that found no earlier report to download, shards by count."""
+    p = Path(path)
+    return not (p / "emit.jsonl" if p.is_dir() else p).exists()
+
+
+def missing_durations_notice(path: str) -> str:
+    return (f"--durations '{escape(path)}': no such file (a first run, or no earlier report was found); "
+            "balancing by count, and the next run can balance by this run's emit.jsonl")
+
+
 def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
     """Seconds per scenario id from an earlier run's emit.jsonl (or its report folder) or from
     a JSON object `{scenario id: seconds}`. Returns (durations, "emit" | "json")."""
@@ -236,9 +248,12 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
 
     learned: dict[str, float] = {}
     kind, path = "none", None
+    missing = False
     if getattr(settings, "durations_file", None):
         path = str(settings.durations_file)
-        learned, kind = load_durations(path)
+        missing = durations_file_missing(path)
+        if not missing:
+            learned, kind = load_durations(path)
     known = {sid: learned[sid] for sid in ids if sid in learned}
     estimates: dict[str, float] = {}
     default_s: float | None = None
@@ -256,7 +271,7 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
         source = DurationSource(kind=kind, path=path, known=len(known), unknown=len(ids) - len(known),
                                 default_s=default_s)
     else:  # nothing learned that applies to this plan: count-balanced, and the record says so
-        source = DurationSource(kind="none", path=path)
+        source = DurationSource(kind="none", path=path, missing=missing)
     environments = {sc.id: describe(layers_of(settings.environment, settings.projects, sc)) for sc in scenarios}
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
                 shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
@@ -325,7 +340,9 @@ def render_plan(plan: Plan) -> str:
     src = plan.durations
     if src.kind == "none":
         how = "balanced by count"
-        if src.path:
+        if src.missing:
+            how += f" (no durations file at {src.path}: a first run, or no earlier report was found)"
+        elif src.path:
             how += f" (no scenario of this plan has a duration in {src.path})"
         elif plan.shard_total > 1:
             how += " (pass --durations with an earlier run's emit.jsonl to balance by time)"
