@@ -5,7 +5,7 @@
 
 refuses (exit 1, with a hint) a tag that is not `v` + the package version, and action files that
 name another release (action.yml's `docker://IMAGE:<version>`, composite/action.yml's pinned
-FLOWWALK_VERSION), so the sdist, the wheel, the image and both actions name one release; otherwise prints
+FLOWWALK_VERSION, the `pip install flowwalk==<version>` of examples/workflows/), so the sdist, the wheel, the image and both actions name one release; otherwise prints
 `version=…` and a multi-line `tags` value for $GITHUB_OUTPUT: the exact version, plus
 MAJOR.MINOR (and MAJOR from 1.0 on) for a final release, so a user may follow a release line.
 A pre-release (`0.2.0rc1`) gets its exact tag only.
@@ -61,6 +61,12 @@ def release_problems(tag: str, image: str, root: Path = ROOT) -> list[str]:
     if pinned != {version}:
         problems.append(f"composite/action.yml installs flowwalk {', '.join(sorted(pinned)) or '(none)'}, "
                         f"not {version}\n  hint: set FLOWWALK_VERSION in its install step to \"{version}\"")
+    for workflow in sorted((root / "examples" / "workflows").glob("*.yml")):
+        for number, line in enumerate(workflow.read_text(encoding="utf-8").splitlines(), start=1):
+            named = re.search(r"pip install flowwalk==(\S+)", line)
+            if named and named.group(1) != version:
+                problems.append(f"{workflow.relative_to(root)}:{number} installs flowwalk {named.group(1)}, not {version}\n"
+                                f"  hint: install flowwalk=={version} there, the release the action runs")
     return problems
 
 

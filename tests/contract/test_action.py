@@ -4,6 +4,7 @@ agree on every input and output; both actions name the package's own version."""
 from __future__ import annotations
 
 import importlib.util
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -205,3 +206,18 @@ def test_bad_inputs_are_refused_with_a_hint(env: dict[str, str], message: str) -
     with pytest.raises(InputError) as caught:
         run_argv(env), publish_argv(env)
     assert message in str(caught.value) and "hint:" in str(caught.value)
+
+
+def test_the_release_refuses_an_example_workflow_that_installs_another_version(tmp_path: Path) -> None:
+    for name in ("pyproject.toml", "action.yml", "composite/action.yml", "examples/workflows"):
+        source, target = ROOT / name, tmp_path / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, target)
+        else:
+            shutil.copy(source, target)
+    stale = tmp_path / "examples" / "workflows" / "sharded.yml"
+    stale.write_text(stale.read_text().replace(f"flowwalk=={__version__}", "flowwalk==0.0.9"))
+    release = _script("release_tags")
+    (problem,) = release.release_problems(f"v{__version__}", "ghcr.io/flowwalk/flowwalk", tmp_path)
+    assert problem.startswith("examples/workflows/sharded.yml:") and "installs flowwalk 0.0.9, not" in problem

@@ -166,7 +166,8 @@ def test_sharded_uploads_one_artifact_per_shard_and_merges_them_once() -> None:
 def test_fork_safe_pair_hands_the_report_from_the_untrusted_to_the_trusted_workflow() -> None:
     tests, publisher = load(EXAMPLES / "fork-safe.yml"), load(EXAMPLES / "fork-safe-publish.yml")
     assert "pull_request" in tests["on"] and "pull_request_target" not in tests["on"]
-    assert permissions(tests, "checks") == {"contents": "read"}  # nothing to write with a fork's token
+    # nothing to write with a fork's token; `actions: read` fetches the base branch's last report
+    assert permissions(tests, "checks") == {"contents": "read", "actions": "read"}
     (action,) = uses(tests, "flowwalk/")
     assert action["with"]["comment-mode"] == "off"
     (upload,) = uses(tests, "actions/upload-artifact@")
@@ -184,3 +185,38 @@ def test_fork_safe_pair_hands_the_report_from_the_untrusted_to_the_trusted_workf
     assert f"--report {download['with']['path'].rstrip('/')}" in publish["run"]
     assert "--commit-status" in publish["run"] and granted["statuses"] == "write"
     assert "workflow_run.event == 'pull_request'" in publisher["jobs"]["publish"]["if"]
+
+
+@pytest.mark.parametrize("name", ["single-job.yml", "sharded.yml", "fork-safe.yml"])
+def test_examples_start_from_the_base_branchs_last_report_when_there_is_one(name: str) -> None:
+    """A first run has no earlier report (flowwalk then balances by count, with a notice); the next
+    ones get its durations and fingerprints from the base branch's last run."""
+    workflow = load(EXAMPLES / name)
+    assert workflow["on"]["push"]["branches"] == ["main"], "the base branch's runs leave the report"
+    (job_name,) = [j for j, job in workflow["jobs"].items() if any(str(s.get("uses", "")).startswith("flowwalk/")
+                                                                   for s in job["steps"])]
+    job = workflow["jobs"][job_name]
+    assert permissions(workflow, job_name)["actions"] == "read"
+    names = [s.get("name") for s in job["steps"]]
+    fetch = job["steps"][names.index("the base branch's last report")]
+    (action,) = [s for s in job["steps"] if str(s.get("uses", "")).startswith("flowwalk/")]
+    assert job["steps"].index(fetch) < job["steps"].index(action)
+    assert fetch["env"]["BRANCH"] == "${{ github.base_ref || github.ref_name }}"
+    assert "--name flowwalk-report --dir last-report" in fetch["run"]
+    assert "continue-on-error" not in fetch, "the step never fails: no report is a notice, not a warning"
+    assert action["with"]["durations"] == "last-report/emit.jsonl" and "fingerprints" not in action["with"]
+    uploaded = {s["with"]["name"] for j in workflow["jobs"].values() for s in j["steps"]
+                if str(s.get("uses", "")).startswith("actions/upload-artifact@")}
+    assert "flowwalk-report" in uploaded, "the report the next runs fetch"
+
+
+def test_every_example_installs_flowwalk_from_the_source_docs_action_md_names() -> None:
+    from flowwalk import __version__
+
+    wanted = f"pip install flowwalk=={__version__}"
+    assert f"pip install flowwalk==<version>" in (ROOT / "docs" / "action.md").read_text(encoding="utf-8")
+    installs = [line.strip() for path in sorted(EXAMPLES.glob("*.yml"))
+                for line in path.read_text(encoding="utf-8").splitlines() if "pip install" in line]
+    assert installs, "the merge and publish jobs install the package"
+    for line in installs:
+        assert wanted in line, line
