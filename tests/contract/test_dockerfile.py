@@ -65,15 +65,22 @@ def test_it_installs_with_the_same_script_as_the_readme() -> None:
     assert script.is_file()
     assert "scripts/install.sh" in (ROOT / "README.md").read_text(encoding="utf-8")
     assert "--system)" in script.read_text(encoding="utf-8"), "install.sh accepts --system"
-    (copy,) = _all("COPY")
-    source, destination = copy.split()
-    assert source == "." and destination.startswith("/")
-    runs = _all("RUN")
-    installing = [r for r in runs if "scripts/install.sh" in r]
-    assert len(installing) == 1
-    assert f"{destination.rstrip('/')}/scripts/install.sh --system" in installing[0]
-    order = [kw for kw, args in instructions() if kw == "COPY" or (kw == "RUN" and "install.sh" in args)]
-    assert order == ["COPY", "RUN"], "the repository is copied before the script runs"
+    # Debian's packages first, in a layer that only install.sh invalidates; then the repository
+    script_copy, repo_copy = _all("COPY")
+    assert script_copy.split() == ["scripts/install.sh", "/opt/flowwalk/scripts/install.sh"]
+    source, destination = repo_copy.split()
+    assert source == "." and destination == "/opt/flowwalk"
+    installing = [r for r in _all("RUN") if "scripts/install.sh" in r]
+    assert len(installing) == 2
+    packages, package = installing
+    assert "/opt/flowwalk/scripts/install.sh --system --headless-only --packages-only" in packages
+    assert "rm -rf /var/lib/apt/lists/*" in packages, "apt's lists stay out of the layer"
+    assert "/opt/flowwalk/scripts/install.sh --system --headless-only" in package and "--packages-only" not in package
+    order = [(kw, "packages-only" in args if kw == "RUN" else args.split()[0])
+             for kw, args in instructions() if kw == "COPY" or (kw == "RUN" and "install.sh" in args)]
+    assert order == [("COPY", "scripts/install.sh"), ("RUN", True), ("COPY", "."), ("RUN", False)]
+    text = script.read_text(encoding="utf-8")
+    assert "--headless-only)" in text and "--packages-only)" in text
 
 
 def test_the_entrypoint_exists_and_is_the_one_action_yml_implies() -> None:
