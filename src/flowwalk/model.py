@@ -28,7 +28,13 @@ EXPECT_KINDS = (
     "selector_exists", "selector_absent", "count",
     "visible", "hidden", "enabled", "disabled", "checked", "unchecked",
     "attribute", "input_value",
+    # v1.1 (issue 28): baselines beside the spec, and axe-core in the page
+    "aria_snapshot", "screenshot", "accessible",
 )
+#: expect kinds compared with a baseline file in `<spec>.snapshots/`
+SNAPSHOT_EXPECTS = ("aria_snapshot", "screenshot")
+#: axe-core's impact levels, least to most severe
+IMPACTS = ("minor", "moderate", "serious", "critical")
 SEVERITIES: tuple[Severity, ...] = get_args(Severity)
 EMIT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled",
                 "is_checked", "js", "url", "title")
@@ -138,6 +144,41 @@ class Act(Step):
 
 
 @dataclass(frozen=True)
+class Snapshot:
+    """What an aria_snapshot or screenshot expect compares with, and how closely."""
+
+    #: the baseline's name: a file `<name>.yml` or `<name>.png` in the spec's snapshots folder
+    name: str
+    #: the baseline file, relative to the working directory with '/' (like `Scenario.source`)
+    baseline: str
+    #: screenshot: how far apart two pixels' colours may be and still count as equal (0..1,
+    #: pixelmatch's YIQ distance; Playwright Test's default 0.2)
+    threshold: float = 0.2
+    #: screenshot: how many pixels may differ (beyond the threshold) and the check still pass
+    max_diff_pixels: int = 0
+    #: screenshot: the same as a share of the image's pixels (0..1); None: not set
+    max_diff_ratio: float | None = None
+    #: screenshot: selectors whose boxes are painted over in both images before comparing
+    mask: tuple[str, ...] = ()
+    #: screenshot of the page: the whole scrollable page instead of the viewport
+    full_page: bool = False
+
+
+@dataclass(frozen=True)
+class AxeOptions:
+    """An accessibility check with axe-core: which violations count."""
+
+    #: the least severe impact that counts (minor counts everything)
+    impact: str = "minor"
+    #: run only these rules (rule ids, or tags such as wcag2aa that stand for their rules); () = all
+    include: tuple[str, ...] = ()
+    #: never run these rule ids
+    skip: tuple[str, ...] = ()
+    #: parts of the page left out of the check (selectors)
+    exclude: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Expect(Step):
     kind: str = "url_contains"
     value: str | None = None
@@ -155,6 +196,10 @@ class Expect(Step):
     stabilize: Stabilize | None = None
     #: observation timeout override for this check (ms); None -> the rule's timeout
     timeout_ms: int | None = None
+    #: aria_snapshot and screenshot: the baseline and the comparison's tolerances
+    snapshot: Snapshot | None = None
+    #: accessible: which axe-core violations fail it
+    axe: AxeOptions | None = None
 
 
 @dataclass(frozen=True)
@@ -196,6 +241,8 @@ class Assertion:
     severity: Literal["critical", "warning", "info"] = "warning"
     vendor: str | None = None
     event: str | None = None
+    #: no_accessibility_violations: which axe-core violations count
+    axe: AxeOptions | None = None
 
 
 # --- the browser's environment -----------------------------------------------------------------

@@ -51,6 +51,11 @@ def expect_text(step: Any) -> str:
         return f"expect {kind} {show(step.selector)} {show(step.value)}"
     if kind in sm.ELEMENT_STATE_KINDS:
         return f"expect {kind} {show(step.selector)}"
+    if kind in ("aria_snapshot", "screenshot", "accessible"):
+        text = f"expect {kind}"
+        if getattr(step, "name", None):
+            text += f" {step.name}"
+        return text + (f" of {show(step.selector)}" if step.selector else "")
     return f"expect {kind} {show(step.value)}"
 
 
@@ -66,6 +71,11 @@ class StepBuilder:
         self.stabilize = stabilize or settings.stabilize
         self.stabilize_overridden = stabilize_overridden
         self._verifier_dirs: list[Path] | None = None
+        #: baseline file -> where the first check using it is (two checks cannot share a baseline)
+        self._baselines: dict[str, Location] = {}
+        #: the default baseline name's prefix: "" in a flow, "<scenario>-<rule>-" in a rule file
+        self.snapshot_prefix = ""
+        self._index = 0
 
     def loc(self, path: PathKey) -> Location:
         return self.source.loc(path)
@@ -75,6 +85,7 @@ class StepBuilder:
 
     def step(self, step: Any, path: PathKey) -> m.Step:
         loc = self.loc(path)
+        self._index = int(path[-1]) + 1
         if isinstance(step, sm.GotoStep):
             return m.Goto(loc=loc, text=f"goto {show(step.url)}", optional=step.optional, url=step.url)
         if isinstance(step, sm.ActStep):
@@ -114,11 +125,37 @@ class StepBuilder:
             fields["value"] = step.value
         if kind in ("url_matches", "text_matches"):
             fields["pattern"] = re.compile(step.value)
+        if kind in m.SNAPSHOT_EXPECTS:
+            fields["snapshot"] = self.snapshot(step, loc)
+        if kind == "accessible":
+            fields["axe"] = axe_options(step)
         overrides = step.stabilize.overrides() if step.stabilize is not None else {}
         if overrides or self.stabilize_overridden:
             fields["stabilize"] = dataclasses.replace(self.stabilize, **overrides)
         return m.Expect(loc=loc, text=expect_text(step), optional=step.optional,
                         timeout_ms=step.timeout_ms, **fields)
+
+    # --- baselines ------------------------------------------------------------------------------
+
+    def snapshot(self, step: Any, loc: Location) -> m.Snapshot:
+        """The baseline of an aria_snapshot or screenshot expect: `<spec>.snapshots/<name>.yml|png`,
+        `name` defaulting to `step-<n>`, n the step's 1-based index (prefixed with the scenario and
+        the rule in a rule file)."""
+        name = step.name or f"{self.snapshot_prefix}step-{self._index}"
+        suffix = ".yml" if step.kind == "aria_snapshot" else ".png"
+        baseline = f"{self.source.path}.snapshots/{name}{suffix}"
+        first = self._baselines.setdefault(baseline, loc)
+        if first is not loc:
+            self.problems.append(Problem(loc, f"baseline '{name}{suffix}' is already used by the check at line "
+                                              f"{first.line}",
+                                         "give each check its own 'name'; two checks cannot share one baseline file"))
+        if step.kind == "aria_snapshot":
+            return m.Snapshot(name=name, baseline=baseline)
+        ratio = step.max_diff_ratio
+        return m.Snapshot(name=name, baseline=baseline,
+                          threshold=step.threshold if step.threshold is not None else m.Snapshot.threshold,
+                          max_diff_pixels=step.max_diff_pixels or 0, max_diff_ratio=ratio,
+                          mask=tuple(step.mask), full_page=step.full_page)
 
     # --- verifiers ------------------------------------------------------------------------------
 
@@ -198,6 +235,18 @@ class StepBuilder:
         return None
 
 
+def snapshot_slug(name: str) -> str:
+    """A scenario's or a rule's name as part of a baseline's file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "x"
+
+
+def axe_options(item: Any) -> m.AxeOptions:
+    """The axe-core options of an `accessible` expect or a `no_accessibility_violations` assertion."""
+    rules = item.rules
+    return m.AxeOptions(impact=item.impact, include=tuple(rules.include) if rules else (),
+                        skip=tuple(rules.skip) if rules else (), exclude=tuple(item.exclude))
+
+
 # --- flow specs ---------------------------------------------------------------------------------
 
 
@@ -239,6 +288,9 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
     for key in ("saves_session", "session", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:
             add((key,), f"'{key}'", key=True)
+    for i, item in enumerate(spec.assertions):
+        if item.kind not in ("no_console_errors", "beacon_fires"):
+            add(("assertions", i, "kind"), f"assertion kind '{item.kind}'")
     return problems
 
 
@@ -253,6 +305,8 @@ def environment_of(block: Any) -> m.Environment:
 
 
 def assertion_text(item: Any) -> str:
+    if item.kind == "no_accessibility_violations" and item.impact != "minor":
+        return f"no_accessibility_violations (impact {item.impact} and above)"
     if item.kind == "beacon_fires":
         return f"beacon_fires {item.vendor}" + (f" {show(item.event)}" if item.event else "")
     return str(item.kind)
@@ -278,7 +332,8 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
     assertions = tuple(
         m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
-                    vendor=getattr(a, "vendor", None), event=getattr(a, "event", None))
+                    vendor=getattr(a, "vendor", None), event=getattr(a, "event", None),
+                    axe=axe_options(a) if a.kind == "no_accessibility_violations" else None)
         for i, a in enumerate(spec.assertions))
     scenario = m.Scenario(id=f"{rel}#{spec.name}", name=spec.name, source=rel, kind="flow", loc=loc,
                           entry_url=spec.url, rules=(rule,), description=spec.description or "",

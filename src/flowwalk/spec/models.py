@@ -23,8 +23,10 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
                       WithJsonSchema, model_validator)
 from pydantic_core import PydanticCustomError
 
-from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX, Stabilize,
-                            tag_problem)
+from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, IMPACTS, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX,
+                            Stabilize, tag_problem)
+from flowwalk.spec.spelling import did_you_mean
+from flowwalk.vendor import axe_info, axe_rule_ids, axe_tags
 # values go into messages through quote (control characters escaped: one line each)
 from flowwalk.spec.source import quote as quote
 from flowwalk.spec.spelling import did_you_mean
@@ -56,6 +58,9 @@ GUARD_TIMEOUT_MAX = 60_000
 VIEWPORT_MIN, VIEWPORT_MAX = 100, 10_000
 PROJECTS_MAX = 20
 RETRY_MAX, RETRY_DELAY_MAX = 10, 60_000
+SNAPSHOT_NAME_MAX = 64
+MASK_MAX = 20
+AXE_RULES_MAX = 50
 
 V1_ACTIONS = ("click", "fill", "press", "hover", "scroll")
 V1_EXPECT_KINDS = ("url_contains", "url_matches", "text_contains", "beacon")
@@ -447,10 +452,114 @@ class ExpectAttribute(_Expect):
         return self
 
 
+# --- baselines and accessibility (v1.1, issue 28) ----------------------------------------------------
+
+_SNAPSHOT_NAME = re.compile(RULE_NAME_PATTERN)
+
+
+def _check_snapshot_name(value: str) -> str:
+    if not _SNAPSHOT_NAME.match(value):
+        raise fail(f"baseline name {quote(value)} is not a plain file name",
+                   "use letters, digits, '_', '.' and '-' (no spaces or '/'), e.g. 'cart-after-add'; the baseline "
+                   "is <spec>.snapshots/<name>.yml or .png")
+    return value
+
+
+SnapshotName = Annotated[str, Field(min_length=1, max_length=SNAPSHOT_NAME_MAX,
+                                    json_schema_extra={"pattern": RULE_NAME_PATTERN}),
+                         AfterValidator(_check_snapshot_name)]
+Impact = Literal[IMPACTS]  # type: ignore[valid-type]
+
+
+def _axe_hint(value: str, choices: tuple[str, ...], what: str) -> str:
+    guess = did_you_mean(value, list(choices))
+    return (f"did you mean '{guess}'? " if guess else "") + (
+        f"{what} of axe-core {axe_info()['version']}, e.g. color-contrast, image-alt, label"
+        f"{' or a tag: wcag2a, wcag2aa, wcag21aa, best-practice' if what.endswith('tag') else ''} "
+        "(docs/flow-spec.md, 'Accessibility checks')")
+
+
+def _check_axe_rule(value: str) -> str:
+    """A rule id of the vendored axe-core, or a tag standing for its rules (wcag2aa, best-practice)."""
+    if value in axe_rule_ids() or value in axe_tags():
+        return value
+    raise fail(f"unknown axe-core rule or tag {quote(value)}",
+               _axe_hint(value, axe_rule_ids() + axe_tags(), "write a rule id or a tag"))
+
+
+def _check_axe_skip(value: str) -> str:
+    if value in axe_rule_ids():
+        return value
+    raise fail(f"unknown axe-core rule {quote(value)}", _axe_hint(value, axe_rule_ids(), "write a rule id"))
+
+
+AxeRuleOrTag = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_check_axe_rule)]
+AxeRuleId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(_check_axe_skip)]
+
+
+class AxeRulesModel(Strict):
+    """`rules:` of an accessibility check: run only some rules, or skip some."""
+
+    LABEL: ClassVar[str] = "rules block"
+    include: Annotated[list[AxeRuleOrTag], Field(max_length=AXE_RULES_MAX)] = Field(default_factory=list)
+    skip: Annotated[list[AxeRuleId], Field(max_length=AXE_RULES_MAX)] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _not_both(self) -> "AxeRulesModel":
+        for index, rule in enumerate(self.skip):
+            if rule in self.include:
+                raise fail(f"rule {quote(rule)} is both included and skipped",
+                           "keep it in one list: 'include' runs only the rules named, 'skip' leaves rules out",
+                           at=f"skip.{index}")
+        return self
+
+
+class _AxeCheck(Strict):
+    """The options every axe-core check takes."""
+
+    impact: Impact = "minor"
+    rules: Optional[AxeRulesModel] = None
+    exclude: Annotated[list[Selector], Field(max_length=MASK_MAX)] = Field(default_factory=list)
+
+
+class ExpectAriaSnapshot(_Expect):
+    LABEL: ClassVar[str] = "expect aria_snapshot step"
+    kind: Literal["aria_snapshot"]
+    selector: Optional[Selector] = None
+    name: Optional[SnapshotName] = None
+
+
+class ExpectScreenshot(_Expect):
+    LABEL: ClassVar[str] = "expect screenshot step"
+    kind: Literal["screenshot"]
+    selector: Optional[Selector] = None
+    name: Optional[SnapshotName] = None
+    threshold: Optional[Annotated[float, Field(ge=0, le=1)]] = None
+    max_diff_pixels: Optional[Annotated[int, Field(ge=0)]] = None
+    max_diff_ratio: Optional[Annotated[float, Field(ge=0, le=1)]] = None
+    mask: Annotated[list[Selector], Field(max_length=MASK_MAX)] = Field(default_factory=list)
+    full_page: bool = False
+
+    @model_validator(mode="after")
+    def _page_or_element(self) -> "ExpectScreenshot":
+        if self.full_page and self.selector is not None:
+            raise fail("{where} has both 'selector' and 'full_page'",
+                       "full_page takes the whole scrollable page; an element's screenshot is the element's box: "
+                       "remove one", at="full_page", key=True)
+        return self
+
+
+class ExpectAccessible(_Expect, _AxeCheck):
+    LABEL: ClassVar[str] = "expect accessible step"
+    kind: Literal["accessible"]
+    selector: Optional[Selector] = None
+
+
 _EXPECT_MODELS: tuple[type[_Expect], ...] = (
     ExpectUrlContains, ExpectUrlMatches, ExpectTextContains, ExpectBeacon,
     ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
     *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
+    ExpectAriaSnapshot, ExpectScreenshot, ExpectAccessible,
 )
 ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
 
@@ -467,7 +576,10 @@ def _invariant_expect(cls: type[_Expect]) -> type[_Expect]:
     })
 
 
-InvariantExpect = Annotated[Union[tuple(_invariant_expect(c) for c in _EXPECT_MODELS)],  # type: ignore[valid-type]
+#: a verifier re-reads state: baselines and page-wide audits are steps of their own
+_PAGE_CHECKS = (ExpectAriaSnapshot, ExpectScreenshot, ExpectAccessible)
+InvariantExpect = Annotated[Union[tuple(_invariant_expect(c) for c in _EXPECT_MODELS  # type: ignore[valid-type]
+                                        if c not in _PAGE_CHECKS)],
                             Field(discriminator="kind")]
 
 
@@ -701,7 +813,14 @@ class BeaconFires(Strict):
     severity: Severity = "warning"
 
 
-AssertionModel = Annotated[Union[NoConsoleErrors, BeaconFires], Field(discriminator="kind")]
+class NoAccessibilityViolations(_AxeCheck):
+    LABEL: ClassVar[str] = "no_accessibility_violations assertion"
+    kind: Literal["no_accessibility_violations"]
+    severity: Severity = "warning"
+
+
+AssertionModel = Annotated[Union[NoConsoleErrors, BeaconFires, NoAccessibilityViolations],
+                           Field(discriminator="kind")]
 
 
 # --- the browser's environment (docs/environment.md) ------------------------------------------------

@@ -20,7 +20,7 @@ from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.spelling import did_you_mean
-from flowwalk.spec.flow import StepBuilder, environment_of
+from flowwalk.spec.flow import StepBuilder, environment_of, snapshot_slug
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
 
@@ -97,7 +97,8 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
                 problems.append(Problem(source.loc(p_path), f"unknown parent {_q(parent)} of rule {_q(rule.name)}",
                                         hint))
 
-    rules = tuple(_rule(rule, s_path + ("rules", i), defaults, builder) for i, rule in enumerate(scenario.rules))
+    rules = tuple(_rule(rule, s_path + ("rules", i), defaults, builder, scenario.name)
+                  for i, rule in enumerate(scenario.rules))
     if len(problems) == count_before:
         cycle = find_cycle(rules)
         if cycle is not None:
@@ -117,7 +118,10 @@ def _scenario(scenario: sm.ScenarioModel, s_path: PathKey, spec: sm.RulesFileMod
         environment=environment_of(scenario))
 
 
-def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder: StepBuilder) -> m.Rule:
+def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder: StepBuilder,
+          scenario: str) -> m.Rule:
+    # a baseline's default name: <scenario>-<rule>-step-<n> (docs/rules.md)
+    builder.snapshot_prefix = f"{snapshot_slug(scenario)}-{snapshot_slug(rule.name)}-"
     retry = rule.retry or defaults.retry
     screenshot = rule.screenshot or defaults.screenshot or sm.ScreenshotModel()
     interrupts: Any = "inherit"
