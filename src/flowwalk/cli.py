@@ -157,6 +157,9 @@ def validate(**options: Any) -> None:
               help="Keep a Playwright trace (never for flows that typed a secret) [off].")
 @click.option("--offline/--no-offline", default=None,
               help="Abort requests to hosts other than loopback, the entry host and allowed_hosts [off].")
+@click.option("--update-snapshots/--no-update-snapshots", default=None,
+              help="Write missing and changed aria_snapshot/screenshot baselines (each reported as "
+                   "baseline_written) instead of failing [off].")
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
 def run(**options: Any) -> None:
     """Walk specs in headless Chromium and write the report folder."""

@@ -63,6 +63,9 @@ Severity = Literal["critical", "warning", "info"]
 #: what produced a finding (`retry_redo`: a guard passed only after its rule was redone)
 FindingSource = Literal["step", "assertion", "retry_redo"]
 RecoveryOutcome = Literal["recovered", "failed", "skipped"]
+#: what happened to a check's baseline: it differs from the page, it is not there (and the run may
+#: not write it), --update-snapshots wrote it, or the file cannot be read as a baseline
+BaselineStatus = Literal["mismatch", "missing", "written", "invalid"]
 
 
 def to_json(value: Any) -> Any:
@@ -200,6 +203,38 @@ class RecoveryAttempt:
 
 
 @dataclass(frozen=True)
+class Baseline:
+    """An aria_snapshot or screenshot check whose baseline did not simply match: what the report
+    shows and `flowwalk heal` offers to write. Paths `observed`, `expected`, `diff` are relative
+    to the report folder; `path` is the baseline file in the repository."""
+
+    kind: str                      # aria_snapshot | screenshot
+    name: str
+    path: str                      # the baseline file, relative to the run's working directory
+    status: BaselineStatus
+    observed: str | None = None    # what the page showed: the candidate baseline
+    expected: str | None = None    # screenshot: a copy of the baseline compared with
+    diff: str | None = None        # screenshot: the difference image
+    text_diff: str = ""            # aria_snapshot: unified diff from the baseline to the page
+    diff_pixels: int | None = None
+    diff_ratio: float | None = None
+    sha256: str = ""               # of `observed`: heal writes only the file the run recorded
+
+
+@dataclass(frozen=True)
+class Violation:
+    """One axe-core rule an accessibility check found broken."""
+
+    rule: str                      # axe-core's rule id: color-contrast, image-alt, ...
+    impact: str                    # minor | moderate | serious | critical
+    help: str                      # axe-core's one-line summary of the rule
+    help_url: str
+    targets: tuple[str, ...] = ()  # selectors of the offending elements (the first few)
+    count: int = 0                 # how many elements break it
+    url: str = ""                  # the page it was found on
+
+
+@dataclass(frozen=True)
 class Failure:
     failure_class: FailureClass
     runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
@@ -219,6 +254,8 @@ class Failure:
     max_recovery_attempts: int = 3
     candidates: tuple[dict[str, Any], ...] = ()  # target re-resolution evidence
     context: dict[str, Any] = field(default_factory=dict)  # console, network, a11y snapshot, url
+    baseline: Baseline | None = None                   # aria_snapshot, screenshot
+    violations: tuple[Violation, ...] = ()              # accessible, no_accessibility_violations
 
 
 @dataclass(frozen=True)
@@ -250,6 +287,10 @@ class Finding:
     step_index: int | None = None
     kind: str = ""
     heal: Heal | None = None
+    #: `baseline_written` (--update-snapshots) findings: the file written
+    baseline: Baseline | None = None
+    #: a no_accessibility_violations assertion graded warning or info: what it found
+    violations: tuple[Violation, ...] = ()
 
 
 # --- events ------------------------------------------------------------------------------------

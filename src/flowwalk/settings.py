@@ -140,6 +140,9 @@ class Settings:
     #: abort subresource requests to hosts outside loopback, the entry host and allowed_hosts
     #: (analytics vendors are always answered locally, navigations always obey the allowlist)
     offline: bool = False
+    #: write missing and changed baselines of aria_snapshot and screenshot checks (and pass them,
+    #: each with a `baseline_written` warning) instead of failing them
+    update_snapshots: bool = False
     #: the optional model that heals when deterministic re-resolution cannot (`model:`); None: off
     model: ModelConfig | None = None
     #: run selection (plan/select.py): a regex the test id must match / must not match, a tag
@@ -364,6 +367,11 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         offline = config.get("offline")
     if offline is not None:
         merged["offline"] = bool(offline)
+    update = options.get("update_snapshots")
+    if update is None:
+        update = _env_bool(env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
+    if update is not None:
+        merged["update_snapshots"] = bool(update)
     if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
         merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
 

@@ -34,6 +34,9 @@ EXPECTED = {
     "MODEL_UNAVAILABLE": "agent_uncertain",
     "MODEL_INVALID_ANSWER": "agent_uncertain",
     "HEAL_CONTRADICTED": "spec_step_unresolvable",
+    # issue 28: a baseline not there (and not to be written) or not readable: the spec's files
+    "BASELINE_MISSING": "spec_step_unresolvable",
+    "BASELINE_INVALID": "spec_step_unresolvable",
     "QUOTA_EXCEEDED": "quota_exceeded",
     "UNKNOWN": "spec_step_unresolvable",
 }

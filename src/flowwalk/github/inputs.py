@@ -96,6 +96,10 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("trace", "Keep a Playwright trace: off, on-failure or on.", "off", run_flag="--trace"),
     ActionInput("offline", "Abort requests to hosts other than loopback, the entry host and allowed_hosts "
                 "(analytics vendors are always answered locally).", "false", "bool", run_flag="--offline"),
+    ActionInput("update-snapshots", "Write missing and changed aria_snapshot and screenshot baselines instead of "
+                "failing (for a job that makes them inside this image); each one written is a warning in every "
+                "report and a file under baselines/ in the report folder to review and commit.", "false", "bool",
+                run_flag="--update-snapshots"),
     ActionInput("output-dir", "The report folder (emit.jsonl, junit.xml, verdict.json, summary.md, report.html).",
                 "flowwalk-report", run_flag="--out", publish_flag="--report"),
     ActionInput("comment-mode", "The sticky PR comment: always, on-failure, on-change or off.", "always",

@@ -162,6 +162,7 @@ class RunRequest:
     base_report: str | None = None
     fail_on: str | None = None
     quarantine: str | None = None
+    update_snapshots: bool = False
 
 
 def _out_dir(ws: Workspace, given: str) -> Path:
@@ -219,6 +220,7 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
         "offline": request.offline, "grep": request.grep, "grep_invert": request.grep_invert, "tag": request.tag,
         "max_failures": request.max_failures, "projects": _names(request.projects),
+        "update_snapshots": request.update_snapshots,
     }
     if request.last_failed:
         options["last_failed"] = os.path.relpath(ws.confine(request.last_failed, "last_failed"))

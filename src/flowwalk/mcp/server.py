@@ -372,6 +372,9 @@ class FlowwalkServer:
                                                                            "only new ones against base_report")] = None,
         quarantine: Annotated[str | None, Field(description="the quarantine file [flowwalk-quarantine.yaml when "
                                                             "present]")] = None,
+        update_snapshots: Annotated[bool, Field(description="write missing and changed aria_snapshot and "
+                                                            "screenshot baselines beside the specs instead of "
+                                                            "failing (each is a baseline_written warning)")] = False,
     ) -> Annotated[CallToolResult, RunAnswer]:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -382,7 +385,7 @@ class FlowwalkServer:
                              run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
                              grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
                              max_failures=max_failures, projects=list(projects), base_report=base_report,
-                             fail_on=fail_on, quarantine=quarantine)
+                             fail_on=fail_on, quarantine=quarantine, update_snapshots=update_snapshots)
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(

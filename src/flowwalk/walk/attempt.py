@@ -347,3 +347,6 @@ class RuleState:
     early: "dict[int, EarlyRead]" = field(default_factory=dict)
     #: the acts of this rule that were healed (walk/healing.py): a later check that fails blames them
     heals: list[Any] = field(default_factory=list)
+    #: no_accessibility_violations: (page URL, assertion number) -> its violations, or why axe
+    #: could not scan that page (walk/snapshots.py)
+    axe_scans: dict[tuple[str, int], Any] = field(default_factory=dict)

@@ -31,13 +31,18 @@ from flowwalk.walk.checks import read_ahead, run_check
 from flowwalk.walk.evidence import failure_context, with_failure_evidence
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.recovery import make_failure
+from flowwalk.walk import snapshots
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
 from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
 
 if TYPE_CHECKING:
     from flowwalk.browser.probe import Element
 
-__all__ = ["BEACON_GRACE_MS", "EMIT_READ_MS", "EMIT_VALUE_MAX", "emit_record", "expect", "extract",
+#: expect kinds that look at the whole page (or an element's subtree) with their own waiting:
+#: baselines and axe-core (walk/snapshots.py), never read ahead
+PAGE_CHECKS = ("aria_snapshot", "screenshot", "accessible")
+
+__all__ = ["BEACON_GRACE_MS", "PAGE_CHECKS", "EMIT_READ_MS", "EMIT_VALUE_MAX", "emit_record", "expect", "extract",
            "grade_assertions", "verify"]
 
 #: beacon_fires is graded after the flow; a beacon sent by the last action may still be in
@@ -69,6 +74,8 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
     """First reads of the expects that follow the current one (batched stabilization)."""
     assert attempt.session is not None
     for index, step in state.following:
+        if step.kind in PAGE_CHECKS:
+            return
         try:
             expect_ = _substituted(attempt, step)
         except StepFailed:
@@ -81,6 +88,12 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
     """One expect (a guard when `role` is "guard")."""
     assert attempt.session is not None
     expected = _substituted(attempt, step)
+    if step.kind in PAGE_CHECKS:
+        wanted = state.guard_ms if role == "guard" else (
+            step.timeout_ms if step.timeout_ms is not None
+            else state.rule.timeout_ms or attempt.settings.expect_timeout_ms)
+        snapshots.page_check(attempt, state, expected, int(state.budget.cap_ms(wanted)), result)
+        return
     early = state.early.pop(state.current_index, None) if role == "body" and state.current_index else None
     hook = (lambda: _read_ahead(attempt, state)) if role == "body" and state.following else None
     if role == "guard":
@@ -215,7 +228,12 @@ def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | N
     - info: an info finding (advisory).
     """
     for assertion in attempt.scenario.assertions:
-        ok, expected, observed = _assertion_holds(attempt, assertion)
+        violations: tuple[ev.Violation, ...] = ()
+        if assertion.kind == "no_accessibility_violations":
+            with halting(attempt):
+                ok, expected, observed, violations = snapshots.grade_accessibility(attempt, state, assertion)
+        else:
+            ok, expected, observed = _assertion_holds(attempt, assertion)
         if ok:
             continue
         message = f"assertion {assertion.text} failed: {observed}"
@@ -223,11 +241,12 @@ def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | N
             failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
                                    step_text=assertion.text, expected=expected, observed=observed,
                                    loc=assertion.loc, context=failure_context(attempt, None, state.budget,
-                                                                              state.clicked))
+                                                                              state.clicked),
+                                   violations=violations)
             failure = with_failure_evidence(attempt, state, failure, 0)
             continue
         state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
-                                         kind=assertion.kind))
+                                         kind=assertion.kind, violations=violations))
     return failure
 
 

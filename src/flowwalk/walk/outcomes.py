@@ -27,8 +27,12 @@ class StepFailed(Exception):
     """Raised inside a step to end it with a Failure (the step envelope catches it)."""
 
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
-                 candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None):
+                 candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None,
+                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = ()):
         super().__init__(message)
+        #: a baseline check's evidence; an accessibility check's violations
+        self.baseline = baseline
+        self.violations = violations
         #: the earlier step the failure belongs to (a navigation an action started that was only
         #: seen leaving the allowlist while a later step ran)
         self.caused_by = caused_by

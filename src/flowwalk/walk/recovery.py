@@ -14,7 +14,8 @@ from types import MappingProxyType
 from typing import Any, Mapping
 
 from flowwalk.errors import Location
-from flowwalk.events import Failure, FailureClass, FailureStepKind, RecoveryAttempt, RecoveryOutcome
+from flowwalk.events import (Baseline, Failure, FailureClass, FailureStepKind, RecoveryAttempt, RecoveryOutcome,
+                             Violation)
 
 #: RFC 011: a failure never gets more than this many recovery attempts.
 MAX_RECOVERY_ATTEMPTS = 3
@@ -66,6 +67,10 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
     "MODEL_INVALID_ANSWER": CodeMapping("agent_uncertain", True, MODEL),
     # a check failed after an act was healed: the heal is what is wrong, not the site
     "HEAL_CONTRADICTED": CodeMapping("spec_step_unresolvable", False, TARGET_RESOLUTION),
+    # a check's baseline file is not there (and the run may not write it: --update-snapshots), or
+    # cannot be read as one: the spec's files need a change, the site is not at fault
+    "BASELINE_MISSING": CodeMapping("spec_step_unresolvable", False, INPUT),
+    "BASELINE_INVALID": CodeMapping("spec_step_unresolvable", False, INPUT),
     # RFC 010's default fallback is an execution failure; for a spec author that reads as
     # "this step could not be carried out", which is spec_step_unresolvable.
     "UNKNOWN": CodeMapping("spec_step_unresolvable", False, EXECUTION),
@@ -118,7 +123,8 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
                  step_text: str = "", expected: str = "", observed: str = "",
                  loc: Location | None = None, screenshot: str | None = None, parent: str | None = None,
                  recovery: tuple[RecoveryAttempt, ...] = (), candidates: tuple[dict[str, Any], ...] = (),
-                 context: dict[str, Any] | None = None) -> Failure:
+                 context: dict[str, Any] | None = None, baseline: Baseline | None = None,
+                 violations: tuple[Violation, ...] = ()) -> Failure:
     """A Failure whose class and `retryable` come from the table, never from the caller."""
     runtime_code = normalize_code(code)
     mapping = RUNTIME_CODES[runtime_code]
@@ -141,4 +147,6 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
         max_recovery_attempts=MAX_RECOVERY_ATTEMPTS,
         candidates=tuple(candidates),
         context=dict(context or {}),
+        baseline=baseline,
+        violations=tuple(violations),
     )

@@ -29,7 +29,8 @@ from flowwalk.model import Act, Expect, Goto, Rule, Step, Wait
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, halt_failure, halt_if_gone, short
 from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evidence
-from flowwalk.walk.observations import grade_assertions, verify
+from flowwalk.walk.observations import PAGE_CHECKS, grade_assertions, verify
+from flowwalk.walk.snapshots import scan_new_page
 from flowwalk.walk.outcomes import StepFailed, StepResult, rule_finished, skipped_text
 from flowwalk.walk.healing import contradicted
 from flowwalk.walk.recovery import RecoveryLog, make_failure
@@ -190,13 +191,15 @@ def _replay_actions(attempt: Attempt, state: RuleState, body: list[Numbered], ro
 
 
 def _run_body(attempt: Attempt, state: RuleState, body: list[Numbered]) -> tuple[ev.Failure | None, tuple[str, ...]]:
+    # no_accessibility_violations looks at every page the flow shows, not only the last one
+    scans_pages = any(a.kind == "no_accessibility_violations" for a in attempt.scenario.assertions)
     for pos, (index, step) in enumerate(body):
         # the expects right after this one (no step between them changes the page): their first
         # reads are taken during this expect's first interval (checks.run_check)
         state.following = []
-        if isinstance(step, Expect):
+        if isinstance(step, Expect) and step.kind not in PAGE_CHECKS:
             for later_index, later in body[pos + 1:]:
-                if not isinstance(later, Expect):
+                if not isinstance(later, Expect) or later.kind in PAGE_CHECKS:
                     break
                 state.following.append((later_index, later))
         else:
@@ -206,6 +209,8 @@ def _run_body(attempt: Attempt, state: RuleState, body: list[Numbered]) -> tuple
         state.following = []
         state.next_step = None
         if result.status != "failed":
+            if scans_pages:
+                scan_new_page(attempt, state)
             continue
         assert result.failure is not None
         failure = result.failure

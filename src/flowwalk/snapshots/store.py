@@ -1,0 +1,65 @@
+"""Baseline files: where they are, reading and writing them, and the report's copies.
+
+A baseline is `<spec>.snapshots/<name>.yml` (aria snapshot) or `.png` (screenshot), its path
+relative to the run's working directory (`model.Snapshot.baseline`). The run writes one only
+under `--update-snapshots`; otherwise a missing or changed baseline fails the check, and what the
+page showed is saved in the report folder under `baselines/`, at the baseline's own path, so that
+`flowwalk heal --report DIR` can offer it as a change to review (heal/baselines.py).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["REPORT_FOLDER", "read_baseline", "report_name", "save_report_file", "sha256", "write_baseline"]
+
+#: the report folder's subfolder holding candidate baselines and the images of a comparison
+REPORT_FOLDER = "baselines"
+
+
+def report_name(baseline: str, variant: str = "") -> str:
+    """The report-relative name of a baseline's copy: `baselines/<baseline path>`, with
+    `.expected` / `.diff` before the suffix for the variants. A path that climbs out of the working
+    directory (`../specs/x.flow.yaml.snapshots/a.png`) keeps its shape inside the folder."""
+    parts = [("__up" if p == ".." else p) for p in baseline.replace("\\", "/").split("/") if p not in ("", ".")]
+    if variant:
+        stem, dot, suffix = parts[-1].rpartition(".")
+        parts[-1] = f"{stem}.{variant}.{suffix}" if dot else f"{parts[-1]}.{variant}"
+    return "/".join([REPORT_FOLDER, *parts])
+
+
+def read_baseline(path: str | Path) -> bytes | None:
+    """The baseline's bytes, or None when there is no such file."""
+    try:
+        return Path(path).read_bytes()
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        return None
+
+
+def write_baseline(path: str | Path, data: bytes) -> None:
+    """Write a baseline atomically (a reader never sees half a file), creating its folder."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.replace(tmp, target)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def save_report_file(out_dir: str | Path, name: str, data: bytes) -> str:
+    """Write `data` at `name` (report-relative) in the report folder; returns `name`."""
+    target = Path(out_dir) / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return name
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
