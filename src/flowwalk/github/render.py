@@ -24,8 +24,8 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from flowwalk import __version__
-from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, gate_lead, gate_sections, healed_items,
-                                     leads)
+from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, evidence_markdown, gate_lead,
+                                     gate_sections, healed_items, leads)
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -238,6 +238,13 @@ def _failure_lines(cause: Mapping[str, Any], test: Mapping[str, Any] | None, lin
     if shots:
         lines.append("  - screenshot: " + ", ".join(code(s, 200) for s in shots[:3])
                      + (" (in the report artifact)" if links.artifact_url else ""))
+    evidence = evidence_markdown(failure, indent="  ", diff_lines=20 if full else 8)
+    if evidence:
+        lines.extend(evidence)
+        if failure.get("baseline"):
+            where = f"[the report artifact]({links.artifact_url})" if links.artifact_url else "the report artifact"
+            lines.append(f"  - the diff is in `report.html` in {where}; `flowwalk heal --report <it>` shows "
+                         "and writes the new baseline for review")
     dependents = [str(d) for d in cause.get("dependents") or ()]
     if dependents:
         shown = dependents[: detail.max_dependents]

@@ -21,15 +21,15 @@ import html
 import json
 from importlib import resources
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
-from flowwalk.events import Failure, ScenarioFinished, StepFinished, to_json
+from flowwalk.events import Baseline, Failure, Finding, ScenarioFinished, StepFinished, Violation, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
     HEAL_MEANING, OUTCOME_TEXT, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text, healed_items,
     shards_line, verdict_headline,
 )
-from flowwalk.report.verdict import failure_class, failure_message, skip_message
+from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
 
 HTML_FILE = "report.html"
 
@@ -69,7 +69,23 @@ def _failure(failure: Failure | None) -> dict[str, Any] | None:
     out = {k: to_json(getattr(failure, k)) for k in _FAILURE_FIELDS}
     out["screenshot"] = safe_relative(failure.screenshot)
     out["label"] = failure_message(failure)
+    if failure.baseline is not None:
+        out["baseline"] = _baseline(failure.baseline)
+    if failure.violations:
+        out["violations"] = _violations(failure.violations)
     return out
+
+
+def _baseline(baseline: Baseline) -> dict[str, Any]:
+    """A baseline for the page: its images as links inside the report folder only."""
+    out: dict[str, Any] = to_json(baseline)
+    for key in ("observed", "expected", "diff"):
+        out[key] = safe_relative(out.get(key))
+    return out
+
+
+def _violations(found: Sequence[Violation]) -> list[dict[str, Any]]:
+    return [{**to_json(v), "help_url": help_link(v.help_url)} for v in found]
 
 
 def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> dict[str, Any]:
@@ -85,7 +101,7 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         "failure": _failure(failure) if test.status == "failed" else None,
         "steps": [_step(s) for s in test.steps],
         "skipped_steps": test.skipped_steps,
-        "findings": to_json(test.findings),
+        "findings": [_finding(f) for f in test.findings],
         "emits": [{"name": e.name, "url": e.url, "fields": e.fields} for e in test.emits],
         "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
         "tags": list(test.tags),
@@ -96,6 +112,14 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         entry["trace"] = safe_relative(scenario.trace)
         entry["trace_withheld"] = scenario.trace_withheld
     return entry
+
+
+def _finding(finding: Finding) -> dict[str, Any]:
+    out: dict[str, Any] = to_json(finding)
+    if finding.baseline is not None:
+        out["baseline"] = _baseline(finding.baseline)
+    out["violations"] = _violations(finding.violations)
+    return out
 
 
 def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:

@@ -21,7 +21,9 @@ from junit_xml import TestCase, TestSuite, to_xml_report_string
 from flowwalk.events import Failure
 from flowwalk.exitcodes import Gate
 from flowwalk.report.records import RunRecords, TestRecord
-from flowwalk.report.verdict import failure_class, failure_message, quarantine_entries, skip_message, step_label
+from flowwalk.events import to_json
+from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
+                                     skip_message, step_label, violation_text)
 
 JUNIT_FILE = "junit.xml"
 
@@ -52,6 +54,17 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     if failure.candidates:
         lines.append("candidates seen:")
         lines.extend(f"  - {json.dumps(c, ensure_ascii=False, sort_keys=True)}" for c in failure.candidates[:10])
+    if failure.violations:
+        lines.append(f"accessibility violations ({len(failure.violations)}):")
+        for v in failure.violations:
+            data = to_json(v)
+            link = help_link(v.help_url)
+            lines.append(f"  - {violation_text(data)}" + (f" ({link})" if link else ""))
+    if failure.baseline is not None:
+        lines.extend(baseline_lines(to_json(failure.baseline)))
+        if failure.baseline.text_diff:
+            lines.append("aria snapshot diff (baseline -> page):")
+            lines.extend(f"  {line}" for line in failure.baseline.text_diff.splitlines()[:80])
     if failure.screenshot:
         lines.append(f"screenshot: {failure.screenshot}")
     return lines

@@ -141,6 +141,49 @@
     return box.childNodes.length ? box : null;
   }
 
+  // a baseline check's evidence: the aria tree diff as text, or the three images side by side
+  function baselineBlock(b) {
+    var box = h("div", { cls: "baseline" });
+    var status = { missing: "missing: run flowwalk run --update-snapshots, or flowwalk heal --report <this folder>",
+      mismatch: "differs from the page", written: "written by --update-snapshots", invalid: "unreadable" }[b.status] || b.status;
+    box.appendChild(h("h5", { text: "baseline " + b.path + " (" + status + ")" }));
+    if (b.text_diff) {
+      var pre = h("pre", { cls: "aria-diff" });
+      b.text_diff.split("\n").forEach(function (line) {
+        var cls = line.charAt(0) === "+" && line.indexOf("+++") !== 0 ? "add" : line.charAt(0) === "-" && line.indexOf("---") !== 0 ? "del" : "";
+        pre.appendChild(h("span", { cls: cls, text: line + "\n" }));
+      });
+      box.appendChild(pre);
+    }
+    var images = [["expected", b.expected], ["observed", b.observed], ["difference", b.diff]].filter(function (p) {
+      return p[1] && /\.png$/.test(p[1]);
+    });
+    if (images.length) {
+      var row = h("div", { cls: "images" });
+      images.forEach(function (p) {
+        row.appendChild(h("figure", null, h("a", { href: p[1], target: "_blank" }, h("img", { src: p[1], alt: p[0] + " image: " + p[1], loading: "lazy" })),
+          h("figcaption", { text: p[0] })));
+      });
+      box.appendChild(row);
+      if (b.diff_pixels !== null && b.diff_pixels !== undefined) add(box, kv("pixels differing", String(b.diff_pixels) + (b.diff_ratio !== null && b.diff_ratio !== undefined ? " (" + (b.diff_ratio * 100).toFixed(2) + " %)" : "")));
+    } else if (b.observed) {
+      box.appendChild(h("p", null, "what the page showed: ", h("a", { href: b.observed, text: b.observed })));
+    }
+    return box;
+  }
+
+  // axe-core's violations: rule (linked to its help), impact, how many elements and which
+  function violationsBlock(vs) {
+    var table = h("table", { cls: "violations" }, h("tr", null, h("th", { text: "rule" }), h("th", { text: "impact" }), h("th", { text: "elements" }), h("th", { text: "help" })));
+    vs.forEach(function (v) {
+      var rule = v.help_url ? h("a", { href: v.help_url, target: "_blank", text: v.rule }) : h("span", { text: v.rule });
+      var targets = (v.targets || []).join("\n") + (v.count > (v.targets || []).length ? "\n\u2026 " + v.count + " in all" : "");
+      table.appendChild(h("tr", { cls: v.impact }, h("td", null, rule), h("td", { text: v.impact }), h("td", null, h("pre", { text: targets })),
+        h("td", { text: v.help + (v.url ? " (" + v.url + ")" : "") })));
+    });
+    return h("div", { cls: "a11y-violations" }, h("h5", { text: "accessibility violations (axe-core)" }), table);
+  }
+
   function failureBlock(f, source) {
     var box = h("div", { cls: "failure" });
     box.appendChild(h("p", { cls: "headline" }, h("b", { text: f.failure_class }), " " + (f.label || f.message || "")));
@@ -155,6 +198,8 @@
     if (f.screenshot) {
       box.appendChild(h("a", { cls: "shot", href: f.screenshot, target: "_blank" }, h("img", { src: f.screenshot, alt: "screenshot at the failure: " + f.screenshot, loading: "lazy" })));
     }
+    if (f.baseline) box.appendChild(baselineBlock(f.baseline));
+    if (f.violations && f.violations.length) box.appendChild(violationsBlock(f.violations));
     var ctx = contextBlock(f.context, f.candidates);
     if (ctx) box.appendChild(ctx);
     if (f.recovery && f.recovery.length) {
@@ -212,7 +257,12 @@
     });
     if (t.findings.length) {
       var fl = h("ul", { cls: "findings" });
-      t.findings.forEach(function (f) { fl.appendChild(h("li", { cls: f.severity }, h("b", { text: f.severity }), " " + (f.step_index ? "step " + f.step_index + ": " : "") + f.message)); });
+      t.findings.forEach(function (f) {
+        var li = h("li", { cls: f.severity }, h("b", { text: f.severity }), " " + (f.step_index ? "step " + f.step_index + ": " : "") + f.message);
+        if (f.baseline) li.appendChild(baselineBlock(f.baseline));
+        if (f.violations && f.violations.length) li.appendChild(violationsBlock(f.violations));
+        fl.appendChild(li);
+      });
       box.appendChild(h("h4", { text: "findings" }));
       box.appendChild(fl);
     }

@@ -21,6 +21,7 @@ from typing import Any, Mapping, Sequence
 
 from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
+from flowwalk.report.verdict import baseline_lines, help_link
 
 SUMMARY_FILE = "summary.md"
 #: GitHub's job summary limit per step (bytes)
@@ -373,6 +374,33 @@ def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
     return "\n".join(lines) + "\n"
 
 
+def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_lines: int = 40) -> list[str]:
+    """A failure's accessibility violations (rule linked to its help, impact, elements) and baseline
+    (file, status, the report's copies, the aria diff) as Markdown list items."""
+    lines: list[str] = []
+    for v in failure.get("violations") or ():
+        link = help_link(v.get("help_url"))
+        rule = f"[{code(v.get('rule'), 60)}]({link})" if link else code(v.get("rule"), 60)
+        targets = [str(t) for t in v.get("targets") or ()][:5]
+        count = int(v.get("count") or 0)
+        where = ", ".join(code(t, 120) for t in targets) + (", …" if count > len(targets) else "")
+        lines.append(f"{indent}- {rule} **{plain(v.get('impact'), 20)}**, {count} element{'s' * (count != 1)}"
+                     + (f": {where}" if where else "") + f" · {plain(v.get('help'), 200)}")
+    baseline = failure.get("baseline")
+    if baseline:
+        head, *rest = baseline_lines(baseline)
+        lines.append(f"{indent}- {code(head, 300)}")
+        lines.extend(f"{indent}  - {code(line, 300)}" for line in rest)
+        text_diff = str(baseline.get("text_diff") or "")
+        if text_diff:
+            shown = text_diff.splitlines()[:diff_lines]
+            fence = "```"
+            while fence in text_diff:
+                fence += "`"
+            lines.extend([f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"])
+    return lines
+
+
 def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:
     """One root cause as Markdown (the failing step as written, expected vs observed, file:line)."""
     lines = [f"#### {code(item.test_id, 200)}", ""]
@@ -390,6 +418,8 @@ def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> st
         lines.append(f"- observed: {code(item.observed) if item.observed else '—'}")
     if item.screenshot:
         lines.append(f"- screenshot: {code(item.screenshot, 200)}")
+    failure = tests.get(item.test_id, {}).get("failure") or {}
+    lines.extend(evidence_markdown(failure))
     if item.dependents:
         names = [code(tests.get(d, {}).get("name") or d, 80) for d in item.dependents[:20]]
         more = f" and {len(item.dependents) - 20} more" if len(item.dependents) > 20 else ""

@@ -70,6 +70,39 @@ def failure_message(failure: Failure | None) -> str:
     return f"{label}: {message}" if label and message else (label or message)
 
 
+#: help links of axe-core's rules; a link elsewhere in a record is shown as text, never linked
+HELP_PREFIX = "https://dequeuniversity.com/rules/axe/"
+
+
+def help_link(url: Any) -> str | None:
+    """A violation's help URL when it is axe-core's own, else None (records are read from a file)."""
+    return url if isinstance(url, str) and url.startswith(HELP_PREFIX) and " " not in url else None
+
+
+def violation_text(v: Mapping[str, Any], targets: int = 5) -> str:
+    """`image-alt (critical, 2 elements: img.hero, img.logo): Images must have alternative text`"""
+    count = int(v.get("count") or 0)
+    shown = [str(t) for t in (v.get("targets") or ())][:targets]
+    more = ", …" if count > len(shown) else ""
+    where = f", {count} element{'s' * (count != 1)}" + (f": {', '.join(shown)}{more}" if shown else "")
+    page = f" on {v['url']}" if v.get("url") else ""
+    return f"{v.get('rule')} ({v.get('impact')}{where}){page}: {v.get('help') or ''}".rstrip(": ")
+
+
+def baseline_lines(b: Mapping[str, Any]) -> list[str]:
+    """A baseline's evidence as plain lines: which file, what happened, where the copies are."""
+    status = {"missing": "missing", "mismatch": "differs from the page", "written": "written by --update-snapshots",
+              "invalid": "unreadable"}.get(str(b.get("status")), str(b.get("status")))
+    lines = [f"baseline: {b.get('path')} ({status})"]
+    if b.get("diff_pixels") is not None:
+        ratio = b.get("diff_ratio")
+        lines.append(f"pixels differing: {b['diff_pixels']}" + (f" ({float(ratio):.2%})" if ratio is not None else ""))
+    for key, label in (("expected", "expected image"), ("observed", "observed"), ("diff", "difference image")):
+        if b.get(key):
+            lines.append(f"{label}: {b[key]} (in the report folder)")
+    return lines
+
+
 def skip_message(test: TestRecord) -> str:
     """`parent_failed: login`, `guard_failed: step 1 (...)`, `shard_missing: shard 2`."""
     reason = test.reason or "skipped"

@@ -1,7 +1,7 @@
 """Baseline files: where they are, reading and writing them, and the report's copies.
 
 A baseline is `<spec>.snapshots/<name>.yml` (aria snapshot) or `.png` (screenshot), its path
-relative to the run's working directory (`model.Snapshot.baseline`). The run writes one only
+relative to the run's working directory (the `baseline` of a `model.Snapshot`). The run writes one only
 under `--update-snapshots`; otherwise a missing or changed baseline fails the check, and what the
 page showed is saved in the report folder under `baselines/`, at the baseline's own path, so that
 `flowwalk heal --report DIR` can offer it as a change to review (heal/baselines.py).
