@@ -93,7 +93,8 @@ def test_a_baseline_written_by_one_run_compares_equal_on_the_next(tmp_path: Path
     missing = flowwalk("run", spec, "--serve", site, "--out", str(tmp_path / "r0"), "--workers", "1",
                        env={"CI": "true"})
     assert missing.returncode == 2, missing.stdout + missing.stderr   # spec_needs_review
-    assert "--update-snapshots" in missing.stdout
+    assert "no baseline yet, run with --update-snapshots" in missing.stdout
+    assert "--update-snapshots to write" in (tmp_path / "r0" / "summary.md").read_text()
     assert not baselines.exists()                                     # never written silently
     saved = tmp_path / "r0" / "baselines"
     assert saved.is_dir()                                             # but kept for review (heal)

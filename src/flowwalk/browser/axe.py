@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 from flowwalk.vendor import axe_info, axe_script
 
-__all__ = ["AxeContextError", "rule_selection", "run_axe"]
+__all__ = ["AxeContextError", "axe_version", "rule_selection", "run_axe"]
 
 #: at most this many offending elements are kept per rule (the count says how many there were)
 TARGETS_MAX = 10
@@ -53,6 +53,11 @@ def rule_selection(include: Sequence[str], skip: Sequence[str]) -> dict[str, Any
     if skip:
         options["rules"] = {rid: {"enabled": False} for rid in skip}
     return options
+
+
+def axe_version() -> str:
+    """The vendored axe-core's version (recorded with each accessibility check)."""
+    return str(axe_info()["version"])
 
 
 def _inject(page: Any) -> None:

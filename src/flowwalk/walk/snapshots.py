@@ -28,7 +28,7 @@ import time
 from typing import Any, Sequence
 
 from flowwalk import events as ev
-from flowwalk.browser.axe import AxeContextError, run_axe
+from flowwalk.browser.axe import AxeContextError, axe_version, run_axe
 from flowwalk.browser.capture import aria_match, aria_snapshot, element_count, screenshot
 from flowwalk.browser.element import page_url
 from flowwalk.browser.errors import PlaywrightError, is_timeout
@@ -206,8 +206,8 @@ def _fail(snap: Snapshot, record: ev.Baseline, what: str, detail: str) -> None:
     if record.status == "missing":
         raise StepFailed(
             "BASELINE_MISSING",
-            f"baseline {snap.baseline} is missing: run `flowwalk run --update-snapshots` to write it, or "
-            f"`flowwalk heal --report <this report>` to review and keep the one this run saved ({record.observed})",
+            f"no baseline yet, run with --update-snapshots to write {snap.baseline}, or `flowwalk heal --report "
+            f"<this report>` to review and keep the one this run saved ({record.observed})",
             expected=f"the baseline {snap.baseline}", observed=f"no such file; the page's {what} is saved as "
                                                                f"{record.observed}", baseline=record)
     expected = (f"{what} matching {snap.baseline}" if record.kind == "aria_snapshot"
@@ -291,18 +291,12 @@ def _accessible(attempt: Attempt, options: AxeOptions, selector: str | None, tim
         found = _scan(attempt, options, selector)
         reads = 2
     result.reads = reads
-    result.detail["axe_version"] = _axe_version()
+    result.detail["axe_version"] = axe_version()
     if not found:
         return
     observed = describe_violations(found)
     raise StepFailed("EXPECT_STATE_MISMATCH", f"{observed} (help: {found[0].help_url})",
                      expected=_expected(options, selector), observed=observed, violations=found)
-
-
-def _axe_version() -> str:
-    from flowwalk.vendor import axe_info
-
-    return str(axe_info()["version"])
 
 
 # --- the flow assertion -------------------------------------------------------------------------
