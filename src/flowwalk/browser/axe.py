@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from flowwalk.browser.errors import PlaywrightError, translated, translating
 from flowwalk.vendor import axe_info, axe_script
 
 __all__ = ["AxeContextError", "axe_version", "rule_selection", "run_axe"]
@@ -61,22 +62,25 @@ def axe_version() -> str:
 
 
 def _inject(page: Any) -> None:
-    if not page.evaluate("() => typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
-        page.evaluate(axe_script())
+    with translating():
+        if not page.evaluate("() => typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
+            page.evaluate(axe_script())
 
 
 def run_axe(page: Any, *, include: str | None, exclude: Sequence[str], rules: Sequence[str] = (),
             skip: Sequence[str] = ()) -> list[dict[str, Any]]:
     """axe-core's violations on the page (or within `include`, a CSS selector), `exclude` left
-    out. Raises AxeContextError when `include` matches nothing, Playwright's errors otherwise."""
+    out. Raises AxeContextError when `include` matches nothing, browser.errors' PageError kinds
+    otherwise."""
     _inject(page)
     options = rule_selection(rules, skip)
     if "runOnly" in options and not options["runOnly"]["values"]:
         return []
     try:
         found = page.evaluate(_RUN, {"include": include, "exclude": list(exclude), "options": options})
-    except Exception as exc:  # noqa: BLE001 - axe's own error for an empty context comes as a page error
+    except PlaywrightError as exc:
+        # axe's own error for an empty context comes back as the page's error
         if "No elements found for include" in str(exc):
             raise AxeContextError(include or "") from exc
-        raise
+        raise translated(exc, include) from exc
     return list(found)

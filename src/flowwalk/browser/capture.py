@@ -18,7 +18,7 @@ from typing import Any, Sequence
 
 from playwright.sync_api import expect
 
-from flowwalk.browser.errors import PlaywrightError, first_line
+from flowwalk.browser.errors import PlaywrightError, first_line, translating
 from flowwalk.browser.locate import locate
 from flowwalk.browser.session import _MARK_SECRETS, _MASK_ATTRIBUTE, _UNMARK_SECRETS
 
@@ -46,18 +46,21 @@ def _element(page: Any, selector: str | None) -> Any:
 
 
 def element_count(page: Any, selector: str) -> int:
-    return locate(page, selector).count
+    with translating(selector):
+        return locate(page, selector).count
 
 
 def aria_snapshot(page: Any, selector: str | None, *, timeout_ms: float) -> str:
-    """The aria snapshot (YAML) of the element or the body. Raises Playwright's errors."""
-    return str(_element(page, selector).aria_snapshot(timeout=max(timeout_ms, 1)))
+    """The aria snapshot (YAML) of the element or the body. Raises browser.errors' PageError kinds."""
+    with translating(selector):
+        return str(_element(page, selector).aria_snapshot(timeout=max(timeout_ms, 1)))
 
 
 def aria_match(page: Any, selector: str | None, template: str, *, timeout_ms: float) -> AriaRead:
     """Does the element match `template` within `timeout_ms` (Playwright's toMatchAriaSnapshot)?"""
     try:
-        expect(_element(page, selector)).to_match_aria_snapshot(template, timeout=max(timeout_ms, 1))
+        with translating(selector):
+            expect(_element(page, selector)).to_match_aria_snapshot(template, timeout=max(timeout_ms, 1))
     except AssertionError as exc:
         # Playwright answers a template it cannot parse with the parser's message after "Error:"
         text = str(exc)
@@ -70,23 +73,25 @@ def aria_match(page: Any, selector: str | None, template: str, *, timeout_ms: fl
 
 def screenshot(page: Any, selector: str | None, *, mask: Sequence[str] = (), full_page: bool = False,
                hide: Sequence[str] = (), timeout_ms: float) -> bytes:
-    """A PNG of the viewport, the whole page, or the selector's first match. Raises Playwright's
-    errors (a timeout when the element never shows).
+    """A PNG of the viewport, the whole page, or the selector's first match. Raises browser.errors'
+    PageError kinds (TimedOut when the element never shows).
 
     `hide` lists the run's secret values: the fields and texts holding one are masked too (as the
     failure screenshots mask them), so no secret reaches a baseline or a report."""
     secrets = [v for v in hide if v]
     masks = [page.locator(m) for m in mask]
-    if secrets and page.evaluate(_MARK_SECRETS, secrets):
-        masks.append(page.locator(f"[{_MASK_ATTRIBUTE}]"))
+    with translating():
+        if secrets and page.evaluate(_MARK_SECRETS, secrets):
+            masks.append(page.locator(f"[{_MASK_ATTRIBUTE}]"))
     options: dict[str, Any] = {
         "animations": "disabled", "caret": "hide", "scale": "css", "type": "png",
         "mask": masks, "mask_color": MASK_COLOR, "timeout": max(timeout_ms, 1),
     }
     try:
-        if selector:
-            return bytes(_element(page, selector).screenshot(**options))
-        return bytes(page.screenshot(full_page=full_page, **options))
+        with translating(selector):
+            if selector:
+                return bytes(_element(page, selector).screenshot(**options))
+            return bytes(page.screenshot(full_page=full_page, **options))
     finally:
         if secrets:
             try:

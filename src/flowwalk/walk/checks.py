@@ -53,12 +53,15 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
+from flowwalk.browser.capture import AriaRead
 from flowwalk.browser.errors import InvalidSelector, PageError, translating
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
 from flowwalk.browser.probe import ElementQuery, ElementRead, Reader
 from flowwalk.browser.session import PageSession
+from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
+from flowwalk.snapshots.images import ImageComparison
 from flowwalk.walk.boundary import crash_of
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
@@ -297,12 +300,53 @@ def _expect_attribute(p: "_Probe") -> str:
     return f"{p.label} attribute {e.attr}={_q(v)}"
 
 
+# --- the page kinds: baselines and axe-core ---------------------------------------------------------
+# They read the whole page (or an element's subtree) and wait as Playwright Test waits for the same
+# assertion, in walk/snapshots.py, which asks these judges for the verdict of each read.
+
+#: violations listed in a message (every one is in the record)
+VIOLATIONS_LISTED = 5
+
+
+def describe_violations(found: tuple[Violation, ...] | list[Violation]) -> str:
+    """`2 accessibility violation(s): image-alt (critical, 2 elements: img.hero, img.logo); ...`"""
+    parts = []
+    for v in found[:VIOLATIONS_LISTED]:
+        shown = ", ".join(v.targets[:3]) + (", …" if v.count > 3 else "")
+        parts.append(f"{v.rule} ({v.impact}, {v.count} element{'s' * (v.count != 1)}: {shown})")
+    more = f"; and {len(found) - VIOLATIONS_LISTED} more" if len(found) > VIOLATIONS_LISTED else ""
+    return f"{len(found)} accessibility violation(s): " + "; ".join(parts) + more
+
+
+def _judge_aria(p: "_Probe", read: AriaRead) -> _Read:
+    if read.template_error:
+        return _Read(None, f"the baseline does not parse: {read.template_error}", fatal=True)
+    return _Read(read.matches, f"aria snapshot of {p.page_label} " + ("matches" if read.matches else "differs from")
+                 + " its baseline")
+
+
+def _judge_screenshot(p: "_Probe", comparison: ImageComparison) -> _Read:
+    return _Read(comparison.passed, f"screenshot of {p.page_label}: {comparison.describe()}")
+
+
+def _judge_violations(p: "_Probe", found: tuple[Violation, ...]) -> _Read:
+    return _Read(not found, describe_violations(found) if found else f"no violations in {p.page_label}")
+
+
+def _expect_accessible(p: "_Probe") -> str:
+    impact = p.expect.axe.impact if p.expect.axe else "minor"
+    floor = "" if impact == "minor" else f" of impact {impact} or above"
+    return f"no axe-core violations{floor} in {p.page_label}"
+
+
 @dataclass(frozen=True)
 class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
-    `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far) or
-    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`).
+    `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
+    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`)
+    or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
+    each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
     ELEMENT_NOT_FOUND rather than EXPECT_STATE_MISMATCH.
@@ -342,6 +386,11 @@ KINDS: dict[str, Kind] = {
     "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True),
     "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
                         needs_element=True),
+    "aria_snapshot": Kind(lambda p: f"aria snapshot of {p.page_label} matching {p.expect.snapshot.baseline}"
+                          if p.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
+    "screenshot": Kind(lambda p: f"screenshot of {p.page_label} like {p.expect.snapshot.baseline}"
+                       if p.expect.snapshot else "screenshot like its baseline", _judge_screenshot, reads="page"),
+    "accessible": Kind(_expect_accessible, _judge_violations, reads="page"),
 }
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
 NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
@@ -356,6 +405,7 @@ class _Probe:
     scope: str | None
     target: str
     label: str
+    page_label: str
     alternatives: list[str]
     pattern: "re.Pattern[str] | None"
     regex_error: str | None
@@ -377,6 +427,8 @@ class _Probe:
             self.target = scoped(written or "", scope) if written else ""
             self.label = _q(written) + (f" within '{scope}'" if scope and written else "")
         self.alternatives = split_pipe(self.target) or ([self.target] if self.target else [])
+        #: the page kinds' words for what they look at
+        self.page_label = self.label if written else (f"'{scope}'" if scope else "the page")
         self.pattern = expect.pattern
         self.regex_error = None
         if self.kind in ("url_matches", "text_matches") and self.pattern is None:
@@ -392,6 +444,8 @@ class _Probe:
     def read(self, session: PageSession) -> _Read:
         if self.regex_error:
             return _Read(None, self.regex_error, fatal=True)
+        if self.row.reads == "page":
+            raise ValueError(f"expect {self.kind} is walked by walk/snapshots.py, not run_check")
         if self.row.reads == "url":
             try:
                 url = session.reader.url()
@@ -444,6 +498,17 @@ class _Probe:
         if not obs.found and self.target:
             return "element"
         return None
+
+
+def judge_page(expect: Expect, scope: str | None, read: object) -> tuple[bool | None, str, str]:
+    """(verdict, expected, observed) of one read of a page kind, by its row of KINDS: an AriaRead
+    for aria_snapshot, an ImageComparison for screenshot, the counted violations for accessible.
+    The verdict is None when the read cannot be judged (a baseline that does not parse)."""
+    probe = _Probe(expect, scope)
+    if probe.row.reads != "page":
+        raise ValueError(f"expect {expect.kind} is not a page kind")
+    verdict = probe.row.judge(probe, read)
+    return verdict.ok, probe.expected, verdict.observed
 
 
 # --- the stabilization loop ---------------------------------------------------------------------

@@ -31,36 +31,43 @@ from flowwalk import events as ev
 from flowwalk.browser.axe import AxeContextError, axe_version, run_axe
 from flowwalk.browser.capture import aria_match, aria_snapshot, element_count, screenshot
 from flowwalk.browser.element import page_url
-from flowwalk.browser.errors import PlaywrightError, is_timeout
+from flowwalk.browser.errors import InvalidSelector, PageError, TimedOut
 from flowwalk.model import IMPACTS, Assertion, AxeOptions, Expect, Snapshot
 from flowwalk.snapshots.aria import aria_diff, first_change, normalize_snapshot
 from flowwalk.snapshots.images import ImageError, compare_png
 from flowwalk.snapshots.store import read_baseline, report_name, save_report_file, sha256, write_baseline
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
+from flowwalk.walk.checks import describe_violations, judge_page
 from flowwalk.walk.outcomes import StepFailed, StepResult
 
-__all__ = ["describe_violations", "grade_accessibility", "page_check", "scan_new_page"]
+__all__ = ["grade_accessibility", "page_check", "scan_new_page"]
 
 #: between two screenshots while waiting for the page to settle, and between two axe scans
 INTERVAL_MS = 100
-#: violations listed in a message (every one is in the record)
-LISTED_MAX = 5
 
 
 def page_check(attempt: Attempt, state: RuleState, step: Expect, timeout_ms: int, result: StepResult) -> None:
-    """One aria_snapshot, screenshot or accessible expect (its {{vars}} already substituted)."""
+    """One aria_snapshot, screenshot or accessible expect (its {{vars}} already substituted); each
+    read is judged by the kind's row of checks.KINDS (`judge_page`)."""
     selector = _scoped(step.selector, state.scope)
-    with halting(attempt):
-        if step.kind == "accessible":
-            assert step.axe is not None
-            _accessible(attempt, step.axe, selector, timeout_ms, result)
-        elif step.kind == "aria_snapshot":
-            assert step.snapshot is not None
-            _aria(attempt, state, step, step.snapshot, selector, timeout_ms, result)
-        else:
-            assert step.snapshot is not None
-            _screenshot(attempt, state, step, step.snapshot, selector, timeout_ms, result)
+    try:
+        with halting(attempt):
+            if step.kind == "accessible":
+                assert step.axe is not None
+                _accessible(attempt, state, step, step.axe, selector, timeout_ms, result)
+            elif step.kind == "aria_snapshot":
+                assert step.snapshot is not None
+                _aria(attempt, state, step, step.snapshot, selector, timeout_ms, result)
+            else:
+                assert step.snapshot is not None
+                _screenshot(attempt, state, step, step.snapshot, selector, timeout_ms, result)
+    except InvalidSelector as exc:
+        raise StepFailed("ELEMENT_NOT_FOUND", str(exc), expected=f"an element matching '{exc.selector}'",
+                         observed="the selector does not parse") from exc
+    except TimedOut as exc:
+        raise StepFailed("TIMEOUT", f"expect {step.kind}: {exc.detail}", expected=f"{step.kind} within "
+                         f"{timeout_ms} ms", observed="timed out") from exc
 
 
 def _scoped(selector: str | None, scope: str | None) -> str | None:
@@ -89,11 +96,12 @@ def _aria(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, sele
             raise StepFailed("BASELINE_INVALID", f"baseline {snap.baseline} is not UTF-8 text",
                              expected="an aria snapshot (YAML) in the baseline file", observed="binary data") from None
         read = aria_match(page, selector, template, timeout_ms=timeout_ms)
-        if read.template_error:
+        ok, _expected, _observed = judge_page(step, state.scope, read)
+        if ok is None:
+            error = read.template_error or ""
             raise StepFailed("BASELINE_INVALID", f"baseline {snap.baseline} is not an aria snapshot Playwright "
-                             f"can read: {read.template_error}",
-                             expected="an aria snapshot (YAML)", observed=read.template_error.splitlines()[0])
-        if read.matches:
+                             f"can read: {error}", expected="an aria snapshot (YAML)", observed=error.splitlines()[0])
+        if ok:
             return
     left = max(timeout_ms - (time.monotonic() - start) * 1000, 0)
     observed = attempt.redact(normalize_snapshot(_settled_aria(attempt, selector, left if stored is None else 0)))
@@ -141,11 +149,14 @@ def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot
         try:
             return screenshot(attempt.page, selector, mask=snap.mask, full_page=snap.full_page,
                               hide=attempt.run.secrets.values(), timeout_ms=left)
-        except PlaywrightError as exc:
+        except InvalidSelector as exc:
+            raise StepFailed("ELEMENT_NOT_FOUND", str(exc), expected=f"an element matching '{selector}'",
+                             observed="the selector does not parse") from exc
+        except PageError as exc:
             if selector and element_count(attempt.page, selector) == 0:
                 raise StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}'",
                                  expected=f"an element matching '{selector}'", observed="nothing matched") from exc
-            if is_timeout(exc):
+            if isinstance(exc, TimedOut):
                 raise StepFailed("TIMEOUT", f"no screenshot of {_where(selector)} within {timeout_ms} ms",
                                  expected="a screenshot", observed="timed out") from exc
             raise
@@ -159,9 +170,12 @@ def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot
             raise StepFailed("BASELINE_INVALID", f"baseline {snap.baseline} is {exc}",
                              expected="a PNG baseline", observed=str(exc)) from None
 
+    def alike(comparison: Any) -> bool:
+        return bool(judge_page(step, state.scope, comparison)[0])
+
     shot = take()
     reads = 1
-    if stored is not None and compare(shot).passed:
+    if stored is not None and alike(compare(shot)):
         result.reads = reads
         return
     # wait for the page to settle: two screenshots in a row alike
@@ -174,7 +188,7 @@ def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot
         shot = again
     result.reads = reads
     outcome = compare(shot) if stored is not None else None
-    if outcome is not None and outcome.passed:
+    if outcome is not None and alike(outcome):
         return
     if attempt.settings.update_snapshots:
         _written(attempt, state, step, snap, shot, "missing" if stored is None else "changed")
@@ -266,37 +280,28 @@ def _redacted(attempt: Attempt, v: ev.Violation) -> ev.Violation:
                         url=attempt.redact(v.url))
 
 
-def describe_violations(found: Sequence[ev.Violation]) -> str:
-    """`2 violation(s): image-alt (critical, 2 elements: img.hero, img.logo); label (critical, 1 element: input#q)`"""
-    parts = []
-    for v in found[:LISTED_MAX]:
-        shown = ", ".join(v.targets[:3]) + (", …" if v.count > 3 else "")
-        parts.append(f"{v.rule} ({v.impact}, {v.count} element{'s' * (v.count != 1)}: {shown})")
-    more = f"; and {len(found) - LISTED_MAX} more" if len(found) > LISTED_MAX else ""
-    return f"{len(found)} accessibility violation(s): " + "; ".join(parts) + more
-
-
 def _expected(options: AxeOptions, selector: str | None) -> str:
     floor = "" if options.impact == "minor" else f" of impact {options.impact} or above"
     return f"no axe-core violations{floor} in {_where(selector)}"
 
 
-def _accessible(attempt: Attempt, options: AxeOptions, selector: str | None, timeout_ms: int,
-                result: StepResult) -> None:
+def _accessible(attempt: Attempt, state: RuleState, step: Expect, options: AxeOptions, selector: str | None,
+                timeout_ms: int, result: StepResult) -> None:
     start = time.monotonic()
     found = _scan(attempt, options, selector)
+    ok, expected, observed = judge_page(step, state.scope, found)
     reads = 1
-    if found and (time.monotonic() - start) * 1000 + INTERVAL_MS < timeout_ms:
+    if not ok and (time.monotonic() - start) * 1000 + INTERVAL_MS < timeout_ms:
         attempt.session.wait(INTERVAL_MS)  # type: ignore[union-attr]
         found = _scan(attempt, options, selector)
+        ok, expected, observed = judge_page(step, state.scope, found)
         reads = 2
     result.reads = reads
     result.detail["axe_version"] = axe_version()
-    if not found:
+    if ok:
         return
-    observed = describe_violations(found)
     raise StepFailed("EXPECT_STATE_MISMATCH", f"{observed} (help: {found[0].help_url})",
-                     expected=_expected(options, selector), observed=observed, violations=found)
+                     expected=expected, observed=observed, violations=found)
 
 
 # --- the flow assertion -------------------------------------------------------------------------
@@ -328,8 +333,8 @@ def _scan_for(attempt: Attempt, state: RuleState, assertions: list[Assertion]) -
                 seen[key] = _scan(attempt, assertion.axe, None)
         except StepFailed as failed:
             seen[key] = failed.message
-        except PlaywrightError as exc:
-            seen[key] = f"axe-core could not run on {url}: {str(exc).splitlines()[0][:200]}"
+        except PageError as exc:
+            seen[key] = f"axe-core could not run on {url}: {exc.detail[:200]}"
 
 
 def grade_accessibility(attempt: Attempt, state: RuleState, assertion: Assertion
