@@ -18,10 +18,9 @@ from typing import Any
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from flowwalk.events import Failure
+from flowwalk.events import Failure, to_json
 from flowwalk.exitcodes import Gate
 from flowwalk.report.records import RunRecords, TestRecord
-from flowwalk.events import to_json
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
                                      skip_message, step_label, violation_text)
 
