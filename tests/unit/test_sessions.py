@@ -98,3 +98,14 @@ def test_a_session_whose_setup_is_not_in_the_run_is_blamed_not_waited_for() -> N
     blame = book.blame(user)
     assert blame is not None and "saved by no setup of this run" in blame.message
     assert blame.step_kind == "setup"
+
+
+def test_flowwalk_plan_shows_which_scenario_saves_a_session_and_which_start_from_it() -> None:
+    from flowwalk.plan.shard import render_plan
+
+    text = render_plan(plan_run(suites(flow("login", saves="admin"), flow("home", session="admin"), flow("public")),
+                                Settings()))
+    rows = {line.split()[0]: line for line in text.splitlines() if line.startswith("  ")}
+    assert rows["specs/login.flow.yaml#login"].endswith("flow  saves session 'admin'")
+    assert rows["specs/home.flow.yaml#home"].endswith("flow  from session 'admin'")
+    assert rows["specs/public.flow.yaml#public"].endswith("flow")

@@ -372,6 +372,10 @@ def render_plan(plan: Plan) -> str:
                 row += f"  {_seconds(plan.estimates[sid])}"
                 if sid not in plan.measured:
                     row += " (median, not measured)"
+            if sc.saves:
+                row += "  saves session " + ", ".join(f"'{name}'" for name, _ in sc.saves)
+            if sc.session:
+                row += f"  from session '{sc.session}'"
             lines.append(row.rstrip())
     if not plan.scenarios:
         lines.append("(no scenarios found)")
