@@ -264,9 +264,9 @@ def _handlers_of(path: Path, name: str) -> list[int]:
     return lines
 
 
-#: packages outside browser/ that still catch Playwright's errors themselves: discover's crawl
-#: and login move onto the page-reading boundary next (issue 26); nothing may be added here
-CATCHES_PLAYWRIGHT = {"discover"}
+#: packages outside browser/ that still catch Playwright's errors themselves: none (discover moved
+#: onto browser/'s translated errors in issue 26); nothing may be added here
+CATCHES_PLAYWRIGHT: set[str] = set()
 
 
 def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:

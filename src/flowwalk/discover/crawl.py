@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from flowwalk.browser import NavigationBlocked, PageSession, PlaywrightError
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
+from flowwalk.browser.errors import translating
 from flowwalk.browser.survey import count_matches, messages, page_text, survey_page
 from flowwalk.discover.options import DiscoverOptions, StopReason
 from flowwalk.discover.safety import destructive_word, host_in_scope, is_hash_route, url_key
@@ -134,10 +135,11 @@ class Crawler:
                 break
             item = state.queue.pop(0)
             try:
-                self._visit(item)
+                with translating():
+                    self._visit(item)
             except NavigationBlocked as blocked:
                 self._skip(item.get("via"), item["url"], f"left the allowed hosts ({blocked})")
-            except PlaywrightError as error:
+            except (PageError, InvalidSelector) as error:
                 self._skip(item.get("via"), item["url"], f"could not be loaded: {str(error).splitlines()[0][:200]}")
                 if item["depth"] == 0 and not state.pages:
                     reason = "unreachable"
@@ -188,16 +190,18 @@ class Crawler:
             self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
         self._settle()
         try:
-            status = self.session.page.evaluate(
-                "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }")
-        except PlaywrightError:
+            with translating():
+                status = self.session.page.evaluate(
+                    "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }")
+        except (PageError, InvalidSelector):
             status = None
         return int(status) if isinstance(status, int) else None
 
     def _settle(self) -> None:
         try:
-            self.session.page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
-        except PlaywrightError:
+            with translating():
+                self.session.page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
+        except (PageError, InvalidSelector):
             pass   # a page that keeps polling is settled enough
         self.session.wait(100)
 
@@ -273,8 +277,9 @@ class Crawler:
         if self.options.submit_forms and self._submit_forms(page):
             # what a submit added (TodoMVC's filters appear with the first todo) may link on
             try:
-                self._queue_links(page, survey_page(self.session), item["depth"])
-            except PlaywrightError:
+                with translating():
+                    self._queue_links(page, survey_page(self.session), item["depth"])
+            except (PageError, InvalidSelector):
                 pass
         page["console_errors"] = self.session.console_error_count - before
         page["failed_resources"] = self._failed_resources(loaded_before)
@@ -371,29 +376,31 @@ class Crawler:
         from flowwalk.browser.locate import locate
 
         try:
-            found = locate(self.session.page, selector)
-            if found.count == 0:
-                return False
-            with self.session.guard():
-                found.locator.first.click(timeout=self.action_timeout_ms)
-            self.session.check_navigation()
-            return True
+            with translating():
+                found = locate(self.session.page, selector)
+                if found.count == 0:
+                    return False
+                with self.session.guard():
+                    found.locator.first.click(timeout=self.action_timeout_ms)
+                self.session.check_navigation()
+                return True
         except NavigationBlocked:
             raise
-        except PlaywrightError:
+        except (PageError, InvalidSelector):
             return False
 
     def _reload(self, page: dict[str, Any]) -> bool:
         try:
-            via = page.get("reached_by")
-            if via and via.get("kind") == "route":
-                self._load(via["from_url"])
-                self._click(via["selector"])
-                self._settle()
-            else:
-                self._load(page["url"])
-            return True
-        except (PlaywrightError, NavigationBlocked):
+            with translating():
+                via = page.get("reached_by")
+                if via and via.get("kind") == "route":
+                    self._load(via["from_url"])
+                    self._click(via["selector"])
+                    self._settle()
+                else:
+                    self._load(page["url"])
+                return True
+        except (PageError, InvalidSelector, NavigationBlocked):
             return False
 
     def _controls(self, page: dict[str, Any]) -> list[dict[str, Any]]:
@@ -480,13 +487,14 @@ class Crawler:
             if selector is None or not term or not self._take_action() or not self._reload(page):
                 continue
             try:
-                from flowwalk.browser.locate import locate
+                with translating():
+                    from flowwalk.browser.locate import locate
 
-                with self.session.guard():
-                    locate(self.session.page, selector).locator.first.fill(term, timeout=self.action_timeout_ms)
-                self.session.wait(500)
-                after = survey_page(self.session)
-            except PlaywrightError:
+                    with self.session.guard():
+                        locate(self.session.page, selector).locator.first.fill(term, timeout=self.action_timeout_ms)
+                    self.session.wait(500)
+                    after = survey_page(self.session)
+            except (PageError, InvalidSelector):
                 continue
             if self.session.page.url != page["url"]:
                 continue   # typing navigated: not a filter to keep
@@ -543,15 +551,16 @@ class Crawler:
                     continue
                 value = "Written by flowwalk discover"
                 try:
-                    from flowwalk.browser.locate import locate
+                    with translating():
+                        from flowwalk.browser.locate import locate
 
-                    with self.session.guard():
-                        field_loc = locate(self.session.page, selector).locator.first
-                        field_loc.fill(value, timeout=self.action_timeout_ms)
-                        field_loc.press("Enter", timeout=self.action_timeout_ms)
-                    self.session.wait(400)
-                    self.session.check_navigation()
-                except (PlaywrightError, NavigationBlocked):
+                        with self.session.guard():
+                            field_loc = locate(self.session.page, selector).locator.first
+                            field_loc.fill(value, timeout=self.action_timeout_ms)
+                            field_loc.press("Enter", timeout=self.action_timeout_ms)
+                        self.session.wait(400)
+                        self.session.check_navigation()
+                except (PageError, InvalidSelector, NavigationBlocked):
                     continue
                 page["submits"].append({"form": index, "kind": "enter", "selector": selector,
                                         "target": target_of(text_fields[0]), "value": value,

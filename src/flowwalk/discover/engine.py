@@ -119,12 +119,12 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
                               started=started)
             if login is not None:
                 say(f"logging in with {options.login}")
-                play_login(login, session, settings, settings.action_timeout_ms)
-                landing = _in_page_login(login, session, settings)
+                play_login(login, session, settings, browser)
+                landing = _in_page_login(login, session, settings, browser)
                 if landing is not None:
                     say(f"  the login stays in the page at {landing}: that state is explored, not a fresh load")
                     crawler.landing = landing
-                    crawler.relogin = lambda: play_login(login, session, settings, settings.action_timeout_ms)
+                    crawler.relogin = lambda: play_login(login, session, settings, browser)
             reason: StopReason = crawler.run()
         finally:
             session.close()
@@ -209,7 +209,7 @@ def _summaries(record: Any) -> tuple[JourneySummary, ...]:
                  for j in record.journeys)
 
 
-def _in_page_login(login: Any, session: Any, settings: Settings) -> str | None:
+def _in_page_login(login: Any, session: Any, settings: Settings, browser: Any) -> str | None:
     """The URL key of the page a login left the session at, when that login lives in the page (a
     single-page app: loading the URL again shows the login form); None for a cookie session."""
     from flowwalk.browser.survey import survey_page
@@ -220,20 +220,28 @@ def _in_page_login(login: Any, session: Any, settings: Settings) -> str | None:
         survey = survey_page(session)
         return any(f.get("type") == "password" for form in survey.get("forms") or () for f in form.get("fields") or ())
 
+    from flowwalk.browser import PageError
+    from flowwalk.browser.errors import translating
+
     landing = session.page.url
-    if has_password():
-        return None   # the login did not leave the login form behind: nothing to keep
-    session.goto(landing, timeout_ms=settings.navigation_timeout_ms)
-    session.wait(300)
-    if not has_password():
+    try:
+        with translating():
+            if has_password():
+                return None   # the login did not leave the login form behind: nothing to keep
+            session.goto(landing, timeout_ms=settings.navigation_timeout_ms)
+            session.wait(300)
+            if not has_password():
+                return None
+    except PageError:
         return None
-    play_login(login, session, settings, settings.action_timeout_ms)
+    play_login(login, session, settings, browser)
     return url_key(landing)
 
 
 def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any, state: Any, login: Any,
                       crawler: Any, say: Callable[[str], None]) -> list[dict[str, Any]]:
     """With --submit-forms: the journeys of every page, each walked twice in fresh contexts."""
+    from flowwalk.browser.errors import translating
     from flowwalk.browser.locate import locate
     from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
     from flowwalk.discover.login import play_login
@@ -246,23 +254,24 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any
             via = page.get("reached_by") or {}
             start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])
             if login is not None:
-                play_login(login, session, settings, settings.action_timeout_ms)
-            if login is None or crawler.landing is None or url_key(start) != crawler.landing:
-                session.goto(start, timeout_ms=settings.navigation_timeout_ms)
+                play_login(login, session, settings, browser)
             clicks = ([page["banner"]["selector"]] if page.get("banner") else []) + \
                 ([via["selector"]] if via.get("kind") == "route" else [])
-            for selector in clicks:
-                found = locate(session.page, selector)
-                if found.count:
-                    with session.guard():
-                        found.locator.first.click(timeout=settings.action_timeout_ms)
-                    session.wait(200)
+            with translating():
+                if login is None or crawler.landing is None or url_key(start) != crawler.landing:
+                    session.goto(start, timeout_ms=settings.navigation_timeout_ms)
+                for selector in clicks:
+                    found = locate(session.page, selector)
+                    if found.count:
+                        with session.guard():
+                            found.locator.first.click(timeout=settings.action_timeout_ms)
+                        session.wait(200)
         except BaseException as error:
             session.close()
-            from flowwalk.browser import NavigationBlocked, PlaywrightError
+            from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
             from flowwalk.discover.login import LoginFailed
 
-            if isinstance(error, (PlaywrightError, NavigationBlocked, LoginFailed)):
+            if isinstance(error, (PageError, InvalidSelector, NavigationBlocked, LoginFailed)):
                 raise MoveFailed(f"could not open {page['path']}: {str(error).splitlines()[0][:200]}") from None
             raise
         return session

@@ -37,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Sequence
 from urllib.parse import urljoin, urlsplit
 
-from flowwalk.browser import NavigationBlocked, PageSession, PlaywrightError
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
+from flowwalk.browser.errors import translating
 from flowwalk.browser.observe import observe_page
 from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, diff_states, quote_text, row_selector,
                                        state_checks)
@@ -143,47 +144,50 @@ class JourneyExplorer:
             elif (time.monotonic() - quiet_since) * 1000 >= QUIET_MS:
                 break
         try:
-            session.page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
-        except PlaywrightError:
+            with translating():
+                session.page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
+        except (PageError, InvalidSelector):
             pass
 
     def _play(self, session: PageSession, step: dict[str, Any]) -> None:
         from flowwalk.browser.locate import locate
 
         try:
-            if step["type"] == "goto":
-                session.goto(urljoin(session.page.url, step["url"]), timeout_ms=self.navigation_timeout_ms)
-                return
-            found = locate(session.page, step["selector"])
-            if found.count == 0:
-                raise MoveFailed(f"{step['selector']} matches nothing")
-            target = found.locator.first
-            action, timeout = step["action"], self.action_timeout_ms
-            with session.guard():
-                if action == "click":
-                    target.click(timeout=timeout)
-                elif action == "dblclick":
-                    target.dblclick(timeout=timeout)
-                elif action == "hover":
-                    target.hover(timeout=timeout)
-                elif action == "fill":
-                    target.fill(step["value"], timeout=timeout)
-                elif action == "press":
-                    target.press(step["value"], timeout=timeout)
-                elif action == "select":
-                    target.select_option(step["value"], timeout=timeout)
-                elif action == "check":
-                    target.check(timeout=timeout)
-                else:
-                    raise MoveFailed(f"cannot play {action}")
-            session.check_navigation()
-        except (PlaywrightError, NavigationBlocked) as error:
+            with translating():
+                if step["type"] == "goto":
+                    session.goto(urljoin(session.page.url, step["url"]), timeout_ms=self.navigation_timeout_ms)
+                    return
+                found = locate(session.page, step["selector"])
+                if found.count == 0:
+                    raise MoveFailed(f"{step['selector']} matches nothing")
+                target = found.locator.first
+                action, timeout = step["action"], self.action_timeout_ms
+                with session.guard():
+                    if action == "click":
+                        target.click(timeout=timeout)
+                    elif action == "dblclick":
+                        target.dblclick(timeout=timeout)
+                    elif action == "hover":
+                        target.hover(timeout=timeout)
+                    elif action == "fill":
+                        target.fill(step["value"], timeout=timeout)
+                    elif action == "press":
+                        target.press(step["value"], timeout=timeout)
+                    elif action == "select":
+                        target.select_option(step["value"], timeout=timeout)
+                    elif action == "check":
+                        target.check(timeout=timeout)
+                    else:
+                        raise MoveFailed(f"cannot play {action}")
+                session.check_navigation()
+        except (PageError, InvalidSelector, NavigationBlocked) as error:
             raise MoveFailed(str(error).splitlines()[0][:200] if str(error) else type(error).__name__) from None
 
     def _observe(self, session: PageSession) -> dict[str, Any]:
         try:
-            return observe_page(session)
-        except PlaywrightError as error:
+            with translating():
+                return observe_page(session)
+        except (PageError, InvalidSelector) as error:
             raise MoveFailed(f"the page could not be read: {str(error).splitlines()[0][:200]}") from None
 
     # --- one walk ---------------------------------------------------------------------------------
