@@ -6,7 +6,7 @@ import io
 import re
 from pathlib import Path
 
-from verdicts import CHECKOUT, SHOP, failing_verdict, many_failures
+from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures
 
 from flowwalk.github.actions import (
     SUMMARY_LIMIT, Annotation, annotation_commands, append_job_summary, collect_annotations, format_outputs,
@@ -106,3 +106,13 @@ def test_paths_are_made_relative_to_the_repository() -> None:
     assert repo_relative("/github/workspace/specs/a.flow.yaml") == "specs/a.flow.yaml"
     assert repo_relative("./specs/a.flow.yaml") == "specs/a.flow.yaml"
     assert repo_relative("/work/repo/specs/a.flow.yaml", "/work/repo/") == "specs/a.flow.yaml"
+
+
+def test_excused_failures_are_warnings_and_new_failures_come_first() -> None:
+    notes = collect_annotations(gated_verdict())
+    errors = [a.title for a in notes if a.level == "error"]
+    assert errors[0] == f"new assertion_failed: {CHECKOUT}#Checkout saves the order"
+    assert errors[1] == f"spec_step_unresolvable: {SHOP}#shop/login"
+    quarantined = next(a for a in notes if a.title.endswith(f"{ACCOUNT}#Account settings"))
+    assert quarantined.level == "warning"
+    assert quarantined.title.startswith("quarantined, did not fail the job: new infrastructure_error")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, many_failures, passing_verdict
+from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, passing_verdict
 
 from flowwalk.github.render import (
     CLASS_GROUPS, COMMENT_LIMIT, RunLinks, code, failure_group, links_from_settings, marker, parse_marker,
@@ -140,7 +140,7 @@ def test_the_hand_written_verdicts_have_the_shape_flowwalk_writes() -> None:
     emit_schema = json.loads((schemas / "emit-event.v1.schema.json").read_text())
     registry = Registry().with_resources([(s["$id"], Resource.from_contents(s)) for s in (verdict_schema, emit_schema)])
     validator = Draft202012Validator(verdict_schema, registry=registry)
-    for verdict in (failing_verdict(), passing_verdict(), many_failures(3)):
+    for verdict in (failing_verdict(), passing_verdict(), many_failures(3), gated_verdict()):
         assert [e.message for e in validator.iter_errors(verdict)] == []
 
 
@@ -158,3 +158,20 @@ def test_the_comment_groups_failures_as_the_job_summary_does_covering_every_clas
     assert [(key, title) for key, title, _classes in CLASS_GROUPS] == [(k, t) for k, t, _m, _c in CATEGORIES]
     assert [c for _key, _title, classes in CLASS_GROUPS for c in classes] == list(FAILURE_CLASSES)
     assert {failure_group(c) for c in FAILURE_CLASSES} == {"site", "spec", "infrastructure"}
+
+
+def test_the_comment_leads_with_new_failures_and_lists_the_rest_after() -> None:
+    body = render_comment(gated_verdict(), RunLinks())
+    checkout, login = f"{CHECKOUT}#Checkout saves the order", f"{SHOP}#shop/login"
+    assert ("**2 new failures** against the base branch's last report (run `base-run-1`) · 1 still failing · "
+            "1 fixed · 1 quarantined failure did not fail the job · **1 quarantine expired**: it fails the job again"
+            ) in body
+    # the new failure, in full, before the one that was failing on the base (compact, after)
+    assert body.index(f"**`{checkout}`**") < body.index("#### Still failing: failed on the base branch too (1)")
+    assert f"**`{login}`**" not in body and f"- `{login}`: spec\\_step\\_unresolvable" in body
+    assert "#### Quarantine expired: fails the job again (1)" in body
+    assert "owner @ada, expired 2020-01-31: slow CI" in body
+    assert "#### Quarantined: did not fail the job (1)" in body and "owner team-infra, expires 2099-12-31" in body
+    assert "#### Fixed (1)" in body and "#### Quarantine entries that match no test (1)" in body
+    # the quarantined failure is not among the leading failures
+    assert f"**`{ACCOUNT}#Account settings`**" not in body

@@ -21,7 +21,12 @@ def _test(test_id: str, source: str, line: int, status: str, *, failure: dict[st
     return {"test_id": test_id, "scenario_id": scenario_id, "rule": rule or test_id.split("#")[-1],
             "name": rule or test_id.split("#")[-1], "source": source, "line": line, "kind": kind, "tags": [],
             "status": status, "reason": reason, "duration_ms": duration_ms, "attempts": attempts,
-            "failure": failure, "findings": [], "skipped_steps": [], "screenshots": screenshots or []}
+            "failure": failure, "findings": [], "skipped_steps": [], "screenshots": screenshots or [],
+            "change": "", "quarantine": None, "excused": "", "blocking": status == "failed"}
+
+
+#: a verdict's gate without a base report, a quarantine or fail-on new
+NO_GATE = {"fail_on": "any", "base": None, "changes": None, "quarantine": None, "not_new": []}
 
 
 def _failure(failure_class: str, message: str, step_text: str, path: str, line: int, expected: str = "",
@@ -86,7 +91,36 @@ def failing_verdict() -> dict[str, Any]:
         "slowest": [{"test_id": f"{ACCOUNT}#Account settings", "duration_ms": 30000},
                     {"test_id": checkout_id, "duration_ms": 8200}],
         "warnings": ["shard 3 of 3 is missing: its scenarios are reported as not run"],
+        "gate": copy.deepcopy(NO_GATE),
     }
+
+
+def gated_verdict() -> dict[str, Any]:
+    """The failing verdict compared with a base report, with a quarantine: the checkout failure is
+    new, the login failure was failing on the base too, the account failure is quarantined until
+    2099, an expired quarantine covers the checkout, and signup was fixed."""
+    verdict = failing_verdict()
+    tests = {t["test_id"]: t for t in verdict["tests"]}
+    checkout, login, account = (f"{CHECKOUT}#Checkout saves the order", f"{SHOP}#shop/login",
+                                f"{ACCOUNT}#Account settings")
+    signup = "examples/flows/signup.flow.yaml#Sign up"
+    tests[checkout].update(change="new", quarantine={"id": checkout, "owner": "@ada", "reason": "slow CI",
+                                                     "expires": "2020-01-31", "expired": True})
+    tests[login].update(change="still_failing")
+    tests[account].update(change="new", excused="quarantined", blocking=False,
+                          quarantine={"id": account, "owner": "team-infra", "reason": "the browser crashes on CI",
+                                      "expires": "2099-12-31", "expired": False})
+    tests[signup].update(change="fixed")
+    verdict["gate"] = {
+        "fail_on": "any", "base": {"path": "base-report", "run_id": "base-run-1", "started_at": "2026-11-21T04:00:00Z",
+                                   "tests": 8},
+        "changes": {"new": [checkout, account], "still_failing": [login], "newly_flaky": [], "still_flaky": [],
+                    "fixed": [signup]},
+        "quarantine": {"path": "flowwalk-quarantine.yaml", "today": "2026-11-22",
+                       "entries": [{"id": checkout, "expired": True}, {"id": account, "expired": False}],
+                       "excused": [account], "expired": [checkout], "unknown": ["gone.flow.yaml#old"]},
+        "not_new": []}
+    return verdict
 
 
 def passing_verdict() -> dict[str, Any]:

@@ -130,7 +130,10 @@ def collect_annotations(verdict: Mapping[str, Any], workspace: str | None = None
     tests = {str(t.get("test_id")): t for t in verdict.get("tests") or ()}
     causes = root_causes(verdict)
     order = [key for key, _t, _c in CLASS_GROUPS]
-    causes.sort(key=lambda c: order.index(failure_group(c.get("failure_class"))))  # stable within a class
+    # the failures that fail the job first, the new ones before those failing on the base; then by class
+    causes.sort(key=lambda c: (bool((tests.get(str(c.get("test_id"))) or {}).get("excused")),
+                               (tests.get(str(c.get("test_id"))) or {}).get("change") == "still_failing",
+                               order.index(failure_group(c.get("failure_class")))))
     out: list[Annotation] = []
     dependents: list[tuple[str, str]] = []
     for cause in causes:
@@ -152,8 +155,13 @@ def collect_annotations(verdict: Mapping[str, Any], workspace: str | None = None
         if cause.get("dependents"):
             parts.append(f"{len(cause['dependents'])} dependent test(s) skipped because of it")
         failure_class = cause.get("failure_class") or "failed"
-        out.append(Annotation("error", repo_relative(str(path), workspace), int(line),
-                              _cap(f"{failure_class}: {test_id}", 255), _cap("\n".join(parts), 4000)))
+        # a failure the gate excuses (quarantined, or not new under fail-on new) did not fail the job
+        excused = {"quarantined": "quarantined, did not fail the job: ",
+                   "not_new": "failing on the base too, did not fail the job: "}.get(str(test.get("excused") or ""), "")
+        if test.get("change") == "new":
+            failure_class = f"new {failure_class}"
+        out.append(Annotation("warning" if excused else "error", repo_relative(str(path), workspace), int(line),
+                              _cap(f"{excused}{failure_class}: {test_id}", 255), _cap("\n".join(parts), 4000)))
         dependents += [(str(d), test_id) for d in cause.get("dependents") or ()]
     for dependent, cause_id in dependents:
         test = tests.get(dependent) or {}

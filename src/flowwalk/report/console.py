@@ -16,7 +16,7 @@ from typing import Any, Mapping, TextIO
 
 from flowwalk.exitcodes import OUTCOME_WORDS
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
-from flowwalk.report.summary import healed_items
+from flowwalk.report.summary import gate_lead, healed_items
 from flowwalk.report.verdict import failure_message
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
@@ -168,6 +168,9 @@ class ConsoleReporter:
             outcome = str(verdict.get("outcome"))
             text = f"verdict: {OUTCOME_WORDS.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
+            lead = gate_lead(verdict).replace("**", "").replace("`", "")
+            if lead:
+                self._print(lead)
             heals = len(healed_items(verdict))
             if heals:
                 self._print(f"healed: {heals} selector{'s' * (heals != 1)} for this run only; "
