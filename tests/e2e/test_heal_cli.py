@@ -223,3 +223,61 @@ def test_the_round_trip_broken_run_heal_apply_clean_run(specs: Path, first: Path
     verdict = run(specs, again, "renamed-ids.html")
     assert verdict["_exit"] == 0, verdict["_stdout"]
     assert not findings(again)
+
+
+ADMIN = """\
+spec_version: "1"
+name: search the books
+url: /heal/admin/index.html
+steps:
+  - type: goto
+    url: /heal/admin/index.html
+  - type: act
+    action: click
+    target: Books link in the Catalog module
+    selector: "tr.model-books > th > a"
+  - type: expect
+    kind: url_contains
+    value: changelist.html#book
+  - type: act
+    action: fill
+    target: changelist search box
+    selector: "#searchbar-input"
+    value: Dune
+  - type: act
+    action: click
+    target: Search button
+    selector: "#changelist-search button"
+  - type: expect
+    kind: text_contains
+    selector: "#status"
+    value: Searched
+  - type: act
+    action: click
+    target: Available filter
+    selector: "#changelist-filter a[href='?status=free']"
+  - type: expect
+    kind: url_contains
+    value: status=available
+"""
+
+
+def test_targets_as_people_write_them_heal_with_no_earlier_report_and_round_trip(tmp_path: Path) -> None:
+    """No fingerprints: four broken selectors on a Django-admin-shaped site heal from their targets
+    alone; `heal --apply` writes them into the spec; the next run passes with no heal."""
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "admin.flow.yaml").write_text(ADMIN)
+    out = tmp_path / "healed"
+    verdict = run(specs, out, "unused")
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    heals = {f["heal"]["old_selector"]: f["heal"]["new_selector"] for f in findings(out)}
+    assert len(heals) == 4 and heals["#searchbar-input"] == "#searchbar"
+    assert all(f["heal"]["method"] == "deterministic" for f in findings(out))
+    applied = flowwalk("heal", "--report", str(out), "--apply", cwd=specs.parent)
+    assert applied.returncode == 0, applied.stderr
+    assert "#searchbar-input" not in (specs / "admin.flow.yaml").read_text()
+    again = tmp_path / "again"
+    verdict = run(specs, again, "unused")
+    assert verdict["_exit"] == 0, verdict["_stdout"]
+    assert not findings(again)
