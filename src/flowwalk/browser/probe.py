@@ -271,30 +271,35 @@ _ELEMENTS_JS = script("els, a", r"""
   }
 """)
 
+# An element's role: its explicit `role`, else the implicit one of its tag (and input type).
+_ROLE_OF_JS = r"""
+(e) => {
+  const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
+  if (explicit) return explicit;
+  const tag = e.tagName.toLowerCase();
+  if (tag === 'button' || tag === 'summary') return 'button';
+  if (tag === 'a' && e.hasAttribute('href')) return 'link';
+  if (/^h[1-6]$/.test(tag)) return 'heading';
+  if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
+  if (tag === 'textarea') return 'textbox';
+  if (tag === 'input') {
+    const t = (e.getAttribute('type') || 'text').toLowerCase();
+    if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
+    if (t === 'checkbox' || t === 'radio') return t;
+    if (t === 'search') return 'searchbox';
+    if (t === 'number') return 'spinbutton';
+    if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
+  }
+  return '';
+}
+"""
+
 # Marks each match with its element id and reports how it looks (target re-resolution).
 _INSPECT_JS = script("els, max", r"""
-  const roleOf = (e) => {
-    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
-    if (explicit) return explicit;
-    const tag = e.tagName.toLowerCase();
-    if (tag === 'button' || tag === 'summary') return 'button';
-    if (tag === 'a' && e.hasAttribute('href')) return 'link';
-    if (/^h[1-6]$/.test(tag)) return 'heading';
-    if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
-    if (tag === 'textarea') return 'textbox';
-    if (tag === 'input') {
-      const t = (e.getAttribute('type') || 'text').toLowerCase();
-      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
-      if (t === 'checkbox' || t === 'radio') return t;
-      if (t === 'search') return 'searchbox';
-      if (t === 'number') return 'spinbutton';
-      if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
-    }
-    return '';
-  };
+  const roleOf = %ROLE_OF%;
   return { n: els.length, items: els.slice(0, max).map((e) => (
     { id: fw.idOf(e), visible: fw.visible(e), enabled: !fw.disabled(e), role: roleOf(e) })) };
-""")
+""".replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
 
 # The unique element of a role in the nearest container (at most 4 levels up) of each named
 # element that holds any, as a CSS path (CSS_PATH_JS), so the walker can act on it.
@@ -336,28 +341,9 @@ _CANDIDATES_JS = script("root, arg", r"""
   try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch (x) {}
   const all = Array.from(root.querySelectorAll(css)).slice(0, arg.scanned);
   const tagOf = (e) => e.tagName.toLowerCase();
-  const roleOf = (e) => {
-    const explicit = (e.getAttribute('role') || '').trim().split(/\s+/)[0];
-    if (explicit) return explicit;
-    const tag = tagOf(e);
-    if (tag === 'button' || tag === 'summary') return 'button';
-    if (tag === 'a' && e.hasAttribute('href')) return 'link';
-    if (/^h[1-6]$/.test(tag)) return 'heading';
-    if (tag === 'select') return e.multiple || e.size > 1 ? 'listbox' : 'combobox';
-    if (tag === 'textarea') return 'textbox';
-    if (tag === 'li') return 'listitem';
-    if (tag === 'tr') return 'row';
-    if (tag === 'input') {
-      const t = (e.getAttribute('type') || 'text').toLowerCase();
-      if (['button', 'submit', 'reset', 'image'].includes(t)) return 'button';
-      if (t === 'checkbox' || t === 'radio') return t;
-      if (t === 'search') return 'searchbox';
-      if (t === 'number') return 'spinbutton';
-      if (['text', 'email', 'tel', 'url', 'password', ''].includes(t)) return e.hasAttribute('list') ? 'combobox' : 'textbox';
-    }
-    if (e.isContentEditable) return 'textbox';
-    return '';
-  };
+  const implicitRole = %ROLE_OF%;
+  // rows and list items are candidates too ("the first todo row"), and so is an editable element
+  const roleOf = (e) => implicitRole(e) || ({ li: 'listitem', tr: 'row' })[tagOf(e)] || (e.isContentEditable ? 'textbox' : '');
   // text with images' alt words (a label that is an icon: Django's search label is an <img alt="Search">)
   const textOf = (e, n) => {
     let s = e.textContent || '';
@@ -459,7 +445,8 @@ _CANDIDATES_JS = script("root, arg", r"""
       offsite, css: cssPath(e), fp: arg.fingerprints ? fingerprint(e) : null,
     };
   }) };
-""".replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip()))
+""".replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip())
+   .replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
 
 _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
