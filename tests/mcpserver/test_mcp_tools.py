@@ -270,3 +270,15 @@ def test_subscribers_hear_when_a_report_changes_outside_the_server(workdir: Path
 
     assert in_own_thread(lambda: anyio.run(modern)) == [verdict_uri]
     assert in_own_thread(lambda: anyio.run(legacy)) == [summary_uri]
+
+
+def test_run_takes_projects_and_refuses_one_flowwalk_yaml_does_not_name(workdir: Path) -> None:
+    async def body(client: Client) -> Any:
+        without = await client.call_tool("run", {"paths": ["examples/projects"], "projects": ["phone"]})
+        (workdir / "flowwalk.yaml").write_text((workdir / "examples/projects/flowwalk.yaml").read_text())
+        misspelt = await client.call_tool("run", {"paths": ["examples/projects"], "projects": ["iphone13"]})
+        return without, misspelt
+
+    without, misspelt = with_client(workdir, body)
+    assert without.is_error and "flowwalk.yaml names no projects" in without.content[0].text
+    assert misspelt.is_error and "did you mean 'iphone-13'?" in misspelt.content[0].text
