@@ -280,3 +280,16 @@ def test_meaning_figures(session: PageSession, site: StaticServer, todomvc: Stat
         print(f"\ntarget only: healed {healed}/{len(POSITIVE)}, refused {refused}/{len(NEGATIVE)}, "
               f"false heals {false}\n" + "\n".join(lines))
     assert false == 0
+
+
+def test_same_origin_frames_are_read_and_their_elements_named_never_healed_to(session: PageSession,
+                                                                             site: StaticServer) -> None:
+    session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
+    session.page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
+    _, ranked = read_page(session.reader, target="the card number field", fingerprint=None, action="fill")
+    card = ranked[0]
+    assert card.element.frame == 1 and card.element.label == "Card number" and card.score == 1.0
+    assert card.barred is not None and "acts do not cross into frames" in card.barred
+    outcome = heal_selector(session.reader, pinned="#card-number", target="the card number field", fingerprint=None,
+                            action="fill")
+    assert outcome.selector is None and "frame" in outcome.reason
