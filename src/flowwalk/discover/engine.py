@@ -155,6 +155,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         from flowwalk.discover.verify import verify_specs
 
         verdicts = verify_specs(specs, folder / ".verify", settings, progress=say, cancel=cancel)
+        specs = _without_failed_loads(specs, verdicts, state_dict, folder, settings, say, cancel)
         shutil.rmtree(folder / ".verify", ignore_errors=True)
 
     _remove_previous(out, previous)
@@ -197,6 +198,53 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
                           stopped_reason=reason, discover_dir=folder,
                           dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops),
                           journeys=_summaries(record))
+
+
+_FAILED_LOAD = "Failed to load resource"
+
+
+def _only_failed_loads(failure: str | None) -> list[str]:
+    """The console errors a verification failure names, when each is a resource that did not load
+    (the browser logs a missing favicon so); else []."""
+    if not failure or "console error(s): " not in failure:
+        return []
+    shown = failure.split("console error(s): ", 1)[1].split("; ")
+    return shown if shown and all(e.strip().startswith(_FAILED_LOAD) for e in shown) else []
+
+
+def _without_failed_loads(specs: list[Any], verdicts: dict[str, str | None], state: dict[str, Any], folder: Path,
+                          settings: Settings, say: Callable[[str], None], cancel: threading.Event) -> list[Any]:
+    """A spec that failed only because a resource did not load (a favicon 404 the page never uses)
+    is verified again without `no_console_errors`; the failed load becomes a finding in index.md."""
+    from flowwalk.discover.generate import render_spec
+    from flowwalk.discover.verify import verify_specs
+
+    retry = {}
+    for spec in specs:
+        loads = _only_failed_loads(verdicts.get(spec.path))
+        if loads and spec.data.get("assertions"):
+            data = {k: v for k, v in spec.data.items() if k != "assertions"}
+            retry[spec.path] = (replace(spec, data=data, text=render_spec(data, list(spec.header))), loads)
+    if not retry:
+        return specs
+    say(f"{len(retry)} specs failed only on resources that did not load: verifying them without no_console_errors")
+    again = verify_specs([r[0] for r in retry.values()], folder / ".verify-again", settings, progress=say, cancel=cancel)
+    shutil.rmtree(folder / ".verify-again", ignore_errors=True)
+    out = []
+    for spec in specs:
+        if spec.path in retry and again.get(spec.path) is None:
+            fixed, loads = retry[spec.path]
+            verdicts[spec.path] = None
+            page = next((p for p in state["pages"] if spec.feature.startswith(p["slug"] + "/")), None)
+            if page is not None:
+                found = page.setdefault("failed_resources", [])
+                for load in loads:
+                    if f"console: {load.strip()[:160]}" not in found:
+                        found.append(f"console: {load.strip()[:160]}")
+            out.append(fixed)
+        else:
+            out.append(spec)
+    return out
 
 
 def _summaries(record: Any) -> tuple[JourneySummary, ...]:

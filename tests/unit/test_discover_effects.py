@@ -1,0 +1,102 @@
+"""discover's effects: what an action changed, read from two page observations, and the checks
+that say so (pure functions over browser/observe.py's records, no browser)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flowwalk.discover.effects import agree, diff_states, state_checks
+from flowwalk.discover.engine import _only_failed_loads
+
+TEXT = "Written by flowwalk discover 1"
+
+
+def row(text: str, *classes: str, checked: bool | None = None, visible: bool = True) -> dict[str, Any]:
+    controls = [] if checked is None else [{"sel": "input.toggle", "kind": "checkbox", "visible": True,
+                                            "state": {"checked": checked}}]
+    return {"text": text, "classes": list(classes), "visible": visible, "controls": controls, "label": "label"}
+
+
+def page(rows: list[dict[str, Any]], *, url: str = "http://app.test/#/", counter: str = "",
+         field: str = "", heading: str = "todos", messages: tuple[str, ...] = ()) -> dict[str, Any]:
+    elements = [{"sel": "#new-todo", "tag": "input", "text": "", "visible": True, "classes": [], "state": {},
+                 "value": field, "control": {"kind": "field"}}]
+    if counter:
+        elements.append({"sel": "#todo-count", "tag": "span", "text": counter, "visible": True, "classes": [],
+                         "state": {}, "value": None, "control": None})
+    return {"url": url, "heading": heading, "local": {}, "session": {}, "messages": list(messages),
+            "lists": [{"sel": "#todo-list", "item": "li", "table": False, "visible": True,
+                       "count": sum(1 for r in rows if r["visible"]), "total": len(rows), "rows": rows}],
+            "elements": elements}
+
+
+def checks(effects: list[Any]) -> list[dict[str, Any]]:
+    return [e.check for e in effects if e.check]
+
+
+def test_an_add_is_checked_by_what_it_changed_not_by_what_was_typed() -> None:
+    before = page([])
+    after = page([row(TEXT, checked=False)], counter="1 item left")
+    found = checks(diff_states(before, after, typed=[TEXT], acted="#new-todo", typed_value=TEXT))
+    assert found[:2] == [{"type": "expect", "kind": "count", "selector": "#todo-list > li:visible", "equals": 1},
+                         {"type": "expect", "kind": "text_contains", "value": TEXT, "selector": "#todo-list"}]
+    assert {"type": "expect", "kind": "has_text", "selector": "#todo-count", "value": "1 item left"} in found
+    # the field was emptied after the add: an effect; holding what was typed would only echo the input
+    assert {"type": "expect", "kind": "input_value", "selector": "#new-todo", "value": ""} in found
+    echo = page([row(TEXT)], field=TEXT)
+    assert not any(c["kind"] == "input_value" for c in checks(diff_states(before, echo, typed=[TEXT], acted="#new-todo",
+                                                                          typed_value=TEXT)))
+
+
+def test_the_journeys_own_row_its_class_checkbox_and_a_filter_that_hides_it() -> None:
+    before = page([row(TEXT, checked=False), row("Written by flowwalk discover 2", checked=False)])
+    done = page([row(TEXT, "completed", checked=True), row("Written by flowwalk discover 2", checked=False)])
+    found = checks(diff_states(before, done, typed=[TEXT, "Written by flowwalk discover 2"]))
+    own = '#todo-list > li:has-text("Written by flowwalk discover 1")'
+    assert {"type": "expect", "kind": "attribute", "selector": own, "name": "class", "contains": "completed"} in found
+    assert {"type": "expect", "kind": "checked", "selector": f"{own} input.toggle"} in found
+    active = page([row(TEXT, "completed", "hidden", checked=True, visible=False),
+                   row("Written by flowwalk discover 2", checked=False)], url="http://app.test/#/active")
+    found = checks(diff_states(done, active, typed=[TEXT, "Written by flowwalk discover 2"]))
+    assert {"type": "expect", "kind": "count", "selector": "#todo-list > li:visible", "equals": 1} in found
+    assert {"type": "expect", "kind": "text_not_contains", "value": TEXT, "selector": "#todo-list"} in found
+    assert {"type": "expect", "kind": "url_contains", "value": "#/active"} in found
+    assert not any(c.get("contains") == "hidden" for c in found)    # visibility is the count's, not a class check
+
+
+def test_another_page_is_news_only_where_it_landed() -> None:
+    before = page([], url="http://app.test/books/add/", heading="Add book")
+    after = page([row(f"{TEXT} 1965")], url="http://app.test/books/", heading="Select book to change",
+                 messages=(f"The book “{TEXT}” was added successfully.",))
+    found = checks(diff_states(before, after, typed=[TEXT]))
+    assert [c["kind"] for c in found] == ["text_contains", "text_contains", "url_contains", "text_contains"]
+    assert {"type": "expect", "kind": "text_contains", "selector": "h1", "value": "Select book to change"} in found
+
+
+def test_two_walks_keep_what_both_saw_alike() -> None:
+    first = diff_states(page([row("a")]), page([row("a"), row(TEXT)], counter="4 rows"), typed=[TEXT])
+    second = diff_states(page([row("a"), row("b")]), page([row("a"), row("b"), row(TEXT)], counter="5 rows"),
+                         typed=[TEXT])
+    kept, dropped = agree(first, second)
+    assert [e.kind for e in kept] == ["row_added"]
+    # 2 rows then 3, '4 rows' then '5 rows': what grows with every run is left out
+    assert sorted(e.kind for e in dropped) == ["appeared", "count"]
+
+
+def test_after_a_reload_the_rows_their_class_and_checkbox_are_still_there() -> None:
+    state = page([row(TEXT, "completed", checked=True)])
+    found = checks(state_checks(state, state, [TEXT]))
+    own = '#todo-list > li:has-text("Written by flowwalk discover 1")'
+    assert found == [{"type": "expect", "kind": "count", "selector": "#todo-list > li:visible", "equals": 1},
+                     {"type": "expect", "kind": "text_contains", "value": TEXT, "selector": "#todo-list"},
+                     {"type": "expect", "kind": "attribute", "selector": own, "name": "class", "contains": "completed"},
+                     {"type": "expect", "kind": "checked", "selector": f"{own} input.toggle"}]
+
+
+def test_a_failure_made_only_of_failed_loads_is_a_finding_not_a_reason_to_hold_a_spec() -> None:
+    favicon = ("run 1: assertion_failed EXPECT_STATE_MISMATCH: expected no console errors; observed 1 console "
+               "error(s): Failed to load resource: the server responded with a status of 404 (Not Found)")
+    assert _only_failed_loads(favicon) == ["Failed to load resource: the server responded with a status of 404 "
+                                           "(Not Found)"]
+    assert _only_failed_loads(favicon + "; TypeError: x is undefined") == []
+    assert _only_failed_loads("run 1: assertion_failed EXPECT_STATE_MISMATCH: step 3 (expect count)") == []
