@@ -235,7 +235,7 @@ def run_suite(folder: Path, base_url: str, settings: Any) -> dict[str, str]:
                     out_dir=str(folder.parent / f".report-{folder.name}"), rule_timeout_ms=8_000)
     suites = load_suites([str(folder)], quiet)
     scenarios = [sc for suite in suites for sc in suite.scenarios]
-    by_id = {sc.id: Path(sc.loc.path).name if hasattr(sc, "loc") else sc.id for sc in scenarios}
+    by_id = {sc.id: Path(sc.loc.path).resolve().relative_to(folder.resolve()).as_posix() for sc in scenarios}
     status: dict[str, str] = {sc.id: "passed" for sc in scenarios}
 
     def collect(event: Any) -> None:

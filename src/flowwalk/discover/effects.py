@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["Effect", "agree", "diff_states", "quote_text", "row_selector", "state_checks", "url_check"]
+__all__ = ["Effect", "agree", "diff_states", "own_text", "quote_text", "row_selector", "state_checks", "url_check"]
 
 #: checks a move keeps, its most telling first (a long journey keeps LONG_CHECKS a move)
 CHECKS_PER_ACTION = 4
@@ -82,7 +82,7 @@ def _visible_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in entry.get("rows") or () if r.get("visible")]
 
 
-def _own(text: str, typed: Sequence[str]) -> str | None:
+def own_text(text: str, typed: Sequence[str]) -> str | None:
     """The typed text (the crawl's own) a row carries, longest first: 'X 1 (edited)' is X 1's."""
     for value in sorted(typed, key=len, reverse=True):
         if value and value in text:
@@ -97,7 +97,7 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
     was = before["count"] if before and before.get("visible", True) else 0
     now = after["count"] if after.get("visible", True) else 0
     if was != now:
-        mine = any(_own(r.get("text", ""), typed) for r in [*(after.get("rows") or ()), *((before or {}).get("rows") or ())])
+        mine = any(own_text(r.get("text", ""), typed) for r in [*(after.get("rows") or ()), *((before or {}).get("rows") or ())])
         out.append(_effect("count", f"{sel} shows {now} {'row' if now == 1 else 'rows'} (was {was})",
                            {"type": "expect", "kind": "count", "selector": visible_sel, "equals": now}, 0 if mine else 5))
     old_rows = {r["text"]: r for r in _visible_rows(before or {})} if before and before.get("visible", True) else {}
@@ -105,7 +105,7 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
     for text in new_rows:
         if text in old_rows or not text:
             continue
-        own = _own(text, typed)
+        own = own_text(text, typed)
         if own is not None and not any(own in t for t in old_rows):
             out.append(_effect("row_added", f"{sel} shows the row '{text[:80]}'",
                                {"type": "expect", "kind": "text_contains", "value": own, "selector": sel}, 0))
@@ -113,15 +113,15 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
             out.append(_effect("row_text", f"the row '{own[:60]}' now reads '{text[:80]}'",
                                {"type": "expect", "kind": "text_contains", "value": text[:120], "selector": sel}, 1))
     for text in old_rows:
-        own = _own(text, typed)
+        own = own_text(text, typed)
         if own is None or any(own in t for t in new_rows):
             continue
         out.append(_effect("row_gone", f"{sel} no longer shows '{text[:80]}'",
                            {"type": "expect", "kind": "text_not_contains", "value": own, "selector": sel}, 1))
     # the journey's own rows: their classes and checkboxes
-    old_all = {(_own(r["text"], typed) or ""): r for r in (before or {}).get("rows") or ()}
+    old_all = {(own_text(r["text"], typed) or ""): r for r in (before or {}).get("rows") or ()}
     for row in after.get("rows") or ():
-        own = _own(row["text"], typed)
+        own = own_text(row["text"], typed)
         if own is None or own not in old_all or not row.get("visible"):
             continue
         prior = old_all[own]
@@ -229,10 +229,18 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
     for entry in after.get("lists") or ():
         out.extend(_list_effects(old_lists.get(entry["sel"]), entry, typed))
         if typed_value and after.get("visible", True) and any(typed_value in r["text"] for r in _visible_rows(entry)):
-            # what was typed (a search, an edit) is what the list shows now
+            # what was typed (a search, an edit) is what the list shows now, and a row it no
+            # longer shows is what the search left out
             out.append(_effect("row_added", f"{entry['sel']} shows '{typed_value[:80]}'",
                                {"type": "expect", "kind": "text_contains", "value": typed_value,
                                 "selector": entry["sel"]}, 0))
+            shown = {r["text"] for r in _visible_rows(entry)}
+            prior = old_lists.get(entry["sel"]) or {}
+            left = [r["text"] for r in _visible_rows(prior) if r["text"] not in shown and not own_text(r["text"], typed)]
+            if left and left[0]:
+                out.append(_effect("row_gone", f"{entry['sel']} no longer shows '{left[0][:80]}'",
+                                   {"type": "expect", "kind": "text_not_contains", "value": left[0][:60],
+                                    "selector": entry["sel"]}, 1))
     new_lists = {entry["sel"] for entry in after.get("lists") or ()}
     for sel, entry in old_lists.items():
         if sel not in new_lists and entry.get("count"):
@@ -302,14 +310,14 @@ def state_checks(before: dict[str, Any], after: dict[str, Any], typed: Sequence[
     old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
     for entry in after.get("lists") or ():
         prior = old_lists.get(entry["sel"])
-        if prior is None or not any(_own(r["text"], typed) for r in _visible_rows(prior)):
+        if prior is None or not any(own_text(r["text"], typed) for r in _visible_rows(prior)):
             continue
         sel, item = entry["sel"], entry["item"]
         out.append(_effect("kept", f"{sel} still shows {entry['count']} rows",
                            {"type": "expect", "kind": "count", "selector": f"{sel} > {item}:visible",
                             "equals": entry["count"]}, 0))
         for row in _visible_rows(entry):
-            own = _own(row["text"], typed)
+            own = own_text(row["text"], typed)
             if own is None:
                 continue
             row_sel = row_selector(sel, item, own)

@@ -25,7 +25,8 @@ __all__ = ["GeneratedSpec", "generate_specs", "render_spec"]
 MAX_STEPS = 30
 #: navigation links a navigation spec follows
 NAV_LINKS = 4
-_SAMPLE = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "3",
+#: what a form field of a type is filled with (a text field gets words that fit its name)
+SAMPLE_VALUES = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "3",
            "password": "sample-password-1", "search": "notes", "date": "2024-01-15"}
 _ACCEPT = re.compile(r"\b(close|dismiss|ok|okay|got it|hide|no thanks|later)\b", re.I)
 
@@ -296,7 +297,7 @@ class _Writer:
             if account and self.submitting:
                 value = "{{" + _variable(prefix, field_) + "}}"
             else:
-                value = _SAMPLE.get(ftype, _sample_text(field_))
+                value = SAMPLE_VALUES.get(ftype, _sample_text(field_))
             steps.append({"type": "act", "action": "fill", "target": target_of(field_), "selector": selector,
                           "value": value})
             if ftype != "password" and not value.startswith("{{"):

@@ -40,8 +40,8 @@ from urllib.parse import urljoin, urlsplit
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.errors import translating
 from flowwalk.browser.observe import observe_page
-from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, diff_states, quote_text, row_selector,
-                                       state_checks)
+from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, diff_states, own_text, quote_text,
+                                       row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
 
 __all__ = ["CRAWL_TEXT", "Journey", "JourneyExplorer", "Move", "crawl_text"]
@@ -372,12 +372,12 @@ class JourneyExplorer:
         all_own = bool(typed)
         for entry in now.get("lists") or ():
             rows = entry.get("rows") or ()
-            if any(_own(r.get("text", ""), typed) for r in rows):
+            if any(own_text(r.get("text", ""), typed) for r in rows):
                 all_own = all_own and start_rows.get(entry["sel"], 0) == 0 and all(
-                    _own(r.get("text", ""), typed) for r in rows)
+                    own_text(r.get("text", ""), typed) for r in rows)
         for entry in now.get("lists") or ():
             for row in entry.get("rows") or ():
-                own = _own(row.get("text", ""), typed)
+                own = own_text(row.get("text", ""), typed)
                 if own is None:
                     continue
                 row_sel = row_selector(entry["sel"], entry["item"], own)
@@ -510,13 +510,6 @@ def _priority_of(move: Move) -> int:
     return {"row-edit": 4, "check": 5, "row-delete": 9}.get(kind, 6)
 
 
-def _own(text: str, typed: Sequence[str]) -> str | None:
-    for value in sorted(typed, key=len, reverse=True):
-        if value and value in text:
-            return value
-    return None
-
-
 def _for_text(move: Move, text: str) -> Move | None:
     """The same move on the row carrying `text` (branches start from the first item alone)."""
     if not move.key.startswith("row-"):
@@ -546,6 +539,7 @@ def _path(url: str) -> str:
 def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], dict[str, Any], str] | None:
     """(fill steps, the submit step, the text typed) for the page's one creating form, or None."""
     from flowwalk.discover.features import form_kind
+    from flowwalk.discover.generate import SAMPLE_VALUES
     from flowwalk.discover.selectors import choose_selector, target_of
 
     for form in page["survey"].get("forms") or ():
@@ -573,9 +567,9 @@ def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[
                 value = text if first else f"{text} {str(f.get('field_name') or f.get('name') or 'note').lower()}"
                 first = False
                 steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector, "value": value})
-            elif ftype in _SAMPLES:
+            elif ftype in SAMPLE_VALUES:
                 steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector,
-                              "value": _SAMPLES[ftype]})
+                              "value": SAMPLE_VALUES[ftype]})
             elif ftype == "select":
                 option = next((o for o in f.get("options") or () if o.get("value")), None)
                 if option is None:
@@ -592,9 +586,6 @@ def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[
             return steps, {"type": "act", "action": "click", "target": target_of(submit), "selector": submit_sel}, text
     return None
 
-
-_SAMPLES = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "3",
-            "date": "2024-01-15"}
 
 
 def _search_field(state: dict[str, Any]) -> str | None:
