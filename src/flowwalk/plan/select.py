@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterable, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.model import TAG_OPERATORS, Scenario, tag_problem
@@ -73,19 +73,20 @@ def parse_tag_expression(text: str) -> TagExpression:
         index += 1
         return token
 
-    def either() -> Callable[[frozenset[str]], bool]:
-        parts = [both()]
-        while (tok := peek()) is not None and tok[0].lower() == "or":
+    def joined(word: str, inner: Callable[[], Callable[[frozenset[str]], bool]],
+               combine: Callable[[Iterable[bool]], bool]) -> Callable[[frozenset[str]], bool]:
+        """`inner (word inner)*`: one operator's level of the expression."""
+        parts = [inner()]
+        while (tok := peek()) is not None and tok[0].lower() == word:
             take()
-            parts.append(both())
-        return parts[0] if len(parts) == 1 else (lambda tags: any(p(tags) for p in parts))
+            parts.append(inner())
+        return parts[0] if len(parts) == 1 else (lambda tags: combine(p(tags) for p in parts))
+
+    def either() -> Callable[[frozenset[str]], bool]:
+        return joined("or", both, any)
 
     def both() -> Callable[[frozenset[str]], bool]:
-        parts = [negation()]
-        while (tok := peek()) is not None and tok[0].lower() == "and":
-            take()
-            parts.append(negation())
-        return parts[0] if len(parts) == 1 else (lambda tags: all(p(tags) for p in parts))
+        return joined("and", negation, all)
 
     def negation() -> Callable[[frozenset[str]], bool]:
         tok = peek()
