@@ -23,7 +23,9 @@ from flowwalk.browser.probe import (
     FrameName,
     Inspection,
     Match,
+    Quiet,
     Reader,
+    UrlState,
 )
 
 Recorded = Any   # an answer, a list of answers (one per read, the last repeats) or an exception
@@ -45,6 +47,10 @@ class RecordedReader:
     """A page (or frame) whose reads are recorded; see the module docstring."""
 
     url_now: Recorded = "about:blank"
+    #: what `url_state` says of how long the URL has held (None: no record)
+    url_quiet: Quiet | None = None
+    #: every ElementQuery asked, in order
+    queries: list[ElementQuery] = field(default_factory=list)
     #: selector -> ElementRead (or a list, or an exception); a selector not listed matches nothing
     elements_of: dict[str, Recorded] = field(default_factory=dict)
     frames: list["RecordedReader"] = field(default_factory=list)
@@ -68,8 +74,13 @@ class RecordedReader:
         self.calls.append(("url",))
         return str(_answer({"u": self.url_now}, "u", "about:blank"))
 
+    def url_state(self) -> UrlState:
+        self.calls.append(("url_state",))
+        return UrlState(str(_answer({"u": self.url_now}, "u", "about:blank")), self.url_quiet)
+
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         self.calls.append(("elements", selector, query.kind))
+        self.queries.append(query)
         result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
         return result
 

@@ -1,4 +1,8 @@
-"""RFC 010 verify-until-stable against pages whose state changes, flickers or stalls."""
+"""RFC 010 verify-until-stable against pages whose state changes, flickers or stalls.
+
+These tests are about the reads themselves (their count, cadence, rechecks), so every check here
+takes them: `quiet=False`. How a page's record of stillness spares the second read is
+test_checks_quiet.py's."""
 
 from __future__ import annotations
 
@@ -10,9 +14,14 @@ from flowwalk.browser import PageSession
 from flowwalk.errors import Location
 from flowwalk.model import Expect, Stabilize
 from flowwalk.serve import StaticServer
-from flowwalk.walk.checks import bounded, run_check
+from flowwalk.walk.checks import bounded
+from flowwalk.walk.checks import run_check as _run_check
 
 pytestmark = pytest.mark.browser
+
+
+def run_check(*args: Any, **kw: Any) -> Any:
+    return _run_check(*args, quiet=False, **kw)
 
 LOC = Location("tests/stable.flow.yaml", 9, 3)
 

@@ -27,6 +27,12 @@ answer to each of these questions (a `fw` object in the script):
 - **element ids** (`fw.idOf(e)` / `fw.byId(id)`): a number per element, stable for the page's
   life (a WeakMap: the page keeps no references), so reads that find the same element can be
   merged and a later read can find it again.
+- **quiet** (`fw.quiet(level)`): how long the page has been still, as `QUIET_INIT_JS` (an init
+  script of every context) records it: milliseconds since the last DOM mutation anywhere in the
+  document or its shadow roots, the last `input`/`change` event and the last URL change; with
+  `level` 'layout' also whether an animation or transition runs and whether the document, its
+  fonts and its images have finished loading. A verify-until-stable check reads it to show that
+  what it read held over the interval without waiting for a second read (walk/checks.py).
 """
 
 from __future__ import annotations
@@ -48,7 +54,8 @@ if TYPE_CHECKING:
     Element = Locator
 
 __all__ = ["CSS_PATH_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
-           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "Reader", "Seen", "script"]
+           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen",
+           "UrlState", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
 
@@ -89,8 +96,55 @@ PRELUDE = r"""
       return e && e.isConnected ? e : null;
     };
     const hasId = (e, id) => !!window[key] && window[key].map.get(e) === id;
-    return { norm, textOf, visible, offered, disabled, idOf, byId, hasId };
+    const quiet = (level) => {
+      const q = window[Symbol.for('flowwalk.quiet')];
+      if (!q) return null;
+      q.flush();
+      const now = performance.now();
+      const out = { ms: now - Math.max(q.dom, q.url), url_ms: now - q.url };
+      if (level === 'layout') {
+        out.animating = document.getAnimations().some((a) => a.playState === 'running');
+        out.settled = document.readyState === 'complete' && document.fonts.status === 'loaded'
+          && Array.from(document.images).every((i) => i.complete);
+      }
+      return out;
+    };
+    return { norm, textOf, visible, offered, disabled, idOf, byId, hasId, quiet };
   })();
+"""
+
+#: an init script of every context: records when the document last changed, for `fw.quiet` (see the
+#: module docstring). A MutationObserver on the document and on every shadow root attached later
+#: (`attachShadow` is wrapped at document start, before the page's scripts run), `input` and `change`
+#: events (a typed value changes no attribute), and the Navigation API's `currententrychange`
+#: (pushState, replaceState, hash changes, back and forward). A new document starts at its own start.
+QUIET_INIT_JS = r"""
+(() => { try {
+  const key = Symbol.for('flowwalk.quiet');
+  if (window[key]) return;
+  const start = performance.now();
+  const q = { dom: start, url: start, observers: [] };
+  const touch = () => { q.dom = performance.now(); };
+  const observe = (root) => {
+    const o = new MutationObserver(touch);
+    o.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
+    q.observers.push(o);
+  };
+  observe(document);
+  const attach = Element.prototype.attachShadow;
+  Element.prototype.attachShadow = function attachShadow(init) {
+    const root = attach.call(this, init);
+    try { observe(root); } catch (e) { /* observing is best effort; the check then reads twice */ }
+    return root;
+  };
+  addEventListener('input', touch, true);
+  addEventListener('change', touch, true);
+  if (window.navigation) navigation.addEventListener('currententrychange', () => { q.url = performance.now(); });
+  else addEventListener('popstate', () => { q.url = performance.now(); }, true);
+  // records not yet delivered (mutations of the task that is still running) count as now
+  q.flush = () => { for (const o of q.observers) if (o.takeRecords().length) touch(); };
+  Object.defineProperty(window, key, { value: q });
+} catch (e) { /* never disturb the page: without the record, checks read twice */ } })();
 """
 
 
@@ -212,6 +266,7 @@ CSS_PATH_JS = r"""
 # one round trip and returns only what the kind needs (booleans and short snippets, not whole
 # pages of text). Text and visibility kinds look at every match; "the element" kinds at the first.
 _ELEMENTS_JS = script("els, a", r"""
+  const out = ((els, a) => {
   const clip = (t) => (t.length > 240 ? t.slice(0, 240) : t);
   const around = (t, at, len) => {
     const start = Math.max(0, at - 60);
@@ -269,6 +324,9 @@ _ELEMENTS_JS = script("els, a", r"""
     default:
       return { n };
   }
+  })(els, a);
+  if (a.q) out.quiet = fw.quiet(a.q);
+  return out;
 """)
 
 # An element's role: its explicit `role`, else the implicit one of its tag (and input type).
@@ -451,6 +509,7 @@ _CANDIDATES_JS = script("root, arg", r"""
 _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
 _URL_JS = "() => location.href"
+_URL_STATE_JS = script("", "return { url: location.href, quiet: fw.quiet('dom') };")
 
 
 # --- the records ----------------------------------------------------------------------------------
@@ -463,12 +522,44 @@ class ElementQuery:
     `kind`: `count` (only how many), `text` (the first match whose text contains `value`,
     case-insensitive), `exact_text` (whose text is exactly `value`), `texts` (the first 20
     matches' texts), `visible` (how many are visible), `disabled`, `checked`, `value` (the
-    first match's input value) or `attribute` (the first match's attribute `attr`).
+    first match's input value) or `attribute` (the first match's attribute `attr`). `quiet`: also
+    how long the page has been still (`Quiet`): '' (not asked), 'dom' or 'layout'.
     """
 
     kind: str
     value: str = ""
     attr: str = ""
+    quiet: str = ""
+
+
+@dataclass(frozen=True)
+class Quiet:
+    """How long the page had been still when it was read (`fw.quiet`, see the module docstring)."""
+
+    #: ms since the last DOM mutation, input or change event, or URL change
+    ms: float
+    #: ms since the last URL change
+    url_ms: float
+    #: 'layout' reads only: an animation or a transition was running
+    animating: bool = False
+    #: 'layout' reads only: the document, its fonts and its images had finished loading
+    settled: bool = True
+
+    @classmethod
+    def of(cls, raw: Any) -> "Quiet | None":
+        """None when the page has no record (a document the init script did not reach)."""
+        if not isinstance(raw, Mapping) or raw.get("ms") is None:
+            return None
+        return cls(ms=float(raw["ms"]), url_ms=float(raw.get("url_ms", raw["ms"])),
+                   animating=bool(raw.get("animating", False)), settled=bool(raw.get("settled", True)))
+
+
+@dataclass(frozen=True)
+class UrlState:
+    """The document's URL and how long it has been that URL (`PageReader.url_state`)."""
+
+    url: str
+    quiet: Quiet | None
 
 
 @dataclass(frozen=True)
@@ -494,6 +585,8 @@ class ElementRead:
     #: value: the first match's input value (None when it has none); attribute: its value (None
     #: when the attribute is absent)
     value: str | None = None
+    #: when the query asked (`ElementQuery.quiet`): how long the page had been still
+    quiet: Quiet | None = None
 
     @classmethod
     def of(cls, raw: Any) -> "ElementRead":
@@ -506,7 +599,7 @@ class ElementRead:
                    texts=tuple(str(t) for t in r.get("texts", ()) or ()), visible=int(r.get("visible", 0) or 0),
                    disabled=None if disabled is None else bool(disabled), tag=str(r.get("tag") or ""),
                    checked=None if checked is None else str(checked),
-                   value=None if value is None else str(value))
+                   value=None if value is None else str(value), quiet=Quiet.of(r.get("quiet")))
 
 
 @dataclass(frozen=True)
@@ -558,6 +651,8 @@ class Reader(Protocol):
 
     def url(self) -> str: ...
 
+    def url_state(self) -> UrlState: ...
+
     def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
 
     def child_frames(self, limit: int) -> list["Reader"]: ...
@@ -595,9 +690,16 @@ class PageReader:
         with translating():
             return str(self.where.evaluate(_URL_JS))
 
+    def url_state(self) -> UrlState:
+        """The URL and how long it has been the URL, in one read."""
+        with translating():
+            raw = self.where.evaluate(_URL_STATE_JS)
+        r = raw if isinstance(raw, Mapping) else {}
+        return UrlState(str(r.get("url", "")), Quiet.of(r.get("quiet")))
+
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
-        arg = {"k": query.kind, "v": query.value, "a": query.attr}
+        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
         with translating(selector):
             return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
 

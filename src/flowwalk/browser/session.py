@@ -43,7 +43,7 @@ from flowwalk.browser.errors import (
     first_line,
     is_closed_error,
 )
-from flowwalk.browser.probe import PageReader
+from flowwalk.browser.probe import QUIET_INIT_JS, PageReader
 from flowwalk.browser.network import (
     Beacon,
     host_of,
@@ -147,7 +147,9 @@ _RECORD_CLICKS = """(() => {
 })();""" % _CLICK_RECORD
 #: the init script every scenario context carries (the click recorder); `Browser` adds it to the
 #: contexts it opens ahead of their scenario
-CONTEXT_SCRIPT = _RECORD_CLICKS
+#: every context's init script: the click recorder, and the record of when the page last changed
+#: (browser/probe.py QUIET_INIT_JS)
+CONTEXT_SCRIPT = _RECORD_CLICKS + "\n" + QUIET_INIT_JS
 _VENDOR = vendor_pattern()
 #: reads the record (one call, failure path only). With a CSS selector it also says whether each
 #: target is inside an element the selector matches now (or inside the button or link around it,

@@ -57,7 +57,7 @@ from flowwalk.browser.capture import AriaRead
 from flowwalk.browser.errors import InvalidSelector, PageError, translating
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.probe import ElementQuery, ElementRead, Reader
+from flowwalk.browser.probe import ElementQuery, ElementRead, Quiet, Reader
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
@@ -91,6 +91,11 @@ class CheckResult:
     #: set when the check failed on the main frame but a child frame has what it looks for: the
     #: frame's name and URL, for the message (see the module doc on frames)
     frame: str | None = None
+    #: how a pass was shown stable: "reads" (`stable_reads` matching reads one interval apart) or
+    #: "quiet" (a matching read of a page that had not changed for the interval(s) before it)
+    stability: str = "reads"
+    #: "quiet": how long, in ms, the page had been still at the deciding read
+    quiet_ms: float | None = None
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,9 @@ class _Read:
     found: bool = True
     fatal: bool = False
     selector: str | None = None
+    #: how long (ms) what this read judged had provably not changed before it (its kind's `settles`
+    #: evidence, see `Kind`); None when the read cannot show it
+    quiet_ms: float | None = None
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -350,6 +358,18 @@ class Kind:
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
     ELEMENT_NOT_FOUND rather than EXPECT_STATE_MISMATCH.
+
+    `settles`: what shows that a matching read's state held over the interval before it, in place
+    of RFC 010's second read (see `quiet_ms_of` and docs/rules.md):
+    - "dom": no DOM mutation, `input` or `change` event, or URL change for that long (what the
+      kind reads is in the DOM: elements, their attributes);
+    - "render": the same, and no animation or transition running (text as rendered: `innerText`
+      follows CSS);
+    - "layout": the same, and the document, its fonts and its images loaded (visibility follows
+      layout, which a late image or font moves with no mutation);
+    - "url": no URL change for that long;
+    - "": nothing does, the check reads again (a property a script sets without a mutation:
+      `checked`, an input's value; beacons).
     """
 
     expected: Callable[["_Probe"], str]
@@ -357,33 +377,38 @@ class Kind:
     reads: str = "elements"
     query: str = "count"
     needs_element: bool = False
+    settles: str = ""
 
 
 #: every expect kind: a new kind is one row here (the loaders' vocabulary is model.EXPECT_KINDS)
 KINDS: dict[str, Kind] = {
-    "url_contains": Kind(_expect_url, _judge_url, reads="url"),
-    "url_not_contains": Kind(_expect_url, _judge_url, reads="url"),
-    "url_matches": Kind(_expect_url, _judge_url, reads="url"),
+    "url_contains": Kind(_expect_url, _judge_url, reads="url", settles="url"),
+    "url_not_contains": Kind(_expect_url, _judge_url, reads="url", settles="url"),
+    "url_matches": Kind(_expect_url, _judge_url, reads="url", settles="url"),
     "beacon": Kind(_expect_beacon, _judge_beacons, reads="beacons"),
     "text_contains": Kind(lambda p: f"text containing {_q(p.expect.value)}{_where(p)}", _judge_text,
-                          query="text", needs_element=True),
+                          query="text", needs_element=True, settles="render"),
     "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
-                              query="text"),
+                              query="text", settles="render"),
     "has_text": Kind(lambda p: f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
-                     _judge_text, query="exact_text", needs_element=True),
+                     _judge_text, query="exact_text", needs_element=True, settles="render"),
     "text_matches": Kind(lambda p: f"text matching /{p.pattern.pattern if p.pattern else p.expect.value or ''}/"
-                                   f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True),
+                                   f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True,
+                         settles="render"),
     "count": Kind(lambda p: f"{_OPS.get(p.expect.op, _OPS['eq'])[0]} {p.expect.count} element(s) matching {p.label}",
-                  _judge_count),
-    "selector_exists": Kind(lambda p: f"an element matching {p.label}", _judge_exists),
-    "selector_absent": Kind(lambda p: f"no element matching {p.label}", _judge_exists),
-    "visible": Kind(lambda p: f"{p.label} visible", _judge_visible, query="visible", needs_element=True),
-    "hidden": Kind(lambda p: f"{p.label} hidden or absent", _judge_hidden, query="visible"),
-    "enabled": Kind(lambda p: f"{p.label} enabled", _judge_enabled, query="disabled", needs_element=True),
-    "disabled": Kind(lambda p: f"{p.label} disabled", _judge_enabled, query="disabled", needs_element=True),
+                  _judge_count, settles="dom"),
+    "selector_exists": Kind(lambda p: f"an element matching {p.label}", _judge_exists, settles="dom"),
+    "selector_absent": Kind(lambda p: f"no element matching {p.label}", _judge_exists, settles="dom"),
+    "visible": Kind(lambda p: f"{p.label} visible", _judge_visible, query="visible", needs_element=True,
+                    settles="layout"),
+    "hidden": Kind(lambda p: f"{p.label} hidden or absent", _judge_hidden, query="visible", settles="layout"),
+    "enabled": Kind(lambda p: f"{p.label} enabled", _judge_enabled, query="disabled", needs_element=True,
+                    settles="dom"),
+    "disabled": Kind(lambda p: f"{p.label} disabled", _judge_enabled, query="disabled", needs_element=True,
+                     settles="dom"),
     "checked": Kind(lambda p: f"{p.label} checked", _judge_checked, query="checked", needs_element=True),
     "unchecked": Kind(lambda p: f"{p.label} unchecked", _judge_checked, query="checked", needs_element=True),
-    "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True),
+    "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True, settles="dom"),
     "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
                         needs_element=True),
     "aria_snapshot": Kind(lambda p: f"aria snapshot of {p.page_label} matching {p.expect.snapshot.baseline}"
@@ -394,6 +419,20 @@ KINDS: dict[str, Kind] = {
 }
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
 NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
+
+
+def quiet_ms_of(settles: str, quiet: Quiet | None) -> float | None:
+    """How long a read's state provably held before the read, by its kind's `settles` (see `Kind`);
+    None when the read cannot show it (no record, an animation running, resources still loading)."""
+    if quiet is None or not settles:
+        return None
+    if settles == "url":
+        return quiet.url_ms
+    if settles in ("render", "layout") and quiet.animating:
+        return None
+    if settles == "layout" and not quiet.settled:
+        return None
+    return quiet.ms
 
 
 class _Probe:
@@ -411,8 +450,10 @@ class _Probe:
     regex_error: str | None
     expected: str
 
-    def __init__(self, expect: Expect, scope: str | None):
+    def __init__(self, expect: Expect, scope: str | None, *, quiet: bool = False):
         self.expect = expect
+        #: ask each read how long the page had been still (only a check that wants 2+ reads uses it)
+        self.quiet = quiet
         self.kind = expect.kind
         if self.kind not in EXPECT_KINDS or self.kind not in KINDS:
             raise ValueError(f"unknown expect kind '{self.kind}'")
@@ -448,10 +489,12 @@ class _Probe:
             raise ValueError(f"expect {self.kind} is walked by walk/snapshots.py, not run_check")
         if self.row.reads == "url":
             try:
-                url = session.reader.url()
+                if not self.quiet:
+                    return self.judge_url(session.reader.url())
+                state = session.reader.url_state()
             except PageError as exc:
                 return _read_failure(session, exc, None)
-            return self.judge_url(url)
+            return replace(self.judge_url(state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
         if self.row.reads == "beacons":
             try:
                 with translating():
@@ -463,7 +506,8 @@ class _Probe:
 
     def read_elements(self, session: PageSession, reader: Reader) -> _Read:
         """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
-        query = ElementQuery(self.row.query, self.expect.value or "", self.expect.attr or "")
+        level = ("dom" if self.row.settles == "dom" else "layout") if self.quiet and self.row.settles else ""
+        query = ElementQuery(self.row.query, self.expect.value or "", self.expect.attr or "", level)
         used = self.alternatives[0] if self.alternatives else ""
         result = ElementRead(0)
         for alt in self.alternatives:
@@ -474,7 +518,8 @@ class _Probe:
                 return _read_failure(session, exc, alt)
             if result.n > 0:
                 break
-        return self.judge_elements(result, used)
+        obs = self.judge_elements(result, used)
+        return replace(obs, quiet_ms=quiet_ms_of(self.row.settles, result.quiet)) if result.quiet else obs
 
     # --- judging a read (pure) --------------------------------------------------------------------
 
@@ -525,13 +570,14 @@ class EarlyRead:
     ended: float
 
 
-def read_ahead(session: PageSession, expect: Expect, *, scope: str | None,
+def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabilize: Stabilize | None = None,
                clock: Callable[[], float] = time.monotonic) -> EarlyRead:
-    """Take the first read of a later check now (batched stabilization, see `run_check`).
+    """Take the first read of a later check now (batched stabilization, see `run_check`; `stabilize`:
+    that check's, so that the read carries what its stability needs).
 
     Raises BrowserCrashed like a read would.
     """
-    probe = _Probe(expect, scope)
+    probe = _Probe(expect, scope, quiet=stabilize is not None and bounded(stabilize).stable_reads > 1)
     started = clock()
     obs = probe.read(session)
     return EarlyRead(expect, scope, obs, started, clock())
@@ -539,7 +585,8 @@ def read_ahead(session: PageSession, expect: Expect, *, scope: str | None,
 
 def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
               stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
-              early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None) -> CheckResult:
+              early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None,
+              quiet: bool = True) -> CheckResult:
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable; see the module doc.
 
     Batched stabilization: consecutive checks share one interval instead of paying one each.
@@ -550,10 +597,17 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     `interval_ms` after it. Every check still rests on `stable_reads` fresh reads at least one
     interval apart.
 
+    Stability without the wait: with `stable_reads` 2 or more, each read also asks how long the
+    page had been still (browser/probe.py `fw.quiet`). A matching read of a page that had not
+    changed, in the way its kind depends on (`Kind.settles`), for the intervals the missing reads
+    would span passes at once: the state it read held over those intervals, which is what the
+    consecutive reads show. `CheckResult.stability` says which way a pass was shown. `quiet=False`
+    always takes the reads (the differential tests compare the two).
+
     Raises BrowserCrashed when the browser or the page's renderer died during the check.
     """
     st = bounded(stabilize)
-    probe = _Probe(expect, scope)
+    probe = _Probe(expect, scope, quiet=quiet and st.stable_reads > 1)
     started = clock()
     deadline = started + max(int(timeout_ms), 0) / 1000
     window_end: float | None = None
@@ -581,6 +635,11 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             if streak >= st.stable_reads:
                 return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
                                    obs.selector)
+            # the reads still missing would only show what the page's own record shows already:
+            # nothing that this check reads changed over the intervals before this read
+            if obs.quiet_ms is not None and obs.quiet_ms >= (st.stable_reads - streak) * st.interval_ms:
+                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
+                                   obs.selector, stability="quiet", quiet_ms=round(obs.quiet_ms, 1))
         elif obs.ok is False and not stale:
             streak = 0
         # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was

@@ -23,7 +23,7 @@ from flowwalk import events as ev
 from flowwalk.browser.element import ELEMENT_SOURCES, page_url, read_field
 from flowwalk.browser.locate import locate
 from flowwalk.browser.network import matching_beacons
-from flowwalk.model import Assertion, Emit, EmitField, Expect, Extract, Step, VerifierRef
+from flowwalk.model import Assertion, Emit, EmitField, Expect, Extract, Stabilize, Step, VerifierRef
 from flowwalk.spec.variables import LITERAL_KINDS
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, short
@@ -70,6 +70,11 @@ def _substituted(attempt: Attempt, step: Expect) -> Expect:
     )
 
 
+def _stabilize(attempt: Attempt, step: Expect) -> Stabilize:
+    """A check's verify-until-stable settings: its step's own, else its form's default."""
+    return step.stabilize or attempt.settings.stabilize_for(attempt.scenario.kind)
+
+
 def _read_ahead(attempt: Attempt, state: RuleState) -> None:
     """First reads of the expects that follow the current one (batched stabilization)."""
     assert attempt.session is not None
@@ -81,7 +86,8 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
         except StepFailed:
             return   # its own step reports the problem
         with halting(attempt):
-            state.early[index] = read_ahead(attempt.session, expect_, scope=state.scope)
+            state.early[index] = read_ahead(attempt.session, expect_, scope=state.scope,
+                                            stabilize=_stabilize(attempt, step))
 
 
 def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, result: StepResult) -> None:
@@ -105,9 +111,13 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
                   else state.rule.timeout_ms or attempt.settings.expect_timeout_ms)
     timeout = state.budget.cap_ms(wanted)
     check = run_check(attempt.session, expected, scope=state.scope, timeout_ms=int(timeout),
-                      stabilize=step.stabilize or attempt.settings.stabilize_for(attempt.scenario.kind), early=early,
-                      while_waiting=hook)
+                      stabilize=_stabilize(attempt, step), early=early, while_waiting=hook)
     result.reads = check.reads
+    if check.passed:
+        # how its stability was shown: RFC 010's consecutive reads, or the page's own record of
+        # having been still for the interval(s) before one matching read (walk/checks.py)
+        result.detail["stability"] = ({"by": "quiet", "quiet_ms": check.quiet_ms} if check.stability == "quiet"
+                                      else {"by": "reads"})
     result.detail["duration_check_ms"] = round(check.duration_ms, 1)
     if check.passed and state.last_act is not None:
         # the reads delivered any late navigation of the last action: it left the allowlist
