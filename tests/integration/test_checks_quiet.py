@@ -33,7 +33,8 @@ CASES = [
     ("counter", 0, expect("count", selector="#list li", count=5), 3000, True),
     ("counter", 0, expect("text_matches", selector="#t", value=r"count \d+"), 2000, True),
     ("counter", 0, expect("selector_exists", selector="#t"), 2000, True),
-    ("transition", 0, expect("visible", selector="#box"), 400, True),
+    # still visible for 3 s after the transition starts: two reads 100 ms apart both see it, even late
+    ("transition&delay=3000", 0, expect("visible", selector="#box"), 400, True),
     ("transition", 0, expect("hidden", selector="#box"), 3000, True),
     ("image", 0, expect("visible", selector="#below"), 3000, True),
     ("image", 0, expect("text_contains", value="below the image"), 3000, True),
