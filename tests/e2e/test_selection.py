@@ -78,3 +78,20 @@ def test_a_misspelt_tag_and_out_of_range_retries_are_refused(tmp_path: Path) -> 
     assert result.returncode == 3 and "--retries 9: out of range" in result.stderr
     result = flowwalk("plan", FLOWS, "--tag", "smoke and")
     assert result.returncode == 3 and "it ends where a tag or '(' should come" in result.stderr
+
+
+def test_last_failed_takes_a_merged_sharded_report_and_reshards_only_those(tmp_path: Path) -> None:
+    shards = []
+    for k in (1, 2):
+        out = tmp_path / f"shard-{k}"
+        result = flowwalk("run", FLOWS, "--serve", "examples/site", "--out", str(out), "--shard", f"{k}/2")
+        assert result.returncode in (0, 1), result.stdout + result.stderr
+        shards.append(out)
+    merged = tmp_path / "merged"
+    result = flowwalk("merge", *map(str, shards), "--out", str(merged))
+    assert result.returncode == 1, result.stdout + result.stderr
+    # the rerun plans only the failed scenario, alone in shard 1 of 2; shard 2 has nothing to do
+    plans = [json.loads(flowwalk("plan", FLOWS, "--last-failed", str(merged), "--shard", f"{k}/2", "--json").stdout)
+             for k in (1, 2)]
+    assert [p["assigned"] for p in plans] == [[REPORT], []]
+    assert plans[0]["selection"]["last_failed"] == str(merged)

@@ -155,3 +155,15 @@ def test_a_model_block_needs_a_server_and_a_model(tmp_path: Path, block: str, sa
     with pytest.raises(SpecError) as caught:
         load_config(write(tmp_path, "model:\n" + block))
     assert says in str(caught.value) and "hint: " in str(caught.value)
+
+
+def test_the_issue_27_keys_are_checked_like_the_rest(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    write(tmp_path, "max_failures: 0\nfail_on: changed\nquarantine_file: ''\nretries: 9\n")
+    with pytest.raises(SpecError) as caught:
+        load_config("flowwalk.yaml")
+    rendered = str(caught.value)
+    assert "flowwalk.yaml:1:15: error: 'max_failures' at the top level is 0, out of range" in rendered
+    assert "flowwalk.yaml:2:10: error: unknown fail_on 'changed' at the top level\n  hint: valid values of fail_on: any, new" in rendered
+    assert "flowwalk.yaml:3:18: error: 'quarantine_file' at the top level is empty" in rendered
+    assert "flowwalk.yaml:4:10: error: 'retries' at the top level is 9, out of range" in rendered
