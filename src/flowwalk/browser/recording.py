@@ -1,0 +1,131 @@
+"""What a session records from its page's events: beacons, console, page errors, network, dialogs, popups.
+
+`Recorder` is the part of `PageSession` that listens: every handler runs inside Playwright's
+dispatcher, so none may raise, and none asks the page anything (no round trip). The walker reads
+what was recorded (`beacons`, `console_errors`, `network`, ...) and decides; nothing here judges.
+Dialogs are answered at once (alert, confirm and prompt dismissed; `beforeunload` accepted) and
+popups closed, each recorded.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from typing import TYPE_CHECKING, Any
+
+from flowwalk.browser.errors import PlaywrightError
+from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
+
+if TYPE_CHECKING:
+    from playwright.sync_api import ConsoleMessage, Dialog, Page, Request
+
+__all__ = ["CONSOLE_KEPT", "MAX_RECORDS", "MAX_URL", "Recorder"]
+
+MAX_CONSOLE_ERRORS = 200
+MAX_RECORDS = 100          # blocked requests, dialogs, popups
+MAX_MESSAGE = 2000         # characters kept of one console message or page error
+MAX_URL = 500
+NETWORK_KEPT = 30
+CONSOLE_KEPT = 20
+# Chromium logs a failed subresource; when it failed on flowwalk's own offline sink it is noise.
+_OWN_BLOCK_MARKERS = ("net::ERR_PROXY_CONNECTION_FAILED", "net::ERR_BLOCKED_BY_CLIENT")
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Recorder:
+    """The records of one session (see the module docstring); `PageSession` wires the handlers."""
+
+    beacons: list[Beacon]
+    console_errors: list[str]
+
+    def _init_records(self) -> None:
+        self.beacons = []
+        self.console_errors = []
+        #: how many console errors and page errors happened (the list keeps the last ones only)
+        self.console_error_count = 0
+        self.page_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self.console: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self.network: deque[dict[str, Any]] = deque(maxlen=NETWORK_KEPT)
+        self.dialogs: list[dict[str, Any]] = []
+        self.popups: list[dict[str, Any]] = []
+        #: top-level URLs the page committed, in order (last 20)
+        self.navigations: deque[str] = deque(maxlen=CONSOLE_KEPT)
+        self._t0 = time.monotonic()
+        self._pending: dict["Request", tuple[dict[str, Any], float]] = {}
+
+    def t(self) -> float:
+        """Seconds since the session opened."""
+        return time.monotonic() - self._t0
+
+    def _record_request(self, request: "Request", url: str, host: str) -> None:
+        """A request went out: its beacons (a vendor's host) and its network entry."""
+        if vendor_for_host(host) is not None:
+            try:
+                body = request.post_data
+            except (UnicodeDecodeError, PlaywrightError):
+                buffer = request.post_data_buffer
+                body = buffer.decode("utf-8", "replace") if buffer else None
+            self.beacons.extend(parse_beacons(url, request.method, body, self.t()))
+        entry = {"method": request.method, "url": _clip(url, MAX_URL), "resource_type": request.resource_type,
+                 "status": None, "duration_ms": None}
+        self.network.append(entry)
+        self._pending[request] = (entry, time.monotonic())
+        if len(self._pending) > 500:   # long polls that never finish must not grow without bound
+            self._pending.pop(next(iter(self._pending)))
+
+    def _record_finished(self, request: "Request", status: int | None, failure: str | None) -> None:
+        """A request was answered (`status`) or failed (`failure`): its network entry's outcome and time."""
+        pending = self._pending.pop(request, None)
+        if pending is None:
+            return
+        entry, started = pending
+        entry["status"] = status
+        if failure:
+            entry["failure"] = failure
+        timing = request.timing
+        if status is not None and timing and timing.get("responseStart", -1) >= 0:
+            entry["duration_ms"] = round(float(timing["responseStart"]), 1)
+        else:
+            entry["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
+
+    def _on_console(self, message: "ConsoleMessage") -> None:
+        kind = message.type
+        text = _clip(message.text, MAX_MESSAGE)
+        self.console.append(f"{kind}: {text}")
+        if kind == "error" and not any(marker in text for marker in _OWN_BLOCK_MARKERS):
+            self._add_error(text)
+
+    def _on_page_error(self, error: Any) -> None:
+        name = getattr(error, "name", "") or "Error"
+        message = getattr(error, "message", "") or str(error)
+        text = _clip(f"{name}: {message}" if not message.startswith(name) else message, MAX_MESSAGE)
+        self.page_errors.append(text)
+        self._add_error(text)
+
+    def _add_error(self, text: str) -> None:
+        self.console_error_count += 1
+        self.console_errors.append(text)
+        if len(self.console_errors) > MAX_CONSOLE_ERRORS:
+            del self.console_errors[0]
+
+    def _on_dialog(self, dialog: "Dialog") -> None:
+        kind = dialog.type
+        action = "accepted" if kind == "beforeunload" else "dismissed"
+        if len(self.dialogs) < MAX_RECORDS:
+            self.dialogs.append({"type": kind, "message": _clip(dialog.message, MAX_MESSAGE),
+                                 "action": action, "t": round(self.t(), 3)})
+        try:
+            dialog.accept() if kind == "beforeunload" else dialog.dismiss()
+        except PlaywrightError:
+            pass
+
+    def _on_popup(self, popup: "Page") -> None:
+        if len(self.popups) < MAX_RECORDS:
+            self.popups.append({"url": _clip(popup.url, MAX_URL), "t": round(self.t(), 3), "action": "closed"})
+        try:
+            popup.close()
+        except PlaywrightError:
+            pass
