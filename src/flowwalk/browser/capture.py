@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from flowwalk.browser.errors import PlaywrightError, first_line, translating
 from flowwalk.browser.locate import locate
-from flowwalk.browser.session import _MARK_SECRETS, _MASK_ATTRIBUTE, _UNMARK_SECRETS
+from flowwalk.browser.page_evidence import _MARK_SECRETS, _MASK_ATTRIBUTE, _UNMARK_SECRETS
 
 __all__ = ["AriaRead", "MASK_COLOR", "aria_match", "aria_snapshot", "element_count", "screenshot"]
 

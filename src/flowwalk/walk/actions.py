@@ -165,7 +165,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         result.detail["awaited"] = awaited
     # An act or expect next checks again after its own first round trip (which delivers
     # what this action set off, and more time than a pump gives): no pump needed here then
-    check_navigation(attempt, pump=not isinstance(state.next_step, (Act, Expect)))
+    check_navigation(attempt, pump=not isinstance(state.ahead.next_step, (Act, Expect)))
     if step.verify:
         verify(attempt, state, step, step.verify, value, target, result)
     if len(recovery):

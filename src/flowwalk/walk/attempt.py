@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
     from flowwalk.walk.evidence import Click
+    from flowwalk.walk.healing import HealRecord
 
 __all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "RuleState"]
 
@@ -317,36 +318,88 @@ class Attempt:
         return tuple(h for h in (entry_host, *self.allowed_hosts) if h)
 
 
+class Lookahead:
+    """What the body step in flight knows of the steps after it (owner: this class; rule.py plans,
+    observations.py takes and keeps the early reads).
+
+    `following`: the expects right after the running one (no step between them changes the page);
+    `next_step`: the body step after the running one (None at the end, in guards and in replays);
+    `early`: first reads taken ahead for the following expects (checks.read_ahead), by index.
+    """
+
+    def __init__(self) -> None:
+        self.following: list[tuple[int, Expect]] = []
+        self.next_step: Step | None = None
+        self.early: "dict[int, EarlyRead]" = {}
+
+    def plan(self, body: "Sequence[tuple[int, Step]]", pos: int, *, unbatched: tuple[str, ...] = ()) -> None:
+        """Before the body step at `pos` runs: the expects that follow it, and the step after it.
+        Reads taken ahead are dropped when a step that may change the page runs. Expects of an
+        `unbatched` kind (the page checks, walk/snapshots.py) neither take nor give reads ahead."""
+        step = body[pos][1]
+        self.following = []
+        if isinstance(step, Expect) and step.kind not in unbatched:
+            for later_index, later in body[pos + 1:]:
+                if not isinstance(later, Expect) or later.kind in unbatched:
+                    break
+                self.following.append((later_index, later))
+        else:
+            self.early.clear()
+        self.next_step = body[pos + 1][1] if pos + 1 < len(body) else None
+
+    def done(self) -> None:
+        """After the body step ran (and before guards or replays)."""
+        self.following = []
+        self.next_step = None
+
+    def keep(self, index: int, read: "EarlyRead") -> None:
+        self.early[index] = read
+
+    def take(self, index: int | None) -> "EarlyRead | None":
+        return self.early.pop(index, None) if index else None
+
+
 @dataclass
 class RuleState:
-    """What the rule in flight holds, for its steps and their evidence."""
+    """What the rule in flight holds, for its steps and their evidence. Each field has one writer
+    (its owner, named beside it; a contract test holds it): readers are free."""
 
+    # set once by rule.walk_rule, read-only after
     rule: Rule
     scope: str | None
     budget: Budget
     observe_ms: int
     guard_ms: int
     dismiss: tuple[str, ...]
+    # owner: rule.py (guards, retry-redo, the body's outcome)
     guard_rounds: int = 0
     guard_failure: ev.Failure | None = None
     failure: ev.Failure | None = None
+    # owner: RuleState (append-only: every room adds through add_finding / add_screenshot)
     findings: list[ev.Finding] = field(default_factory=list)
     screenshots: list[str] = field(default_factory=list)
+    # owner: step.py (the step envelope)
     current_index: int | None = None
     current_step: Step | None = None
     current_kind: ev.FailureStepKind = "action"
     #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
     last_act: tuple[int, Step] | None = None
+    # owner: actions.py
     #: the rule's most recent act that Playwright reported done, when it was a click or dblclick
     #: (None after any other act): a failure says where it landed (evidence.py)
     clicked: "Click | None" = None
-    #: the expects that follow the running one in the body, and first reads taken ahead for them
-    following: list[tuple[int, Expect]] = field(default_factory=list)
-    #: the body step after the running one (None at the end, in guards and in replays)
-    next_step: Step | None = None
-    early: "dict[int, EarlyRead]" = field(default_factory=dict)
-    #: the acts of this rule that were healed (walk/healing.py): a later check that fails blames them
-    heals: list[Any] = field(default_factory=list)
+    # owner: Lookahead (see there)
+    ahead: Lookahead = field(default_factory=Lookahead)
+    # owner: healing.py
+    #: the acts of this rule that were healed: a later check that fails blames them
+    heals: "list[HealRecord]" = field(default_factory=list)
+    # owner: snapshots.py
     #: no_accessibility_violations: (page URL, assertion number) -> its violations, or why axe
-    #: could not scan that page (walk/snapshots.py)
+    #: could not scan that page
     axe_scans: dict[tuple[str, int], Any] = field(default_factory=dict)
+
+    def add_finding(self, finding: ev.Finding) -> None:
+        self.findings.append(finding)
+
+    def add_screenshot(self, path: str) -> None:
+        self.screenshots.append(path)

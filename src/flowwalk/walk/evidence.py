@@ -123,7 +123,7 @@ def with_failure_evidence(attempt: Attempt, state: RuleState, failure: ev.Failur
             return replace(failure, context={**failure.context, "evidence_skipped": skipped})
         shot = screenshot(attempt, state.rule, index, "fail", state.budget.evidence_ms(SCREENSHOT_TIMEOUT_MS))
         if shot:
-            state.screenshots.append(shot)
+            state.add_screenshot(shot)
             return replace(failure, screenshot=shot)
     return failure
 

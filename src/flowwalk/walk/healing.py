@@ -136,11 +136,11 @@ def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector:
     if attempt.settings.screenshots != "off":
         shot = screenshot(attempt, state.rule, index, "heal")
         if shot:
-            state.screenshots.append(shot)
+            state.add_screenshot(shot)
     heal = ev.Heal(old_selector=step.selector or selector, new_selector=new, method=outcome.method,
                    score=outcome.score, target=step.target or "", step_index=index, path=step.loc.path,
                    line=step.loc.line, screenshot=shot, candidates=outcome.candidates)
-    state.findings.append(ev.Finding(
+    state.add_finding(ev.Finding(
         severity="warning", source="step", kind="healed", step_index=index, heal=heal,
         message=f"step {index} ({step.text}): '{selector}' matched nothing; healed to '{new}' "
                 f"({outcome.method}, score {outcome.score:.2f}); keep it with flowwalk heal"))

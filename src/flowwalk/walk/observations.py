@@ -78,7 +78,7 @@ def _stabilize(attempt: Attempt, step: Expect) -> Stabilize:
 def _read_ahead(attempt: Attempt, state: RuleState) -> None:
     """First reads of the expects that follow the current one (batched stabilization)."""
     assert attempt.session is not None
-    for index, step in state.following:
+    for index, step in state.ahead.following:
         if step.kind in PAGE_CHECKS:
             return
         try:
@@ -86,8 +86,8 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
         except StepFailed:
             return   # its own step reports the problem
         with halting(attempt):
-            state.early[index] = read_ahead(attempt.session, expect_, scope=state.scope,
-                                            stabilize=_stabilize(attempt, step))
+            state.ahead.keep(index, read_ahead(attempt.session, expect_, scope=state.scope,
+                                               stabilize=_stabilize(attempt, step)))
 
 
 def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, result: StepResult) -> None:
@@ -100,8 +100,8 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
             else state.rule.timeout_ms or attempt.settings.expect_timeout_ms)
         snapshots.page_check(attempt, state, expected, int(state.budget.cap_ms(wanted)), result)
         return
-    early = state.early.pop(state.current_index, None) if role == "body" and state.current_index else None
-    hook = (lambda: _read_ahead(attempt, state)) if role == "body" and state.following else None
+    early = state.ahead.take(state.current_index) if role == "body" else None
+    hook = (lambda: _read_ahead(attempt, state)) if role == "body" and state.ahead.following else None
     if role == "guard":
         wanted = state.guard_ms
     else:
@@ -255,8 +255,8 @@ def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | N
                                    violations=violations)
             failure = with_failure_evidence(attempt, state, failure, 0)
             continue
-        state.findings.append(ev.Finding(severity=assertion.severity, source="assertion", message=message,
-                                         kind=assertion.kind, violations=violations))
+        state.add_finding(ev.Finding(severity=assertion.severity, source="assertion", message=message,
+                                     kind=assertion.kind, violations=violations))
     return failure
 
 

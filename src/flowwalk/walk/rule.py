@@ -107,7 +107,7 @@ def walk_rule(attempt: Attempt, rule: Rule) -> ev.RuleFinished:
     if rule.screenshot_on_enter and settings.screenshots != "off":
         shot = screenshot(attempt, rule, 0, "enter")
         if shot:
-            state.screenshots.append(shot)
+            state.add_screenshot(shot)
     try:
         if guards and not _guards_with_retry(attempt, state, guards, body):
             assert state.guard_failure is not None
@@ -157,7 +157,7 @@ def _guards_with_retry(attempt: Attempt, state: RuleState, guards: list[Numbered
         state.guard_failure = replace(state.guard_failure, recovery=log.attempts)
     if held and round_:
         # not a fault of the site, but worth knowing: this rule only held after replays
-        state.findings.append(ev.Finding(severity="info", source="retry_redo",
+        state.add_finding(ev.Finding(severity="info", source="retry_redo",
                                          message=f"guards held after {round_} retry-redo round(s): "
                                                  + "; ".join(a.detail for a in log.attempts)))
     return held
@@ -196,18 +196,9 @@ def _run_body(attempt: Attempt, state: RuleState, body: list[Numbered]) -> tuple
     for pos, (index, step) in enumerate(body):
         # the expects right after this one (no step between them changes the page): their first
         # reads are taken during this expect's first interval (checks.run_check)
-        state.following = []
-        if isinstance(step, Expect) and step.kind not in PAGE_CHECKS:
-            for later_index, later in body[pos + 1:]:
-                if not isinstance(later, Expect) or later.kind in PAGE_CHECKS:
-                    break
-                state.following.append((later_index, later))
-        else:
-            state.early.clear()
-        state.next_step = body[pos + 1][1] if pos + 1 < len(body) else None
+        state.ahead.plan(body, pos, unbatched=PAGE_CHECKS)
         result = run_step(attempt, state, index, step, role="body")
-        state.following = []
-        state.next_step = None
+        state.ahead.done()
         if result.status != "failed":
             if scans_pages:
                 scan_new_page(attempt, state)

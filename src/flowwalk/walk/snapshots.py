@@ -238,7 +238,7 @@ def _written(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, d
     copy = save_report_file(attempt.run.out_dir, report_name(snap.baseline), data)
     record = ev.Baseline(kind=step.kind, name=snap.name, path=snap.baseline, status="written", observed=copy,
                          sha256=sha256(data))
-    state.findings.append(ev.Finding(
+    state.add_finding(ev.Finding(
         severity="warning", source="step", kind="baseline_written", step_index=state.current_index,
         message=f"baseline {snap.baseline} written ({why}) by --update-snapshots: review and commit it",
         baseline=record))

@@ -105,7 +105,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
-        state.findings.append(ev.Finding(severity="warning", source="step",
+        state.add_finding(ev.Finding(severity="warning", source="step",
                                          message=f"optional step {index} ({step.text}) failed: "
                                                  f"{result.failure.message}",
                                          step_index=index, kind=step_kind(step)))
@@ -113,7 +113,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
         shot = screenshot(attempt, state.rule, index, "step")
         if shot:
             result.detail["screenshot"] = shot
-            state.screenshots.append(shot)
+            state.add_screenshot(shot)
     attempt.emit(step_finished(attempt, state, index, step, role, result, t0))
     return result
 
