@@ -155,6 +155,29 @@ class RecordedSession:
     def pump(self) -> None:
         pass
 
+    # what the step envelope and a failure's evidence ask (walk/step.py, walk/evidence.py)
+    def check_navigation(self, pump: bool = True) -> None:
+        pass
+
+    def uncommitted(self) -> str | None:
+        return None
+
+    def evidence(self, timeout_ms: float | None = 2000) -> dict[str, Any]:
+        return {"url": self.recorded.url_now if isinstance(self.recorded.url_now, str) else "", "title": ""}
+
+    def a11y_snapshot(self, selector: str | None = None, limit: int = 0, timeout_ms: float = 0) -> str:
+        return ""
+
+    def last_click(self, selector: str | None = None, timeout_ms: float = 0) -> dict[str, Any] | None:
+        return None
+
+    def screenshot(self, *args: Any, **kw: Any) -> bool:
+        return False
+
+    @property
+    def recorded(self) -> RecordedReader:
+        return self.reader.recorded
+
     def translate(self, exc: BaseException) -> BaseException:
         """As PageSession.translate: a closed page is a crash (the site did not close it)."""
         if isinstance(exc, PageGone) and not self.site_closed:

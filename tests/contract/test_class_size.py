@@ -1,0 +1,28 @@
+"""No class in src/ is over 400 lines: a room that large does several things (issue 24).
+
+Two are over it and listed here, to be split by the work that owns them; nothing may be added."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+SRC = Path(__file__).resolve().parents[2] / "src" / "flowwalk"
+LIMIT = 400
+#: classes over the limit today (479 and 448 lines when this test was written)
+OVER = {
+    "discover/crawl.py:Crawler",         # discover's own walker goes onto the step envelope (issue 26)
+    "mcp/server.py:FlowwalkServer",
+}
+
+
+def test_no_class_is_over_400_lines() -> None:
+    big = {}
+    for path in sorted(SRC.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if isinstance(node, ast.ClassDef) and node.end_lineno is not None:
+                lines = node.end_lineno - node.lineno + 1
+                if lines > LIMIT:
+                    big[f"{path.relative_to(SRC)}:{node.name}"] = lines
+    new = {name: lines for name, lines in big.items() if name not in OVER}
+    assert new == {}, f"classes over {LIMIT} lines: {new}"
