@@ -60,6 +60,10 @@ class Recorder:
         """Seconds since the session opened."""
         return time.monotonic() - self._t0
 
+    def in_flight(self) -> int:
+        """How many of the page's requests have no answer yet (discover waits for none)."""
+        return len(self._pending)
+
     def _record_request(self, request: "Request", url: str, host: str) -> None:
         """A request went out: its beacons (a vendor's host) and its network entry."""
         if vendor_for_host(host) is not None:

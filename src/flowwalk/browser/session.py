@@ -198,10 +198,6 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 raise
             raise translated from exc
 
-    def in_flight(self) -> int:
-        """How many of the page's requests have no answer yet (discover waits for none)."""
-        return len(self._pending)
-
     def raise_if_crashed(self) -> None:
         if self.crashed:
             raise BrowserCrashed("the browser or page crashed")
