@@ -840,15 +840,25 @@ class GeolocationModel(Strict):
     accuracy: Annotated[float, Field(ge=0, le=100_000)] = 0
 
 
-#: the keys of an environment, wherever one is written (a flow's top level, a rule file's scenario,
-#: flowwalk.yaml's top level, a project)
-ENVIRONMENT_KEYS = ("viewport", "device", "locale", "timezone", "color_scheme", "geolocation")
+class EnvironmentKeys(Strict):
+    """The keys of an environment, wherever one is written: a flow's top level (v1.x), a rule file's
+    scenario, flowwalk.yaml's top level, a project. Problems list them after a model's own keys."""
+
+    viewport: Optional[ViewportModel] = None
+    device: Optional[DeviceName] = None
+    locale: Optional[Locale] = None
+    timezone: Optional[Timezone] = None
+    color_scheme: Optional[ColorScheme] = None
+    geolocation: Optional[GeolocationModel] = None
+
+
+ENVIRONMENT_KEYS = tuple(EnvironmentKeys.model_fields)
 
 
 # --- flow spec ------------------------------------------------------------------------------------------
 
 
-class FlowSpecModel(Strict):
+class FlowSpecModel(EnvironmentKeys):
     """flow-spec v1 (`spec_version: "1"`) and v1 plus the documented v1.x additions (`"1.1"`)."""
 
     model_config = ConfigDict(title="flow-spec v1")
@@ -866,13 +876,6 @@ class FlowSpecModel(Strict):
     session: Optional[SessionName] = None
     #: v1.x: words `--tag` selects by
     tags: Optional[Tags] = None
-    #: v1.x: the browser's environment (docs/environment.md)
-    viewport: Optional[ViewportModel] = None
-    device: Optional[DeviceName] = None
-    locale: Optional[Locale] = None
-    timezone: Optional[Timezone] = None
-    color_scheme: Optional[ColorScheme] = None
-    geolocation: Optional[GeolocationModel] = None
 
 
 # --- rule files -----------------------------------------------------------------------------------------
@@ -925,7 +928,7 @@ class RuleModel(Strict):
     tags: Tags = Field(default_factory=list)
 
 
-class ScenarioModel(Strict):
+class ScenarioModel(EnvironmentKeys):
     LABEL: ClassVar[str] = "scenario"
     name: Name
     description: Optional[Description] = None
@@ -934,12 +937,6 @@ class ScenarioModel(Strict):
     tags: Tags = Field(default_factory=list)
     rules: Annotated[list[RuleModel], Field(min_length=1, max_length=RULES_MAX)]
     session: Optional[SessionName] = None
-    viewport: Optional[ViewportModel] = None
-    device: Optional[DeviceName] = None
-    locale: Optional[Locale] = None
-    timezone: Optional[Timezone] = None
-    color_scheme: Optional[ColorScheme] = None
-    geolocation: Optional[GeolocationModel] = None
 
 
 class DefaultsModel(Strict):
@@ -1008,20 +1005,14 @@ class ModelBlockModel(Strict):
         return self
 
 
-class ProjectModel(Strict):
+class ProjectModel(EnvironmentKeys):
     """One environment profile of `projects`: every spec runs once in each (docs/environment.md)."""
 
     LABEL: ClassVar[str] = "project"
     name: SessionName
-    viewport: Optional[ViewportModel] = None
-    device: Optional[DeviceName] = None
-    locale: Optional[Locale] = None
-    timezone: Optional[Timezone] = None
-    color_scheme: Optional[ColorScheme] = None
-    geolocation: Optional[GeolocationModel] = None
 
 
-class ConfigModel(Strict):
+class ConfigModel(EnvironmentKeys):
     """`flowwalk.yaml`: run defaults. Command-line options and environment variables win over it."""
 
     model_config = ConfigDict(title="flowwalk.yaml")
@@ -1055,12 +1046,6 @@ class ConfigModel(Strict):
     model: Optional[ModelBlockModel] = None
     #: stop starting scenarios after this many failures (docs/selection.md)
     max_failures: Optional[Annotated[int, Field(ge=_RANGE["max_failures"][0], le=_RANGE["max_failures"][1])]] = None
-    viewport: Optional[ViewportModel] = None
-    device: Optional[DeviceName] = None
-    locale: Optional[Locale] = None
-    timezone: Optional[Timezone] = None
-    color_scheme: Optional[ColorScheme] = None
-    geolocation: Optional[GeolocationModel] = None
     projects: Optional[Annotated[list[ProjectModel], Field(min_length=1, max_length=PROJECTS_MAX)]] = None
     #: which failures fail the job: any, or only those new against the base report (docs/quarantine.md)
     fail_on: Optional[Literal["any", "new"]] = None
