@@ -365,12 +365,14 @@ def _heal_suggestions(report_dir: Path) -> list[Any]:
 
 
 def heal(options: Mapping[str, Any]) -> int:
-    """`flowwalk heal`: the report's heals as a diff of the spec files on stdout, or written (--apply).
+    """`flowwalk heal`: the report's heals and new or changed baselines as a diff on stdout, or written
+    (--apply).
 
     Exit codes (cli.HEAL_EXIT_CODES_HELP): OK when every heal of the report is in the patch (or
     there are none), SPEC_NEEDS_REVIEW when some could not be (each reason on stderr; the rest are
     still printed or written), INPUT_REFUSED when the report cannot be read.
     """
+    from flowwalk.heal.baselines import apply_baselines, plan_baselines
     from flowwalk.heal.patch import PatchConflictError, apply_patch, describe, plan_patch
 
     report_dir = Path(options.get("report_dir") or "flowwalk-report")
@@ -383,20 +385,31 @@ def heal(options: Mapping[str, Any]) -> int:
     # spec paths are as the run wrote them (relative to where it ran, `../` included); an explicit
     # --root confines the patch to that folder
     patch = plan_patch(report_dir, root, confine=options.get("root") is not None)
+    # the report's new and changed baselines (aria_snapshot, screenshot) go in the same patch
+    baselines = plan_baselines(report_dir, root, confine=options.get("root") is not None)
     for skipped in patch.skipped:
         print(f"flowwalk heal: {skipped.render()}", file=sys.stderr)
+    for path, why in baselines.skipped:
+        print(f"flowwalk heal: baseline {path}: not in the patch: {why}", file=sys.stderr)
+    if baselines.written:
+        print(f"flowwalk heal: {len(baselines.written)} baseline(s) --update-snapshots already wrote (review them "
+              f"with git diff): {', '.join(baselines.written)}", file=sys.stderr)
     files = len(patch.texts)
     done = f"{len(patch.edits)} heal{'s' * (len(patch.edits) != 1)} in {files} file{'s' * (files != 1)}"
-    left = f"; {len(patch.skipped)} skipped (see above)" if patch.skipped else ""
+    if baselines.changes:
+        count = len(baselines.changes)
+        done += f" and {count} baseline{'s' * (count != 1)}"
+    left = f"; {len(patch.skipped) + len(baselines.skipped)} skipped (see above)" \
+        if patch.skipped or baselines.skipped else ""
     if patch.kept:
         left += f"; {len(patch.kept)} already in the spec files"
-    code = ExitCode.SPEC_NEEDS_REVIEW if patch.skipped else ExitCode.OK
-    if not patch.edits:
+    code = ExitCode.SPEC_NEEDS_REVIEW if patch.skipped or baselines.skipped else ExitCode.OK
+    if not patch.edits and not baselines.changes:
         why = "the report has no heals" if not (patch.skipped or patch.kept) else "no heal is left to apply"
         print(f"flowwalk heal: nothing to change: {why}{left}", file=sys.stderr)
         return code
     if not options.get("apply"):
-        sys.stdout.write(patch.diff)
+        sys.stdout.write(patch.diff + baselines.diff)
         print(f"flowwalk heal: {done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
         return code
     try:
@@ -411,6 +424,9 @@ def heal(options: Mapping[str, Any]) -> int:
         return ExitCode.SPEC_NEEDS_REVIEW
     for line in describe(patch.edits):
         print(f"patched {line}")
+    apply_baselines(baselines)
+    for change in baselines.changes:
+        print(f"wrote {change.render()}")
     print(f"flowwalk heal: wrote {done}{left}", file=sys.stderr)
     return code
 

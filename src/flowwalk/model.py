@@ -154,8 +154,9 @@ class Snapshot:
     #: screenshot: how far apart two pixels' colours may be and still count as equal (0..1,
     #: pixelmatch's YIQ distance; Playwright Test's default 0.2)
     threshold: float = 0.2
-    #: screenshot: how many pixels may differ (beyond the threshold) and the check still pass
-    max_diff_pixels: int = 0
+    #: screenshot: how many pixels may differ (beyond the threshold) and the check still pass;
+    #: None with max_diff_ratio None too: none may
+    max_diff_pixels: int | None = None
     #: screenshot: the same as a share of the image's pixels (0..1); None: not set
     max_diff_ratio: float | None = None
     #: screenshot: selectors whose boxes are painted over in both images before comparing

@@ -154,7 +154,7 @@ class StepBuilder:
         ratio = step.max_diff_ratio
         return m.Snapshot(name=name, baseline=baseline,
                           threshold=step.threshold if step.threshold is not None else m.Snapshot.threshold,
-                          max_diff_pixels=step.max_diff_pixels or 0, max_diff_ratio=ratio,
+                          max_diff_pixels=step.max_diff_pixels, max_diff_ratio=ratio,
                           mask=tuple(step.mask), full_page=step.full_page)
 
     # --- verifiers ------------------------------------------------------------------------------

@@ -209,8 +209,12 @@ def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot
 
 
 def _allowed(snap: Snapshot) -> str:
-    ratio = f", at most {snap.max_diff_ratio:.2%} of them" if snap.max_diff_ratio is not None else ""
-    return f"at most {snap.max_diff_pixels} pixel(s) differing (threshold {snap.threshold:g}){ratio}"
+    limits = []
+    if snap.max_diff_pixels is not None:
+        limits.append(f"at most {snap.max_diff_pixels} pixel(s)")
+    if snap.max_diff_ratio is not None:
+        limits.append(f"at most {snap.max_diff_ratio:.2%} of the pixels")
+    return f"{' and '.join(limits) or 'no pixel'} differing (threshold {snap.threshold:g})"
 
 
 # --- missing, mismatched, written ---------------------------------------------------------------
