@@ -21,7 +21,8 @@ from flowwalk.settings import Settings
 
 #: files a run writes into its report folder; a new run replaces them (nothing else is touched)
 REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
-REPORT_DIRS = ("screenshots", "traces", "context")
+#: (report/merge.py copies the same folders: ARTIFACT_DIRS)
+REPORT_DIRS = ("screenshots", "traces", "context", "baselines")
 
 
 def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:

@@ -1,7 +1,7 @@
 """`flowwalk merge`: shard report folders in, the report one unsharded run would have written out.
 
 The shards' emit.jsonl sections are concatenated in shard order (a folder may itself be an
-earlier merge: sections are what count, not folders), screenshots, traces and failure context
+earlier merge: sections are what count, not folders), screenshots, traces, baselines and failure context
 files are copied beside them, and `build_reports` rebuilds every report from the merged
 emit.jsonl. Because every report orders tests by the plan recorded in `run_started`, the result
 equals an unsharded run test by test. Each shard's own folder reports only its own scenarios; the
@@ -23,7 +23,8 @@ from flowwalk.report.build import build_reports, write_atomic
 from flowwalk.report.records import EMIT_FILE, RawSection, as_dict, split_sections
 
 #: folders of files the records reference by relative path
-ARTIFACT_DIRS = ("screenshots", "traces", "context")
+#: `baselines`: candidate baselines and comparison images (walk/snapshots.py)
+ARTIFACT_DIRS = ("screenshots", "traces", "context", "baselines")
 #: files merge writes (and so replaces) in the output folder
 OUTPUT_FILES = (EMIT_FILE, "junit.xml", "verdict.json", "summary.md", "report.html")
 #: the PR context `run` leaves for the fork-safe publish workflow; carried over as is
