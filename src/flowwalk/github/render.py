@@ -25,7 +25,8 @@ from urllib.parse import quote
 
 from flowwalk import __version__
 from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, evidence_markdown, gate_lead,
-                                     gate_sections, healed_items, leads)
+                                     gate_sections, healed_items, leads, render_written_baselines,
+                                     written_baselines)
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -395,6 +396,9 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
         out += ["", section.rstrip("\n").replace("### ", "#### ", 1)]
 
     out += _heal_lines(verdict, links, detail, heal_status or {})
+    written = written_baselines(verdict)
+    if written:
+        out += ["", render_written_baselines(written, limit=detail.max_flaky).replace("### ", "#### ", 1).rstrip()]
 
     flaky = [str(t) for t in verdict.get("flaky") or ()]
     if flaky:

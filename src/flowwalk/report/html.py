@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 from flowwalk.events import Baseline, Failure, Finding, ScenarioFinished, StepFinished, Violation, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
-    HEAL_MEANING, OUTCOME_TEXT, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text, healed_items,
-    shards_line, verdict_headline,
+    HEAL_MEANING, OUTCOME_TEXT, WRITTEN_MEANING, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text,
+    healed_items, shards_line, verdict_headline, written_baselines,
 )
 from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
 
@@ -191,6 +191,12 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
     heals = healed_items(verdict)
     if heals:
         parts.append(_heals(heals, str(records.settings.get("heal_policy", "pass"))))
+    written = written_baselines(verdict)
+    if written:
+        parts.append(f'<section class="heals"><h2>Baselines written <small>{len(written)}: {_e(WRITTEN_MEANING)}'
+                     "</small></h2><ul>" + "".join(
+                         f'<li><code>{_e(path)}</code> <a href="#test={_e(test_id)}" data-test="{_e(test_id)}">'
+                         f"<code>{_e(test_id)}</code></a></li>" for path, test_id in written) + "</ul></section>")
     flaky = list(verdict.get("flaky") or ())
     slowest = list(verdict.get("slowest") or ())[:10]
     if flaky or slowest:

@@ -356,6 +356,32 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
+def written_baselines(verdict: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(baseline path, test id) of every baseline --update-snapshots wrote in the run, once each."""
+    out: list[tuple[str, str]] = []
+    for test in verdict.get("tests") or ():
+        for finding in test.get("findings") or ():
+            baseline = finding.get("baseline") or {}
+            if finding.get("kind") == "baseline_written" and baseline.get("path"):
+                item = (str(baseline["path"]), str(test.get("test_id")))
+                if all(item[0] != seen for seen, _ in out):
+                    out.append(item)
+    return out
+
+
+#: what every report says under the written baselines
+WRITTEN_MEANING = ("written by --update-snapshots instead of compared: review them and commit them "
+                   "(copies in the report folder's baselines/)")
+
+
+def render_written_baselines(items: Sequence[tuple[str, str]], limit: int = 50) -> str:
+    lines = [f"### Baselines written ({len(items)})", "", f"_{plain(WRITTEN_MEANING)}_", ""]
+    lines.extend(f"- {code(path, 300)} ({code(test_id, 200)})" for path, test_id in items[:limit])
+    if len(items) > limit:
+        lines.append(f"- … and {len(items) - limit} more (report.html lists them all)")
+    return "\n".join(lines) + "\n"
+
+
 def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
     """The healed selectors as a Markdown section (summary.md)."""
     count = len(items)
@@ -487,6 +513,9 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
     heals = healed_items(verdict)
     if heals:
         budget.add(render_heals(heals, str((records.settings if records else {}).get("heal_policy", "pass"))))
+    written = written_baselines(verdict)
+    if written:
+        budget.add(render_written_baselines(written))
 
     missing = not_run(verdict)
     if missing:
