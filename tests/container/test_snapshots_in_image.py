@@ -78,3 +78,16 @@ def test_baselines_written_in_the_image_compare_equal_in_the_image(
     failure = verdict["tests"][0]["failure"]
     assert failure["failure_class"] == "assertion_failed" and failure["baseline"]
     assert {p.name: p.read_bytes() for p in baselines.iterdir()} == written   # never written silently
+
+
+def test_the_committed_example_baselines_in_the_image(
+        podman: Podman, image: Image, github: FakeGitHub, tmp_path: Path) -> None:
+    """examples/snapshots/pricing.flow.yaml's baselines were made on the test machine, outside the
+    image (Debian's Chromium and fonts-liberation from the same install script): the image renders
+    the example's pixels the same, so the committed example holds in the Action too."""
+    github.add_pull(7)
+    workspace = tmp_path / "repo"
+    shutil.copytree(ROOT / "examples" / "snapshots", workspace / "examples" / "snapshots")
+    done = _job(podman, image, github, tmp_path / "job", workspace,
+                paths="examples/snapshots/pricing.flow.yaml", serve="examples/snapshots/site")
+    assert done.code == 0, done.output[-4000:]
