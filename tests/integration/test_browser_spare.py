@@ -112,23 +112,17 @@ def test_a_spare_is_taken_only_by_a_session_of_the_same_environment(spare_browse
     french = {"locale": "fr-FR", "viewport": {"width": 400, "height": 700}}
     plain = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
     plain.close()
-    # the spare was made for the plain environment: a French session opens its own context
-    other = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
-                                      context_options=french)
-    try:
-        other.goto(f"{site.url}/", timeout_ms=10_000)
-        assert other.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
-    finally:
-        other.close()
-    # and the next spare is made for it: a second French session takes it, still French
-    assert spare_browser._spare is not None
-    again = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
-                                      context_options=french)
-    try:
-        again.goto(f"{site.url}/", timeout_ms=10_000)
-        assert again.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
-    finally:
-        again.close()
+    # the spare was made for the plain environment: a French session opens its own context; the
+    # next spare is made for it, and a second French session takes it, still French
+    for _ in range(2):
+        french_session = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False,
+                                                   context_options=french)
+        try:
+            french_session.goto(f"{site.url}/", timeout_ms=10_000)
+            assert french_session.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
+        finally:
+            french_session.close()
+        assert spare_browser._spare is not None
 
 
 def test_a_session_starts_from_a_saved_storage_state(spare_browser: Browser, site: StaticServer) -> None:
