@@ -38,11 +38,12 @@ from flowwalk.mcp.explain import failure_label, read_verdict
 from flowwalk.mcp.workspace import DISCOVER_DIR, REPORT_MARKERS, Workspace, discover_uri, report_uri, spec_leaf
 
 SpecKind = Literal["flow.yaml", "flow.json", "rules.yaml", "robot"]
-SchemaKind = Literal["flow_spec", "rules", "config"]
+SchemaKind = Literal["flow_spec", "rules", "config", "quarantine"]
 SCHEMA_FILES: dict[str, str] = {
     "flow_spec": "flow-spec.v1.schema.json",
     "rules": "rules.v1.schema.json",
     "config": "config.v1.schema.json",
+    "quarantine": "quarantine.v1.schema.json",
 }
 #: the most characters of console output a run answer carries (its tail)
 CONSOLE_TAIL = 3_000

@@ -528,8 +528,9 @@ class FlowwalkServer:
 
     async def schema(
         self,
-        kind: Annotated[SchemaKind, Field(description="flow_spec (*.flow.yaml/json), rules (*.rules.yaml) or "
-                                                      "config (flowwalk.yaml)")],
+        kind: Annotated[SchemaKind, Field(description="flow_spec (*.flow.yaml/json), rules (*.rules.yaml), "
+                                                      "config (flowwalk.yaml) or quarantine "
+                                                      "(flowwalk-quarantine.yaml)")],
         definitions: Annotated[list[str], Field(description="$defs to include when the schema is too large "
                                                             "to send whole")] = [],  # noqa: B006
     ) -> Annotated[CallToolResult, SchemaAnswer]:
