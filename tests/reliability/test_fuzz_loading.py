@@ -50,7 +50,9 @@ def test_the_seeds_are_valid_inputs() -> None:
     """Mutations start from real, accepted inputs (robot: the corpus also keeps refused suites)."""
     assert len(fuzzkit.SEEDS["docs"]) >= 20 and len(fuzzkit.SEEDS["robot"]) >= 3
     for path in fuzzkit.SEEDS["docs"]:
-        assert load_suites([str(path)], fuzzkit.SETTINGS), path
+        # a spec that starts from a saved session is valid with the setup that saves it (its folder's)
+        setups = [str(p) for p in path.parent.glob("*.flow.y*ml") if p != path and "saves_session:" in p.read_text()]
+        assert load_suites([str(path), *setups], fuzzkit.SETTINGS), path
     assert load_suites([str(fuzzkit.REPO / "examples/robot/site.robot")], fuzzkit.SETTINGS)
 
 
