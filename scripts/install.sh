@@ -10,7 +10,8 @@
 #                                    run): podman, runc and debootstrap from Debian when missing
 #   scripts/install.sh --system      into the current Python instead of a venv (the container image)
 #   scripts/install.sh --headless-only   Debian's chromium-headless-shell without the full chromium
-#                                    (the image: every run uses the headless shell; 380 MB less)
+#                                    and the desktop tools only it uses (the image: every run uses
+#                                    the headless shell; docs/action.md says what it saved)
 #   scripts/install.sh --packages-only   Debian's packages alone, not flowwalk (the Dockerfile's
 #                                    first layer, rebuilt only when this script changes)
 #
@@ -30,7 +31,7 @@ for arg in "$@"; do
     --system) mode=system ;;
     --headless-only) headless_only=1 ;;
     --packages-only) packages_only=1 ;;
-    -h|--help) sed -n '2,17p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "install.sh: unknown option '$arg' (try --help)" >&2; exit 2 ;;
   esac
 done
@@ -49,10 +50,37 @@ apt_install() {
   $sudo apt-get install -y -qq --no-install-recommends "$@" >/dev/null
 }
 
+# --headless-only: chromium-common (which the headless shell depends on) also depends on x11-utils
+# and xdg-utils for the desktop browser (xdpyinfo, xdg-open); through libgl1 they bring Mesa and
+# LLVM, 214 MB the headless shell never loads (it renders with the SwiftShader in /usr/lib/chromium).
+# A local empty package that Provides both keeps them out; apt works as before for anything else.
+stand_in_for_desktop_tools() {
+  dpkg -s x11-utils >/dev/null 2>&1 && return 0  # a desktop machine: leave it as it is
+  dpkg -s flowwalk-headless-only >/dev/null 2>&1 && return 0
+  local sudo="" pkg
+  [ "$(id -u)" = 0 ] || sudo=sudo
+  pkg=$(mktemp -d)
+  mkdir "$pkg/DEBIAN"
+  cat >"$pkg/DEBIAN/control" <<'EOF_CONTROL'
+Package: flowwalk-headless-only
+Version: 1
+Architecture: all
+Maintainer: flowwalk <https://github.com/flowwalk/flowwalk>
+Provides: x11-utils, xdg-utils
+Description: stands in for x11-utils and xdg-utils in flowwalk's image
+ Only Debian's full chromium uses them; flowwalk walks in chromium-headless-shell
+ (scripts/install.sh --headless-only).
+EOF_CONTROL
+  dpkg-deb --build "$pkg" "$pkg.deb" >/dev/null
+  $sudo dpkg -i "$pkg.deb" >/dev/null
+  rm -rf "$pkg" "$pkg.deb"
+}
+
 if [ "$headless_only" = 1 ]; then
   # flowwalk walks in the headless shell whenever it is installed (settings.default_executable)
   if [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
     say "installing Chromium's headless shell from Debian's packages"
+    stand_in_for_desktop_tools
     apt_install chromium-headless-shell fonts-liberation
   fi
 elif [ ! -x /usr/bin/chromium ] || [ ! -x /usr/lib/chromium/chromium-headless-shell ]; then
