@@ -38,6 +38,8 @@ WORK = "/home/runner/work"
 WORKSPACE, TEMP = f"{WORK}/shop/shop", f"{WORK}/_temp"
 ACTION_PATH = f"{WORK}/_actions/flowwalk/flowwalk/v0/composite"
 DEMO_PASSWORD = "correct-horse-battery"
+#: three of the examples, one signing in with the secret (the Docker action's test walks them all)
+FLOWS = ("examples/flows/home.flow.yaml", "examples/flows/login.flow.json", "examples/flows/notes.flow.yaml")
 
 
 def _normalize(name: str) -> str:
@@ -123,7 +125,7 @@ def test_the_composite_steps_install_the_wheel_and_publish_from_a_clean_runner(
                    "GITHUB_EVENT_NAME": "pull_request", "GITHUB_EVENT_PATH": str(event), "GITHUB_SHA": "9" * 40,
                    "GITHUB_RUN_ID": "808", "GITHUB_STEP_SUMMARY": str(temp / "step_summary"),
                    "PIP_INDEX_URL": package_index, "DEMO_PASSWORD": DEMO_PASSWORD}
-            inputs = {"paths": "examples/flows", "serve": "examples/site", "variables": "DEMO_USER=ada@example.com",
+            inputs = {"paths": " ".join(FLOWS), "serve": "examples/site", "variables": "DEMO_USER=ada@example.com",
                       "secret-names": "DEMO_PASSWORD", "comment-mode": "always", "token": TOKEN}
             runner = ContainerRunner(podman, name, inputs, workspace, temp, env)
             runner.run("python")
@@ -138,7 +140,7 @@ def test_the_composite_steps_install_the_wheel_and_publish_from_a_clean_runner(
             assert walked.returncode == 0, walked.stdout[-4000:] + walked.stderr[-3000:]
             outputs = runner.action_outputs()
             assert outputs["verdict"] == "passed" and outputs["exit-code"] == "0"
-            assert int(outputs["total"]) == len(list((ROOT / "examples" / "flows").glob("*.flow.*")))
+            assert outputs["total"] == outputs["passed"] == str(len(FLOWS))
             (comment,) = github.flowwalk_comments(7)
             assert "flowwalk: all checks passed" in comment["body"] and outputs["comment-url"] == comment["html_url"]
             assert github.problems == []

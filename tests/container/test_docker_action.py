@@ -126,12 +126,13 @@ def test_a_stopped_container_still_leaves_its_report(podman: Podman, image: Imag
     layout = RunnerLayout(tmp_path, "http://127.0.0.1:9", TOKEN)
     checkout(layout)
     # a flow slow enough to be stopped in the middle: wait steps between the example flows
-    slow = layout.workspace / "checks" / "slow.flow.yaml"
+    # (in a folder that sorts after examples/: one worker walks in plan order, home first)
+    slow = layout.workspace / "slow-checks" / "slow.flow.yaml"
     slow.parent.mkdir()
     slow.write_text('spec_version: "1"\nname: a slow flow\nurl: /index.html\nsteps:\n'
                     "  - type: goto\n    url: /index.html\n" + "  - type: wait\n    ms: 3000\n" * 20)
     name = f"flowwalk-test-{uuid.uuid4().hex[:12]}"
-    inputs = {"paths": "examples/flows/home.flow.yaml checks", "serve": "examples/site", "comment-mode": "off",
+    inputs = {"paths": "examples/flows/home.flow.yaml slow-checks", "serve": "examples/site", "comment-mode": "off",
               "workers": "1"}
     proc = podman.popen(*layout.run_args(image.id, layout.env(inputs), name),
                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
