@@ -289,6 +289,8 @@ def main(argv: list[str] | None = None) -> int:
             results["needs_review"] = len(first.needs_review)
             results["journeys"] = [j.name for j in first.journeys]
             if args.twice:
+                if served.restart is not None:
+                    served.restart()   # the same app as the first crawl saw, not the rows that crawl created
                 crawl(app, served.url, scratch / "again")
                 a = {p.relative_to(scratch / "generated"): p.read_bytes() for p in (scratch / "generated").rglob("*.yaml")}
                 b = {p.relative_to(scratch / "again"): p.read_bytes() for p in (scratch / "again").rglob("*.yaml")}
