@@ -184,3 +184,24 @@ def test_the_configured_model_is_asked_once_and_recorded(recording_site: tuple[s
     assert crawl["model_drops"][0]["reason"] == "not a URL of the crawl inside the allowed hosts"
     assert "name: The danger zone answers" in (tmp_path / "checks" / "discover-danger" / "smoke.flow.yaml").read_text()
     assert result.dropped and "evil.example" in (tmp_path / "checks" / "discover" / "index.md").read_text()
+
+
+def test_a_single_page_app_is_explored_from_the_state_its_login_left(site: Any, flowwalk_browser: Browser,
+                                                                     tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    # spa.html keeps its login in the page: loading its URL again shows the login form
+    monkeypatch.setenv("SPA_PASSWORD", "pw-1")
+    login = tmp_path / "login.flow.yaml"
+    login.write_text('spec_version: "1.1"\nname: sign in\nurl: /discover/spa.html\nsteps:\n'
+                     '  - {type: act, action: fill, selector: "#user", value: ada}\n'
+                     '  - {type: act, action: fill, selector: "#password", value: "{{SPA_PASSWORD}}"}\n'
+                     '  - {type: act, action: click, selector: "#sign-in"}\n'
+                     '  - {type: expect, kind: text_contains, value: My notes}\n')
+    out = tmp_path / "checks"
+    result = run(f"{site.url}/discover/spa.html", out, flowwalk_browser, max_pages=2, login=login,
+                 secret_names=("SPA_PASSWORD",), submit_forms=True)
+    assert result.pages == 1 and result.needs_review == ()
+    smoke = (out / "discover-spa" / "smoke.flow.yaml").read_text()
+    assert "value: My notes" in smoke and "'{{SPA_PASSWORD}}'" in smoke and "type: goto" not in smoke
+    main = next(j for j in result.journeys if j.id.endswith("journey-main"))
+    assert main.status == "written" and "#note-count reads '2 notes'" in " ".join(main.covers)

@@ -61,6 +61,8 @@ class CrawlState:
     dismiss: list[dict[str, Any]] = field(default_factory=list)
     #: the journeys explored with --submit-forms (journeys.Journey.to_dict), in page order
     journeys: list[dict[str, Any]] = field(default_factory=list)
+    #: the URL key of the page an in-page login (a single-page app) left the session at
+    login_landing: str = ""
     actions: int = 0
     elapsed_s: float = 0.0
     stopped_reason: str = ""

@@ -123,7 +123,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
                 landing = _in_page_login(login, session, settings, browser)
                 if landing is not None:
                     say(f"  the login stays in the page at {landing}: that state is explored, not a fresh load")
-                    crawler.landing = landing
+                    crawler.landing = state.login_landing = landing
                     crawler.relogin = lambda: play_login(login, session, settings, browser)
             reason: StopReason = crawler.run()
         finally:

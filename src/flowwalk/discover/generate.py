@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from flowwalk.discover.effects import CHECKS_PER_ACTION, LONG_CHECKS
-from flowwalk.discover.safety import destructive_word
+from flowwalk.discover.safety import destructive_word, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 
 __all__ = ["GeneratedSpec", "generate_specs", "render_spec"]
@@ -64,6 +64,8 @@ class _Writer:
                  submitting: bool):
         self.pages = {p["id"]: p for p in state["pages"]}
         self.login = login
+        #: where an in-page login (a single-page app) leaves the page: its specs do not load it again
+        self.landing = str(state.get("login_landing") or "")
         self.words = words
         #: --submit-forms: an account form's spec fills {{VARIABLES}} and submits
         self.submitting = submitting
@@ -78,7 +80,8 @@ class _Writer:
         if self.login:
             entry = self.login["url"]
             steps.extend(self.login["steps"])
-            steps.append({"type": "goto", "url": start})
+            if not self.landing or url_key(str(start)) != self.landing:
+                steps.append({"type": "goto", "url": start})   # (an in-page login is already there)
         else:
             entry = start
         if banner and page.get("banner"):
