@@ -61,6 +61,10 @@ def normalise(text: str, tmp: Path) -> str:
     text = re.sub(r'"reads":\s*\d+', '"reads": <N>', text)
     text = re.sub(r"\b\d+ read\(s\)", "<N> read(s)", text)
     text = re.sub(r"cid=\d+\.\d+", "cid=<CID>", text)
+    # whether a check passed on a page that had been still for an interval (one read) or on two
+    # reads depends on when the page last changed: timing too
+    text = re.sub(r'"stability":\s*\{"by":\s*"(?:quiet|reads)"(?:,\s*"quiet_ms":\s*[^}]*)?\}', '"stability": "<BY>"', text)
+    text = re.sub(r'"by":\s*"(?:quiet|reads)"(,\s*"quiet_ms":\s*[0-9.]+)?', '"by": "<BY>"', text)
     text = re.sub(r"%3A\d{2,5}", "%3A<PORT>", text)
     text = _TIME_KEYS.sub(lambda m: f'"{m.group(1)}": 0', text)
     text = _ISO.sub("<ISO>", text)
