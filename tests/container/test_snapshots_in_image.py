@@ -21,16 +21,8 @@ from runner import RunnerLayout, run_action
 
 from engine import ROOT, Podman
 
-FLOW = """\
-spec_version: "1.1"
-name: pricing in the image
-url: /pricing.html
-steps:
-  - {type: expect, kind: aria_snapshot, selector: .plans}
-  - {type: expect, kind: screenshot, name: cards, selector: .plans}
-  - {type: expect, kind: screenshot, name: page, mask: [".clock"], full_page: true}
-  - {type: expect, kind: accessible}
-"""
+#: the round trip the end-to-end test walks on the test machine
+FLOW = ROOT / "tests" / "corpus" / "flows" / "good" / "baselines-round-trip.flow.yaml"
 INPUTS = {"paths": "checks", "serve": "site", "comment-mode": "off", "output-dir": "flowwalk-report"}
 
 
@@ -56,7 +48,7 @@ def test_baselines_written_in_the_image_compare_equal_in_the_image(
     workspace = tmp_path / "repo"
     shutil.copytree(ROOT / "examples" / "snapshots" / "site", workspace / "site")
     (workspace / "checks").mkdir()
-    (workspace / "checks" / "pricing.flow.yaml").write_text(FLOW)
+    shutil.copyfile(FLOW, workspace / "checks" / "pricing.flow.yaml")
     baselines = workspace / "checks" / "pricing.flow.yaml.snapshots"
 
     first = _job(podman, image, github, tmp_path / "job1", workspace, **{"update-snapshots": "true"})
