@@ -227,6 +227,15 @@ def test_a_rule_of_expects_only_is_all_guards_and_a_flow_has_none() -> None:
     assert [len(part) for part in split_guards(starts_with_act)] == [0, 2]
 
 
+def test_a_page_check_ends_the_guards_so_a_missing_baseline_fails_the_rule() -> None:
+    from dataclasses import replace
+
+    shot = replace(expect(2), kind="screenshot")
+    rule = Rule(name="r", loc=at(1), steps=(expect(1), shot, expect(3)))
+    guards, body = split_guards(rule)
+    assert [i for i, _ in guards] == [1] and [i for i, _ in body] == [2, 3]
+
+
 def rules(*specs: tuple[str, tuple[str, ...], str | None]) -> list[Rule]:
     return [Rule(name=n, loc=at(1), steps=(), parents=p, child_scope=s) for n, p, s in specs]
 

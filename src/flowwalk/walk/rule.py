@@ -44,10 +44,14 @@ Numbered = tuple[int, Step]
 
 
 def split_guards(rule: Rule) -> tuple[list[Numbered], list[Numbered]]:
-    """(guards, body) of `rule`: the expects that open it, and the rest (a flow has no guards)."""
+    """(guards, body) of `rule`: the expects that open it, and the rest (a flow has no guards).
+
+    A page check (aria_snapshot, screenshot, accessible) is never a guard: it ends the guard section,
+    so a missing or changed baseline fails its rule rather than skipping it."""
     steps = list(enumerate(rule.steps, start=1))
     if rule.guards_enabled:
-        split = next((i for i, (_, s) in enumerate(steps) if not isinstance(s, Expect)), len(steps))
+        split = next((i for i, (_, s) in enumerate(steps) if not isinstance(s, Expect) or s.kind in PAGE_CHECKS),
+                     len(steps))
     else:
         split = 0
     return steps[:split], steps[split:]
