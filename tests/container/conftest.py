@@ -56,7 +56,9 @@ def image(podman: Podman) -> Iterator[Image]:
     TIMINGS["image build"] = f"{seconds:.0f} s"
     TIMINGS["image size"] = f"{built.size / 1e6:.0f} MB"
     yield built
-    # the tag goes; the image stays as the next session's layer cache until it is hours old
+    # the newest build keeps a tag (and so its layers: the next session's build cache); the
+    # session's own tag goes, and earlier builds of the tests' storage go once they are an hour old
+    podman("tag", image_id, f"{IMAGE_REPO}:latest", check=False)
     podman("untag", image_id, tag, check=False)
     podman.prune_own_leftovers()
 

@@ -9,7 +9,7 @@ touched. The cache is outside the checkout on purpose: CI runs a fresh clone, an
 recipe changed.
 
 Everything here is created by these tests; what they remove is theirs: the containers they
-started, the session's image tag, and images of their own storage left untagged for hours.
+started, the session's image tag, and images of their own storage left untagged for an hour.
 """
 
 from __future__ import annotations
@@ -134,8 +134,10 @@ class Podman:
         iidfile.unlink()
         return image_id, seconds
 
-    def prune_own_leftovers(self, older_than: str = "6h") -> None:
-        """Untagged images of the tests' own storage older than `older_than` (earlier builds)."""
+    def prune_own_leftovers(self, older_than: str = "1h") -> None:
+        """Untagged images of the tests' own storage older than `older_than`: earlier builds, each
+        some hundred MB; the newest is tagged `latest` and kept with its layers (the build cache).
+        Never an image of anyone else: this storage is the tests' own."""
         self("image", "prune", "--force", "--filter", f"until={older_than}", check=False, timeout=600)
 
     def image_size(self, image: str) -> int:
