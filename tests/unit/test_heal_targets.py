@@ -75,6 +75,36 @@ def test_the_books_link_in_the_catalog_module_wins_clearly_and_its_neighbours_st
     assert change.score < THRESHOLD and any("its own name" in why for why in change.lacked)
 
 
+# the real Django 5.2 admin (bench/heal_realapps.py): its change list's "Add book" is a link styled
+# as a button, inside a <main tabindex="-1"> whose text holds the whole page; its add form has three
+# submit buttons that all say "Save"
+ADD_BOOK = el("ab", name="Add book", text="Add book", classes=["addlink"], href="/admin/catalog/book/add/",
+              near=["object-tools"], around=["Select book to change"], order=3)
+MAIN = el("m", tag="main", role="", text="Select book to change Add book Action: Go 0 of 3 selected Dune",
+          id="content-start", classes=["content"], order=1)
+SAVES = [el(f"s{i}", tag="input", role="button", type="submit", name=n, value=n, name_attr=a,
+            around=["Add book"], order=40 + i)
+         for i, (n, a) in enumerate((("Save", "_save"), ("Save and add another", "_addanother"),
+                                     ("Save and continue editing", "_continue")))]
+
+
+def test_a_link_people_call_a_button_heals_and_a_page_landmark_is_not_a_button() -> None:
+    want = parse_target("Add book button")
+    ranked = rank(want, [MAIN, ADD_BOOK, *SAVES], None, "click")
+    assert ranked[0].element is ADD_BOOK and decide(ranked).winner is ranked[0]
+    assert meaning_score(want, MAIN).score < THRESHOLD   # <main> is the page's structure, not a control
+    # a link called a button is not as good as a button: the role still costs
+    assert meaning_score(want, ADD_BOOK).role < 1.0
+
+
+def test_an_exact_name_leads_the_names_that_only_contain_it() -> None:
+    ranked = rank(parse_target("Save button"), SAVES, None, "click")
+    assert ranked[0].element is SAVES[0] and decide(ranked).winner is ranked[0]
+    assert ranked[0].score - ranked[1].score >= MARGIN
+    # and the change form without "Save as new" still heals to none of them
+    assert decide(rank(parse_target("Save as new button"), SAVES, None, "click")).winner is None
+
+
 def test_without_the_element_nothing_heals_and_the_miss_says_what_each_lacked() -> None:
     want = parse_target("Loans link in the Catalog module")
     ranked = rank(want, [BOOKS, CHANGE_BOOKS, BOOK_COPIES, LOANS, LOG_OUT], None, "click")

@@ -26,13 +26,17 @@ one element against a target, 0..1, and says what it lacked:
   element with no visible name (a todo's checkbox is named by its row), for a row itself the list
   it belongs to 0.9 (a "todo row" is a row of the todo list); anything else around it 0.4. A
   synonym (`delete` for `destroy`) takes 0.85 of that, a prefix (`search` in `searchbar`) 0.75.
-  A slight preference (up to 0.1) for an element whose visible name holds no other words.
+  A preference (up to 0.2) for an element whose visible name holds no other words: "Save" leads
+  "Save and add another" by the margin.
   With no name words, N is the context coverage (`checkbox of "Write report"`).
 - C, the context: 1 when every context word is found around the element (or in its own name:
   "Terms of Service"), else 0.3 + 0.5 x the share found (a "Loans" link in the Inventory module
   is not the Loans link in the Catalog module); 1 without context words.
-- R, the role: 1 when the element has a role the target's role words name, 0.8 for a clickable
-  element with no role (a `div` with a click handler called a button), 0.5 for another role.
+- R, the role: 1 when the element has a role the target's role words name, 0.8 for an element
+  with no role (a `div` with a click handler called a button) and for a link called a button or
+  a button called a link (Django admin's "Add book" is a link styled as a button), 0.5 for
+  another role or for a page's structure (`main`, `nav`, `section`, `form` ...: not a control,
+  even when it takes focus).
 - O, the ordinal: 1 when the position matches, 0.4 when it does not, 0.7 when it cannot be told.
 
 THRESHOLD and MARGIN (heal/score.py) decide as before; the weights were tuned on the healing
@@ -124,7 +128,13 @@ OWN_NAME, OWN_HINT, ATTR_UNNAMED, ATTR_NAMED, ROW_UNNAMED, AROUND = 1.0, 0.9, 0.
 ROLE_MISMATCH, ROLE_GENERIC = 0.5, 0.8
 ORDINAL_MISS, ORDINAL_UNKNOWN = 0.4, 0.7
 CONTEXT_BASE, CONTEXT_SLOPE = 0.3, 0.5
-EXACTNESS = 0.1
+EXACTNESS = 0.2
+#: tags that hold a page's structure: never "a button" or "a link", whatever their text says
+_STRUCTURE_TAGS = frozenset({"html", "body", "main", "nav", "header", "footer", "aside", "section", "article",
+                             "form", "fieldset", "table", "thead", "tbody", "tfoot", "ul", "ol", "dl"})
+#: the roles people swap when they name a control: a link styled as a button is "the Add button"
+_CLICKABLE_ROLES = frozenset({"button", "link"})
+_CONTROL_WORDS = frozenset({"button", "btn", "link", "hyperlink", "anchor"})
 
 
 def stem(word: str) -> str:
@@ -453,8 +463,10 @@ def _role_factor(want: Want, el: PageElement, everything: list[str]) -> tuple[fl
             # a "filter" that nothing around calls a filter is only maybe one
             return 0.85, f"the word '{kinds[0]}' around it"
         return 1.0, None
-    if not role and ("button" in want.roles or "link" in want.roles):
+    if not role and el.tag not in _STRUCTURE_TAGS and _CLICKABLE_ROLES & set(want.roles):
         return ROLE_GENERIC, f"a role ({'/'.join(want.role_words)}); it has none"
+    if role in _CLICKABLE_ROLES and _CONTROL_WORDS & set(want.role_words):
+        return ROLE_GENERIC, f"the role {'/'.join(want.role_words)} (it is a {role})"
     return ROLE_MISMATCH, f"the role {'/'.join(want.role_words)} (it is a {role or el.tag})"
 
 
