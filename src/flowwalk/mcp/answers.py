@@ -55,17 +55,27 @@ class RootCause(BaseModel):
     dependents: list[str] = Field(default_factory=list, description="tests skipped because this one failed")
 
 
+class AskedOut(BaseModel):
+    """A question the server asked the person through the client (elicitation), and the outcome."""
+
+    question: str = Field(description="what was asked (the elicitation's message)")
+    action: str = Field(description="accept | decline | cancel")
+    answered: dict[str, Any] = Field(default_factory=dict, description="the accepted answer; never a secret "
+                                                                        "value (a secret is asked for by name)")
+
+
 class RunAnswer(Bounded):
     outcome: str = Field(description="passed | site_misbehaved | spec_needs_review | infrastructure_failed | "
-                                     "cancelled")
-    exit_code: int
-    counts: dict[str, int]
-    duration_ms: float
+                                     "cancelled | not_run (a question was declined or cancelled before the run)")
+    exit_code: int | None = Field(description="flowwalk run's exit code; null when the run did not start")
+    counts: dict[str, int] = Field(default_factory=dict)
+    duration_ms: float = 0.0
     report_dir: str = Field(description="the report folder, relative to the server's working directory")
     summary_uri: str
     verdict_uri: str
     root_causes: list[RootCause] = Field(default_factory=list)
     console: str = Field(default="", description="what `flowwalk run` printed (the tail when long)")
+    asked: list[AskedOut] = Field(default_factory=list, description="what the server asked the person, if anything")
 
 
 class ExplainAnswer(Bounded):
@@ -143,15 +153,6 @@ class JourneyOut(BaseModel):
     kind: str = Field(default="", description="the feature kind (page, login, form, search, ...) or journey")
     status: str = Field(default="", description="written (passed twice) | needs_review | not_verified")
     uri: str = Field(description="resource with the spec's text")
-
-
-class AskedOut(BaseModel):
-    """A question the server asked the person through the client (elicitation), and the outcome."""
-
-    question: str = Field(description="what was asked (the elicitation's message)")
-    action: str = Field(description="accept | decline | cancel")
-    answered: dict[str, Any] = Field(default_factory=dict, description="the accepted answer; never a secret "
-                                                                        "value (a secret is asked for by name)")
 
 
 class DiscoverAnswer(Bounded):

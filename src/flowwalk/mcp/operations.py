@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
+from pydantic import BaseModel
+
 from flowwalk import app
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.mcp.answers import (
@@ -465,3 +467,122 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
         duration_s=result.duration_s, stopped_reason=result.stopped_reason,
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
         dropped=list(result.dropped), note=note)
+
+
+# --- what a run or a crawl may ask the person first (mcp/ask.py carries the questions) -------------
+
+#: words in a variable's name that mark it as a secret: its value is never asked for
+_SECRET_WORDS = re.compile(r"PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE|CREDENTIAL|AUTH|SESSION|COOKIE|PIN$", re.I)
+#: the longest value a variable may be given through a question
+VALUE_LIMIT = 1_000
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@dataclass(frozen=True)
+class Needed:
+    """A `{{NAME}}` the specs use that nobody gave, and where it is first used."""
+
+    name: str
+    where: str
+    #: a secret (declared, or a name that says so): never asked for, only named in the answer
+    secret: bool
+
+
+def needed_variables(ws: Workspace, request: RunRequest) -> list[Needed]:
+    """Every variable the run's specs need that the run cannot supply (the walker's own check,
+    `walk/preflight.py`), in file order. Specs that do not load give none: the run reports them."""
+    from flowwalk.walk.context import run_variables
+    from flowwalk.walk.preflight import check_variables
+
+    options: dict[str, Any] = {"paths": [str(ws.confine(p, "spec path")) for p in request.paths],
+                               "variables": _assignments(request.variables),
+                               "secret_names": _names(request.secret_names), "base_url": request.base_url}
+    try:
+        settings, suites = app.load(options)
+    except (SpecError, UsageError):
+        return []
+    available = run_variables(settings)
+    if request.serve:
+        available.setdefault("BASE_URL", "http://127.0.0.1")   # the run serves the folder and sets it
+    declared = set(settings.secret_names)
+    found: dict[str, Needed] = {}
+    for suite in suites:
+        for scenario in suite.scenarios:
+            secrets = declared | set(getattr(scenario, "secrets", ()) or ())
+            for loc, name in check_variables(scenario, settings, available):
+                if name not in found:
+                    where = f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}"
+                    found[name] = Needed(name, where, name in secrets or bool(_SECRET_WORDS.search(name)))
+    return list(found.values())
+
+
+def variables_form(needed: list[Needed]) -> type[BaseModel]:
+    """The form asking for the values of `needed` (no secret among them): one text field each."""
+    from pydantic import Field as PField
+    from pydantic import create_model
+
+    fields: dict[str, Any] = {}
+    for i, item in enumerate(needed):
+        fields[f"v{i}"] = (str, PField(alias=item.name, title=item.name, min_length=1, max_length=VALUE_LIMIT,
+                                       description=f"the value of {{{{{item.name}}}}} (used at {item.where})"))
+    form: type[BaseModel] = create_model("RunVariables", **fields)
+    return form
+
+
+def value_problem(values: Mapping[str, str], hidden: list[str]) -> str | None:
+    """Why answered variable values cannot be used (never quoting them), or None."""
+    for name, value in values.items():
+        if not value.strip():
+            return f"{name} is empty"
+        if _CONTROL.search(value):
+            return f"{name} must be one line of text"
+        if any(secret and secret == value for secret in hidden):
+            return f"{name} was given a secret's value; secrets are given by the NAME of an environment variable"
+    return None
+
+
+def login_wall(ws: Workspace, request: DiscoverRequest) -> Any:
+    """The login form discover's start URL leads to (discover/wall.py), or None."""
+    from flowwalk.discover import DiscoverOptions
+    from flowwalk.discover.wall import probe_login
+
+    options = DiscoverOptions(url=request.url, out_dir=ws.confine(request.out_dir, "out_dir"),
+                              allow_hosts=tuple(request.allow_hosts))
+    try:
+        return probe_login(options)
+    except UsageError as error:
+        raise ToolInputError(str(error)) from None
+
+
+#: the run variable the written login flow takes the user name from
+LOGIN_USER = "LOGIN_USER"
+
+
+def login_problem(user: str, password_env: str, hidden: list[str]) -> str | None:
+    """Why a login answer cannot be used (never quoting `password_env`: it may be a password), or None."""
+    if not user.strip() or _CONTROL.search(user):
+        return "the user name must be one line of text"
+    if any(secret and secret == user for secret in hidden):
+        return "the user name is a secret's value"
+    if not _ENV_NAME.match(password_env):
+        return ("password_env must be the NAME of an environment variable (letters, digits and _), "
+                "not the password itself")
+    if not os.environ.get(password_env):
+        return (f"the flowwalk server has no environment variable {password_env} (or it is empty): set it where "
+                f"the server starts (the client's env block) and answer with its name")
+    return None
+
+
+def write_login(ws: Workspace, request: DiscoverRequest, wall: Any, user: str, password_env: str
+                ) -> DiscoverRequest:
+    """Write the login flow into out_dir/login.flow.yaml and the request that crawls through it."""
+    from dataclasses import replace
+
+    from flowwalk.discover.wall import login_flow
+
+    out = ws.confine(request.out_dir, "out_dir")
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / "login.flow.yaml"
+    path.write_text(login_flow(wall, LOGIN_USER, password_env), encoding="utf-8")
+    return replace(request, login=ws.relative(path), variables={**request.variables, LOGIN_USER: user},
+                   secret_names=list(dict.fromkeys([*request.secret_names, password_env])))

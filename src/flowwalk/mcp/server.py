@@ -18,7 +18,7 @@ import threading
 import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, TypeVar
 from urllib.parse import unquote
@@ -37,6 +37,7 @@ from mcp_types import (
     EmptyResult,
     INVALID_PARAMS,
     ImageContent,
+    InputRequiredResult,
     ListResourcesResult,
     PaginatedRequestParams,
     Resource,
@@ -45,14 +46,15 @@ from mcp_types import (
     ToolAnnotations,
     UnsubscribeRequestParams,
 )
-from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
 from flowwalk.errors import FlowwalkError, UsageError
 from flowwalk.events import RuleFinished, RunStarted
 from flowwalk.mcp import operations, prompts
+from flowwalk.mcp.ask import Asked, Asker, NeedInput, is_modern
 from flowwalk.mcp.answers import (
+    AskedOut,
     DiscoverAnswer,
     ExplainAnswer,
     HealAnswer,
@@ -84,14 +86,6 @@ WATCH_INTERVAL_S = 1.0
 PROGRESS_INTERVAL_S = 0.25
 #: each answer's structured content and its text copy share the limit
 STRUCTURED_BUDGET = ANSWER_LIMIT // 2
-
-#: the first protocol version that asks through `InputRequiredResult` instead of a server request
-INPUT_REQUIRED_VERSION = "2026-07-28"
-
-
-def _modern(version: str | None) -> bool:
-    return version is not None and is_version_at_least(version, INPUT_REQUIRED_VERSION)
-
 
 _RO = ToolAnnotations(read_only_hint=True, destructive_hint=False, idempotent_hint=True, open_world_hint=False)
 
@@ -199,7 +193,7 @@ class ReportWatch:
             version = ctx.protocol_version
         except (AttributeError, ValueError):
             return
-        if session is not None and not _modern(version):
+        if session is not None and not is_modern(version):
             self.sessions.add(session)
 
     async def loop(self) -> None:
@@ -375,23 +369,74 @@ class FlowwalkServer:
         update_snapshots: Annotated[bool, Field(description="write missing and changed aria_snapshot and "
                                                             "screenshot baselines beside the specs instead of "
                                                             "failing (each is a baseline_written warning)")] = False,
-    ) -> Annotated[CallToolResult, RunAnswer]:
+    ) -> Annotated[CallToolResult, RunAnswer] | InputRequiredResult:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
         sends progress notifications as tests finish; cancelling the call stops the run, whose
-        report still covers what ran."""
+        report still covers what ran. When the client can ask the person (elicitation) and the
+        specs use variables nobody gave, it asks for their values first (never for a secret)."""
         request = RunRequest(paths=list(paths), base_url=base_url, variables=dict(variables),
                              secret_names=list(secret_names), out_dir=out_dir, serve=serve,
                              run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
                              grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
                              max_failures=max_failures, projects=list(projects), base_report=base_report,
                              fail_on=fail_on, quarantine=quarantine, update_snapshots=update_snapshots)
+        secrets = operations.secret_values(request.secret_names)
+        asker = Asker.of(ctx, hidden=secrets)
+        note = ""
+        if asker.can:
+            try:
+                request, stop, note = await self._ask_for_run(asker, request)
+            except NeedInput as need:
+                return need.result
+            except _EXPECTED as error:
+                raise _refuse(error) from None
+            if stop is not None:
+                return _answer(stop, secrets=secrets)
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(
             self.ws, self.limits, request, cancel=job.cancel, on_event=tracker, on_start=job.folders.append))
+        result.asked = [_asked_out(a) for a in asker.asked]
+        result.note = " ".join(part for part in (result.note, note) if part)
         return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
                        secrets=operations.secret_values(request.secret_names))
+
+    async def _ask_for_run(self, asker: Asker, request: RunRequest) -> tuple[RunRequest, RunAnswer | None, str]:
+        """Ask for the values of the variables the specs need and nobody gave: (the request with
+        them, or the answer that ends the call; a note on what was not asked)."""
+        needed = await anyio.to_thread.run_sync(lambda: operations.needed_variables(self.ws, request))
+        secrets = [n for n in needed if n.secret]
+        plain = [n for n in needed if not n.secret]
+        note = ""
+        if secrets:
+            note = ("not asked for " + ", ".join(f"{n.name} ({n.where})" for n in secrets) + ": a secret is never "
+                    "asked for; set the server's environment variable and name it in secret_names")
+        if not plain:
+            return request, None, note
+        listed = "\n".join(f"- {n.name} (used at {n.where})" for n in plain)
+        message = (f"flowwalk run: the specs use variables nobody gave a value for:\n{listed}\n"
+                   f"Give a value for each (they are plain values, written into the pages; a password or "
+                   f"token is never typed here: it is a secret, named in secret_names). Decline to stop "
+                   f"without running.")
+        form = operations.variables_form(plain)
+
+        def check(answer: BaseModel) -> str | None:
+            return operations.value_problem(answer.model_dump(by_alias=True), asker.hidden)
+
+        outcome = await asker.ask("run.variables", message, form, check)
+        if outcome.action != "accept" or outcome.data is None:
+            name = self.ws.relative(self.ws.confine(request.out_dir, "out_dir"))
+            stop = RunAnswer(
+                outcome="not_run", exit_code=None, report_dir=name, summary_uri="", verdict_uri="",
+                asked=[_asked_out(a) for a in asker.asked],
+                note=(f"the run did not start: the question for {', '.join(n.name for n in plain)} was "
+                      f"{outcome.action}{'d' if outcome.action == 'decline' else 'led'}; the specs loaded and "
+                      f"nothing was walked. Give the values with variables, or run without them (the tests that "
+                      f"need them end credential_rejected). {note}").strip())
+            return request, stop, note
+        values = outcome.data.model_dump(by_alias=True)
+        return replace(request, variables={**request.variables, **values}), None, note
 
     async def _in_thread(self, ctx: Context[None, Any], job: _Job, work: Callable[[], _T]) -> _T:
         """`work()` on a worker thread, its progress forwarded to the client; when the call is
@@ -477,11 +522,13 @@ class FlowwalkServer:
         verify: Annotated[bool, Field(description="run each spec twice before writing it")] = True,
         use_model: Annotated[bool, Field(description="ask the model configured in flowwalk.yaml (if any) for "
                                                      "names and descriptions")] = True,
-    ) -> Annotated[CallToolResult, DiscoverAnswer]:
+    ) -> Annotated[CallToolResult, DiscoverAnswer] | InputRequiredResult:
         """Crawl a site breadth first within its limits (pages, depth, actions, time; destructive
         controls are never touched) and write starter flow specs that pass, as `flowwalk discover`
         does. Replaces the specs an earlier crawl wrote into out_dir. Sends a progress line per step
-        of the crawl; cancelling stops it."""
+        of the crawl; cancelling stops it. When the client can ask the person (elicitation): a site
+        behind a login asks for the user name and the NAME of the environment variable holding the
+        password (never the password), and submit_forms asks before any form is submitted."""
         request = operations.DiscoverRequest(
             url=url, out_dir=out_dir, allow_hosts=list(allow_hosts), max_pages=max_pages, max_depth=max_depth,
             max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login,
@@ -492,10 +539,72 @@ class FlowwalkServer:
             job.folders.append(self.ws.confine(out_dir, "out_dir") / DISCOVER_DIR)
         except OutsideRootError as error:
             raise _refuse(error) from None
+        secrets = operations.secret_values(request.secret_names)
+        asker = Asker.of(ctx, hidden=secrets)
+        if asker.can:
+            try:
+                request, stop = await self._ask_for_discover(asker, request)
+            except NeedInput as need:
+                return need.result
+            except _EXPECTED as error:
+                raise _refuse(error) from None
+            if stop is not None:
+                return _answer(stop, secrets=secrets)
+        final = request
         result = await self._in_thread(ctx, job, lambda: operations.discover(
-            self.ws, self.limits, request, cancel=job.cancel, progress=job.say))
+            self.ws, self.limits, final, cancel=job.cancel, progress=job.say))
+        result.asked = [_asked_out(a) for a in asker.asked]
+        if final.login and final.login != login:
+            result.note = " ".join(part for part in (result.note, (
+                f"logged in with {final.login} (written from the answers); run the specs with variables "
+                f"{{\"{operations.LOGIN_USER}\": ...}} and secret_names {list(final.secret_names)}")) if part)
         return _answer(result, artifacts=f"{result.index} and {result.crawl}",
-                       secrets=operations.secret_values(request.secret_names))
+                       secrets=operations.secret_values(final.secret_names))
+
+    async def _ask_for_discover(self, asker: Asker, request: operations.DiscoverRequest
+                                ) -> tuple[operations.DiscoverRequest, DiscoverAnswer | None]:
+        """Before the crawl: the login when the start URL leads to one, then whether forms may be
+        submitted (when asked to). (The request to crawl with, or the answer that ends the call.)"""
+        done: list[str] = []
+
+        def stopped(outcome: Asked) -> DiscoverAnswer:
+            verb = "declined" if outcome.action == "decline" else "cancelled"
+            return DiscoverAnswer(
+                out_dir=request.out_dir, pages=0, features=0, duration_s=0.0, stopped_reason="not_started",
+                index="", crawl="", asked=[_asked_out(a) for a in asker.asked],
+                note=" ".join([f"the crawl did not start: the question was {verb}.", *done]))
+
+        if request.login is None:
+            wall = await anyio.to_thread.run_sync(lambda: operations.login_wall(self.ws, request))
+            if wall is not None:
+                done.append(f"{request.url} leads to a login form at {wall.url}.")
+                how = "sent the browser to" if wall.redirected else "is"
+                message = (
+                    f"flowwalk discover: {request.url} {how} a login form ({wall.url}). To crawl the site "
+                    f"logged in, give the user name to type into {wall.user_target}, and the NAME of the "
+                    f"environment variable of the flowwalk server that holds the password (for example "
+                    f"APP_PASSWORD). Never type the password itself here: flowwalk reads it from that "
+                    f"variable when it logs in. Decline to stop without crawling.")
+
+                def check(answer: LoginAnswer) -> str | None:
+                    return operations.login_problem(answer.user_name, answer.password_env, asker.hidden)
+
+                outcome = await asker.ask("discover.login", message, LoginAnswer, check)
+                if outcome.action != "accept" or not isinstance(outcome.data, LoginAnswer):
+                    return request, stopped(outcome)
+                login = outcome.data
+                request = await anyio.to_thread.run_sync(lambda: operations.write_login(
+                    self.ws, request, wall, login.user_name.strip(), login.password_env))
+                done.append(f"The login flow was written to {request.login}.")
+        if request.submit_forms:
+            message = (f"flowwalk discover will fill in and submit the forms it finds on {request.url} with "
+                       f"sample values (search, sign-up, contact and the like; never a form or button whose "
+                       f"words say delete, pay, log out and the like). Submit forms?")
+            outcome = await asker.ask("discover.submit_forms", message, SubmitAnswer, lambda _answer: None)
+            if outcome.action != "accept" or not isinstance(outcome.data, SubmitAnswer):
+                return request, stopped(outcome)
+            request = replace(request, submit_forms=outcome.data.submit)
+        return request, None
 
     async def explain_failure(
         self,
@@ -675,6 +784,25 @@ class FlowwalkServer:
             return path.read_bytes()
         except (OutsideRootError, OSError) as error:
             raise ResourceError(str(error)) from None
+
+
+class LoginAnswer(BaseModel):
+    """The login a crawl behind a login asks for: a user name and the NAME of a variable, never a password."""
+
+    user_name: str = Field(title="User name", min_length=1, max_length=200,
+                           description="the user name or e-mail address to log in with")
+    password_env: str = Field(title="Password variable (its NAME)", min_length=1, max_length=100,
+                              description="the NAME of the flowwalk server's environment variable that holds the "
+                                          "password, e.g. DEMO_PASSWORD; not the password itself")
+
+
+class SubmitAnswer(BaseModel):
+    submit: bool = Field(title="Submit forms", description="fill in and submit the forms the crawl finds")
+
+
+def _asked_out(asked: Asked) -> AskedOut:
+    answered = asked.data.model_dump(mode="json", by_alias=True) if asked.data is not None else {}
+    return AskedOut(question=asked.message, action=asked.action, answered=answered)
 
 
 _Update = tuple[float, float | None, str]
