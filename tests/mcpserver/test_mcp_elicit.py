@@ -171,3 +171,74 @@ def test_a_crawl_for_a_client_that_cannot_be_asked_is_unchanged(workdir: Path) -
     # no login: the crawl sees the login page the dashboard sends it to, as it always has
     assert data["asked"] == [] and data["pages"] == 1
     assert any(j["kind"] == "login" for j in data["journeys"])
+
+
+SAVE_COPY = """\
+spec_version: "1"
+name: save a copy
+url: /two-similar.html
+steps:
+  - type: goto
+    url: /two-similar.html
+  - type: act
+    action: click
+    target: the Save button
+    selector: "#save-btn"
+  - type: expect
+    kind: text_contains
+    selector: "#status"
+    value: Saved as copy
+"""
+
+
+def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workdir: Path) -> None:
+    import shutil
+    import subprocess
+
+    shutil.copytree(Path(__file__).resolve().parents[1] / "site" / "pages" / "heal", workdir / "site")
+    (workdir / "checks").mkdir()
+    (workdir / "checks" / "save.flow.yaml").write_text(SAVE_COPY)
+    run = {"paths": ["checks"], "serve": "site", "out_dir": "report"}
+
+    async def main() -> Any:
+        async with Client(build_server(workdir)) as client:
+            failed = await client.call_tool("run", run)
+            asked = await client.call_tool("propose_heal", {"report_dir": "report"})
+            qid = asked.structured_content["questions"][0]["id"]
+            refused = [await client.call_tool("propose_heal", {"report_dir": "report", "answers": {qid: reply}})
+                       for reply in ({"candidate": 3}, {"candidate": True}, {"choice": 2}, {"candidate": "2"})]
+            unknown = await client.call_tool("propose_heal", {"report_dir": "report",
+                                                              "answers": {"checks/other.flow.yaml:1": {"candidate": 1}}})
+            none = await client.call_tool("propose_heal", {"report_dir": "report",
+                                                           "answers": {qid: {"candidate": None}}})
+            healed = await client.call_tool("propose_heal", {"report_dir": "report", "answers": {
+                qid: {"candidate": 2, "reason": "the second Save saves a copy"}}})
+            diff = healed.structured_content["diff"]
+            subprocess.run(["git", "apply", "-"], input=diff.encode(), cwd=workdir, check=True)
+            again = await client.call_tool("run", run)
+            return failed, asked, refused, unknown, none, healed, again
+
+    failed, asked, refused, unknown, none, healed, again = in_own_thread(lambda: anyio.run(main))
+    [cause] = failed.structured_content["root_causes"]
+    assert cause["failure_class"] == "spec_step_unresolvable"   # no model: two Save buttons, no clear winner
+    [question] = asked.structured_content["questions"]
+    assert question["id"] == "checks/save.flow.yaml:7" and question["old_selector"] == "#save-btn"
+    assert len(question["candidates"]) >= 2 and all('button "Save"' in c for c in question["candidates"][:2])
+    # the model's own prompt: the step as fact, the candidates fenced as page data
+    system, user = question["messages"]
+    assert system["role"] == "system" and "never instructions" in system["content"]
+    assert "target: the Save button" in user["content"] and '[2] button "Save"' in user["content"]
+    # refused exactly as a model's answer would be (heal/decide.py choose_recorded -> agent.prompt.read_pick)
+    shown = len(question["candidates"])
+    texts = [r.content[0].text for r in refused]
+    assert all(r.is_error for r in refused)
+    assert f'"candidate" 99 is not in the list (1 to {shown})' in texts[0]
+    assert f'"candidate" must be the id of a listed item (1 to {shown}) or "none"' in texts[1] and texts[3] == texts[1]
+    assert 'the answer has no "candidate" key' in texts[2]
+    assert unknown.is_error and "the report has no open question" in unknown.content[0].text
+    assert none.structured_content["diff"] == "" and "candidates fits (your answer)" in none.structured_content["skipped"][0]
+    data = healed.structured_content
+    [line] = data["heals"]
+    assert line.startswith("checks/save.flow.yaml:10: '#save-btn' -> ") and "(agent, score " in line
+    assert data["questions"] == []
+    assert again.structured_content["outcome"] == "passed", again.content[0].text

@@ -29,7 +29,7 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Union
+from typing import Any, Iterable, Sequence, Union
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -138,13 +138,15 @@ class _Site:
     tokens: tuple[str, ...]
 
 
-def plan_patch(report_dir: Path, root: Path, *, confine: bool = True) -> HealPatch:
+def plan_patch(report_dir: Path, root: Path, *, confine: bool = True,
+               extra: Sequence[tuple[Heal, tuple[str, ...]]] = ()) -> HealPatch:
     """The heals of `report_dir` as edits of the spec files under `root` (paths in the report are
     relative to the folder the run ran in: pass that folder). With `confine` (publish, the MCP
     tool) a path that leads outside `root` is skipped; without it (`flowwalk heal` run where the
-    run ran) such a path is taken as the run wrote it."""
+    run ran) such a path is taken as the run wrote it. `extra` heals (with their tests) are planned
+    as if the report held them: the MCP server's agent-chosen candidates."""
     root = Path(root)
-    heals = collect_heals(Path(report_dir))
+    heals = collect_heals(Path(report_dir)) + list(extra)
     skipped: list[Skipped] = []
     by_step: dict[tuple[str, int, str], list[tuple[Heal, tuple[str, ...]]]] = {}
     for heal, tests in heals:

@@ -133,6 +133,20 @@ class SchemaAnswer(Bounded):
     definitions: list[str] = Field(default_factory=list, description="every $defs name the schema has")
 
 
+class HealQuestionOut(BaseModel):
+    """The question a configured model would have been asked about one step that could not heal."""
+
+    id: str = Field(description="answer it under this id: the step's path:line")
+    test_id: str
+    step: str = Field(description="the step as written")
+    target: str = Field(description="what the step's target describes")
+    old_selector: str = Field(description="the pinned selector that matched nothing")
+    candidates: list[str] = Field(description="the numbered candidates (1 is the first), as the model sees them")
+    answer_format: str = Field(description="the JSON object to answer with")
+    messages: list[dict[str, str]] = Field(description="the chat messages the model would have been sent "
+                                                       "(page text fenced as data)")
+
+
 class HealAnswer(Bounded):
     report_dir: str
     diff: str = Field(description="unified diff of the selector changes (git apply / patch -p1 from the working "
@@ -142,6 +156,9 @@ class HealAnswer(Bounded):
                                                                "(method, score)")
     skipped: list[str] = Field(default_factory=list, description="heals left out of the diff, each with why")
     already_applied: int = Field(default=0, description="heals the spec files already have")
+    questions: list[HealQuestionOut] = Field(default_factory=list, description="steps that did not heal: the "
+                                             "question a model would have been asked, for you to answer "
+                                             "through `answers`")
 
 
 class JourneyOut(BaseModel):

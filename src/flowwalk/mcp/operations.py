@@ -348,21 +348,124 @@ def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswe
 # --- heals -----------------------------------------------------------------------------------------
 
 
-def propose_heal(ws: Workspace, report_name: str) -> HealAnswer:
+def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | None = None) -> HealAnswer:
     """The report's heals as the diff `flowwalk heal --report DIR` prints (heal/patch.py); nothing is
-    written. Spec paths in a report are relative to the folder the run ran in: the working directory."""
+    written. Spec paths in a report are relative to the folder the run ran in: the working directory.
+
+    A step that did not heal although the page had candidates a model could have been asked about
+    carries that question in its record (`detail.heal_question`, with no model configured); it comes
+    back as `questions`. `answers` (question id -> the JSON object the model would have replied) is
+    held to the model's own rule (`heal.decide.choose_recorded`), and a chosen candidate joins the
+    diff as a heal of method `agent`."""
+    from flowwalk.agent.prompt import InvalidAnswer
+    from flowwalk.events import Heal
+    from flowwalk.heal.decide import choose_recorded
     from flowwalk.heal.patch import describe, plan_patch
 
     folder = ws.report_dir(report_name)
-    patch = plan_patch(folder, ws.root)
+    open_questions = heal_questions(folder)
+    by_id = {q.id: q for q in open_questions}
+    extra: list[tuple[Heal, tuple[str, ...]]] = []
+    declined: list[str] = []
+    for qid, reply in (answers or {}).items():
+        question = by_id.get(qid)
+        if question is None:
+            known = ", ".join(by_id) or "none (call propose_heal without answers to see them)"
+            raise ToolInputError(f"the report has no open question '{qid}'\n  hint: the questions are {known}")
+        try:
+            chosen = choose_recorded(question.recorded, reply)
+        except InvalidAnswer as error:
+            raise ToolInputError(f"the answer to {qid} is refused: {error}\n  hint: answer with "
+                                 f"{question.answer_format}") from None
+        if chosen is None:
+            declined.append(f"{qid}: none of the {len(question.items)} candidates fits (your answer)")
+            continue
+        extra.append((Heal(old_selector=question.old_selector, new_selector=str(chosen["selector"]), method="agent",
+                           score=float(chosen.get("score") or 0.0), target=question.target,
+                           step_index=question.step_index, path=question.path, line=question.line),
+                      (question.test_id,)))
+    patch = plan_patch(folder, ws.root, extra=extra)
     name = ws.relative(folder)
     answer = HealAnswer(report_dir=name, diff=patch.diff, files=sorted(patch.texts),
-                        heals=describe(patch.edits), skipped=[s.render() for s in patch.skipped],
-                        already_applied=len(patch.kept))
+                        heals=describe(patch.edits), skipped=[s.render() for s in patch.skipped] + declined,
+                        already_applied=len(patch.kept),
+                        questions=[q.out() for q in open_questions if q.id not in (answers or {})])
     if not patch.edits:
         answer.note = ("nothing to change: the report has no heals" if not (patch.skipped or patch.kept)
                        else "nothing to change: no heal is left to apply")
+        if answer.questions:
+            answer.note += (f"; {len(answer.questions)} step(s) did not heal: answer the model's question "
+                            f"for each (questions) through answers")
     return answer
+
+
+_PINNED = re.compile(r"pinned selector '(.+?)' matched nothing")
+
+
+@dataclass(frozen=True)
+class OpenHeal:
+    """A step that did not heal, and the question a model would have been asked about it (as recorded)."""
+
+    id: str
+    test_id: str
+    path: str
+    line: int
+    step_index: int
+    step: str
+    old_selector: str
+    recorded: dict[str, Any]
+    context: str
+
+    @property
+    def target(self) -> str:
+        return str(self.recorded.get("target") or "")
+
+    @property
+    def items(self) -> list[str]:
+        return [str(c.get("element") or c.get("selector")) for c in self.recorded.get("candidates") or ()
+                if isinstance(c, dict)]
+
+    @property
+    def answer_format(self) -> str:
+        return str(self.recorded.get("answer_format") or "")
+
+    def out(self) -> Any:
+        from flowwalk.agent import candidate_question
+        from flowwalk.agent.prompt import build_prompt
+        from flowwalk.mcp.answers import HealQuestionOut
+        from flowwalk.spec.variables import Redactor
+
+        question = candidate_question(str(self.recorded.get("action") or ""), self.target, self.items, self.context)
+        prompt = build_prompt(question, Redactor(()))
+        return HealQuestionOut(id=self.id, test_id=self.test_id, step=self.step, target=self.target,
+                               old_selector=self.old_selector, candidates=self.items,
+                               answer_format=self.answer_format, messages=[dict(m) for m in prompt.messages])
+
+
+def heal_questions(folder: Path) -> list[OpenHeal]:
+    """Every step of the report's final attempts that recorded the question a model would have been
+    asked (walk/healing.py, with no model configured), with the pinned selector it replaces."""
+    from flowwalk.report.records import read_run
+
+    try:
+        run = read_run(folder)
+    except (OSError, ValueError, UsageError):
+        return []   # no readable emit.jsonl: nothing to ask
+    found: dict[str, OpenHeal] = {}
+    for test in run.tests:
+        failure = test.final.failure if test.final is not None else None
+        context = failure.context if failure is not None and isinstance(failure.context, dict) else {}
+        for step in test.steps:
+            recorded = step.detail.get("heal_question") if isinstance(step.detail, dict) else None
+            pinned = _PINNED.search(step.failure.message if step.failure is not None else "")
+            if not isinstance(recorded, dict) or not recorded.get("candidates") or pinned is None:
+                continue
+            qid = f"{step.path}:{step.line}"
+            found.setdefault(qid, OpenHeal(
+                id=qid, test_id=test.test_id, path=step.path, line=step.line, step_index=step.index,
+                step=f"step {step.index} ({step.text})", old_selector=pinned.group(1), recorded=dict(recorded),
+                context=str(context.get("a11y_snapshot") or "")))
+    return list(found.values())
 
 
 # --- discover --------------------------------------------------------------------------------------

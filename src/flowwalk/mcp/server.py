@@ -662,12 +662,19 @@ class FlowwalkServer:
     async def propose_heal(
         self,
         report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+        answers: Annotated[dict[str, dict[str, Any]], Field(
+            description="your answers to `questions`, by question id: the JSON object the model would have "
+                        "replied, {\"candidate\": <a listed number> or null, \"reason\": \"...\"}")] = {},  # noqa: B006
     ) -> Annotated[CallToolResult, HealAnswer]:
         """The selectors a run healed (a pinned selector failed and another element was chosen), as
         a unified diff of the spec files, the same as `flowwalk heal --report DIR`. Never writes:
-        apply the diff yourself (git apply) or run `flowwalk heal --report DIR --apply`."""
+        apply the diff yourself (git apply) or run `flowwalk heal --report DIR --apply`. A step that
+        did not heal comes with the question a configured model would have been asked (the
+        candidates, fenced page text); answer it through `answers` and the chosen candidate joins
+        the diff. An answer is checked exactly as a model's is: a listed number, or null."""
         try:
-            answer = await anyio.to_thread.run_sync(lambda: operations.propose_heal(self.ws, report_dir))
+            answer = await anyio.to_thread.run_sync(lambda: operations.propose_heal(self.ws, report_dir,
+                                                                                    dict(answers)))
         except _EXPECTED as error:
             raise _refuse(error) from None
         return _answer(answer, artifacts=f"the output of `flowwalk heal --report {report_dir}`")
