@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -88,7 +89,9 @@ def test_the_prompts_are_listed_with_typed_arguments_and_give_their_messages(wor
     assert explained["test_id"] == failed and explained["failure_class"] == "assertion_failed"
     assert explained["label"] == "assertion_mismatch" and explained["expected"]
     spec = failed.split("#", 1)[0]
-    assert f'call `run` with {{"paths":["{spec}"],"out_dir":"runs/nightly"}}' in fix
+    rerun = json.loads(fix.split("call `run` with ", 1)[1].split(", and check", 1)[0])
+    assert rerun["paths"] == [spec] and rerun["out_dir"] == "runs/nightly"
+    assert re.fullmatch(rerun["grep"], failed) and not re.fullmatch(rerun["grep"], failed + "x")
 
     heals = texts["review-heals"]
     assert "checks/sign-in.flow.yaml:8: '#submit' -> '[data-testid=sign-in]' (deterministic, score 0.93)" in heals

@@ -471,6 +471,17 @@ def heal_questions(folder: Path) -> list[OpenHeal]:
 # --- discover --------------------------------------------------------------------------------------
 
 
+def _spec_name(path: Path) -> str:
+    """The `name:` a written spec carries (what a model or an agent named it), or ''."""
+    import yaml
+
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError, yaml.YAMLError):
+        return ""
+    return str(data.get("name") or "") if isinstance(data, dict) else ""
+
+
 def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
     """The flows a crawl wrote under `out`, read back from its crawl.json: its `journeys` when the
     record has them, else each spec with the feature it checks."""
@@ -494,7 +505,7 @@ def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
         feature = features.get(spec.get("feature")) or {}
         covers = str(spec.get("covers") or feature.get("reason") or "")
         found.append(JourneyOut(
-            name=str(spec.get("name") or feature.get("name") or spec["path"]),
+            name=str(spec.get("name") or _spec_name(out / spec["path"]) or feature.get("name") or spec["path"]),
             path=ws.relative(out / spec["path"]), covers=covers,
             kind=str(spec.get("kind") or feature.get("kind") or ""), status=str(spec.get("status") or ""),
             uri=discover_uri(name, spec_leaf(spec["path"]))))
@@ -519,6 +530,7 @@ class DiscoverRequest:
     destructive_remove: list[str] = field(default_factory=list)
     verify: bool = True
     use_model: bool = True
+    advice: Mapping[str, Any] | None = None
 
 
 def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, cancel: threading.Event,
@@ -544,7 +556,7 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
         login=ws.confine(request.login, "login") if request.login else None,
         variables=tuple(request.variables.items()), secret_names=tuple(_names(request.secret_names)),
         destructive_add=tuple(request.destructive_add), destructive_remove=tuple(request.destructive_remove),
-        verify=request.verify, use_model=request.use_model)
+        verify=request.verify, use_model=request.use_model, advice=request.advice)
     with limits.lock:
         if out in limits.busy:
             raise ToolInputError(f"'{ws.relative(out)}' is busy with another run or crawl\n  hint: wait for it, "
@@ -569,7 +581,21 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
         specs_written=[shown(p) for p in result.specs_written], needs_review=[shown(p) for p in result.needs_review],
         duration_s=result.duration_s, stopped_reason=result.stopped_reason,
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
-        dropped=list(result.dropped), note=note)
+        dropped=list(result.dropped), note=note,
+        model_question=_question_out(result.model_question, secret_values(list(request.secret_names))))
+
+
+def _question_out(question: Any, secrets: list[str]) -> Any:
+    """The question a model would have been sent, as the messages agent/prompt.py builds."""
+    if question is None:
+        return None
+    from flowwalk.agent.prompt import MAX_ITEMS, build_prompt
+    from flowwalk.mcp.answers import ModelQuestionOut
+    from flowwalk.spec.variables import Redactor
+
+    prompt = build_prompt(question, Redactor(secrets))
+    return ModelQuestionOut(purpose=question.purpose, answer_format=question.answer_format,
+                            items=list(question.items)[:MAX_ITEMS], messages=[dict(m) for m in prompt.messages])
 
 
 # --- what a run or a crawl may ask the person first (mcp/ask.py carries the questions) -------------

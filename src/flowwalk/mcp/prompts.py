@@ -117,7 +117,7 @@ def fix_failing_check(ws: Workspace, report_dir: str, test_id: str) -> PromptTex
     name = ws.relative(folder)
     answer = explain(folder, name, test_id)
     spec = answer.path or test_id.split("#", 1)[0]
-    rerun = compact({"paths": [spec], "out_dir": name})
+    rerun = compact({"paths": [spec], "grep": f"^{re.escape(test_id)}$", "out_dir": name})
     data = answer.model_dump(mode="json", by_alias=True)
     data.pop("truncated", None)
     if not data.get("note"):
@@ -131,9 +131,8 @@ Fix the failing flowwalk check `{test_id}` of the report `{name}`.
 {_LABEL_FIXES}
 2. Propose a diff of `{spec}` (line {answer.line or '?'} is the failing step) that fixes the spec,
    or say that the site is wrong and the spec should stay. Show me the diff before you apply it.
-3. Rerun that test alone: call `run` with {rerun}{'' if spec.endswith(('.flow.yaml', '.flow.yml', '.flow.json'))
-   else ' (a rule file or suite runs all its rules; read only this test in the answer)'}, and check
-   that it passes."""
+3. Rerun that test alone (`grep` selects it by its id): call `run` with {rerun}, and check that it
+   passes."""
     return PromptText((("user", intro), ("user", "explain_failure:\n" + _embed(data))))
 
 
