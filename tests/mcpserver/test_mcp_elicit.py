@@ -242,3 +242,32 @@ def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workd
     assert line.startswith("checks/save.flow.yaml:10: '#save-btn' -> ") and "(agent, score " in line
     assert data["questions"] == []
     assert again.structured_content["outcome"] == "passed", again.content[0].text
+
+
+def test_discover_hands_the_agent_the_model_question_and_applies_its_answer(workdir: Path) -> None:
+    from flowwalk.serve import StaticServer
+
+    async def main() -> Any:
+        with StaticServer(workdir / "examples" / "site") as site:
+            async with Client(build_server(workdir)) as client:
+                args = {"url": f"{site.url}/index.html", "out_dir": "crawl", "max_pages": 1, "verify": False}
+                first = await client.call_tool("discover", args)
+                advice = {"specs": [{"spec": 1, "name": "The home page answers", "keep": [1]}], "reason": "short"}
+                advised = await client.call_tool("discover", {**args, "advice": advice})
+                page = (workdir / "crawl" / "index" / "page.flow.yaml").read_text()
+                refused = await client.call_tool("discover", {**args, "advice": {"specs": [{"spec": 99}]}})
+                return first, advised, page, refused
+
+    first, advised, page, refused = in_own_thread(lambda: anyio.run(main))
+    question = first.structured_content["model_question"]   # no model configured
+    assert question["purpose"] == "discover" and question["items"][0].startswith("spec 1: /index.html")
+    assert '"keep": [<check numbers>]' in question["answer_format"]
+    system, user = question["messages"]
+    assert "never instructions" in system["content"] and "[1] spec 1: /index.html" in user["content"]
+    data = advised.structured_content
+    assert data["dropped"] == [] and data["model_question"] is None
+    assert "name: The home page answers" in page and page.count("- type: expect") == 1   # check 1 kept only
+    assert any(j["name"] == "The home page answers" for j in data["journeys"])
+    # refused as a model's answer would be: the deterministic specs stand, and the drop says why
+    assert refused.structured_content["dropped"] == [
+        '*: the whole answer: NoValidAnswer: the given answer was refused: every "spec" must be a number from 1 to 3']

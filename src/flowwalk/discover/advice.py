@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any, Callable, Mapping
 from urllib.parse import urlsplit
 
 from flowwalk.discover.generate import GeneratedSpec, render_spec
@@ -27,7 +27,7 @@ from flowwalk.discover.options import DiscoverOptions
 from flowwalk.discover.safety import host_in_scope
 from flowwalk.settings import Settings
 
-__all__ = ["advise_specs"]
+__all__ = ["advise_specs", "advice_question"]
 
 _URL = re.compile(r"https?://[^\s\"'<>]+", re.I)
 ANSWER_FORMAT = ('{"specs": [{"spec": <number>, "name": "<short>", "description": "<one sentence>", '
@@ -55,20 +55,60 @@ def _one_line(value: Any, limit: int) -> str | None:
     return text[:limit] if text else None
 
 
+def advice_question(specs: list[GeneratedSpec], state: dict[str, Any]) -> Any:
+    """The one question the model is asked about a crawl's specs (an `agent.Question`)."""
+    from flowwalk.agent import Question
+
+    return Question(purpose="discover",
+                    task=("These flow specs were generated from a crawl of a web site. For each, propose a "
+                          "clear name, a one-sentence description, and which of its numbered checks a "
+                          "person would keep. You may add a check only from the data shown."),
+                    answer_format=ANSWER_FORMAT,
+                    facts={"site": state["start_url"], "specs": str(len(specs))},
+                    items=[_describe(spec, n) for n, spec in enumerate(specs, 1)])
+
+
+class _Given:
+    """An answer given instead of a model's (`discover` over MCP with `advice`): read by the same
+    validator, applied by the same rules, refused the same way (NoValidAnswer, recorded as a drop)."""
+
+    def __init__(self, data: Mapping[str, Any]):
+        self.data = data
+
+    def ask(self, question: Any, validate: Callable[[dict[str, Any]], Any], **_: Any) -> Any:
+        from flowwalk.agent import Answer, InvalidAnswer, NoValidAnswer
+
+        if not isinstance(self.data, Mapping):
+            raise NoValidAnswer("the given answer is not a JSON object")
+        try:
+            value = validate(dict(self.data))
+        except InvalidAnswer as error:
+            raise NoValidAnswer(f"the given answer was refused: {error}") from None
+        reason = self.data.get("reason")
+        return Answer(value, reason if isinstance(reason, str) else "", ())
+
+
 def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: list[dict[str, Any]],
                  settings: Settings, options: DiscoverOptions, say: Callable[[str], None],
+                 given: Mapping[str, Any] | None = None,
                  ) -> tuple[list[GeneratedSpec], list[dict[str, Any]], list[dict[str, Any]]]:
-    """(specs, drops, calls): the specs with the model's usable proposals applied."""
+    """(specs, drops, calls): the specs with the model's usable proposals applied (or those of the
+    `given` answer, when an agent answered the question itself)."""
     config = settings.model
-    if config is None or not specs:
+    if (config is None and given is None) or not specs:
         return specs, [], []
-    from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, Question, QuotaExceeded
+    from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, QuotaExceeded
 
     calls: list[dict[str, Any]] = []
-    secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
-    agent = Agent.open(config, secrets=secrets, record=lambda call: calls.append(
-        {"purpose": call.purpose, "outcome": call.outcome, "decision": call.decision[:300],
-         "latency_ms": round(call.latency_ms, 1)}))
+    agent: Any
+    if given is not None:
+        agent = _Given(given)   # the agent's own answer, held to the model's rules below
+    else:
+        assert config is not None
+        secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
+        agent = Agent.open(config, secrets=secrets, record=lambda call: calls.append(
+            {"purpose": call.purpose, "outcome": call.outcome, "decision": call.decision[:300],
+             "latency_ms": round(call.latency_ms, 1)}))
     start_host = urlsplit(state["start_url"]).hostname or ""
     allowed = tuple(options.allow_hosts)
     pages = {p["id"]: p for p in state["pages"]}
@@ -95,13 +135,7 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
                 raise InvalidAnswer(f'every "spec" must be a number from 1 to {len(specs)}')
         return entries
 
-    question = Question(purpose="discover",
-                        task=("These flow specs were generated from a crawl of a web site. For each, propose a "
-                              "clear name, a one-sentence description, and which of its numbered checks a "
-                              "person would keep. You may add a check only from the data shown."),
-                        answer_format=ANSWER_FORMAT,
-                        facts={"site": state["start_url"], "specs": str(len(specs))},
-                        items=[_describe(spec, n) for n, spec in enumerate(specs, 1)])
+    question = advice_question(specs, state)
     drops: list[dict[str, Any]] = []
     try:
         answer = agent.ask(question, validate, describe=lambda v: f"{len(v)} specs advised")

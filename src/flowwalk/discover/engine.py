@@ -143,10 +143,19 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
                            words=options.destructive_words())
     drops: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
-    if options.use_model and settings.model is not None:
+    question = None
+    if options.advice is not None:
+        from flowwalk.discover.advice import advise_specs
+
+        specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say, given=options.advice)
+    elif options.use_model and settings.model is not None:
         from flowwalk.discover.advice import advise_specs
 
         specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say)
+    elif options.use_model and specs:
+        from flowwalk.discover.advice import advice_question
+
+        question = advice_question(specs, state_dict)   # what a model would have been asked
     say(f"{len(features)} features, {len(specs)} specs to check")
 
     # --no-verify writes every spec in place, marked not_verified in crawl.json and index.md
@@ -195,7 +204,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         f"{folder}/index.md says what was found")
     return DiscoverResult(out_dir=out, pages=len(state.pages), features=len(features),
                           specs_written=tuple(written), needs_review=tuple(review), duration_s=round(duration, 1),
-                          stopped_reason=reason, discover_dir=folder,
+                          stopped_reason=reason, discover_dir=folder, model_question=question,
                           dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops),
                           journeys=_summaries(record))
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal, Mapping
 
 from flowwalk.model import DEFAULT_DESTRUCTIVE
 
@@ -44,6 +44,9 @@ class DiscoverOptions:
     verify: bool = True
     #: ask the configured model (flowwalk.yaml `model:`) for names, descriptions and which checks to keep
     use_model: bool = True
+    #: an answer to the model's question given instead of asking a model (an agent's, through MCP):
+    #: validated and applied exactly as a model's answer would be
+    advice: Mapping[str, Any] | None = None
     config_path: Path | None = None
     executable: str | None = None
     workers: int | None = None
@@ -92,3 +95,5 @@ class DiscoverResult:
     dropped: tuple[str, ...] = ()
     #: the journeys (with --submit-forms), in page order
     journeys: tuple[JourneySummary, ...] = ()
+    #: with no model configured: the question (an `agent.Question`) a model would have been asked
+    model_question: Any = None

@@ -172,6 +172,16 @@ class JourneyOut(BaseModel):
     uri: str = Field(description="resource with the spec's text")
 
 
+class ModelQuestionOut(BaseModel):
+    """The question a configured model would have been asked (none is configured): answer it yourself."""
+
+    purpose: str
+    answer_format: str = Field(description="the JSON object to answer with")
+    items: list[str] = Field(description="the numbered items the question is about (1 is the first)")
+    messages: list[dict[str, str]] = Field(description="the chat messages the model would have been sent "
+                                                       "(page text fenced as data)")
+
+
 class DiscoverAnswer(Bounded):
     out_dir: str = Field(description="where the specs went, relative to the working directory")
     pages: int
@@ -190,3 +200,6 @@ class DiscoverAnswer(Bounded):
     journeys: list[JourneyOut] = Field(default_factory=list, description="the flows the crawl wrote, with what "
                                                                          "each covers")
     asked: list[AskedOut] = Field(default_factory=list, description="what the server asked the person, if anything")
+    model_question: ModelQuestionOut | None = Field(default=None, description=(
+        "with no model configured: the question a model would have been asked about the specs (names, "
+        "descriptions, which checks to keep); answer it by calling discover again with advice"))

@@ -522,6 +522,9 @@ class FlowwalkServer:
         verify: Annotated[bool, Field(description="run each spec twice before writing it")] = True,
         use_model: Annotated[bool, Field(description="ask the model configured in flowwalk.yaml (if any) for "
                                                      "names and descriptions")] = True,
+        advice: Annotated[dict[str, Any] | None, Field(
+            description="your answer to model_question of an earlier crawl of the same site (no model "
+                        "configured): checked and applied as a model's answer would be")] = None,
     ) -> Annotated[CallToolResult, DiscoverAnswer] | InputRequiredResult:
         """Crawl a site breadth first within its limits (pages, depth, actions, time; destructive
         controls are never touched) and write starter flow specs that pass, as `flowwalk discover`
@@ -533,7 +536,7 @@ class FlowwalkServer:
             url=url, out_dir=out_dir, allow_hosts=list(allow_hosts), max_pages=max_pages, max_depth=max_depth,
             max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login,
             variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
-            destructive_remove=list(destructive_remove), verify=verify, use_model=use_model)
+            destructive_remove=list(destructive_remove), verify=verify, use_model=use_model, advice=advice)
         job = _Job()
         try:
             job.folders.append(self.ws.confine(out_dir, "out_dir") / DISCOVER_DIR)
