@@ -83,6 +83,44 @@ def load(options: Mapping[str, Any]) -> tuple[Settings, list[Any]]:
     return settings, _load(settings)
 
 
+#: words in a variable's name that mark it as a secret wherever it is not declared one
+SECRET_WORDS = ("PASS", "PWD", "SECRET", "TOKEN", "APIKEY", "API_KEY", "PRIVATE", "CREDENTIAL", "AUTH", "SESSION",
+                "COOKIE")
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS) or upper.endswith("PIN")
+
+
+def missing_variables(options: Mapping[str, Any], *, base_url_later: bool = False
+                      ) -> list[tuple[str, Any, bool]]:
+    """(name, location, secret) of every `{{NAME}}` the named specs need that the run cannot
+    supply, first use each, in file order: the walker's own check (walk/preflight.py), before any
+    browser. `secret`: declared a secret (config, the spec) or named like one. `base_url_later`:
+    `--serve` sets BASE_URL when the run starts. Specs that do not load give none (the run reports
+    them). The MCP server asks the person for the values of those that are not secrets."""
+    from flowwalk.errors import SpecError
+    from flowwalk.walk.context import run_variables
+    from flowwalk.walk.preflight import check_variables
+
+    try:
+        settings, suites = load(options)
+    except (SpecError, UsageError):
+        return []
+    available = run_variables(settings)
+    if base_url_later:
+        available.setdefault("BASE_URL", "http://127.0.0.1")
+    found: dict[str, tuple[str, Any, bool]] = {}
+    for suite in suites:
+        for scenario in suite.scenarios:
+            declared = set(settings.secret_names) | set(scenario.secrets)
+            for loc, name in check_variables(scenario, settings, available):
+                if name not in found:
+                    found[name] = (name, loc, name in declared or looks_secret(name))
+    return list(found.values())
+
+
 def validate(options: Mapping[str, Any]) -> int:
     settings_used, suites = load(options)
     quarantine_of(settings_used, suites)   # a bad quarantine file is refused here too

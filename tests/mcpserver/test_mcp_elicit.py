@@ -206,7 +206,7 @@ def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workd
             asked = await client.call_tool("propose_heal", {"report_dir": "report"})
             qid = asked.structured_content["questions"][0]["id"]
             refused = [await client.call_tool("propose_heal", {"report_dir": "report", "answers": {qid: reply}})
-                       for reply in ({"candidate": 3}, {"candidate": True}, {"choice": 2}, {"candidate": "2"})]
+                       for reply in ({"candidate": 3}, {"candidate": True}, {"choice": 2}, {"candidate": "the second Save"})]
             unknown = await client.call_tool("propose_heal", {"report_dir": "report",
                                                               "answers": {"checks/other.flow.yaml:1": {"candidate": 1}}})
             none = await client.call_tool("propose_heal", {"report_dir": "report",

@@ -600,8 +600,6 @@ def _question_out(question: Any, secrets: list[str]) -> Any:
 
 # --- what a run or a crawl may ask the person first (mcp/ask.py carries the questions) -------------
 
-#: words in a variable's name that mark it as a secret: its value is never asked for
-_SECRET_WORDS = re.compile(r"PASS|PWD|SECRET|TOKEN|API_?KEY|PRIVATE|CREDENTIAL|AUTH|SESSION|COOKIE|PIN$", re.I)
 #: the longest value a variable may be given through a question
 VALUE_LIMIT = 1_000
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
@@ -618,31 +616,12 @@ class Needed:
 
 
 def needed_variables(ws: Workspace, request: RunRequest) -> list[Needed]:
-    """Every variable the run's specs need that the run cannot supply (the walker's own check,
-    `walk/preflight.py`), in file order. Specs that do not load give none: the run reports them."""
-    from flowwalk.walk.context import run_variables
-    from flowwalk.walk.preflight import check_variables
-
+    """Every variable the run's specs need that the run cannot supply (`app.missing_variables`)."""
     options: dict[str, Any] = {"paths": [str(ws.confine(p, "spec path")) for p in request.paths],
                                "variables": _assignments(request.variables),
                                "secret_names": _names(request.secret_names), "base_url": request.base_url}
-    try:
-        settings, suites = app.load(options)
-    except (SpecError, UsageError):
-        return []
-    available = run_variables(settings)
-    if request.serve:
-        available.setdefault("BASE_URL", "http://127.0.0.1")   # the run serves the folder and sets it
-    declared = set(settings.secret_names)
-    found: dict[str, Needed] = {}
-    for suite in suites:
-        for scenario in suite.scenarios:
-            secrets = declared | set(getattr(scenario, "secrets", ()) or ())
-            for loc, name in check_variables(scenario, settings, available):
-                if name not in found:
-                    where = f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}"
-                    found[name] = Needed(name, where, name in secrets or bool(_SECRET_WORDS.search(name)))
-    return list(found.values())
+    return [Needed(name, f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}", secret)
+            for name, loc, secret in app.missing_variables(options, base_url_later=bool(request.serve))]
 
 
 def variables_form(needed: list[Needed]) -> type[BaseModel]:
