@@ -38,6 +38,9 @@ EMBED_LIMIT = 8_000
 #: how many spec files `write-a-check` reads looking for the closest example
 EXAMPLE_SCAN = 200
 _WORD = re.compile(r"[a-z0-9]+")
+#: what a regular expression reads as syntax (escaped so that `grep` matches a test id literally;
+#: re.escape would also escape spaces and '#', which is right but hard to read)
+_REGEX_SPECIAL = re.compile(r"([.^$*+?{}\[\]\\|()])")
 _STOP = frozenset("a an the and or of to in on for is it that this with my be as at by from check checks "
                   "page site app should when then".split())
 
@@ -88,6 +91,10 @@ _LABEL_FIXES = """\
   it with variables, or the NAME of the secret with secret_names)."""
 
 
+def _indented(text: str) -> str:
+    return "\n".join("   " + line for line in text.split("\n"))
+
+
 def check_my_app(url: str) -> PromptText:
     site = _url(url)
     discover = compact({"url": site, "out_dir": "checks"})
@@ -105,7 +112,7 @@ the flowwalk tools, and tell me what you found at each one.
    verdict and each root cause.
 3. For each root cause, call `explain_failure` with the report folder and the test id, and read its
    label:
-{_LABEL_FIXES}
+{_indented(_LABEL_FIXES)}
 4. Propose the fixes as diffs of the spec files, one per failure, and say for each whether the spec
    or the site is wrong. Do not change files until I agree. After a fix, run again until the checks
    are green or only the site's own bugs are left."""
@@ -117,7 +124,8 @@ def fix_failing_check(ws: Workspace, report_dir: str, test_id: str) -> PromptTex
     name = ws.relative(folder)
     answer = explain(folder, name, test_id)
     spec = answer.path or test_id.split("#", 1)[0]
-    rerun = compact({"paths": [spec], "grep": f"^{re.escape(test_id)}$", "out_dir": name})
+    literal = _REGEX_SPECIAL.sub(r"\\\1", test_id)
+    rerun = compact({"paths": [spec], "grep": f"^{literal}$", "out_dir": name})
     data = answer.model_dump(mode="json", by_alias=True)
     data.pop("truncated", None)
     if not data.get("note"):
@@ -128,7 +136,7 @@ Fix the failing flowwalk check `{test_id}` of the report `{name}`.
 1. Explain: what `explain_failure` says about it is below (call it again for the screenshot as an
    image{f': {answer.screenshot_uri}' if answer.screenshot_uri else ''}). The label says what kind of
    failure it is:
-{_LABEL_FIXES}
+{_indented(_LABEL_FIXES)}
 2. Propose a diff of `{spec}` (line {answer.line or '?'} is the failing step) that fixes the spec,
    or say that the site is wrong and the spec should stay. Show me the diff before you apply it.
 3. Rerun that test alone (`grep` selects it by its id): call `run` with {rerun}, and check that it
