@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Literal, TypeVar
 
 from mcp.server.elicitation import render_elicitation_schema
+from mcp.shared.exceptions import MCPError
 from mcp_types import ElicitRequest, ElicitRequestFormParams, ElicitResult, InputRequiredResult
 from mcp_types.version import is_version_at_least
 from pydantic import BaseModel, ValidationError
@@ -128,8 +129,12 @@ class Asker:
     async def _once(self, key: str, message: str, schema: type[BaseModel]) -> tuple[Action, dict[str, Any] | None]:
         requested = render_elicitation_schema(schema)
         if not self.modern:
-            result = await self.ctx.request_context.session.elicit_form(
-                message=message, requested_schema=requested, related_request_id=self.ctx.request_id)
+            try:
+                result = await self.ctx.request_context.session.elicit_form(
+                    message=message, requested_schema=requested, related_request_id=self.ctx.request_id)
+            except MCPError:
+                # the client declared elicitation but could not put the question: as if cancelled
+                return "cancel", None
             return result.action, (dict(result.content) if result.content is not None else None)
         if key in self.state:
             kept = self.state[key]
