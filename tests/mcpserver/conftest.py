@@ -55,3 +55,30 @@ def in_own_thread(work: Callable[[], Any]) -> Any:
     if not ok:
         raise value
     return value
+
+
+HEALED_FLOW = """\
+spec_version: "1"
+name: sign in
+url: /login.html
+steps:
+  - type: act
+    action: click
+    target: the Sign in button
+    selector: '#submit'   # pinned by discover
+"""
+
+
+def write_healed_report(root: Path, name: str = "healed") -> Path:
+    """checks/sign-in.flow.yaml and a report (no browser) whose run healed its '#submit' selector."""
+    from sample_run import healed_events, write_sample_run
+
+    from flowwalk.events import Heal
+
+    spec = root / "checks" / "sign-in.flow.yaml"
+    spec.parent.mkdir(exist_ok=True)
+    spec.write_text(HEALED_FLOW)
+    heal = Heal(old_selector="#submit", new_selector="[data-testid=sign-in]", method="deterministic", score=0.93,
+                target="the Sign in button", step_index=1, path="checks/sign-in.flow.yaml", line=5)
+    write_sample_run(root / name, healed_events([("checks/sign-in.flow.yaml#sign in", heal)]))
+    return spec

@@ -8,20 +8,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import with_client
+from conftest import HEALED_FLOW, with_client, write_healed_report
 from mcp import Client
-
-HEALED_FLOW = """\
-spec_version: "1"
-name: sign in
-url: /login.html
-steps:
-  - type: act
-    action: click
-    target: the Sign in button
-    selector: '#submit'
-"""
-
 
 def sample_report(folder: Path) -> str:
     """A report with an assertion_failed flow (no browser: the sample corpus); its failed test id."""
@@ -38,21 +26,9 @@ def sample_report(folder: Path) -> str:
                 if (t.get("failure") or {}).get("failure_class") == "assertion_failed")
 
 
-def healed_report(workdir: Path) -> None:
-    from flowwalk.events import Heal
-    from sample_run import healed_events, write_sample_run
-
-    spec = workdir / "checks" / "sign-in.flow.yaml"
-    spec.parent.mkdir(exist_ok=True)
-    spec.write_text(HEALED_FLOW)
-    heal = Heal(old_selector="#submit", new_selector="[data-testid=sign-in]", method="deterministic", score=0.93,
-                target="the Sign in button", step_index=1, path="checks/sign-in.flow.yaml", line=5)
-    write_sample_run(workdir / "healed", healed_events([("checks/sign-in.flow.yaml#sign in", heal)]))
-
-
 def test_the_prompts_are_listed_with_typed_arguments_and_give_their_messages(workdir: Path) -> None:
     failed = sample_report(workdir / "runs" / "nightly")
-    healed_report(workdir)
+    write_healed_report(workdir)
 
     async def body(client: Client) -> Any:
         listed = {p.name: p for p in (await client.list_prompts()).prompts}

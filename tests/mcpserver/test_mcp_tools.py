@@ -8,7 +8,7 @@ from typing import Any
 
 import anyio
 import pytest
-from conftest import in_own_thread, with_client
+from conftest import HEALED_FLOW, in_own_thread, with_client, write_healed_report
 from mcp import Client
 from mcp_types import ResourceUpdatedNotification
 
@@ -190,28 +190,10 @@ def test_a_resource_outside_the_working_directory_is_refused(workdir: Path) -> N
     assert "not a report folder" in errors[2]
 
 
-HEALED_FLOW = """\
-spec_version: "1"
-name: sign in
-url: /login.html
-steps:
-  - type: act
-    action: click
-    target: the Sign in button
-    selector: '#submit'   # pinned by discover
-"""
-
-
 def test_propose_heal_answers_the_diff_and_writes_nothing(workdir: Path) -> None:
-    from flowwalk.events import Heal
     from sample_run import healed_events, write_sample_run
 
-    spec = workdir / "checks" / "sign-in.flow.yaml"
-    spec.parent.mkdir()
-    spec.write_text(HEALED_FLOW)
-    heal = Heal(old_selector="#submit", new_selector="[data-testid=sign-in]", method="deterministic", score=0.93,
-                target="the Sign in button", step_index=1, path="checks/sign-in.flow.yaml", line=5)
-    write_sample_run(workdir / "healed", healed_events([("checks/sign-in.flow.yaml#sign in", heal)]))
+    spec = write_healed_report(workdir)
     write_sample_run(workdir / "plain", healed_events([]))
 
     async def body(client: Client) -> Any:
