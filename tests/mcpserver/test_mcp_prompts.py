@@ -150,3 +150,27 @@ def test_a_crawl_is_listed_with_its_specs_as_resources(workdir: Path) -> None:
             "flowwalk://discover/checks/spec/home%2Fpage.flow.yaml"} <= listed
     assert spec.contents[0].text == HEALED_FLOW and index.contents[0].text == "# found\n"
     assert len(errors) == 3 and "wrote no spec 'other.flow.yaml'" in errors[2] and "root:" not in errors[0] and "holds no crawl" in errors[1]
+
+
+def test_discover_answers_its_journeys_first_then_every_other_spec(workdir: Path) -> None:
+    from flowwalk.discover.options import JourneySummary
+    from flowwalk.mcp.operations import journeys_of
+    from flowwalk.mcp.workspace import Workspace
+
+    out = workdir / "checks"
+    (out / "discover").mkdir(parents=True)
+    (out / "discover" / "crawl.json").write_text(json.dumps({
+        "features": [{"id": "home/page", "name": "Home", "kind": "page", "reason": "every page: answers at /"}],
+        "specs": [{"path": "home/page.flow.yaml", "feature": "home/page", "status": "written"},
+                  {"path": "home/add-todo.flow.yaml", "feature": "home/journey-1", "status": "written"}]}))
+    typed = [JourneySummary(id="home/journey-1", name="add, complete, filter", page="/", why="the page can add items",
+                            spec="home/add-todo.flow.yaml", status="written",
+                            covers=("add 'Written by flowwalk discover 1': the list shows 1 row",)),
+             JourneySummary(id="home/journey-2", name="reload", page="/", why="storage changed", spec="",
+                            status="not_written", covers=())]
+    found = journeys_of(Workspace.at(workdir), out, typed)
+    assert [(j.kind, j.path, j.status) for j in found] == [
+        ("journey", "checks/home/add-todo.flow.yaml", "written"), ("journey", "", "not_written"),
+        ("page", "checks/home/page.flow.yaml", "written")]
+    assert found[0].covers == "the page can add items. add 'Written by flowwalk discover 1': the list shows 1 row"
+    assert found[0].uri == "flowwalk://discover/checks/spec/home%2Fadd-todo.flow.yaml" and found[1].uri == ""

@@ -169,7 +169,7 @@ class JourneyOut(BaseModel):
     covers: str = Field(default="", description="what the flow checks: the feature or journey it walks, and why")
     kind: str = Field(default="", description="the feature kind (page, login, form, search, ...) or journey")
     status: str = Field(default="", description="written (passed twice) | needs_review | not_verified")
-    uri: str = Field(description="resource with the spec's text")
+    uri: str = Field(description="resource with the spec's text (empty for a journey that was not written)")
 
 
 class ModelQuestionOut(BaseModel):

@@ -17,7 +17,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping
+from typing import Any, Callable, Literal, Mapping, Sequence
 
 from pydantic import BaseModel
 
@@ -482,14 +482,24 @@ def _spec_name(path: Path) -> str:
     return str(data.get("name") or "") if isinstance(data, dict) else ""
 
 
-def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
-    """The flows a crawl wrote under `out`, read back from its crawl.json: its `journeys` when the
-    record has them, else each spec with the feature it checks."""
+def journeys_of(ws: Workspace, out: Path, typed: Sequence[Any] = ()) -> list[JourneyOut]:
+    """The flows a crawl wrote under `out`: first its journeys as the crawl returned them
+    (`DiscoverResult.journeys`, each with why it was chosen and what each move checks; one not
+    written has no path), then every other spec its crawl.json lists, with the feature it checks
+    (a journey only crawl.json knows, from an earlier crawl, is read from there the same way)."""
+    name = ws.relative(out)
+    found: list[JourneyOut] = []
+    for journey in typed:
+        path = ws.relative(out / journey.spec) if journey.spec else ""
+        found.append(JourneyOut(
+            name=journey.name, path=path, covers=clip(f"{journey.why}. " + "; ".join(journey.covers), 2000),
+            kind="journey", status=journey.status,
+            uri=discover_uri(name, spec_leaf(journey.spec)) if journey.spec else ""))
+    listed = {j.path for j in found if j.path}
     try:
         record = json.loads((out / DISCOVER_DIR / "crawl.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
-        return []
-    name = ws.relative(out)
+        return found
     features = {f.get("id"): f for f in record.get("features") or () if isinstance(f, dict)}
     # a journey (discover --submit-forms) is a feature too: its name, why, and each move with its checks
     for journey in record.get("journeys") or ():
@@ -498,9 +508,10 @@ def journeys_of(ws: Workspace, out: Path) -> list[JourneyOut]:
                               for m in journey.get("moves") or () if isinstance(m, dict))
             features[journey["id"]] = {"name": journey.get("name"), "kind": "journey",
                                        "reason": f"{journey.get('why')}. {moves}"[:2000]}
-    found: list[JourneyOut] = []
     for spec in record.get("specs") or ():
         if not isinstance(spec, dict) or not isinstance(spec.get("path"), str):
+            continue
+        if ws.relative(out / spec["path"]) in listed:
             continue
         feature = features.get(spec.get("feature")) or {}
         covers = str(spec.get("covers") or feature.get("reason") or "")
@@ -577,7 +588,7 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
     return DiscoverAnswer(
         out_dir=out_name, pages=result.pages, features=result.features,
         index_uri=discover_uri(out_name, "index.md"), crawl_uri=discover_uri(out_name, "crawl.json"),
-        journeys=journeys_of(ws, Path(os.path.realpath(result.out_dir))),
+        journeys=journeys_of(ws, Path(os.path.realpath(result.out_dir)), result.journeys),
         specs_written=[shown(p) for p in result.specs_written], needs_review=[shown(p) for p in result.needs_review],
         duration_s=result.duration_s, stopped_reason=result.stopped_reason,
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
