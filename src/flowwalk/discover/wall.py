@@ -67,7 +67,8 @@ def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | Non
 
 def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall | None:
     """The login form the start URL lands on, or None when the site is not behind a login."""
-    from flowwalk.browser import Browser, PlaywrightError
+    from flowwalk.browser import Browser, InvalidSelector, NavigationBlocked, PageError
+    from flowwalk.browser.errors import translating
     from flowwalk.browser.survey import survey_page
     from flowwalk.discover.engine import discover_settings
 
@@ -79,10 +80,14 @@ def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall |
         session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
                                       offline=settings.offline)
         try:
-            session.goto(options.url, timeout_ms=settings.navigation_timeout_ms)
             try:
-                session.page.wait_for_load_state("networkidle", timeout=3_000)
-            except PlaywrightError:
+                session.goto(options.url, timeout_ms=settings.navigation_timeout_ms)
+            except (PageError, NavigationBlocked):
+                return None   # unreachable: the crawl itself says so (stopped_reason unreachable)
+            try:
+                with translating():
+                    session.page.wait_for_load_state("networkidle", timeout=3_000)
+            except (PageError, InvalidSelector):
                 pass   # a page that keeps polling is settled enough
             return _wall_of(survey_page(session), session.page.url, options.url)
         finally:
