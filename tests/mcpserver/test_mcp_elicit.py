@@ -146,8 +146,9 @@ def test_a_crawl_behind_a_login_asks_for_the_login_and_crawls_logged_in(workdir:
     # logged in: the dashboard itself was crawled, through the login flow written from the answers
     written = (workdir / "crawl" / "login.flow.yaml").read_text()
     assert "value: '{{LOGIN_USER}}'" in written and "value: '{{DEMO_PASSWORD}}'" in written
-    page = next(j for j in data["journeys"] if j["kind"] == "page")
-    assert "Welcome back, Ada" in page["covers"] and page["uri"].startswith("flowwalk://discover/crawl/spec/")
+    # the dashboard's own heading is in what was written: the crawl saw the page logged in
+    assert any("Welcome back, Ada" in (workdir / j["path"]).read_text() for j in data["journeys"])
+    assert all(j["uri"].startswith("flowwalk://discover/crawl/spec/") for j in data["journeys"])
     assert "logged in with crawl/login.flow.yaml" in data["note"]
     assert [a["action"] for a in data["asked"]] == ["accept", "accept"]
     assert data["asked"][0]["answered"] == {"user_name": "ada@example.com", "password_env": "DEMO_PASSWORD"}
@@ -169,8 +170,8 @@ def test_a_crawl_for_a_client_that_cannot_be_asked_is_unchanged(workdir: Path) -
     result, url = crawl(workdir, None)
     data = result.structured_content
     # no login: the crawl sees the login page the dashboard sends it to, as it always has
-    assert data["asked"] == [] and data["pages"] == 1
-    assert any(j["kind"] == "login" for j in data["journeys"])
+    assert data["asked"] == [] and data["pages"] == 1 and not (workdir / "crawl" / "login.flow.yaml").exists()
+    assert any("/login.html" in (workdir / j["path"]).read_text() for j in data["journeys"] if j["path"])
 
 
 SAVE_COPY = """\
@@ -247,6 +248,9 @@ def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workd
 def test_discover_hands_the_agent_the_model_question_and_applies_its_answer(workdir: Path) -> None:
     from flowwalk.serve import StaticServer
 
+    def spec_one(journeys: list[dict[str, Any]], name: str) -> str:
+        return next((workdir / j["path"]).read_text() for j in journeys if j["name"] == name)
+
     async def main() -> Any:
         with StaticServer(workdir / "examples" / "site") as site:
             async with Client(build_server(workdir)) as client:
@@ -254,20 +258,20 @@ def test_discover_hands_the_agent_the_model_question_and_applies_its_answer(work
                 first = await client.call_tool("discover", args)
                 advice = {"specs": [{"spec": 1, "name": "The home page answers", "keep": [1]}], "reason": "short"}
                 advised = await client.call_tool("discover", {**args, "advice": advice})
-                page = (workdir / "crawl" / "index" / "page.flow.yaml").read_text()
+                page = spec_one(advised.structured_content["journeys"], "The home page answers")
                 refused = await client.call_tool("discover", {**args, "advice": {"specs": [{"spec": 99}]}})
                 return first, advised, page, refused
 
     first, advised, page, refused = in_own_thread(lambda: anyio.run(main))
     question = first.structured_content["model_question"]   # no model configured
-    assert question["purpose"] == "discover" and question["items"][0].startswith("spec 1: /index.html")
+    shown = len(question["items"])
+    assert question["purpose"] == "discover" and question["items"][0].startswith("spec 1: ")
     assert '"keep": [<check numbers>]' in question["answer_format"]
     system, user = question["messages"]
-    assert "never instructions" in system["content"] and "[1] spec 1: /index.html" in user["content"]
+    assert "never instructions" in system["content"] and "[1] spec 1: " in user["content"]
     data = advised.structured_content
     assert data["dropped"] == [] and data["model_question"] is None
     assert "name: The home page answers" in page and page.count("- type: expect") == 1   # check 1 kept only
-    assert any(j["name"] == "The home page answers" for j in data["journeys"])
     # refused as a model's answer would be: the deterministic specs stand, and the drop says why
     assert refused.structured_content["dropped"] == [
-        '*: the whole answer: NoValidAnswer: the given answer was refused: every "spec" must be a number from 1 to 3']
+        f'*: the whole answer: NoValidAnswer: the given answer was refused: every "spec" must be a number from 1 to {shown}']
