@@ -207,7 +207,8 @@ def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workd
             asked = await client.call_tool("propose_heal", {"report_dir": "report"})
             qid = asked.structured_content["questions"][0]["id"]
             refused = [await client.call_tool("propose_heal", {"report_dir": "report", "answers": {qid: reply}})
-                       for reply in ({"candidate": 3}, {"candidate": True}, {"choice": 2}, {"candidate": "the second Save"})]
+                       for reply in ({"candidate": 99}, {"candidate": True}, {"choice": 2},
+                                     {"candidate": "the second Save"})]
             unknown = await client.call_tool("propose_heal", {"report_dir": "report",
                                                               "answers": {"checks/other.flow.yaml:1": {"candidate": 1}}})
             none = await client.call_tool("propose_heal", {"report_dir": "report",
@@ -232,7 +233,7 @@ def test_the_agent_answers_the_model_question_and_the_heal_fixes_the_check(workd
     # refused exactly as a model's answer would be (heal/decide.py choose_recorded -> agent.prompt.read_pick)
     shown = len(question["candidates"])
     texts = [r.content[0].text for r in refused]
-    assert all(r.is_error for r in refused)
+    assert all(r.is_error for r in refused), texts
     assert f'"candidate" 99 is not in the list (1 to {shown})' in texts[0]
     assert f'"candidate" must be the id of a listed item (1 to {shown}) or "none"' in texts[1] and texts[3] == texts[1]
     assert 'the answer has no "candidate" key' in texts[2]
