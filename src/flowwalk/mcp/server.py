@@ -15,46 +15,28 @@ import base64
 import logging
 import queue
 import threading
-import weakref
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, TypeVar
-from urllib.parse import unquote
 
 import anyio
 import anyio.to_thread
-from mcp.server.context import ServerRequestContext
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, UserMessage
 from mcp.shared.exceptions import MCPError
-from mcp.server.session import ServerSession
-from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChanged, ResourceUpdated
-from mcp_types import (
-    CallToolResult,
-    EmptyResult,
-    INVALID_PARAMS,
-    ImageContent,
-    InputRequiredResult,
-    ListResourcesResult,
-    PaginatedRequestParams,
-    Resource,
-    SubscribeRequestParams,
-    TextContent,
-    ToolAnnotations,
-    UnsubscribeRequestParams,
-)
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp_types import CallToolResult, INVALID_PARAMS, ImageContent, InputRequiredResult, TextContent, ToolAnnotations
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
 from flowwalk.errors import FlowwalkError, UsageError
 from flowwalk.events import RuleFinished, RunStarted
 from flowwalk.mcp import operations, prompts
-from flowwalk.mcp.ask import Asked, Asker, NeedInput, is_modern
+from flowwalk.mcp.ask import Asker, NeedInput
 from flowwalk.mcp.answers import (
-    AskedOut,
     DiscoverAnswer,
     ExplainAnswer,
     HealAnswer,
@@ -66,8 +48,9 @@ from flowwalk.mcp.answers import (
 from flowwalk.mcp.bounds import ANSWER_LIMIT, IMAGE_LIMIT, compact, fit
 from flowwalk.mcp.explain import UnknownTestError, explain
 from flowwalk.mcp.operations import RunRequest, SchemaKind, ServerLimits, SpecKind, ToolInputError
-from flowwalk.mcp.workspace import (DISCOVER_DIR, OutsideRootError, Workspace, crawl_spec_paths, folder_uri,
-                                    resource_leaves)
+from flowwalk.mcp.questions import ask_for_discover, ask_for_run, asked_out
+from flowwalk.mcp.resources import ReportWatch, Resources
+from flowwalk.mcp.workspace import DISCOVER_DIR, OutsideRootError, Workspace
 
 logger = logging.getLogger("flowwalk.mcp")
 
@@ -80,8 +63,6 @@ accessibility snapshot, screenshot, a label), fix the spec, run again. Paths are
 server's working directory; nothing outside it can be named. Secrets are passed by the NAME of an
 environment variable of the server, never by value."""
 
-#: how often the report folders the server knows are checked for changes (for subscribers)
-WATCH_INTERVAL_S = 1.0
 #: how often a run's progress is forwarded to the client
 PROGRESS_INTERVAL_S = 0.25
 #: each answer's structured content and its text copy share the limit
@@ -119,92 +100,6 @@ _EXPECTED = (ToolInputError, OutsideRootError, FlowwalkError, FileNotFoundError,
 # --- change notifications ------------------------------------------------------------------------
 
 
-def _signature(folder: Path) -> dict[str, tuple[int, int]]:
-    """(mtime, size) of each file a resource of the folder reads, by its name under the folder."""
-    found: dict[str, tuple[int, int]] = {}
-    for name in resource_leaves(folder):
-        try:
-            stat = (folder / name).stat()
-        except OSError:
-            continue
-        found[name] = (stat.st_mtime_ns, stat.st_size)
-    return found
-
-
-@dataclass
-class ReportWatch:
-    """Tells subscribers when a report folder changes: a run of this server, or a `flowwalk run`
-    in a terminal. Both subscription styles are served: `subscriptions/listen` streams (2026-07-28)
-    through the SDK's bus, and `resources/subscribe` (earlier protocol versions) per session. Only
-    the URIs whose file was written, replaced or removed are announced."""
-
-    ws: Workspace
-    bus: InMemorySubscriptionBus
-    folders: dict[Path, dict[str, tuple[int, int]]] = field(default_factory=dict)
-    legacy: dict[str, set[ServerSession]] = field(default_factory=dict)
-    sessions: weakref.WeakSet[ServerSession] = field(default_factory=weakref.WeakSet)
-
-    def track(self, folder: Path) -> None:
-        if folder not in self.folders:
-            self.folders[folder] = _signature(folder)
-
-    def track_uri(self, uri: str) -> None:
-        for prefix, sub in (("flowwalk://reports/", ""), ("flowwalk://discover/", DISCOVER_DIR)):
-            if uri.startswith(prefix):
-                name = unquote(uri[len(prefix):].split("/", 1)[0])
-                try:
-                    self.track(self.ws.confine(Path(name) / sub if sub else name, "folder"))
-                except OutsideRootError:
-                    pass
-
-    async def check(self) -> None:
-        for folder, before in list(self.folders.items()):
-            now = _signature(folder)
-            if now == before:
-                continue
-            self.folders[folder] = now
-            name = self.ws.relative(folder)
-            changed = sorted(leaf for leaf in set(before) | set(now) if before.get(leaf) != now.get(leaf))
-            for leaf in changed:
-                uri = folder_uri(folder, name, leaf)
-                await self.bus.publish(ResourceUpdated(uri=uri))
-                for session in list(self.legacy.get(uri, ())):
-                    try:
-                        await session.send_resource_updated(uri)
-                    except Exception:  # noqa: BLE001 - a gone client must not stop the others
-                        self.legacy[uri].discard(session)
-            if set(now) != set(before):
-                await self.list_changed()
-
-    async def list_changed(self) -> None:
-        """`notifications/resources/list_changed`: to `subscriptions/listen` streams through the bus,
-        and to every session of an earlier protocol version that has talked to the server."""
-        await self.bus.publish(ResourcesListChanged())
-        for session in list(self.sessions):
-            try:
-                await session.send_resource_list_changed()
-            except Exception:  # noqa: BLE001 - a gone client must not stop the others
-                self.sessions.discard(session)
-
-    def hello(self, ctx: Any) -> None:
-        """Remember a session of an earlier protocol version (they hear list changes directly)."""
-        try:
-            session = ctx.session
-            version = ctx.protocol_version
-        except (AttributeError, ValueError):
-            return
-        if session is not None and not is_modern(version):
-            self.sessions.add(session)
-
-    async def loop(self) -> None:
-        while True:
-            await anyio.sleep(WATCH_INTERVAL_S)
-            try:
-                await self.check()
-            except Exception:  # noqa: BLE001 - the watcher never takes the server down
-                logger.exception("checking the report folders failed")
-
-
 # --- the server ----------------------------------------------------------------------------------
 
 
@@ -220,13 +115,10 @@ class FlowwalkServer:
             "flowwalk", title="flowwalk", version=__version__, instructions=INSTRUCTIONS,
             subscriptions=self.bus, lifespan=self._lifespan, log_level="WARNING")
         self._register_tools()
-        self._register_resources()
+        #: the report and crawl resources: the templates, the concrete list, subscriptions
+        self.resources = Resources(self.ws, self.watch)
+        self.resources.register(self.mcp)
         self._register_prompts()
-        low = self.mcp._lowlevel_server  # resources/subscribe is served by the low-level server only
-        low.add_request_handler("resources/subscribe", SubscribeRequestParams, self._subscribe)
-        low.add_request_handler("resources/unsubscribe", UnsubscribeRequestParams, self._unsubscribe)
-        # the concrete resources of every report and crawl, not only the templates
-        low.add_request_handler("resources/list", PaginatedRequestParams, self._list_resources)
 
     @asynccontextmanager
     async def _lifespan(self, _server: MCPServer[None]) -> AsyncIterator[None]:
@@ -239,55 +131,6 @@ class FlowwalkServer:
             finally:
                 tasks.cancel_scope.cancel()
 
-    async def _subscribe(self, ctx: ServerRequestContext[Any], params: SubscribeRequestParams) -> EmptyResult:
-        uri = str(params.uri)
-        self.watch.track_uri(uri)
-        self.watch.legacy.setdefault(uri, set()).add(ctx.session)
-        return EmptyResult()
-
-    async def _list_resources(self, ctx: ServerRequestContext[Any], params: PaginatedRequestParams | None
-                              ) -> ListResourcesResult:
-        self.watch.hello(ctx)
-        found = await anyio.to_thread.run_sync(self._concrete_resources)
-        return ListResourcesResult(resources=found)
-
-    def _concrete_resources(self) -> list[Resource]:
-        """Every report's summary, verdict and screenshots, every crawl's index, crawl.json and
-        specs, and the whole schemas: what a client can read right now."""
-        out: list[Resource] = []
-        for folder in self.ws.reports():
-            self.watch.track(folder)
-            name = self.ws.relative(folder)
-            for leaf in resource_leaves(folder):
-                if not (folder / leaf).is_file():
-                    continue
-                mime = ("text/markdown" if leaf.endswith(".md") else "application/json" if leaf.endswith(".json")
-                        else "image/png")
-                out.append(Resource(uri=folder_uri(folder, name, leaf), name=f"{name}/{leaf}", mime_type=mime,
-                                    description=f"{leaf} of the report folder {name}"))
-        for folder in self.ws.crawls():
-            self.watch.track(folder)
-            name = self.ws.relative(folder)
-            out_dir = self.ws.relative(folder.parent)
-            for leaf in resource_leaves(folder):
-                path = folder / leaf
-                if not path.is_file():
-                    continue
-                shown = leaf[3:] if leaf.startswith("../") else leaf
-                mime = ("text/markdown" if leaf.endswith(".md") else "application/json" if leaf.endswith(".json")
-                        else "application/yaml")
-                what = (f"a spec the crawl wrote into {out_dir}" if leaf.startswith("../")
-                        else f"{leaf} of the crawl written into {out_dir}")
-                out.append(Resource(uri=folder_uri(folder, name, leaf), name=f"{out_dir}/{shown}"
-                                    if leaf.startswith("../") else f"{name}/{leaf}", mime_type=mime, description=what))
-        for schema_name in sorted(operations.schema_names()):
-            out.append(Resource(uri=f"flowwalk://schemas/{schema_name}", name=schema_name,
-                                mime_type="application/schema+json", description="a whole JSON Schema"))
-        return out
-
-    async def _unsubscribe(self, ctx: ServerRequestContext[Any], params: UnsubscribeRequestParams) -> EmptyResult:
-        self.watch.legacy.get(str(params.uri), set()).discard(ctx.session)
-        return EmptyResult()
 
     # --- tools -----------------------------------------------------------------------------------
 
@@ -386,7 +229,7 @@ class FlowwalkServer:
         note = ""
         if asker.can:
             try:
-                request, stop, note = await self._ask_for_run(asker, request)
+                request, stop, note = await ask_for_run(self.ws, asker, request)
             except NeedInput as need:
                 return need.result
             except _EXPECTED as error:
@@ -397,46 +240,11 @@ class FlowwalkServer:
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(
             self.ws, self.limits, request, cancel=job.cancel, on_event=tracker, on_start=job.folders.append))
-        result.asked = [_asked_out(a) for a in asker.asked]
+        result.asked = [asked_out(a) for a in asker.asked]
         result.note = " ".join(part for part in (result.note, note) if part)
         return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
                        secrets=operations.secret_values(request.secret_names))
 
-    async def _ask_for_run(self, asker: Asker, request: RunRequest) -> tuple[RunRequest, RunAnswer | None, str]:
-        """Ask for the values of the variables the specs need and nobody gave: (the request with
-        them, or the answer that ends the call; a note on what was not asked)."""
-        needed = await anyio.to_thread.run_sync(lambda: operations.needed_variables(self.ws, request))
-        secrets = [n for n in needed if n.secret]
-        plain = [n for n in needed if not n.secret]
-        note = ""
-        if secrets:
-            note = ("not asked for " + ", ".join(f"{n.name} ({n.where})" for n in secrets) + ": a secret is never "
-                    "asked for; set the server's environment variable and name it in secret_names")
-        if not plain:
-            return request, None, note
-        listed = "\n".join(f"- {n.name} (used at {n.where})" for n in plain)
-        message = (f"flowwalk run: the specs use variables nobody gave a value for:\n{listed}\n"
-                   f"Give a value for each (they are plain values, written into the pages; a password or "
-                   f"token is never typed here: it is a secret, named in secret_names). Decline to stop "
-                   f"without running.")
-        form = operations.variables_form(plain)
-
-        def check(answer: BaseModel) -> str | None:
-            return operations.value_problem(answer.model_dump(by_alias=True), asker.hidden)
-
-        outcome = await asker.ask("run.variables", message, form, check)
-        if outcome.action != "accept" or outcome.data is None:
-            name = self.ws.relative(self.ws.confine(request.out_dir, "out_dir"))
-            stop = RunAnswer(
-                outcome="not_run", exit_code=None, report_dir=name, summary_uri="", verdict_uri="",
-                asked=[_asked_out(a) for a in asker.asked],
-                note=(f"the run did not start: the question for {', '.join(n.name for n in plain)} was "
-                      f"{outcome.action}{'d' if outcome.action == 'decline' else 'led'}; the specs loaded and "
-                      f"nothing was walked. Give the values with variables, or run without them (the tests that "
-                      f"need them end credential_rejected). {note}").strip())
-            return request, stop, note
-        values = outcome.data.model_dump(by_alias=True)
-        return replace(request, variables={**request.variables, **values}), None, note
 
     async def _in_thread(self, ctx: Context[None, Any], job: _Job, work: Callable[[], _T]) -> _T:
         """`work()` on a worker thread, its progress forwarded to the client; when the call is
@@ -546,7 +354,7 @@ class FlowwalkServer:
         asker = Asker.of(ctx, hidden=secrets)
         if asker.can:
             try:
-                request, stop = await self._ask_for_discover(asker, request)
+                request, stop = await ask_for_discover(self.ws, asker, request)
             except NeedInput as need:
                 return need.result
             except _EXPECTED as error:
@@ -556,7 +364,7 @@ class FlowwalkServer:
         final = request
         result = await self._in_thread(ctx, job, lambda: operations.discover(
             self.ws, self.limits, final, cancel=job.cancel, progress=job.say))
-        result.asked = [_asked_out(a) for a in asker.asked]
+        result.asked = [asked_out(a) for a in asker.asked]
         if final.login and final.login != login:
             result.note = " ".join(part for part in (result.note, (
                 f"logged in with {final.login} (written from the answers); run the specs with variables "
@@ -564,50 +372,6 @@ class FlowwalkServer:
         return _answer(result, artifacts=f"{result.index} and {result.crawl}",
                        secrets=operations.secret_values(final.secret_names))
 
-    async def _ask_for_discover(self, asker: Asker, request: operations.DiscoverRequest
-                                ) -> tuple[operations.DiscoverRequest, DiscoverAnswer | None]:
-        """Before the crawl: the login when the start URL leads to one, then whether forms may be
-        submitted (when asked to). (The request to crawl with, or the answer that ends the call.)"""
-        done: list[str] = []
-
-        def stopped(outcome: Asked) -> DiscoverAnswer:
-            verb = "declined" if outcome.action == "decline" else "cancelled"
-            return DiscoverAnswer(
-                out_dir=request.out_dir, pages=0, features=0, duration_s=0.0, stopped_reason="not_started",
-                index="", crawl="", asked=[_asked_out(a) for a in asker.asked],
-                note=" ".join([f"the crawl did not start: the question was {verb}.", *done]))
-
-        if request.login is None:
-            wall = await anyio.to_thread.run_sync(lambda: operations.login_wall(self.ws, request))
-            if wall is not None:
-                done.append(f"{request.url} leads to a login form at {wall.url}.")
-                how = "sent the browser to" if wall.redirected else "is"
-                message = (
-                    f"flowwalk discover: {request.url} {how} a login form ({wall.url}). To crawl the site "
-                    f"logged in, give the user name to type into {wall.user_target}, and the NAME of the "
-                    f"environment variable of the flowwalk server that holds the password (for example "
-                    f"APP_PASSWORD). Never type the password itself here: flowwalk reads it from that "
-                    f"variable when it logs in. Decline to stop without crawling.")
-
-                def check(answer: LoginAnswer) -> str | None:
-                    return operations.login_problem(answer.user_name, answer.password_env, asker.hidden)
-
-                outcome = await asker.ask("discover.login", message, LoginAnswer, check)
-                if outcome.action != "accept" or not isinstance(outcome.data, LoginAnswer):
-                    return request, stopped(outcome)
-                login = outcome.data
-                request = await anyio.to_thread.run_sync(lambda: operations.write_login(
-                    self.ws, request, wall, login.user_name.strip(), login.password_env))
-                done.append(f"The login flow was written to {request.login}.")
-        if request.submit_forms:
-            message = (f"flowwalk discover will fill in and submit the forms it finds on {request.url} with "
-                       f"sample values (search, sign-up, contact and the like; never a form or button whose "
-                       f"words say delete, pay, log out and the like). Submit forms?")
-            outcome = await asker.ask("discover.submit_forms", message, SubmitAnswer, lambda _answer: None)
-            if outcome.action != "accept" or not isinstance(outcome.data, SubmitAnswer):
-                return request, stopped(outcome)
-            request = replace(request, submit_forms=outcome.data.submit)
-        return request, None
 
     async def explain_failure(
         self,
@@ -720,99 +484,6 @@ class FlowwalkServer:
             url: Annotated[str, Field(description="the site, e.g. http://127.0.0.1:8000")],
         ) -> list[Message]:
             return await render(lambda: prompts.write_a_check(self.ws, what, url))
-
-    # --- resources -------------------------------------------------------------------------------
-
-    def _register_resources(self) -> None:
-        resource = self.mcp.resource
-
-        @resource("flowwalk://reports/{dir}/summary.md", name="summary", mime_type="text/markdown",
-                  description="a report folder's summary.md")
-        def summary(dir: str) -> str:
-            return self._read_report(dir, "summary.md").decode("utf-8")
-
-        @resource("flowwalk://reports/{dir}/verdict.json", name="verdict", mime_type="application/json",
-                  description="a report folder's verdict.json")
-        def verdict(dir: str) -> str:
-            return self._read_report(dir, "verdict.json").decode("utf-8")
-
-        @resource("flowwalk://reports/{dir}/screenshots/{name}", name="screenshot", mime_type="image/png",
-                  description="a screenshot of a report folder")
-        def screenshot(dir: str, name: str) -> bytes:
-            return self._read_report(dir, f"screenshots/{name}")
-
-        @resource("flowwalk://discover/{dir}/index.md", name="crawl-index", mime_type="text/markdown",
-                  description="what a crawl found, page by page (the index.md discover writes under {dir})")
-        def crawl_index(dir: str) -> str:
-            return self._read_crawl(dir, "index.md").decode("utf-8")
-
-        @resource("flowwalk://discover/{dir}/crawl.json", name="crawl", mime_type="application/json",
-                  description="a crawl as data: pages, features, the specs written (crawl.json)")
-        def crawl_record(dir: str) -> str:
-            return self._read_crawl(dir, "crawl.json").decode("utf-8")
-
-        @resource("flowwalk://discover/{dir}/spec/{path}", name="crawl-spec", mime_type="application/yaml",
-                  description="a spec (a journey) a crawl wrote; {path} is relative to {dir}, in one segment")
-        def crawl_spec(dir: str, path: str) -> str:
-            if path not in crawl_spec_paths(self._crawl_folder(dir)):
-                raise ResourceError(f"the crawl in '{dir}' wrote no spec '{path}'\n  hint: read "
-                                    f"flowwalk://discover/{dir}/crawl.json for the specs it wrote")
-            return self._read_crawl(dir, f"../{path}").decode("utf-8")
-
-        @resource("flowwalk://schemas/{name}", name="schema", mime_type="application/schema+json",
-                  description="a whole JSON Schema, as `flowwalk schema` writes it")
-        def whole_schema(name: str) -> str:
-            try:
-                return operations.schema_text(name)
-            except ToolInputError as error:
-                raise ResourceError(str(error)) from None
-
-    def _crawl_folder(self, out_dir: str) -> Path:
-        try:
-            folder = self.ws.confine(Path(out_dir) / DISCOVER_DIR, "crawl folder")
-        except OutsideRootError as error:
-            raise ResourceError(str(error)) from None
-        if not (folder / "crawl.json").is_file():
-            raise ResourceError(f"'{out_dir}' holds no crawl (no {DISCOVER_DIR}/crawl.json)\n  hint: call discover "
-                                f"with out_dir: \"{out_dir}\" first")
-        return folder
-
-    def _read_crawl(self, out_dir: str, leaf: str) -> bytes:
-        folder = self._crawl_folder(out_dir)
-        try:
-            path = self.ws.confine(folder / leaf, "crawl file")
-            self.watch.track(folder)
-            return path.read_bytes()
-        except (OutsideRootError, OSError) as error:
-            raise ResourceError(str(error)) from None
-
-    def _read_report(self, name: str, leaf: str) -> bytes:
-        try:
-            folder = self.ws.report_dir(name)
-            path = self.ws.confine(folder / leaf, "report file")
-            self.watch.track(folder)
-            return path.read_bytes()
-        except (OutsideRootError, OSError) as error:
-            raise ResourceError(str(error)) from None
-
-
-class LoginAnswer(BaseModel):
-    """The login a crawl behind a login asks for: a user name and the NAME of a variable, never a password."""
-
-    user_name: str = Field(title="User name", min_length=1, max_length=200,
-                           description="the user name or e-mail address to log in with")
-    password_env: str = Field(title="Password variable (its NAME)", min_length=1, max_length=100,
-                              description="the NAME of the flowwalk server's environment variable that holds the "
-                                          "password, e.g. DEMO_PASSWORD; not the password itself")
-
-
-class SubmitAnswer(BaseModel):
-    submit: bool = Field(title="Submit forms", description="fill in and submit the forms the crawl finds")
-
-
-def _asked_out(asked: Asked) -> AskedOut:
-    answered = asked.data.model_dump(mode="json", by_alias=True) if asked.data is not None else {}
-    return AskedOut(question=asked.message, action=asked.action, answered=answered)
 
 
 _Update = tuple[float, float | None, str]
