@@ -5,4 +5,7 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 "$here/scripts/install.sh" --with-tests
 cd "$here"
-exec "$here/.venv/bin/python" -m pytest -q -p no:cacheprovider "$@"
+# Four pytest-xdist workers: most browser tests wait on pages and timeouts, so four overlap those
+# waits on two cores; the container tests stay on one worker (one image build, one podman storage).
+# FLOWWALK_TEST_WORKERS=0 runs them in this process, one after the other.
+exec "$here/.venv/bin/python" -m pytest -q -p no:cacheprovider -n "${FLOWWALK_TEST_WORKERS:-4}" --dist loadgroup "$@"

@@ -121,18 +121,22 @@ scenarios:
           - {{type: expect, kind: text_contains, selector: "#counter", value: "1"}}
 """)
 
-    def reads(settings: Settings) -> dict[str, list[int | None]]:
-        out: dict[str, list[int | None]] = {}
+    def reads(settings: Settings) -> dict[str, list[tuple[str, int | None]]]:
+        out: dict[str, list[tuple[str, int | None]]] = {}
         for suite in load_suites(["count.flow.yaml", "count.rules.yaml"], settings):
             (sc,) = suite.scenarios
             outcome, events = walk(sc, flowwalk_browser, settings)
             assert outcome.status == "passed"
-            out[sc.kind] = reads_of(events)
+            out[sc.kind] = shown_stable(events)
         return out
 
+    # two reads, or one read of a page still for the interval before it (a loaded machine's read can
+    # come that late after the click): what stable_reads 2 asks; a flow's single read stays one read
+    two = ([("reads", 2)], [("quiet", 1)])
     base = dict(out_dir=str(tmp_path / "report"), workers=1, executable=make_settings(tmp_path).executable)
-    assert reads(Settings(**base)) == {"flow": [1], "rules": [2]}   # type: ignore[arg-type]
+    default = reads(Settings(**base))   # type: ignore[arg-type]
+    assert default["flow"] == [("reads", 1)] and default["rules"] in two
     (tmp_path / "flowwalk.yaml").write_text("stabilize: {stable_reads: 2}\n")
     config = load_config(tmp_path / "flowwalk.yaml").model_dump(exclude_unset=True)
-    configured = build_settings(base, env={}, config=config)
-    assert reads(configured) == {"flow": [2], "rules": [2]}
+    configured = reads(build_settings(base, env={}, config=config))
+    assert configured["flow"] in two and configured["rules"] in two
