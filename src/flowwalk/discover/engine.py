@@ -21,16 +21,17 @@ import os
 import shutil
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 from urllib.parse import urlsplit
 
 from flowwalk.discover.options import DiscoverOptions, DiscoverResult, JourneySummary, StopReason
 from flowwalk.errors import UsageError
 from flowwalk.settings import Settings
 
-__all__ = ["discover", "discover_settings"]
+__all__ = ["crawl_browser", "crawl_session", "discover", "discover_settings"]
 
 DISCOVER_DIR = "discover"
 REVIEW_DIR = "needs-review"
@@ -49,6 +50,28 @@ def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = Non
     settings = settings_for(cli, os.environ if env is None else env, options.config_path)
     # discover's own cap: its verification walks run at most two at once
     return replace(settings, workers=max(1, min(settings.workers, 2)))
+
+
+@contextmanager
+def crawl_browser(settings: Settings, browser: Any = None) -> Iterator[Any]:
+    """`browser` when the caller has one running (tests and the MCP server share theirs), else a
+    Chromium launched for the block (`browser.Browser.launch`) and closed after it."""
+    if browser is not None:
+        yield browser
+        return
+    from flowwalk.browser import Browser
+
+    launched = Browser.launch(settings)
+    try:
+        yield launched
+    finally:
+        launched.close()
+
+
+def crawl_session(browser: Any, options: DiscoverOptions, settings: Settings) -> Any:
+    """A fresh context + page for crawling `options.url`: its allowed hosts, offline as the settings say."""
+    return browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
+                               offline=settings.offline)
 
 
 def _check(options: DiscoverOptions) -> None:
@@ -105,14 +128,8 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
-    owned = None
-    if browser is None:
-        from flowwalk.browser import Browser
-
-        owned = browser = Browser.launch(settings)
-    try:
-        session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
-                                      offline=settings.offline)
+    with crawl_browser(settings, browser) as browser:
+        session = crawl_session(browser, options, settings)
         try:
             crawler = Crawler(options, session, state, folder, action_timeout_ms=min(settings.action_timeout_ms, 5_000),
                               navigation_timeout_ms=settings.navigation_timeout_ms, progress=say, cancel=cancel,
@@ -130,9 +147,6 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
             session.close()
         if options.submit_forms and not cancel.is_set() and state.pages:
             state.journeys = _explore_journeys(options, settings, browser, state, login, crawler, say)
-    finally:
-        if owned is not None:
-            owned.close()
     crawl_s = time.monotonic() - started
     say(f"crawl {reason}: {len(state.pages)} pages, {state.actions} actions in {crawl_s:.1f} s")
 
@@ -305,8 +319,7 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any
     from flowwalk.discover.safety import url_key
 
     def open_state(page: dict[str, Any]) -> Any:
-        session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
-                                      offline=settings.offline)
+        session = crawl_session(browser, options, settings)
         try:
             via = page.get("reached_by") or {}
             start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])

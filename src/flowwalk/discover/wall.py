@@ -67,18 +67,14 @@ def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | Non
 
 def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall | None:
     """The login form the start URL lands on, or None when the site is not behind a login."""
-    from flowwalk.browser import Browser, InvalidSelector, NavigationBlocked, PageError
+    from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
     from flowwalk.browser.errors import translating
     from flowwalk.browser.survey import survey_page
-    from flowwalk.discover.engine import discover_settings
+    from flowwalk.discover.engine import crawl_browser, crawl_session, discover_settings
 
     settings = discover_settings(options)
-    owned = None
-    if browser is None:
-        owned = browser = Browser.launch(settings)
-    try:
-        session = browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
-                                      offline=settings.offline)
+    with crawl_browser(settings, browser) as browser:
+        session = crawl_session(browser, options, settings)
         try:
             try:
                 session.goto(options.url, timeout_ms=settings.navigation_timeout_ms)
@@ -92,9 +88,6 @@ def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall |
             return _wall_of(survey_page(session), session.page.url, options.url)
         finally:
             session.close()
-    finally:
-        if owned is not None:
-            owned.close()
 
 
 def _quoted(text: str) -> str:
