@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Annotated, Any, Callable, Literal, TypeVar
+from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -95,6 +95,23 @@ def _refuse(error: BaseException) -> ToolError:
 
 
 _EXPECTED = (ToolInputError, OutsideRootError, FlowwalkError, FileNotFoundError, UnknownTestError, ValueError)
+
+
+async def _questions_first(questions: Awaitable[tuple[Any, ...]], secrets: list[str]
+                           ) -> tuple[tuple[Any, ...], CallToolResult | InputRequiredResult | None]:
+    """A tool's questions to the person before its work (`ask_for_run`, `ask_for_discover`): (what
+    they answered, less the stop; what the tool answers at once instead of working, else None).
+    Answered at once: the question itself, to a client that takes it back as a result
+    (`NeedInput`), and the answer of a person who stopped; bad answers are refused clearly."""
+    try:
+        request, stop, *rest = await questions
+    except NeedInput as need:
+        return (), need.result
+    except _EXPECTED as error:
+        raise _refuse(error) from None
+    if stop is not None:
+        return (), _answer(stop, secrets=secrets)
+    return (request, *rest), None
 
 
 # --- change notifications ------------------------------------------------------------------------
@@ -228,14 +245,10 @@ class FlowwalkServer:
         asker = Asker.of(ctx, hidden=secrets)
         note = ""
         if asker.can:
-            try:
-                request, stop, note = await ask_for_run(self.ws, asker, request)
-            except NeedInput as need:
-                return need.result
-            except _EXPECTED as error:
-                raise _refuse(error) from None
-            if stop is not None:
-                return _answer(stop, secrets=secrets)
+            asked, early = await _questions_first(ask_for_run(self.ws, asker, request), secrets)
+            if early is not None:
+                return early
+            request, note = asked
         job = _Job()
         tracker = _ProgressTracker(job.updates)
         result = await self._in_thread(ctx, job, lambda: operations.run(
@@ -353,14 +366,10 @@ class FlowwalkServer:
         secrets = operations.secret_values(request.secret_names)
         asker = Asker.of(ctx, hidden=secrets)
         if asker.can:
-            try:
-                request, stop = await ask_for_discover(self.ws, asker, request)
-            except NeedInput as need:
-                return need.result
-            except _EXPECTED as error:
-                raise _refuse(error) from None
-            if stop is not None:
-                return _answer(stop, secrets=secrets)
+            asked, early = await _questions_first(ask_for_discover(self.ws, asker, request), secrets)
+            if early is not None:
+                return early
+            (request,) = asked
         final = request
         result = await self._in_thread(ctx, job, lambda: operations.discover(
             self.ws, self.limits, final, cancel=job.cancel, progress=job.say))
