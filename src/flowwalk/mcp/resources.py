@@ -8,7 +8,7 @@ import logging
 import weakref
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import unquote
 
 import anyio
@@ -242,18 +242,17 @@ class Resources:
         return folder
 
     def read_crawl(self, out_dir: str, leaf: str) -> bytes:
-        folder = self.crawl_folder(out_dir)
-        try:
-            path = self.ws.confine(folder / leaf, "crawl file")
-            self.watch.track(folder)
-            return path.read_bytes()
-        except (OutsideRootError, OSError) as error:
-            raise ResourceError(str(error)) from None
+        return self._read_in(lambda: self.crawl_folder(out_dir), leaf, "crawl file")
 
     def read_report(self, name: str, leaf: str) -> bytes:
+        return self._read_in(lambda: self.ws.report_dir(name), leaf, "report file")
+
+    def _read_in(self, folder_of: Callable[[], Path], leaf: str, what: str) -> bytes:
+        """The bytes of `leaf` in the folder `folder_of()` finds (a report's, a crawl's), which is
+        watched from then on; a folder or file outside the root or missing is a clear ResourceError."""
         try:
-            folder = self.ws.report_dir(name)
-            path = self.ws.confine(folder / leaf, "report file")
+            folder = folder_of()
+            path = self.ws.confine(folder / leaf, what)
             self.watch.track(folder)
             return path.read_bytes()
         except (OutsideRootError, OSError) as error:
