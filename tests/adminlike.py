@@ -21,9 +21,11 @@ import html
 import threading
 from dataclasses import dataclass, field
 from http.cookies import SimpleCookie
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 from urllib.parse import parse_qs, quote, unquote, urlencode, urlsplit
+
+from flowwalk.serve import LoopbackServer
 
 __all__ = ["AdminSite", "LOGIN_FLOW_YAML", "MODELS", "PASSWORD", "USER"]
 
@@ -413,40 +415,16 @@ class _Handler(BaseHTTPRequestHandler):
             self._redirect(base, flash)
 
 
-class AdminSite:
+class AdminSite(LoopbackServer):
     """`with AdminSite() as site: site.url` -> "http://127.0.0.1:<port>"; `site.rows()` is the data now."""
 
     def __init__(self, port: int = 0) -> None:
         self.store = _Store()
-        handler = type("Handler", (_Handler,), {"store": self.store})
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
-        self._httpd.daemon_threads = True
-        self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="adminlike", daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(type("Handler", (_Handler,), {"store": self.store}), port, name="adminlike")
 
     def rows(self) -> dict[str, list[dict[str, Any]]]:
         with self.store.lock:
             return {k: [dict(r) for r in v] for k, v in self.store.rows.items()}
-
-    def start(self) -> "AdminSite":
-        self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
-        self._thread.join(timeout=5)
-
-    def __enter__(self) -> "AdminSite":
-        return self.start()
-
-    def __exit__(self, *exc: object) -> None:
-        self.stop()
 
 
 if __name__ == "__main__":   # serve it by hand: python tests/adminlike.py

@@ -1,7 +1,8 @@
 """A static file server on 127.0.0.1 for `flowwalk run --serve DIR` and for the tests.
 
 Serves a folder with no caching, quietly, on a free port, in a daemon thread; `stop()` shuts it
-down. A handful of dynamic routes make example and test sites realistic without a framework:
+down. `LoopbackServer` is that server's life (bind, thread, `url`, `start`, `stop`) for any
+request handler: the tests' sites (tests/adminlike.py) are served by it too. A handful of dynamic routes make example and test sites realistic without a framework:
 `/__status/<code>` answers that status, `/__redirect?to=<path>` redirects (302), `/__slow?ms=N`
 answers after N ms (bounded to 30 s), `/__echo` returns the query string as JSON.
 """
@@ -12,9 +13,12 @@ import json
 import threading
 import time
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Callable, Self
 from urllib.parse import parse_qs, urlsplit
+
+__all__ = ["LoopbackServer", "StaticServer"]
 
 
 class _Handler(SimpleHTTPRequestHandler):
@@ -65,25 +69,24 @@ class _Handler(SimpleHTTPRequestHandler):
         self.wfile.write(data)
 
 
-class StaticServer:
-    """`with StaticServer(folder) as server: server.url` -> "http://127.0.0.1:<port>"."""
+class LoopbackServer:
+    """`with LoopbackServer(handler) as server: server.url` -> "http://127.0.0.1:<port>": `handler`
+    answers on 127.0.0.1 (port 0: a free one), a thread per request, in a daemon thread named `name`."""
 
-    def __init__(self, root: str | Path, port: int = 0):
-        self.root = Path(root).resolve()
-        if not self.root.is_dir():
-            raise FileNotFoundError(f"cannot serve '{root}': not a folder")
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), partial(_Handler, directory=str(self.root)))
+    def __init__(self, handler: Callable[..., BaseHTTPRequestHandler], port: int = 0, *,
+                 name: str = "flowwalk-serve"):
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", port), handler)
         self._httpd.daemon_threads = True
         # a browser that gives up on a slow answer closes the socket: no traceback on the run's console
         self._httpd.handle_error = lambda request, client_address: None  # type: ignore[method-assign]
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="flowwalk-serve", daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name=name, daemon=True)
 
     @property
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def start(self) -> "StaticServer":
+    def start(self) -> Self:
         self._thread.start()
         return self
 
@@ -92,8 +95,18 @@ class StaticServer:
         self._httpd.server_close()
         self._thread.join(timeout=5)
 
-    def __enter__(self) -> "StaticServer":
+    def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+class StaticServer(LoopbackServer):
+    """`with StaticServer(folder) as server: server.url` -> "http://127.0.0.1:<port>"."""
+
+    def __init__(self, root: str | Path, port: int = 0):
+        self.root = Path(root).resolve()
+        if not self.root.is_dir():
+            raise FileNotFoundError(f"cannot serve '{root}': not a folder")
+        super().__init__(partial(_Handler, directory=str(self.root)), port)
