@@ -246,6 +246,24 @@ def run_suite(folder: Path, base_url: str, settings: Any) -> dict[str, str]:
     return {by_id.get(k, k): v for k, v in sorted(status.items())}
 
 
+def run_suites(folders: tuple[Path, Path], base_url: str, settings: Any) -> tuple[dict[str, str], dict[str, str]]:
+    """The generated suite's and the hand-written suite's `run_suite`, one after the other."""
+    return run_suite(folders[0], base_url, settings), run_suite(folders[1], base_url, settings)
+
+
+def _caught(run: dict[str, str], base: dict[str, str]) -> list[str]:
+    """The specs that passed on the unmodified app and fail on the changed one."""
+    return sorted(k for k, v in run.items() if v == "failed" and base.get(k) == "passed")
+
+
+def _verdict(caught: list[str]) -> str:
+    return "caught" if caught else "missed"
+
+
+def _spec_tree(folder: Path) -> dict[Path, bytes]:
+    return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*.yaml")}
+
+
 def crawl(app: App, url: str, out: Path) -> Any:
     import os
 
@@ -292,17 +310,15 @@ def main(argv: list[str] | None = None) -> int:
                 if served.restart is not None:
                     served.restart()   # the same app as the first crawl saw, not the rows that crawl created
                 crawl(app, served.url, scratch / "again")
-                a = {p.relative_to(scratch / "generated"): p.read_bytes() for p in (scratch / "generated").rglob("*.yaml")}
-                b = {p.relative_to(scratch / "again"): p.read_bytes() for p in (scratch / "again").rglob("*.yaml")}
-                results["identical"] = a == b
+                results["identical"] = _spec_tree(scratch / "generated") == _spec_tree(scratch / "again")
             hand = scratch / "hand"
             hand.mkdir()
             for spec in app.hand:
                 shutil.copy(spec, hand / spec.name)
             if served.restart is not None:
                 served.restart()   # the suites start from the app's own data, as each bug's run does
-            base = run_suite(scratch / "generated", served.url, settings)
-            hand_base = run_suite(hand, served.url, settings)
+            suites = (scratch / "generated", hand)
+            base, hand_base = run_suites(suites, served.url, settings)
             results["unmodified"] = {"generated": base, "hand": hand_base}
             for mutation in app.mutations:
                 if args.only and mutation.name not in args.only:
@@ -310,10 +326,8 @@ def main(argv: list[str] | None = None) -> int:
                 with _mutated(served.root, mutation):
                     if served.restart is not None:
                         served.restart()
-                    gen = run_suite(scratch / "generated", served.url, settings)
-                    hand_run = run_suite(hand, served.url, settings)
-                caught = sorted(k for k, v in gen.items() if v == "failed" and base.get(k) == "passed")
-                hand_caught = sorted(k for k, v in hand_run.items() if v == "failed" and hand_base.get(k) == "passed")
+                    gen, hand_run = run_suites(suites, served.url, settings)
+                caught, hand_caught = _caught(gen, base), _caught(hand_run, hand_base)
                 results["mutations"].append({"name": mutation.name, "what": mutation.what, "generated": caught,
                                              "hand": hand_caught})
                 print(f"{mutation.name}: generated {'CAUGHT' if caught else 'missed'} {caught}; "
@@ -331,8 +345,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"| bug | what | generated suite | hand-written suite |")
     print("|---|---|---|---|")
     for m in muts:
-        print(f"| {m['name']} | {m['what']} | {'caught' if m['generated'] else 'missed'} | "
-              f"{'caught' if m['hand'] else 'missed'} |")
+        print(f"| {m['name']} | {m['what']} | {_verdict(m['generated'])} | {_verdict(m['hand'])} |")
     print(f"\n{app.name}: generated {gen_n} of {len(muts)}, hand-written {hand_n} of {len(muts)}; "
           f"{results['written']} specs written ({results['needs_review']} needs-review), {passing} of {total} pass "
           f"on the unmodified app" + (f"; two crawls identical: {results['identical']}" if "identical" in results else ""))
