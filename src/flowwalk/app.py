@@ -21,8 +21,6 @@ from flowwalk.settings import Settings
 
 #: files a run writes into its report folder; a new run replaces them (nothing else is touched)
 REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
-#: (report/merge.py copies the same folders: ARTIFACT_DIRS)
-REPORT_DIRS = ("screenshots", "traces", "context", "baselines")
 
 
 def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
@@ -220,13 +218,16 @@ def _notice(settings: Settings, title: str, message: str) -> None:
 
 
 def _clear_report_dir(out: Path) -> None:
-    """A new run replaces the previous run's artifacts in the folder, and only those."""
+    """A new run replaces the previous run's artifacts in the folder (`REPORT_FILES` and
+    `flowwalk.report.records.ARTIFACT_DIRS`), and only those."""
     import shutil
+
+    from flowwalk.report.records import ARTIFACT_DIRS
 
     out.mkdir(parents=True, exist_ok=True)
     for name in REPORT_FILES:
         (out / name).unlink(missing_ok=True)
-    for name in REPORT_DIRS:
+    for name in ARTIFACT_DIRS:
         if (out / name).is_dir():
             shutil.rmtree(out / name)
 

@@ -20,11 +20,8 @@ from typing import Any, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
-from flowwalk.report.records import EMIT_FILE, RawSection, as_dict, split_sections
+from flowwalk.report.records import ARTIFACT_DIRS, EMIT_FILE, RawSection, as_dict, split_sections
 
-#: folders of files the records reference by relative path
-#: `baselines`: candidate baselines and comparison images (walk/snapshots.py)
-ARTIFACT_DIRS = ("screenshots", "traces", "context", "baselines")
 #: files merge writes (and so replaces) in the output folder
 OUTPUT_FILES = (EMIT_FILE, "junit.xml", "verdict.json", "summary.md", "report.html")
 #: the PR context `run` leaves for the fork-safe publish workflow; carried over as is

@@ -32,6 +32,9 @@ from flowwalk import events as ev
 from flowwalk.errors import UsageError
 
 EMIT_FILE = "emit.jsonl"
+#: the report folder's folders of files the records reference by relative path (a new run clears
+#: them, merge copies them); `baselines`: candidate baselines and comparison images (walk/snapshots.py)
+ARTIFACT_DIRS = ("screenshots", "traces", "context", "baselines")
 KNOWN_EVENTS = tuple(ev.EVENT_TYPES)
 #: why a test the plan assigned has no result: its shard never reported, the run was cancelled
 #: first, or nobody ran it
