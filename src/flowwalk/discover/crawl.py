@@ -138,9 +138,9 @@ class Crawler:
                 with translating():
                     self._visit(item)
             except NavigationBlocked as blocked:
-                self._skip(item.get("via"), item["url"], f"left the allowed hosts ({blocked})")
+                self.skip(item.get("via"), item["url"], f"left the allowed hosts ({blocked})")
             except (PageError, InvalidSelector) as error:
-                self._skip(item.get("via"), item["url"], f"could not be loaded: {str(error).splitlines()[0][:200]}")
+                self.skip(item.get("via"), item["url"], f"could not be loaded: {str(error).splitlines()[0][:200]}")
                 if item["depth"] == 0 and not state.pages:
                     reason = "unreachable"
                     break
@@ -162,19 +162,20 @@ class Crawler:
         tmp.write_text(self.state.to_json(), encoding="utf-8")
         tmp.replace(path)
 
-    def _skip(self, via: dict[str, Any] | None, what: str, reason: str) -> None:
+    # --- what the in-page actions (discover/inpage.py) and the journeys act through -----------------
+
+    def skip(self, via: dict[str, Any] | None, what: str, reason: str) -> None:
+        """List `what` (reached `via`) as not visited or not clicked, and why, once."""
         entry = {"from": (via or {}).get("from", ""), "what": what[:300], "reason": reason[:300]}
         if entry not in self.state.skipped:
             self.state.skipped.append(entry)
 
-    def take_journey_action(self) -> bool:
-        """A journey's move counts against --max-actions like any click."""
-        return self._take_action()
-
     def out_of_time(self) -> bool:
         return self._elapsed() >= self.options.budget_s or self.cancel.is_set()
 
-    def _take_action(self) -> bool:
+    def take_action(self) -> bool:
+        """Count one action (a click, a search, a form, a journey's move) against --max-actions;
+        False when none is left."""
         if self.state.actions >= self.options.max_actions:
             return False
         self.state.actions += 1
@@ -188,7 +189,7 @@ class Crawler:
             self.relogin()
         else:
             self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
-        self._settle()
+        self.settle()
         try:
             with translating():
                 status = self.session.page.evaluate(
@@ -197,7 +198,8 @@ class Crawler:
             status = None
         return int(status) if isinstance(status, int) else None
 
-    def _settle(self) -> None:
+    def settle(self) -> None:
+        """Let the page settle after a load or a click: network idle (up to SETTLE_MS), then 100 ms."""
         try:
             with translating():
                 self.session.page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
@@ -213,8 +215,8 @@ class Crawler:
             # a client-side route: reached by clicking on its page, as the generated spec will
             self._load(via["from_url"])
             self.inpage.dismiss_banner(None)
-            self._click(via["selector"])
-            self._settle()
+            self.click(via["selector"])
+            self.settle()
             status = None
         else:
             status = self._load(item["url"])
@@ -223,7 +225,7 @@ class Crawler:
         if status is not None and status >= 400:
             # a broken link is worth knowing about, not worth a spec that checks the error page
             state.seen.setdefault(key, "")
-            self._skip(via, item["url"], f"answered HTTP {status}")
+            self.skip(via, item["url"], f"answered HTTP {status}")
             self.progress(f"  {item['url']} answered HTTP {status}: not a page to write specs for")
             return
         before = self.session.console_error_count
@@ -325,15 +327,16 @@ class Crawler:
         (no better candidate is unique) with Playwright."""
         for group in ("links", "buttons"):
             for element in survey.get(group) or ():
-                self._resolve_element(element)
+                self.resolve_element(element)
         for form in survey.get("forms") or ():
             if form.get("submit"):
-                self._resolve_element(form["submit"])
+                self.resolve_element(form["submit"])
         for dialog in survey.get("dialogs") or ():
             for button in dialog.get("buttons") or ():
-                self._resolve_element(button)
+                self.resolve_element(button)
 
-    def _resolve_element(self, element: dict[str, Any]) -> None:
+    def resolve_element(self, element: dict[str, Any]) -> None:
+        """Count `element`'s `text=` candidates in the page when no better candidate is unique."""
         for candidate in element.get("candidates") or ():
             if candidate.get("count") == 1 and candidate.get("how") != "position":
                 return
@@ -343,7 +346,9 @@ class Crawler:
 
     # --- actions on one page ----------------------------------------------------------------------
 
-    def _click(self, selector: str) -> bool:
+    def click(self, selector: str) -> bool:
+        """Click the first element `selector` finds; False when none is there or the click failed
+        (a navigation off the allowed hosts raises NavigationBlocked)."""
         from flowwalk.browser.locate import locate
 
         try:
@@ -360,14 +365,16 @@ class Crawler:
         except (PageError, InvalidSelector):
             return False
 
-    def _reload(self, page: dict[str, Any]) -> bool:
+    def reload(self, page: dict[str, Any]) -> bool:
+        """Bring `page` back fresh: load its URL, or its route's page and the click that opened it;
+        False when it cannot be had."""
         try:
             with translating():
                 via = page.get("reached_by")
                 if via and via.get("kind") == "route":
                     self._load(via["from_url"])
-                    self._click(via["selector"])
-                    self._settle()
+                    self.click(via["selector"])
+                    self.settle()
                 else:
                     self._load(page["url"])
                 return True
@@ -377,7 +384,8 @@ class Crawler:
 
     # --- links ------------------------------------------------------------------------------------
 
-    def _queue(self, item: dict[str, Any]) -> None:
+    def enqueue(self, item: dict[str, Any]) -> None:
+        """Queue a page to visit (`url`, `depth`, `via`) unless it was seen or is queued already."""
         key = url_key(item["url"])
         if key in self.state.seen or any(url_key(q["url"]) == key for q in self.state.queue):
             return
@@ -397,11 +405,11 @@ class Crawler:
             if "download" in attrs or parts.path.lower().endswith(_EXTENSIONS):
                 continue
             if not host_in_scope(parts.hostname or "", self.start_host, self.options.allow_hosts):
-                self._skip({"from": page["id"]}, href, "outside the allowed hosts")
+                self.skip({"from": page["id"]}, href, "outside the allowed hosts")
                 continue
             word = destructive_word(link, self.words)
             if word:
-                self._skip({"from": page["id"]}, href, f"destructive ('{word}'): link {name!r}")
+                self.skip({"from": page["id"]}, href, f"destructive ('{word}'): link {name!r}")
                 continue
             key = url_key(href)
             if key in self.state.seen:
@@ -411,11 +419,11 @@ class Crawler:
                             "name": name}, self.state.seen[key])
                 continue
             if depth + 1 > self.options.max_depth:
-                self._skip({"from": page["id"]}, href, f"deeper than --max-depth {self.options.max_depth}")
+                self.skip({"from": page["id"]}, href, f"deeper than --max-depth {self.options.max_depth}")
                 continue
-            self._queue({"url": href, "depth": depth + 1,
-                         "via": {"kind": "link", "from": page["id"], "selector": choose_selector(link) or "",
-                                 "name": name}})
+            self.enqueue({"url": href, "depth": depth + 1,
+                          "via": {"kind": "link", "from": page["id"], "selector": choose_selector(link) or "",
+                                  "name": name}})
 
 
 # --- pure helpers -----------------------------------------------------------------------------------

@@ -349,7 +349,7 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any
     explorer = JourneyExplorer(open_state, words=options.destructive_words(),
                                action_timeout_ms=min(settings.action_timeout_ms, 5_000),
                                navigation_timeout_ms=settings.navigation_timeout_ms,
-                               take_action=crawler.take_journey_action, progress=say)
+                               take_action=crawler.take_action, progress=say)
     pages = {p["id"]: p for p in state.pages}
     links = _links(state, options.destructive_words())
     out: list[dict[str, Any]] = []

@@ -49,19 +49,19 @@ class InPage:
                 name = str(button.get("name") or "")
                 if not _ACCEPT.search(name) or destructive_word(button, self.crawl.words):
                     continue
-                self.crawl._resolve_element(button)
+                self.crawl.resolve_element(button)
                 selector = choose_selector(button)
                 if selector is None:
                     continue
                 banner_selector = choose_selector(dialog) or ""
-                if not self.crawl._click(selector):
+                if not self.crawl.click(selector):
                     continue
                 entry = {"selector": selector, "target": target_of(button), "banner": banner_selector,
                          "text": str(dialog.get("text") or "")[:200]}
                 if not any(d["selector"] == selector for d in self.crawl.state.dismiss):
                     self.crawl.state.dismiss.append(entry)
                     self.crawl.progress(f"  dismissed the cookie banner with {selector}")
-                self.crawl._settle()
+                self.crawl.settle()
                 return survey_page(self.crawl.session)
         return survey
 
@@ -74,7 +74,7 @@ class InPage:
             # every destructive button is listed as not clicked, whether or not it looked in-place
             word = destructive_word(button, self.crawl.words)
             if word:
-                self.crawl._skip({"from": page["id"]}, f"button {button.get('name')!r}", f"destructive ('{word}')")
+                self.crawl.skip({"from": page["id"]}, f"button {button.get('name')!r}", f"destructive ('{word}')")
                 continue
             in_place = (button.get("role") == "tab" or button.get("expanded") is not None
                         or button.get("pressed") is not None or button.get("controls") or button.get("tag") == "summary"
@@ -96,16 +96,16 @@ class InPage:
                 self.crawl.state.loops.append({"page": page["id"], "action": action,
                                          "signature": self.crawl.state.transitions[transition]})
                 continue
-            if not self.crawl._take_action():
+            if not self.crawl.take_action():
                 return
-            if not self.crawl._reload(page):
+            if not self.crawl.reload(page):
                 return
             before_text = page_text(self.crawl.session)
             before_url = self.crawl.session.page.url
             try:
-                clicked = self.crawl._click(selector)
+                clicked = self.crawl.click(selector)
             except NavigationBlocked as blocked:
-                self.crawl._skip({"from": page["id"]}, action, f"left the allowed hosts ({blocked})")
+                self.crawl.skip({"from": page["id"]}, action, f"left the allowed hosts ({blocked})")
                 continue
             if not clicked:
                 continue
@@ -127,9 +127,9 @@ class InPage:
                 if urlsplit(after_url)._replace(fragment="") != urlsplit(before_url)._replace(fragment="") \
                         or is_hash_route(urlsplit(after_url).fragment):
                     record["route"] = after_url
-                    self.crawl._queue({"url": after_url, "depth": page["depth"] + 1,
-                                 "via": {"kind": "route", "from": page["id"], "from_url": page["url"],
-                                         "selector": selector, "name": button.get("name", "")}})
+                    self.crawl.enqueue({"url": after_url, "depth": page["depth"] + 1,
+                                        "via": {"kind": "route", "from": page["id"], "from_url": page["url"],
+                                                "selector": selector, "name": button.get("name", "")}})
             page["controls"].append(record)
             self.crawl.progress(f"  clicked {target_of(button)} ({selector}) on {page['path']}")
 
@@ -146,7 +146,7 @@ class InPage:
             field_ = fields[0]
             selector = choose_selector(field_)
             term = _search_term(lists[0])
-            if selector is None or not term or not self.crawl._take_action() or not self.crawl._reload(page):
+            if selector is None or not term or not self.crawl.take_action() or not self.crawl.reload(page):
                 continue
             try:
                 with translating():
@@ -173,7 +173,7 @@ class InPage:
             word = destructive_word(form, self.crawl.words) or (destructive_word(form["submit"], self.crawl.words)
                                                           if form.get("submit") else None)
             if word:
-                self.crawl._skip({"from": page["id"]}, f"form {form.get('name') or index}", f"destructive ('{word}')")
+                self.crawl.skip({"from": page["id"]}, f"form {form.get('name') or index}", f"destructive ('{word}')")
                 continue
             submit = form.get("submit")
             # the same form on another page (a site-wide search, TodoMVC's input on every route)
@@ -185,14 +185,14 @@ class InPage:
             self.crawl.state.transitions[once] = page["signature"]
             text_fields = [f for f in form.get("fields") or () if f.get("type") in ("text", "email", "search", "textarea")]
             if submit and not submit.get("disabled") and choose_selector(submit):
-                if not self.crawl._take_action() or not self.crawl._reload(page):
+                if not self.crawl.take_action() or not self.crawl.reload(page):
                     return False
                 before = page_text(self.crawl.session)
                 before_messages = messages(self.crawl.session)
                 selector = choose_selector(submit)
                 assert selector is not None
                 try:
-                    clicked = self.crawl._click(selector)
+                    clicked = self.crawl.click(selector)
                 except NavigationBlocked:
                     continue
                 if not clicked:
@@ -209,7 +209,7 @@ class InPage:
                 self.crawl.progress(f"  submitted {form.get('name') or 'a form'} empty on {page['path']}")
             elif form.get("implicit") and len(text_fields) == 1 and not form.get("search"):
                 selector = choose_selector(text_fields[0])
-                if selector is None or not self.crawl._take_action() or not self.crawl._reload(page):
+                if selector is None or not self.crawl.take_action() or not self.crawl.reload(page):
                     continue
                 value = "Written by flowwalk discover"
                 try:
