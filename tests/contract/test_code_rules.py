@@ -218,6 +218,65 @@ def test_nothing_imports_the_cli() -> None:
     assert users == ["entry.py"]
 
 
+def private_names_defined(tree: ast.Module) -> set[str]:
+    """The underscore names a module defines: its functions, methods and classes, the names it
+    assigns (module, class and local), and the attributes its code sets on `self` or `cls`."""
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store) \
+                and isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"):
+            names.add(node.attr)
+    return {name for name in names if name.startswith("_") and not name.startswith("__")}
+
+
+def _own_object(node: ast.expr) -> bool:
+    """`self`, `cls` or `super()`: a class reaching its own (or its bases') members."""
+    if isinstance(node, ast.Name):
+        return node.id in ("self", "cls")
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def private_reaches(trees: dict[str, ast.Module], allowed: set[tuple[str, str]] = frozenset()) -> list[str]:
+    """Every `obj._name` of the modules `trees` ({relative path: tree}) where `_name` is a private
+    member another of them defines and its own module does not; `allowed`: (module, name) pairs."""
+    defined = {rel: private_names_defined(tree) for rel, tree in trees.items()}
+    owners: dict[str, set[str]] = {}
+    for rel, names in defined.items():
+        for name in names:
+            owners.setdefault(name, set()).add(rel)
+    return [f"{rel}:{node.lineno} reads {ast.unparse(node)} ({', '.join(sorted(owners[node.attr]))} "
+            f"defines {node.attr}: give it a public name)"
+            for rel, tree in trees.items() for node in ast.walk(tree)
+            if isinstance(node, ast.Attribute) and node.attr in owners and node.attr not in defined[rel]
+            and not _own_object(node.value) and (rel, node.attr) not in allowed]
+
+
+def test_no_module_reaches_into_another_modules_private_members() -> None:
+    """`obj._name`, where `_name` is a private member some other flowwalk module defines (and this
+    one does not), is a seam that should have a public name. Third-party privates are out of this
+    rule: Playwright's are listed in browser/seams.py and checked by test_playwright_seams.py."""
+    from flowwalk.browser.seams import PRIVATE_NAMES
+
+    seams = {(user, name.split(".")[0]) for (_, name), user in PRIVATE_NAMES.items()}
+    trees = {path.relative_to(PACKAGE).as_posix(): ast.parse(path.read_text(), str(path))
+             for path in sorted(PACKAGE.rglob("*.py"))}
+    assert private_reaches(trees, seams) == []
+
+
+def test_the_private_member_rule_sees_a_reach_into_another_class_and_nothing_else() -> None:
+    trees = {"crawl.py": ast.parse("class Crawler:\n    def _click(self): pass\n    def run(self): self._click()\n"),
+             "inpage.py": ast.parse("class InPage(Base):\n    def go(self):\n        self.crawl._click()\n"
+                                    "        super()._click(); self._click(); self.page._impl_obj\n"),
+             "other.py": ast.parse("_click = 1\nclass Other:\n    def go(self, crawl): crawl._click()\n")}
+    assert private_reaches(trees) == ["inpage.py:3 reads self.crawl._click (crawl.py, other.py defines _click: "
+                                      "give it a public name)"]
+    assert private_reaches(trees, {("inpage.py", "_click")}) == []
+
+
 def test_mypy_strict_is_clean_on_src() -> None:
     result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
                             capture_output=True, text=True, timeout=600)

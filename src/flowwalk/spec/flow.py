@@ -278,7 +278,7 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
                 add(path + ("await",), "'await'", key=True)
             if step.verify is not None:
                 add(path + ("verify",), "'verify'", key=True)
-        if isinstance(step, sm._Expect):
+        if isinstance(step, sm.ExpectBase):
             if step.kind not in sm.V1_EXPECT_KINDS:
                 add(path + ("kind",), f"expect kind '{step.kind}'")
             for key in ("timeout_ms", "stabilize"):

@@ -333,76 +333,79 @@ class StabilizeModel(Strict):
 # --- expect kinds ---------------------------------------------------------------------------------
 
 
-class _Expect(Strict):
+class ExpectBase(Strict):
+    """What every expect step has: its type, `optional`, `timeout_ms`, `stabilize` (spec/flow.py
+    checks a v1 spec's expect steps against it)."""
+
     type: Literal["expect"]
     optional: bool = False
     timeout_ms: Optional[StepTimeout] = None
     stabilize: Optional[StabilizeModel] = None
 
 
-class ExpectUrlContains(_Expect):
+class ExpectUrlContains(ExpectBase):
     LABEL: ClassVar[str] = "expect url_contains step"
     kind: Literal["url_contains"]
     value: NonEmptyValue
 
 
-class ExpectUrlNotContains(_Expect):
+class ExpectUrlNotContains(ExpectBase):
     LABEL: ClassVar[str] = "expect url_not_contains step"
     kind: Literal["url_not_contains"]
     value: NonEmptyValue
 
 
-class ExpectUrlMatches(_Expect):
+class ExpectUrlMatches(ExpectBase):
     LABEL: ClassVar[str] = "expect url_matches step"
     kind: Literal["url_matches"]
     value: Regex
 
 
-class ExpectTextContains(_Expect):
+class ExpectTextContains(ExpectBase):
     LABEL: ClassVar[str] = "expect text_contains step"
     kind: Literal["text_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
 
 
-class ExpectTextNotContains(_Expect):
+class ExpectTextNotContains(ExpectBase):
     LABEL: ClassVar[str] = "expect text_not_contains step"
     kind: Literal["text_not_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
 
 
-class ExpectTextMatches(_Expect):
+class ExpectTextMatches(ExpectBase):
     LABEL: ClassVar[str] = "expect text_matches step"
     kind: Literal["text_matches"]
     value: Regex
     selector: Optional[Selector] = None
 
 
-class ExpectHasText(_Expect):
+class ExpectHasText(ExpectBase):
     LABEL: ClassVar[str] = "expect has_text step"
     kind: Literal["has_text"]
     selector: Selector
     value: Value
 
 
-class ExpectInputValue(_Expect):
+class ExpectInputValue(ExpectBase):
     LABEL: ClassVar[str] = "expect input_value step"
     kind: Literal["input_value"]
     selector: Selector
     value: Value
 
 
-class ExpectBeacon(_Expect):
+class ExpectBeacon(ExpectBase):
     LABEL: ClassVar[str] = "expect beacon step"
     kind: Literal["beacon"]
     vendor: Vendor
     event: Optional[Event] = None
 
 
-def _element_expect(kind: str) -> type[_Expect]:
+def _element_expect(kind: str) -> type[ExpectBase]:
     """The expect kinds that only name an element: selector_exists, visible, checked, ..."""
-    return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (_Expect,), {
+    return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (ExpectBase,), {
         "__annotations__": {"kind": Literal[kind], "selector": Selector},
         "LABEL": f"expect {kind} step",
         "__module__": __name__,
@@ -414,7 +417,7 @@ ELEMENT_STATE_KINDS = ("selector_exists", "selector_absent", "visible", "hidden"
 _ELEMENT_MODELS = {kind: _element_expect(kind) for kind in ELEMENT_STATE_KINDS}
 
 
-class ExpectCount(_Expect):
+class ExpectCount(ExpectBase):
     LABEL: ClassVar[str] = "expect count step"
     kind: Literal["count"]
     selector: Selector
@@ -434,7 +437,7 @@ class ExpectCount(_Expect):
         return self
 
 
-class ExpectAttribute(_Expect):
+class ExpectAttribute(ExpectBase):
     LABEL: ClassVar[str] = "expect attribute step"
     kind: Literal["attribute"]
     selector: Selector
@@ -522,14 +525,14 @@ class _AxeCheck(Strict):
     exclude: Annotated[list[Selector], Field(max_length=MASK_MAX)] = Field(default_factory=list)
 
 
-class ExpectAriaSnapshot(_Expect):
+class ExpectAriaSnapshot(ExpectBase):
     LABEL: ClassVar[str] = "expect aria_snapshot step"
     kind: Literal["aria_snapshot"]
     selector: Optional[Selector] = None
     name: Optional[SnapshotName] = None
 
 
-class ExpectScreenshot(_Expect):
+class ExpectScreenshot(ExpectBase):
     LABEL: ClassVar[str] = "expect screenshot step"
     kind: Literal["screenshot"]
     selector: Optional[Selector] = None
@@ -549,13 +552,13 @@ class ExpectScreenshot(_Expect):
         return self
 
 
-class ExpectAccessible(_Expect, _AxeCheck):
+class ExpectAccessible(ExpectBase, _AxeCheck):
     LABEL: ClassVar[str] = "expect accessible step"
     kind: Literal["accessible"]
     selector: Optional[Selector] = None
 
 
-_EXPECT_MODELS: tuple[type[_Expect], ...] = (
+_EXPECT_MODELS: tuple[type[ExpectBase], ...] = (
     ExpectUrlContains, ExpectUrlMatches, ExpectTextContains, ExpectBeacon,
     ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
     *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
@@ -567,7 +570,7 @@ ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # ty
 # --- verifiers (v1.x) --------------------------------------------------------------------------------
 
 
-def _invariant_expect(cls: type[_Expect]) -> type[_Expect]:
+def _invariant_expect(cls: type[ExpectBase]) -> type[ExpectBase]:
     """The same expect kind with `type` optional: `invariant_check: {expect: {kind: ...}}`."""
     return type(f"Invariant{cls.__name__}", (cls,), {
         "__annotations__": {"type": Literal["expect"]},
