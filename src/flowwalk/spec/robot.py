@@ -32,7 +32,9 @@ from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     match_keyword, typed_secrets,
 )
-from flowwalk.spec.source import MAX_BYTES, LineTable, escape
+from flowwalk.spec.flow import StepBuilder, environment_of
+from flowwalk.spec.models import EnvironmentKeys
+from flowwalk.spec.source import MAX_BYTES, LineTable, Source, escape
 from flowwalk.spec.spelling import did_you_mean
 
 LIBRARY = "aitester_bdd.AITester"
@@ -726,7 +728,7 @@ class _Loader:
         for err in unbounded:
             self.problem(err.loc or Location(self.rel), err.message, err.hint)
 
-        plan = PlanDraft()
+        plan = PlanDraft(builder=StepBuilder(Source(path=self.rel, data=None), self.settings))
         for i, site in enumerate(sites):
             if isinstance(site, _TestStart):
                 plan.test, plan.test_scenario, plan.rule = (site.name, site.loc), None, None
@@ -817,7 +819,8 @@ class _Loader:
             assert keyword.build is not None
             keyword.build(call, plan)
         except CallError as err:
-            self.problem(err.loc or site.loc, err.message, err.hint)
+            for each in (err, *err.more):
+                self.problem(each.loc or site.loc, each.message, each.hint)
             self.broke(plan, keyword)
 
     def broke(self, plan: PlanDraft, keyword: Keyword | None) -> None:
@@ -828,6 +831,9 @@ class _Loader:
         if plan.test is not None and plan.test_scenario is None and role != "rule":
             plan.test_scenario = plan.scenario = ScenarioDraft(plan.test[0], here, "", here, None, broken=True)
             plan.rule = None
+        elif role == "setting" and plan.test_scenario is not None:
+            # a refused scenario setting: the test's next settings still come before its rules
+            plan.test_scenario.broken = True
         elif role == "rule" and plan.test_scenario is not None:
             plan.rule = RuleDraft(name="", loc=here, broken=True)
             plan.test_scenario.broken = True
@@ -901,7 +907,8 @@ class _Loader:
             id=scenario_id, name=draft.name, source=self.rel, kind="robot", loc=draft.test_loc,
             entry_url=entry, rules=tuple(rules), description=draft.description, allowed_hosts=tuple(hosts),
             dismiss_selectors=tuple(plan.dismiss), variables=defaults, secrets=frozenset(expander.marked),
-            tags=draft.tags,
+            tags=draft.tags, session=draft.session, session_loc=draft.session_loc,
+            environment=environment_of(EnvironmentKeys.model_validate(draft.environment)),
         )
 
     def rule(self, draft: RuleDraft, test_timeout_ms: int | None = None) -> Rule:
@@ -919,7 +926,7 @@ class _Loader:
             # the walker document: `set rule timeout` bounds guards as well as observations
             guard_timeout_ms=timeout_ms, child_scope=draft.child_scope, interrupts=draft.interrupts,
             interrupt_selectors=draft.interrupt_selectors, screenshot_on_enter=draft.screenshot_on_enter,
-            screenshot_on_fail=draft.screenshot_on_fail, guards_enabled=True,
+            screenshot_on_fail=draft.screenshot_on_fail, guards_enabled=True, saves_session=draft.saves_session,
         )
 
     def state_setup(self, plan: PlanDraft, draft: ScenarioDraft, entry: str | None) -> Rule | None:

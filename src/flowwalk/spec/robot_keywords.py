@@ -11,19 +11,25 @@ Markdown that `docs/robot.md` carries. Reading files, variables and assembling t
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Protocol
+from typing import Callable, Literal, Optional, Protocol
 
+from pydantic import BaseModel, ValidationError
 from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArguments
 from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
+from flowwalk.spec import models as sm
+from flowwalk.spec.flow import StepBuilder
+from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.source import PathKey, Source
 from flowwalk.spec.spelling import choices_hint
 
 G, W, T, A, B = "Given", "When", "Then", "And", "But"
@@ -38,11 +44,14 @@ SecretMode = Literal["refuse", "placeholder", "only"]
 class CallError(Exception):
     """A keyword call that cannot become part of the model; rendered as one located Problem."""
 
-    def __init__(self, message: str, hint: str = "", loc: Location | None = None):
+    def __init__(self, message: str, hint: str = "", loc: Location | None = None,
+                 more: tuple["CallError", ...] = ()):
         super().__init__(message)
         self.message = message
         self.hint = hint
         self.loc = loc
+        #: further problems of the same call (a value refused by a model can be wrong in several ways)
+        self.more = more
 
 
 class Expander(Protocol):
@@ -106,7 +115,12 @@ class Call:
     def options(self) -> dict[str, str]:
         """Trailing `key=value` cells. Unlike aitester-bdd's `_parse_options`, only one pair of
         matching outer quotes is removed, so `dismiss=text="Got it"` keeps its closing quote."""
-        out: dict[str, str] = {}
+        return {key: value for key, value, _ in self.option_cells()}
+
+    def option_cells(self) -> list[tuple[str, str, Cell]]:
+        """Trailing `key=value` cells in order, each with its cell; a key may repeat only when the
+        keyword lists it as repeatable (`mask=` of a screenshot check)."""
+        out: list[tuple[str, str, Cell]] = []
         allowed = self.keyword.options
         for cell in self.cells:
             text = self.cell(cell)
@@ -118,7 +132,7 @@ class Call:
             if key not in allowed:
                 raise CallError(f"unknown option '{key}=' on '{self.name}'",
                                 choices_hint(key, allowed, "valid options", suffix="="), cell.loc)
-            if key in out:
+            if key not in self.keyword.repeatable and any(k == key for k, _, _ in out):
                 raise CallError(f"option '{key}=' given twice in one call of '{self.name}'",
                                 "aitester-bdd keeps only the last one; give each option once"
                                 + ("; call 'And I configure interrupts' once per selector" if key == "dismiss" else ""),
@@ -126,7 +140,7 @@ class Call:
             value = strip_outer_quotes(value.strip())
             if not value:
                 raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
-            out[key] = value
+            out.append((key, value, cell))
         return out
 
     def step_kwargs(self) -> dict[str, object]:
@@ -151,9 +165,12 @@ class Keyword:
     options: tuple[str, ...] = ()
     #: refused keywords: (why flowwalk does not run it, what to use instead)
     refused: tuple[str, str] | None = None
-    #: what the loader must know about a call before building: it starts a scenario or a rule, or
-    #: types a secret (the variable it names is secret for the whole file)
-    role: Literal["", "scenario", "rule", "secret", "setup"] = ""
+    #: what the loader must know about a call before building: it starts a scenario or a rule,
+    #: types a secret (the variable it names is secret for the whole file), or sets up the scenario
+    #: before its rules (a refused one leaves the test case's next calls before any rule)
+    role: Literal["", "scenario", "rule", "secret", "setup", "setting"] = ""
+    #: options that may be given more than once (each adds one entry to a list)
+    repeatable: tuple[str, ...] = ()
 
     def names(self) -> tuple[str, ...]:
         return tuple(f"{p} {self.pattern}" for p in self.prefixes) or (self.pattern,)
@@ -184,6 +201,9 @@ class RuleDraft:
     interrupts_loc: Location | None = None
     screenshot_on_enter: bool = False
     screenshot_on_fail: bool = True
+    #: `And I save session "name"`: when the rule passes, its context's state is saved as `name`
+    saves_session: str | None = None
+    saves_session_loc: Location | None = None
     #: a keyword of this rule was refused: do not pile "no steps" on top of that error
     broken: bool = False
 
@@ -202,6 +222,13 @@ class ScenarioDraft:
     tags: tuple[str, ...] = ()
     #: the test case's [Timeout] or Test Timeout, as every rule's timeout
     timeout_ms: int | None = None
+    #: `I use session "name"`: the saved session the scenario's context starts from
+    session: str | None = None
+    session_loc: Location | None = None
+    #: the browser's environment keys the test case sets (`I use device`, `I set locale`, ...), as
+    #: validated by `models.EnvironmentKeys`, and where each is set
+    environment: dict[str, object] = field(default_factory=dict)
+    environment_locs: dict[str, Location] = field(default_factory=dict)
 
 
 @dataclass
@@ -231,6 +258,9 @@ class PlanDraft:
     test_tags: tuple[str, ...] = ()
     test_timeout_ms: int | None = None
     verification_started: bool = False
+    #: turns validated check models into `model.Expect`s, as for flows and rule files: one per file,
+    #: so two checks of the file cannot share a baseline (set by robot.py)
+    builder: StepBuilder | None = None
 
     def current_rule(self, call: Call) -> RuleDraft:
         if self.rule is None or self.scenario is None or self.scenario is not self.test_scenario:
@@ -693,9 +723,234 @@ def _emit(call: Call, plan: PlanDraft) -> None:
     plan.add_steps(call, Emit(loc=call.loc, text=call.text, name=name, fields=tuple(built)))
 
 
+# --- builders: baselines and accessibility (the checks of docs/snapshots.md) -----------------------
+#
+# Each call becomes the same input model a flow's or rule file's step is validated with
+# (`models.ExpectScreenshot`, ...), located at the call's own cells, and `flow.StepBuilder` turns it
+# into the `model.Expect` the walker runs: one validation and one check for every kind of file.
+
+
+def _located(call: Call, model: type[BaseModel], data: dict[str, object],
+             places: dict[PathKey, Location]) -> BaseModel:
+    """`data` validated by `model`; every problem at the cell (or argument) its path names."""
+    where = {(): (call.loc.line, call.loc.col), **{k: (v.line, v.col) for k, v in places.items()}}
+    source = Source(path=call.loc.path, data=data, values=dict(where), keys=dict(where))
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        problems = errors_to_problems(exc, source, model)
+        errors = tuple(CallError(p.message.replace(" at the top level", ""), p.hint, p.loc) for p in problems)
+        raise CallError(errors[0].message, errors[0].hint, errors[0].loc, more=errors[1:]) from None
+
+
+def _as_number(value: str, whole: bool) -> int | float:
+    """`12` as an int, `0.5` as a float (a float only where one is allowed): messages show it as written."""
+    try:
+        return int(value)
+    except ValueError:
+        if whole:
+            raise
+        return float(value)
+
+
+def _number(call: Call, key: str, value: str, cell: Cell, whole: bool, example: str) -> int | float:
+    try:
+        return _as_number(value, whole)
+    except ValueError:
+        kind = "a whole number" if whole else "a number"
+        raise CallError(f"option '{key}=' of '{call.name}' is '{value}', not {kind}",
+                        f"write digits only, e.g. {key}={example}", cell.loc) from None
+
+
+def _boolean(call: Call, key: str, value: str, cell: Cell) -> bool:
+    if value.lower() in ("true", "false"):
+        return value.lower() == "true"
+    raise CallError(f"option '{key}=' of '{call.name}' is '{value}', not true or false",
+                    f"write {key}=true or {key}=false", cell.loc)
+
+
+def _add_check(call: Call, plan: PlanDraft, model: type[BaseModel], data: dict[str, object],
+               places: dict[PathKey, Location]) -> None:
+    plan.current_rule(call)  # before validating: a check outside a rule is refused for that
+    step = _located(call, model, {"type": "expect", **data}, places)
+    builder = plan.builder
+    assert builder is not None, "robot.py sets the plan's StepBuilder"
+    known = len(builder.problems)
+    expect = builder.expect(step, call.loc)
+    if len(builder.problems) > known:  # two checks of the file name one baseline
+        problem = builder.problems.pop()
+        raise CallError(problem.message.replace("'name'", "name"), problem.hint.replace("'name'", "name"),
+                        call._arg_loc(call.raw_args.get("name", "")))
+    plan.add_steps(call, dataclasses.replace(expect, text=call.text))
+
+
+def _snapshot_target(call: Call) -> tuple[dict[str, object], dict[PathKey, Location]]:
+    data: dict[str, object] = {"name": call.arg("name").strip()}
+    places: dict[PathKey, Location] = {("name",): call._arg_loc(call.raw_args["name"])}
+    if "css" in call.raw_args:
+        data["selector"] = call.nonempty("css", "selector")
+        places[("selector",)] = call._arg_loc(call.raw_args["css"])
+    return data, places
+
+
+def _aria_snapshot(call: Call, plan: PlanDraft) -> None:
+    data, places = _snapshot_target(call)
+    _add_check(call, plan, sm.ExpectAriaSnapshot, {"kind": "aria_snapshot", **data}, places)
+
+
+def _screenshot(call: Call, plan: PlanDraft) -> None:
+    data, places = _snapshot_target(call)
+    mask: list[str] = []
+    for key, value, cell in call.option_cells():
+        if key == "mask":
+            places[("mask", len(mask))] = cell.loc
+            mask.append(value)
+            continue
+        places[(key,)] = cell.loc
+        if key == "full_page":
+            data[key] = _boolean(call, key, value, cell)
+        elif key == "max_diff_pixels":
+            data[key] = _number(call, key, value, cell, True, "10")
+        else:
+            data[key] = _number(call, key, value, cell, False, "0.2" if key == "threshold" else "0.01")
+    if mask:
+        data["mask"] = mask
+    _add_check(call, plan, sm.ExpectScreenshot, {"kind": "screenshot", **data}, places)
+
+
+def _accessible(call: Call, plan: PlanDraft) -> None:
+    data: dict[str, object] = {"kind": "accessible"}
+    places: dict[PathKey, Location] = {}
+    if "css" in call.raw_args:
+        data["selector"] = call.nonempty("css", "selector")
+        places[("selector",)] = call._arg_loc(call.raw_args["css"])
+    rules: dict[str, list[str]] = {}
+    exclude: list[str] = []
+    for key, value, cell in call.option_cells():
+        if key == "exclude":
+            places[("exclude", len(exclude))] = cell.loc
+            exclude.append(value)
+        elif key in ("include", "skip"):
+            # rule ids and tags never hold a comma: a list is one cell, as aitester-bdd writes lists
+            names = [n.strip() for n in value.split(",")]
+            if not all(names):
+                raise CallError(f"option '{key}=' of '{call.name}' has an empty entry",
+                                f"separate rule ids with single commas, e.g. {key}=color-contrast,image-alt",
+                                cell.loc)
+            places[("rules", key)] = cell.loc
+            for i, _ in enumerate(names):
+                places[("rules", key, i)] = cell.loc
+            rules[key] = names
+        else:
+            places[(key,)] = cell.loc
+            data[key] = value
+    if rules:
+        data["rules"] = rules
+    if exclude:
+        data["exclude"] = exclude
+    _add_check(call, plan, sm.ExpectAccessible, data, places)
+
+
+# --- builders: saved sessions and the browser's environment (docs/sessions.md, environment.md) ----
+
+
+class _SuiteSettings(sm.EnvironmentKeys):
+    """The scenario settings a suite's keywords set, validated as a flow's or rule file's keys are."""
+
+    session: Optional[sm.SessionName] = None
+    saves_session: Optional[sm.SessionName] = None
+
+
+def _scenario_setting(call: Call, plan: PlanDraft, what: str) -> ScenarioDraft:
+    """The test case's scenario, for a keyword that sets it up: after `Given I start scenario`, before
+    the first rule (it applies to the whole browser context the scenario walks in)."""
+    scenario = plan.test_scenario
+    if plan.test is None or scenario is None:
+        raise CallError(f"'{call.name}' comes before this test case started a scenario",
+                        f"it sets {what} of one test case: put it in the test case, after its [Setup] "
+                        "'Given I start scenario' and before its first 'I define rule'")
+    if plan.rule is not None and plan.rule.name:
+        raise CallError(f"'{call.name}' comes after rule '{plan.rule.name}'",
+                        f"it sets {what} of the whole test case: move it above the first 'I define rule' line")
+    return scenario
+
+
+def _environment(call: Call, plan: PlanDraft, key: str, value: object, places: dict[PathKey, Location],
+                 what: str) -> None:
+    scenario = _scenario_setting(call, plan, what)
+    if key in scenario.environment:
+        raise CallError(f"test case '{scenario.test_name}' sets {what} twice",
+                        f"the first is at {scenario.environment_locs[key]}; keep one")
+    model = _located(call, _SuiteSettings, {key: value}, {(key,): call.loc, **places})
+    scenario.environment[key] = getattr(model, key).model_dump() if isinstance(getattr(model, key), BaseModel) \
+        else getattr(model, key)
+    scenario.environment_locs[key] = call.loc
+
+
+def _string_setting(key: str, arg: str, what: str) -> Builder:
+    def build(call: Call, plan: PlanDraft) -> None:
+        _environment(call, plan, key, call.arg(arg).strip(), {(key,): call._arg_loc(call.raw_args[arg])}, what)
+    _SETTINGS.append(build)
+    return build
+
+
+#: the builders of `_string_setting`, for `_ROLES`
+_SETTINGS: list[Builder] = []
+
+
+def _coordinate(call: Call, name: str, whole: bool) -> int | float:
+    value = call.arg(name).strip()
+    try:
+        return _as_number(value, whole)
+    except ValueError:
+        example = "1280 x 720" if whole else "48.8566, 2.3522"
+        raise CallError(f"'{value}' is not {'a whole number' if whole else 'a number'} in '{call.name}'",
+                        f"write digits only, e.g. {call.keyword.pattern.split(' to ')[0]} to {example}",
+                        call._arg_loc(call.raw_args[name])) from None
+
+
+def _viewport(call: Call, plan: PlanDraft) -> None:
+    data = {"width": _coordinate(call, "width", True), "height": _coordinate(call, "height", True)}
+    places: dict[PathKey, Location] = {("viewport", k): call._arg_loc(call.raw_args[k]) for k in data}
+    _environment(call, plan, "viewport", data, places, "the viewport")
+
+
+def _geolocation(call: Call, plan: PlanDraft) -> None:
+    data: dict[str, object] = {"latitude": _coordinate(call, "latitude", False),
+                               "longitude": _coordinate(call, "longitude", False)}
+    places: dict[PathKey, Location] = {("geolocation", k): call._arg_loc(call.raw_args[k]) for k in data}
+    for key, value, cell in call.option_cells():
+        data[key] = _number(call, key, value, cell, False, "25")
+        places[("geolocation", key)] = cell.loc
+    _environment(call, plan, "geolocation", data, places, "the geolocation")
+
+
+def _use_session(call: Call, plan: PlanDraft) -> None:
+    scenario = _scenario_setting(call, plan, "the saved session")
+    if scenario.session is not None:
+        raise CallError(f"test case '{scenario.test_name}' uses two sessions",
+                        f"the first is at {scenario.session_loc}; a scenario starts from one saved session")
+    name = call.arg("name").strip()
+    _located(call, _SuiteSettings, {"session": name}, {("session",): call._arg_loc(call.raw_args["name"])})
+    scenario.session, scenario.session_loc = name, call.loc
+
+
+def _save_session(call: Call, plan: PlanDraft) -> None:
+    rule = plan.current_rule(call)
+    if rule.saves_session is not None:
+        raise CallError(f"rule '{rule.name}' saves two sessions",
+                        f"the first is at {rule.saves_session_loc}; save one session per rule")
+    name = call.arg("name").strip()
+    _located(call, _SuiteSettings, {"saves_session": name},
+             {("saves_session",): call._arg_loc(call.raw_args["name"])})
+    rule.saves_session, rule.saves_session_loc = name, call.loc
+
+
 # --- the table --------------------------------------------------------------------------------------
 
 GAT = (G, A, T)
+#: families of the keywords flowwalk adds to aitester-bdd's (its own checks and scenario settings)
+FLOWWALK_FAMILIES = ("baseline check", "accessibility check", "session", "environment")
 
 _SHELL = ("it runs a shell command on the CI machine, and flowwalk never executes commands from a spec",
           "run the command as its own CI step and check its effect on the page with state checks")
@@ -716,15 +971,17 @@ _RESPONSE = ("aitester-bdd never records responses, so this check cannot pass th
              "check the page state the response produces, or use an invariant_check verifier in a .rules.yaml file")
 
 
-_ROLES: dict[Builder, Literal["", "scenario", "rule", "secret", "setup"]] = {
+_ROLES: dict[Builder, Literal["", "scenario", "rule", "secret", "setup", "setting"]] = {
     _start_scenario: "scenario", _define_rule: "rule", _type_secret: "secret", _configure_state_setup: "setup",
+    _use_session: "setting", _viewport: "setting", _geolocation: "setting",
 }
 
 
 def _kw(pattern: str, prefixes: tuple[str, ...], family: str, maps_to: str, build: Builder | None = None,
-        cells: Cells = "none", options: tuple[str, ...] = (), refused: tuple[str, str] | None = None) -> Keyword:
-    role = _ROLES.get(build, "") if build is not None else ""
-    return Keyword(pattern, prefixes, family, maps_to, build, cells, options, refused, role)
+        cells: Cells = "none", options: tuple[str, ...] = (), refused: tuple[str, str] | None = None,
+        repeatable: tuple[str, ...] = ()) -> Keyword:
+    role = (_ROLES.get(build) or ("setting" if build in _SETTINGS else "")) if build is not None else ""
+    return Keyword(pattern, prefixes, family, maps_to, build, cells, options, refused, role, repeatable)
 
 
 def typed_secrets(match: "Match", cells: tuple[Cell, ...]) -> list[str]:
@@ -907,6 +1164,39 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I emit to artifact "${artifact}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
+    # flowwalk's own: baselines and accessibility (docs/snapshots.md), not in aitester-bdd
+    _kw('page matches aria snapshot "${name}"', GAT, "baseline check",
+        "expect aria_snapshot of `body`, baseline `<suite>.robot.snapshots/<name>.yml`", _aria_snapshot),
+    _kw('locator "${css}" matches aria snapshot "${name}"', GAT, "baseline check",
+        "expect aria_snapshot of `css`, baseline `<suite>.robot.snapshots/<name>.yml`", _aria_snapshot),
+    _kw('page matches screenshot "${name}"', GAT, "baseline check",
+        "expect screenshot of the viewport (or the whole page), baseline `<suite>.robot.snapshots/<name>.png`",
+        _screenshot, cells="options", options=("threshold", "max_diff_pixels", "max_diff_ratio", "mask", "full_page"),
+        repeatable=("mask",)),
+    _kw('locator "${css}" matches screenshot "${name}"', GAT, "baseline check",
+        "expect screenshot of the element, baseline `<suite>.robot.snapshots/<name>.png`", _screenshot,
+        cells="options", options=("threshold", "max_diff_pixels", "max_diff_ratio", "mask"), repeatable=("mask",)),
+    _kw("page is accessible", GAT, "accessibility check", "expect accessible (axe-core) over the page", _accessible,
+        cells="options", options=("impact", "include", "skip", "exclude"), repeatable=("exclude",)),
+    _kw('locator "${css}" is accessible', GAT, "accessibility check", "expect accessible (axe-core) within `css`",
+        _accessible, cells="options", options=("impact", "include", "skip", "exclude"), repeatable=("exclude",)),
+    # flowwalk's own: saved sessions and the browser's environment (docs/sessions.md, environment.md)
+    _kw('I save session "${name}"', (A, T), "session", "Rule.saves_session: the state is saved when the rule passes",
+        _save_session),
+    _kw('I use session "${name}"', (G, A), "session", "Scenario.session: the context starts from the saved state",
+        _use_session),
+    _kw('I use device "${name}"', (G, A), "environment", "environment device (Playwright's descriptor by name)",
+        _string_setting("device", "name", "the device")),
+    _kw("I set viewport to ${width} x ${height}", (G, A), "environment", "environment viewport {width, height}",
+        _viewport),
+    _kw('I set locale "${locale}"', (G, A), "environment", "environment locale (a BCP 47 tag)",
+        _string_setting("locale", "locale", "the locale")),
+    _kw('I set timezone "${timezone}"', (G, A), "environment", "environment timezone (an IANA id)",
+        _string_setting("timezone", "timezone", "the time zone")),
+    _kw('I set color scheme "${scheme}"', (G, A), "environment", "environment color_scheme (light | dark | no-preference)",
+        _string_setting("color_scheme", "scheme", "the colour scheme")),
+    _kw("I set geolocation to ${latitude}, ${longitude}", (G, A), "environment",
+        "environment geolocation, the permission granted", _geolocation, cells="options", options=("accuracy",)),
 )
 
 
@@ -1093,7 +1383,8 @@ def _miss(name: str) -> Miss:
             keyword = reg.keyword
             suggest = next(p for p in _SUGGEST_ORDER if p in keyword.prefixes)
             how = f"with '{used}'" if used else "without a Given/When/Then/And/But prefix"
-            return Miss(f"aitester-bdd does not register '{name}' {how}",
+            who = "flowwalk" if keyword.family in FLOWWALK_FAMILIES else "aitester-bdd"
+            return Miss(f"{who} does not register '{name}' {how}",
                         f"did you mean '{suggest} {bare}'? it is registered only as {keyword.shown()}")
     hint = "see docs/robot.md for the keywords aitester-bdd registers"
     rewritten = _rewrite_shorthand(bare, used)
