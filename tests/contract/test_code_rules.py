@@ -291,16 +291,11 @@ PLAYWRIGHT_CALLS = {
     "input_value", "get_attribute", "is_visible", "is_enabled", "is_checked", "wait_for", "wait_for_timeout",
     "wait_for_selector", "nth", "title", "query_selector", "query_selector_all",
 }
-#: walk/ modules that still read the page with their own scripts: the verifiers (checks, target
-#: re-resolution and healing read through browser/probe.py)
-READS_THE_PAGE = {"verifiers.py"}
 
 
 def test_the_walker_calls_playwright_only_through_the_browser_layer() -> None:
     broken = []
     for path in sorted((PACKAGE / "walk").glob("*.py")):
-        if path.name in READS_THE_PAGE:
-            continue
         for node in ast.walk(ast.parse(path.read_text(), str(path))):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
                     and node.func.attr in PLAYWRIGHT_CALLS:

@@ -507,6 +507,7 @@ _CANDIDATES_JS = script("root, arg", r"""
    .replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
 
 _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
+_SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
 _URL_JS = "() => location.href"
 _URL_STATE_JS = script("", "return { url: location.href, quiet: fw.quiet('dom') };")
@@ -777,4 +778,37 @@ class PageReader:
         """The first `limit` characters of the body's rendered text."""
         with translating():
             return str(self.where.evaluate(_BODY_TEXT_JS, limit) or "")
+
+    def document_title(self) -> str:
+        """The document's title."""
+        with translating():
+            return str(self.where.title())
+
+    def first_text(self, selector: str, scope: str | None, timeout_ms: int) -> str | None:
+        """The rendered text (Playwright's `inner_text`, trimmed) of the first element `selector`
+        (pipes allowed, within `scope`) matches; None when it matches nothing."""
+        with translating(selector):
+            found = locate(self.where, selector, scope)
+            if found.count == 0:
+                return None
+            return str(found.locator.first.inner_text(timeout=timeout_ms)).strip()
+
+    # --- reads of the element an act worked on (walk/verifiers.py's read_after_write) -------------
+
+    def field_value(self, element: "Element", timeout_ms: int) -> str:
+        """The value of `element` (an input, textarea or select)."""
+        with translating():
+            return str(element.input_value(timeout=timeout_ms))
+
+    def checked(self, element: "Element", timeout_ms: int) -> bool:
+        """Whether `element` (a checkbox or radio) is checked."""
+        with translating():
+            return bool(element.is_checked(timeout=timeout_ms))
+
+    def selected_options(self, element: "Element") -> list[tuple[str, str]]:
+        """The (value, label) of each option `element` (a select) has selected."""
+        with translating():
+            raw = element.evaluate(_SELECTED_JS)
+        return [(str(pair[0]), str(pair[1])) for pair in raw or ()
+                if isinstance(pair, (list, tuple)) and len(pair) == 2]
 

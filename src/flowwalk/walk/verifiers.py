@@ -42,8 +42,6 @@ from types import ModuleType
 from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
-
-from flowwalk.browser.locate import locate
 from flowwalk.browser.session import PageSession
 from flowwalk.cooperative import offload
 from flowwalk.model import Act, Expect, Stabilize, Step, VerifierRef
@@ -124,10 +122,7 @@ def _read_after_write(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]
         contains = str(options.get("match", "equals")) == "contains"
 
         def read_text() -> str | None:
-            located = locate(ctx.session.page, sel, ctx.scope)
-            if located.count == 0:
-                return None
-            return str(located.locator.first.inner_text(timeout=_left_ms(end))).strip()
+            return ctx.session.reader.first_text(sel, ctx.scope, _left_ms(end))
 
         return _poll(read_text, lambda got: (want in got) if contains else got == want.strip(), end,
                      f"text of '{sel}'", want)
@@ -135,21 +130,20 @@ def _read_after_write(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]
     step = ctx.step
     if not isinstance(step, Act) or ctx.locator is None:
         return "inconclusive", "read_after_write: nothing was written here; name a 'selector' and 'expected'"
-    target = ctx.locator
+    target, reader = ctx.locator, ctx.session.reader
     if step.action == "fill":
         want = ctx.value or ""
-        return _poll(lambda: target.input_value(timeout=_left_ms(end)), lambda got: got == want, end,
+        return _poll(lambda: reader.field_value(target, _left_ms(end)), lambda got: got == want, end,
                      "the input's value", want)
     if step.action in ("check", "uncheck"):
         wanted = step.action == "check"
-        return _poll(lambda: target.is_checked(timeout=_left_ms(end)), lambda got: got is wanted, end,
+        return _poll(lambda: reader.checked(target, _left_ms(end)), lambda got: got is wanted, end,
                      "the checked state", str(wanted).lower())
     if step.action == "select":
         want = ctx.value or ""
 
         def read_selected() -> str | None:
-            values = target.evaluate("el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])")
-            return json.dumps(values)
+            return json.dumps(reader.selected_options(target))
 
         def selected_matches(got: str) -> bool:
             return any(want in (v, label) for v, label in json.loads(got))
@@ -244,7 +238,7 @@ def host_allowed(host: str, allowed: Sequence[str]) -> bool:
 def _http_invariant(ref: VerifierRef, ctx: VerifierContext, options: Mapping[str, Any]) -> tuple[str, str]:
     url = ctx.substitute(str(options["url"]))
     if not urlsplit(url).scheme:
-        url = urljoin(ctx.session.page.url, url)
+        url = urljoin(ctx.session.reader.url(), url)
     host = urlsplit(url).hostname or ""
     if not host_allowed(host, ctx.allowed_hosts):
         return "inconclusive", f"invariant_check: '{host}' is neither loopback nor in the allowlist"
@@ -324,10 +318,10 @@ def _user_verifier(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]:
     verify = getattr(module, "verify", None)
     if not callable(verify):
         return "inconclusive", f"{path} has no verify(context) function"
-    page = ctx.session.page
+    reader = ctx.session.reader
     context = {
-        "url": page.url,
-        "title": page.title(),
+        "url": reader.url(),
+        "title": reader.document_title(),
         "step": ctx.step.text if ctx.step is not None else "",
         "value": ctx.redact(ctx.value) if ctx.value is not None else None,
         "variables": dict(ctx.variables),

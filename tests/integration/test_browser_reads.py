@@ -1,0 +1,43 @@
+"""The reads walk/verifiers.py takes through `PageReader` (browser/probe.py): an element's text, the
+act's field (value, checked state, selected options) and the page's title, on a real page, with
+Playwright's errors leaving translated."""
+
+from __future__ import annotations
+
+import pytest
+
+from flowwalk.browser import InvalidSelector, PageSession, PageUnreadable, TimedOut
+from flowwalk.browser.element import element
+from flowwalk.serve import StaticServer
+
+
+@pytest.fixture()
+def verify_page(session: PageSession, site: StaticServer) -> PageSession:
+    session.goto(f"{site.url}/walker/verify.html", timeout_ms=10_000)
+    return session
+
+
+@pytest.mark.browser
+def test_text_title_and_the_acts_field_read_through_the_reader(verify_page: PageSession) -> None:
+    reader, page = verify_page.reader, verify_page.page
+    assert reader.document_title() == "Verify"
+    assert reader.first_text("#missing | h1", None, 1_000) == "Verify"
+    assert reader.first_text("h1", "#nowhere", 1_000) is None
+    email, agree, plan = element(page, "#email"), element(page, "#agree"), element(page, "#plan")
+    email.fill("ann@example.com")
+    agree.check()
+    plan.select_option("pro")
+    assert reader.field_value(email, 1_000) == "ann@example.com"
+    assert reader.checked(agree, 1_000) is True
+    assert reader.selected_options(plan) == [("pro", "Professional")]
+
+
+@pytest.mark.browser
+def test_a_read_that_fails_leaves_as_flowwalks_error(verify_page: PageSession) -> None:
+    reader, page = verify_page.reader, verify_page.page
+    with pytest.raises(TimedOut):
+        reader.field_value(element(page, "#nothing-here"), 200)
+    with pytest.raises(PageUnreadable):
+        reader.checked(element(page, "h1"), 1_000)   # not a checkbox
+    with pytest.raises(InvalidSelector):
+        reader.first_text("div[", None, 1_000)
