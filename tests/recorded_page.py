@@ -69,6 +69,8 @@ class RecordedReader:
     owned: set[tuple[str, int]] = field(default_factory=set)
     body: str = ""
     calls: list[tuple[str, ...]] = field(default_factory=list)
+    #: the `position` each candidates read asked for (the target's ordinal, or None)
+    positions: list[int | None] = field(default_factory=list)
 
     def url(self) -> str:
         self.calls.append(("url",))
@@ -110,8 +112,10 @@ class RecordedReader:
         return result
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
-                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None:
+                   scanned: int = 3000, scope: str | None = None,
+                   position: int | None = None) -> CandidatesRead | None:
         self.calls.append(("candidates", tag))
+        self.positions.append(position)
         if self.candidate_records is None:
             return None
         return CandidatesRead(tuple(self.candidate_records[:limit]), len(self.candidate_records))

@@ -281,3 +281,59 @@ def test_targets_as_people_write_them_heal_with_no_earlier_report_and_round_trip
     verdict = run(specs, again, "unused")
     assert verdict["_exit"] == 0, verdict["_stdout"]
     assert not findings(again)
+
+
+FIRST_BOOK = """\
+spec_version: "1.1"
+name: select the first book
+url: /changelist.html
+steps:
+  - type: act
+    action: check
+    target: the first book's checkbox
+    selector: "#result_list tbody tr:first-child input.select-row"
+  - type: expect
+    kind: checked
+    selector: "#result_list tbody tr:first-child input.action-select"
+"""
+
+#: the first row of the change list, and a new book put before it (a list ordered newest first)
+DUNE_ROW = '<tr><td class="action-checkbox"><input type="checkbox" name="_selected_action" value="1"'
+NEW_ROW = ('<tr><td class="action-checkbox"><input type="checkbox" name="_selected_action" value="6" '
+           'class="action-select" aria-label="Select this object for an action - Beloved"></td><th class="field-title">'
+           '<a href="#book-6">Beloved</a></th><td class="field-author nowrap">Toni Morrison</td>'
+           '<td class="field-status">Available</td></tr>\n')
+
+
+def test_a_positional_heal_survives_the_first_rows_data_changing(tmp_path: Path) -> None:
+    """'the first book's checkbox' heals to the first row's checkbox by position: after `heal
+    --apply` a new book is first, and the healed spec still checks the first row's checkbox (a
+    selector by the book's aria-label would check Dune's, now second, and fail the check)."""
+    site = tmp_path / "site"
+    site.mkdir()
+    page = site / "changelist.html"
+    shutil.copy(SITE / "heal" / "admin" / "changelist.html", page)
+    specs = tmp_path / "specs"
+    specs.mkdir()
+    (specs / "first-book.flow.yaml").write_text(FIRST_BOOK)
+
+    def run_here(out: Path) -> subprocess.CompletedProcess[str]:
+        return flowwalk("run", "specs", "--serve", str(site), "--out", str(out), "--workers", "1", cwd=tmp_path)
+
+    healed = run_here(tmp_path / "healed")
+    assert healed.returncode == 0, healed.stdout + healed.stderr
+    [heal] = [f["heal"] for f in findings(tmp_path / "healed")]
+    assert heal["method"] == "deterministic" and ":first-of-type" in heal["new_selector"], heal
+    assert "Dune" not in heal["new_selector"] and "aria-label" not in heal["new_selector"], heal
+    applied = flowwalk("heal", "--report", str(tmp_path / "healed"), "--apply", cwd=tmp_path)
+    assert applied.returncode == 0, applied.stderr
+    assert heal["new_selector"] in (specs / "first-book.flow.yaml").read_text()
+    # the data changes: another book is first
+    text = page.read_text()
+    assert text.count(DUNE_ROW) == 1
+    page.write_text(text.replace(DUNE_ROW, NEW_ROW + DUNE_ROW))
+    again = run_here(tmp_path / "again")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert not findings(tmp_path / "again")
+    [rule] = records(tmp_path / "again", "rule_finished")
+    assert rule["status"] == "passed"

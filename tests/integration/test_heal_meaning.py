@@ -186,6 +186,56 @@ def test_a_destructive_control_is_healed_to_only_when_the_target_names_that_acti
     assert all(r.barred is None for r in ranked if "destroy" in r.element.classes)
 
 
+# --- a position, not the row's data -------------------------------------------------------------
+
+#: a new book becomes the first row, as a list ordered newest first shows one added after the heal
+NEW_FIRST_BOOK = """() => {
+  const body = document.querySelector('#result_list tbody');
+  const row = body.rows[0].cloneNode(true);
+  const box = row.querySelector('input');
+  box.value = '6'; box.checked = false;
+  box.setAttribute('aria-label', 'Select this object for an action - Beloved');
+  row.querySelector('th a').textContent = 'Beloved';
+  row.querySelector('.field-author').textContent = 'Toni Morrison';
+  body.prepend(row);
+}"""
+
+
+@pytest.mark.parametrize("name", ["second-book", "first-todo-row", "delete-first-todo"])
+def test_a_positional_target_heals_to_a_selector_free_of_the_rows_data(session: PageSession, site: StaticServer,
+                                                                      todomvc: StaticServer, name: str) -> None:
+    """'checkbox of the second book' is the second row's checkbox whatever book is second: the
+    selector written holds the row's position, not its book (Django admin's checkbox is unique
+    by an aria-label that names the book)."""
+    outcome, right = heal_positive(session, site, todomvc, name)
+    assert outcome.selector is not None and right, (outcome.reason, outcome.missed)
+    shown = "Emma Jane Austen" if name == "second-book" else TODOS[0]
+    assert not any(w.lower() in outcome.selector.lower() for w in shown.split()), outcome.selector
+    assert re.search(r":(first|nth)-of-type", outcome.selector), outcome.selector
+
+
+def test_a_healed_positional_selector_still_picks_the_position_after_the_data_changes(
+        session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
+    outcome, right = heal_positive(session, site, todomvc, "second-book")
+    assert outcome.selector is not None and right, (outcome.reason, outcome.missed)
+    session.page.evaluate(NEW_FIRST_BOOK)
+    # the second row is Dune's now: the healed selector picks its checkbox, not Emma's
+    assert is_it(session, outcome, "el.value === '1' && el.closest('tr') === "
+                                   "document.querySelectorAll('#result_list tbody tr')[1]"), outcome.selector
+
+
+def test_the_last_row_is_counted_from_the_end(session: PageSession, site: StaticServer,
+                                              todomvc: StaticServer) -> None:
+    open_page(session, site, todomvc, CHANGES)
+    outcome = heal_selector(session.reader, pinned="#result_list tr:last-child input.select",
+                            target="checkbox of the last book", fingerprint=None, action="check")
+    assert outcome.selector is not None and ":last-of-type" in outcome.selector, (outcome.reason, outcome.missed)
+    session.page.evaluate("() => document.querySelector('#result_list tbody').append("
+                          "document.querySelector('#result_list tbody tr').cloneNode(true))")
+    last = "document.querySelector('#result_list tbody tr:last-child input')"
+    assert is_it(session, outcome, f"el === {last}"), outcome.selector
+
+
 # --- the model ---------------------------------------------------------------------------------
 
 def _items(body: dict[str, Any]) -> list[tuple[int, str]]:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from flowwalk.agent.prompt import InvalidAnswer
-from flowwalk.heal.decide import MODEL_ITEMS, choose_recorded, decide, explain_miss, heal_question, rank, read_choice
+from flowwalk.heal.decide import (MODEL_ITEMS, choose_recorded, decide, explain_miss, heal_question, positional, rank,
+                                  read_choice, row_data, written_selector)
 from flowwalk.heal.meaning import PageElement, eligible, meaning_score, parse_target
 from flowwalk.heal.score import MARGIN, THRESHOLD
 
@@ -171,3 +172,90 @@ def test_an_agent_answers_the_recorded_question_under_the_models_rule() -> None:
     assert choose_recorded(recorded, {"candidate": "none"}) is None
     with pytest.raises(InvalidAnswer):
         choose_recorded(recorded, {"candidate": "tr.model-book a"})
+
+
+# --- the selector a heal writes: a position, not the row's data ---------------------------------
+
+#: Django admin's change list checkbox, as the page read records it: unique by an aria-label that
+#: names the row's book, and the positional selector the read built for an ordinal target
+DUNE_BOX = el("b1", tag="input", role="checkbox", type="checkbox", name="Select this object for an action - Dune",
+              classes=["action-select"], name_attr="_selected_action", near=["action-checkbox", "", "result_list"],
+              item="Dune Frank Herbert Available", item_index=1, item_count=3,
+              css='input[aria-label="Select this object for an action - Dune"]',
+              css_position="#result_list tbody > tr:first-of-type input.action-select")
+
+
+@pytest.mark.parametrize(("selector", "found"), [
+    ('input[aria-label="Select this object for an action - Dune"]', ("dune",)),
+    ("input[title='Frank Herbert']", ("frank", "herbert")),
+    ("#book-dune .toggle", ("dune",)),
+    ("li.herbert > input", ("herbert",)),
+    ("a[href=/books/dune/]", ("dune",)),
+    ("#result_list tbody > tr:first-of-type input.action-select", ()),
+    ("#result_list tbody > tr:nth-of-type(2) > td:nth-of-type(1) > input", ()),
+    # the page's own words are structure unless the row shows them
+    ('input[aria-label="Select this object for an action"]', ()),
+])
+def test_row_data_names_the_rows_words_a_selector_holds(selector: str, found: tuple[str, ...]) -> None:
+    assert row_data(selector, DUNE_BOX) == found
+
+
+def test_a_number_the_row_shows_is_row_data_and_short_words_are_not() -> None:
+    order = el("o1", tag="button", role="button", name="Open", item="Order 1042 of 3 items", item_index=1,
+               item_count=4)
+    assert row_data("#order-1042 button", order) == ("1042", "order")
+    assert row_data('[data-of="x"] li:nth-of-type(3) button', order) == ()
+
+
+@pytest.mark.parametrize(("target", "is_positional"), [
+    ("the first book's checkbox", True),
+    ("checkbox of the second book", True),
+    ("3rd book checkbox", True),
+    ("the top row", True),
+    ("checkbox of the last book", True),
+    ("the Dune checkbox", False),
+    ("book checkbox", False),
+])
+def test_a_positional_target_writes_the_positional_selector(target: str, is_positional: bool) -> None:
+    want = parse_target(target)
+    assert positional(want, DUNE_BOX) is is_positional
+    expected = DUNE_BOX.css_position if is_positional else DUNE_BOX.css
+    assert written_selector(want, DUNE_BOX) == expected
+
+
+def test_the_ordinal_word_of_an_elements_own_name_is_no_position() -> None:
+    # "First name field" names a field whose label says "First name", in a form laid out as a list
+    first_name = el("f1", tag="input", role="textbox", label="First name", id="first_name", item="First name",
+                    item_index=1, item_count=4, css="#first_name", css_position="#profile > li:first-of-type input")
+    want = parse_target("First name field")
+    assert want.ordinal == 1 and not positional(want, first_name)
+    assert written_selector(want, first_name) == "#first_name"
+    # an element in no row or list item has no row position: the unique selector as before
+    save = el("s1", tag="button", role="button", name="Save", css="#save", css_position="form > button:first-of-type")
+    assert written_selector(parse_target("the first Save button"), save) == "#save"
+
+
+def test_without_a_positional_selector_the_one_free_of_row_data_is_written() -> None:
+    want = parse_target("the first book's checkbox")
+    no_position = PageElement.from_record({**_raw(DUNE_BOX), "css_position": None})
+    # the only selector the read built names the book: written all the same (the heal works now)
+    assert written_selector(want, no_position) == no_position.css
+    clean = PageElement.from_record({**_raw(DUNE_BOX), "css_position": None, "css": "#result_list input"})
+    assert written_selector(want, clean) == "#result_list input"
+    # a positional selector that holds the row's data loses to a unique one that does not
+    dirty = PageElement.from_record({**_raw(DUNE_BOX), "css_position": "#dune > td > input", "css": "#x input"})
+    assert written_selector(want, dirty) == "#x input"
+
+
+def test_ranked_candidates_carry_the_selector_written_and_the_question_shows_it() -> None:
+    want = parse_target("the first book's checkbox")
+    ranked = rank(want, [DUNE_BOX], None, "check")
+    assert ranked[0].selector == DUNE_BOX.css_position == ranked[0].record()["selector"]
+    assert heal_question("check", want.text, ranked).as_dict()["candidates"][0]["selector"] == DUNE_BOX.css_position
+    assert rank(parse_target("the Dune checkbox"), [DUNE_BOX], None, "check")[0].selector == DUNE_BOX.css
+
+
+def _raw(e: PageElement) -> dict[str, Any]:
+    return {"key": e.key.split(":", 1)[1], "tag": e.tag, "role": e.role, "name": e.name, "type": e.type,
+            "classes": list(e.classes), "name_attr": e.name_attr, "near": list(e.near), "item": e.item,
+            "item_index": e.item_index, "item_count": e.item_count, "css": e.css, "css_position": e.css_position}

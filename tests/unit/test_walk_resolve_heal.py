@@ -108,3 +108,27 @@ def test_a_hidden_lookalike_is_not_healed_to() -> None:
     reader = RecordedReader(candidate_records=[record(1, "#x", save, visible=False)])
     outcome = heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save)
     assert outcome.selector is None and outcome.reason == "no visible candidates (1 hidden)"
+
+
+def test_a_positional_target_asks_for_positional_selectors_and_heals_to_one() -> None:
+    """'the first book's checkbox': the page read is asked for positional selectors (the ordinal),
+    and the heal acts on, and writes, the one free of the row's data."""
+    def box(key: int, book: str, index: int) -> dict[str, Any]:
+        return {"key": str(key), "tag": "input", "role": "checkbox", "type": "checkbox", "classes": ["action-select"],
+                "name": f"Select this object for an action - {book}", "item": f"{book} Frank Herbert",
+                "item_index": index, "item_count": 2, "near": ["action-checkbox", "", "result_list"],
+                "around": ["Select book to change"],
+                "css": f'input[aria-label="Select this object for an action - {book}"]',
+                "css_position": f"#result_list tbody > tr:nth-of-type({index}) input.action-select", "order": index}
+    positional = "#result_list tbody > tr:nth-of-type(1) input.action-select"
+    reader = RecordedReader(candidate_records=[box(1, "Dune", 1), box(2, "Emma", 2)], owned={(positional, 1)})
+    outcome = heal_selector(reader, pinned="#result_list tr:first-child input.select-row",
+                            target="the first book's checkbox", fingerprint=None, action="check")
+    assert (outcome.selector, outcome.method) == (positional, "deterministic")
+    assert reader.positions == [1] and ("owns", positional) in reader.calls
+    # a target with no position asks for none, and keeps the unique selector
+    reader = RecordedReader(candidate_records=[box(1, "Dune", 1)],
+                            owned={('input[aria-label="Select this object for an action - Dune"]', 1)})
+    outcome = heal_selector(reader, pinned="#x", target="the Dune checkbox", fingerprint=None, action="check")
+    assert outcome.selector == 'input[aria-label="Select this object for an action - Dune"]'
+    assert reader.positions == [None]

@@ -53,7 +53,7 @@ if TYPE_CHECKING:
     #: an element an act works on (a Playwright locator)
     Element = Locator
 
-__all__ = ["CSS_PATH_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
+__all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
            "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen",
            "UrlState", "script"]
 
@@ -262,6 +262,90 @@ CSS_PATH_JS = r"""
 }
 """
 
+# An element -> a positional CSS selector free of the row's data, for a target that names a
+# position ("the first book's checkbox", "last todo row"); `last` counts from the end. The unit
+# is the row or list item the element sits in (or is), else the element itself. The selector is
+# `<container> > <unit's tag>:first-of-type|:nth-of-type(k)|:last-of-type|:nth-last-of-type(k)
+# <path inside the unit>`: the container by a stable id, test id or classes (above the unit),
+# the unit by its tag and explicit role only (a row's classes carry state: `selected`,
+# `completed`), the path inside by tags, test ids and classes. No value used says what a row
+# shows: no aria-label, title, name, value or href, no id inside the unit, nothing with a digit
+# inside the unit, no class or id holding a word of the unit's text, no state class. Null when
+# no such selector matches only the element.
+CSS_POSITION_JS = r"""
+(el, last) => {
+  const root = el.ownerDocument;
+  const esc = (v) => CSS.escape(v);
+  const str = (v) => JSON.stringify(String(v));
+  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
+  const state = /^(is|has)[-_A-Z]|^(active|selected|checked|completed?|done|disabled|enabled|hidden|shown|open(ed)?|closed|collapsed|expanded|focus(ed)?|hover(ed)?|editing|current|visible|invisible|odd|even|first|last|new|dirty|pristine|valid|invalid|loading|highlighted)$/i;
+  const all = (sel) => { try { return root.querySelectorAll(sel); } catch (x) { return []; } };
+  const only = (sel, e) => { const m = all(sel); return m.length === 1 && m[0] === e; };
+  const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean);
+  const row = el.closest('li, tr, [role=row], [role=listitem], [role=option]');
+  const unit = row && !row.closest('thead') && row.parentElement ? row : el;
+  if (!unit.parentElement) return null;
+  const shown = new Set(unit === el ? [] : words(unit.textContent));   // an element outside rows: its name is no row's data
+  // a value that says what the row shows (or, inside it, numbers it) is the row's data
+  const clean = (v, inside) => !!v && !generated(v) && !(inside && /\d/.test(v)) && !words(v).some((w) => shown.has(w));
+  const classes = (e, inside) => Array.from(e.classList).filter((c) => clean(c, inside) && !state.test(c)).slice(0, 2).map((c) => '.' + esc(c)).join('');
+  const role = (e) => { const r = (e.getAttribute('role') || '').trim(); return /^[a-z]+$/.test(r) ? `[role=${r}]` : ''; };
+  const testid = (e, inside) => {
+    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+      const v = e.getAttribute(a); if (clean(v, inside)) return `[${a}=${str(v)}]`;
+    }
+    return '';
+  };
+  const ofType = (e, base) => {
+    const p = e.parentElement;
+    if (!p || !Array.from(p.children).some((c) => c !== e && c.matches(base))) return base;
+    let n = 1; for (let s = e.previousElementSibling; s; s = s.previousElementSibling) if (s.tagName === e.tagName) n++;
+    return base + `:nth-of-type(${n})`;
+  };
+  const tagOf = (e) => e.tagName.toLowerCase();
+  // the unit: its position among the siblings of its tag, counted from the end for "last"
+  const same = Array.from(unit.parentElement.children).filter((c) => c.tagName === unit.tagName);
+  const k = same.indexOf(unit) + 1, j = same.length - k + 1;
+  const pos = last ? (j === 1 ? ':last-of-type' : `:nth-last-of-type(${j})`) : (k === 1 ? ':first-of-type' : `:nth-of-type(${k})`);
+  const unitStep = tagOf(unit) + role(unit) + (unit === el ? testid(el, true) + classes(el, true) : '') + pos;
+  // inside the unit: the element by its own tag, test id and classes when that is unique there, else a child path
+  let inner = '';
+  if (unit !== el) {
+    const own = tagOf(el) + role(el) + testid(el, true) + classes(el, true);
+    const there = unit.querySelectorAll(own);
+    if (there.length === 1 && there[0] === el) inner = ' ' + own;
+    else {
+      const steps = [];
+      for (let e = el; e && e !== unit; e = e.parentElement) steps.unshift(ofType(e, tagOf(e) + role(e) + testid(e, true) + classes(e, true)));
+      inner = ' > ' + steps.join(' > ');
+    }
+  }
+  const tail = ' > ' + unitStep + inner;
+  // above the unit: the nearest ancestor a stable id, test id or classes name uniquely
+  const parent = unit.parentElement;
+  const stepOf = (e) => ofType(e, tagOf(e) + classes(e, false));
+  let chain = '';
+  for (let a = parent, d = 0; a && d < 8; a = a.parentElement, d++) {
+    if (a === root.body || a === root.documentElement) {
+      const sel = 'body' + (chain ? ' > ' + chain : '') + tail;
+      return only(sel, el) ? sel : null;
+    }
+    const names = [];
+    if (a.id && clean(a.id, false)) names.push('#' + esc(a.id));
+    const t = testid(a, false); if (t) names.push(t);
+    const c = classes(a, false); if (c) names.push(tagOf(a) + c);
+    for (const s of names) {
+      if (all(s).length !== 1) continue;
+      for (const sel of [a === parent ? s + tail : `${s} ${stepOf(parent)}${tail}`, s + (chain ? ' > ' + chain : '') + tail]) {
+        if (only(sel, el)) return sel;
+      }
+    }
+    chain = stepOf(a) + (chain ? ' > ' + chain : '');
+  }
+  return null;
+}
+"""
+
 # One function for every element kind a check reads: it runs over all matches of one selector in
 # one round trip and returns only what the kind needs (booleans and short snippets, not whole
 # pages of text). Text and visibility kinds look at every match; "the element" kinds at the first.
@@ -384,6 +468,7 @@ _NEAR_JS = script("els, css", r"""
 _CANDIDATES_JS = script("root, arg", r"""
   const fingerprint = (arg.fingerprints ? %FINGERPRINT% : () => null);
   const cssPath = %CSS_PATH%;
+  const cssPosition = %CSS_POSITION%;
   const doc = root.ownerDocument || root;
   const cut = (s, n) => { s = String(s == null ? '' : s).replace(/\s+/g, ' ').trim(); return s.length > n ? s.slice(0, n) : s; };
   const stem = (w) => {
@@ -501,10 +586,11 @@ _CANDIDATES_JS = script("root, arg", r"""
       item_count: item ? item.count : 0, visible: fw.visible(e), enabled: !fw.disabled(e),
       editable: e.isContentEditable || (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role) && isField(e) && !e.readOnly),
       offsite, css: cssPath(e), fp: arg.fingerprints ? fingerprint(e) : null,
+      css_position: arg.position ? cssPosition(e, arg.position === -1) : null,
     };
   }) };
 """.replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip())
-   .replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
+   .replace("%CSS_POSITION%", CSS_POSITION_JS.strip()).replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
 
 _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
@@ -669,7 +755,8 @@ class Reader(Protocol):
     def match(self, selector: str, scope: str | None = None) -> Match: ...
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
-                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None: ...
+                   scanned: int = 3000, scope: str | None = None,
+                   position: int | None = None) -> CandidatesRead | None: ...
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool: ...
 
@@ -750,12 +837,16 @@ class PageReader:
         return Match(found.used, found.count, tuple(found.tried))
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
-                   scanned: int = 3000, scope: str | None = None) -> CandidatesRead | None:
+                   scanned: int = 3000, scope: str | None = None,
+                   position: int | None = None) -> CandidatesRead | None:
         """The healer's read (`_CANDIDATES_JS`): of the first `scanned` actionable elements under
         `scope` (the document without one), the best `limit` by how many of `words` (stemmed, see
         heal/meaning.py `cheap_words`) they and their ancestors say, in full. Each record's `key` is
-        its element id. None when the scope matches nothing. One round trip, plus the scope's count."""
-        arg = {"words": list(words), "tag": tag, "limit": limit, "scanned": scanned, "fingerprints": fingerprints}
+        its element id. With `position` (the target's ordinal: 1, 2 ..., -1 for the last), each
+        record also has `css_position`, a positional selector free of the row's data
+        (`CSS_POSITION_JS`). None when the scope matches nothing. One round trip, plus the scope's count."""
+        arg = {"words": list(words), "tag": tag, "limit": limit, "scanned": scanned, "fingerprints": fingerprints,
+               "position": position}
         with translating(scope):
             if scope:
                 found = locate(self.where, scope)

@@ -11,19 +11,31 @@ each with an id and one line; `read_choice` accepts only one of those ids or "no
 model configured, the question is recorded in the step's `detail.heal_question` (`as_dict`) and
 `choose_recorded` holds an agent's answer (over MCP) to the same rule.
 `explain_miss` names the three best candidates, their scores and what each lacked.
+
+`written_selector` picks the selector a heal acts on and `flowwalk heal --apply` writes into the
+spec. For a target that names a position (`positional`: "the first book's checkbox", "last todo
+row") on an element that sits in a row or list item, it is the positional one the page read built
+(`PageElement.css_position`: the container, then `tr:first-of-type` or the like, then the path
+inside the row), not a unique attribute: Django admin's checkbox is unique by its
+`aria-label="Select this object for an action - Dune"`, which names the row's book, so once
+another book is first that selector still finds Dune's checkbox and the spec's check of the first
+row fails. `row_data` is the test it is held to: no attribute value, id or class of the written
+selector holds a word of the row's text.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from flowwalk.agent.prompt import CANDIDATE_FORMAT, CANDIDATE_TASK, read_pick
-from flowwalk.heal.meaning import PageElement, Want, eligible, like_positions, meaning_score
+from flowwalk.heal.meaning import PageElement, Want, eligible, like_positions, meaning_score, stem
 from flowwalk.heal.score import MARGIN, THRESHOLD, combine, similarity
+from flowwalk.model import words_of
 
 __all__ = ["Ranked", "Decision", "rank", "decide", "heal_question", "read_choice", "choose_recorded", "explain_miss",
-           "MODEL_ITEMS", "HealQuestion"]
+           "MODEL_ITEMS", "HealQuestion", "positional", "row_data", "written_selector"]
 
 #: how many candidates a model (or an MCP agent) is shown
 MODEL_ITEMS = 15
@@ -39,11 +51,13 @@ class Ranked:
     f: float | None
     barred: str | None
     lacked: tuple[str, ...]
+    #: the selector a heal onto it acts on and writes (`written_selector`)
+    selector: str | None = None
 
     def record(self) -> dict[str, Any]:
         """As kept in the step's evidence and the failure's `candidates` (explain_failure shows it)."""
         el = self.element
-        return {"selector": el.css, "score": round(min(self.score, 1.0), 3),
+        return {"selector": self.selector, "score": round(min(self.score, 1.0), 3),
                 "description_score": self.d, "fingerprint_score": self.f,
                 "strategy": "+".join(k for k, v in (("target", self.d), ("fingerprint", self.f)) if v is not None)
                 or "page", "visible": el.visible, "enabled": el.enabled, "count": 1, "role": el.role,
@@ -70,9 +84,53 @@ def rank(want: Want | None, elements: Sequence[PageElement], fingerprint: Mappin
         barred = eligible(want, action, el)
         if barred is None and el.frame:
             barred = f"inside the frame {el.frame_url or el.frame}: acts do not cross into frames"
-        out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked)))
+        out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked), written_selector(want, el)))
     out.sort(key=lambda r: (-r.score, r.element.frame, r.element.order))
     return out
+
+
+# --- the selector written ---------------------------------------------------------------------
+
+#: a CSS selector's quoted strings; an unquoted attribute value; an id or a class
+_QUOTED = re.compile(r'"((?:[^"\\]|\\.)*)"' + r"|'((?:[^'\\]|\\.)*)'")
+_BARE_VALUE = re.compile(r"=\s*([^\]\s\"']+)\s*\]")
+_NAMES = re.compile(r"[#.]((?:[\w-]|\\.)+)")
+
+
+def positional(want: Want | None, el: PageElement) -> bool:
+    """Does the target pick `el` by its position in a list ("the first book's checkbox", "3rd
+    row", "the top row")? It names an ordinal, `el` sits in (or is) a row or list item, and the
+    ordinal's word is not part of `el`'s own name ("First name field" names a field)."""
+    if want is None or want.ordinal is None or el.item_index <= 0:
+        return False
+    return stem(want.ordinal_word) not in {stem(w) for w in words_of(el.visible_name)}
+
+
+def row_data(selector: str, el: PageElement) -> tuple[str, ...]:
+    """The words of `el`'s row text (`PageElement.item`) that `selector`'s attribute values, ids
+    and classes hold: what makes it find this row's element only while the row shows this data.
+    Words of three letters or more, and numbers; `:nth-of-type(1)` and tags are structure."""
+    row = {w for w in words_of(el.item) if len(w) >= 3 or w.isdigit()}
+    if not row:
+        return ()
+    values = [a or b for a, b in _QUOTED.findall(selector)]
+    rest = _QUOTED.sub(" ", selector)
+    values += _BARE_VALUE.findall(rest) + _NAMES.findall(_BARE_VALUE.sub("]", rest))
+    said = {w for v in values for w in words_of(v.replace("\\", ""))}
+    return tuple(sorted(said & row))
+
+
+def written_selector(want: Want | None, el: PageElement) -> str | None:
+    """The selector a heal onto `el` acts on and writes (see the module docstring): for a
+    `positional` target the data-free positional one when the page read built one, else the
+    first of the two that holds none of the row's data (`row_data`), else the unique one; for any
+    other target the unique one the page read built (`PageElement.css`)."""
+    if not positional(want, el):
+        return el.css
+    for selector in (el.css_position, el.css):
+        if selector and not row_data(selector, el):
+            return selector
+    return el.css_position or el.css
 
 
 @dataclass(frozen=True)
@@ -140,7 +198,7 @@ class HealQuestion:
         the candidates by id, each with its one line, score and the selector that matched only it."""
         return {"action": self.action, "target": self.target, "task": CANDIDATE_TASK, "answer_format": CANDIDATE_FORMAT,
                 "candidates": [{"id": i + 1, "element": line, "score": round(min(r.score, 1.0), 3),
-                                "selector": r.element.css}
+                                "selector": r.selector}
                                for i, (line, r) in enumerate(zip(self.items, self.listed))]}
 
 

@@ -170,6 +170,8 @@ class Want:
     ordinal: int | None = None
     #: "element" (first todo row) or "context" (the button of the first todo)
     ordinal_of: str = "element"
+    #: the word the ordinal was read from ("first", "3rd", "top"), as the target says it
+    ordinal_word: str = ""
     #: the destructive words the target itself says ("delete", "log out"): the action it names
     names_action: tuple[str, ...] = ()
 
@@ -223,6 +225,7 @@ def parse_target(target: str) -> Want:
 
     ordinal: int | None = None
     ordinal_of = "element"
+    ordinal_word = ""
     roles: list[str] = []
     role_words: list[str] = []
     slots: list[list[str]] = []
@@ -252,7 +255,7 @@ def parse_target(target: str) -> Want:
         if word in _STOP:
             continue
         if word in _ORDINALS and ordinal is None:
-            ordinal = _ORDINALS[word]
+            ordinal, ordinal_word = _ORDINALS[word], word
             continue
         if word in ROLE_WORDS and not in_paren:
             role_words.append(word)
@@ -276,14 +279,14 @@ def parse_target(target: str) -> Want:
             roles.extend(r for r in ROLE_WORDS[word] if r not in roles)
             continue
         if word in _ORDINALS and ordinal is None:
-            ordinal, ordinal_of = _ORDINALS[word], "context"
+            ordinal, ordinal_of, ordinal_word = _ORDINALS[word], "context", word
             continue
         context.append(stem(word))
     said = " ".join(words_of(text))
     actions = tuple(w for w in DEFAULT_DESTRUCTIVE if re.search(rf"(?<!\w){re.escape(' '.join(words_of(w)))}(?!\w)", said))
     return Want(text=text, name=tuple(tuple(dict.fromkeys(s)) for s in slots), roles=tuple(roles),
                 role_words=tuple(role_words), context=tuple(dict.fromkeys(context)), ordinal=ordinal,
-                ordinal_of=ordinal_of, names_action=actions)
+                ordinal_of=ordinal_of, ordinal_word=ordinal_word, names_action=actions)
 
 
 # --- the page's elements ----------------------------------------------------------------------
@@ -296,6 +299,10 @@ def _strs(value: Any) -> tuple[str, ...]:
 
 def _str(value: Any) -> str:
     return " ".join(str(value).split()) if isinstance(value, (str, int, float)) and not isinstance(value, bool) else ""
+
+
+def _selector(value: Any) -> str | None:
+    return value if isinstance(value, str) and value else None
 
 
 def _int(value: Any, default: int = 0) -> int:
@@ -338,6 +345,9 @@ class PageElement:
     editable: bool = False
     offsite: bool = False             # a link to another host than the page's
     css: str | None = None            # a CSS selector that matched only it when it was read
+    #: for a target that names a position: a positional selector free of the row's data that
+    #: matched only it (browser/probe.py `CSS_POSITION_JS`), None when not asked or none was found
+    css_position: str | None = None
     fingerprint: Mapping[str, Any] | None = field(default=None, compare=False)
 
     @classmethod
@@ -355,7 +365,8 @@ class PageElement:
             frame_url=_str(raw.get("frame_url")), visible=bool(raw.get("visible", True)),
             enabled=bool(raw.get("enabled", True)), editable=bool(raw.get("editable", False)),
             offsite=bool(raw.get("offsite", False)),
-            css=raw.get("css") if isinstance(raw.get("css"), str) and raw.get("css") else None, fingerprint=fp if isinstance(fp, Mapping) else None)
+            css=_selector(raw.get("css")), css_position=_selector(raw.get("css_position")),
+            fingerprint=fp if isinstance(fp, Mapping) else None)
 
     @property
     def visible_name(self) -> str:

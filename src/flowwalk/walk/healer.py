@@ -87,7 +87,8 @@ def read_page(reader: Reader, *, target: str | None, fingerprint: Mapping[str, A
     for number, where, url in places:
         try:
             read = where.candidates(words, tag=tag, fingerprints=bool(fingerprint), limit=LIMIT, scanned=SCANNED,
-                                    scope=scope if number == 0 else None)
+                                    scope=scope if number == 0 else None,
+                                    position=want.ordinal if want is not None else None)
         except PageGone:
             if number == 0:
                 raise
@@ -198,12 +199,14 @@ def _ask(reader: Reader, agent: Agent, question: HealQuestion, kept: tuple[dict[
 
 
 def _selector_for(reader: Reader, r: Ranked, scope: str | None) -> str | None:
-    """The candidate's unique CSS selector, when it still finds exactly this element now."""
+    """The candidate's selector to act on and write (heal/decide.py `written_selector`: for a
+    target that names a position, a positional one free of the row's data), when it still finds
+    exactly this element now."""
     frame, _, number = r.element.key.partition(":")
-    if frame != "0" or not number.isdigit() or not r.element.css:
+    if frame != "0" or not number.isdigit() or not r.selector:
         return None
     try:
-        return r.element.css if reader.owns(r.element.css, scope, int(number)) else None
+        return r.selector if reader.owns(r.selector, scope, int(number)) else None
     except PageGone:
         raise
     except (PageError, InvalidSelector):   # a page mid-navigation, an invalid selector
