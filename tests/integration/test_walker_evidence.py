@@ -9,14 +9,19 @@ when the run (or the rule, past a short grace) has no time left, and the failure
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from flowwalk.report.build import build_reports
+from flowwalk.report.emit import EmitWriter
 from flowwalk.serve import StaticServer
+from flowwalk.walk import evidence
 from flowwalk.walk.context import RunContext
+from flowwalk.walk.run import run_plan
 
 from test_walker import click, expect, flow, goto, make_settings, rules_of, walk  # the walker's builders
 
@@ -110,3 +115,35 @@ def test_a_page_whose_main_thread_is_blocked_costs_the_evidence_at_most_its_titl
     assert "did not answer for its title" in skipped["a11y_snapshot"]
     assert "did not answer for its title" in skipped["screenshot"]
     assert failure.context["title"] == "" and failure.screenshot is None
+
+
+def test_a_screenshot_that_runs_out_of_time_says_why_in_emit_jsonl_and_the_reports(
+        flowwalk_browser: Any, tmp_path: Path, site: StaticServer, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Chromium holds a screenshot until the page's web fonts are in; this page's never arrives. The
+    # 10 s limit is 1.5 s here, so the test does not wait for it
+    monkeypatch.setattr(evidence, "SCREENSHOT_TIMEOUT_MS", 1_500)
+    out = tmp_path / "report"
+    sc = flow("font", [expect("text_contains", "not on the page", "h1", timeout_ms=300)],
+              f"{site.url}/hostile/font-never-arrives.html")
+    with EmitWriter(out) as writer:
+        summary = run_plan([sc], make_settings(out, full_page_screenshots=True), writer)
+    assert summary.launch_errors == ()
+    lines = [json.loads(line) for line in (out / "emit.jsonl").read_text(encoding="utf-8").splitlines()]
+    failure = next(r for r in lines if r.get("event") == "rule_finished")["failure"]
+    assert failure["runtime_code"] == "EXPECT_STATE_MISMATCH" and failure["screenshot"] is None
+    why = failure["context"]["evidence_skipped"]["screenshot"]
+    assert why.startswith("the full-page screenshot did not finish within its 1.5 s: the page was still drawing")
+    assert "The text is here" in failure["context"]["a11y_snapshot"]   # the rest of the evidence is there
+    assert not (out / "screenshots").exists() or not any((out / "screenshots").iterdir())
+
+    build_reports(out, warn=False)
+    assert f"- no screenshot at the failure: {why}" in (out / "summary.md").read_text(encoding="utf-8")
+    with StaticServer(out) as server:
+        session = flowwalk_browser.new_session(entry_url=server.url, allowed_hosts=())
+        try:
+            session.goto(f"{server.url}/report.html", timeout_ms=10_000)
+            session.page.wait_for_selector("#list li")
+            shown = session.page.locator(".failure .kv", has_text="screenshot").first.inner_text()
+        finally:
+            session.close()
+    assert " ".join(shown.split()) == f"screenshot none: {why}"

@@ -9,7 +9,7 @@ from flowwalk.events import Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import RunRecords, read_run
 from sample_run import healed_events, sample_events, sample_suites, write_sample_run
-from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary
+from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary, screenshot_missing
 from flowwalk.report.verdict import build_verdict
 from flowwalk.settings import Settings
 
@@ -104,3 +104,13 @@ def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:
                        "`` button:has-text(\"a \\| b `x` <script>\") `` | model, score 0.80 | `screenshots/a.png` |")
         assert "`flowwalk heal --report <this report folder> --apply`" in section
     assert verdict["outcome"] == "spec_needs_review" and text.startswith("## ⚠️ flowwalk: a spec needs review")
+
+
+def test_a_failure_without_its_screenshot_says_why_and_one_with_it_says_nothing() -> None:
+    why = "the full-page screenshot did not finish within its 10.0 s: the page was still drawing"
+    assert screenshot_missing({"context": {"evidence_skipped": {"screenshot": why}}}) == why
+    assert screenshot_missing({"screenshot": "screenshots/a.png",
+                               "context": {"evidence_skipped": {"screenshot": why}}}) == ""
+    assert screenshot_missing({"context": {"evidence_skipped": {"a11y_snapshot": "no time left"}}}) == ""
+    assert screenshot_missing({"context": {"evidence_skipped": "not a mapping"}}) == ""
+    assert screenshot_missing({}) == ""

@@ -15,6 +15,7 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
+from flowwalk.browser.errors import first_line, is_timeout
 from flowwalk.browser.probe import QUIET_INIT_JS
 
 if TYPE_CHECKING:
@@ -158,28 +159,41 @@ class PageEvidence:
 
     def screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = (),
                    timeout_ms: float = 10_000) -> bool:
-        """Save a PNG within `timeout_ms`. Never raises: False when it could not (crashed, closed, timed out).
+        """Save a PNG within `timeout_ms`. Never raises: False when it could not (`save_screenshot`
+        says why)."""
+        return self.save_screenshot(path, full_page, hide, timeout_ms) is None
+
+    def save_screenshot(self, path: Path, full_page: bool = False, hide: Sequence[str] = (),
+                        timeout_ms: float = 10_000) -> str | None:
+        """Save a PNG within `timeout_ms`: None when it is saved, else why there is none, as a
+        sentence a report can show (closed, crashed, out of time, Playwright's first line). Never raises.
 
         `hide` lists values (the run's secrets) that must not be in the picture: every field
         whose value holds one and every element whose own text holds one is painted over.
         """
-        if self._closed or self.crashed:
-            return False
+        if self._closed:
+            return "the page was closed"
+        if self.crashed:
+            return "the page crashed"
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             masked = self.page.evaluate(_MARK_SECRETS, [v for v in hide if v]) if hide else 0
             mask = [self.page.locator(f"[{_MASK_ATTRIBUTE}]")] if masked else []
             self.page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask,
                                  mask_color="#444444")
-        except Exception:  # noqa: BLE001 - evidence is best effort
-            return False
+        except Exception as exc:  # noqa: BLE001 - evidence is best effort
+            if is_timeout(exc):
+                return (f"the {'full-page ' if full_page else ''}screenshot did not finish within its "
+                        f"{timeout_ms / 1000:.1f} s: the page was still drawing (a web font or an image "
+                        f"that has not arrived, or a busy main thread)")
+            return f"the screenshot failed: {first_line(exc)}"
         finally:
             if hide and not self._closed and not self.crashed:
                 try:
                     self.page.evaluate(_UNMARK_SECRETS)
                 except Exception:  # noqa: BLE001
                     pass
-        return True
+        return None
 
     def a11y_snapshot(self, selector: str | None = None, limit: int = SNAPSHOT_LIMIT, timeout_ms: float = 5_000) -> str:
         """The aria snapshot of the page (or of a selector's first match), at most `limit` characters,

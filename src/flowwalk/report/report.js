@@ -197,6 +197,9 @@
     if (f.parent) add(box, kv("parent", f.parent));
     if (f.screenshot) {
       box.appendChild(h("a", { cls: "shot", href: f.screenshot, target: "_blank" }, h("img", { src: f.screenshot, alt: "screenshot at the failure: " + f.screenshot, loading: "lazy" })));
+    } else if (f.context && f.context.evidence_skipped && f.context.evidence_skipped.screenshot) {
+      // a screenshot the rule wanted and did not get says why where the picture would be
+      add(box, kv("screenshot", "none: " + f.context.evidence_skipped.screenshot));
     }
     if (f.baseline) box.appendChild(baselineBlock(f.baseline));
     if (f.violations && f.violations.length) box.appendChild(violationsBlock(f.violations));

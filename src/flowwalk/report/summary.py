@@ -400,6 +400,15 @@ def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
     return "\n".join(lines) + "\n"
 
 
+def screenshot_missing(failure: Mapping[str, Any]) -> str:
+    """Why a failure has no screenshot, when its rule wanted one and none was saved (the failure
+    context's `evidence_skipped`: skipped, or tried and not finished in time); '' otherwise."""
+    if failure.get("screenshot"):
+        return ""
+    skipped = (failure.get("context") or {}).get("evidence_skipped") or {}
+    return str(skipped.get("screenshot") or "") if isinstance(skipped, Mapping) else ""
+
+
 def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_lines: int = 40) -> list[str]:
     """A failure's accessibility violations (rule linked to its help, impact, elements) and baseline
     (file, status, the report's copies, the aria diff) as Markdown list items."""
@@ -442,9 +451,12 @@ def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> st
     if item.expected or item.observed:
         lines.append(f"- expected: {code(item.expected) if item.expected else '—'}")
         lines.append(f"- observed: {code(item.observed) if item.observed else '—'}")
+    failure = tests.get(item.test_id, {}).get("failure") or {}
     if item.screenshot:
         lines.append(f"- screenshot: {code(item.screenshot, 200)}")
-    failure = tests.get(item.test_id, {}).get("failure") or {}
+    missing = screenshot_missing(failure)
+    if missing:
+        lines.append(f"- no screenshot at the failure: {plain(missing, 300)}")
     lines.extend(evidence_markdown(failure))
     if item.dependents:
         names = [code(tests.get(d, {}).get("name") or d, 80) for d in item.dependents[:20]]

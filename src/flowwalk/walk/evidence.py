@@ -10,7 +10,9 @@ Contract:
   EVIDENCE_MIN_MS left of the run or of the rule plus its grace (`Budget.evidence_skip`); what is
   taken gets at most that remainder (`Budget.evidence_ms`). A page that does not answer for its
   title or snapshot is marked unresponsive and no screenshot is tried. What was skipped, and why,
-  is in `context["evidence_skipped"]`;
+  is in `context["evidence_skipped"]`, and so is a failure screenshot that was tried and not saved
+  (one that took longer than its limit, a page that crashed meanwhile): a missing picture always
+  says why;
 - a click can "pass" without reaching its element (content that moves between mouse-down and
   mouse-up): `click_landing` reads the page's own record of the click in one bounded call, only
   on this failure path, and says when it reached something other than the selector's match.
@@ -121,10 +123,12 @@ def with_failure_evidence(attempt: Attempt, state: RuleState, failure: ev.Failur
         if why:
             skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": why}
             return replace(failure, context={**failure.context, "evidence_skipped": skipped})
-        shot = screenshot(attempt, state.rule, index, "fail", state.budget.evidence_ms(SCREENSHOT_TIMEOUT_MS))
+        shot, missing = _shoot(attempt, state.rule, index, "fail", state.budget.evidence_ms(SCREENSHOT_TIMEOUT_MS))
         if shot:
             state.add_screenshot(shot)
             return replace(failure, screenshot=shot)
+        skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": missing}
+        return replace(failure, context={**failure.context, "evidence_skipped": skipped})
     return failure
 
 
@@ -200,20 +204,26 @@ def _snapshot_to_file(attempt: Attempt, snapshot: str, context: dict[str, Any]) 
 def screenshot(attempt: Attempt, rule: Rule, index: int, kind: str,
                timeout_ms: float = SCREENSHOT_TIMEOUT_MS) -> str | None:
     """Save a screenshot (`screenshot_name`) with every secret painted over; its name, or None."""
+    return _shoot(attempt, rule, index, kind, timeout_ms)[0]
+
+
+def _shoot(attempt: Attempt, rule: Rule, index: int, kind: str, timeout_ms: float) -> tuple[str | None, str]:
+    """`screenshot`, and when there is none, why (redacted): (name, "") or (None, why)."""
     session = attempt.session
     if session is None:
-        return None
-    if session.uncommitted():
-        return None   # the browser would hold the picture until the document commits
+        return None, "there was no page"
+    uncommitted = session.uncommitted()
+    if uncommitted:
+        return None, attempt.redact(uncommitted)   # the browser would hold the picture until the document commits
     rule_part = None if attempt.scenario.kind == "flow" else attempt.redact(rule.name)
     name = screenshot_name(attempt.redact(attempt.scenario.id), rule_part, index, kind, attempt.number)
     try:
         # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
-        ok = session.screenshot(attempt.run.out_dir / name, full_page=attempt.settings.full_page_screenshots,
-                                hide=attempt.run.secrets.values(), timeout_ms=timeout_ms)
-    except Exception:  # noqa: BLE001 - the interface says never raises; be sure
-        ok = False
-    return name if ok else None
+        missing = session.save_screenshot(attempt.run.out_dir / name, full_page=attempt.settings.full_page_screenshots,
+                                          hide=attempt.run.secrets.values(), timeout_ms=timeout_ms)
+    except Exception as exc:  # noqa: BLE001 - the interface says never raises; be sure
+        missing = f"the screenshot failed: {type(exc).__name__}"
+    return (name, "") if missing is None else (None, attempt.redact(missing))
 
 
 def _landing_text(entry: dict[str, Any]) -> str:
