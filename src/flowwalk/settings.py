@@ -250,10 +250,19 @@ def find_config(start: str | Path = ".") -> Path | None:
     return path if path.is_file() else None
 
 
-def _env_bool(text: str | None) -> bool | None:
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+
+
+def _env_bool(name: str, text: str | None) -> bool | None:
+    """A FLOWWALK_* switch; a word that is neither on nor off is refused, not read as off (a typo
+    such as `ture` must not silently turn a switch off)."""
     if text is None or text.strip() == "":
         return None
-    return text.strip().lower() in ("1", "true", "yes", "on")
+    word = text.strip().lower()
+    if word not in _TRUE + _FALSE:
+        raise UsageError(f"{name}={text.strip()}: not on or off\n  hint: write {name}=1 (or true, yes, on) "
+                         "or 0 (or false, no, off)")
+    return word in _TRUE
 
 
 def _in_range(setting: str, where: str, value: Any) -> Any:
@@ -362,14 +371,14 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["flow_stabilize"] = replace(FLOW_STABILIZE, **stabilize)
     offline = options.get("offline")
     if offline is None:
-        offline = _env_bool(env.get("FLOWWALK_OFFLINE"))
+        offline = _env_bool("FLOWWALK_OFFLINE", env.get("FLOWWALK_OFFLINE"))
     if offline is None:
         offline = config.get("offline")
     if offline is not None:
         merged["offline"] = bool(offline)
     update = options.get("update_snapshots")
     if update is None:
-        update = _env_bool(env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
+        update = _env_bool("FLOWWALK_UPDATE_SNAPSHOTS", env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
     if update is not None:
         merged["update_snapshots"] = bool(update)
     if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:

@@ -231,7 +231,7 @@ Other
     ('And I set geolocation to 48.8, east', "east", "'east' is not a number", "48.8566, 2.3522"),
     ('And I set geolocation to 48.8, 2.3    accuracy=-1', "accuracy", "'accuracy' in 'geolocation' is -1", "from 0"),
     ('And I set geolocation to 48.8, 2.3    radius=1', "radius", "unknown option 'radius='", "valid options: accuracy="),
-    ('And I use session "the admin"', "the admin", "uses characters a name here cannot", "letters, digits"),
+    ('And I use session "the admin"', "the admin", "is 'the admin', with characters a name here cannot have", "letters, digits"),
 ])
 def test_a_bad_setting_is_refused_at_its_argument(tmp_path: Path, line: str, at: str, message: str,
                                                   hint: str) -> None:

@@ -88,3 +88,15 @@ def test_workers_default_to_two_per_cpu_within_the_configs_bound(monkeypatch: py
     monkeypatch.setattr(settings_module, "cpu_count", lambda: cpus)
     assert build_settings({}, {}).workers == workers
     assert build_settings({}, {"FLOWWALK_WORKERS": "1"}).workers == 1
+
+
+@pytest.mark.parametrize("name", ["FLOWWALK_UPDATE_SNAPSHOTS", "FLOWWALK_OFFLINE"])
+def test_a_switch_in_the_environment_is_on_off_or_refused(name: str) -> None:
+    key = name.removeprefix("FLOWWALK_").lower()
+    assert getattr(build_settings({}, {name: "yes"}, {}), key) is True
+    assert getattr(build_settings({}, {name: "0"}, {}), key) is False
+    # a typo must not silently turn the switch off
+    with pytest.raises(UsageError) as caught:
+        build_settings({}, {name: "ture"}, {})
+    assert str(caught.value).startswith(f"{name}=ture: not on or off")
+    assert "hint: write" in str(caught.value)

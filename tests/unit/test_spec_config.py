@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -167,3 +168,22 @@ def test_the_issue_27_keys_are_checked_like_the_rest(tmp_path: Path, monkeypatch
     assert "flowwalk.yaml:2:10: error: unknown fail_on 'changed' at the top level\n  hint: valid values of fail_on: any, new" in rendered
     assert "flowwalk.yaml:3:18: error: 'quarantine_file' at the top level is empty" in rendered
     assert "flowwalk.yaml:4:10: error: 'retries' at the top level is 9, out of range" in rendered
+
+
+CONFIG_CORPUS = Path(__file__).resolve().parents[2] / "tests" / "corpus" / "config" / "bad"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIG_CORPUS.glob("*.yaml")), ids=lambda p: p.name)
+def test_a_bad_config_file_is_refused_with_the_expected_messages(path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tests/corpus/config/bad: every key of flowwalk.yaml issues 27 and 30 added, each with a bad
+    value; the exact messages are kept beside it (FLOWWALK_UPDATE_CORPUS=1 rewrites them)."""
+    repo = CONFIG_CORPUS.parents[3]
+    monkeypatch.chdir(repo)
+    with pytest.raises(SpecError) as caught:
+        load_config(path.relative_to(repo))
+    rendered = "\n".join(p.render() for p in caught.value.problems) + "\n"
+    expected = path.with_name(path.name + ".expected")
+    if os.environ.get("FLOWWALK_UPDATE_CORPUS") == "1":
+        expected.write_text(rendered, encoding="utf-8")
+    assert rendered == expected.read_text(encoding="utf-8")
+    assert all(p.loc.line >= 1 and p.loc.col >= 1 and p.hint for p in caught.value.problems)

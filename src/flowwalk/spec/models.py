@@ -184,7 +184,7 @@ def _check_name(value: str) -> str:
 
 def _check_short_name(value: str) -> str:
     if not _RULE_NAME.match(value):
-        raise fail(f"{{subject}} {quote(value)} uses characters a name here cannot",
+        raise fail(f"{{subject}} is {quote(value)}, with characters a name here cannot have",
                    "use letters, digits, '_', '.' and '-' (no spaces), e.g. 'admin' or 'iphone-13'")
     return value
 

@@ -31,6 +31,17 @@ from flowwalk.spec.source import NAME_SHOWN, escape, quote
 from flowwalk.spec.spelling import choices_hint
 
 
+_ENVIRONMENT_PLACES = ("on a flow spec's top level, a rule file's scenario, a project or flowwalk.yaml's top level "
+                       "(docs/environment.md)")
+#: keys written where they are not read: the hint says where they go
+_READ_ELSEWHERE = {
+    **{key: _ENVIRONMENT_PLACES for key in ("viewport", "device", "locale", "timezone", "color_scheme", "geolocation")},
+    "session": "on a flow spec's top level or a rule file's scenario (docs/sessions.md)",
+    "saves_session": "on a flow spec's top level or a rule of a rule file (docs/sessions.md)",
+    "assertions": "on a flow spec's top level only (in a rule file, check in a rule's steps: kind: accessible)",
+    "update_snapshots": "on the command line (--update-snapshots) or in the environment (FLOWWALK_UPDATE_SNAPSHOTS=1)",
+}
+
 #: model fields whose key is listed last in "valid keys of ..." (the ones every step shares)
 _COMMON_KEYS = ("optional", "timeout_ms", "stabilize", "verify")
 _TAG_FIELDS = ("type", "kind")
@@ -361,6 +372,9 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         label = getattr(owner, "LABEL", "mapping")
         key = str(path[-1]) if path else "?"
         hint = _choices_hint(key, keys, f"keys of {_article(label)}")
+        if key in _READ_ELSEWHERE:  # no did-you-mean: the key is right, its place is not
+            hint = (f"{quote(key, NAME_SHOWN)} belongs {_READ_ELSEWHERE[key]}; valid keys of {_article(label)}: "
+                    + ", ".join(keys))
         return Problem(source.key_loc(path), f"unknown key {quote(key, NAME_SHOWN)} {describe.in_where(path[:-1])}",
                        hint)
 
@@ -422,6 +436,9 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
             return Problem(loc, f"{subject} must be 'pause' or a mapping with 'override', got {shown}",
                            "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
         if not isinstance(value, str) and value is not None:
+            if str(value) in choices and field:  # `quarantine_version: 1`: the version is text
+                return Problem(loc, f"{subject} must be the text {quote(str(value))}, got {_type_name(value)}",
+                               f"quote it: {escape(field)}: \"{escape(str(value))}\"")
             return Problem(loc, f"{subject} must be one of {', '.join(choices)}, got {_type_name(value)} {shown}",
                            f"valid values: {', '.join(choices)}")
         noun = escape(field) if field else "value"
@@ -444,12 +461,16 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         elif isinstance(value, str) and re.fullmatch(r"\s*\d+\s*(ms|s)\s*", value):
             hint = "write a plain number of milliseconds, without a unit"
         else:
-            hint = "write a whole number, e.g. 500"
+            hint = f"write a whole number, e.g. {_example(res.metadata, 500, whole=True)}"
         return Problem(loc, f"{subject} must be a whole number, got {_type_name(value)} {shown}".rstrip(), hint)
 
     if kind in ("float_type", "float_parsing"):
+        if isinstance(value, str) and _is_number(value):
+            hint = f"remove the quotes: {escape(field or 'it')}: {value.strip()}"
+        else:
+            hint = f"write a number without quotes, e.g. {_example(res.metadata, 300, whole=False)}"
         return Problem(loc, f"{subject} must be a number, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
-                       "write a number without quotes, e.g. 300")
+                       hint)
 
     if kind in ("bool_type", "bool_parsing"):
         return Problem(loc, f"{subject} must be true or false, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
@@ -461,7 +482,16 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                             f"the limit is {limit}", _too_long_hint(field, limit))
 
     if kind == "string_too_short":
-        return Problem(loc, f"{subject} is empty", "write a value, or remove the key if it is optional")
+        need = ctx.get("min_length", 1)
+        if isinstance(value, str) and value and need > 1:
+            return Problem(loc, f"{subject} is {_shown(value, raw)}, shorter than {need} characters",
+                           f"write at least {need} characters")
+        if path and isinstance(path[-1], int):
+            return Problem(loc, f"{subject} is empty", "write a value, or remove the entry")
+        required = bool(res.owner is not None and res.field is not None and res.field in res.owner.model_fields
+                        and res.owner.model_fields[res.field].is_required())
+        return Problem(loc, f"{subject} is empty",
+                       "write a value" + ("" if required else ", or remove the key (it is optional)"))
 
     if kind == "too_long":
         limit = ctx.get("max_length")
@@ -476,7 +506,9 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     if kind in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
         low, high = _bounds(res.metadata)
-        if low is not None and high is not None:
+        if isinstance(low, str) and high is not None:
+            rng = f"{low} and at most {high}"
+        elif low is not None and high is not None:
             rng = f"from {low} to {high}"
         elif low is not None:
             rng = f"{low} or more" if not isinstance(low, str) else low
@@ -500,6 +532,28 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
 
     # anything else: pydantic's own words are short for these, keep the location and subject
     return Problem(loc, f"{subject}: {error['msg']}", "")
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _example(metadata: list[Any], usual: int, whole: bool) -> int | float:
+    """A number to show in a hint: `usual` when the field's bounds admit it, else one within them."""
+    low, high = _bounds(metadata)
+    low = None if isinstance(low, str) else low
+    high = None if isinstance(high, str) else high
+    if (low is None or low <= usual) and (high is None or usual <= high):
+        return usual
+    if low is not None and high is not None:
+        middle = (low + high) / 2
+        return int(middle) if whole or middle == int(middle) else round(middle, 2)
+    bound = low if low is not None else high
+    return bound if isinstance(bound, (int, float)) else usual
 
 
 def _tag_order(tag: str) -> tuple[int, str]:
