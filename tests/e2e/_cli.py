@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOWWALK = [sys.executable, "-m", "flowwalk"]  # the console script's entry (entry.py)
@@ -18,3 +20,8 @@ def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240
     full_env.pop("GITHUB_ACTIONS", None)
     return subprocess.run([*FLOWWALK, *args], cwd=ROOT, env=full_env, capture_output=True, text=True,
                           timeout=timeout)
+
+
+def verdict(out: Path) -> dict[str, Any]:
+    """The verdict.json of the report folder `out`."""
+    return dict(json.loads((out / "verdict.json").read_text()))

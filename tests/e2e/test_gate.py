@@ -11,7 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from _cli import flowwalk
+from _cli import flowwalk, verdict
 
 from flowwalk.github.render import RunLinks, render_comment
 
@@ -22,10 +22,6 @@ NEW = "examples/failing/assertion-failed.flow.yaml#report is e-mailed (fails, as
 STILL = "examples/selection/emailed-report.rules.yaml#weekly report/emailed"
 HOME = "examples/selection/home.flow.yaml#home page answers"
 QUARANTINE = "examples/selection/flowwalk-quarantine.yaml"
-
-
-def verdict(out: Path) -> dict:
-    return json.loads((out / "verdict.json").read_text())
 
 
 @pytest.fixture(scope="module")

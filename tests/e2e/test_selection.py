@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from _cli import flowwalk
+from _cli import flowwalk, verdict
 
 pytestmark = pytest.mark.browser
 
@@ -15,10 +15,6 @@ FLOWS = "examples/selection"
 HOME = "examples/selection/home.flow.yaml#home page answers"
 HELP = "examples/selection/help.flow.yaml#help center answers"
 REPORT = "examples/selection/emailed-report.rules.yaml#weekly report"
-
-
-def verdict(out: Path) -> dict:
-    return json.loads((out / "verdict.json").read_text())
 
 
 def statuses(out: Path) -> dict[str, tuple[str, str]]:
