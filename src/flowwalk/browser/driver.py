@@ -131,7 +131,7 @@ def _seam_present() -> bool:
 
 
 def _adopting_transport(base: Any) -> Any:
-    class AdoptingPipeTransport(base):  # type: ignore[misc, valid-type]
+    class AdoptingPipeTransport(base):  # type: ignore[misc]
         _flowwalk_adopting = True
 
         async def connect(self) -> None:

@@ -237,7 +237,7 @@ def parse_target(target: str) -> Want:
         while i < len(words):
             pair = tuple(words[i:i + 2])
             if len(pair) == 2 and pair in _ROLE_PHRASES:
-                words_here = [_ROLE_PHRASES[pair]]   # type: ignore[index]
+                words_here = [_ROLE_PHRASES[pair]]
                 i += 2
             else:
                 words_here = [words[i]]

@@ -62,7 +62,7 @@ def _plain_tag(value: str) -> str:
 if getattr(yaml, "__with_libyaml__", False):
     from yaml._yaml import CParser
 
-    class _FastLoader(CParser):  # type: ignore[misc]
+    class _FastLoader(CParser):
         """libyaml's parser and composer without PyYAML's Python resolver.
 
         CSafeLoader calls a Python resolver (regular expressions, path bookkeeping) for every
