@@ -289,3 +289,14 @@ def test_existing_checks_still_match_their_own_keywords() -> None:
                            'locator "${css}" matches aria snapshot "${name}"')]:
         found = match_keyword(call)
         assert not isinstance(found, Miss) and found.keyword.pattern == pattern
+
+
+def test_every_bad_cell_of_one_call_is_reported_together(tmp_path: Path) -> None:
+    line = 'Then page matches screenshot "p"    threshold=2    masks=.a    max_diff_pixels=many    max_diff_ratio=-1'
+    body = '    I define rule "r"\n        When I open "${BASE_URL}/"\n' + f"        {line}\n"
+    problems = refused(tmp_path, suite_text(body))
+    assert [(p.loc.line, p.loc.col) for p in problems] == [
+        (14, 9 + line.index(cell)) for cell in ("threshold=", "masks=", "max_diff_pixels=", "max_diff_ratio=")]
+    assert [p.message.split(",")[0] for p in problems] == [
+        "'threshold' is 2", "unknown option 'masks=' on 'Then page matches screenshot \"p\"'",
+        "option 'max_diff_pixels=' of 'Then page matches screenshot \"p\"' is 'many'", "'max_diff_ratio' is -1"]

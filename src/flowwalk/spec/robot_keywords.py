@@ -54,6 +54,12 @@ class CallError(Exception):
         self.more = more
 
 
+def all_of(errors: list[CallError]) -> CallError:
+    """One CallError carrying every problem of a call (the first, then the rest in `more`)."""
+    flat = [e for err in errors for e in (err, *err.more)]
+    return CallError(flat[0].message, flat[0].hint, flat[0].loc, more=tuple(flat[1:]))
+
+
 class Expander(Protocol):
     """Substitutes `${VARS}` in one value the way Robot Framework would (implemented in robot.py)."""
 
@@ -120,28 +126,42 @@ class Call:
     def option_cells(self) -> list[tuple[str, str, Cell]]:
         """Trailing `key=value` cells in order, each with its cell; a key may repeat only when the
         keyword lists it as repeatable (`mask=` of a screenshot check)."""
-        out: list[tuple[str, str, Cell]] = []
-        allowed = self.keyword.options
-        for cell in self.cells:
-            text = self.cell(cell)
-            key, sep, value = text.partition("=")
-            key = key.strip()
-            if not sep:
-                raise CallError(f"cell '{text}' of '{self.name}' is not key=value",
-                                f"valid options: {', '.join(k + '=' for k in allowed) or 'none'}", cell.loc)
-            if key not in allowed:
-                raise CallError(f"unknown option '{key}=' on '{self.name}'",
-                                choices_hint(key, allowed, "valid options", suffix="="), cell.loc)
-            if key not in self.keyword.repeatable and any(k == key for k, _, _ in out):
-                raise CallError(f"option '{key}=' given twice in one call of '{self.name}'",
-                                "aitester-bdd keeps only the last one; give each option once"
-                                + ("; call 'And I configure interrupts' once per selector" if key == "dismiss" else ""),
-                                cell.loc)
-            value = strip_outer_quotes(value.strip())
-            if not value:
-                raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
-            out.append((key, value, cell))
+        out, errors = self.option_cells_and_errors()
+        if errors:
+            raise all_of(errors)
         return out
+
+    def option_cells_and_errors(self) -> tuple[list[tuple[str, str, Cell]], list[CallError]]:
+        """`option_cells`, and every bad cell of the call (not only the first) beside the good ones."""
+        out: list[tuple[str, str, Cell]] = []
+        errors: list[CallError] = []
+        for cell in self.cells:
+            try:
+                out.append(self._option(cell, out))
+            except CallError as err:
+                errors.append(err)
+        return out, errors
+
+    def _option(self, cell: Cell, before: list[tuple[str, str, Cell]]) -> tuple[str, str, Cell]:
+        allowed = self.keyword.options
+        text = self.cell(cell)
+        key, sep, value = text.partition("=")
+        key = key.strip()
+        if not sep:
+            raise CallError(f"cell '{text}' of '{self.name}' is not key=value",
+                            f"valid options: {', '.join(k + '=' for k in allowed) or 'none'}", cell.loc)
+        if key not in allowed:
+            raise CallError(f"unknown option '{key}=' on '{self.name}'",
+                            choices_hint(key, allowed, "valid options", suffix="="), cell.loc)
+        if key not in self.keyword.repeatable and any(k == key for k, _, _ in before):
+            raise CallError(f"option '{key}=' given twice in one call of '{self.name}'",
+                            "aitester-bdd keeps only the last one; give each option once"
+                            + ("; call 'And I configure interrupts' once per selector" if key == "dismiss" else ""),
+                            cell.loc)
+        value = strip_outer_quotes(value.strip())
+        if not value:
+            raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
+        return key, value, cell
 
     def step_kwargs(self) -> dict[str, object]:
         return {"loc": self.loc, "text": self.text}
@@ -770,9 +790,17 @@ def _boolean(call: Call, key: str, value: str, cell: Cell) -> bool:
 
 
 def _add_check(call: Call, plan: PlanDraft, model: type[BaseModel], data: dict[str, object],
-               places: dict[PathKey, Location]) -> None:
+               places: dict[PathKey, Location], errors: list[CallError] | None = None) -> None:
+    """The check `data` describes, validated and built; `errors` are the call's cells already refused
+    (a value that is not a number): reported together with what the model refuses of the rest."""
     plan.current_rule(call)  # before validating: a check outside a rule is refused for that
-    step = _located(call, model, {"type": "expect", **data}, places)
+    errors = list(errors or ())
+    try:
+        step = _located(call, model, {"type": "expect", **data}, places)
+    except CallError as err:
+        errors.append(err)
+    if errors:
+        raise all_of(sorted(errors, key=lambda e: (e.loc.line, e.loc.col) if e.loc else (0, 0)))
     builder = plan.builder
     assert builder is not None, "robot.py sets the plan's StepBuilder"
     known = len(builder.problems)
@@ -801,21 +829,25 @@ def _aria_snapshot(call: Call, plan: PlanDraft) -> None:
 def _screenshot(call: Call, plan: PlanDraft) -> None:
     data, places = _snapshot_target(call)
     mask: list[str] = []
-    for key, value, cell in call.option_cells():
+    cells, errors = call.option_cells_and_errors()
+    for key, value, cell in cells:
         if key == "mask":
             places[("mask", len(mask))] = cell.loc
             mask.append(value)
             continue
         places[(key,)] = cell.loc
-        if key == "full_page":
-            data[key] = _boolean(call, key, value, cell)
-        elif key == "max_diff_pixels":
-            data[key] = _number(call, key, value, cell, True, "10")
-        else:
-            data[key] = _number(call, key, value, cell, False, "0.2" if key == "threshold" else "0.01")
+        try:
+            if key == "full_page":
+                data[key] = _boolean(call, key, value, cell)
+            elif key == "max_diff_pixels":
+                data[key] = _number(call, key, value, cell, True, "10")
+            else:
+                data[key] = _number(call, key, value, cell, False, "0.2" if key == "threshold" else "0.01")
+        except CallError as err:
+            errors.append(err)
     if mask:
         data["mask"] = mask
-    _add_check(call, plan, sm.ExpectScreenshot, {"kind": "screenshot", **data}, places)
+    _add_check(call, plan, sm.ExpectScreenshot, {"kind": "screenshot", **data}, places, errors)
 
 
 def _accessible(call: Call, plan: PlanDraft) -> None:
@@ -826,7 +858,8 @@ def _accessible(call: Call, plan: PlanDraft) -> None:
         places[("selector",)] = call._arg_loc(call.raw_args["css"])
     rules: dict[str, list[str]] = {}
     exclude: list[str] = []
-    for key, value, cell in call.option_cells():
+    cells, errors = call.option_cells_and_errors()
+    for key, value, cell in cells:
         if key == "exclude":
             places[("exclude", len(exclude))] = cell.loc
             exclude.append(value)
@@ -834,9 +867,10 @@ def _accessible(call: Call, plan: PlanDraft) -> None:
             # rule ids and tags never hold a comma: a list is one cell, as aitester-bdd writes lists
             names = [n.strip() for n in value.split(",")]
             if not all(names):
-                raise CallError(f"option '{key}=' of '{call.name}' has an empty entry",
-                                f"separate rule ids with single commas, e.g. {key}=color-contrast,image-alt",
-                                cell.loc)
+                errors.append(CallError(f"option '{key}=' of '{call.name}' has an empty entry",
+                                        f"separate rule ids with single commas, e.g. {key}=color-contrast,image-alt",
+                                        cell.loc))
+                continue
             places[("rules", key)] = cell.loc
             for i, _ in enumerate(names):
                 places[("rules", key, i)] = cell.loc
@@ -848,7 +882,7 @@ def _accessible(call: Call, plan: PlanDraft) -> None:
         data["rules"] = rules
     if exclude:
         data["exclude"] = exclude
-    _add_check(call, plan, sm.ExpectAccessible, data, places)
+    _add_check(call, plan, sm.ExpectAccessible, data, places, errors)
 
 
 # --- builders: saved sessions and the browser's environment (docs/sessions.md, environment.md) ----
@@ -916,12 +950,23 @@ def _viewport(call: Call, plan: PlanDraft) -> None:
 
 
 def _geolocation(call: Call, plan: PlanDraft) -> None:
-    data: dict[str, object] = {"latitude": _coordinate(call, "latitude", False),
-                               "longitude": _coordinate(call, "longitude", False)}
-    places: dict[PathKey, Location] = {("geolocation", k): call._arg_loc(call.raw_args[k]) for k in data}
-    for key, value, cell in call.option_cells():
-        data[key] = _number(call, key, value, cell, False, "25")
+    data: dict[str, object] = {}
+    places: dict[PathKey, Location] = {}
+    cells, errors = call.option_cells_and_errors()
+    for name in ("latitude", "longitude"):
+        places[("geolocation", name)] = call._arg_loc(call.raw_args[name])
+        try:
+            data[name] = _coordinate(call, name, False)
+        except CallError as err:
+            errors.append(err)
+    for key, value, cell in cells:
         places[("geolocation", key)] = cell.loc
+        try:
+            data[key] = _number(call, key, value, cell, False, "25")
+        except CallError as err:
+            errors.append(err)
+    if errors:  # what is not a number, all of it; ranges are checked once every value reads
+        raise all_of(sorted(errors, key=lambda e: (e.loc.line, e.loc.col) if e.loc else (0, 0)))
     _environment(call, plan, "geolocation", data, places, "the geolocation")
 
 
