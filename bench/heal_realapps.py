@@ -12,8 +12,12 @@ The outside check of issue 25, run offline:
 Each variant is one flow-spec 1.1 file whose one act step has a broken pinned `selector` and a
 `target` as a person writes it; the check after it holds whether the step did what it meant.
 The walk, per app: `flowwalk run` (no fingerprints, no durations), `flowwalk heal --apply` on
-that report, `flowwalk run` again. A positive counts when it healed, passed, and the second run
-passed with no heal (a clean round trip). A negative names what the page really does not have
+that report, then, for Django, the data changes (a new book, "Beloved", is added: the change list
+shows the newest first, so it becomes the first row and every other book moves down one), then
+`flowwalk run` again. A positive counts when it healed, passed, and the second run passed with no
+heal (a clean round trip). A variant whose target names a position ("the first book's checkbox")
+is marked `positional`: its clean round trip is over that data change, so it shows whether the
+selector written holds the row's position or the row's data. A negative names what the page really does not have
 (a model that is not registered, a button Django's change form does not show, a todo that is not
 there, TodoMVC's Clear completed button that Backbone removes while nothing is completed); its
 check is one a wrong heal could satisfy, so a run that passes is a false pass.
@@ -41,9 +45,11 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "src"))
+from flowwalk.heal.meaning import parse_target  # noqa: E402  (the bench runs from a checkout)
 TODOMVC = ROOT / ".cache" / "thirdparty" / "todomvc" / "package"
 PASSWORD_ENV = "FLOWWALK_ADMIN_PASSWORD"
 
@@ -238,6 +244,19 @@ def make_django(where: Path, password: str) -> Path:
     return project
 
 
+NEW_FIRST_BOOK = '''\
+from catalog.models import Author, Book
+Book.objects.create(title="Beloved", author=Author.objects.create(name="Toni Morrison"))
+'''
+
+
+def add_first_book(project: Path) -> str:
+    """The data change between `heal --apply` and the second run: a new book becomes the first row."""
+    subprocess.run([sys.executable, "manage.py", "shell", "-c", NEW_FIRST_BOOK], cwd=project, check=True,
+                   capture_output=True, text=True)
+    return 'a new book, "Beloved", is the first row of the change list'
+
+
 def start_django(project: Path, port: int) -> subprocess.Popen[bytes]:
     log = open(project / "runserver.log", "wb")
     server = subprocess.Popen([sys.executable, "manage.py", "runserver", f"127.0.0.1:{port}", "--noreload"],
@@ -290,7 +309,8 @@ def passed(record: dict[str, Any]) -> bool:
     return record.get("status") == "passed"
 
 
-def measure(app: str, repo: Path, where: Path, run_args: list[str]) -> list[dict[str, Any]]:
+def measure(app: str, repo: Path, where: Path, run_args: list[str],
+            change: Callable[[], str] | None = None) -> list[dict[str, Any]]:
     folder = repo / "specs" / app
     folder.mkdir(parents=True)
     for name in VARIANTS[app]:
@@ -301,6 +321,7 @@ def measure(app: str, repo: Path, where: Path, run_args: list[str]) -> list[dict
     if not (first / "emit.jsonl").is_file():
         raise SystemExit(f"flowwalk run failed ({done.returncode}):\n{done.stdout}\n{done.stderr}")
     applied = flowwalk(repo, "heal", "--report", str(first), "--apply")
+    changed = change() if change is not None else ""
     flowwalk(repo, "run", f"specs/{app}", "--out", str(again), *base)
     one, two = rules(first), rules(again)
     rows = []
@@ -308,9 +329,12 @@ def measure(app: str, repo: Path, where: Path, run_args: list[str]) -> list[dict
         r1, r2 = one.get(name, {}), two.get(name, {})
         h1 = heals(r1)
         failure = r1.get("failure") or {}
+        target = re.search(r'target: (?:"((?:[^"\\]|\\.)*)"|([^,}]+))', spec_text(app, name))
+        assert target is not None, name
+        said = (target.group(1) or target.group(2)).replace('\\"', '"').strip()
         row: dict[str, Any] = {
-            "app": app, "variant": name, "positive": positive,
-            "target": spec_text(app, name).split('target: "', 1)[1].split('"', 1)[0],
+            "app": app, "variant": name, "positive": positive, "target": said,
+            "positional": parse_target(said).ordinal is not None, "data_changed": changed,
             "first_passed": passed(r1) if r1 else None,
             "healed_to": [h["new_selector"] for h in h1], "score": [h.get("score") for h in h1],
             "method": [h.get("method") for h in h1],
@@ -323,7 +347,7 @@ def measure(app: str, repo: Path, where: Path, run_args: list[str]) -> list[dict
             row["false_pass"] = bool(row["first_passed"])
         rows.append(row)
     rows.append({"app": app, "heal_apply_exit": applied.returncode, "heal_apply_out": applied.stdout[-2000:]
-                 + applied.stderr[-2000:]})
+                 + applied.stderr[-2000:], "data_changed": changed})
     return rows
 
 
@@ -351,7 +375,7 @@ def main() -> int:
             repo = where / "django-repo"
             repo.mkdir()
             rows += measure("django", repo, where, ["--base-url", f"http://127.0.0.1:{port}",
-                                                    "--secret", PASSWORD_ENV])
+                                                    "--secret", PASSWORD_ENV], change=lambda: add_first_book(project))
         finally:
             stop(server)
     (where / "results.json").write_text(json.dumps(rows, indent=2))
@@ -371,7 +395,14 @@ def main() -> int:
             print(f"{'':10} {r['message'][:600]}")
     for r in rows:
         if "heal_apply_exit" in r:
-            print(f"heal --apply ({r['app']}): exit {r['heal_apply_exit']}")
+            print(f"heal --apply ({r['app']}): exit {r['heal_apply_exit']}"
+                  + (f"; then, before the second run, {r['data_changed']}" if r["data_changed"] else ""))
+    positional = [r for r in pos if r["positional"]]
+    print("positional targets whose round trip held over a data change: "
+          f"{sum(bool(r['ok']) for r in positional if r['data_changed'])} of "
+          f"{sum(1 for r in positional if r['data_changed'])} "
+          f"({', '.join(r['variant'] for r in positional if r['data_changed']) or 'none'}); "
+          f"positional targets with no data change: {', '.join(r['variant'] for r in positional if not r['data_changed'])}")
     print(f"\nhealed with a clean round trip: {sum(bool(r['ok']) for r in pos)} of {len(pos)}; "
           f"false passes: {sum(r['false_pass'] for r in neg)} of {len(neg)}   (details: {where / 'results.json'})")
     return 0

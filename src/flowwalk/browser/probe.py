@@ -214,6 +214,9 @@ FINGERPRINT_JS = r"""
 #: in the one round trip the count took on its own
 PROBE_JS = "(els) => ({ n: els.length, fp: els.length ? (" + FINGERPRINT_JS + ")(els[0]) : null })"
 
+#: an id or class that looks generated (long digit or hex runs, css-/sc- prefixes): never in a selector
+_GENERATED_JS = r"(v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v)"
+
 # An element -> a CSS selector that matches only it in its document: an id, a test id, a name,
 # an aria-label, its classes or its type when one of them is unique; else a short child path
 # (`:nth-of-type` where needed) from the nearest ancestor that one of those makes unique. Ids
@@ -223,7 +226,7 @@ CSS_PATH_JS = r"""
   const root = el.ownerDocument;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
-  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
+  const generated = %GENERATED%;
   const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (x) { return false; } };
   const own = (e) => {
     const tag = e.tagName.toLowerCase();
@@ -260,7 +263,7 @@ CSS_PATH_JS = r"""
   }
   return null;
 }
-"""
+""".replace("%GENERATED%", _GENERATED_JS)
 
 # An element -> a positional CSS selector free of the row's data, for a target that names a
 # position ("the first book's checkbox", "last todo row"); `last` counts from the end. The unit
@@ -277,7 +280,7 @@ CSS_POSITION_JS = r"""
   const root = el.ownerDocument;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
-  const generated = (v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za-z0-9]{5}/i.test(v);
+  const generated = %GENERATED%;
   const state = /^(is|has)[-_A-Z]|^(active|selected|checked|completed?|done|disabled|enabled|hidden|shown|open(ed)?|closed|collapsed|expanded|focus(ed)?|hover(ed)?|editing|current|visible|invisible|odd|even|first|last|new|dirty|pristine|valid|invalid|loading|highlighted)$/i;
   const all = (sel) => { try { return root.querySelectorAll(sel); } catch (x) { return []; } };
   const only = (sel, e) => { const m = all(sel); return m.length === 1 && m[0] === e; };
@@ -344,7 +347,7 @@ CSS_POSITION_JS = r"""
   }
   return null;
 }
-"""
+""".replace("%GENERATED%", _GENERATED_JS)
 
 # One function for every element kind a check reads: it runs over all matches of one selector in
 # one round trip and returns only what the kind needs (booleans and short snippets, not whole
