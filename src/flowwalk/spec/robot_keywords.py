@@ -812,29 +812,39 @@ def _add_check(call: Call, plan: PlanDraft, model: type[BaseModel], data: dict[s
     plan.add_steps(call, dataclasses.replace(expect, text=call.text))
 
 
-def _snapshot_target(call: Call) -> tuple[dict[str, object], dict[PathKey, Location]]:
-    data: dict[str, object] = {"name": call.arg("name").strip()}
-    places: dict[PathKey, Location] = {("name",): call._arg_loc(call.raw_args["name"])}
-    if "css" in call.raw_args:
-        data["selector"] = call.nonempty("css", "selector")
-        places[("selector",)] = call._arg_loc(call.raw_args["css"])
+def _target(call: Call, kind: str) -> tuple[dict[str, object], dict[PathKey, Location]]:
+    """A check's model data so far: its kind, its baseline `name` and its `selector` when written."""
+    data: dict[str, object] = {"kind": kind}
+    places: dict[PathKey, Location] = {}
+    for arg, key in (("name", "name"), ("css", "selector")):
+        if arg in call.raw_args:
+            data[key] = call.nonempty(arg, "selector") if arg == "css" else call.arg(arg).strip()
+            places[(key,)] = call._arg_loc(call.raw_args[arg])
     return data, places
 
 
+def _listed(call: Call, data: dict[str, object], places: dict[PathKey, Location],
+            key: str) -> tuple[list[tuple[str, str, Cell]], list[CallError]]:
+    """The call's option cells, the repeatable `key=` ones (`mask=`, `exclude=`) gathered into
+    `data[key]`, each entry located; the other cells and every bad cell come back."""
+    cells, errors = call.option_cells_and_errors()
+    entries = [value for k, value, _ in cells if k == key]
+    for i, cell in enumerate(c for k, _, c in cells if k == key):
+        places[(key, i)] = cell.loc
+    if entries:
+        data[key] = entries
+    return [c for c in cells if c[0] != key], errors
+
+
 def _aria_snapshot(call: Call, plan: PlanDraft) -> None:
-    data, places = _snapshot_target(call)
-    _add_check(call, plan, sm.ExpectAriaSnapshot, {"kind": "aria_snapshot", **data}, places)
+    data, places = _target(call, "aria_snapshot")
+    _add_check(call, plan, sm.ExpectAriaSnapshot, data, places)
 
 
 def _screenshot(call: Call, plan: PlanDraft) -> None:
-    data, places = _snapshot_target(call)
-    mask: list[str] = []
-    cells, errors = call.option_cells_and_errors()
+    data, places = _target(call, "screenshot")
+    cells, errors = _listed(call, data, places, "mask")
     for key, value, cell in cells:
-        if key == "mask":
-            places[("mask", len(mask))] = cell.loc
-            mask.append(value)
-            continue
         places[(key,)] = cell.loc
         try:
             if key == "full_page":
@@ -845,25 +855,15 @@ def _screenshot(call: Call, plan: PlanDraft) -> None:
                 data[key] = _number(call, key, value, cell, False, "0.2" if key == "threshold" else "0.01")
         except CallError as err:
             errors.append(err)
-    if mask:
-        data["mask"] = mask
-    _add_check(call, plan, sm.ExpectScreenshot, {"kind": "screenshot", **data}, places, errors)
+    _add_check(call, plan, sm.ExpectScreenshot, data, places, errors)
 
 
 def _accessible(call: Call, plan: PlanDraft) -> None:
-    data: dict[str, object] = {"kind": "accessible"}
-    places: dict[PathKey, Location] = {}
-    if "css" in call.raw_args:
-        data["selector"] = call.nonempty("css", "selector")
-        places[("selector",)] = call._arg_loc(call.raw_args["css"])
+    data, places = _target(call, "accessible")
     rules: dict[str, list[str]] = {}
-    exclude: list[str] = []
-    cells, errors = call.option_cells_and_errors()
+    cells, errors = _listed(call, data, places, "exclude")
     for key, value, cell in cells:
-        if key == "exclude":
-            places[("exclude", len(exclude))] = cell.loc
-            exclude.append(value)
-        elif key in ("include", "skip"):
+        if key in ("include", "skip"):
             # rule ids and tags never hold a comma: a list is one cell, as aitester-bdd writes lists
             names = [n.strip() for n in value.split(",")]
             if not all(names):
@@ -880,8 +880,6 @@ def _accessible(call: Call, plan: PlanDraft) -> None:
             data[key] = value
     if rules:
         data["rules"] = rules
-    if exclude:
-        data["exclude"] = exclude
     _add_check(call, plan, sm.ExpectAccessible, data, places, errors)
 
 
