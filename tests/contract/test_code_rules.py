@@ -262,9 +262,23 @@ def test_no_module_reaches_into_another_modules_private_members() -> None:
     from flowwalk.browser.seams import PRIVATE_NAMES
 
     seams = {(user, name.split(".")[0]) for (_, name), user in PRIVATE_NAMES.items()}
-    trees = {path.relative_to(PACKAGE).as_posix(): ast.parse(path.read_text(), str(path))
-             for path in sorted(PACKAGE.rglob("*.py"))}
-    assert private_reaches(trees, seams) == []
+    assert private_reaches(package_trees(), seams) == []
+
+
+def package_trees() -> dict[str, ast.Module]:
+    """Every module of src/flowwalk, parsed: {path relative to the package: tree}."""
+    return {path.relative_to(PACKAGE).as_posix(): ast.parse(path.read_text(), str(path))
+            for path in sorted(PACKAGE.rglob("*.py"))}
+
+
+def test_no_module_imports_another_modules_private_names() -> None:
+    """`from flowwalk.x import _name` is the same reach as `x._name`: what is shared is public."""
+    broken = [f"{rel}:{node.lineno} imports {alias.name} from {node.module or '.' * node.level}"
+              for rel, tree in package_trees().items() for node in ast.walk(tree)
+              if isinstance(node, ast.ImportFrom)
+              and (node.level > 0 or (node.module or "").split(".")[0] == "flowwalk")
+              for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert broken == []
 
 
 def test_the_private_member_rule_sees_a_reach_into_another_class_and_nothing_else() -> None:

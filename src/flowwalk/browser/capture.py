@@ -20,7 +20,7 @@ from playwright.sync_api import expect
 
 from flowwalk.browser.errors import PlaywrightError, first_line, translating
 from flowwalk.browser.locate import locate
-from flowwalk.browser.page_evidence import _MARK_SECRETS, _MASK_ATTRIBUTE, _UNMARK_SECRETS
+from flowwalk.browser.page_evidence import MARK_SECRETS_JS, MASK_ATTRIBUTE, UNMARK_SECRETS_JS
 
 __all__ = ["AriaRead", "MASK_COLOR", "aria_match", "aria_snapshot", "element_count", "screenshot"]
 
@@ -81,8 +81,8 @@ def screenshot(page: Any, selector: str | None, *, mask: Sequence[str] = (), ful
     secrets = [v for v in hide if v]
     masks = [page.locator(m) for m in mask]
     with translating():
-        if secrets and page.evaluate(_MARK_SECRETS, secrets):
-            masks.append(page.locator(f"[{_MASK_ATTRIBUTE}]"))
+        if secrets and page.evaluate(MARK_SECRETS_JS, secrets):
+            masks.append(page.locator(f"[{MASK_ATTRIBUTE}]"))
     options: dict[str, Any] = {
         "animations": "disabled", "caret": "hide", "scale": "css", "type": "png",
         "mask": masks, "mask_color": MASK_COLOR, "timeout": max(timeout_ms, 1),
@@ -95,6 +95,6 @@ def screenshot(page: Any, selector: str | None, *, mask: Sequence[str] = (), ful
     finally:
         if secrets:
             try:
-                page.evaluate(_UNMARK_SECRETS)
+                page.evaluate(UNMARK_SECRETS_JS)
             except PlaywrightError:
                 pass

@@ -21,12 +21,14 @@ from flowwalk.browser.probe import QUIET_INIT_JS
 if TYPE_CHECKING:
     from playwright.sync_api import Page
 
-__all__ = ["CONTEXT_SCRIPT", "LAST_CLICK_TIMEOUT_MS", "PageEvidence", "SNAPSHOT_LIMIT"]
+__all__ = ["CONTEXT_SCRIPT", "LAST_CLICK_TIMEOUT_MS", "MARK_SECRETS_JS", "MASK_ATTRIBUTE", "PageEvidence",
+           "SNAPSHOT_LIMIT", "UNMARK_SECRETS_JS"]
 
-_MASK_ATTRIBUTE = "data-flowwalk-secret"
+#: the attribute that marks an element to paint over in a screenshot (browser/capture.py's too)
+MASK_ATTRIBUTE = "data-flowwalk-secret"
 #: marks the fields whose value, and the elements whose own text, hold a secret (in every open
 #: shadow root too); returns how many it marked
-_MARK_SECRETS = """(secrets) => {
+MARK_SECRETS_JS = """(secrets) => {
   let marked = 0;
   const holds = (text) => !!text && secrets.some((s) => text.includes(s));
   const mark = (el) => { if (!el.hasAttribute('%s')) { el.setAttribute('%s', ''); marked++; } };
@@ -40,9 +42,9 @@ _MARK_SECRETS = """(secrets) => {
   };
   visit(document);
   return marked;
-}""" % (_MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
-_UNMARK_SECRETS = """() => { for (const el of document.querySelectorAll('[%s]')) el.removeAttribute('%s'); }""" % (
-    _MASK_ATTRIBUTE, _MASK_ATTRIBUTE)
+}""" % (MASK_ATTRIBUTE, MASK_ATTRIBUTE)
+UNMARK_SECRETS_JS = """() => { for (const el of document.querySelectorAll('[%s]')) el.removeAttribute('%s'); }""" % (
+    MASK_ATTRIBUTE, MASK_ATTRIBUTE)
 
 #: the window property the click recorder keeps its record in: non-enumerable, read-only, and a
 #: name no site uses
@@ -177,8 +179,8 @@ class PageEvidence:
             return "the page crashed"
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            masked = self.page.evaluate(_MARK_SECRETS, [v for v in hide if v]) if hide else 0
-            mask = [self.page.locator(f"[{_MASK_ATTRIBUTE}]")] if masked else []
+            masked = self.page.evaluate(MARK_SECRETS_JS, [v for v in hide if v]) if hide else 0
+            mask = [self.page.locator(f"[{MASK_ATTRIBUTE}]")] if masked else []
             self.page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask,
                                  mask_color="#444444")
         except Exception as exc:  # noqa: BLE001 - evidence is best effort
@@ -190,7 +192,7 @@ class PageEvidence:
         finally:
             if hide and not self._closed and not self.crashed:
                 try:
-                    self.page.evaluate(_UNMARK_SECRETS)
+                    self.page.evaluate(UNMARK_SECRETS_JS)
                 except Exception:  # noqa: BLE001
                     pass
         return None

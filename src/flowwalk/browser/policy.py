@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from flowwalk.browser.errors import NavigationBlocked, PlaywrightError
 from flowwalk.browser.network import host_of, navigation_allowed, outside_pattern, request_allowed, vendor_pattern
-from flowwalk.browser.recording import MAX_RECORDS, MAX_URL, _clip
+from flowwalk.browser.recording import MAX_RECORDS, MAX_URL, clip
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page, Request, Route
@@ -104,7 +104,7 @@ class NetworkPolicy:
 
     def _record_blocked(self, url: str, kind: str, reason: str) -> None:
         if len(self.blocked) < MAX_RECORDS:
-            self.blocked.append({"url": _clip(url, MAX_URL), "kind": kind, "reason": reason, "t": round(self.t(), 3)})
+            self.blocked.append({"url": clip(url, MAX_URL), "kind": kind, "reason": reason, "t": round(self.t(), 3)})
 
     def _block_navigation(self, url: str, how: str) -> None:
         self._record_blocked(url, "navigation", "outside the allowlist")

@@ -19,7 +19,7 @@ from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Dialog, Page, Request
 
-__all__ = ["CONSOLE_KEPT", "MAX_RECORDS", "MAX_URL", "Recorder"]
+__all__ = ["CONSOLE_KEPT", "MAX_RECORDS", "MAX_URL", "Recorder", "clip"]
 
 MAX_CONSOLE_ERRORS = 200
 MAX_RECORDS = 100          # blocked requests, dialogs, popups
@@ -31,7 +31,8 @@ CONSOLE_KEPT = 20
 _OWN_BLOCK_MARKERS = ("net::ERR_PROXY_CONNECTION_FAILED", "net::ERR_BLOCKED_BY_CLIENT")
 
 
-def _clip(text: str, limit: int) -> str:
+def clip(text: str, limit: int) -> str:
+    """`text` cut to `limit` characters, the last one an ellipsis when it was cut."""
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -73,7 +74,7 @@ class Recorder:
                 buffer = request.post_data_buffer
                 body = buffer.decode("utf-8", "replace") if buffer else None
             self.beacons.extend(parse_beacons(url, request.method, body, self.t()))
-        entry = {"method": request.method, "url": _clip(url, MAX_URL), "resource_type": request.resource_type,
+        entry = {"method": request.method, "url": clip(url, MAX_URL), "resource_type": request.resource_type,
                  "status": None, "duration_ms": None}
         self.network.append(entry)
         self._pending[request] = (entry, time.monotonic())
@@ -97,7 +98,7 @@ class Recorder:
 
     def _on_console(self, message: "ConsoleMessage") -> None:
         kind = message.type
-        text = _clip(message.text, MAX_MESSAGE)
+        text = clip(message.text, MAX_MESSAGE)
         self.console.append(f"{kind}: {text}")
         if kind == "error" and not any(marker in text for marker in _OWN_BLOCK_MARKERS):
             self._add_error(text)
@@ -105,7 +106,7 @@ class Recorder:
     def _on_page_error(self, error: Any) -> None:
         name = getattr(error, "name", "") or "Error"
         message = getattr(error, "message", "") or str(error)
-        text = _clip(f"{name}: {message}" if not message.startswith(name) else message, MAX_MESSAGE)
+        text = clip(f"{name}: {message}" if not message.startswith(name) else message, MAX_MESSAGE)
         self.page_errors.append(text)
         self._add_error(text)
 
@@ -119,7 +120,7 @@ class Recorder:
         kind = dialog.type
         action = "accepted" if kind == "beforeunload" else "dismissed"
         if len(self.dialogs) < MAX_RECORDS:
-            self.dialogs.append({"type": kind, "message": _clip(dialog.message, MAX_MESSAGE),
+            self.dialogs.append({"type": kind, "message": clip(dialog.message, MAX_MESSAGE),
                                  "action": action, "t": round(self.t(), 3)})
         try:
             dialog.accept() if kind == "beforeunload" else dialog.dismiss()
@@ -128,7 +129,7 @@ class Recorder:
 
     def _on_popup(self, popup: "Page") -> None:
         if len(self.popups) < MAX_RECORDS:
-            self.popups.append({"url": _clip(popup.url, MAX_URL), "t": round(self.t(), 3), "action": "closed"})
+            self.popups.append({"url": clip(popup.url, MAX_URL), "t": round(self.t(), 3), "action": "closed"})
         try:
             popup.close()
         except PlaywrightError:

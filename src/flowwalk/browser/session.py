@@ -52,7 +52,7 @@ from flowwalk.browser.network import Beacon, host_of
 from flowwalk.browser.page_evidence import CONTEXT_SCRIPT, LAST_CLICK_TIMEOUT_MS, SNAPSHOT_LIMIT, PageEvidence
 from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
 from flowwalk.browser.probe import PageReader
-from flowwalk.browser.recording import MAX_URL, Recorder, _clip
+from flowwalk.browser.recording import MAX_URL, Recorder, clip
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
@@ -142,7 +142,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         # (a same-document navigation, pushState or a fragment, does not end a pending one)
         if self._document_pending is not None and url.split("#")[0] == self._document_pending.split("#")[0]:
             self._document_pending = None
-        self.navigations.append(_clip(url, MAX_URL))
+        self.navigations.append(clip(url, MAX_URL))
         # A navigation the routes could not stop (offline off and a redirect): the page is there now.
         if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
             self._block_navigation(url, "navigation")
