@@ -119,8 +119,10 @@ def test_kind_passes(checks_page: PageSession, kind: str, fields: dict[str, Any]
     result = check(checks_page, expect(kind, **fields), timeout_ms=1_000)
     assert result.passed, (result.expected, result.observed)
     assert result.runtime_code is None
-    # RFC 010's reads, or one read of a page whose record shows it still for the interval before it
-    assert (result.stability, result.reads) in (("reads", FAST.stable_reads), ("quiet", 1)), result
+    # RFC 010's reads; or one read of a page whose record shows it still for the interval before it,
+    # or a second, early one when the page had changed just before the first; or a captured beacon
+    assert (result.stability, result.reads) in (("reads", FAST.stable_reads), ("quiet", 1), ("quiet", 2),
+                                                 ("recorded", 1)), result
 
 
 @pytest.mark.parametrize(("kind", "fields", "code"), FAILING, ids=[f"{k}-{i}" for i, (k, _, _) in enumerate(FAILING)])

@@ -116,7 +116,8 @@ PRELUDE = r"""
 #: an init script of every context: records when the document last changed, for `fw.quiet` (see the
 #: module docstring). A MutationObserver on the document and on every shadow root attached later
 #: (`attachShadow` is wrapped at document start, before the page's scripts run), `input` and `change`
-#: events (a typed value changes no attribute), and the Navigation API's `currententrychange`
+#: events (a typed value changes no attribute), the setters and methods a script changes a control's
+#: state with (`checked`, `value`, `selectedIndex`, `stepUp`, ...), and the Navigation API's `currententrychange`
 #: (pushState, replaceState, hash changes, back and forward). A new document starts at its own start.
 QUIET_INIT_JS = r"""
 (() => { try {
@@ -139,6 +140,26 @@ QUIET_INIT_JS = r"""
   };
   addEventListener('input', touch, true);
   addEventListener('change', touch, true);
+  addEventListener('reset', touch, true);
+  // a script can set a control's state with no mutation and no event (`box.checked = true`,
+  // `field.value = ...`, `stepUp()`): those setters and methods note the change too
+  const note = (proto, names) => {
+    for (const name of names) {
+      const d = Object.getOwnPropertyDescriptor(proto, name);
+      if (!d || !d.configurable) continue;
+      if (d.set) {
+        const set = d.set;
+        Object.defineProperty(proto, name, { ...d, set(v) { set.call(this, v); touch(); } });
+      } else if (typeof d.value === 'function') {
+        const f = d.value;
+        Object.defineProperty(proto, name, { ...d, value: function (...a) { const r = f.apply(this, a); touch(); return r; } });
+      }
+    }
+  };
+  note(HTMLInputElement.prototype, ['checked', 'indeterminate', 'value', 'valueAsNumber', 'valueAsDate', 'stepUp', 'stepDown', 'setRangeText']);
+  note(HTMLTextAreaElement.prototype, ['value', 'setRangeText']);
+  note(HTMLSelectElement.prototype, ['value', 'selectedIndex']);
+  note(HTMLOptionElement.prototype, ['selected']);
   if (window.navigation) navigation.addEventListener('currententrychange', () => { q.url = performance.now(); });
   else addEventListener('popstate', () => { q.url = performance.now(); }, true);
   // records not yet delivered (mutations of the task that is still running) count as now

@@ -91,8 +91,9 @@ class CheckResult:
     #: set when the check failed on the main frame but a child frame has what it looks for: the
     #: frame's name and URL, for the message (see the module doc on frames)
     frame: str | None = None
-    #: how a pass was shown stable: "reads" (`stable_reads` matching reads one interval apart) or
-    #: "quiet" (a matching read of a page that had not changed for the interval(s) before it)
+    #: how a pass was shown stable: "reads" (`stable_reads` matching reads one interval apart),
+    #: "quiet" (a matching read of a page that had not changed for the interval(s) before it) or
+    #: "recorded" (a match in a record that only grows: the captured beacons)
     stability: str = "reads"
     #: "quiet": how long, in ms, the page had been still at the deciding read
     quiet_ms: float | None = None
@@ -110,6 +111,8 @@ class _Read:
     #: how long (ms) what this read judged had provably not changed before it (its kind's `settles`
     #: evidence, see `Kind`); None when the read cannot show it
     quiet_ms: float | None = None
+    #: "recorded": what the read judged only grows (`Kind.settles` "log"), so a match is final
+    stability: str | None = None
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -361,15 +364,17 @@ class Kind:
 
     `settles`: what shows that a matching read's state held over the interval before it, in place
     of RFC 010's second read (see `quiet_ms_of` and docs/rules.md):
-    - "dom": no DOM mutation, `input` or `change` event, or URL change for that long (what the
-      kind reads is in the DOM: elements, their attributes);
+    - "dom": no DOM mutation, `input`, `change` or `reset` event, control state set by a script
+      (`checked`, `value`, ...) or URL change for that long (what the kind reads is in the DOM:
+      elements, their attributes, the controls' state);
     - "render": the same, and no animation or transition running (text as rendered: `innerText`
       follows CSS);
     - "layout": the same, and the document, its fonts and its images loaded (visibility follows
       layout, which a late image or font moves with no mutation);
     - "url": no URL change for that long;
-    - "": nothing does, the check reads again (a property a script sets without a mutation:
-      `checked`, an input's value; beacons).
+    - "log": what it reads is a record that only grows (the captured beacons): a matching read
+      stays matching, so it is final;
+    - "": nothing does, the check reads again (the page kinds, which `run_check` does not take).
     """
 
     expected: Callable[["_Probe"], str]
@@ -385,7 +390,7 @@ KINDS: dict[str, Kind] = {
     "url_contains": Kind(_expect_url, _judge_url, reads="url", settles="url"),
     "url_not_contains": Kind(_expect_url, _judge_url, reads="url", settles="url"),
     "url_matches": Kind(_expect_url, _judge_url, reads="url", settles="url"),
-    "beacon": Kind(_expect_beacon, _judge_beacons, reads="beacons"),
+    "beacon": Kind(_expect_beacon, _judge_beacons, reads="beacons", settles="log"),
     "text_contains": Kind(lambda p: f"text containing {_q(p.expect.value)}{_where(p)}", _judge_text,
                           query="text", needs_element=True, settles="render"),
     "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
@@ -406,11 +411,11 @@ KINDS: dict[str, Kind] = {
                     settles="dom"),
     "disabled": Kind(lambda p: f"{p.label} disabled", _judge_enabled, query="disabled", needs_element=True,
                      settles="dom"),
-    "checked": Kind(lambda p: f"{p.label} checked", _judge_checked, query="checked", needs_element=True),
-    "unchecked": Kind(lambda p: f"{p.label} unchecked", _judge_checked, query="checked", needs_element=True),
+    "checked": Kind(lambda p: f"{p.label} checked", _judge_checked, query="checked", needs_element=True, settles="dom"),
+    "unchecked": Kind(lambda p: f"{p.label} unchecked", _judge_checked, query="checked", needs_element=True, settles="dom"),
     "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True, settles="dom"),
     "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
-                        needs_element=True),
+                        needs_element=True, settles="dom"),
     "aria_snapshot": Kind(lambda p: f"aria snapshot of {p.page_label} matching {p.expect.snapshot.baseline}"
                           if p.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
     "screenshot": Kind(lambda p: f"screenshot of {p.page_label} like {p.expect.snapshot.baseline}"
@@ -424,7 +429,7 @@ NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
 def quiet_ms_of(settles: str, quiet: Quiet | None) -> float | None:
     """How long a read's state provably held before the read, by its kind's `settles` (see `Kind`);
     None when the read cannot show it (no record, an animation running, resources still loading)."""
-    if quiet is None or not settles:
+    if quiet is None or settles in ("", "log"):
         return None
     if settles == "url":
         return quiet.url_ms
@@ -501,7 +506,8 @@ class _Probe:
                     session.pump()   # deliver request events already on the wire before reading the list
             except PageError as exc:
                 _read_failure(session, exc, None)   # raises BrowserCrashed when the browser is gone
-            return self.judge_beacons(list(session.beacons))
+            obs = self.judge_beacons(list(session.beacons))
+            return replace(obs, stability="recorded") if self.quiet and self.row.settles == "log" else obs
         return self.read_elements(session, session.reader)
 
     def read_elements(self, session: PageSession, reader: Reader) -> _Read:
@@ -601,8 +607,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     page had been still (browser/probe.py `fw.quiet`). A matching read of a page that had not
     changed, in the way its kind depends on (`Kind.settles`), for the intervals the missing reads
     would span passes at once: the state it read held over those intervals, which is what the
-    consecutive reads show. `CheckResult.stability` says which way a pass was shown. `quiet=False`
-    always takes the reads (the differential tests compare the two).
+    consecutive reads show. A matching read of a page that changed more recently is followed by
+    one read as soon as the record could show the intervals if the page stays still (the interval
+    less how long it had been still), which passes when it does; that early read never counts as
+    one of the consecutive reads, and a mismatch in it starts them again. A beacon check passes on
+    its first matching read: the captured beacons only grow, so a second read could only agree.
+    `CheckResult.stability` says which way a pass was shown. `quiet=False` always takes the reads
+    (the differential tests compare the two).
 
     Raises BrowserCrashed when the browser or the page's renderer died during the check.
     """
@@ -613,6 +624,16 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     window_end: float | None = None
     interval_s = st.interval_ms / 1000
     reads = streak = rechecks = 0
+    #: when the last read that counted towards the streak started: the next one comes one interval
+    #: after it (RFC 010: consecutive reads at least one interval apart)
+    counted_at = 0.0
+    #: this read came early, when the page's record could show the interval(s): it counts only
+    #: by that record, never towards the streak
+    read_early = False
+    #: a matching read's record of stillness: how much longer (s) the page must stay still for
+    #: the record alone to show the interval(s) (None: the record cannot show it)
+    still_left_s: float | None = None
+    early_asked = False
     pending: EarlyRead | None = None
     if (early is not None and early.expect == expect and early.scope == scope
             and started - early.ended <= st.window_ms / 1000):
@@ -627,21 +648,37 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             obs = probe.read(session)
             now = clock()
         reads += 1
+        still_left_s = None
         stale = (now - read_started) * 1000 > st.stale_ms
         if obs.fatal:
             break
         if obs.ok is True and not stale:
-            streak += 1
+            if obs.stability == "recorded":
+                # what it read only grows (captured beacons): a matching read stays matching
+                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
+                                   obs.selector, stability="recorded")
+            if streak == 0 or not read_early:
+                streak += 1
+                counted_at = read_started
+                early_asked = False
             if streak >= st.stable_reads:
                 return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
                                    obs.selector)
             # the reads still missing would only show what the page's own record shows already:
             # nothing that this check reads changed over the intervals before this read
-            if obs.quiet_ms is not None and obs.quiet_ms >= (st.stable_reads - streak) * st.interval_ms:
+            needed_ms = (st.stable_reads - streak) * st.interval_ms
+            if obs.quiet_ms is not None and obs.quiet_ms >= needed_ms:
                 return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
                                    obs.selector, stability="quiet", quiet_ms=round(obs.quiet_ms, 1))
+            if obs.quiet_ms is not None and not early_asked:
+                # the record was taken within this read: if the page stays still, a read this much
+                # later shows the whole interval(s), sooner than the next counted read would (one
+                # such read per interval: a page that changed again is read on the cadence)
+                still_left_s = (needed_ms - obs.quiet_ms + 1) / 1000
+                early_asked = True
         elif obs.ok is False and not stale:
             streak = 0
+            early_asked = False
         # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was
         if now >= deadline and reads >= st.stable_reads:
             if window_end is None:
@@ -656,8 +693,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             run_hook()
         # reads keep a cadence of one interval, start to start: a check that passes at once costs
         # a single read plus one interval (issue #3), and reads that could confirm each other never
-        # come closer than the interval
-        left_ms = (read_started + interval_s - clock()) * 1000
+        # come closer than the interval; with the page's record, the read that the record makes
+        # enough comes as soon as the record can make it so
+        left_ms = ((counted_at if streak else read_started) + interval_s - clock()) * 1000
+        early_ms = None if still_left_s is None else (now + still_left_s - clock()) * 1000
+        read_early = early_ms is not None and early_ms < left_ms
+        if early_ms is not None and read_early:
+            left_ms = early_ms
         if now < deadline and (st.stable_reads == 1 or streak + 1 < st.stable_reads):
             # the read at the deadline: each wait overruns its timer a little, and over 50 reads
             # that added up to 0.1 s past the timeout the user set

@@ -114,10 +114,11 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
                       stabilize=_stabilize(attempt, step), early=early, while_waiting=hook)
     result.reads = check.reads
     if check.passed:
-        # how its stability was shown: RFC 010's consecutive reads, or the page's own record of
-        # having been still for the interval(s) before one matching read (walk/checks.py)
+        # how its stability was shown: RFC 010's consecutive reads, the page's own record of having
+        # been still for the interval(s) before one matching read, or a match in the captured
+        # beacons, a record that only grows (walk/checks.py)
         result.detail["stability"] = ({"by": "quiet", "quiet_ms": check.quiet_ms} if check.stability == "quiet"
-                                      else {"by": "reads"})
+                                      else {"by": check.stability})
     result.detail["duration_check_ms"] = round(check.duration_ms, 1)
     if check.passed and state.last_act is not None:
         # the reads delivered any late navigation of the last action: it left the allowlist
