@@ -41,3 +41,32 @@ def test_a_read_that_fails_leaves_as_flowwalks_error(verify_page: PageSession) -
         reader.checked(element(page, "h1"), 1_000)   # not a checkbox
     with pytest.raises(InvalidSelector):
         reader.first_text("div[", None, 1_000)
+
+
+_INTERRUPTS = """<!doctype html><body>
+<div id="shown" style="width:50px;height:20px">shown</div>
+<div id="gone" style="display:none">gone</div>
+<div id="empty" style="width:0;height:0;overflow:hidden"></div>
+<div id="hidden" style="visibility:hidden;width:50px;height:20px">hidden box</div>
+<div id="contents" style="display:contents"><span>inside contents</span></div>
+<div id="host"></div>
+<script>
+  const root = document.getElementById('host').attachShadow({ mode: 'open' });
+  root.innerHTML = '<button id="in-shadow" style="width:40px;height:20px">accept</button>';
+</script>
+</body>"""
+
+
+@pytest.mark.browser
+def test_the_interrupt_gate_never_says_no_where_playwright_sees_a_visible_match(session: PageSession) -> None:
+    # browser/element.dismiss_visible skips a selector the gate says False for: that must mean no
+    # match is visible to Playwright; True is only a maybe; Playwright's own syntax is None
+    session.page.set_content(_INTERRUPTS)
+    css = ["#shown", "#gone", "#empty", "#hidden", "#contents", "#in-shadow", "#nowhere", "body > #shown"]
+    gate = session.reader.may_show(css + ["text=accept", "div:has-text('shown')", "#a >> #b"])
+    assert gate[:len(css)] == [True, False, False, True, True, True, False, True]
+    assert gate[len(css):] == [None, None, None]
+    for selector, maybe in zip(css, gate):
+        located = session.page.locator(selector)
+        visible = any(located.nth(i).is_visible() for i in range(located.count()))
+        assert maybe or not visible, selector

@@ -15,8 +15,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from flowwalk.browser.errors import InvalidSelector, PlaywrightError, is_invalid_selector, is_timeout
+from flowwalk.browser.errors import InvalidSelector, PageError, PlaywrightError, is_invalid_selector, is_timeout
 from flowwalk.browser.locate import Located
+from flowwalk.browser.probe import PageReader
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -61,8 +62,18 @@ def dismiss_visible(page: "Page", selectors: Sequence[str], *, max_matches: int,
     """Click every VISIBLE match (at most `max_matches` per selector) of each selector, each click
     within `click_ms`; how many were clicked. Never waits for one and never raises: a bad
     selector, a navigating page or an element that will not take the click dismisses nothing."""
+    if not selectors:
+        return 0
+    try:
+        # one read for every selector: the common case (nothing showing) costs no round trip per
+        # selector and match
+        maybe = PageReader(page).may_show(selectors)
+    except (PageError, InvalidSelector):
+        maybe = [None] * len(selectors)
     clicked = 0
-    for selector in selectors:
+    for selector, shown in zip(selectors, maybe):
+        if shown is False:
+            continue
         try:
             matches = page.locator(selector)
             n = matches.count()

@@ -620,6 +620,29 @@ _OWNS_JS = script("el, id", "return fw.hasId(el, id);")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
 _URL_JS = "() => location.href"
+# Which of these CSS selectors could have a visible match: for each, true when some match (in the
+# document or an open shadow root, as Playwright's CSS engine pierces them) has a box, or is
+# `display: contents`; false when no match has one; null when the selector is not plain CSS
+# (Playwright's own syntax: the caller asks Playwright). Playwright's "visible" needs a non-empty
+# box, so false here means no match is visible to Playwright either.
+_MAY_SHOW_JS = r"""(selectors) => {
+  const roots = [document];
+  for (let i = 0; i < roots.length; i++) {
+    for (const el of roots[i].querySelectorAll('*')) if (el.shadowRoot) roots.push(el.shadowRoot);
+    if (roots.length > 200) break;
+  }
+  return selectors.map((sel) => {
+    try {
+      for (const root of roots) {
+        for (const el of root.querySelectorAll(sel)) {
+          const r = el.getBoundingClientRect();
+          if ((r.width > 0 && r.height > 0) || getComputedStyle(el).display === 'contents') return true;
+        }
+      }
+      return false;
+    } catch (e) { return null; }
+  });
+}"""
 _URL_STATE_JS = script("", "return { url: location.href, quiet: fw.quiet('dom') };")
 
 
@@ -814,6 +837,15 @@ class PageReader:
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
         with translating(selector):
             return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
+
+    def may_show(self, selectors: Sequence[str]) -> list[bool | None]:
+        """For each CSS selector, in one read: could a match be visible now (True), is none (False),
+        or is it not plain CSS, so only Playwright can tell (None)? A gate in front of the visible
+        checks of each match: False is certain, True only a maybe."""
+        with translating():
+            raw = self.where.evaluate(_MAY_SHOW_JS, list(selectors))
+        out = list(raw) if isinstance(raw, list) else []
+        return [v if isinstance(v, bool) else None for v in out] + [None] * (len(selectors) - len(out))
 
     def child_frames(self, limit: int) -> list[Reader]:
         """Up to `limit` of the page's frames other than the main one, in document order; no round

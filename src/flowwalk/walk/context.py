@@ -163,17 +163,28 @@ def _free_text(cls: type) -> tuple[str, ...]:
 
 
 def _redact(value: Any, text: Callable[[str], str]) -> Any:
+    """`value` with `text` applied to every string in it; the very same object where nothing in it
+    changed (most events hold no secret: nothing is copied or rebuilt for them)."""
     if isinstance(value, str):
         return text(value)
     if isinstance(value, Event) or (dataclasses.is_dataclass(value) and not isinstance(value, type)):
-        changes = {name: _redact(getattr(value, name), text) for name in _free_text(type(value))}
-        return dataclasses.replace(value, **changes)
-    if isinstance(value, tuple):
-        return tuple(_redact(v, text) for v in value)
-    if isinstance(value, list):
-        return [_redact(v, text) for v in value]
+        changes = {}
+        for name in _free_text(type(value)):
+            before = getattr(value, name)
+            after = _redact(before, text)
+            if after is not before:
+                changes[name] = after
+        return dataclasses.replace(value, **changes) if changes else value
+    if isinstance(value, (tuple, list)):
+        items = [_redact(v, text) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        return tuple(items) if isinstance(value, tuple) else items
     if isinstance(value, dict):
-        return {(_redact(k, text) if isinstance(k, str) else k): _redact(v, text) for k, v in value.items()}
+        pairs = [((_redact(k, text) if isinstance(k, str) else k), _redact(v, text)) for k, v in value.items()]
+        if all(k2 is k and v2 is v for (k2, v2), (k, v) in zip(pairs, value.items())):
+            return value
+        return dict(pairs)
     return value
 
 
