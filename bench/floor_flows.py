@@ -13,6 +13,10 @@ from playwright.sync_api import Page, expect
 
 Beacons = list[dict[str, str]]
 
+#: clicked away before any action when visible, on every page (floor.py: add_locator_handler), as
+#: flowwalk's dismiss_selectors (bench/flowwalk.yaml) and Playwright Test's interrupts.ts
+DISMISS: tuple[str, ...] = ('[data-testid=consent-accept]',)
+
 
 def expect_beacon(page: Page, beacons: Beacons, vendor: str, event: str, timeout_ms: float = 5_000) -> None:
     """Wait until a captured hit of `vendor` names `event` (case-insensitive); route handlers run while waiting.
@@ -437,6 +441,161 @@ def flow_settings_4(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -
     expect(page.locator('body')).to_have_attribute('class', re.compile(re.escape("density-compact")))
 
 
+def flow_ops_1(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/ops.html")
+    expect(page.locator('[data-testid=row-summary]')).to_contain_text("Showing 1500 of 1500 services", ignore_case=True)
+    expect(page.locator('[data-testid=service-row]')).to_have_count(1500)
+    expect(page.locator('[data-testid=card]')).to_have_count(24)
+    expect(page.locator('#chart-latency')).to_have_attribute('data-drawn', re.compile(re.escape("bars:5")))
+    expect(page.locator('[data-testid=clock]')).to_contain_text("UTC", ignore_case=True)
+
+
+def flow_ops_2(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/ops.html")
+    page.locator('#row-filter').fill("eu-west")
+    expect(page.locator('[data-testid=row-summary]')).to_contain_text("Showing 300 of 1500 services", ignore_case=True)
+    expect(page.locator('[data-testid=service-row]:not([hidden])')).to_have_count(300)
+    expect(page.locator('[data-testid=service-row]:not([hidden]) >> nth=0')).to_contain_text("svc-0001", ignore_case=True)
+
+
+def flow_ops_3(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/ops.html")
+    page.locator('#status-filter').select_option("down")
+    expect(page.locator('[data-testid=row-summary]')).to_contain_text("Showing 30 of 1500 services", ignore_case=True)
+    expect(page.locator('[data-testid=service-row]:not([hidden])')).to_have_count(30)
+    expect(page.locator('[data-testid=service-row]:not([hidden]) >> nth=0')).to_contain_text("svc-0050", ignore_case=True)
+    expect(page.locator('[data-testid=service-row]:not([hidden]) >> nth=29')).to_contain_text("down", ignore_case=True)
+
+
+def flow_ops_4(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/ops.html")
+    page.locator('#row-filter').fill("svc-0042")
+    expect(page.locator('[data-testid=row-summary]')).to_contain_text("Showing 1 of 1500 services", ignore_case=True)
+    page.locator('[data-testid=service-row]:not([hidden]) [data-testid=open-service]').click()
+    expect(page.locator('[data-testid=detail]')).to_contain_text("svc-0042 in eu-north: healthy, p95 294 ms", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'service_opened')
+
+
+def flow_consent_1(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/inbox.html?consent_ms=300")
+    page.locator('[data-testid=message]').first.wait_for()
+    page.locator("[data-testid=open-message]:has-text('Quarterly numbers')").click()
+    expect(page.locator('[data-testid=reader]')).to_contain_text("Quarterly numbers from Grace Hopper", ignore_case=True)
+    expect(page.locator('[data-testid=consent-overlay]')).to_have_count(0)
+    expect(page.locator('[data-testid=consent-state]')).to_contain_text("Analytics on", ignore_case=True)
+
+
+def flow_consent_2(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/inbox.html?consent_ms=500")
+    page.locator('[data-testid=message]').first.wait_for()
+    page.locator("[data-testid=message]:has-text('Interview loop') [data-testid=archive]").click()
+    expect(page.locator('[data-testid=inbox-summary]')).to_contain_text("4 messages, 2 starred, 1 archived", ignore_case=True)
+    expect(page.locator('[data-testid=message]')).to_have_count(4)
+    expect(page.locator('[data-testid=inbox-notice]')).to_contain_text("Interview loop", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'page_view')
+
+
+def flow_consent_3(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/inbox.html?consent_ms=650")
+    page.locator('[data-testid=message]').first.wait_for()
+    page.locator('[data-testid=compose]').click()
+    page.locator('#compose-to').fill("grace@example.com")
+    page.locator('#compose-subject').fill("Numbers")
+    page.locator('[data-testid=send]').click()
+    expect(page.locator('[data-testid=inbox-notice]')).to_contain_text("Message sent to grace@example.com: Numbers", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'send_message')
+
+
+def flow_consent_4(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/inbox.html?consent_ms=800")
+    page.locator('[data-testid=message]').first.wait_for()
+    page.locator('[data-testid=tab-starred]').click()
+    expect(page.locator('[data-testid=message]')).to_have_count(2)
+    page.goto("/lab/inbox.html?consent_ms=300")
+    page.locator('[data-testid=message]').first.wait_for()
+    expect(page.locator('[data-testid=consent-overlay]')).to_have_count(0)
+    expect(page.locator('[data-testid=consent-state]')).to_contain_text("Analytics on", ignore_case=True)
+    expect(page.locator('[data-testid=inbox-summary]')).to_contain_text("5 messages, 2 starred", ignore_case=True)
+
+
+def flow_feed_1(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/feed.html?delay=1200")
+    expect(page.locator('[data-testid=feed-skeleton]')).to_be_visible()
+    page.locator('[data-testid=post]').first.wait_for()
+    expect(page.locator('[data-testid=feed-status]')).to_contain_text("Showing 20 of 60 posts", ignore_case=True)
+    expect(page.locator('[data-testid=post]')).to_have_count(20)
+    expect(page.locator('[data-testid=feed-skeleton]')).to_have_count(0)
+
+
+def flow_feed_2(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/feed.html?delay=400")
+    page.locator('[data-testid=post]').first.wait_for()
+    page.locator('[data-testid=feed-sentinel]').scroll_into_view_if_needed()
+    expect(page.locator('[data-testid=feed-status]')).to_contain_text("Showing 40 of 60 posts", ignore_case=True)
+    page.locator('[data-testid=feed-sentinel]').scroll_into_view_if_needed()
+    expect(page.locator('[data-testid=feed-status]')).to_contain_text("Showing 60 of 60 posts", ignore_case=True)
+    expect(page.locator('[data-testid=feed-end]')).to_be_visible()
+    expect(page.locator('[data-testid=post]')).to_have_count(60)
+
+
+def flow_feed_3(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/feed.html?delay=800&mode=pages")
+    page.locator('[data-testid=post]').first.wait_for()
+    page.locator('[data-testid=load-more]').click()
+    expect(page.locator('[data-testid=feed-spinner]')).to_be_visible()
+    expect(page.locator('[data-testid=feed-status]')).to_contain_text("Showing 40 of 60 posts", ignore_case=True)
+    page.locator('[data-testid=load-more]').click()
+    expect(page.locator('[data-testid=feed-status]')).to_contain_text("Showing 60 of 60 posts", ignore_case=True)
+    expect(page.locator('[data-testid=feed-end]')).to_contain_text("You're all caught up", ignore_case=True)
+    expect(page.locator('[data-testid=post]')).to_have_count(60)
+
+
+def flow_feed_4(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    extracted: dict[str, str] = {}
+    page.goto("/lab/feed.html?delay=600")
+    page.locator('[data-testid=post]').first.wait_for()
+    extracted['first_post'] = page.locator('[data-testid=post-name] >> nth=0').inner_text().strip()
+    page.locator('[data-testid=post] >> nth=0').click()
+    expect(page.locator('[data-testid=post-title]')).to_contain_text(extracted['first_post'], ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'select_content')
+
+
+def flow_pulse_1(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/pulse.html")
+    expect_beacon(page, beacons, 'ga4', 'page_view')
+    page.locator('[data-testid=like]').click()
+    expect(page.locator('[data-testid=likes]')).to_contain_text("1 like", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'like')
+
+
+def flow_pulse_2(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/pulse.html")
+    page.locator('[data-testid=like]').click()
+    page.locator('[data-testid=like]').click()
+    expect(page.locator('[data-testid=likes]')).to_contain_text("2 likes", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'user_engagement')
+    expect_beacon(page, beacons, 'ga4', 'like')
+
+
+def flow_pulse_3(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/pulse.html")
+    page.locator('[data-testid=range-week]').click()
+    expect(page.locator('[data-testid=range-summary]')).to_contain_text("71 deploys this week", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'select_range')
+    page.locator('[data-testid=range-month]').click()
+    expect(page.locator('[data-testid=range-summary]')).to_contain_text("305 deploys this month", ignore_case=True)
+    expect(page.locator('[data-testid=range-month]')).to_have_attribute('aria-selected', re.compile(re.escape("true")))
+
+
+def flow_pulse_4(page: Page, beacons: Beacons, run_vars: Mapping[str, str]) -> None:
+    page.goto("/lab/pulse.html")
+    page.locator('#subscribe-email').fill("grace@example.com")
+    page.locator('[data-testid=subscribe]').click()
+    expect(page.locator('[data-testid=subscribe-status]')).to_contain_text("Subscribed grace@example.com.", ignore_case=True)
+    expect_beacon(page, beacons, 'ga4', 'sign_up')
+    expect_beacon(page, beacons, 'ga4', 'click')
+
+
 #: (name, function) in corpus order; names match the flow specs' and the Playwright tests'
 FLOWS: list[tuple[str, Callable[[Page, Beacons, Mapping[str, str]], None]]] = [
     ('signup-1: sign up Grace and land on the dashboard', flow_signup_1),
@@ -479,4 +638,20 @@ FLOWS: list[tuple[str, Callable[[Page, Beacons, Mapping[str, str]], None]]] = [
     ('settings-2: ticking the digest marks the form unsaved', flow_settings_2),
     ('settings-3: hovering the digest help shows its tooltip', flow_settings_3),
     ('settings-4: compact density applies on every page', flow_settings_4),
+    ('ops-1: 1,500 services are listed beside the cards and charts', flow_ops_1),
+    ('ops-2: filtering by region narrows the table to 300', flow_ops_2),
+    ('ops-3: the Down status shows the 30 services down', flow_ops_3),
+    ('ops-4: one service found by name opens its details', flow_ops_4),
+    ('consent-1: the overlay at 300 ms is dismissed and the first message opens', flow_consent_1),
+    ('consent-2: the overlay at 500 ms is dismissed and a message is archived', flow_consent_2),
+    ('consent-3: the overlay at 650 ms is dismissed and a message is sent', flow_consent_3),
+    ('consent-4: the overlay at 800 ms is dismissed once and remembered', flow_consent_4),
+    ('feed-1: a skeleton until the first 20 posts arrive', flow_feed_1),
+    ('feed-2: scrolling to the end loads the next pages', flow_feed_2),
+    ('feed-3: Load more pages through to the end', flow_feed_3),
+    ('feed-4: the first post opens with its title', flow_feed_4),
+    ('pulse-1: a like is counted and sent', flow_pulse_1),
+    ('pulse-2: the heartbeat beacons while likes add up', flow_pulse_2),
+    ('pulse-3: changing the range is sent', flow_pulse_3),
+    ('pulse-4: subscribing to release emails sends sign_up and the click', flow_pulse_4),
 ]

@@ -1,16 +1,24 @@
 """The benchmark corpus, written once here and generated three ways so the three forms stay in step.
 
-One table (`FLOWS`) holds 40 flows against the example site (examples/site, "Acme Notes"): ten
-families of four variants. From it this script writes
+One table (`FLOWS`) holds 56 flows: ten families of four variants against the example site
+(examples/site, "Acme Notes"), and four more against the lab pages of bench/site (served overlaid
+on it, one origin; see bench/README.md): a large live dashboard, a consent overlay that comes late,
+content fetched late with infinite scroll and paging, and analytics that beacon continuously.
+The consent overlay is an interrupt every form dismisses the same way (`DISMISS`): flowwalk through
+`dismiss_selectors` in bench/flowwalk.yaml, Playwright Test and the floor through a locator handler
+on every page. From the table this script writes
 
 - `bench/flows/<slug>.flow.yaml`: flowwalk flow specs (flow-spec v1, or "1.1" where a flow uses a
   v1.x expect kind or action),
 - `bench/pwtest/tests/<family>.spec.ts`: the same checks as a Playwright Test suite, one test per
   flow, web-first `expect` for every check,
 - `bench/floor_flows.py`: the same checks as plain Python Playwright functions (the floor);
-- `bench/rules/corpus.rules.yaml`: the same 40 flows as one rule file (one scenario of one rule
-  each), whose checks keep RFC 010's two reads: what the rule-file semantics cost (issue 11);
-- the failing corpus (issue 11): the same 40 flows with the 10 checks of `BREAKS` broken (a wrong
+- `bench/flowwalk.yaml` and `bench/pwtest/tests/interrupts.ts`: the `DISMISS` selectors for
+  flowwalk and Playwright Test (the floor's are in floor_flows.py);
+- `bench/rules/corpus.rules.yaml` and `bench/rules/lab.rules.yaml`: the same flows as rule files
+  (one scenario of one rule each; the example site's and the lab's, as a rule file holds at most
+  50 scenarios), whose checks keep RFC 010's two reads: what the rule-file semantics cost (issue 11);
+- the failing corpus (issue 11): the same flows with the 10 checks of `BREAKS` broken (a wrong
   text, a wrong count, a missing element, a wrong URL), as `bench/failing/flows/*.flow.yaml` and
   `bench/pwtest/failing/<family>.spec.ts`, to time the verdict of a failing run.
 
@@ -36,8 +44,16 @@ BENCH = Path(__file__).resolve().parent
 FLOWS_DIR = BENCH / "flows"
 PW_TESTS_DIR = BENCH / "pwtest" / "tests"
 FLOOR_MODULE = BENCH / "floor_flows.py"
-RULES_FILE = BENCH / "rules" / "corpus.rules.yaml"
+RULES_DIR = BENCH / "rules"
+#: the rule files of the corpus: the example site's flows, and the lab's (bench/site/lab)
+RULE_FILES = {"corpus": "the example site", "lab": "the lab pages"}
 FAILING_FLOWS_DIR = BENCH / "failing" / "flows"
+FLOWWALK_CONFIG = BENCH / "flowwalk.yaml"
+PW_INTERRUPTS = PW_TESTS_DIR / "interrupts.ts"
+
+#: interrupts every form clicks away before an action when visible: the lab inbox's late consent
+#: overlay (flowwalk: `dismiss_selectors`; Playwright: `addLocatorHandler` on every page)
+DISMISS = ("[data-testid=consent-accept]",)
 PW_FAILING_DIR = BENCH / "pwtest" / "failing"
 
 #: variables the run supplies (the harness reads the demo password from the site's app.js);
@@ -178,6 +194,26 @@ def login(email: str, password: str) -> tuple[Step, ...]:
 
 LOG_IN = click("[data-testid=login-submit]", "the Log in button")
 GENERATE = click("[data-testid=generate-report]", "the Generate report button")
+
+# the lab pages (bench/site/lab)
+ROW_SUMMARY = "[data-testid=row-summary]"
+SHOWN_ROW = "[data-testid=service-row]:not([hidden])"
+MESSAGE = "[data-testid=message]"
+INBOX_SUMMARY = "[data-testid=inbox-summary]"
+CONSENT_OVERLAY = "[data-testid=consent-overlay]"
+CONSENT_STATE = "[data-testid=consent-state]"
+INBOX_NOTICE = "[data-testid=inbox-notice]"
+POST = "[data-testid=post]"
+FEED_STATUS = "[data-testid=feed-status]"
+SENTINEL = act("scroll", "[data-testid=feed-sentinel]", "the end of the feed")
+LOAD_MORE = click("[data-testid=load-more]", "the Load more button")
+LIKE = click("[data-testid=like]", "the Like button")
+
+
+def inbox(consent_ms: int) -> tuple[Step, ...]:
+    """Open the inbox with its consent overlay due after `consent_ms`, and wait for the messages (at
+    1 s, so the overlay is up by then and the next action meets it)."""
+    return (goto(f"/lab/inbox.html?consent_ms={consent_ms}"), wait_for(MESSAGE))
 
 
 # --- the corpus ------------------------------------------------------------------------------------
@@ -361,6 +397,85 @@ FLOWS: tuple[Flow, ...] = (
         click("[data-testid=save-settings]", "the Save settings button"),
         text("Settings saved.", "[data-testid=settings-status]"), goto("/notes.html"),
         attribute("body", "class", "density-compact"))),
+
+    # the lab pages (bench/site/lab) --------------------------------------------------------------
+
+    # a large live dashboard: 1,500 table rows, 24 cards, three canvas charts, a clock and a ticker
+    # rewritten every 250 ms; checks on counts and text of the table and filters that narrow it
+    Flow("ops", 1, "1,500 services are listed beside the cards and charts", "/lab/ops.html", (
+        goto("/lab/ops.html"), text("Showing 1500 of 1500 services", ROW_SUMMARY),
+        count("[data-testid=service-row]", 1500), count("[data-testid=card]", 24),
+        attribute("#chart-latency", "data-drawn", "bars:5"), text("UTC", "[data-testid=clock]"))),
+    Flow("ops", 2, "filtering by region narrows the table to 300", "/lab/ops.html", (
+        goto("/lab/ops.html"), fill("#row-filter", "eu-west", "the Filter services field"),
+        text("Showing 300 of 1500 services", ROW_SUMMARY), count(SHOWN_ROW, 300),
+        text("svc-0001", f"{SHOWN_ROW} >> nth=0"))),
+    Flow("ops", 3, "the Down status shows the 30 services down", "/lab/ops.html", (
+        goto("/lab/ops.html"), act("select", "#status-filter", "the Status menu", "down"),
+        text("Showing 30 of 1500 services", ROW_SUMMARY), count(SHOWN_ROW, 30),
+        text("svc-0050", f"{SHOWN_ROW} >> nth=0"), text("down", f"{SHOWN_ROW} >> nth=29"))),
+    Flow("ops", 4, "one service found by name opens its details", "/lab/ops.html", (
+        goto("/lab/ops.html"), fill("#row-filter", "svc-0042", "the Filter services field"),
+        text("Showing 1 of 1500 services", ROW_SUMMARY),
+        click(f"{SHOWN_ROW} [data-testid=open-service]", "the Details button of svc-0042"),
+        text("svc-0042 in eu-north: healthy, p95 294 ms", "[data-testid=detail]"), beacon("service_opened"))),
+
+    # a consent overlay that comes late (300 to 800 ms after load) and takes every click until it is
+    # dismissed: the first action after the messages arrive meets it (DISMISS clears it in every form)
+    Flow("consent", 1, "the overlay at 300 ms is dismissed and the first message opens", "/lab/inbox.html", (
+        *inbox(300), click("[data-testid=open-message]:has-text('Quarterly numbers')", "the Quarterly numbers message"),
+        text("Quarterly numbers from Grace Hopper", "[data-testid=reader]"),
+        element("selector_absent", CONSENT_OVERLAY), text("Analytics on", CONSENT_STATE))),
+    Flow("consent", 2, "the overlay at 500 ms is dismissed and a message is archived", "/lab/inbox.html", (
+        *inbox(500), click("[data-testid=message]:has-text('Interview loop') [data-testid=archive]",
+                           "the Archive button of Interview loop"),
+        text("4 messages, 2 starred, 1 archived", INBOX_SUMMARY), count(MESSAGE, 4),
+        text("Interview loop", INBOX_NOTICE), beacon("page_view"))),
+    Flow("consent", 3, "the overlay at 650 ms is dismissed and a message is sent", "/lab/inbox.html", (
+        *inbox(650), click("[data-testid=compose]", "the Compose button"),
+        fill("#compose-to", "grace@example.com", "the To field"), fill("#compose-subject", "Numbers", "the Subject field"),
+        click("[data-testid=send]", "the Send button"),
+        text("Message sent to grace@example.com: Numbers", INBOX_NOTICE), beacon("send_message"))),
+    Flow("consent", 4, "the overlay at 800 ms is dismissed once and remembered", "/lab/inbox.html", (
+        *inbox(800), click("[data-testid=tab-starred]", "the Starred tab"), count(MESSAGE, 2),
+        *inbox(300), element("selector_absent", CONSENT_OVERLAY), text("Analytics on", CONSENT_STATE),
+        text("5 messages, 2 starred", INBOX_SUMMARY))),
+
+    # content that comes late: a skeleton until fetched JSON arrives (400 to 1,200 ms), then more
+    # pages by infinite scroll or a Load more button (400 ms each, a spinner meanwhile)
+    Flow("feed", 1, "a skeleton until the first 20 posts arrive", "/lab/feed.html?delay=1200", (
+        goto("/lab/feed.html?delay=1200"), element("visible", "[data-testid=feed-skeleton]"), wait_for(POST),
+        text("Showing 20 of 60 posts", FEED_STATUS), count(POST, 20),
+        element("selector_absent", "[data-testid=feed-skeleton]"))),
+    Flow("feed", 2, "scrolling to the end loads the next pages", "/lab/feed.html?delay=400", (
+        goto("/lab/feed.html?delay=400"), wait_for(POST), SENTINEL, text("Showing 40 of 60 posts", FEED_STATUS),
+        SENTINEL, text("Showing 60 of 60 posts", FEED_STATUS), element("visible", "[data-testid=feed-end]"),
+        count(POST, 60))),
+    Flow("feed", 3, "Load more pages through to the end", "/lab/feed.html?delay=800&mode=pages", (
+        goto("/lab/feed.html?delay=800&mode=pages"), wait_for(POST), LOAD_MORE,
+        element("visible", "[data-testid=feed-spinner]"), text("Showing 40 of 60 posts", FEED_STATUS), LOAD_MORE,
+        text("Showing 60 of 60 posts", FEED_STATUS), text("You're all caught up", "[data-testid=feed-end]"),
+        count(POST, 60))),
+    Flow("feed", 4, "the first post opens with its title", "/lab/feed.html?delay=600", (
+        goto("/lab/feed.html?delay=600"), wait_for(POST), extract("[data-testid=post-name] >> nth=0", "first_post"),
+        click(f"{POST} >> nth=0", "the first post"), text("{{first_post}}", "[data-testid=post-title]"),
+        beacon("select_content"))),
+
+    # analytics that never rest: a GA4 hit for every tracked click and a heartbeat every second
+    Flow("pulse", 1, "a like is counted and sent", "/lab/pulse.html", (
+        goto("/lab/pulse.html"), beacon("page_view"), LIKE, text("1 like", "[data-testid=likes]"), beacon("like"))),
+    Flow("pulse", 2, "the heartbeat beacons while likes add up", "/lab/pulse.html", (
+        goto("/lab/pulse.html"), LIKE, LIKE, text("2 likes", "[data-testid=likes]"), beacon("user_engagement"),
+        beacon("like"))),
+    Flow("pulse", 3, "changing the range is sent", "/lab/pulse.html", (
+        goto("/lab/pulse.html"), click("[data-testid=range-week]", "the Week tab"),
+        text("71 deploys this week", "[data-testid=range-summary]"), beacon("select_range"),
+        click("[data-testid=range-month]", "the Month tab"), text("305 deploys this month", "[data-testid=range-summary]"),
+        attribute("[data-testid=range-month]", "aria-selected", "true"))),
+    Flow("pulse", 4, "subscribing to release emails sends sign_up and the click", "/lab/pulse.html", (
+        goto("/lab/pulse.html"), fill("#subscribe-email", "grace@example.com", "the Release emails field"),
+        click("[data-testid=subscribe]", "the Subscribe button"),
+        text("Subscribed grace@example.com.", "[data-testid=subscribe-status]"), beacon("sign_up"), beacon("click"))),
 )
 
 
@@ -442,8 +557,13 @@ def spec_text(flow: Flow, failing: bool = False) -> str:
     return header + yaml.safe_dump(spec_dict(flow), sort_keys=False, allow_unicode=True, width=1000)
 
 
-def rules_text(flows: tuple[Flow, ...]) -> str:
-    """The corpus as one rule file: each flow a scenario with one rule of the same steps. A rule file
+def rule_file_of(flow: Flow) -> str:
+    """Which rule file (a RULE_FILES key) holds `flow`."""
+    return "lab" if flow.url.startswith("/lab/") else "corpus"
+
+
+def rules_text(flows: tuple[Flow, ...], where: str = "corpus") -> str:
+    """Flows as one rule file: each flow a scenario with one rule of the same steps. A rule file
     has no flow assertions (no_console_errors); the corpus logs no console error anyway."""
     scenarios = []
     for flow in flows:
@@ -453,10 +573,28 @@ def rules_text(flows: tuple[Flow, ...]) -> str:
         scenario["rules"] = [{"name": flow.slug, "steps": [dict(step) for step in flow.steps]}]
         scenarios.append(scenario)
     data = {"rules_version": "1", "verification": "the benchmark corpus as a rule file",
-            "secrets": list(RUN_VARIABLES), "scenarios": scenarios}
+            "secrets": list(RUN_VARIABLES), "dismiss": list(DISMISS), "scenarios": scenarios}
     header = ("# Generated by bench/make_corpus.py from its FLOWS table: edit the table, not this file.\n"
-              "# The 40 flows of bench/flows as rule-file scenarios: the same steps, RFC 010's two reads per check.\n")
+              f"# The {len(flows)} flows of bench/flows on {RULE_FILES[where]} as rule-file scenarios: the same steps, "
+              "RFC 010's two reads per check.\n")
     return header + yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+
+
+def flowwalk_config_text() -> str:
+    """bench/flowwalk.yaml: what every flowwalk run of the corpus reads (`--config`): the interrupts."""
+    header = ("# Generated by bench/make_corpus.py from its DISMISS: edit that, not this file.\n"
+              "# Read by every flowwalk run of the corpus (bench/run.py passes --config bench/flowwalk.yaml): flow\n"
+              "# specs declare no interrupts of their own, so the lab inbox's late consent overlay is dismissed\n"
+              "# here, before every action, as Playwright Test and the floor do with a locator handler.\n")
+    return header + yaml.safe_dump({"dismiss_selectors": list(DISMISS)}, sort_keys=False, width=1000)
+
+
+def ts_interrupts() -> str:
+    lines = ["// Generated by bench/make_corpus.py from its DISMISS: edit that, not this file.",
+             "// Clicked away before any action when visible, on every page (fixtures.ts: page.addLocatorHandler),",
+             "// as flowwalk's dismiss_selectors (bench/flowwalk.yaml) and the floor's DISMISS do.",
+             f"export const DISMISS: string[] = {json.dumps(list(DISMISS))};", ""]
+    return "\n".join(lines)
 
 
 # --- shared code generation helpers ---------------------------------------------------------------
@@ -629,6 +767,10 @@ def py_module(flows: tuple[Flow, ...]) -> str:
         "",
         "Beacons = list[dict[str, str]]",
         "",
+        "#: clicked away before any action when visible, on every page (floor.py: add_locator_handler), as",
+        "#: flowwalk's dismiss_selectors (bench/flowwalk.yaml) and Playwright Test's interrupts.ts",
+        f"DISMISS: tuple[str, ...] = {DISMISS!r}",
+        "",
         "",
         "def expect_beacon(page: Page, beacons: Beacons, vendor: str, event: str, timeout_ms: float = 5_000) -> None:",
         '    """Wait until a captured hit of `vendor` names `event` (case-insensitive); route handlers run while waiting.',
@@ -675,7 +817,11 @@ def outputs() -> dict[Path, str]:
     for family, flows in families.items():
         files[PW_TESTS_DIR / f"{family}.spec.ts"] = ts_file(family, flows)
     files[FLOOR_MODULE] = py_module(FLOWS)
-    files[RULES_FILE] = rules_text(FLOWS)
+    for where in RULE_FILES:
+        files[RULES_DIR / f"{where}.rules.yaml"] = rules_text(
+            tuple(flow for flow in FLOWS if rule_file_of(flow) == where), where)
+    files[FLOWWALK_CONFIG] = flowwalk_config_text()
+    files[PW_INTERRUPTS] = ts_interrupts()
     failing = failing_flows()
     for flow in failing:
         files[FAILING_FLOWS_DIR / f"{flow.slug}.flow.yaml"] = spec_text(flow, failing=True)

@@ -102,19 +102,20 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(BENCH))
-    from run import FLOWS, SITE, demo_password
+    from run import FLOWS, FLOWWALK_CONFIG, build_site, demo_password
 
     from flowwalk.serve import StaticServer
     from flowwalk.settings import default_executable
 
     slugs = [s for s in args.flows.split(",") if s]
     os.environ["DEMO_PASSWORD"] = demo_password()
-    with StaticServer(SITE) as site:
+    with StaticServer(build_site()) as site:
         if args.impl in ("flowwalk", "both"):
             paths = [os.path.relpath(FLOWS / f"{s}.flow.yaml", ROOT) for s in slugs] or [os.path.relpath(FLOWS, ROOT)]
             os.chdir(ROOT)
             wall = profile("flowwalk", ["run", *paths, "--base-url", site.url, "--workers", str(args.workers),
-                                        "--out", "bench/out/profile/flowwalk-report", "--secret", "DEMO_PASSWORD"],
+                                        "--out", "bench/out/profile/flowwalk-report", "--secret", "DEMO_PASSWORD",
+                                        "--config", os.path.relpath(FLOWWALK_CONFIG, ROOT)],
                            "flowwalk-worker")
             print(f"profile: flowwalk {wall:.2f} s")
         if args.impl in ("floor", "both"):

@@ -46,9 +46,16 @@ ROOT = BENCH.parent
 OUT = BENCH / "out"
 PWTEST = BENCH / "pwtest"
 FLOWS = BENCH / "flows"
-RULES = BENCH / "rules" / "corpus.rules.yaml"
+#: the corpus as rule files (the example site's flows and the lab's: at most 50 scenarios a file)
+RULES = BENCH / "rules"
 FAILING_FLOWS = BENCH / "failing" / "flows"
-SITE = ROOT / "examples" / "site"
+EXAMPLE_SITE = ROOT / "examples" / "site"
+#: the lab pages of the corpus (dashboard, late consent, late feed, beacons), served overlaid on EXAMPLE_SITE
+LAB_SITE = BENCH / "site"
+#: where build_site() puts the two together: the one folder (one origin) every form is served from
+SITE = OUT / "site"
+#: what every flowwalk run of the corpus reads: the interrupts (make_corpus.py's DISMISS)
+FLOWWALK_CONFIG = BENCH / "flowwalk.yaml"
 VENV_BIN = Path(sys.executable).parent
 PAGE_SIZE = os.sysconf("SC_PAGE_SIZE")
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
@@ -329,7 +336,9 @@ class Flowwalk(Impl):
     name = "flowwalk"
 
     def __init__(self, extra: Sequence[str] = ()):
-        #: more options for `flowwalk run` (experiments: `--config fast.yaml`); none in a real measurement
+        #: more options for `flowwalk run` (experiments: `--config fast.yaml`); none in a real measurement.
+        #: Without a `--config` of its own, the run reads bench/flowwalk.yaml (the corpus's interrupts);
+        #: an experiment's config must carry the same dismiss_selectors (`check_config`)
         self.extra = list(extra)
 
     def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
@@ -337,8 +346,9 @@ class Flowwalk(Impl):
         if paths is None:
             paths = [FLOWS / f"{slug}.flow.yaml" for slug in slugs] if slugs else [FLOWS]
         rel = [os.path.relpath(p, ROOT) for p in paths]
+        config = [] if "--config" in self.extra else ["--config", os.path.relpath(FLOWWALK_CONFIG, ROOT)]
         cmd = [str(VENV_BIN / "flowwalk"), "run", *rel, "--base-url", env.base_url, *_workers_option(workers),
-               "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD", *self.extra]
+               "--out", os.path.relpath(out_dir, ROOT), "--secret", "DEMO_PASSWORD", *config, *self.extra]
         return cmd, ROOT, _flowwalk_env(env)
 
     def first_result(self, slug: str) -> FirstResult:
@@ -374,19 +384,45 @@ def _slug_of(test_id: str) -> str:
 
 
 def rules_subset(slugs: Sequence[str]) -> Path:
-    """The rule-file corpus cut down to the scenarios of `slugs` (a dev subset), under bench/out."""
+    """The rule-file corpus cut down to the scenarios of `slugs` (a dev subset), under bench/out: one
+    file per rule file of the corpus that has any of them."""
     import yaml
 
-    data = yaml.safe_load(RULES.read_text())
-    data["scenarios"] = [s for s in data["scenarios"] if s["rules"][0]["name"] in slugs]
-    path = OUT / "rules-subset" / "subset.rules.yaml"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
-    return path
+    folder = OUT / "rules-subset"
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for source in sorted(RULES.glob("*.rules.yaml")):
+        data = yaml.safe_load(source.read_text())
+        data["scenarios"] = [s for s in data["scenarios"] if s["rules"][0]["name"] in slugs]
+        if data["scenarios"]:
+            (folder / source.name).write_text(yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000))
+    return folder
+
+
+def check_config(extra: Sequence[str]) -> str | None:
+    """Why the `--config` among `extra` would walk the corpus differently (None: fine): it replaces
+    bench/flowwalk.yaml, so it must dismiss the same interrupts."""
+    import yaml
+
+    if "--config" not in extra:
+        return None
+    at = list(extra).index("--config") + 1
+    if at >= len(extra):
+        return "--flowwalk-arg=--config needs a file after it"
+    path = Path(extra[at]) if Path(extra[at]).is_absolute() else ROOT / extra[at]
+    if not path.is_file():
+        return f"--flowwalk-arg: no config file {extra[at]}"
+    wanted = yaml.safe_load(FLOWWALK_CONFIG.read_text()).get("dismiss_selectors") or []
+    given = (yaml.safe_load(path.read_text()) or {}).get("dismiss_selectors") or []
+    missing = [s for s in wanted if s not in given]
+    if missing:
+        return (f"{extra[at]} replaces bench/flowwalk.yaml but does not dismiss {missing}: add "
+                f"`dismiss_selectors: {wanted}` to it, or the consent flows meet an overlay no one dismisses")
+    return None
 
 
 class FlowwalkRules(Flowwalk):
-    """The same 40 flows as one rule file: RFC 010's two reads per check (issue 11: no target, the cost)."""
+    """The same flows as rule files (bench/rules): RFC 010's two reads per check (issue 11: no target, the cost)."""
 
     name = "flowwalk-rules"
 
@@ -398,7 +434,7 @@ class FlowwalkRules(Flowwalk):
 
 
 def expected_failures(slugs: Sequence[str] | None) -> dict[str, Any]:
-    """slug -> its Break, for the broken flows among `slugs` (all 40 when None)."""
+    """slug -> its Break, for the broken flows among `slugs` (all of them when None)."""
     from make_corpus import BREAKS
 
     return {b.slug: b for b in BREAKS if not slugs or b.slug in slugs}
@@ -503,7 +539,7 @@ class Floor(Impl):
 class FailingPlaywrightTest(PlaywrightTest):
     """Playwright Test on the failing corpus (failing.config.ts: its default timeouts)."""
 
-    #: the flows of the run (None: all 40), set by main
+    #: the flows of the run (None: all of them), set by main
     slugs: Sequence[str] | None = None
 
     def command(self, env: Env, workers: int, slugs: Sequence[str] | None, out_dir: Path,
@@ -548,11 +584,28 @@ def ensure_npm_deps() -> None:
 
 def demo_password() -> str:
     """The demo account's password, read from the site itself so the login flows follow the site."""
-    text = (SITE / "assets" / "app.js").read_text()
+    text = (EXAMPLE_SITE / "assets" / "app.js").read_text()
     found = re.search(r"DEMO_USER\s*=\s*\{[^}]*password:\s*\"([^\"]+)\"", text)
     if not found:
         raise SystemExit("bench: cannot find DEMO_USER's password in examples/site/assets/app.js")
     return found.group(1)
+
+
+def build_site() -> Path:
+    """examples/site with bench/site copied over it, as SITE (bench/out/site), rebuilt each run.
+
+    One folder served by one StaticServer, so every form meets one origin; examples/site itself stays
+    what the examples and the discover tests see. A lab file may not replace an example file.
+    """
+    clashes = sorted(str(p.relative_to(LAB_SITE)) for p in LAB_SITE.rglob("*")
+                     if p.is_file() and (EXAMPLE_SITE / p.relative_to(LAB_SITE)).exists())
+    if clashes:
+        raise SystemExit(f"bench: bench/site would replace examples/site files: {', '.join(clashes)}; "
+                         "give the lab page another path (they live under bench/site/lab/)")
+    shutil.rmtree(SITE, ignore_errors=True)
+    shutil.copytree(EXAMPLE_SITE, SITE)
+    shutil.copytree(LAB_SITE, SITE, dirs_exist_ok=True)
+    return SITE
 
 
 def _run_text(cmd: Sequence[str], cwd: Path | None = None) -> str:
@@ -587,7 +640,7 @@ def machine_info(chromium: str) -> dict[str, Any]:
 
 
 def make_scale_corpus(size: int) -> Path:
-    """`size` specs: the 40 flows repeated, each copy in its own file with its own name."""
+    """`size` specs: the corpus (bench/flows) repeated, each copy in its own file with its own name."""
     import yaml
 
     import hashlib
@@ -672,7 +725,7 @@ def summarize(runs: list[Measurement], impls: Sequence[str]) -> dict[str, Any]:
 
 
 def defaults_summary(records: Sequence[dict[str, Any]], impls: Sequence[str]) -> dict[str, Any]:
-    """The defaults line's medians and ratios, one block for the 40 flows and one for the failing corpus."""
+    """The defaults line's medians and ratios, one block for the corpus and one for the failing corpus."""
     summary = {}
     for corpus in ("passing", "failing"):
         runs = [measurement(r) for r in records if r["label"].startswith(f"defaults {corpus} ")]
@@ -703,14 +756,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--impls", default="flowwalk,playwright-test,floor,flowwalk-rules",
                         help="implementations, in round order [flowwalk,playwright-test,floor,flowwalk-rules]; "
                              "flowwalk-rules is the corpus as a rule file (two reads)")
-    parser.add_argument("--flows", default="", help="comma-separated flow slugs (a dev subset) [all 40]")
+    parser.add_argument("--flows", default="", help="comma-separated flow slugs (a dev subset) [all]")
     parser.add_argument("--first-flow", default="team-1", help="the flow of the one-flow run [team-1]")
     parser.add_argument("--first-rounds", type=int, default=5, help="rounds of the one-flow run [5]")
     parser.add_argument("--failing-rounds", type=int, default=3,
                         help="interleaved rounds of the failing corpus per worker count [3]; 0 skips it")
     parser.add_argument("--defaults-rounds", type=int, default=3,
                         help="interleaved rounds of flowwalk and Playwright Test each at its own default workers "
-                             "(no --workers), on the 40 flows and on the failing corpus [3]; 0 skips them")
+                             "(no --workers), on the corpus and on the failing corpus [3]; 0 skips them")
     parser.add_argument("--quick", action="store_true", help="skip the 1,000-scenario run")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
@@ -725,6 +778,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="an extra argument for `flowwalk run`, for experiments (implies --no-results)")
     args = parser.parse_args(argv)
     if args.flowwalk_arg:
+        problem = check_config(args.flowwalk_arg)
+        if problem:
+            parser.error(problem)
         IMPLS["flowwalk"] = Flowwalk(args.flowwalk_arg)
         args.no_results = True
 
@@ -767,7 +823,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"bench: {expected} flows, rounds {args.rounds}, workers {worker_counts}, Chromium {chromium}, "
           f"flowwalk at {measured}", flush=True)
 
-    with StaticServer(SITE) as site:
+    with StaticServer(build_site()) as site:
         env = Env(base_url=site.url, chromium=chromium, demo_password=demo_password(), flowwalk_src=flowwalk_src)
         data["site"] = site.url
         runs: list[Measurement] = []

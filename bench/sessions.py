@@ -175,7 +175,7 @@ def main(argv: list[str] | None = None) -> int:
     data: dict[str, Any] = {"started_at": started.isoformat(timespec="seconds"), "commit": commit,
                             "rounds": args.rounds, "workers": args.workers, "flows": len(slugs), "runs": []}
     problems: list[str] = []
-    with StaticServer(harness.SITE) as site:
+    with StaticServer(harness.build_site()) as site:
         env = harness.Env(base_url=site.url, chromium=default_executable(), demo_password=harness.demo_password())
         forms = {"each": (EACH, len(slugs)), "session": (SESSION, len(slugs) + 1)}
         for round_no in range(0, args.rounds + 1):   # round 0: a discarded warm-up of each

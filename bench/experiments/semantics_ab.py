@@ -148,7 +148,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     peers = [("playwright-test", bench.IMPLS["playwright-test"]), ("floor", bench.IMPLS["floor"])]
     record: dict[str, Any] = {"started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
                               "argv": sys.argv, "machine": bench.machine_info(default_executable())}
-    with StaticServer(bench.SITE) as site:
+    with StaticServer(bench.build_site()) as site:
         env = bench.Env(base_url=site.url, chromium=default_executable(), demo_password=bench.demo_password())
         runs = rounds_of([*forms, *peers], env, workers, args.rounds, "")
         lines = table(runs, [*FORMS, "playwright-test", "floor"], workers, floor=True)

@@ -29,7 +29,8 @@ def test_the_committed_corpus_is_in_step_with_the_table() -> None:
     for flow in make_corpus.FLOWS:
         families[flow.family] = families.get(flow.family, 0) + 1
     assert len(make_corpus.FLOWS) >= 40
-    assert len(families) == 10 and set(families.values()) == {4}
+    # the example site's ten families and the lab's four (bench/site), four variants each
+    assert len(families) == 14 and set(families.values()) == {4}
     assert len(list((BENCH / "flows").glob("*.flow.yaml"))) == len(make_corpus.FLOWS)
 
 
@@ -220,13 +221,15 @@ def test_the_scale_corpus_follows_the_flows(tmp_path: Path, monkeypatch: pytest.
 def test_the_rule_file_and_the_failing_corpus_follow_the_table() -> None:
     import yaml
 
-    rules = yaml.safe_load((BENCH / "rules" / "corpus.rules.yaml").read_text())
-    assert [s["rules"][0]["name"] for s in rules["scenarios"]] == [f.slug for f in make_corpus.FLOWS]
+    scenarios = [scenario for where in ("corpus", "lab")
+                 for scenario in yaml.safe_load((BENCH / "rules" / f"{where}.rules.yaml").read_text())["scenarios"]]
+    assert sorted(p.name for p in (BENCH / "rules").glob("*.rules.yaml")) == ["corpus.rules.yaml", "lab.rules.yaml"]
+    assert [s["rules"][0]["name"] for s in scenarios] == [f.slug for f in make_corpus.FLOWS]
     assert all(s["rules"][0]["steps"] == [dict(step) for step in f.steps]
-               for s, f in zip(rules["scenarios"], make_corpus.FLOWS))
+               for s, f in zip(scenarios, make_corpus.FLOWS))
     failing = {p.name[:-len(".flow.yaml")]: yaml.safe_load(p.read_text())
                for p in (BENCH / "failing" / "flows").glob("*.flow.yaml")}
-    assert len(failing) == 40 and len(make_corpus.BREAKS) == 10
+    assert len(failing) == len(make_corpus.FLOWS) and len(make_corpus.BREAKS) == 10
     assert {b.what for b in make_corpus.BREAKS} == {"wrong text", "wrong count", "missing element", "wrong URL"}
     for flow in make_corpus.FLOWS:
         steps = failing[flow.slug]["steps"]
@@ -358,3 +361,50 @@ def test_the_sessions_section_survives_a_rewrite_of_results(tmp_path: Path, monk
     sessions.write_results(f"{sessions.BEGIN}\n## Sign in once\nnew figures\n{sessions.END}\n")
     assert results.read_text().count(sessions.BEGIN) == 1 and "new figures" in results.read_text()
     assert sessions.kept_block() == f"\n{sessions.BEGIN}\n## Sign in once\nnew figures\n{sessions.END}\n"
+
+
+def test_the_lab_pages_are_served_over_the_example_site_from_one_folder(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(run, "SITE", tmp_path / "site")
+    site = run.build_site()
+    assert (site / "index.html").read_text() == (run.EXAMPLE_SITE / "index.html").read_text()
+    assert (site / "lab" / "ops.html").is_file() and (site / "lab" / "data" / "feed-3.json").is_file()
+    lab = tmp_path / "lab-site"
+    (lab / "assets").mkdir(parents=True)
+    (lab / "assets" / "app.js").write_text("// would replace the example site's script")
+    monkeypatch.setattr(run, "LAB_SITE", lab)
+    with pytest.raises(SystemExit, match="would replace examples/site files: assets/app.js"):
+        run.build_site()
+
+
+def test_every_form_dismisses_the_same_interrupts() -> None:
+    import yaml
+
+    import floor_flows
+
+    wanted = list(make_corpus.DISMISS)
+    assert yaml.safe_load((BENCH / "flowwalk.yaml").read_text())["dismiss_selectors"] == wanted
+    assert list(floor_flows.DISMISS) == wanted
+    assert f"export const DISMISS: string[] = {json.dumps(wanted)};" in (BENCH / "pwtest" / "tests" / "interrupts.ts").read_text()
+    assert "addLocatorHandler" in (BENCH / "pwtest" / "tests" / "fixtures.ts").read_text()
+    for rule_file in (BENCH / "rules").glob("*.rules.yaml"):
+        assert yaml.safe_load(rule_file.read_text())["dismiss"] == wanted
+    # the consent flows meet the overlay: their first action comes after the messages, which come after it
+    for flow in make_corpus.FLOWS:
+        if flow.family == "consent":
+            assert flow.steps[1] == make_corpus.wait_for(make_corpus.MESSAGE)
+
+
+def test_flowwalk_reads_the_corpus_config_unless_an_experiment_brings_one_that_dismisses_the_same(
+        tmp_path: Path) -> None:
+    env = run.Env("http://127.0.0.1:1", "/c", "pw")
+    cmd, _, _ = run.Flowwalk().command(env, 2, None, tmp_path)
+    assert cmd[cmd.index("--config") + 1] == "bench/flowwalk.yaml"
+    experiment = ["--config", "bench/experiments/stable-reads-1.yaml"]
+    cmd, _, _ = run.Flowwalk(experiment).command(env, 2, None, tmp_path)
+    assert cmd.count("--config") == 1 and cmd[-2:] == experiment
+    assert run.check_config(experiment) is None
+    bare = tmp_path / "bare.yaml"
+    bare.write_text("stabilize:\n  stable_reads: 1\n")
+    problem = run.check_config(["--config", str(bare)])
+    assert problem and "does not dismiss ['[data-testid=consent-accept]']" in problem

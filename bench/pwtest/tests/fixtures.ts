@@ -1,11 +1,14 @@
 // What every benchmark test shares, as Playwright Test fixtures: GA4 hits are answered locally with
 // 204 and recorded (as flowwalk and the floor do), and console errors are collected so that each
-// test can end with the same no_console_errors check as the flow specs.
+// test can end with the same no_console_errors check as the flow specs. The interrupts of the corpus
+// (interrupts.ts: the lab inbox's late consent overlay) get a locator handler on every page, as
+// flowwalk's dismiss_selectors and the floor do.
 import { test as base, expect } from '@playwright/test';
+import { DISMISS } from './interrupts';
 
 export type Hit = Record<string, string>;
 
-export const test = base.extend<{ beacons: Hit[]; consoleErrors: string[] }>({
+export const test = base.extend<{ beacons: Hit[]; consoleErrors: string[]; interrupts: void }>({
   beacons: [async ({ context }, use) => {
     const hits: Hit[] = [];
     await context.route('**/g/collect*', (route) => {
@@ -20,6 +23,12 @@ export const test = base.extend<{ beacons: Hit[]; consoleErrors: string[] }>({
     page.on('console', (message) => { if (message.type() === 'error') errors.push(message.text()); });
     page.on('pageerror', (error) => errors.push(String(error)));
     await use(errors);
+  }, { auto: true }],
+  interrupts: [async ({ page }, use) => {
+    for (const selector of DISMISS) {
+      await page.addLocatorHandler(page.locator(selector), (button) => button.click());
+    }
+    await use();
   }, { auto: true }],
 });
 
