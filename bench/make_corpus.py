@@ -18,7 +18,7 @@ on every page. From the table this script writes
 - `bench/rules/corpus.rules.yaml` and `bench/rules/lab.rules.yaml`: the same flows as rule files
   (one scenario of one rule each; the example site's and the lab's, as a rule file holds at most
   50 scenarios), whose checks keep RFC 010's two reads: what the rule-file semantics cost (issue 11);
-- the failing corpus (issue 11): the same flows with the 10 checks of `BREAKS` broken (a wrong
+- the failing corpus (issue 11): the same flows with the 14 checks of `BREAKS` broken (a wrong
   text, a wrong count, a missing element, a wrong URL), as `bench/failing/flows/*.flow.yaml` and
   `bench/pwtest/failing/<family>.spec.ts`, to time the verdict of a failing run.
 
@@ -510,6 +510,14 @@ BREAKS: tuple[Break, ...] = (
     Break("settings-3", "missing element", element("visible", "#digest-tip"), element("visible", "#digest-tooltip")),
     Break("login-2", "wrong URL", url_contains("/login.html"), url_contains("/dashboard.html")),
     Break("navigation-2", "wrong URL", url_contains("/signup.html"), url_contains("/register.html")),
+    # the lab families: one each
+    Break("ops-2", "wrong count", count(SHOWN_ROW, 300), count(SHOWN_ROW, 301)),
+    Break("consent-2", "wrong text", text("4 messages, 2 starred, 1 archived", INBOX_SUMMARY),
+          text("3 messages, 2 starred, 1 archived", INBOX_SUMMARY)),
+    Break("feed-3", "missing element", text("You're all caught up", "[data-testid=feed-end]"),
+          text("You're all caught up", "[data-testid=feed-footer]")),
+    Break("pulse-3", "wrong text", text("71 deploys this week", "[data-testid=range-summary]"),
+          text("72 deploys this week", "[data-testid=range-summary]")),
 )
 
 

@@ -159,7 +159,7 @@ def test_results_name_each_target_met_or_not() -> None:
     assert "| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, workers 2 | 0.80 | met |" in text
     assert "| 1,000 scenarios ≤ 10.5 × the time of 100 | 10.40 × | met |" in text
     assert "| `flowwalk validate` of 1,000 specs < 1 s | 1.20 s | **not met** |" in text
-    assert "3 wrong text, 2 wrong count, 3 missing element, 2 wrong URL" in text
+    assert "5 wrong text, 3 wrong count, 4 missing element, 2 wrong URL" in text
 
 
 def test_the_floor_lists_every_flow_by_the_spec_names() -> None:
@@ -229,7 +229,7 @@ def test_the_rule_file_and_the_failing_corpus_follow_the_table() -> None:
                for s, f in zip(scenarios, make_corpus.FLOWS))
     failing = {p.name[:-len(".flow.yaml")]: yaml.safe_load(p.read_text())
                for p in (BENCH / "failing" / "flows").glob("*.flow.yaml")}
-    assert len(failing) == len(make_corpus.FLOWS) and len(make_corpus.BREAKS) == 10
+    assert len(failing) == len(make_corpus.FLOWS) and len(make_corpus.BREAKS) == 14
     assert {b.what for b in make_corpus.BREAKS} == {"wrong text", "wrong count", "missing element", "wrong URL"}
     for flow in make_corpus.FLOWS:
         steps = failing[flow.slug]["steps"]

@@ -32,7 +32,7 @@ test("feed-3: Load more pages through to the end", async ({ page, beacons, conso
   await expect(page.locator("[data-testid=feed-status]")).toContainText("Showing 40 of 60 posts", { ignoreCase: true });
   await page.locator("[data-testid=load-more]").click();
   await expect(page.locator("[data-testid=feed-status]")).toContainText("Showing 60 of 60 posts", { ignoreCase: true });
-  await expect(page.locator("[data-testid=feed-end]")).toContainText("You're all caught up", { ignoreCase: true });
+  await expect(page.locator("[data-testid=feed-footer]")).toContainText("You're all caught up", { ignoreCase: true });
   await expect(page.locator("[data-testid=post]")).toHaveCount(60);
   expect(consoleErrors).toEqual([]);
 });
