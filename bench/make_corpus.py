@@ -442,7 +442,9 @@ FLOWS: tuple[Flow, ...] = (
         text("5 messages, 2 starred", INBOX_SUMMARY))),
 
     # content that comes late: a skeleton until fetched JSON arrives (400 to 1,200 ms), then more
-    # pages by infinite scroll or a Load more button (400 ms each, a spinner meanwhile)
+    # pages by infinite scroll or a Load more button (400 ms each, a spinner meanwhile; no check on
+    # the spinner: 400 ms is too short a window to assert in reliably on a loaded machine, and one
+    # flaky flow invalidates a whole comparison)
     Flow("feed", 1, "a skeleton until the first 20 posts arrive", "/lab/feed.html?delay=1200", (
         goto("/lab/feed.html?delay=1200"), element("visible", "[data-testid=feed-skeleton]"), wait_for(POST),
         text("Showing 20 of 60 posts", FEED_STATUS), count(POST, 20),
@@ -453,7 +455,7 @@ FLOWS: tuple[Flow, ...] = (
         count(POST, 60))),
     Flow("feed", 3, "Load more pages through to the end", "/lab/feed.html?delay=800&mode=pages", (
         goto("/lab/feed.html?delay=800&mode=pages"), wait_for(POST), LOAD_MORE,
-        element("visible", "[data-testid=feed-spinner]"), text("Showing 40 of 60 posts", FEED_STATUS), LOAD_MORE,
+        text("Showing 40 of 60 posts", FEED_STATUS), LOAD_MORE,
         text("Showing 60 of 60 posts", FEED_STATUS), text("You're all caught up", "[data-testid=feed-end]"),
         count(POST, 60))),
     Flow("feed", 4, "the first post opens with its title", "/lab/feed.html?delay=600", (
