@@ -135,15 +135,15 @@ def test_results_name_each_target_met_or_not() -> None:
     runs = [run.Measurement(**{k: v for k, v in _run(i, w, wall, mem).items()
                                if k in run.Measurement.__dataclass_fields__})
             for w in (1, 2) for i, wall, mem in (("flowwalk", 8.0, 500), ("playwright-test", 10.0, 600),
-                                                 ("floor", 7.0, 450))]
+                                                 ("floor", 7.0, 450), ("flowwalk-rules", 8.2, 500))]
     data = {"started_at": "t0", "finished_at": "t1", "valid": True, "corpus": 40,
-            "impls": ["flowwalk", "playwright-test", "floor"],
+            "impls": ["flowwalk", "playwright-test", "floor", "flowwalk-rules"],
             "machine": {"flowwalk": "0.1.0", "commit": "abc", "nproc": 2, "loadavg_start": ["0", "0", "0"],
                         "loadavg_end": ["1", "1", "1"], "cpu_model": "cpu", "memory_gb": 8, "kernel": "k",
                         "chromium": "/c", "chromium_version": "C 1", "python": "3", "playwright_python": "1",
                         "node": "v20", "playwright_test": "1"},
             "runs": [_run("flowwalk", 1, 8.0, 500)],
-            "summary": run.summarize(runs, ["flowwalk", "playwright-test", "floor"]),
+            "summary": run.summarize(runs, ["flowwalk", "playwright-test", "floor", "flowwalk-rules"]),
             "first_result": [], "scaling": [{**_run("flowwalk", 2, 50.0, 700), "flows": 100},
                                             {**_run("flowwalk", 2, 520.0, 760), "flows": 1000}],
             "validate": [_run("flowwalk", 0, 1.2, 90)]}
@@ -153,10 +153,12 @@ def test_results_name_each_target_met_or_not() -> None:
                 failing_impls=["flowwalk", "playwright-test"],
                 failing_summary=run.summarize(failing, ["flowwalk", "playwright-test"]))
     text = render_results(data)
-    assert "| flowwalk / Playwright Test wall ≤ 0.85, workers 1 | 0.80 | met |" in text
-    assert "| flowwalk / floor wall ≤ 1.00, workers 2 | 1.14 | **not met** |" in text
-    assert "| flowwalk tree CPU ≤ 1.10 × the floor's, workers 1 | 1.14 | **not met** |" in text
-    assert "| failing corpus: time to verdict ≤ 0.85 × Playwright Test's, workers 2 | 0.80 | met |" in text
+    # issue 30's targets: against the floor, and the rule file against the flows
+    assert "≤ 0.85, workers 1" not in text
+    assert "| flowwalk / floor wall ≤ 1.00, workers 2 | 1.143 | **not met** |" in text
+    assert "| flowwalk tree CPU ≤ 1.05 × the floor's, workers 1 | 1.143 | **not met** |" in text
+    assert "| rule file (RFC 010's stability) ≤ 1.05 × the flows' wall, workers 1 | 1.025 | met |" in text
+    assert "| failing corpus: time to verdict vs Playwright Test's, workers 2 | 0.80 | withdrawn (issue 30) |" in text
     assert "| 1,000 scenarios ≤ 10.5 × the time of 100 | 10.40 × | met |" in text
     assert "| `flowwalk validate` of 1,000 specs < 1 s | 1.20 s | **not met** |" in text
     assert "5 wrong text, 3 wrong count, 4 missing element, 2 wrong URL" in text
@@ -186,7 +188,7 @@ def test_targets_resting_on_failing_runs_are_marked_invalid() -> None:
                         {**_run("flowwalk", 2, 300.0, 760), "flows": 1000, "ok": False, "problems": ["timeout"]}]}
     text = render_results(data)
     assert "**INVALID**" in text
-    assert "| flowwalk / floor wall ≤ 1.00, workers 1 | 1.14 | **invalid** (failing flows) |" in text
+    assert "| flowwalk / floor wall ≤ 1.00, workers 1 | 1.143 | **invalid** (failing flows) |" in text
     assert "a scaling run had failing flows | **invalid** |" in text
     assert "- r, flowwalk: team-1: failed" in text
 
