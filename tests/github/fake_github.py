@@ -27,6 +27,7 @@ an answer. `read_only=True` answers every write like a fork PR's token does.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
@@ -37,7 +38,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from jsonschema import Draft7Validator, FormatChecker
@@ -612,11 +613,16 @@ class _Handler(BaseHTTPRequestHandler):
     do_GET = do_POST = do_PATCH = do_DELETE = do_PUT = _serve  # noqa: N815
 
 
-def free_port() -> int:
-    """A port nothing listens on (bound, then released): for "connection refused" tests."""
+@contextlib.contextmanager
+def refused_url() -> Iterator[str]:
+    """A loopback URL whose connections are refused, for "connection refused" tests: a port bound
+    and held, never listened on, for the test's duration. (A port bound and released could be taken
+    by another test's server meanwhile, when the suite runs on several workers: the request then
+    reached that server.)"""
     import socket
 
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
+
 

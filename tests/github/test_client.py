@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, free_port
+from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, refused_url
 from flowwalk.github.client import (
     API_VERSION, AuthenticationError, ConnectionFailedError, GitHubClient, NotFoundError,
     PermissionDeniedError, RateLimitedError, ReadOnlyTokenError, RetryPolicy, ServerError,
@@ -163,8 +163,7 @@ def test_422_keeps_githubs_reason(clock) -> None:  # type: ignore[no-untyped-def
 
 
 def test_connection_refused_is_retried_then_explained(clock) -> None:  # type: ignore[no-untyped-def]
-    url = f"http://127.0.0.1:{free_port()}"
-    with pytest.raises(ConnectionFailedError) as caught:
+    with refused_url() as url, pytest.raises(ConnectionFailedError) as caught:
         GitHubClient(url, TOKEN, clock=clock, jitter=lambda: 0.0).get("/repos/a/b/pulls/1")
     assert "connection refused" in str(caught.value) and url in str(caught.value)
     assert "GITHUB_API_URL" in caught.value.hint

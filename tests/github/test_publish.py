@@ -16,7 +16,7 @@ import pytest
 from test_actions import parse_output_file
 from verdicts import failing_verdict, many_failures, passing_verdict, write_report
 
-from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, free_port
+from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, refused_url
 from flowwalk.errors import UsageError
 from flowwalk.github.client import GitHubClient, RetryPolicy
 from flowwalk.github.publish import PublishResult, publish, read_pr_context, write_pr_context
@@ -211,9 +211,9 @@ def test_a_comment_refused_as_too_long_is_shrunk_and_sent_again(clock, tmp_path:
 
 
 def test_connection_refused_is_explained_and_changes_nothing(clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    url = f"http://127.0.0.1:{free_port()}"
-    result, _, err = run_publish(FakeGitHub(), clock, write_report(tmp_path / "r", failing_verdict()),
-                                 settings_for(url, tmp_path))
+    with refused_url() as url:
+        result, _, err = run_publish(FakeGitHub(), clock, write_report(tmp_path / "r", failing_verdict()),
+                                     settings_for(url, tmp_path))
     assert result.exit_code == 1 and not result.ok
     assert "cannot reach GitHub at" in err and "connection refused" in err and "GITHUB_API_URL" in err
     assert parse_output_file((tmp_path / "output").read_text())["verdict"] == "site_misbehaved"

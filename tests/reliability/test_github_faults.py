@@ -25,7 +25,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "github"))
 
-from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, free_port  # noqa: E402
+from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, refused_url  # noqa: E402
 from verdicts import failing_verdict, many_failures, passing_verdict, write_report  # noqa: E402
 
 from runkit import publish_cli  # noqa: E402
@@ -180,8 +180,8 @@ def test_a_comment_refused_as_too_long_is_shrunk(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("code", [0, 1, 6])
 def test_connection_refused_is_explained_and_the_exit_code_kept(tmp_path: Path, code: int) -> None:
-    done, took = publish(write_report(tmp_path / "r", VERDICTS[code]()), f"http://127.0.0.1:{free_port()}",
-                         tmp_path, timeout=200)
+    with refused_url() as url:
+        done, took = publish(write_report(tmp_path / "r", VERDICTS[code]()), url, tmp_path, timeout=200)
     assert done.returncode == code
     assert "cannot reach GitHub at" in done.stderr and "connection refused" in done.stderr
     assert "Traceback" not in done.stderr
