@@ -1,0 +1,173 @@
+"""Where the CPU of a run goes, per kind of process, and how many Playwright calls it makes.
+
+`bench/run.py` gives each form's tree CPU as one number. This script splits it, for flowwalk, the
+floor and the rule-file form on the bench corpus (interleaved, `--rounds` times):
+
+- CPU seconds per kind of process: Python (the tool itself and Playwright's client), the Node driver,
+  and Chromium's browser, GPU, utility and renderer processes (read from /proc every 50 ms, each
+  process classified by its command line, which Chromium sets to `--type=...` after the fork);
+- with `--calls`, the Playwright protocol calls each made, by object and method (one untimed run
+  each, in this process: the count does not depend on the machine's load).
+
+    .venv/bin/python bench/where_cpu.py --workers 1 --rounds 3
+    .venv/bin/python bench/where_cpu.py --calls
+
+It measures the working tree (`src/` as installed). The figures and what they showed are in
+bench/PROFILE.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import os
+import runpy
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+BENCH = Path(__file__).resolve().parent
+ROOT = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+import run as harness  # noqa: E402  (bench/run.py: the site, the password, /proc reading)
+
+TICKS = os.sysconf("SC_CLK_TCK")
+FORMS = ("flowwalk", "floor", "flowwalk-rules")
+
+
+def process_kind(pid: int) -> str | None:
+    """"python", "node", "chromium-<type>" (browser, renderer, gpu-process, utility, zygote) or the
+    program's name; None when the process is gone."""
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().split(b"\0")
+    except OSError:
+        return None
+    program = argv[0].decode(errors="replace")
+    words = [a.decode(errors="replace") for a in argv] + program.split()
+    kinds = [w.split("=", 1)[1] for w in words if w.startswith("--type=")]
+    if "chrom" in program or kinds:
+        return f"chromium-{kinds[0] if kinds else 'browser'}"
+    if "node" in os.path.basename(program):
+        return "node"
+    if "python" in program or "flowwalk" in program:
+        return "python"
+    return os.path.basename(program) or "?"
+
+
+def cpu_by_kind(command: list[str], env: dict[str, str]) -> tuple[float, dict[str, float], str]:
+    """Run `command`; its wall time, CPU seconds per process kind, and the end of its output."""
+    started = time.monotonic()
+    proc = subprocess.Popen(command, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    output: list[bytes] = []
+    reader = threading.Thread(target=lambda: output.append(proc.stdout.read() if proc.stdout else b""))
+    reader.start()
+    ticks: dict[int, int] = {}
+    kinds: dict[int, str] = {}
+    while proc.poll() is None:
+        table = harness._proc_table()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _) in table.items():
+            children.setdefault(ppid, []).append(pid)
+        todo = [proc.pid]
+        while todo:
+            pid = todo.pop()
+            if pid not in table:
+                continue
+            ticks[pid] = table[pid][1]
+            # a renderer starts as a fork of the zygote and renames itself: look again until it has
+            if kinds.get(pid) in (None, "chromium-zygote", "chromium-browser"):
+                kinds[pid] = process_kind(pid) or kinds.get(pid) or "?"
+            todo.extend(children.get(pid, ()))
+        time.sleep(0.05)
+    reader.join()
+    by_kind: dict[str, float] = collections.defaultdict(float)
+    for pid, count in ticks.items():
+        by_kind[kinds.get(pid, "?")] += count / TICKS
+    return time.monotonic() - started, dict(by_kind), b"".join(output).decode(errors="replace")[-400:]
+
+
+def command(form: str, url: str, workers: int) -> list[str]:
+    python, flowwalk = str(ROOT / ".venv/bin/python"), str(ROOT / ".venv/bin/flowwalk")
+    config = ["--config", os.path.relpath(harness.FLOWWALK_CONFIG, ROOT)]
+    if form == "floor":
+        return [python, "bench/floor.py", "--base-url", url, "--workers", str(workers)]
+    corpus = "bench/rules" if form == "flowwalk-rules" else "bench/flows"
+    return [flowwalk, "run", corpus, "--base-url", url, "--workers", str(workers), "--out",
+            f"bench/out/where-{form}", "--secret", "DEMO_PASSWORD", *config]
+
+
+def split(url: str, env: dict[str, str], workers: int, rounds: int) -> None:
+    seen: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
+    for n in range(1, rounds + 1):
+        for form in FORMS:
+            wall, by_kind, tail = cpu_by_kind(command(form, url, workers), env)
+            by_kind["total"] = sum(by_kind.values())
+            by_kind["wall"] = wall
+            seen[form].append(by_kind)
+            shown = "  ".join(f"{k} {v:.2f}" for k, v in sorted(by_kind.items()) if k not in ("total", "wall"))
+            print(f"round {n} {form:15} wall {wall:6.2f} s  cpu {by_kind['total']:6.2f} s  {shown}", flush=True)
+            if "passed" not in tail:
+                print(f"  (its output ended: {tail.strip().splitlines()[-1] if tail.strip() else '-'})")
+    kinds = sorted({k for runs in seen.values() for r in runs for k in r})
+    print(f"\nmedians over {rounds} round(s), workers {workers} (seconds)")
+    print(f"{'':16}" + "".join(f"{k[:16]:>17}" for k in kinds))
+    for form, runs in seen.items():
+        print(f"{form:16}" + "".join(f"{statistics.median(r.get(k, 0.0) for r in runs):17.2f}" for k in kinds))
+
+
+def calls(url: str) -> None:
+    """Count Playwright's protocol calls of one run of each form (flowwalk and the floor, in this
+    process, at workers 1)."""
+    from playwright._impl import connection
+
+    sent = connection.Connection.send_message_to_server
+    for form in ("flowwalk", "floor"):
+        counts: collections.Counter[tuple[str, str]] = collections.Counter()
+
+        def counting(self: Any, target: Any, method: str, *args: Any, **kw: Any) -> Any:
+            counts[(type(target).__name__, method)] += 1
+            return sent(self, target, method, *args, **kw)
+
+        connection.Connection.send_message_to_server = counting  # type: ignore[method-assign]
+        argv = command(form, url, 1)
+        try:
+            if form == "floor":
+                sys.argv = argv[1:]
+                runpy.run_path(str(BENCH / "floor.py"), run_name="__main__")
+            else:
+                from flowwalk.cli import main
+                sys.argv = ["flowwalk", *argv[1:]]
+                main()
+        except SystemExit:
+            pass
+        finally:
+            connection.Connection.send_message_to_server = sent  # type: ignore[method-assign]
+        print(f"\n{form}: {sum(counts.values())} Playwright calls")
+        for (kind, method), n in counts.most_common():
+            print(f"  {n:5}  {kind}.{method}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--calls", action="store_true", help="count Playwright calls instead of CPU")
+    args = parser.parse_args()
+    from flowwalk.serve import StaticServer
+
+    os.environ["DEMO_PASSWORD"] = harness.demo_password()
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GITHUB_ACTIONS", "CI")}
+    with StaticServer(harness.build_site()) as server:
+        if args.calls:
+            calls(server.url)
+        else:
+            split(server.url, env, args.workers, args.rounds)
+
+
+if __name__ == "__main__":
+    main()
