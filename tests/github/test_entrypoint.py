@@ -128,3 +128,29 @@ def _wait_for(path: Path, seconds: float = 30) -> None:
     deadline = time.monotonic() + seconds
     while not path.exists() and time.monotonic() < deadline:
         time.sleep(0.05)
+
+
+def test_a_sigterm_while_the_run_is_starting_is_passed_on_once_it_exists(  # type: ignore[no-untyped-def]
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """The handlers are in place before the child starts: a SIGTERM that lands while it is being
+    started neither ends the entrypoint (the default handler would) nor is lost."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    from flowwalk.github import entrypoint
+
+    real = subprocess.Popen
+
+    def starting(*args, **kw):  # type: ignore[no-untyped-def]
+        os.kill(os.getpid(), signal.SIGTERM)   # arrives before the child exists
+        return real(*args, **kw)
+
+    monkeypatch.setattr(entrypoint.subprocess, "Popen", starting)
+    before = signal.getsignal(signal.SIGTERM)
+    started = time.monotonic()
+    code = entrypoint.call_forwarding_signals([sys.executable, "-c", "import time; time.sleep(30)"], os.environ)
+    assert code == -signal.SIGTERM and time.monotonic() - started < 20   # the child got it and ended
+    assert signal.getsignal(signal.SIGTERM) == before

@@ -124,17 +124,27 @@ def publish_env(env: Mapping[str, str]) -> dict[str, str]:
 
 
 def call_forwarding_signals(argv: Sequence[str], env: Mapping[str, str]) -> int:
-    """`subprocess.call`, with this process's SIGINT and SIGTERM passed on to the child."""
-    child = subprocess.Popen(list(argv), env=dict(env))
+    """`subprocess.call`, with this process's SIGINT and SIGTERM passed on to the child.
+
+    The handlers are in place before the child starts: a signal that arrives while it is being
+    started is passed on as soon as it exists (with the default handler it would have ended this
+    process and left the child running on its own)."""
     if threading.current_thread() is not threading.main_thread():  # signals reach the main thread only
-        return child.wait()
+        return subprocess.Popen(list(argv), env=dict(env)).wait()
+    child: subprocess.Popen[bytes] | None = None
+    early: list[int] = []
 
     def forward(signum: int, _frame: object) -> None:
-        if child.poll() is None:
+        if child is None:
+            early.append(signum)
+        elif child.poll() is None:
             child.send_signal(signum)
 
     previous = {sig: signal.signal(sig, forward) for sig in (signal.SIGINT, signal.SIGTERM)}
     try:
+        child = subprocess.Popen(list(argv), env=dict(env))
+        for signum in early:
+            child.send_signal(signum)
         return child.wait()
     finally:
         for sig, handler in previous.items():
