@@ -630,9 +630,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     #: this read came early, when the page's record could show the interval(s): it counts only
     #: by that record, never towards the streak
     read_early = False
-    #: a matching read's record of stillness: how much longer (s) the page must stay still for
-    #: the record alone to show the interval(s) (None: the record cannot show it)
-    still_left_s: float | None = None
+    #: an early read was already asked for since the last counted read (one per interval)
     early_asked = False
     pending: EarlyRead | None = None
     if (early is not None and early.expect == expect and early.scope == scope
@@ -648,7 +646,9 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             obs = probe.read(session)
             now = clock()
         reads += 1
-        still_left_s = None
+        # a matching read's record of stillness: how much longer (s) the page must stay still for
+        # the record alone to show the interval(s) (None: the record cannot show it)
+        still_left_s: float | None = None
         stale = (now - read_started) * 1000 > st.stale_ms
         if obs.fatal:
             break
