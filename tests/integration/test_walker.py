@@ -296,6 +296,23 @@ def test_interrupts_are_dismissed_before_every_action(walker_browser, out, page_
     assert rules_of(events)["banner"].status == "passed"
 
 
+def test_an_acts_interrupts_are_asked_in_its_targets_first_read(walker_browser, out, page_url, monkeypatch) -> None:
+    # the gate comes with the pinned selector's count: no read of its own before an act (a read
+    # per act on a run with dismiss selectors, the bench's consent corpus), and a click the gate
+    # let through still clears the banner before the target is acted on
+    from flowwalk.browser.probe import PageReader
+
+    asked: list[list[str]] = []
+    original = PageReader.may_show
+    monkeypatch.setattr(PageReader, "may_show", lambda self, sel: asked.append(list(sel)) or original(self, sel))
+    steps = [click("#open"), click("#buy"), expect("text_contains", "bought", "#result")]
+    sc = flow("banner", steps, page_url("banner.html"), dismiss_selectors=("#accept",))
+    _, events = walk(sc, walker_browser, make_settings(out))
+    assert rules_of(events)["banner"].status == "passed"
+    assert [s.detail.get("dismissed") for s in steps_of(events)[:2]] == [None, 1]
+    assert asked == [["#accept"]]       # the scenario's opening pass only; each act asked in its own read
+
+
 def test_an_action_that_raises_is_retried_once_after_dismissing(walker_browser, out, page_url) -> None:
     steps = [click("#arm"), click("#buy"), expect("text_contains", "bought", "#result")]
     sc = flow("late", steps, page_url("late-banner.html"), dismiss_selectors=("#consent",))

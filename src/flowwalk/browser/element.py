@@ -58,18 +58,21 @@ def perform(target: "Locator", action: str, value: str | None, timeout_ms: int) 
         raise ValueError(f"unknown action '{action}'")
 
 
-def dismiss_visible(page: "Page", selectors: Sequence[str], *, max_matches: int, click_ms: int) -> int:
+def dismiss_visible(page: "Page", selectors: Sequence[str], *, max_matches: int, click_ms: int,
+                    maybe: Sequence[bool | None] | None = None) -> int:
     """Click every VISIBLE match (at most `max_matches` per selector) of each selector, each click
     within `click_ms`; how many were clicked. Never waits for one and never raises: a bad
-    selector, a navigating page or an element that will not take the click dismisses nothing."""
+    selector, a navigating page or an element that will not take the click dismisses nothing.
+    `maybe`: `PageReader.may_show` of the selectors, when a read just took it (`probe.gated`)."""
     if not selectors:
         return 0
-    try:
-        # one read for every selector: the common case (nothing showing) costs no round trip per
-        # selector and match
-        maybe = PageReader(page).may_show(selectors)
-    except (PageError, InvalidSelector):
-        maybe = [None] * len(selectors)
+    if maybe is None or len(maybe) != len(selectors):
+        try:
+            # one read for every selector: the common case (nothing showing) costs no round trip
+            # per selector and match
+            maybe = PageReader(page).may_show(selectors)
+        except (PageError, InvalidSelector):
+            maybe = [None] * len(selectors)
     clicked = 0
     for selector, shown in zip(selectors, maybe):
         if shown is False:

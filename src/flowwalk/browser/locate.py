@@ -85,11 +85,13 @@ class Located:
     used: str
     count: int
     tried: list[str] = field(default_factory=list)
-    #: what `probe` returned for the alternative used (None without a probe or without a match)
+    #: what `probe` returned for the alternative used (the first one when none matched; None
+    #: without a probe)
     probe: Any = None
 
 
-def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | None = None) -> Located:
+def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | None = None,
+           probe_arg: Any = None) -> Located:
     """Resolve a (pipe, scoped) selector on a page or frame: the first alternative with matches.
 
     When none match, `count` is 0 and `locator` is the first alternative's (so a caller can still
@@ -97,11 +99,13 @@ def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | N
 
     `probe`, a JS function of the matched elements returning `{n: count, ...}`, replaces the count
     with one `evaluate_all` in the same round trip, so a caller learns more about the match (the
-    healer's fingerprint, heal/fingerprint.py) at no extra round trip.
+    healer's fingerprint, heal/fingerprint.py) at no extra round trip; `probe_arg` is its second
+    argument. When nothing matches, `probe` is what the first alternative's probe returned.
     """
     alternatives = split_pipe(scoped(selector, scope)) or [selector]
     tried: list[str] = []
     first = None
+    first_probe = None
     for alt in alternatives:
         locator = page.locator(alt)
         probed = None
@@ -109,7 +113,7 @@ def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | N
             if probe is None:
                 count = locator.count()
             else:
-                probed = locator.evaluate_all(probe)
+                probed = locator.evaluate_all(probe, probe_arg)
                 count = int(probed.get("n", 0)) if isinstance(probed, dict) else 0
         except PlaywrightError as exc:
             if is_invalid_selector(exc):
@@ -117,8 +121,8 @@ def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | N
             raise
         tried.append(alt)
         if first is None:
-            first = locator
+            first, first_probe = locator, probed
         if count > 0:
             return Located(locator=locator, used=alt, count=count, tried=tried, probe=probed)
     assert first is not None
-    return Located(locator=first, used=alternatives[0], count=0, tried=tried)
+    return Located(locator=first, used=alternatives[0], count=0, tried=tried, probe=first_probe)

@@ -55,7 +55,7 @@ if TYPE_CHECKING:
 
 __all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
            "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen",
-           "UrlState", "script"]
+           "UrlState", "gated", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
 
@@ -644,6 +644,14 @@ _MAY_SHOW_JS = r"""(selectors) => {
   });
 }"""
 _URL_STATE_JS = script("", "return { url: location.href, quiet: fw.quiet('dom') };")
+
+
+def gated(probe: str | None) -> str:
+    """A `locate` probe that also asks `PageReader.may_show` of the CSS selectors given as its
+    argument, in the same round trip: `{n, gate: [True|False|None per selector], ...probe's}`.
+    An act's count and its interrupts' gate are then one read instead of two."""
+    inner = probe or "(els) => ({ n: els.length })"
+    return f"(els, gate) => Object.assign(({inner})(els), {{ gate: ({_MAY_SHOW_JS})(gate) }})"
 
 
 # --- the records ----------------------------------------------------------------------------------

@@ -35,7 +35,7 @@ from flowwalk.walk.evidence import Click
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.resolve import TargetResolution, resolve_target
-from flowwalk.walk.waits import POLL_S, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
+from flowwalk.walk.waits import POLL_S, Gate, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
 
 if TYPE_CHECKING:
     from flowwalk.browser.probe import Element, Page
@@ -104,11 +104,28 @@ def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: 
 # --- interrupts ---------------------------------------------------------------------------------
 
 
-def dismiss(attempt: Attempt, selectors: Sequence[str]) -> int:
-    """Click every VISIBLE match of each dismiss selector, quickly; never wait for one."""
+def dismiss(attempt: Attempt, selectors: Sequence[str], maybe: Sequence[bool | None] | None = None) -> int:
+    """Click every VISIBLE match of each dismiss selector, quickly; never wait for one. `maybe`:
+    which could be showing, when a read just asked (see `dismiss_visible`)."""
     if attempt.session is None:
         return 0
-    return dismiss_visible(attempt.page, selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS)
+    return dismiss_visible(attempt.page, selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS,
+                           maybe=maybe)
+
+
+def _interrupts(attempt: Attempt, state: RuleState, result: StepResult) -> Gate | None:
+    """The rule's interrupts as a gate for the act's first read; what it clicks goes into the
+    step's `dismissed` detail."""
+    if not state.dismiss:
+        return None
+
+    def clear(maybe: Sequence[bool | None] | None) -> int:
+        clicked = dismiss(attempt, state.dismiss, maybe)
+        if clicked:
+            result.detail["dismissed"] = result.detail.get("dismissed", 0) + clicked
+        return clicked
+
+    return Gate(state.dismiss, clear)
 
 
 # --- act ----------------------------------------------------------------------------------------
@@ -117,12 +134,10 @@ def dismiss(attempt: Attempt, selectors: Sequence[str]) -> int:
 def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: StepResult) -> None:
     """One act step (see the module doc for its order)."""
     recovery = result.recovery
-    dismissed = dismiss(attempt, state.dismiss) if state.dismiss else 0
-    if dismissed:
-        result.detail["dismissed"] = dismissed
     value = (attempt.bindings.subst(step.value, secrets=step.action in ("fill", "press"))
              if step.value is not None else None)
-    target = act_target(attempt, state, step, result)
+    # the interrupts are cleared in the target's first read (one round trip for both)
+    target = act_target(attempt, state, step, result, gate=_interrupts(attempt, state, result))
     if state.last_act is not None:
         # locating took a round trip that delivered any late navigation of the last action:
         # blame that action before this one changes the page
@@ -174,15 +189,19 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
                                      for a in recovery.attempts]
 
 
-def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult) -> "Element":
-    """The element an act works on: the pinned selector's first match, else `recover_target`'s."""
+def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult,
+               gate: Gate | None = None) -> "Element":
+    """The element an act works on: the pinned selector's first match, else `recover_target`'s.
+    `gate`: interrupts to clear first, asked in the same read as the pinned selector's count."""
     selector = attempt.bindings.subst(step.selector) if step.selector else None
     waited_ms = 0.0
+    if not selector and gate is not None:
+        gate.clear(None)
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
         # the element's fingerprint comes with the match count (one round trip), when it is due
         located = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
-                           probe=healing.probe_for(attempt, step, selector))
+                           probe=healing.probe_for(attempt, step, selector), gate=gate)
         if located is not None:
             result.detail["selector"] = located.used
             if located.count > 1:

@@ -9,20 +9,32 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
+from typing import Callable, Sequence
 
 from flowwalk.browser.element import first_visible, wait_for_first
 from flowwalk.browser.locate import Located, locate
+from flowwalk.browser.probe import gated
 from flowwalk.browser.session import NavigationBlocked
 from flowwalk.model import Step
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
 from flowwalk.walk.outcomes import StepFailed
 
-__all__ = ["POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "wait_in_rule"]
+__all__ = ["Gate", "POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "wait_in_rule"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
 POLL_S = 0.1
+
+
+@dataclasses.dataclass(frozen=True)
+class Gate:
+    """Interrupts to clear before the first read of a wait counts: their selectors, asked in that
+    read (`probe.gated`), and what clears them given the answer (how many it clicked)."""
+
+    selectors: Sequence[str]
+    clear: Callable[[Sequence[bool | None] | None], int]
 
 
 def sleep_ms(attempt: Attempt, ms: float) -> None:
@@ -37,16 +49,18 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool, probe: str | None = None) -> Located | None:
+             visible: bool, probe: str | None = None, gate: Gate | None = None) -> Located | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
     the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
-    `probe` goes to `locate` (the match that is returned carries what it found).
+    `probe` goes to `locate` (the match that is returned carries what it found). `gate`: the
+    first read also asks whether its interrupts could be showing, and they are cleared before
+    anything is judged; the selector is read again when that clicked something.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
-    located = locate(page, selector, scope, probe=probe)
+    located = _first_read(page, selector, scope, probe, gate)
     if located.count > 0 and (not visible or first_visible(located)):
         return located
     if len(located.tried) == 1:
@@ -76,6 +90,17 @@ def wait_in_rule(attempt: Attempt, state: RuleState, written: str | None, *,
     assert selector is not None
     timeout = state.budget.cap_ms(state.observe_ms)
     return selector, timeout, wait_for(attempt, selector, state.scope, timeout, visible=visible)
+
+
+def _first_read(page: object, selector: str, scope: str | None, probe: str | None, gate: Gate | None) -> Located:
+    if gate is None or not gate.selectors:
+        return locate(page, selector, scope, probe=probe)
+    located = locate(page, selector, scope, probe=gated(probe), probe_arg=list(gate.selectors))
+    answer = located.probe.get("gate") if isinstance(located.probe, dict) else None
+    if gate.clear(answer if isinstance(answer, list) else None):
+        return locate(page, selector, scope, probe=probe)
+    # the probe's own answer, as `locate` with `probe` alone gives it
+    return dataclasses.replace(located, probe=located.probe if probe else None)
 
 
 def allowlist_text(attempt: Attempt) -> str:
