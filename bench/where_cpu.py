@@ -91,21 +91,37 @@ def cpu_by_kind(command: list[str], env: dict[str, str]) -> tuple[float, dict[st
     return time.monotonic() - started, dict(by_kind), b"".join(output).decode(errors="replace")[-400:]
 
 
-def command(form: str, url: str, workers: int) -> list[str]:
+def command(form: str, url: str, workers: int, only: list[str] | None = None) -> list[str]:
+    """The command of one form; `only`: flow slugs (a family, for a closer look), else all."""
     python, flowwalk = str(ROOT / ".venv/bin/python"), str(ROOT / ".venv/bin/flowwalk")
     config = ["--config", os.path.relpath(harness.FLOWWALK_CONFIG, ROOT)]
     if form == "floor":
-        return [python, "bench/floor.py", "--base-url", url, "--workers", str(workers)]
-    corpus = "bench/rules" if form == "flowwalk-rules" else "bench/flows"
-    return [flowwalk, "run", corpus, "--base-url", url, "--workers", str(workers), "--out",
+        return [python, "bench/floor.py", "--base-url", url, "--workers", str(workers),
+                *[a for slug in only or () for a in ("--only", slug)]]
+    if form == "flowwalk-rules":
+        if only:
+            raise SystemExit("--flows measures flows and the floor only (a rule file holds its flows together)")
+        corpus = ["bench/rules"]
+    else:
+        corpus = [f"bench/flows/{slug}.flow.yaml" for slug in only] if only else ["bench/flows"]
+    return [flowwalk, "run", *corpus, "--base-url", url, "--workers", str(workers), "--out",
             f"bench/out/where-{form}", "--secret", "DEMO_PASSWORD", *config]
 
 
-def split(url: str, env: dict[str, str], workers: int, rounds: int) -> None:
+def form_env(form: str, env: dict[str, str], other_src: str | None) -> dict[str, str]:
+    """`flowwalk-b` imports flowwalk from `other_src` (a patched copy of src/, for an A/B)."""
+    if form == "flowwalk-b" and other_src:
+        return {**env, "PYTHONPATH": other_src}
+    return env
+
+
+def split(url: str, env: dict[str, str], workers: int, rounds: int, forms: tuple[str, ...],
+          only: list[str] | None = None, other_src: str | None = None) -> None:
     seen: dict[str, list[dict[str, float]]] = collections.defaultdict(list)
     for n in range(1, rounds + 1):
-        for form in FORMS:
-            wall, by_kind, tail = cpu_by_kind(command(form, url, workers), env)
+        for form in forms:
+            argv = command("flowwalk" if form == "flowwalk-b" else form, url, workers, only)
+            wall, by_kind, tail = cpu_by_kind(argv, form_env(form, env, other_src))
             by_kind["total"] = sum(by_kind.values())
             by_kind["wall"] = wall
             seen[form].append(by_kind)
@@ -157,16 +173,28 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", action="store_true", help="count Playwright calls instead of CPU")
+    parser.add_argument("--forms", default=",".join(FORMS),
+                        help=f"comma-separated, of {', '.join(FORMS)}, flowwalk-b [all three]")
+    parser.add_argument("--flows", default="", help="comma-separated flow slugs, e.g. ops-1,ops-2 [all]")
+    parser.add_argument("--b-src", metavar="DIR",
+                        help="the src/ folder the form flowwalk-b imports flowwalk from (an A/B)")
     args = parser.parse_args()
+    forms = tuple(f for f in args.forms.split(",") if f)
+    if "flowwalk-b" in forms and not args.b_src:
+        parser.error("the form flowwalk-b needs --b-src")
     from flowwalk.serve import StaticServer
 
     os.environ["DEMO_PASSWORD"] = harness.demo_password()
+    # as bench/run.py runs them: bytecode is written and reused, as on a user's machine (an
+    # environment that forbids it would charge flowwalk's compile, not the floor's, to every run)
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "GITHUB_ACTIONS", "CI")}
+    env["PYTHONDONTWRITEBYTECODE"] = "0"
     with StaticServer(harness.build_site()) as server:
         if args.calls:
             calls(server.url)
         else:
-            split(server.url, env, args.workers, args.rounds)
+            split(server.url, env, args.workers, args.rounds, forms,
+                  [f for f in args.flows.split(",") if f] or None, args.b_src)
 
 
 if __name__ == "__main__":
