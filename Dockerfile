@@ -19,8 +19,12 @@ COPY scripts/install.sh /opt/flowwalk/scripts/install.sh
 RUN /opt/flowwalk/scripts/install.sh --system --headless-only --packages-only \
     && rm -rf /var/lib/apt/lists/*
 
+# PYTHONDONTWRITEBYTECODE above means no run writes bytecode, and the editable install compiles
+# nothing: without compileall every job would compile flowwalk's sources again before its first
+# check (about 0.1 to 0.3 s of CPU, measured on `validate` and `run` outside the image).
 COPY . /opt/flowwalk
 RUN /opt/flowwalk/scripts/install.sh --system --headless-only \
+    && python -m compileall -q /opt/flowwalk/src \
     && flowwalk --version
 
 # No USER: the runner mounts the workspace owned by root and the action must write its report

@@ -164,3 +164,13 @@ def test_a_stopped_container_still_leaves_its_report(podman: Podman, image: Imag
     assert (layout.workspace / "flowwalk-report" / "junit.xml").is_file()
     outputs = parse_output_file(layout.host_file("set_output").read_text())
     assert outputs["verdict"] == "cancelled"
+
+
+def test_the_image_holds_flowwalks_bytecode(podman: Podman, image: Image) -> None:
+    """The image sets PYTHONDONTWRITEBYTECODE, so no job writes bytecode: the build must have, or
+    every job compiles flowwalk's sources again before its first check."""
+    modules = ("flowwalk.cli", "flowwalk.walk.run", "flowwalk.browser.session", "flowwalk.report.build")
+    code = ("import importlib, os; "
+            f"print([m for m in {modules!r} if not os.path.exists(importlib.import_module(m).__cached__)])")
+    done = podman("run", "--rm", "--entrypoint", "/usr/local/bin/python", image.id, "-c", code)
+    assert done.stdout.strip() == "[]", f"modules without bytecode in the image: {done.stdout.strip()}"

@@ -76,6 +76,8 @@ def test_it_installs_with_the_same_script_as_the_readme() -> None:
     assert "/opt/flowwalk/scripts/install.sh --system --headless-only --packages-only" in packages
     assert "rm -rf /var/lib/apt/lists/*" in packages, "apt's lists stay out of the layer"
     assert "/opt/flowwalk/scripts/install.sh --system --headless-only" in package and "--packages-only" not in package
+    # the image forbids runs to write bytecode (PYTHONDONTWRITEBYTECODE): the build writes it once
+    assert "python -m compileall -q /opt/flowwalk/src" in package
     order = [(kw, "packages-only" in args if kw == "RUN" else args.split()[0])
              for kw, args in instructions() if kw == "COPY" or (kw == "RUN" and "install.sh" in args)]
     assert order == [("COPY", "scripts/install.sh"), ("RUN", True), ("COPY", "."), ("RUN", False)]
