@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     Element = Locator
 
 __all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
-           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen",
+           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen", "Seq",
            "UrlState", "gated", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
@@ -109,12 +109,19 @@ PRELUDE = r"""
       }
       return out;
     };
-    return { norm, textOf, visible, offered, disabled, idOf, byId, hasId, quiet };
+    // the record's change count at this read, and the page's clock (`PageReader.changed`)
+    const seq = () => {
+      const q = window[Symbol.for('flowwalk.quiet')];
+      if (!q) return null;
+      q.flush();
+      return { n: q.n, at: performance.now() };
+    };
+    return { norm, textOf, visible, offered, disabled, idOf, byId, hasId, quiet, seq };
   })();
 """
 
 #: an init script of every context: records when the document last changed, for `fw.quiet` (see the
-#: module docstring). A MutationObserver on the document and on every shadow root attached later
+#: module docstring), and counts every change that could alter a read, for `fw.changed`. A MutationObserver on the document and on every shadow root attached later
 #: (`attachShadow` is wrapped at document start, before the page's scripts run), `input` and `change`
 #: events (a typed value changes no attribute), the setters and methods a script changes a control's
 #: state with (`checked`, `value`, `selectedIndex`, `stepUp`, ...), and the Navigation API's `currententrychange`
@@ -124,8 +131,13 @@ QUIET_INIT_JS = r"""
   const key = Symbol.for('flowwalk.quiet');
   if (window[key]) return;
   const start = performance.now();
-  const q = { dom: start, url: start, observers: [] };
-  const touch = () => { q.dom = performance.now(); };
+  // n counts everything that could change a read (`seen`); waiters are woken by it (`fw.changed`)
+  const q = { dom: start, url: start, observers: [], n: 0, waiters: [] };
+  const seen = () => {
+    q.n++;
+    if (q.waiters.length) { const woken = q.waiters; q.waiters = []; for (const w of woken) w(); }
+  };
+  const touch = () => { q.dom = performance.now(); seen(); };
   const observe = (root) => {
     const o = new MutationObserver(touch);
     o.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
@@ -160,8 +172,12 @@ QUIET_INIT_JS = r"""
   note(HTMLTextAreaElement.prototype, ['value', 'setRangeText']);
   note(HTMLSelectElement.prototype, ['value', 'selectedIndex']);
   note(HTMLOptionElement.prototype, ['selected']);
-  if (window.navigation) navigation.addEventListener('currententrychange', () => { q.url = performance.now(); });
-  else addEventListener('popstate', () => { q.url = performance.now(); }, true);
+  if (window.navigation) navigation.addEventListener('currententrychange', () => { q.url = performance.now(); seen(); });
+  else addEventListener('popstate', () => { q.url = performance.now(); seen(); }, true);
+  // what changes rendering without a mutation (a stylesheet, image or font that loaded, an
+  // animation or a transition that started) wakes a waiting check too; it is not a DOM change
+  for (const type of ['load', 'error', 'animationstart', 'transitionrun']) addEventListener(type, seen, true);
+  if (document.fonts) document.fonts.addEventListener('loadingdone', seen);
   // records not yet delivered (mutations of the task that is still running) count as now
   q.flush = () => { for (const o of q.observers) if (o.takeRecords().length) touch(); };
   Object.defineProperty(window, key, { value: q });
@@ -434,6 +450,7 @@ _ELEMENTS_JS = script("els, a", r"""
   }
   })(els, a);
   if (a.q) out.quiet = fw.quiet(a.q);
+  out.seq = fw.seq();
   return out;
 """)
 
@@ -644,6 +661,24 @@ _MAY_SHOW_JS = r"""(selectors) => {
   });
 }"""
 _URL_STATE_JS = script("", "return { url: location.href, quiet: fw.quiet('dom') };")
+# Resolves true at the first change the record counts after a read (`seq`), but not before `gap`
+# ms of the page's clock after that read; false after `cap` ms with none; null without a record.
+_CHANGED_JS = r"""(a) => {
+  const q = window[Symbol.for('flowwalk.quiet')];
+  if (!q) return null;
+  q.flush();
+  return new Promise((resolve) => {
+    let timer = null;
+    const end = (changed) => { clearTimeout(timer); resolve(changed); };
+    const woken = () => {
+      const early = a.at + a.gap - performance.now();
+      if (early > 0) { clearTimeout(timer); timer = setTimeout(() => resolve(true), early); } else end(true);
+    };
+    if (q.n !== a.n) { woken(); return; }
+    timer = setTimeout(() => end(false), a.cap);
+    q.waiters.push(woken);
+  });
+}"""
 
 
 def gated(probe: str | None) -> str:
@@ -672,6 +707,20 @@ class ElementQuery:
     value: str = ""
     attr: str = ""
     quiet: str = ""
+
+
+@dataclass(frozen=True)
+class Seq:
+    """Where a read stood in the page's record of changes: its count, and the page's clock (ms)."""
+
+    n: int
+    at: float
+
+    @classmethod
+    def of(cls, raw: Any) -> "Seq | None":
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("n"), (int, float)):
+            return None
+        return cls(n=int(raw["n"]), at=float(raw.get("at") or 0.0))
 
 
 @dataclass(frozen=True)
@@ -729,6 +778,8 @@ class ElementRead:
     value: str | None = None
     #: when the query asked (`ElementQuery.quiet`): how long the page had been still
     quiet: Quiet | None = None
+    #: the page's change count at this read (`PageReader.changed`); None without a record
+    seq: "Seq | None" = None
 
     @classmethod
     def of(cls, raw: Any) -> "ElementRead":
@@ -741,7 +792,8 @@ class ElementRead:
                    texts=tuple(str(t) for t in r.get("texts", ()) or ()), visible=int(r.get("visible", 0) or 0),
                    disabled=None if disabled is None else bool(disabled), tag=str(r.get("tag") or ""),
                    checked=None if checked is None else str(checked),
-                   value=None if value is None else str(value), quiet=Quiet.of(r.get("quiet")))
+                   value=None if value is None else str(value), quiet=Quiet.of(r.get("quiet")),
+                   seq=Seq.of(r.get("seq")))
 
 
 @dataclass(frozen=True)
@@ -839,6 +891,16 @@ class PageReader:
             raw = self.where.evaluate(_URL_STATE_JS)
         r = raw if isinstance(raw, Mapping) else {}
         return UrlState(str(r.get("url", "")), Quiet.of(r.get("quiet")))
+
+    def changed(self, seq: Seq, *, gap_ms: float, cap_ms: float) -> bool | None:
+        """Wait in the page for the first change its record counts after the read at `seq` (a
+        mutation, an input, a URL change, a stylesheet, image or font that loaded, an animation
+        that started), but not past `gap_ms` after that read if it came sooner: True; False when
+        `cap_ms` passed with none; None when the page has no record (then nothing was waited)."""
+        arg = {"n": seq.n, "at": seq.at, "gap": max(gap_ms, 0.0), "cap": max(cap_ms, 0.0)}
+        with translating():
+            raw = self.where.evaluate(_CHANGED_JS, arg)
+        return raw if isinstance(raw, bool) else None
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""

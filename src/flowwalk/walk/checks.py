@@ -57,7 +57,7 @@ from flowwalk.browser.capture import AriaRead
 from flowwalk.browser.errors import InvalidSelector, PageError, translating
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.probe import ElementQuery, ElementRead, Quiet, Reader
+from flowwalk.browser.probe import ElementQuery, ElementRead, Quiet, Reader, Seq
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
@@ -70,6 +70,10 @@ OBSERVED_LIMIT = 200
 #: a failed check looks in at most this many child frames, for at most this long (on failure only)
 FRAME_LOOK_MAX = 4
 FRAME_LOOK_MS = 1000
+#: the longest one wait for the page to change lasts before the check reads again anyway: a change
+#: the page's record cannot see (inside a declarative shadow root, a media query) is still read
+#: within this, and a failing check on a still page reads twice a second instead of ten times
+CHANGE_WAIT_MAX_MS = 500
 _OPS: dict[str, tuple[str, Callable[[int, int], bool]]] = {
     "eq": ("exactly", lambda n, c: n == c),
     "gte": ("at least", lambda n, c: n >= c),
@@ -113,6 +117,8 @@ class _Read:
     quiet_ms: float | None = None
     #: "recorded": what the read judged only grows (`Kind.settles` "log"), so a match is final
     stability: str | None = None
+    #: where the read stood in the page's record of changes (`PageReader.changed`); None without one
+    seq: Seq | None = None
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -524,7 +530,7 @@ class _Probe:
                 return _read_failure(session, exc, alt)
             if result.n > 0:
                 break
-        obs = self.judge_elements(result, used)
+        obs = replace(self.judge_elements(result, used), seq=result.seq)
         return replace(obs, quiet_ms=quiet_ms_of(self.row.settles, result.quiet)) if result.quiet else obs
 
     # --- judging a read (pure) --------------------------------------------------------------------
@@ -704,7 +710,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             # the read at the deadline: each wait overruns its timer a little, and over 50 reads
             # that added up to 0.1 s past the timeout the user set
             left_ms = min(left_ms, (deadline - clock()) * 1000)
-        if left_ms > 0:
+        if left_ms > 0 and not _until_changed(session, probe, obs, stale, deadline, clock, st):
             session.wait(left_ms)
     observed, code, frame = _final_observed(obs, stale, streak, st), _code(probe, obs, stale), None
     question = None if stale else probe.frame_question(obs)
@@ -716,6 +722,32 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
     return CheckResult(False, reads, probe.expected, observed, code, (clock() - started) * 1000, obs.selector,
                        frame)
+
+
+def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool, deadline: float,
+                   clock: Callable[[], float], st: Stabilize) -> bool:
+    """After a read of a single-read check (`stable_reads` 1: flows) that did not match, wait for
+    the page to change instead of for the clock. What an element read looks at (`Kind.settles`
+    "dom" or "render") cannot change unless the page's record counts a change (browser/probe.py
+    `fw.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
+    started), so a read before one only repeats the answer. The next read comes at the first
+    change but never sooner than one interval after this read (a page that keeps changing is read
+    on the usual cadence, never more often), and at the latest at the deadline or after
+    CHANGE_WAIT_MAX_MS. Checks of RFC 010 (two reads or more) keep its cadence exactly.
+
+    False when it did not wait: another kind or setting, a read that matched, no time left before
+    the deadline, or a page without the record."""
+    if (st.stable_reads != 1 or obs.ok is not False or stale or obs.seq is None
+            or probe.row.settles not in ("dom", "render")):
+        return False
+    cap_ms = min(CHANGE_WAIT_MAX_MS, (deadline - clock()) * 1000)
+    if cap_ms <= 0:
+        return False
+    try:
+        return session.reader.changed(obs.seq, gap_ms=st.interval_ms, cap_ms=cap_ms) is not None
+    except PageError as exc:
+        _read_failure(session, exc, None)   # BrowserCrashed when the browser is gone
+        return True   # the page navigated or its document went: that is a change, read again
 
 
 def _frame_label(frame: Reader) -> str:
