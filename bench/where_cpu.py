@@ -99,8 +99,6 @@ def command(form: str, url: str, workers: int, only: list[str] | None = None) ->
         return [python, "bench/floor.py", "--base-url", url, "--workers", str(workers),
                 *[a for slug in only or () for a in ("--only", slug)]]
     if form == "flowwalk-rules":
-        if only:
-            raise SystemExit("--flows measures flows and the floor only (a rule file holds its flows together)")
         corpus = ["bench/rules"]
     else:
         corpus = [f"bench/flows/{slug}.flow.yaml" for slug in only] if only else ["bench/flows"]
@@ -180,8 +178,19 @@ def main() -> None:
                         help="the src/ folder the form flowwalk-b imports flowwalk from (an A/B)")
     args = parser.parse_args()
     forms = tuple(f for f in args.forms.split(",") if f)
+    only = [f for f in args.flows.split(",") if f] or None
+    unknown = [f for f in forms if f not in (*FORMS, "flowwalk-b")]
+    if unknown:
+        parser.error(f"unknown form(s) {', '.join(unknown)}: choose from {', '.join(FORMS)}, flowwalk-b")
     if "flowwalk-b" in forms and not args.b_src:
-        parser.error("the form flowwalk-b needs --b-src")
+        parser.error("the form flowwalk-b needs --b-src (a src/ folder, e.g. a `git archive` of another commit)")
+    if only:
+        missing = [slug for slug in only if not (ROOT / "bench" / "flows" / f"{slug}.flow.yaml").is_file()]
+        if missing:
+            parser.error(f"no flow {', '.join(missing)} in bench/flows (slugs such as ops-1, consent-2)")
+        if "flowwalk-rules" in forms:
+            parser.error("--flows measures flows and the floor only (a rule file holds its flows together): "
+                         "add --forms flowwalk,floor")
     from flowwalk.serve import StaticServer
 
     os.environ["DEMO_PASSWORD"] = harness.demo_password()
@@ -193,8 +202,7 @@ def main() -> None:
         if args.calls:
             calls(server.url)
         else:
-            split(server.url, env, args.workers, args.rounds, forms,
-                  [f for f in args.flows.split(",") if f] or None, args.b_src)
+            split(server.url, env, args.workers, args.rounds, forms, only, args.b_src)
 
 
 if __name__ == "__main__":

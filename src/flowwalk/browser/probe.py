@@ -121,7 +121,8 @@ PRELUDE = r"""
 """
 
 #: an init script of every context: records when the document last changed, for `fw.quiet` (see the
-#: module docstring), and counts every change that could alter a read, for `fw.changed`. A MutationObserver on the document and on every shadow root attached later
+#: module docstring), and counts every change that could alter a read, for `PageReader.changed`.
+#: A MutationObserver on the document and on every shadow root attached later
 #: (`attachShadow` is wrapped at document start, before the page's scripts run), `input` and `change`
 #: events (a typed value changes no attribute), the setters and methods a script changes a control's
 #: state with (`checked`, `value`, `selectedIndex`, `stepUp`, ...), and the Navigation API's `currententrychange`
@@ -131,7 +132,7 @@ QUIET_INIT_JS = r"""
   const key = Symbol.for('flowwalk.quiet');
   if (window[key]) return;
   const start = performance.now();
-  // n counts everything that could change a read (`seen`); waiters are woken by it (`fw.changed`)
+  // n counts everything that could change a read (`seen`); waiters are woken by it (`PageReader.changed`)
   const q = { dom: start, url: start, observers: [], n: 0, waiters: [] };
   const seen = () => {
     q.n++;
@@ -779,7 +780,7 @@ class ElementRead:
     #: when the query asked (`ElementQuery.quiet`): how long the page had been still
     quiet: Quiet | None = None
     #: the page's change count at this read (`PageReader.changed`); None without a record
-    seq: "Seq | None" = None
+    seq: Seq | None = None
 
     @classmethod
     def of(cls, raw: Any) -> "ElementRead":

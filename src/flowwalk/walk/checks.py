@@ -729,7 +729,7 @@ def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool,
     """After a read of a single-read check (`stable_reads` 1: flows) that did not match, wait for
     the page to change instead of for the clock. What an element read looks at (`Kind.settles`
     "dom" or "render") cannot change unless the page's record counts a change (browser/probe.py
-    `fw.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
+    `PageReader.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
     started), so a read before one only repeats the answer. The next read comes at the first
     change but never sooner than one interval after this read (a page that keeps changing is read
     on the usual cadence, never more often), and at the latest at the deadline or after
