@@ -25,6 +25,7 @@ from flowwalk.browser.probe import (
     Match,
     Quiet,
     Reader,
+    Seq,
     UrlState,
 )
 
@@ -71,6 +72,11 @@ class RecordedReader:
     calls: list[tuple[str, ...]] = field(default_factory=list)
     #: the `position` each candidates read asked for (the target's ordinal, or None)
     positions: list[int | None] = field(default_factory=list)
+
+    def changed(self, seq: Seq, *, gap_ms: float, cap_ms: float) -> bool | None:
+        """A still page: nothing changes, so the wait lasts `cap_ms` (None with no `seq`: no record)."""
+        self.calls.append(("changed", str(seq.n), str(gap_ms), str(cap_ms)))
+        return False
 
     def url(self) -> str:
         self.calls.append(("url",))
@@ -203,7 +209,10 @@ class _Timed:
 
         def timed(*args: Any, **kw: Any) -> Any:
             self.clock.now += self.clock.read_s
-            return value(*args, **kw)
+            answer = value(*args, **kw)
+            if name == "changed" and answer is False:
+                self.clock.now += kw["cap_ms"] / 1000   # the page stayed still for the whole wait
+            return answer
         return timed
 
 

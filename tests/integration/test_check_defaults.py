@@ -74,7 +74,8 @@ def test_a_flow_check_still_waits_for_a_state_that_comes_late(flowwalk_browser: 
                            make_settings(tmp_path / "report"))
     assert outcome.status == "passed"
     (reads,) = reads_of(events)
-    assert reads == 2, reads
+    # (one more after a read slower than stale_ms, on a loaded machine; every 100 ms would be 5)
+    assert 2 <= reads <= 3, reads
     (check,) = [s for s in steps_of(events) if s.kind == "expect"]
     assert check.duration_ms is not None and check.duration_ms >= 300, check.duration_ms
 
@@ -106,8 +107,11 @@ def test_a_failing_check_gives_up_after_expect_timeout_ms(flowwalk_browser: Any,
     assert failure.runtime_code == "EXPECT_STATE_MISMATCH" and "Nothing saved yet" in failure.observed
     (reads,) = reads_of(events)
     # a page that does not change is read at once, after each 500 ms wait for a change, and at the
-    # deadline: not every 100 ms, and never 30 s of reads
-    assert reads == 3, reads
+    # deadline: 3 reads, not one every 100 ms (9), and never 30 s of reads. One more is allowed: a
+    # read slower than stale_ms (a CI machine under load) proves nothing, and the next read then
+    # comes on the 100 ms cadence. (A read merely slower than the interval no longer adds one:
+    # tests/unit/test_walk_checks.py)
+    assert 3 <= reads <= 4, reads
     assert f"failed after {reads} read(s)" in failure.message
     assert took < 8, took
 
@@ -119,13 +123,16 @@ def test_a_failing_check_gives_up_after_expect_timeout_ms(flowwalk_browser: Any,
     assert waited(events) >= 800
 
     # the step's own timeout_ms wins over expect_timeout_ms, and so does a rule's timeout (a wait
-    # for a change lasts at most 500 ms: four reads in 1.5 s)
+    # for a change lasts at most 500 ms: four reads in 1.5 s, one more after a stale read; the
+    # 100 ms cadence would make 16)
     longer = [expect("text_contains", "Saved Bob", "#status", timeout_ms=1500)]
     _, events = walk(flow("longer", longer, page_url("basic.html")), flowwalk_browser, settings)
-    assert reads_of(events) == [4] and waited(events) >= 1500
+    (reads,) = reads_of(events)
+    assert 4 <= reads <= 5 and waited(events) >= 1500, reads
     ruled = flow("ruled", wrong, page_url("basic.html"), timeout_ms=1500)
     _, events = walk(ruled, flowwalk_browser, settings)
-    assert reads_of(events) == [4] and waited(events) >= 1500
+    (reads,) = reads_of(events)
+    assert 4 <= reads <= 5 and waited(events) >= 1500, reads
 
 
 def test_the_defaults_come_from_the_files_and_the_config(flowwalk_browser: Any, tmp_path: Path, site: Any,

@@ -13,7 +13,7 @@ import pytest
 
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable, TimedOut, translated
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.probe import ElementRead, FrameName
+from flowwalk.browser.probe import ElementRead, FrameName, Seq
 from flowwalk.errors import Location
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.walk.checks import KINDS, NEEDS_ELEMENT, run_check
@@ -167,3 +167,20 @@ def test_playwright_errors_are_translated_once() -> None:
     bad = translated(Error("Unexpected token \"[\" while parsing css selector \"a[\""), "a[")
     assert isinstance(bad, InvalidSelector) and bad.selector == "a["
     assert str(moved) == "Execution context was destroyed, most likely because of a navigation"
+
+
+def test_a_flow_check_waits_for_a_change_even_after_a_read_slower_than_the_interval() -> None:
+    # a single read check (flows) of a still page: after a mismatch it waits for the page to change
+    # (at most 500 ms), not for the clock. A read that took 150 ms (a loaded CI machine) left no
+    # time of the 100 ms interval: the wait for a change is still asked, or the slow read would be
+    # followed by another at once (a fresh clone's CI run counted 5 reads in 1.5 s where 4 are due)
+    clock = FakeClock()
+    clock.read_s = 0.15
+    reader = RecordedReader(elements_of={"#s": read(1, text="Nothing saved yet", seq=Seq(n=3, at=10.0))})
+    session = RecordedSession(reader, clock)
+    one = Stabilize(stable_reads=1, interval_ms=100)
+    result = run_check(session, expect("text_contains", selector="#s", value="Saved Bob"), scope=None,
+                       timeout_ms=2000, stabilize=one, clock=session.clock)
+    assert not result.passed and result.reads == 4
+    assert [c[0] for c in reader.calls] == ["elements", "changed"] * 3 + ["elements"]
+    assert session.waited_ms == []

@@ -710,7 +710,10 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             # the read at the deadline: each wait overruns its timer a little, and over 50 reads
             # that added up to 0.1 s past the timeout the user set
             left_ms = min(left_ms, (deadline - clock()) * 1000)
-        if left_ms > 0 and not _until_changed(session, probe, obs, stale, deadline, clock, st):
+        # (a wait for a change keeps the interval itself, from the read's own time in the page: it
+        # is asked even when this read took longer than the interval, or a slow read would be
+        # followed by another at once, the cadence it replaces)
+        if not _until_changed(session, probe, obs, stale, deadline, clock, st) and left_ms > 0:
             session.wait(left_ms)
     observed, code, frame = _final_observed(obs, stale, streak, st), _code(probe, obs, stale), None
     question = None if stale else probe.frame_question(obs)
