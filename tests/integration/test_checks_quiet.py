@@ -51,6 +51,10 @@ CASES = [
     ("still", 200, expect("input_value", selector="#v", value="early"), 2000, True),
     ("still", 200, expect("hidden", selector="#missing"), 2000, True),
     ("still", 200, expect("has_text", selector="#t", value="Gone"), 500, False),
+    # inside a shadow root the HTML declares (<template shadowrootmode>), which no attachShadow shows
+    ("dsd-flicker", 0, expect("text_contains", selector="#dt", value="tick"), 2000, True),
+    ("dsd-blip", 0, expect("text_contains", selector="#dt", value="Saved"), 1500, False),
+    ("still", 200, expect("text_contains", selector="#dt", value="Ready"), 2000, True),
 ]
 
 
@@ -77,7 +81,7 @@ def test_the_record_and_two_reads_agree_run_after_run(session: PageSession, site
     if mode == "still" and two_reads_say:
         # the page had been still: the record spared the second read every time
         assert all(how == "quiet" for *_, how in seen), seen
-    if mode == "flicker":
+    if mode in ("flicker", "dsd-flicker"):
         # the page never stood still for an interval: every pass rested on two reads (the counter
         # ticks every 100 ms, and a late tick can leave it still for just over one)
         assert all(how == "reads" for *_, how in seen), seen
@@ -100,7 +104,10 @@ def test_a_page_that_changed_just_before_passes_once_the_record_covers_the_inter
         time.sleep(0.03)
         result = run_check(session, expect("text_contains", selector="#t", value="Saved"), scope=None,
                            timeout_ms=2000, stabilize=TWO)
-        assert result.passed and result.reads == 2 and result.stability == "quiet", result
+        assert result.passed and result.stability == "quiet", result
+        # on a loaded machine the first read can come a whole interval after the change: the record
+        # then shows the interval at once (a fresh clone's CI run saw it, 100.3 ms still)
+        assert result.reads == 2 or (result.reads == 1 and result.quiet_ms >= 100), result
 
 
 def test_a_script_setting_a_controls_state_resets_the_record(session: PageSession, site: StaticServer) -> None:
@@ -131,6 +138,33 @@ def test_a_mutation_inside_a_shadow_root_resets_the_record(session: PageSession,
       const host = document.body.appendChild(document.createElement('div'));
       window.__span = host.attachShadow({ mode: 'closed' }).appendChild(document.createElement('span'));
     }""")
+    time.sleep(0.3)
+    ages = session.page.evaluate("""() => {
+      const q = window[Symbol.for('flowwalk.quiet')];
+      q.flush();
+      const before = performance.now() - q.dom;
+      window.__span.textContent = 'changed';
+      q.flush();
+      return { before, after: performance.now() - q.dom };
+    }""")
+    assert ages["before"] >= 250 and ages["after"] < 50, ages
+
+
+@pytest.mark.parametrize("how", ["parsed", "setHTMLUnsafe"])
+def test_a_mutation_inside_a_declared_shadow_root_resets_the_record(session: PageSession, site: StaticServer,
+                                                                    how: str) -> None:
+    # a shadow root the HTML declares is attached by the parser, with no attachShadow call: the
+    # page's record finds it once the document is parsed, or after setHTMLUnsafe put it there
+    session.goto(f"{site.url}/browser/quiet.html?mode=still", timeout_ms=10_000)
+    session.page.evaluate("""(how) => {
+      if (how === 'parsed') {
+        window.__span = document.getElementById('dsd').shadowRoot.getElementById('dt');
+      } else {
+        const host = document.body.appendChild(document.createElement('section'));
+        host.setHTMLUnsafe('<div><template shadowrootmode="open"><span>a</span></template></div>');
+        window.__span = host.firstElementChild.shadowRoot.firstElementChild;
+      }
+    }""", how)
     time.sleep(0.3)
     ages = session.page.evaluate("""() => {
       const q = window[Symbol.for('flowwalk.quiet')];

@@ -122,8 +122,9 @@ PRELUDE = r"""
 
 #: an init script of every context: records when the document last changed, for `fw.quiet` (see the
 #: module docstring), and counts every change that could alter a read, for `PageReader.changed`.
-#: A MutationObserver on the document and on every shadow root attached later
-#: (`attachShadow` is wrapped at document start, before the page's scripts run), `input` and `change`
+#: A MutationObserver on the document and on every open shadow root: those attached by script
+#: (`attachShadow` is wrapped at document start, before the page's scripts run) and those the HTML
+#: declares (found once the document is parsed, and after `setHTMLUnsafe`), `input` and `change`
 #: events (a typed value changes no attribute), the setters and methods a script changes a control's
 #: state with (`checked`, `value`, `selectedIndex`, `stepUp`, ...), and the Navigation API's `currententrychange`
 #: (pushState, replaceState, hash changes, back and forward). A new document starts at its own start.
@@ -139,10 +140,27 @@ QUIET_INIT_JS = r"""
     if (q.waiters.length) { const woken = q.waiters; q.waiters = []; for (const w of woken) w(); }
   };
   const touch = () => { q.dom = performance.now(); seen(); };
+  const roots = new WeakSet();
+  // shadow roots the parser attached (`<template shadowrootmode="open">`, and setHTMLUnsafe's or
+  // parseHTMLUnsafe's) make no attachShadow call: they are looked for under what was added, while
+  // the document is parsed, once it is, and after those calls (closed ones no check can read)
+  let foreign = false;
+  const declared = (node) => {
+    if (node.shadowRoot) observe(node.shadowRoot);
+    if (node.querySelectorAll) for (const el of node.querySelectorAll('*')) if (el.shadowRoot) observe(el.shadowRoot);
+  };
+  const changed = (records) => {
+    touch();
+    if (!foreign && document.readyState !== 'loading') return;
+    for (const r of records) for (const n of r.addedNodes) if (n.nodeType === 1) declared(n);
+  };
   const observe = (root) => {
-    const o = new MutationObserver(touch);
+    if (roots.has(root)) return;
+    roots.add(root);
+    const o = new MutationObserver(changed);
     o.observe(root, { subtree: true, childList: true, attributes: true, characterData: true });
     q.observers.push(o);
+    if (root !== document) declared(root);
   };
   observe(document);
   const attach = Element.prototype.attachShadow;
@@ -151,6 +169,23 @@ QUIET_INIT_JS = r"""
     try { observe(root); } catch (e) { /* observing is best effort; the check then reads twice */ }
     return root;
   };
+  document.addEventListener('DOMContentLoaded', () => declared(document), true);
+  for (const proto of [Element.prototype, typeof ShadowRoot === 'undefined' ? null : ShadowRoot.prototype]) {
+    const f = proto && Object.getOwnPropertyDescriptor(proto, 'setHTMLUnsafe');
+    if (!f || typeof f.value !== 'function') continue;
+    Object.defineProperty(proto, 'setHTMLUnsafe', { ...f, value: function setHTMLUnsafe(...a) {
+      const r = f.value.apply(this, a);
+      try { declared(this); } catch (e) { /* best effort */ }
+      return r;
+    } });
+  }
+  const parse = Object.getOwnPropertyDescriptor(Document, 'parseHTMLUnsafe');
+  if (parse && typeof parse.value === 'function') {
+    Object.defineProperty(Document, 'parseHTMLUnsafe', { ...parse, value: function parseHTMLUnsafe(...a) {
+      foreign = true;   // its shadow roots can be moved into this document later
+      return parse.value.apply(this, a);
+    } });
+  }
   addEventListener('input', touch, true);
   addEventListener('change', touch, true);
   addEventListener('reset', touch, true);
