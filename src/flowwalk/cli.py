@@ -274,8 +274,9 @@ def schema(out_dir: str) -> None:
 
 
 @main.command(name="mcp")
-@click.option("--http", "http_port", type=click.IntRange(1, 65535), metavar="PORT",
-              help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio.")
+@click.option("--http", "http_port", type=click.IntRange(0, 65535), metavar="PORT",
+              help="Serve streamable HTTP on 127.0.0.1:PORT instead of stdio (0: a free port; the "
+                   "address is the first line on stderr).")
 @click.option("--run-timeout", "max_run_timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="The longest run (seconds) a client may ask for.")
 def mcp_server(**options: Any) -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shutil
 import subprocess
 import sys
@@ -102,35 +103,28 @@ def test_flowwalk_mcp_over_stdio_runs_an_example_spec(tmp_path: Path) -> None:
     assert "Traceback" not in stderr
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 def test_flowwalk_mcp_http_serves_streamable_http_on_loopback_only(tmp_path: Path) -> None:
-    import time
-
     import anyio
     from mcp import Client
 
-    port = _free_port()
+    # port 0: the server binds a free port itself and names it on stderr's first line (a port
+    # picked by the test and freed before the server bound it could be taken in between)
     env = {**os.environ, "FLOWWALK_OFFLINE": "1"}
-    process = subprocess.Popen([sys.executable, "-m", "flowwalk.cli", "mcp", "--http", str(port)], cwd=tmp_path,
+    process = subprocess.Popen([sys.executable, "-m", "flowwalk.cli", "mcp", "--http", "0"], cwd=tmp_path,
                                env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True)
+    lines: "queue.Queue[str]" = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stderr or ()], daemon=True).start()
     try:
-        listening = "/proc/net/tcp"
-        deadline = time.monotonic() + 60
-        wanted = f"0100007F:{port:04X}"  # 127.0.0.1:port, little-endian address as Linux lists it
-        while time.monotonic() < deadline and wanted not in Path(listening).read_text():
-            assert process.poll() is None, process.stderr.read() if process.stderr else ""
-            time.sleep(0.2)
-        sockets = [line.split() for line in Path(listening).read_text().splitlines()[1:]]
+        first = lines.get(timeout=60)
+        found = re.fullmatch(r"flowwalk mcp: streamable HTTP at http://127\.0\.0\.1:(\d+)/mcp\n", first)
+        assert found, first
+        port = int(found.group(1))
+        assert port != 0
+        sockets = [line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:]]
         mine = [s for s in sockets if s[1].endswith(f":{port:04X}") and s[3] == "0A"]  # 0A: LISTEN
-        assert [s[1] for s in mine] == [wanted]  # loopback only, not 0.0.0.0
+        # 127.0.0.1:port, the address little-endian as Linux lists it: loopback only, not 0.0.0.0
+        assert [s[1] for s in mine] == [f"0100007F:{port:04X}"]
 
         async def call() -> Any:
             async with Client(f"http://127.0.0.1:{port}/mcp") as client:
@@ -160,4 +154,5 @@ def test_flowwalk_mcp_http_on_a_port_in_use_is_refused_with_a_hint(tmp_path: Pat
                                 capture_output=True, text=True, timeout=60)
     assert result.returncode == 3
     assert result.stderr == (f"flowwalk: error: cannot listen on 127.0.0.1:{port}: Address already in use\n"
-                             f"  hint: choose another port with --http, or stop what listens there\n")
+                             f"  hint: choose another port with --http (0 picks a free one), or stop what "
+                             f"listens there\n")

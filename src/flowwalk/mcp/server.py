@@ -14,6 +14,8 @@ from __future__ import annotations
 import base64
 import logging
 import queue
+import socket
+import sys
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -541,26 +543,41 @@ def build_server(root: str | Path = ".", *, max_run_timeout_s: float = 300.0) ->
 
 
 def serve(*, http_port: int | None = None, max_run_timeout_s: float = 300.0) -> None:
-    """Serve the working directory over stdio, or over streamable HTTP on 127.0.0.1:`http_port`."""
-    if http_port is not None:
-        _check_port(http_port)
+    """Serve the working directory over stdio, or over streamable HTTP on 127.0.0.1:`http_port`
+    (0: a free port). Over HTTP the address it serves is the first line on stderr."""
+    listener = None if http_port is None else _listen(http_port)
     server = build_server(".", max_run_timeout_s=max_run_timeout_s)
-    if http_port is None:
+    if listener is None:
         server.run("stdio")
-    else:
-        # loopback only: the server walks browsers and reads the working directory
-        server.run("streamable-http", host="127.0.0.1", port=http_port)
+        return
+    import uvicorn
+
+    # loopback only: the server walks browsers and reads the working directory. The socket is
+    # bound here, not by uvicorn, so a port in use is refused with a hint, port 0 can be asked for,
+    # and the address is known before the first request
+    app = server.streamable_http_app(host="127.0.0.1")
+    port = listener.getsockname()[1]
+    print(f"flowwalk mcp: streamable HTTP at http://127.0.0.1:{port}/mcp", file=sys.stderr, flush=True)
+    http = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port,
+                                         log_level=server.settings.log_level.lower()))
+    try:
+        anyio.run(lambda: http.serve(sockets=[listener]))
+    finally:
+        listener.close()
 
 
-def _check_port(port: int) -> None:
-    """Refuse a port something already listens on, with a hint (uvicorn would only log it)."""
-    import socket
-
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError as error:
-            raise UsageError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}\n  hint: choose "
-                             f"another port with --http, or stop what listens there") from None
+def _listen(port: int) -> socket.socket:
+    """A socket listening on 127.0.0.1:`port` (0: a free one), or a UsageError with a hint when
+    something already listens there (uvicorn would only log it). A client that connects before
+    the server has started waits in the backlog."""
+    listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(("127.0.0.1", port))
+        listener.listen(128)
+    except OSError as error:
+        listener.close()
+        raise UsageError(f"cannot listen on 127.0.0.1:{port}: {error.strerror or error}\n  hint: choose "
+                         f"another port with --http (0 picks a free one), or stop what listens there") from None
+    return listener
 
