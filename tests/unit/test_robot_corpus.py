@@ -148,3 +148,25 @@ def test_canonical_suite_without_shell_rule_splits_guards_from_body_as_documente
     assert split(rules["widgets"]) == ([], ["Act", "count", "selector_absent", "Emit"])
     assert split(rules["retrying_guard"]) == (["text_contains"], ["Act", "selector_exists"])
     assert rules["widgets"].timeout_ms == 5000
+
+
+def test_a_suite_moved_from_other_libraries_loads_once_each_hint_is_followed(tmp_path: Path) -> None:
+    # selenium_moved.robot calls SeleniumLibrary's and the Browser library's keywords: each refusal
+    # that names an aitester-bdd call is followed (the line replaced by that call), the two without
+    # one are dropped, and the suite then loads
+    path = CORPUS / "selenium_moved.robot"
+    _, problems = load_robot_suite(path, "selenium_moved.robot", Settings())
+    lines = path.read_text(encoding="utf-8").splitlines()
+    told = 0
+    for problem in sorted(problems, key=lambda p: -p.loc.line):
+        found = re.search(r"aitester-bdd's call for it is: (.*?)   \(", problem.hint)
+        told += bool(found)
+        indent = lines[problem.loc.line - 1][:problem.loc.col - 1]
+        lines[problem.loc.line - 1:problem.loc.line] = [indent + found.group(1)] if found else []
+    assert told == len(problems) - 2
+    fixed = tmp_path / "fixed.robot"
+    fixed.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    suite, problems = load_robot_suite(fixed, "fixed.robot", Settings(secret_names=("PASSWORD",)))
+    assert suite is not None and not problems, [p.render() for p in problems]
+    (scenario,) = suite.scenarios
+    assert [len(rule.steps) for rule in scenario.rules] == [5, 11]

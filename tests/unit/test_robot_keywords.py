@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from flowwalk.spec.robot_keywords import (
-    DOC_END, DOC_START, KEYWORDS, Match, Miss, match_keyword, parse_rule_timeout, render_keyword_table,
-    replace_doc_table,
+    _FOREIGN, DOC_END, DOC_START, KEYWORDS, Match, Miss, foreign_call, match_keyword, parse_rule_timeout,
+    render_keyword_table, replace_doc_table,
 )
 
 DOC = Path(__file__).parent.parent.parent / "docs" / "robot.md"
@@ -164,3 +164,48 @@ def test_repeated_calls_get_their_own_arguments() -> None:
     first.args["css"] = "changed"
     again = match_keyword('When I click locator "#a"')
     assert isinstance(again, Match) and again.args == {"css": "#a"}
+
+
+@pytest.mark.parametrize("name", sorted({n for names, _, _ in _FOREIGN for n in names}))
+def test_every_foreign_keyword_of_the_table_becomes_a_registered_call(name: str) -> None:
+    # SeleniumLibrary's and the Browser library's keywords: none is aitester-bdd's, and each one,
+    # called with values of the shape it takes, has a registered call with those values in it
+    assert isinstance(match_keyword(name), Miss)
+    state = "visible" if name == "Wait For Elements State" else "Express"
+    foreign = foreign_call(name, ["id=total", state, "v3"])
+    assert foreign is not None and isinstance(match_keyword(foreign.call), Match), foreign
+    uses_cells = any("{" in call for names, _, call in _FOREIGN if name in names)
+    assert not uses_cells or "#total" in foreign.call or "id=total" in foreign.call, foreign.call
+
+
+@pytest.mark.parametrize(("name", "cells", "call"), [
+    ("Click Element", ["id=buy"], 'When I click locator "#buy"'),
+    ("click element", ["css:button[type=submit]"], 'When I click locator "button[type=submit]"'),
+    ("Click Element", ["//button[1]"], 'When I click locator "xpath=//button[1]"'),
+    ("Click Element", ["xpath=//nav/a"], 'When I click locator "xpath=//nav/a"'),
+    ("Click Element", ["id=first name"], "When I click locator \"[id='first name']\""),
+    ("Click Link", ["link=Books"], 'When I click locator "text=Books"'),
+    ("Input Password", ["name=pw", "${PW}"], "When I type secret \"${PW}\" into locator \"[name='pw']\""),
+    ("Go To", ["${BASE_URL}/cart"], 'When I open "${BASE_URL}/cart"'),
+    ("When Go To", ["/cart"], 'When I open "/cart"'),
+    ("Page Should Not Contain Element", ["class=error"], 'Then selector ".error" does not exist'),
+    ("Get Text", ["\\#summary", "*=", "3 items"], 'Then locator "#summary" contains "3 items"'),
+    ("Get Text", [".total", "==", "42"], 'Then locator ".total" has text "42"'),
+    ("Get Url", ["contains", "/done"], 'Then url contains "/done"'),
+    ("Get Element Count", ["li", "<=", "3"], 'Then count of locator "li" is at most 3'),
+])
+def test_a_foreign_call_is_translated_with_its_own_values(name: str, cells: list[str], call: str) -> None:
+    foreign = foreign_call(name, cells)
+    assert foreign is not None and foreign.call == call
+
+
+@pytest.mark.parametrize(("name", "cells"), [
+    ("Click Element", []),                                  # no locator to put in the call
+    ("Click Element", ['xpath=//img[@alt="x"]']),           # a double quote cannot go in the call's quotes
+    ("Click Element", ["dom=document.forms[0]"]),           # a strategy with no equivalent
+    ("Get Text", ["#s", "^=", "Sav"]),                      # an operator the table does not know
+    ("Wait For Elements State", ["#x", "stable"]),          # a state aitester-bdd has no check for
+    ("Log", ["hello"]),                                     # BuiltIn: not a browser library's keyword
+])
+def test_a_foreign_call_without_an_equivalent_gets_none(name: str, cells: list[str]) -> None:
+    assert foreign_call(name, cells) is None

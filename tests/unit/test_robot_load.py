@@ -1074,3 +1074,23 @@ def test_timeout_none_means_the_run_default(tmp_path: Path) -> None:
     suite, problems = load(tmp_path, TAGGED.replace("[Timeout]    2 min", "[Timeout]    NONE"))
     assert problems == [] and suite is not None
     assert suite.scenarios[1].rules[0].timeout_ms is None
+
+
+def test_a_suite_that_imports_seleniumlibrary_instead_is_told_how_to_move(tmp_path: Path) -> None:
+    suite, problems = load(tmp_path, """*** Settings ***
+Library    SeleniumLibrary
+
+*** Test Cases ***
+T
+    Go To    http://127.0.0.1:8000/
+    Input Text    id=q    books
+    Log    hello
+""")
+    assert suite is None
+    by_line = {p.loc.line: p for p in problems}
+    assert by_line[1].message == "the suite does not import aitester_bdd.AITester"
+    assert "not those of SeleniumLibrary (imported on line 2)" in by_line[1].hint
+    assert by_line[6].hint.startswith("'Go To' is a keyword of SeleniumLibrary and of the Browser library; "
+                                      "aitester-bdd's call for it is: When I open \"http://127.0.0.1:8000/\"")
+    assert "When I fill locator \"#q\" with \"books\"" in by_line[7].hint
+    assert by_line[8].hint == "see docs/robot.md for the keywords aitester-bdd registers"

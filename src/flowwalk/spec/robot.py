@@ -30,7 +30,7 @@ from flowwalk.model import (SETTING_RANGES, Act, Expect, Goto, Rule, Scenario, S
 from flowwalk.settings import Settings
 from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
-    match_keyword, typed_secrets,
+    FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
 )
 from flowwalk.spec.flow import StepBuilder, environment_of
 from flowwalk.spec.models import EnvironmentKeys
@@ -180,6 +180,8 @@ class _Reader:
     problems: list[Problem] = field(default_factory=list)
     variables: dict[str, _Variable] = field(default_factory=dict)
     imports_library: bool = False
+    #: the first import of a library flowwalk does not run (SeleniumLibrary, Browser): who, where
+    foreign_library: tuple[str, Location] | None = None
     suite_setup: _CallSite | None = None
     suite_teardown: _CallSite | None = None
     test_setup: _CallSite | None = None
@@ -258,6 +260,8 @@ class _Reader:
         if isinstance(node, statements.LibraryImport):
             if node.name == LIBRARY:
                 self.imports_library = True
+            elif node.name in FOREIGN_LIBRARIES and self.foreign_library is None:
+                self.foreign_library = (FOREIGN_LIBRARIES[node.name], self.node_loc(node))
         elif isinstance(node, statements.SuiteSetup):
             self.suite_setup = self.call_from(node, Token.NAME)
         elif isinstance(node, statements.SuiteTeardown):
@@ -706,8 +710,12 @@ class _Loader:
         reader.read(model)
         self.problems.extend(reader.problems)
         if not reader.imports_library:
-            self.problem(Location(self.rel), f"the suite does not import {LIBRARY}",
-                         f"add 'Library    {LIBRARY}' to its *** Settings ***")
+            hint = f"add 'Library    {LIBRARY}' to its *** Settings ***"
+            if reader.foreign_library is not None:
+                who, where = reader.foreign_library
+                hint += (f"; flowwalk runs aitester-bdd's keywords, not those of {who} (imported on line "
+                         f"{where.line}): its calls below say what to write instead, where aitester-bdd has it")
+            self.problem(Location(self.rel), f"the suite does not import {LIBRARY}", hint)
         run_vars = {_normalize(k): (k, v) for k, v in self.settings.variables.items()}
         if self.settings.base_url and "baseurl" not in run_vars:
             # `aitester run --base-url U` passes `--variable BASE_URL:U`; flowwalk's --base-url does too
@@ -801,7 +809,12 @@ class _Loader:
 
     def run_call(self, site: _CallSite, found: Match | Miss, plan: PlanDraft, expander: _Expander) -> None:
         if isinstance(found, Miss):
-            self.problem(site.loc, found.message, found.hint)
+            foreign = foreign_call(site.name, [cell.raw for cell in site.cells])
+            # a suite moved from SeleniumLibrary or the Browser library: the call that does the same
+            hint = found.hint if foreign is None else (
+                f"'{site.name}' is a keyword of {' and of '.join(foreign.libraries)}; aitester-bdd's call "
+                f"for it is: {foreign.call}   (docs/robot.md lists them all)")
+            self.problem(site.loc, found.message, hint)
             self.broke(plan, None)
             return
         keyword = found.keyword

@@ -18,7 +18,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Literal, Optional, Protocol
+from typing import Callable, Literal, Optional, Protocol, Sequence
 
 from pydantic import BaseModel, ValidationError
 from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArguments
@@ -1495,6 +1495,149 @@ def _rewrite_shorthand(bare: str, prefix: str) -> str | None:
             if isinstance(match_keyword(candidate), Match):
                 return candidate
     return None
+
+
+# --- keywords of the libraries a suite moves from ------------------------------------------------
+
+SL, BROWSER = "SeleniumLibrary", "the Browser library"
+#: what a suite's `Library` line names, and who that is
+FOREIGN_LIBRARIES = {"SeleniumLibrary": SL, "Browser": BROWSER}
+
+#: keywords of SeleniumLibrary and of the Browser library (robotframework-browser) that a suite
+#: moved from them is likely to call, with the aitester-bdd call that does the same: (their names,
+#: whose they are, the call). In the call, {0}, {1}, ... are the call's argument cells and {L0},
+#: {L1}, ... the same cells read as a locator (SeleniumLibrary's `id=`, `name=`, ... strategies
+#: made CSS). A call with fewer cells than the call uses gets no translation.
+_FOREIGN: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
+    (("Go To",), (SL, BROWSER), 'When I open "{0}"'),
+    (("Open Browser",), (SL,), 'When I open "{0}"'),
+    (("New Page",), (BROWSER,), 'When I open "{0}"'),
+    (("Click Element", "Click Button", "Click Link", "Click Image"), (SL,), 'When I click locator "{L0}"'),
+    (("Click",), (BROWSER,), 'When I click locator "{L0}"'),
+    (("Double Click Element",), (SL,), 'When I double click locator "{L0}"'),
+    (("Input Text",), (SL,), 'When I fill locator "{L0}" with "{1}"'),
+    (("Fill Text", "Type Text"), (BROWSER,), 'When I fill locator "{L0}" with "{1}"'),
+    (("Input Password",), (SL,), 'When I type secret "{1}" into locator "{L0}"'),
+    (("Fill Secret", "Type Secret"), (BROWSER,), 'When I type secret "{1}" into locator "{L0}"'),
+    (("Select From List By Value", "Select From List By Label"), (SL,), 'When I select "{1}" from locator "{L0}"'),
+    (("Select Checkbox",), (SL,), 'When I check locator "{L0}"'),
+    (("Check Checkbox",), (BROWSER,), 'When I check locator "{L0}"'),
+    (("Unselect Checkbox",), (SL,), 'When I uncheck locator "{L0}"'),
+    (("Uncheck Checkbox",), (BROWSER,), 'When I uncheck locator "{L0}"'),
+    (("Mouse Over",), (SL,), 'When I hover locator "{L0}"'),
+    (("Hover",), (BROWSER,), 'When I hover locator "{L0}"'),
+    (("Set Focus To Element",), (SL,), 'When I focus locator "{L0}"'),
+    (("Focus",), (BROWSER,), 'When I focus locator "{L0}"'),
+    (("Choose File",), (SL,), 'When I upload file "{1}" to locator "{L0}"'),
+    (("Upload File By Selector",), (BROWSER,), 'When I upload file "{1}" to locator "{L0}"'),
+    (("Reload Page",), (SL,), "When I reload"),
+    (("Reload",), (BROWSER,), "When I reload"),
+    (("Go Back",), (SL, BROWSER), "When I go back"),
+    (("Capture Page Screenshot",), (SL,), "When I take screenshot"),
+    (("Take Screenshot",), (BROWSER,), "When I take screenshot"),
+    # a check of aitester-bdd waits until it holds (verify-until-stable): the waits become checks
+    (("Element Should Contain", "Wait Until Element Contains"), (SL,), 'Then locator "{L0}" contains "{1}"'),
+    (("Element Text Should Be",), (SL,), 'Then locator "{L0}" has text "{1}"'),
+    (("Element Should Not Contain",), (SL,), 'Then locator "{L0}" does not contain "{1}"'),
+    (("Element Should Be Visible", "Wait Until Element Is Visible"), (SL,), 'Then locator "{L0}" is visible'),
+    (("Element Should Not Be Visible", "Wait Until Element Is Not Visible"), (SL,), 'Then locator "{L0}" is hidden'),
+    (("Element Should Be Enabled", "Wait Until Element Is Enabled"), (SL,), 'Then locator "{L0}" is enabled'),
+    (("Element Should Be Disabled",), (SL,), 'Then locator "{L0}" is disabled'),
+    (("Checkbox Should Be Selected",), (SL,), 'Then locator "{L0}" is checked'),
+    (("Page Should Contain", "Wait Until Page Contains"), (SL,), 'Then page contains text "{0}"'),
+    (("Page Should Not Contain", "Wait Until Page Does Not Contain"), (SL,), 'Then page does not contain text "{0}"'),
+    (("Page Should Contain Element", "Wait Until Page Contains Element"), (SL,), 'Then locator "{L0}" exists'),
+    (("Page Should Not Contain Element", "Wait Until Page Does Not Contain Element"), (SL,),
+     'Then selector "{L0}" does not exist'),
+    (("Location Should Contain", "Wait Until Location Contains"), (SL,), 'Then url contains "{0}"'),
+    (("Textfield Value Should Be",), (SL,), 'Then input "{L0}" has value "{1}"'),
+    (("Element Attribute Value Should Be",), (SL,), 'Then locator "{L0}" has attribute "{1}" equal to "{2}"'),
+    (("Wait For Elements State",), (BROWSER,), 'Then locator "{L0}" is {1}'),
+)
+_FOREIGN_BY_NAME = {_normalize(name): (libraries, call) for names, libraries, call in _FOREIGN for name in names}
+
+#: the Browser library's assertion operators a translation understands, for `Get Text`, `Get Url`
+#: and `Get Element Count`: (the operator, what the aitester-bdd check says)
+_BROWSER_ASSERTIONS: dict[str, dict[str, str]] = {
+    "gettext": {"==": 'Then locator "{L0}" has text "{2}"', "equal": 'Then locator "{L0}" has text "{2}"',
+                "*=": 'Then locator "{L0}" contains "{2}"', "contains": 'Then locator "{L0}" contains "{2}"'},
+    "geturl": {"*=": 'Then url contains "{1}"', "contains": 'Then url contains "{1}"'},
+    "getelementcount": {"==": 'Then count of locator "{L0}" equals {2}', ">=": 'Then count of locator "{L0}" is at least {2}',
+                        "<=": 'Then count of locator "{L0}" is at most {2}'},
+}
+
+
+_STRATEGY = re.compile(r"(id|name|css|xpath|class|tag|link|partial link|text|identifier|dom|jquery|sizzle|data)"
+                       r"\s*[=:]\s*(.+)", re.IGNORECASE | re.DOTALL)
+
+
+def _as_css(locator: str) -> str | None:
+    """SeleniumLibrary's and the Browser library's locator strategies as aitester-bdd's locator
+    (Playwright's selectors): `id=x` -> `#x`, `name=n` -> `[name='n']`, `css=` (or `css:`) dropped,
+    `xpath=` and a bare `//...` an `xpath=`, `link=` a `text=`. Anything else is taken as CSS, as
+    both libraries do; None for a strategy with no equivalent here (`dom=`, `partial link=`, ...)."""
+    if locator.startswith(("//", "(//")):
+        return f"xpath={locator}"
+    found = _STRATEGY.fullmatch(locator)
+    if found is None:
+        return locator
+    strategy, value = found.group(1).lower(), found.group(2)
+    if strategy == "css":
+        return value
+    if strategy == "xpath":
+        return f"xpath={value}"
+    if strategy == "id":
+        return f"#{value}" if re.fullmatch(r"[A-Za-z_][\w-]*", value) else f"[id='{value}']"
+    if strategy in ("name", "class", "tag") and "'" not in value:
+        return {"name": f"[name='{value}']", "class": f".{value}", "tag": value}[strategy]
+    if strategy in ("link", "text"):
+        return f"text={value}"
+    return None
+
+
+@dataclass(frozen=True)
+class Foreign:
+    """A call of another library's keyword, and the aitester-bdd call that does the same."""
+
+    libraries: tuple[str, ...]
+    call: str
+
+
+def foreign_call(name: str, cells: Sequence[str]) -> Foreign | None:
+    """When `name` is a keyword of SeleniumLibrary or the Browser library (after an optional
+    Given/When/Then/And/But), the registered aitester-bdd call that does what it does, with the
+    call's own arguments; None when it is not one of `_FOREIGN`'s, or its arguments do not fit."""
+    prefix = _PREFIX.match(name)
+    key = _normalize(name[prefix.end():] if prefix else name)
+    # (an escaped '#' starts no comment inside the call's quotes)
+    values = [strip_outer_quotes(c).replace("\\#", "#") for c in cells]
+    if key in _BROWSER_ASSERTIONS:
+        at = 0 if key == "geturl" else 1   # the operator follows the selector, if there is one
+        operator = values[at].strip().lower() if len(values) > at else ""
+        pattern = _BROWSER_ASSERTIONS[key].get(operator)
+        found: tuple[tuple[str, ...], str] | None = ((BROWSER,), pattern) if pattern else None
+    else:
+        found = _FOREIGN_BY_NAME.get(key)
+    if found is None:
+        return None
+    libraries, pattern = found
+    fields: dict[str, str] = {}
+    for i, value in enumerate(values):
+        fields[str(i)] = value
+        css = _as_css(value)
+        if css is not None:
+            fields[f"L{i}"] = css
+    try:
+        call = re.sub(r"\{(L?\d+)\}", lambda m: _quotable(fields[m.group(1)]), pattern)
+    except (KeyError, ValueError):
+        return None
+    return Foreign(libraries, call) if isinstance(match_keyword(call), Match) else None
+
+
+def _quotable(value: str) -> str:
+    if '"' in value or "\n" in value:
+        raise ValueError(value)
+    return value
 
 
 # --- small shared helpers ---------------------------------------------------------------------------
