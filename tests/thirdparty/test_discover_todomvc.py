@@ -44,7 +44,9 @@ def test_discover_todomvc_vanillajs(tmp_path: Path, browser: Browser) -> None:
     assert all(j.status == "written" for j in result.journeys)
     main = (out / "examples-vanillajs-index" / "journey-main.flow.yaml").read_text()
     assert "selector: '#todo-list > li:visible'\n  equals: 2" in main        # a counted effect, not the input
-    assert "kind: checked" in main and "value: '#/active'" in main
+    assert "kind: checked" in main and "value: '#/'" in main
+    # the Active filter's move checks its link becoming `selected`: the All filter's move checked the URL
+    assert "selector: a[href=\"#/active\"]\n  name: class\n  contains: selected" in main
     assert "value: 1 item left" in main
     index = (out / "discover" / "index.md").read_text()
     assert "http://todomvc.com/: outside the allowed hosts" in index

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flowwalk.discover.effects import agree, diff_states, state_checks
+from flowwalk.discover.effects import LONG_CHECKS, agree, by_novelty, diff_states, state_checks
 from flowwalk.discover.engine import _only_failed_loads
 
 TEXT = "Written by flowwalk discover 1"
@@ -100,3 +100,47 @@ def test_a_failure_made_only_of_failed_loads_is_a_finding_not_a_reason_to_hold_a
                                            "(Not Found)"]
     assert _only_failed_loads(favicon + "; TypeError: x is undefined") == []
     assert _only_failed_loads("run 1: assertion_failed EXPECT_STATE_MISMATCH: step 3 (expect count)") == []
+
+
+def _filters(selected: str) -> list[dict[str, Any]]:
+    return [{"sel": f'a[href="#/{name}"]', "tag": "a", "text": name.title() or "All", "visible": True,
+             "classes": ["selected"] if name == selected else [], "state": {}, "value": None,
+             "control": {"kind": "link"}} for name in ("", "active")]
+
+
+def test_a_pressed_control_showing_its_new_state_ranks_with_a_changed_text() -> None:
+    two = [row(TEXT, "completed", checked=True), row("Written by flowwalk discover 2", checked=False)]
+    before = page(two)
+    before["elements"] += _filters("")
+    after = page([two[0] | {"visible": False}, two[1]], url="http://app.test/#/active")
+    after["lists"][0]["count"] = 1
+    after["elements"] += _filters("active")
+    typed = [TEXT, "Written by flowwalk discover 2"]
+    selected = {"type": "expect", "kind": "attribute", "selector": 'a[href="#/active"]', "name": "class",
+                "contains": "selected"}
+    pressed = diff_states(before, after, typed=typed, pressed='a[href="#/active"]')
+    assert [e.rank for e in pressed if e.check == selected] == [3]
+    # the same change on a control the move did not press stays at the bottom
+    other = diff_states(before, after, typed=typed, pressed='a[href="#/"]')
+    assert [e.rank for e in other if e.check == selected] == [5]
+
+
+def test_a_moves_kept_checks_go_to_what_its_journey_has_not_looked_at() -> None:
+    # TodoMVC's main journey, as observed: the second add's counter text repeats what the first
+    # add's checked, the field being emptied does not; the Active filter's URL repeats the All
+    # filter's URL check, its link becoming `selected` does not
+    one, two = TEXT, "Written by flowwalk discover 2"
+    first = diff_states(page([]), page([row(one)], counter="1 item left"), typed=[one], acted="#new-todo",
+                        typed_value=one)
+    second = diff_states(page([row(one)], counter="1 item left", field=""),
+                         page([row(one), row(two)], counter="2 items left"), typed=[one, two], acted="#new-todo",
+                         typed_value=two)
+    kept = [[e.check for e in effects[:LONG_CHECKS] if e.check] for effects in by_novelty([first, second], LONG_CHECKS)]
+    cleared = {"type": "expect", "kind": "input_value", "selector": "#new-todo", "value": ""}
+    counter = {"type": "expect", "kind": "has_text", "selector": "#todo-count", "value": "2 items left"}
+    assert [c for c in second[:LONG_CHECKS] if c.check == cleared] == []   # by rank alone: left out
+    assert cleared in kept[1] and counter not in kept[1]
+    assert {"type": "expect", "kind": "has_text", "selector": "#todo-count", "value": "1 item left"} in kept[0]
+    # nothing is dropped, only reordered; a journey of one move keeps its order
+    assert sorted(map(str, by_novelty([first, second], LONG_CHECKS)[1])) == sorted(map(str, second))
+    assert by_novelty([second], LONG_CHECKS) == [second]

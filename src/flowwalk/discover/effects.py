@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["Effect", "agree", "diff_states", "own_text", "quote_text", "row_selector", "state_checks", "url_check"]
+__all__ = ["Effect", "agree", "by_novelty", "diff_states", "own_text", "quote_text", "row_selector", "state_checks", "url_check"]
 
 #: checks a move keeps, its most telling first (a long journey keeps LONG_CHECKS a move)
 CHECKS_PER_ACTION = 4
@@ -151,8 +151,11 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
 
 
 def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None, acted: str | None,
-                     typed_value: str | None) -> list[Effect]:
+                     typed_value: str | None, pressed: str | None = None) -> list[Effect]:
     out: list[Effect] = []
+    # the control the move pressed showing its new state (a filter link now `selected`, a toggle
+    # now `aria-pressed`) is what the user sees answer the press: as telling as a text that changed
+    own_state = 3 if pressed is not None and (after or before or {}).get("sel") == pressed else 5
     sel = (after or before or {}).get("sel", "")
     was_visible = bool(before and before.get("visible"))
     is_visible = bool(after and after.get("visible"))
@@ -190,23 +193,24 @@ def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None
         if name in new_state and old_state.get(name) != new_state[name]:
             out.append(_effect("state", f"{sel} {name}={new_state[name]}",
                                {"type": "expect", "kind": "attribute", "selector": sel, "name": name,
-                                "equals": str(new_state[name])}, 5))
+                                "equals": str(new_state[name])}, own_state))
     if after.get("control") is not None:
         old_classes, new_classes = before.get("classes") or [], after.get("classes") or []
         for cls in [c for c in new_classes if c not in old_classes and c not in _TRANSIENT_CLASSES][:1]:
             out.append(_effect("class", f"{sel} got the class '{cls}'",
                                {"type": "expect", "kind": "attribute", "selector": sel, "name": "class",
-                                "contains": cls}, 5))
+                                "contains": cls}, own_state))
     return out
 
 
 def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequence[str] = (),
-                acted: str | None = None, typed_value: str | None = None,
+                acted: str | None = None, typed_value: str | None = None, pressed: str | None = None,
                 requests: Iterable[dict[str, Any]] = ()) -> list[Effect]:
     """What changed from `before` to `after` (see the module docstring), most telling first.
 
     `typed`: every text the journey typed so far (its rows are recognised by them); `acted`: the
-    selector of the field typed into by this action and `typed_value` what was typed there.
+    selector of the field typed into by this action and `typed_value` what was typed there;
+    `pressed`: the selector of the control it clicked, if it clicked one.
     """
     out: list[Effect] = []
     if before.get("url") != after.get("url"):
@@ -248,7 +252,7 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
     old_elements = {e["sel"]: e for e in before.get("elements") or ()}
     new_elements = {e["sel"]: e for e in after.get("elements") or ()}
     for sel, element in new_elements.items():
-        out.extend(_element_effects(old_elements.get(sel), element, acted, typed_value))
+        out.extend(_element_effects(old_elements.get(sel), element, acted, typed_value, pressed))
     for sel, element in old_elements.items():
         if sel not in new_elements:
             out.extend(_element_effects(element, None, acted, typed_value))
@@ -293,6 +297,41 @@ def _ranked(out: list[Effect]) -> list[Effect]:
         seen.add(effect.key)
         unique.append(effect)
     return unique
+
+
+#: how much less telling a check is when an earlier move of its journey already checked the same
+#: thing (the same kind of check of the same element, or the URL): a move's few checks go to what
+#: the journey has not looked at yet before they repeat what it has
+REPEAT_RANK = 2
+
+
+def _aspect(check: dict[str, Any]) -> tuple[str, str]:
+    kind = str(check.get("kind"))
+    if kind.startswith("url_"):
+        return ("url", "")
+    return (kind, str(check.get("selector") or check.get("value") or ""))
+
+
+def by_novelty(moves: Sequence[Sequence[Effect]], per_move: int) -> list[list[Effect]]:
+    """Each move's effects reordered so that its first `per_move` (the checks its spec keeps) are
+    the most telling once REPEAT_RANK is added to what an earlier move's kept checks already
+    looked at. Nothing is dropped; within a rank the order stays as it was.
+
+    On TodoMVC the second add kept "2 items left", which the first add's "1 item left" had
+    already looked at, over the field being cleared, which nothing looked at (a bug leaving the
+    text in the field went uncaught); the Active filter kept the URL, checked one move before,
+    over its link becoming `selected`."""
+    seen: set[tuple[str, str]] = set()
+    out: list[list[Effect]] = []
+    for effects in moves:
+        def rank(indexed: tuple[int, Effect]) -> tuple[int, int]:
+            index, effect = indexed
+            repeat = effect.check is not None and _aspect(effect.check) in seen
+            return (effect.rank + (REPEAT_RANK if repeat else 0), index)
+        ordered = [e for _, e in sorted(enumerate(effects), key=rank)]
+        seen.update(_aspect(e.check) for e in ordered[:per_move] if e.check is not None)
+        out.append(ordered)
+    return out
 
 
 def agree(first: Sequence[Effect], second: Sequence[Effect]) -> tuple[list[Effect], list[Effect]]:

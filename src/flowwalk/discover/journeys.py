@@ -40,8 +40,8 @@ from urllib.parse import urljoin, urlsplit
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.errors import translating
 from flowwalk.browser.observe import observe_page
-from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, diff_states, own_text, quote_text,
-                                       row_selector, state_checks)
+from flowwalk.discover.effects import (CHECKS_PER_ACTION, LONG_CHECKS, Effect, agree, by_novelty, diff_states,
+                                       own_text, quote_text, row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
 
 __all__ = ["CRAWL_TEXT", "Journey", "JourneyExplorer", "Move", "crawl_text"]
@@ -76,6 +76,12 @@ class Move:
     field: str | None = None
     #: a reload: its checks are what is still there, not what changed
     reload: bool = False
+
+    @property
+    def pressed(self) -> str | None:
+        """The selector of the control the move clicks (None: it types, selects or reloads)."""
+        last = self.steps[-1] if self.steps else {}
+        return last.get("selector") if last.get("action") in ("click", "check", "uncheck") else None
 
 
 @dataclass
@@ -229,7 +235,7 @@ class JourneyExplorer:
                     found = state_checks(now, after, typed)
                 else:
                     found = diff_states(now, after, typed=typed, acted=move.field, typed_value=move.typed,
-                                        requests=requests)
+                                        pressed=move.pressed, requests=requests)
                 played.append(move)
                 effects.append(found)
                 states.append(after)
@@ -262,6 +268,8 @@ class JourneyExplorer:
             journey.effects.pop()
         if not journey.moves:
             return None
+        # the checks each move keeps (generate.journey_spec) look at what the journey has not yet
+        journey.effects = by_novelty(journey.effects, CHECKS_PER_ACTION if len(journey.moves) <= 3 else LONG_CHECKS)
         self.progress(f"  journey {name}: {len(journey.moves)} moves, "
                       f"{sum(len(e) for e in journey.effects)} checks")
         return journey
