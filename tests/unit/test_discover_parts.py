@@ -168,3 +168,30 @@ def test_bad_input_is_refused_before_any_browser(args: list[str], message: str, 
     assert result.exit_code == 3
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+def _list_page(url: str, items: list[str]) -> dict[str, Any]:
+    lists = [{"candidates": [{"how": "id", "selector": "#result_list", "count": 1}], "count": len(items),
+              "items": items}]
+    return {"url": url, "survey": {"lists": lists}}
+
+
+def test_a_link_to_the_same_list_narrowed_checks_a_row_it_shows_and_one_it_leaves_out() -> None:
+    from flowwalk.discover.generate import _narrowed
+
+    books = ["Excession Iain Banks", "Dune Frank Herbert", "Use of Weapons Iain Banks"]
+    everything = _list_page("http://127.0.0.1:8000/admin/library/book/", books)
+    by_banks = _list_page("http://127.0.0.1:8000/admin/library/book/?author__id__exact=1", [books[0], books[2]])
+    # the URL and heading alone pass when the filter shows the wrong rows: these do not
+    assert _narrowed(everything, by_banks) == [
+        {"type": "expect", "kind": "text_contains", "value": "Excession Iain Banks", "selector": "#result_list"},
+        {"type": "expect", "kind": "text_not_contains", "value": "Dune Frank Herbert", "selector": "#result_list"}]
+    # another page, a list that did not shrink, or no query: nothing to say about rows
+    assert _narrowed(everything, _list_page("http://127.0.0.1:8000/admin/library/author/?q=x", books[:1])) == []
+    assert _narrowed(everything, _list_page("http://127.0.0.1:8000/admin/library/book/?o=1", books)) == []
+    assert _narrowed(by_banks, everything) == []
+    # a left-out row whose text a shown row contains is never the one checked absent
+    assert _narrowed(_list_page(everything["url"], ["Dune", "Dune Messiah", "Emma"]),
+                     _list_page(everything["url"] + "?q=dune", ["Dune Messiah"])) == [
+        {"type": "expect", "kind": "text_contains", "value": "Dune Messiah", "selector": "#result_list"},
+        {"type": "expect", "kind": "text_not_contains", "value": "Emma", "selector": "#result_list"}]

@@ -184,6 +184,7 @@ class _Writer:
                           "selector": selector})
             steps.extend(self.url_check(target["url"]))
             steps.extend(self.heading_check(target)[:1])
+            steps.extend(_narrowed(page, target))
             followed += 1
             if followed >= NAV_LINKS:
                 break
@@ -329,6 +330,31 @@ def _sample_text(field_: dict[str, Any]) -> str:
     if "mail" in words:
         return "ada@example.com"
     return "Sample text"
+
+
+def _narrowed(page: dict[str, Any], target: dict[str, Any]) -> list[dict[str, Any]]:
+    """The checks of a link to the same list narrowed (the same path, another query: an admin's
+    filter, a tag, a category): a row the narrowed list shows, and one of the page's rows it
+    leaves out. The URL and heading alone pass when the filter shows the wrong rows, or all of
+    them. Rows other specs add (the crawl's own text) neither remove the one nor bring back the
+    other. Nothing when the crawl saw no list shrink."""
+    here, there = urlsplit(str(page["url"])), urlsplit(str(target["url"]))
+    if here.path != there.path or not there.query or here.query == there.query:
+        return []
+    before = {entry["selector"]: entry for entry in _counts(page["survey"]) if entry["selector"]}
+    for entry in _counts(target["survey"]):
+        earlier = before.get(entry["selector"])
+        shown = [item for item in entry["items"] if item]
+        if earlier is None or not shown or entry["count"] >= earlier["count"]:
+            continue
+        steps: list[dict[str, Any]] = [{"type": "expect", "kind": "text_contains", "value": shown[0][:120],
+                                        "selector": entry["selector"]}]
+        left = [item for item in earlier["items"] if item and not any(item in kept or kept in item for kept in shown)]
+        if left:
+            steps.append({"type": "expect", "kind": "text_not_contains", "value": left[0][:120],
+                          "selector": entry["selector"]})
+        return steps
+    return []
 
 
 def _counts(survey: dict[str, Any]) -> list[dict[str, Any]]:
