@@ -74,7 +74,7 @@ class RecordedReader:
     positions: list[int | None] = field(default_factory=list)
 
     def changed(self, seq: Seq, *, gap_ms: float, cap_ms: float) -> bool | None:
-        """A still page: nothing changes, so the wait lasts `cap_ms` (None with no `seq`: no record)."""
+        """A still page: nothing changes, so the wait lasts `cap_ms` (`_Timed` moves the clock on)."""
         self.calls.append(("changed", str(seq.n), str(gap_ms), str(cap_ms)))
         return False
 

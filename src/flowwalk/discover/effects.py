@@ -22,11 +22,18 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 from urllib.parse import urlsplit
 
-__all__ = ["Effect", "agree", "by_novelty", "diff_states", "own_text", "quote_text", "row_selector", "state_checks", "url_check"]
+__all__ = ["Effect", "agree", "by_novelty", "checks_per_move", "diff_states", "own_text", "quote_text", "row_selector",
+           "state_checks", "url_check"]
 
 #: checks a move keeps, its most telling first (a long journey keeps LONG_CHECKS a move)
 CHECKS_PER_ACTION = 4
 LONG_CHECKS = 3
+
+
+def checks_per_move(moves: int) -> int:
+    """How many checks each move of a journey of `moves` moves keeps (its spec, its record, and
+    `by_novelty`'s choice all take this many)."""
+    return CHECKS_PER_ACTION if moves <= 3 else LONG_CHECKS
 #: longest text a `has_text` check pins exactly (longer texts are checked with text_contains)
 EXACT_TEXT = 80
 #: class names that say how a row looks under the mouse or while focused, not what state it is in

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 import yaml
 
-from flowwalk.discover.effects import CHECKS_PER_ACTION, LONG_CHECKS
+from flowwalk.discover.effects import checks_per_move
 from flowwalk.discover.safety import destructive_word, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 
@@ -452,7 +452,7 @@ def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any])
     entry, steps = writer.prefix(page)
     prefix = len(steps)
     covers: list[str] = []
-    per_move = CHECKS_PER_ACTION if len(journey["moves"]) <= 3 else LONG_CHECKS
+    per_move = checks_per_move(len(journey["moves"]))
     for move in journey["moves"]:
         checks = [_ordered(e["check"]) for e in move["effects"] if e.get("check")][:per_move]
         if not checks or len(steps) + len(move["steps"]) + 1 > MAX_STEPS:

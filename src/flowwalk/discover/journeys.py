@@ -40,7 +40,7 @@ from urllib.parse import urljoin, urlsplit
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.errors import translating
 from flowwalk.browser.observe import observe_page
-from flowwalk.discover.effects import (CHECKS_PER_ACTION, LONG_CHECKS, Effect, agree, by_novelty, diff_states,
+from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, by_novelty, checks_per_move, diff_states,
                                        own_text, quote_text, row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
 
@@ -269,7 +269,7 @@ class JourneyExplorer:
         if not journey.moves:
             return None
         # the checks each move keeps (generate.journey_spec) look at what the journey has not yet
-        journey.effects = by_novelty(journey.effects, CHECKS_PER_ACTION if len(journey.moves) <= 3 else LONG_CHECKS)
+        journey.effects = by_novelty(journey.effects, checks_per_move(len(journey.moves)))
         self.progress(f"  journey {name}: {len(journey.moves)} moves, "
                       f"{sum(len(e) for e in journey.effects)} checks")
         return journey

@@ -208,11 +208,11 @@ def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: l
 
 
 def _journey(journey: dict[str, Any], specs: list[dict[str, Any]]) -> dict[str, Any]:
-    from flowwalk.discover.effects import CHECKS_PER_ACTION, LONG_CHECKS
+    from flowwalk.discover.effects import checks_per_move
 
     spec = next((s["path"] for s in specs if s.get("feature") == journey["id"]), "")
     # the checks the spec has: a move's most telling ones (generate.journey_spec keeps as many)
-    kept = CHECKS_PER_ACTION if len(journey["moves"]) <= 3 else LONG_CHECKS
+    kept = checks_per_move(len(journey["moves"]))
     return {"id": journey["id"], "page": journey["page"], "name": journey["name"], "why": journey["why"], "spec": spec,
             "moves": [{"name": m["name"], "checks": [e["what"] for e in m["effects"] if e.get("check")][:kept]}
                       for m in journey["moves"]],

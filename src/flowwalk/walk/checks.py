@@ -71,7 +71,7 @@ OBSERVED_LIMIT = 200
 FRAME_LOOK_MAX = 4
 FRAME_LOOK_MS = 1000
 #: the longest one wait for the page to change lasts before the check reads again anyway: a change
-#: the page's record cannot see (inside a declarative shadow root, a media query) is still read
+#: the page's record cannot see (a media query, a closed shadow root the HTML declares) is still read
 #: within this, and a failing check on a still page reads twice a second instead of ten times
 CHANGE_WAIT_MAX_MS = 500
 _OPS: dict[str, tuple[str, Callable[[int, int], bool]]] = {
