@@ -144,3 +144,22 @@ def test_the_sole_element_of_a_hinted_role(session: PageSession, site: StaticSer
     assert only_link.selector == "internal:role=link"
     many = resolve_target(session.reader, "the button")
     assert many.selector is None and many.reason.startswith("ambiguous")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize(("words", "found"), [
+    (["company", "logo"], "img"),                      # an image named by its alt text
+    (["help", "center"], "span"),                      # an element named by its title
+    (["start", "trial"], "p"),                         # an element that only shows text (and no candidate holds it)
+])
+def test_the_page_read_has_what_a_person_names_on_an_element_without_a_role(
+        resolve_page: PageSession, words: list[str], found: str) -> None:
+    read = resolve_page.reader.candidates(words)
+    assert read is not None
+    tags = {item["tag"] for item in read.items if set(words) <= set(str(item.get("text", "") + " " +
+                                                                       item.get("title", "") + " " +
+                                                                       item.get("alt", "")).lower().split())}
+    assert found in tags, [(i["tag"], i.get("text"), i.get("title")) for i in read.items]
+    # the label of a field and the text inside a candidate are that candidate's words, not candidates
+    labels = resolve_page.reader.candidates(["email", "address"])
+    assert labels is not None and "label" not in {i["tag"] for i in labels.items}

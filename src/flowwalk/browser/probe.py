@@ -538,10 +538,12 @@ _NEAR_JS = script("els, css", r"""
 """.replace("%CSS_PATH%", CSS_PATH_JS.strip()))
 
 # The healer's page read: every actionable element under `root` (links, buttons, fields, roles,
-# tab stops, click handlers, test ids, contenteditable, list items and table rows; at most
-# `arg.scanned`), ranked by a cheap count of `arg.words` in its own and its ancestors' words; the
-# best `arg.limit` get a full record (names, context, row, state, a unique CSS path, and the
-# fingerprint when `arg.fingerprints`). heal/meaning.py's `PageElement.from_record` reads them.
+# tab stops, click handlers, test ids, contenteditable, list items and table rows, images with an
+# alt text, elements with a title, and any element whose own text says one of `arg.words` that
+# none of those holds; at most `arg.scanned`), ranked by a cheap count of `arg.words` in its own
+# and its ancestors' words; the best `arg.limit` get a full record (names, context, row, state, a
+# unique CSS path, and the fingerprint when `arg.fingerprints`). heal/meaning.py's
+# `PageElement.from_record` reads them.
 _CANDIDATES_JS = script("root, arg", r"""
   const fingerprint = (arg.fingerprints ? %FINGERPRINT% : () => null);
   const cssPath = %CSS_PATH%;
@@ -556,11 +558,26 @@ _CANDIDATES_JS = script("root, arg", r"""
   };
   const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean).map(stem);
   const wanted = new Set(arg.words || []);
-  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr';
+  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr, img[alt], [title]';
   let css = base;
   try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch (x) {}
   const all = Array.from(root.querySelectorAll(css)).slice(0, arg.scanned);
   const tagOf = (e) => e.tagName.toLowerCase();
+  // an element whose own text says a wanted word and that no candidate above holds (a <p>, a <span>
+  // a framework listens on without a role): a person names it by what it shows
+  if (wanted.size) {
+    const known = new Set(all);
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let added = 0;
+    for (let n = walker.nextNode(), k = 0; n && k < 2 * arg.scanned && all.length < arg.scanned; n = walker.nextNode(), k++) {
+      const e = n.parentElement;
+      if (!e || known.has(e) || !words(n.nodeValue).some((w) => wanted.has(w))) continue;
+      known.add(e);
+      if (/^(html|body|script|style|noscript|template|option|select|textarea|title)$/.test(tagOf(e)) || e.closest(css) || (tagOf(e) === 'label' && e.control)) continue;
+      all.push(e); added++;
+    }
+    if (added) all.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  }
   const implicitRole = %ROLE_OF%;
   // rows and list items are candidates too ("the first todo row"), and so is an editable element
   const roleOf = (e) => implicitRole(e) || ({ li: 'listitem', tr: 'row' })[tagOf(e)] || (e.isContentEditable ? 'textbox' : '');
