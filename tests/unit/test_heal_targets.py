@@ -138,6 +138,14 @@ def test_a_target_that_names_only_a_role_means_the_one_element_of_that_role() ->
     assert decide(rank(parse_target("the button"), [DOCS, *BUTTONS, PROMO], None, "click")).winner is None
 
 
+def test_a_miss_names_the_threshold_before_a_bar_on_a_candidate_that_was_never_close() -> None:
+    offsite = el("o", name="Source", text="Source", href="https://github.com/x", offsite=True, order=1)
+    miss = decide(rank(parse_target("Archive button"), [offsite, *BUTTONS], None, "click"))
+    assert miss.winner is None and miss.reason.startswith("no candidate reaches the threshold"), miss.reason
+    barred = decide(rank(parse_target("the Source link"), [offsite, *BUTTONS], None, "click"))
+    assert barred.winner is None and barred.reason.endswith("may not be used: leaves the site"), barred.reason
+
+
 def test_without_the_element_nothing_heals_and_the_miss_says_what_each_lacked() -> None:
     want = parse_target("Loans link in the Catalog module")
     ranked = rank(want, [BOOKS, CHANGE_BOOKS, BOOK_COPIES, LOANS, LOG_OUT], None, "click")

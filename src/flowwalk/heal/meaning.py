@@ -576,8 +576,9 @@ _FILLABLE = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 
 
-def can_take(action: str, el: PageElement) -> bool:
-    """Can `el` take the step's action at all? (a fill needs a field, a check a checkbox ...)"""
+def can_take(action: str | None, el: PageElement) -> bool:
+    """Can `el` take the step's action at all? (a fill needs a field, a check a checkbox ...; a
+    read, None, takes any element)"""
     if action in ("fill", "press"):
         return el.editable or el.role in _FILLABLE or (action == "press" and el.role in ("button", "link"))
     if action in ("check", "uncheck"):
@@ -602,7 +603,7 @@ def _family(word: str) -> frozenset[str]:
     return _SYNONYM_OF.get(key, frozenset({key})) | {key}
 
 
-def eligible(want: Want | None, action: str, el: PageElement) -> str | None:
+def eligible(want: Want | None, action: str | None, el: PageElement) -> str | None:
     """Why `el` may not be healed to or shown to a model, or None when it may."""
     if not can_take(action, el):
         return f"cannot take '{action}'"
