@@ -163,3 +163,20 @@ def test_the_page_read_has_what_a_person_names_on_an_element_without_a_role(
     # the label of a field and the text inside a candidate are that candidate's words, not candidates
     labels = resolve_page.reader.candidates(["email", "address"])
     assert labels is not None and "label" not in {i["tag"] for i in labels.items}
+
+
+@pytest.mark.browser
+def test_a_candidate_read_within_a_scope_has_selectors_that_find_it_within_the_scope(
+        resolve_page: PageSession) -> None:
+    """Playwright's `scope >> selector` matches only what lies wholly inside the scope: `#pro >>
+    #pro > button` finds nothing, so a selector read within a scope is the scope's own."""
+    read = resolve_page.reader.candidates(["choose", "plan"], scope="#pro", position=1)
+    assert read is not None
+    (button,) = [i for i in read.items if i["tag"] == "button"]
+    for selector in (button["css"], button["css_position"]):
+        found = locate(resolve_page.page, selector, "#pro")
+        assert found.count == 1 and found.locator.evaluate("b => b.closest('section').id") == "pro", selector
+    # without a scope, the selectors are the document's, as always
+    whole = resolve_page.reader.candidates(["choose", "plan"])
+    assert whole is not None
+    assert all(locate(resolve_page.page, i["css"]).count == 1 for i in whole.items if i["css"])

@@ -293,14 +293,19 @@ _GENERATED_JS = r"(v) => /\d{4,}|[0-9a-f]{8,}|^(css|sc|jsx|svelte|ng|v)-|__[A-Za
 # An element -> a CSS selector that matches only it in its document: an id, a test id, a name,
 # an aria-label, its classes or its type when one of them is unique; else a short child path
 # (`:nth-of-type` where needed) from the nearest ancestor that one of those makes unique. Ids
-# and classes that look generated (long digit or hex runs, css-/sc- prefixes) are not used.
+# and classes that look generated (long digit or hex runs, css-/sc- prefixes) are not used. With
+# a `scope` element, the selector is one that Playwright's `scope >> selector` finds only it by:
+# every part of it inside the scope (`:scope > ...` when the path reaches the scope).
 CSS_PATH_JS = r"""
-(el) => {
+(el, scope) => {
   const root = el.ownerDocument;
+  const within = scope && scope !== root ? scope : null;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
   const generated = %GENERATED%;
-  const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch (x) { return false; } };
+  const unique = (sel) => {
+    try { return (within ? within.querySelectorAll(sel.startsWith(':scope') ? sel : ':scope ' + sel) : root.querySelectorAll(sel)).length === 1; } catch (x) { return false; }
+  };
   const own = (e) => {
     const tag = e.tagName.toLowerCase();
     const out = [];
@@ -329,6 +334,7 @@ CSS_PATH_JS = r"""
   };
   let path = step(el);
   for (let p = el.parentElement, d = 0; p && d < 6; p = p.parentElement, d++) {
+    if (p === within) { path = ':scope > ' + path; return unique(path) ? path : null; }
     if (p === root.body || p === root.documentElement) { path = 'body > ' + path; return unique(path) ? path : null; }
     for (const s of own(p)) { if (unique(s) && unique(`${s} > ${path}`)) return `${s} > ${path}`; }
     path = step(p) + ' > ' + path;
@@ -347,15 +353,18 @@ CSS_PATH_JS = r"""
 # `completed`), the path inside by tags, test ids and classes. No value used says what a row
 # shows: no aria-label, title, name, value or href, no id inside the unit, nothing with a digit
 # inside the unit, no class or id holding a word of the unit's text, no state class. Null when
-# no such selector matches only the element.
+# no such selector matches only the element. With a `scope` element, as CSS_PATH_JS: inside it.
 CSS_POSITION_JS = r"""
-(el, last) => {
+(el, last, scope) => {
   const root = el.ownerDocument;
+  const within = scope && scope !== root ? scope : null;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
   const generated = %GENERATED%;
   const state = /^(is|has)[-_A-Z]|^(active|selected|checked|completed?|done|disabled|enabled|hidden|shown|open(ed)?|closed|collapsed|expanded|focus(ed)?|hover(ed)?|editing|current|visible|invisible|odd|even|first|last|new|dirty|pristine|valid|invalid|loading|highlighted)$/i;
-  const all = (sel) => { try { return root.querySelectorAll(sel); } catch (x) { return []; } };
+  const all = (sel) => {
+    try { return within ? within.querySelectorAll(sel.startsWith(':scope') ? sel : ':scope ' + sel) : root.querySelectorAll(sel); } catch (x) { return []; }
+  };
   const only = (sel, e) => { const m = all(sel); return m.length === 1 && m[0] === e; };
   const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean);
   const row = el.closest('li, tr, [role=row], [role=listitem], [role=option]');
@@ -402,6 +411,10 @@ CSS_POSITION_JS = r"""
   const stepOf = (e) => ofType(e, tagOf(e) + classes(e, false));
   let chain = '';
   for (let a = parent, d = 0; a && d < 8; a = a.parentElement, d++) {
+    if (a === within) {
+      const sel = ':scope' + (chain ? ' > ' + chain : '') + tail;
+      return only(sel, el) ? sel : null;
+    }
     if (a === root.body || a === root.documentElement) {
       const sel = 'body' + (chain ? ' > ' + chain : '') + tail;
       return only(sel, el) ? sel : null;
@@ -679,8 +692,8 @@ _CANDIDATES_JS = script("root, arg", r"""
       near: nearOf(e), around: aroundOf(e), item: item ? item.text : '', item_index: item ? item.index : 0,
       item_count: item ? item.count : 0, visible: fw.visible(e), enabled: !fw.disabled(e),
       editable: e.isContentEditable || (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role) && isField(e) && !e.readOnly),
-      offsite, css: cssPath(e), fp: arg.fingerprints ? fingerprint(e) : null,
-      css_position: arg.position ? cssPosition(e, arg.position === -1) : null,
+      offsite, css: cssPath(e, root), fp: arg.fingerprints ? fingerprint(e) : null,
+      css_position: arg.position ? cssPosition(e, arg.position === -1, root) : null,
     };
   }) };
 """.replace("%FINGERPRINT%", FINGERPRINT_JS.strip()).replace("%CSS_PATH%", CSS_PATH_JS.strip())
