@@ -1,4 +1,4 @@
-"""Recorded page reads: the judges in walk/ (checks, resolve, healer) run on these without Chromium.
+"""Recorded page reads: the judges in walk/ (checks, healing) run on these without Chromium.
 
 `RecordedReader` answers `browser.probe.Reader` from handlers and recordings, as httpx's
 MockTransport answers a client: each read is looked up (a selector's recorded `ElementRead`, or
@@ -64,8 +64,8 @@ class RecordedReader:
     near_of: dict[str, list[str]] = field(default_factory=dict)
     matches: dict[str, Recorded] = field(default_factory=dict)
     #: the healer's read: candidate records as `PageReader.candidates` returns them (None: the
-    #: scope matches nothing)
-    candidate_records: list[dict[str, Any]] | None = None
+    #: scope matches nothing), or the exception the read raises
+    candidate_records: list[dict[str, Any]] | BaseException | None = None
     #: (selector, element id) pairs `owns` answers True for
     owned: set[tuple[str, int]] = field(default_factory=set)
     body: str = ""
@@ -124,6 +124,8 @@ class RecordedReader:
         self.positions.append(position)
         if self.candidate_records is None:
             return None
+        if isinstance(self.candidate_records, BaseException):
+            raise self.candidate_records
         return CandidatesRead(tuple(self.candidate_records[:limit]), len(self.candidate_records))
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool:

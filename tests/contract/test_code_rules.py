@@ -42,7 +42,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "snapshots": ("baseline files beside the spec and the pure comparisons (pixels, aria text)", frozenset()),
     "report": ("emit writer, record reader, junit, verdict, summary, console, html, merge",
                frozenset({"errors", "events", "exitcodes", "model"})),
-    "heal": ("fingerprints, candidate scoring, the heal finding, the diff writer",
+    "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), fingerprints, "
+             "the heal finding, the diff writer",
              frozenset({"agent", "errors", "events", "model", "report", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",

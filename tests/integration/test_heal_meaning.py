@@ -26,7 +26,8 @@ from flowwalk.browser.probe import PROBE_JS
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
 from flowwalk.serve import StaticServer
-from flowwalk.walk.healer import HealOutcome, heal_selector, read_page
+from flowwalk.heal.find import HealOutcome, Lookup, judge
+from flowwalk.walk.healing import Asking, find, read_candidates
 
 pytestmark = pytest.mark.browser
 
@@ -119,12 +120,17 @@ def is_it(session: PageSession, outcome: HealOutcome, predicate: str) -> bool | 
     return bool(found.locator.evaluate(f"(el) => {predicate}"))
 
 
+def ranked_for(session: PageSession, lookup: Lookup) -> tuple[Any, ...]:
+    return judge(lookup, read_candidates(session.reader, lookup)).ranked
+
+
 def heal_positive(session: PageSession, site: StaticServer, todomvc: StaticServer, name: str,
                   agent: Agent | None = None) -> tuple[HealOutcome, bool | None]:
     page, pinned, target, action, predicate = POSITIVE[name]
     open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
     assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    outcome = find(session.reader, Lookup(target=target, action=action, pinned=pinned),
+                   asking=Asking(agent) if agent else None)
     return outcome, is_it(session, outcome, predicate)
 
 
@@ -133,7 +139,8 @@ def heal_negative(session: PageSession, site: StaticServer, todomvc: StaticServe
     page, pinned, target, action = NEGATIVE[name]
     open_page(session, site, todomvc, page, hover_first=True)
     assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    return heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    return find(session.reader, Lookup(target=target, action=action, pinned=pinned),
+                asking=Asking(agent) if agent else None)
 
 
 @pytest.mark.parametrize("name", list(POSITIVE))
@@ -163,7 +170,7 @@ def test_a_renamed_or_moved_element_heals_from_its_fingerprint(session: PageSess
     assert fp is not None
     session.goto(f"{site.url}/heal/{after}", timeout_ms=10_000)
     assert locate(session.page, pinned).count == 0
-    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=fp)
+    outcome = find(session.reader, Lookup(target=target, fingerprint=fp, pinned=pinned))
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
     assert is_it(session, outcome, predicate), outcome
 
@@ -179,10 +186,10 @@ def test_a_miss_says_what_each_candidate_lacked(session: PageSession, site: Stat
 def test_a_destructive_control_is_healed_to_only_when_the_target_names_that_action(
         session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, TODO, hover_first=True)
-    _, ranked = read_page(session.reader, target="button of the first todo", fingerprint=None)
+    ranked = ranked_for(session, Lookup(target="button of the first todo"))
     destroy = [r for r in ranked if "destroy" in r.element.classes]
     assert destroy and all(r.barred and "destructive" in r.barred for r in destroy)
-    _, ranked = read_page(session.reader, target="remove button of the first todo", fingerprint=None)
+    ranked = ranked_for(session, Lookup(target="remove button of the first todo"))
     assert all(r.barred is None for r in ranked if "destroy" in r.element.classes)
 
 
@@ -227,8 +234,8 @@ def test_a_healed_positional_selector_still_picks_the_position_after_the_data_ch
 def test_the_last_row_is_counted_from_the_end(session: PageSession, site: StaticServer,
                                               todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, CHANGES)
-    outcome = heal_selector(session.reader, pinned="#result_list tr:last-child input.select",
-                            target="checkbox of the last book", fingerprint=None, action="check")
+    outcome = find(session.reader, Lookup(target="checkbox of the last book", action="check",
+                                          pinned="#result_list tr:last-child input.select"))
     assert outcome.selector is not None and ":last-of-type" in outcome.selector, (outcome.reason, outcome.missed)
     session.page.evaluate("() => document.querySelector('#result_list tbody').append("
                           "document.querySelector('#result_list tbody tr').cloneNode(true))")
@@ -336,10 +343,9 @@ def test_same_origin_frames_are_read_and_their_elements_named_never_healed_to(se
                                                                              site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
     session.page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
-    _, ranked = read_page(session.reader, target="the card number field", fingerprint=None, action="fill")
+    ranked = ranked_for(session, Lookup(target="the card number field", action="fill"))
     card = ranked[0]
     assert card.element.frame == 1 and card.element.label == "Card number" and card.score == 1.0
     assert card.barred is not None and "acts do not cross into frames" in card.barred
-    outcome = heal_selector(session.reader, pinned="#card-number", target="the card number field", fingerprint=None,
-                            action="fill")
+    outcome = find(session.reader, Lookup(target="the card number field", action="fill", pinned="#card-number"))
     assert outcome.selector is None and "frame" in outcome.reason

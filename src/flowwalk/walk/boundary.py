@@ -8,7 +8,7 @@ rule in flight fails `BROWSER_CRASHED`, the rest are skipped); anything else Pla
 the page's doing and becomes a step failure with the code `runtime_code` gives it.
 
 The walk modules raise `Halt` through `halt_if_gone(exc, attempt)` or `with halting(attempt):`
-(httpx's `map_exceptions` in small); `checks` and `resolve` work on a session or a page and ask
+(httpx's `map_exceptions` in small); `checks` and `healing` work on a session or a page and ask
 `gone` / leave closed-page errors to their caller.
 """
 
