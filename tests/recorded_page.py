@@ -12,7 +12,7 @@ clock that `wait` advances.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Sequence
 
 from flowwalk.browser.errors import BrowserCrashed, PageGone
 from flowwalk.browser.network import Beacon
@@ -21,7 +21,6 @@ from flowwalk.browser.probe import (
     ElementQuery,
     ElementRead,
     FrameName,
-    Inspection,
     Match,
     Quiet,
     Reader,
@@ -57,11 +56,6 @@ class RecordedReader:
     frames: list["RecordedReader"] = field(default_factory=list)
     name: FrameName | None = None
     gone: bool = False
-    #: selector -> Inspection (target re-resolution); not listed: nothing matches
-    inspections: dict[str, Recorded] = field(default_factory=dict)
-    #: or one handler for every inspection (resolve's selectors are long): selector -> Inspection | None
-    inspect_with: Callable[[str], Inspection | None] | None = None
-    near_of: dict[str, list[str]] = field(default_factory=dict)
     matches: dict[str, Recorded] = field(default_factory=dict)
     #: the healer's read: candidate records as `PageReader.candidates` returns them (None: the
     #: scope matches nothing), or the exception the read raises
@@ -100,17 +94,6 @@ class RecordedReader:
 
     def frame_name(self) -> FrameName | None:
         return self.name
-
-    def inspect(self, selector: str, limit: int) -> Inspection:
-        self.calls.append(("inspect", selector))
-        if self.inspect_with is not None:
-            return self.inspect_with(selector) or Inspection(0, ())
-        result: Inspection = _answer(self.inspections, selector, Inspection(0, ()))
-        return result
-
-    def near(self, selector: str, css: str) -> list[str]:
-        self.calls.append(("near", selector))
-        return list(self.near_of.get(selector, []))
 
     def match(self, selector: str, scope: str | None = None) -> Match:
         self.calls.append(("match", selector))
@@ -221,11 +204,3 @@ class _Timed:
 def read(n: int, **kw: Any) -> ElementRead:
     """An ElementRead of `n` matches (the other fields as keywords)."""
     return ElementRead(n, **kw)
-
-
-def items(*seen: Mapping[str, Any]) -> Any:
-    """Inspection items from dicts (id, visible, enabled, role)."""
-    from flowwalk.browser.probe import Seen
-
-    return tuple(Seen(int(s["id"]), bool(s.get("visible", True)), bool(s.get("enabled", True)), str(s.get("role", "")))
-                 for s in seen)

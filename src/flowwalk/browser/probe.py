@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     Element = Locator
 
 __all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
-           "Inspection", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seen", "Seq",
-           "UrlState", "gated", "script"]
+           "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seq", "UrlState", "gated",
+           "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
 
@@ -526,30 +526,6 @@ _ROLE_OF_JS = r"""
 }
 """
 
-# Marks each match with its element id and reports how it looks (target re-resolution).
-_INSPECT_JS = script("els, max", r"""
-  const roleOf = %ROLE_OF%;
-  return { n: els.length, items: els.slice(0, max).map((e) => (
-    { id: fw.idOf(e), visible: fw.visible(e), enabled: !fw.disabled(e), role: roleOf(e) })) };
-""".replace("%ROLE_OF%", _ROLE_OF_JS.strip()))
-
-# The unique element of a role in the nearest container (at most 4 levels up) of each named
-# element that holds any, as a CSS path (CSS_PATH_JS), so the walker can act on it.
-_NEAR_JS = script("els, css", r"""
-  const cssPath = %CSS_PATH%;
-  const out = [];
-  for (const e of els.slice(0, 5)) {
-    if (e.control && e.control.matches(css)) { out.push(cssPath(e.control)); continue; }  // a <label>
-    for (let p = e.parentElement, d = 0; p && d < 4; p = p.parentElement, d++) {
-      const found = Array.from(p.querySelectorAll(css)).filter((x) => x !== e && !x.contains(e));
-      if (!found.length) continue;
-      if (found.length === 1) out.push(cssPath(found[0]));
-      break;
-    }
-  }
-  return out.filter((s) => s);
-""".replace("%CSS_PATH%", CSS_PATH_JS.strip()))
-
 # The healer's page read: every actionable element under `root` (links, buttons, fields, roles,
 # tab stops, click handlers, test ids, contenteditable, list items and table rows, images with an
 # alt text, elements with a title, and any element whose own text says one of `arg.words` that
@@ -863,24 +839,6 @@ class ElementRead:
 
 
 @dataclass(frozen=True)
-class Seen:
-    """An element a target re-resolution found: its id, and how it looks."""
-
-    id: int
-    visible: bool
-    enabled: bool
-    role: str
-
-
-@dataclass(frozen=True)
-class Inspection:
-    """A selector's matches as re-resolution ranks them: the count and the first few, looked at."""
-
-    count: int
-    items: tuple[Seen, ...]
-
-
-@dataclass(frozen=True)
 class CandidatesRead:
     """The healer's read of one page or frame: the best elements as plain records (heal/meaning.py
     `PageElement.from_record` reads and checks them) and how many elements were looked at."""
@@ -920,10 +878,6 @@ class Reader(Protocol):
     def detached(self) -> bool: ...
 
     def frame_name(self) -> FrameName | None: ...
-
-    def inspect(self, selector: str, limit: int) -> Inspection: ...
-
-    def near(self, selector: str, css: str) -> list[str]: ...
 
     def match(self, selector: str, scope: str | None = None) -> Match: ...
 
@@ -1003,23 +957,6 @@ class PageReader:
         except Exception:  # noqa: BLE001 - a frame that went away has no name
             return None
 
-
-    def inspect(self, selector: str, limit: int) -> Inspection:
-        """Every element `selector` matches: the count, and the first `limit` with their ids,
-        visibility, enabled state and role."""
-        with translating(selector):
-            raw = self.where.locator(selector).evaluate_all(_INSPECT_JS, limit)
-        r = raw if isinstance(raw, Mapping) else {}
-        items = tuple(Seen(int(i["id"]), bool(i.get("visible")), bool(i.get("enabled")), str(i.get("role") or ""))
-                      for i in r.get("items", ()) or () if isinstance(i, Mapping))
-        return Inspection(int(r.get("n", 0) or 0), items)
-
-    def near(self, selector: str, css: str) -> list[str]:
-        """CSS paths of the one element matching `css` beside each of the first 5 matches of
-        `selector` (in its nearest container that has any, or the control a `<label>` names)."""
-        with translating(selector):
-            paths = self.where.locator(selector).evaluate_all(_NEAR_JS, css)
-        return [p for p in paths or () if isinstance(p, str)]
 
     def match(self, selector: str, scope: str | None = None) -> Match:
         """The first pipe alternative of `selector` (within `scope`) that matches, and its count:
