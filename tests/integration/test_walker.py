@@ -365,6 +365,27 @@ def test_child_scope_is_inherited_and_composes_through_the_dag(walker_browser, o
     assert leaf_click.detail["selector"] == ".outer >> .inner >> button.pick"
 
 
+def test_a_target_is_found_and_a_broken_selector_healed_within_the_child_scope(walker_browser, out,
+                                                                               page_url) -> None:
+    """Both panels have a Pick button: only the scope tells them apart, for a step with a target
+    only and for one whose pinned selector broke, and the heal written back is the scope's own."""
+    rules = [
+        rule("panels", emit("panels"), child_scope=".panel-b"),
+        rule("by-target", click(target="the Pick button"), expect("url_contains", "picked-panel-b"),
+             parents=("panels",)),
+        rule("healed", click("button.renamed", target="the Pick button"), expect("url_contains", "picked-panel-b"),
+             parents=("panels",)),
+    ]
+    _, events = walk(scenario("scoped-targets", rules, page_url("scope.html")), walker_browser, make_settings(out))
+    results = rules_of(events)
+    assert {name: r.status for name, r in results.items()} == {r.name: "passed" for r in rules}, dump(events)
+    found = steps_of(events, "by-target")[0]
+    assert found.detail["selector"].startswith(".panel-b >> "), found.detail
+    (heal,) = [f.heal for f in results["healed"].findings if f.heal is not None]
+    assert not heal.new_selector.startswith(".panel-b") and heal.old_selector == "button.renamed"
+    assert steps_of(events, "healed")[0].detail["selector"] == f".panel-b >> {heal.new_selector}"
+
+
 # --- timeouts ---------------------------------------------------------------------------------------------
 
 

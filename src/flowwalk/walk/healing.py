@@ -27,9 +27,9 @@ from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.agent import runtime_code as model_code
-from flowwalk.browser.element import first_of
+from flowwalk.browser.element import element, first_of
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
-from flowwalk.browser.locate import locate
+from flowwalk.browser.locate import locate, scoped, split_pipe
 from flowwalk.browser.probe import PROBE_JS, Reader
 from flowwalk.heal.decide import Ranked
 from flowwalk.heal.find import Consulted, HealOutcome, Lookup, consult, elements_of, judge
@@ -232,14 +232,16 @@ def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: 
     result.detail["heal_ms"] = round((time.monotonic() - started) * 1000, 1)
     if outcome.selector:
         # the selector is the scope's, as a pinned one is: acted on (and recorded) within it
-        located = locate(attempt.page, outcome.selector, state.scope)
+        used = scoped(outcome.selector, state.scope)
         if selector:
-            _healed(attempt, state, index, step, selector, located.used, outcome, result)
+            _healed(attempt, state, index, step, selector, used, outcome, result)
         else:
             result.recovery.record("re_resolve_target", "recovered",
                                    f"no pinned selector; '{target}' resolved to {outcome.selector} ({outcome.reason})")
-            result.detail["selector"] = located.used
-        return first_of(located)
+            result.detail["selector"] = used
+        if len(split_pipe(used)) == 1:
+            return element(attempt.page, used)
+        return first_of(locate(attempt.page, outcome.selector, state.scope))   # a scope with alternatives
     if selector:
         what = f"pinned selector '{selector}' matched nothing"
         result.recovery.record("re_resolve_target", "failed", f"{what}; {outcome.reason}")
