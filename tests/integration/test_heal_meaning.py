@@ -152,6 +152,19 @@ def test_a_target_as_people_write_it_heals_without_an_earlier_report(session: Pa
     assert outcome.method == "deterministic"
 
 
+@pytest.mark.parametrize("name", list(POSITIVE))
+def test_the_same_target_with_no_pinned_selector_finds_the_same_element(session: PageSession, site: StaticServer,
+                                                                         todomvc: StaticServer, name: str) -> None:
+    """One meaning of a target: what heals a broken selector is what a step with the target alone
+    finds (walk/resolve.py, the ranking such steps had, found none of these but `Log out button`,
+    `Search button` and `Action dropdown`)."""
+    page, _, target, action, predicate = POSITIVE[name]
+    open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
+    outcome = find(session.reader, Lookup(target=target, action=action))
+    assert outcome.selector is not None, (outcome.reason, outcome.missed)
+    assert is_it(session, outcome, predicate), outcome
+
+
 @pytest.mark.parametrize("name", list(NEGATIVE))
 def test_what_the_page_does_not_have_is_never_healed_to(session: PageSession, site: StaticServer,
                                                         todomvc: StaticServer, name: str) -> None:
