@@ -649,6 +649,8 @@ def test_a_target_is_re_resolved_when_the_pinned_selector_matches_nothing(walker
     # the two Delete buttons, alike: no clear winner
     assert [c["element"] for c in failure.candidates[:2]] == ['button "Delete" .del in "Targets"'] * 2
     assert failure.candidates[0]["score"] == failure.candidates[1]["score"] == 1.0
+    # no pinned selector, so no heal an agent could propose over MCP: no recorded question
+    assert "heal_question" not in steps_of(events)[-1].detail
     assert [(r.strategy, r.outcome) for r in failure.recovery] == [("re_resolve_target", "failed")]
 
 

@@ -32,7 +32,7 @@ from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
 from flowwalk.browser.locate import locate, scoped, split_pipe
 from flowwalk.browser.probe import PROBE_JS, Reader
 from flowwalk.heal.decide import Ranked
-from flowwalk.heal.find import Consulted, HealOutcome, Lookup, consult, elements_of, judge
+from flowwalk.heal.find import HealOutcome, Lookup, consult, elements_of, judge
 from flowwalk.heal.fingerprint import fresh
 from flowwalk.heal.meaning import PageElement
 from flowwalk.model import Act
@@ -126,8 +126,8 @@ def find(reader: Reader, lookup: Lookup, *, asking: Asking | None = None,
         raise
     except PageError:
         pass   # a page mid-navigation: the model gets the candidates without the page's text
-    consulted: Consulted = consult(asking.agent, question, context, step=asking.step, timeout_s=asking.timeout_s,
-                                   record=asking.record)
+    consulted = consult(asking.agent, question, context, step=asking.step, timeout_s=asking.timeout_s,
+                        record=asking.record)
     picked = consulted.picked
     return judgement.answered(consulted, _confirmed(reader, picked, lookup.scope) if picked is not None else None)
 
@@ -249,8 +249,9 @@ def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: 
     else:
         result.recovery.record("re_resolve_target", "failed", f"no pinned selector; '{target}': {outcome.reason}")
         message = f"could not resolve the target '{target}': {outcome.reason}"
-    if outcome.question is not None:
-        # what a model would have been asked: an agent can answer it over MCP (heal/decide.py)
+    if outcome.question is not None and selector:
+        # what a model would have been asked: an agent can answer it over MCP (heal/decide.py),
+        # and its pick becomes a heal of the pinned selector
         result.detail["heal_question"] = outcome.question
     if outcome.missed:
         message += f" (best: {outcome.missed})"
