@@ -43,3 +43,61 @@ def crawl_state() -> dict[str, Any]:
         page("p002", "products", "http://127.0.0.1:9/products.html", "/products.html", products_survey)],
         "edges": [{"from": "p001", "to": "p002", "kind": "link", "selector": "", "name": "Products"}],
         "skipped": [], "loops": [], "dismiss": [], "actions": 0, "stopped_reason": "done"}
+
+
+class RecordedPage:
+    """A page for discover's in-page functions (discover/inpage.py's `Page`), answered from recordings:
+    `states` (surveys), `texts`, `urls` and `messages` are what the page shows, one per state (an action
+    on a selector moves to the state `after[selector]`; a fresh load goes back to state 0), and every
+    action is logged in `acted`."""
+
+    def __init__(self, url: str, states: list[dict[str, Any]], *, after: dict[str, int] | None = None,
+                 urls: dict[int, str] | None = None, texts: dict[int, str] | None = None,
+                 messages: dict[int, list[str]] | None = None):
+        self.start = url
+        self.states = states
+        self.after = after or {}
+        self.urls = urls or {}
+        self.texts = texts or {}
+        self.said = messages or {}
+        self.now = 0
+        self.acted: list[tuple[str, str, str]] = []
+        self.loads = 0
+
+    @property
+    def url(self) -> str:
+        return self.urls.get(self.now, self.start)
+
+    def fresh(self) -> bool:
+        self.now = 0
+        self.loads += 1
+        return True
+
+    def act(self, action: str, selector: str, value: str = "", *, then_ms: float = 0) -> Any:
+        from flowwalk.browser.explore import Acted
+
+        self.acted.append((action, selector, value))
+        if selector in self.after:
+            self.now = self.after[selector]
+        return Acted(True, self.url)
+
+    def tap(self, selector: str) -> bool:
+        return bool(self.act("click", selector).found)
+
+    def settle(self, idle_ms: int = 0) -> None:
+        pass
+
+    def wait(self, ms: float) -> None:
+        pass
+
+    def survey(self) -> dict[str, Any]:
+        return self.states[self.now]
+
+    def text(self) -> str:
+        return self.texts.get(self.now, "")
+
+    def messages(self) -> list[str]:
+        return list(self.said.get(self.now, []))
+
+    def count(self, selector: str) -> int:
+        return 1

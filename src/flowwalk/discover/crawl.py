@@ -20,12 +20,12 @@ from pathlib import Path
 from typing import Any, Callable
 from urllib.parse import urlsplit
 
-from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
-from flowwalk.browser.errors import translating
-from flowwalk.browser.survey import count_matches, survey_page
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
+from flowwalk.browser.explore import ExplorePage
+from flowwalk.discover import inpage
+from flowwalk.discover.inpage import Found, Hands, resolve_candidates, to_state
 from flowwalk.discover.options import DiscoverOptions, StopReason
 from flowwalk.discover.safety import destructive_word, host_in_scope, is_hash_route, url_key
-from flowwalk.discover.inpage import InPage
 from flowwalk.discover.selectors import choose_selector
 from flowwalk.discover.signature import dom_signature, outline, template_key
 
@@ -33,7 +33,6 @@ __all__ = ["CrawlState", "Crawler", "STATE_FILE", "STATE_VERSION"]
 
 STATE_FILE = "discover.state.json"
 STATE_VERSION = 1
-SETTLE_MS = 1_500
 _EXTENSIONS = (".pdf", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".mp4", ".mp3", ".csv",
                ".xlsx", ".docx", ".exe", ".dmg", ".gz", ".tar", ".json", ".xml", ".txt")
 
@@ -90,17 +89,15 @@ def _slug(url: str) -> str:
 
 
 class Crawler:
-    """One crawl over one `PageSession` (kept for the whole crawl, so a login holds)."""
+    """One crawl over one page (its session kept for the whole crawl, so a login holds); the only
+    writer of the crawl state."""
 
-    def __init__(self, options: DiscoverOptions, session: PageSession, state: CrawlState, folder: Path, *,
-                 action_timeout_ms: int, navigation_timeout_ms: int,
+    def __init__(self, options: DiscoverOptions, view: ExplorePage, state: CrawlState, folder: Path, *,
                  progress: Callable[[str], None], cancel: threading.Event, started: float):
         self.options = options
-        self.session = session
+        self.view = view
         self.state = state
         self.folder = folder
-        self.action_timeout_ms = action_timeout_ms
-        self.navigation_timeout_ms = navigation_timeout_ms
         self.progress = progress
         self.cancel = cancel
         self.started = started - state.elapsed_s   # a resumed crawl's budget counts what it spent
@@ -113,8 +110,6 @@ class Crawler:
         self.relogin: Callable[[], None] | None = None
         self._by_signature = {p["signature"]: p["id"] for p in state.pages}
         self._by_template = {p["template"]: p["id"] for p in state.pages}
-        #: the banner, controls, searches and forms of each new page
-        self.inpage = InPage(self)
 
     # --- the loop ---------------------------------------------------------------------------------
 
@@ -135,8 +130,7 @@ class Crawler:
                 break
             item = state.queue.pop(0)
             try:
-                with translating():
-                    self._visit(item)
+                self._visit(item)
             except NavigationBlocked as blocked:
                 self.skip(item.get("via"), item["url"], f"left the allowed hosts ({blocked})")
             except (PageError, InvalidSelector) as error:
@@ -162,7 +156,7 @@ class Crawler:
         tmp.write_text(self.state.to_json(), encoding="utf-8")
         tmp.replace(path)
 
-    # --- what the in-page actions (discover/inpage.py) and the journeys act through -----------------
+    # --- what the in-page functions (discover/inpage.py) and the journeys act through --------------
 
     def skip(self, via: dict[str, Any] | None, what: str, reason: str) -> None:
         """List `what` (reached `via`) as not visited or not clicked, and why, once."""
@@ -187,40 +181,52 @@ class Crawler:
         """Go to `url` and let it settle; the document's HTTP status when the page knows it."""
         if self.relogin is not None and self.landing is not None and url_key(url) == self.landing:
             self.relogin()
-        else:
-            self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
-        self.settle()
-        try:
-            with translating():
-                status = self.session.page.evaluate(
-                    "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }")
-        except (PageError, InvalidSelector):
-            status = None
-        return int(status) if isinstance(status, int) else None
+            self.view.settle()
+            return self.view.status()
+        return self.view.load(url)
 
-    def settle(self) -> None:
-        """Let the page settle after a load or a click: network idle (up to SETTLE_MS), then 100 ms."""
-        try:
-            with translating():
-                self.session.page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
-        except (PageError, InvalidSelector):
-            pass   # a page that keeps polling is settled enough
-        self.session.wait(100)
+    def _hands(self, record: dict[str, Any]) -> Hands:
+        return Hands(page=self.view, fresh=lambda: self.reload(record), take_action=self.take_action,
+                     words=self.words, progress=self.progress)
+
+    def _dismiss_banner(self, survey: dict[str, Any]) -> dict[str, Any]:
+        """Accept a cookie banner the first time one shows (discover/inpage.py); the survey after it."""
+        survey, dismissed = inpage.dismiss_banner(self.view, survey, self.words)
+        if dismissed is not None and not any(d["selector"] == dismissed.selector for d in self.state.dismiss):
+            self.state.dismiss.append(to_state(dismissed))
+            self.progress(f"  dismissed the cookie banner with {dismissed.selector}")
+        return survey
+
+    def _record(self, page: dict[str, Any], found: Found) -> None:
+        """Write what an in-page pass found into the state: `page`'s records, the loops, the routes."""
+        page["controls"].extend(to_state(r) for r in found.controls)
+        page["searches"].extend(to_state(r) for r in found.searches)
+        page["submits"].extend(to_state(r) for r in found.submits)
+        for key, signature in found.transitions:
+            self.state.transitions[key] = signature
+        for skip in found.skipped:
+            self.skip({"from": page["id"]}, skip.what, skip.reason)
+        self.state.loops.extend({"page": loop.page, "action": loop.action, "signature": loop.signature}
+                                for loop in found.loops)
+        for route in found.routes:
+            self.enqueue({"url": route.url, "depth": page["depth"] + 1,
+                          "via": {"kind": "route", "from": page["id"], "from_url": page["url"],
+                                  "selector": route.selector, "name": route.name}})
 
     def _visit(self, item: dict[str, Any]) -> None:
         state = self.state
         via = item.get("via")
-        loaded_before = {id(entry) for entry in self.session.network}
+        loaded_before = {id(entry) for entry in self.view.requests()}
         if via and via.get("kind") == "route":
             # a client-side route: reached by clicking on its page, as the generated spec will
             self._load(via["from_url"])
-            self.inpage.dismiss_banner(None)
-            self.click(via["selector"])
-            self.settle()
+            self._dismiss_banner(self.view.survey())
+            self.view.tap(via["selector"])
+            self.view.settle()
             status = None
         else:
             status = self._load(item["url"])
-        url = self.session.page.url
+        url = self.view.url
         key = url_key(url)
         if status is not None and status >= 400:
             # a broken link is worth knowing about, not worth a spec that checks the error page
@@ -228,8 +234,8 @@ class Crawler:
             self.skip(via, item["url"], f"answered HTTP {status}")
             self.progress(f"  {item['url']} answered HTTP {status}: not a page to write specs for")
             return
-        before = self.session.console_error_count
-        survey = self.inpage.dismiss_banner(survey_page(self.session))
+        before = self.view.console_errors
+        survey = self._dismiss_banner(self.view.survey())
         signature = dom_signature(survey)
         template = template_key(url, survey)
         state.signature_visits[signature] = state.signature_visits.get(signature, 0) + 1
@@ -268,29 +274,32 @@ class Crawler:
         self._by_template[template] = page_id
         self._edge(via, page_id)
         self._evidence(page)
-        page["console_errors"] = self.session.console_error_count - before
+        page["console_errors"] = self.view.console_errors - before
         counts = (f"{len(survey.get('links') or [])} links, {len(survey.get('forms') or [])} forms, "
                   f"{len(survey.get('lists') or [])} lists")
         self.progress(f"page {len(state.pages)}/{self.options.max_pages} depth {item['depth']} {page['path']}: "
                       f"{survey.get('title') or '(no title)'} ({counts}; signature {signature})")
-        self.inpage.explore_controls(page)
-        self.inpage.try_searches(page)
+        hands = self._hands(page)
+        self._record(page, inpage.explore_controls(hands, page, self.state.transitions, self.state.signature_visits))
+        self._record(page, inpage.try_searches(hands, page))
         self._queue_links(page, page["survey"], item["depth"])
-        if self.options.submit_forms and self.inpage.submit_forms(page):
-            # what a submit added (TodoMVC's filters appear with the first todo) may link on
-            try:
-                with translating():
-                    self._queue_links(page, survey_page(self.session), item["depth"])
-            except (PageError, InvalidSelector):
-                pass
-        page["console_errors"] = self.session.console_error_count - before
+        if self.options.submit_forms:
+            submitted = inpage.submit_forms(hands, page, self.state.transitions)
+            self._record(page, submitted)
+            if submitted.submitted:
+                # what a submit added (TodoMVC's filters appear with the first todo) may link on
+                try:
+                    self._queue_links(page, self.view.survey(), item["depth"])
+                except (PageError, InvalidSelector):
+                    pass
+        page["console_errors"] = self.view.console_errors - before
         page["failed_resources"] = self._failed_resources(loaded_before)
 
     def _failed_resources(self, known: set[int]) -> list[str]:
         """Sub-resources of the page that did not load (a missing favicon): a finding for index.md,
         and the reason the page's specs do not assert `no_console_errors` (the browser logs each)."""
         out: list[str] = []
-        for entry in list(self.session.network):
+        for entry in self.view.requests():
             if id(entry) in known:
                 continue
             status = entry.get("status")
@@ -314,12 +323,12 @@ class Crawler:
         """The page's accessibility snapshot and screenshot, under discover/pages/<slug>/."""
         folder = self.folder / "pages" / page["slug"]
         folder.mkdir(parents=True, exist_ok=True)
-        snapshot = self.session.a11y_snapshot()
+        snapshot = self.view.snapshot()
         (folder / "snapshot.md").write_text(
             f"# {page['title'] or page['path']}\n\nURL: {page['url']}\n\nsignature: {page['signature']}\n\n"
             f"```yaml\n{snapshot}\n```\n", encoding="utf-8")
         page["snapshot"] = f"pages/{page['slug']}/snapshot.md"
-        if self.session.screenshot(folder / "screenshot.png"):
+        if self.view.screenshot(folder / "screenshot.png"):
             page["screenshot"] = f"pages/{page['slug']}/screenshot.png"
 
     def _resolve_text_candidates(self, survey: dict[str, Any]) -> None:
@@ -327,60 +336,28 @@ class Crawler:
         (no better candidate is unique) with Playwright."""
         for group in ("links", "buttons"):
             for element in survey.get(group) or ():
-                self.resolve_element(element)
+                resolve_candidates(self.view, element)
         for form in survey.get("forms") or ():
             if form.get("submit"):
-                self.resolve_element(form["submit"])
+                resolve_candidates(self.view, form["submit"])
         for dialog in survey.get("dialogs") or ():
             for button in dialog.get("buttons") or ():
-                self.resolve_element(button)
-
-    def resolve_element(self, element: dict[str, Any]) -> None:
-        """Count `element`'s `text=` candidates in the page when no better candidate is unique."""
-        for candidate in element.get("candidates") or ():
-            if candidate.get("count") == 1 and candidate.get("how") != "position":
-                return
-            if candidate.get("how") == "text" and candidate.get("count") == -1:
-                candidate["count"] = count_matches(self.session, candidate["selector"])
-
-
-    # --- actions on one page ----------------------------------------------------------------------
-
-    def click(self, selector: str) -> bool:
-        """Click the first element `selector` finds; False when none is there or the click failed
-        (a navigation off the allowed hosts raises NavigationBlocked)."""
-        from flowwalk.browser.locate import locate
-
-        try:
-            with translating():
-                found = locate(self.session.page, selector)
-                if found.count == 0:
-                    return False
-                with self.session.guard():
-                    found.locator.first.click(timeout=self.action_timeout_ms)
-                self.session.check_navigation()
-                return True
-        except NavigationBlocked:
-            raise
-        except (PageError, InvalidSelector):
-            return False
+                resolve_candidates(self.view, button)
 
     def reload(self, page: dict[str, Any]) -> bool:
         """Bring `page` back fresh: load its URL, or its route's page and the click that opened it;
         False when it cannot be had."""
         try:
-            with translating():
-                via = page.get("reached_by")
-                if via and via.get("kind") == "route":
-                    self._load(via["from_url"])
-                    self.click(via["selector"])
-                    self.settle()
-                else:
-                    self._load(page["url"])
-                return True
+            via = page.get("reached_by")
+            if via and via.get("kind") == "route":
+                self._load(via["from_url"])
+                self.view.tap(via["selector"])
+                self.view.settle()
+            else:
+                self._load(page["url"])
+            return True
         except (PageError, InvalidSelector, NavigationBlocked):
             return False
-
 
     # --- links ------------------------------------------------------------------------------------
 

@@ -32,14 +32,12 @@ the journey created.
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any, Callable, Iterator, Protocol, Sequence
 from urllib.parse import urljoin, urlsplit
 
-from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
-from flowwalk.browser.errors import translating
-from flowwalk.browser.observe import observe_page
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
+from flowwalk.browser.explore import Acted, Action
 from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, by_novelty, checks_per_move, diff_states,
                                        own_text, quote_text, row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
@@ -54,9 +52,6 @@ MAX_MOVES = 9
 MAX_JOURNEYS = 6
 #: steps a flow spec may have (flow-spec v1)
 SPEC_STEPS = 30
-#: how long a move may keep the page busy before it is observed
-SETTLE_MAX_MS = 2_000
-QUIET_MS = 150
 
 
 def crawl_text(n: int) -> str:
@@ -116,7 +111,26 @@ class Journey:
                 **({"through": self.through} if self.through else {})}
 
 
-Opener = Callable[[dict[str, Any]], PageSession]
+class JourneyPage(Protocol):
+    """The page a journey walks (`browser.explore.ExplorePage`), opened fresh for each walk."""
+
+    @property
+    def url(self) -> str: ...
+
+    def goto(self, url: str) -> None: ...
+
+    def act(self, action: Action, selector: str, value: str = "", *, then_ms: float = 0) -> Acted: ...
+
+    def settle_quiet(self, max_ms: int = ..., quiet_ms: int = ...) -> None: ...
+
+    def observe(self) -> dict[str, Any]: ...
+
+    def requests(self) -> list[dict[str, Any]]: ...
+
+    def close(self) -> None: ...
+
+
+Opener = Callable[[dict[str, Any]], JourneyPage]
 
 
 class MoveFailed(Exception):
@@ -126,12 +140,10 @@ class MoveFailed(Exception):
 class JourneyExplorer:
     """Explores one page's journeys in fresh sessions from `open_state(page)`."""
 
-    def __init__(self, open_state: Opener, *, words: tuple[str, ...], action_timeout_ms: int,
-                 navigation_timeout_ms: int, take_action: Callable[[], bool], progress: Callable[[str], None]):
+    def __init__(self, open_state: Opener, *, words: tuple[str, ...], take_action: Callable[[], bool],
+                 progress: Callable[[str], None]):
         self.open_state = open_state
         self.words = words
-        self.action_timeout_ms = action_timeout_ms
-        self.navigation_timeout_ms = navigation_timeout_ms
         self.take_action = take_action
         self.progress = progress
         #: the create moves already explored (a form shown on several pages is explored once)
@@ -139,60 +151,23 @@ class JourneyExplorer:
 
     # --- playing moves ----------------------------------------------------------------------------
 
-    def _settle(self, session: PageSession) -> None:
-        """Until no request is in flight for QUIET_MS (at most SETTLE_MAX_MS), then the load event."""
-        deadline = time.monotonic() + SETTLE_MAX_MS / 1000
-        quiet_since = time.monotonic()
-        while time.monotonic() < deadline:
-            session.wait(50)
-            if session.in_flight():
-                quiet_since = time.monotonic()
-            elif (time.monotonic() - quiet_since) * 1000 >= QUIET_MS:
-                break
+    @staticmethod
+    def _play(page: JourneyPage, step: dict[str, Any]) -> None:
         try:
-            with translating():
-                session.page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
-        except (PageError, InvalidSelector):
-            pass
-
-    def _play(self, session: PageSession, step: dict[str, Any]) -> None:
-        from flowwalk.browser.locate import locate
-
-        try:
-            with translating():
-                if step["type"] == "goto":
-                    session.goto(urljoin(session.page.url, step["url"]), timeout_ms=self.navigation_timeout_ms)
-                    return
-                found = locate(session.page, step["selector"])
-                if found.count == 0:
-                    raise MoveFailed(f"{step['selector']} matches nothing")
-                target = found.locator.first
-                action, timeout = step["action"], self.action_timeout_ms
-                with session.guard():
-                    if action == "click":
-                        target.click(timeout=timeout)
-                    elif action == "dblclick":
-                        target.dblclick(timeout=timeout)
-                    elif action == "hover":
-                        target.hover(timeout=timeout)
-                    elif action == "fill":
-                        target.fill(step["value"], timeout=timeout)
-                    elif action == "press":
-                        target.press(step["value"], timeout=timeout)
-                    elif action == "select":
-                        target.select_option(step["value"], timeout=timeout)
-                    elif action == "check":
-                        target.check(timeout=timeout)
-                    else:
-                        raise MoveFailed(f"cannot play {action}")
-                session.check_navigation()
+            if step["type"] == "goto":
+                page.goto(urljoin(page.url, step["url"]))
+                return
+            if step["action"] not in ("click", "dblclick", "hover", "fill", "press", "select", "check"):
+                raise MoveFailed(f"cannot play {step['action']}")
+            if not page.act(step["action"], step["selector"], str(step.get("value") or "")).found:
+                raise MoveFailed(f"{step['selector']} matches nothing")
         except (PageError, InvalidSelector, NavigationBlocked) as error:
             raise MoveFailed(str(error).splitlines()[0][:200] if str(error) else type(error).__name__) from None
 
-    def _observe(self, session: PageSession) -> dict[str, Any]:
+    @staticmethod
+    def _observe(page: JourneyPage) -> dict[str, Any]:
         try:
-            with translating():
-                return observe_page(session)
+            return page.observe()
         except (PageError, InvalidSelector) as error:
             raise MoveFailed(f"the page could not be read: {str(error).splitlines()[0][:200]}") from None
 
@@ -205,32 +180,32 @@ class JourneyExplorer:
 
         Returns (moves played, effects of each, the observation after each). A move that cannot
         be made ends the walk there."""
-        session = self.open_state(page)
+        opened = self.open_state(page)
         played: list[Move] = []
         effects: list[list[Effect]] = []
         states: list[dict[str, Any]] = []
         typed: list[str] = []
         try:
-            self._settle(session)
-            start = self._observe(session)
+            opened.settle_quiet()
+            start = self._observe(opened)
             now = start
             pending = list(moves)
             while len(played) < MAX_MOVES:
                 move = pending.pop(0) if pending else (extend(start, now, typed, effects) if extend else None)
                 if move is None or not self.take_action():
                     break
-                known = {id(entry) for entry in session.network}
+                known = {id(entry) for entry in opened.requests()}
                 try:
                     for step in move.steps:
-                        self._play(session, step)
-                    self._settle(session)
-                    after = self._observe(session)
+                        self._play(opened, step)
+                    opened.settle_quiet()
+                    after = self._observe(opened)
                 except MoveFailed as failed:
                     self.progress(f"    {move.name}: {failed}")
                     break
                 if move.typed:
                     typed.append(move.typed)
-                requests = [entry for entry in session.network if id(entry) not in known]
+                requests = [entry for entry in opened.requests() if id(entry) not in known]
                 if move.reload:
                     found = state_checks(now, after, typed)
                 else:
@@ -241,7 +216,7 @@ class JourneyExplorer:
                 states.append(after)
                 now = after
         finally:
-            session.close()
+            opened.close()
         return played, effects, states
 
     def journey(self, page: dict[str, Any], jid: str, name: str, why: str, moves: Sequence[Move], *,

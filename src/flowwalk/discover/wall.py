@@ -21,7 +21,11 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from flowwalk.browser import Browser, NavigationBlocked, PageError
+from flowwalk.discover.engine import crawl_browser, crawl_page, discover_settings
+from flowwalk.discover.features import form_kind
 from flowwalk.discover.options import DiscoverOptions
+from flowwalk.discover.selectors import choose_selector, target_of
 
 __all__ = ["LoginWall", "probe_login", "login_flow"]
 
@@ -41,9 +45,6 @@ class LoginWall:
 
 
 def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | None:
-    from flowwalk.discover.features import form_kind
-    from flowwalk.discover.selectors import choose_selector, target_of
-
     forms = list(survey.get("forms") or [])
     logins = [f for f in forms if form_kind(f)[0] == "login"]
     if not logins:
@@ -65,29 +66,20 @@ def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | Non
                      password_target=target_of(password), form_name=str(form.get("name") or ""))
 
 
-def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall | None:
+def probe_login(options: DiscoverOptions, *, browser: Browser | None = None) -> LoginWall | None:
     """The login form the start URL lands on, or None when the site is not behind a login."""
-    from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-    from flowwalk.browser.errors import translating
-    from flowwalk.browser.survey import survey_page
-    from flowwalk.discover.engine import crawl_browser, crawl_session, discover_settings
-
     settings = discover_settings(options)
-    with crawl_browser(settings, browser) as browser:
-        session = crawl_session(browser, options, settings)
+    with crawl_browser(settings, browser) as running:
+        page = crawl_page(running, options, settings)
         try:
             try:
-                session.goto(options.url, timeout_ms=settings.navigation_timeout_ms)
+                page.goto(options.url)
             except (PageError, NavigationBlocked):
                 return None   # unreachable: the crawl itself says so (stopped_reason unreachable)
-            try:
-                with translating():
-                    session.page.wait_for_load_state("networkidle", timeout=3_000)
-            except (PageError, InvalidSelector):
-                pass   # a page that keeps polling is settled enough
-            return _wall_of(survey_page(session), session.page.url, options.url)
+            page.settle(3_000)
+            return _wall_of(page.survey(), page.url, options.url)
         finally:
-            session.close()
+            page.close()
 
 
 def _quoted(text: str) -> str:

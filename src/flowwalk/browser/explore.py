@@ -1,0 +1,195 @@
+"""Exploring a page, for discover: one object over a `PageSession` whose every method speaks flowwalk's errors.
+
+`ExplorePage` is what the crawl and the journeys do to a page: load a URL and let it settle (and
+say the document's HTTP status), click, fill, press, select or tick the first element a selector
+finds, read the page (its survey, its observed state, its text, its messages, how many elements
+a selector matches), wait, and hand over the evidence the session keeps (network, console
+errors, snapshot, screenshot). Playwright's errors are translated here, once: a caller meets
+`PageError` (the page is gone, timed out or unreadable), `InvalidSelector` and
+`NavigationBlocked`, never Playwright's own. Reads that have a sensible empty answer (the page's
+text, its messages, a selector's count) give it instead of raising, as `browser.survey` does.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Literal
+
+from flowwalk.browser.errors import InvalidSelector, PageError, translating
+from flowwalk.browser.locate import locate
+from flowwalk.browser.observe import observe_page
+from flowwalk.browser.survey import count_matches, messages, page_text, survey_page
+
+if TYPE_CHECKING:
+    from flowwalk.browser.session import PageSession
+
+__all__ = ["Acted", "ExplorePage", "IDLE_MS", "Action"]
+
+#: how long a load or a click may keep the network busy before the page counts as settled
+IDLE_MS = 1_500
+#: how long a journey's move may keep requests in flight, and how long none must be before it is read
+QUIET_MAX_MS = 2_000
+QUIET_MS = 150
+
+Action = Literal["click", "dblclick", "hover", "fill", "press", "select", "check"]
+
+_STATUS = "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }"
+
+
+@dataclass(frozen=True)
+class Acted:
+    """What one action did: whether an element was there to act on, and the URL after it."""
+
+    found: bool
+    url: str
+
+
+class ExplorePage:
+    """One page being explored (see the module docstring); `session` stays the caller's to close."""
+
+    def __init__(self, session: "PageSession", *, action_timeout_ms: int, navigation_timeout_ms: int):
+        self.session = session
+        self.action_timeout_ms = action_timeout_ms
+        self.navigation_timeout_ms = navigation_timeout_ms
+
+    @property
+    def url(self) -> str:
+        return str(self.session.page.url)
+
+    # --- loading ----------------------------------------------------------------------------------
+
+    def goto(self, url: str) -> None:
+        """Load `url` (raises NavigationBlocked off the allowed hosts, PageError when it fails)."""
+        with translating():
+            self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
+
+    def load(self, url: str) -> int | None:
+        """`goto`, `settle`, and the document's HTTP status when the page knows it."""
+        self.goto(url)
+        self.settle()
+        return self.status()
+
+    def status(self) -> int | None:
+        """The HTTP status of the document now shown, when the browser reports it."""
+        try:
+            with translating(), self.session.guard():
+                status = self.session.page.evaluate(_STATUS)
+        except (PageError, InvalidSelector):
+            return None
+        return int(status) if isinstance(status, int) else None
+
+    def settle(self, idle_ms: int = IDLE_MS) -> None:
+        """Network idle (up to `idle_ms`: a page that keeps polling is settled enough), then 100 ms."""
+        try:
+            with translating(), self.session.guard():
+                self.session.page.wait_for_load_state("networkidle", timeout=idle_ms)
+        except (PageError, InvalidSelector):
+            pass
+        self.wait(100)
+
+    def settle_quiet(self, max_ms: int = QUIET_MAX_MS, quiet_ms: int = QUIET_MS) -> None:
+        """Until no request has been in flight for `quiet_ms` (at most `max_ms`), then the load event."""
+        deadline = time.monotonic() + max_ms / 1000
+        quiet_since = time.monotonic()
+        while time.monotonic() < deadline:
+            self.wait(50)
+            if self.session.in_flight():
+                quiet_since = time.monotonic()
+            elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
+                break
+        try:
+            with translating(), self.session.guard():
+                self.session.page.wait_for_load_state("load", timeout=max_ms)
+        except (PageError, InvalidSelector):
+            pass
+
+    def wait(self, ms: float) -> None:
+        with translating():
+            self.session.wait(ms)
+
+    # --- acting -----------------------------------------------------------------------------------
+
+    def act(self, action: Action, selector: str, value: str = "", *, then_ms: float = 0) -> Acted:
+        """Do `action` on the first element `selector` finds (`value`: what fill types, the key press
+        presses, the option select picks), then wait `then_ms`. `found` is False when nothing matched
+        (nothing was done); a navigation off the allowed hosts (by then) raises NavigationBlocked, a
+        failed action PageError."""
+        timeout = self.action_timeout_ms
+        with translating(selector):
+            found = locate(self.session.page, selector)
+            if found.count == 0:
+                return Acted(False, self.url)
+            target = found.locator.first
+            with self.session.guard():
+                if action == "click":
+                    target.click(timeout=timeout)
+                elif action == "dblclick":
+                    target.dblclick(timeout=timeout)
+                elif action == "hover":
+                    target.hover(timeout=timeout)
+                elif action == "fill":
+                    target.fill(value, timeout=timeout)
+                elif action == "press":
+                    target.press(value, timeout=timeout)
+                elif action == "select":
+                    target.select_option(value, timeout=timeout)
+                elif action == "check":
+                    target.check(timeout=timeout)
+                else:
+                    raise ValueError(f"no action {action!r}")
+            if then_ms:
+                self.session.wait(then_ms)
+            self.session.check_navigation()
+        return Acted(True, self.url)
+
+    def tap(self, selector: str) -> bool:
+        """Click the first element `selector` finds; False when none is there or the click failed
+        (a navigation off the allowed hosts still raises NavigationBlocked)."""
+        try:
+            return self.act("click", selector).found
+        except (PageError, InvalidSelector):
+            return False
+
+    # --- reading ----------------------------------------------------------------------------------
+
+    def survey(self) -> dict[str, Any]:
+        """`browser.survey.survey_page`: what the page offers; PageError when it cannot answer."""
+        with translating():
+            return survey_page(self.session)
+
+    def observe(self) -> dict[str, Any]:
+        """`browser.observe.observe_page`: the page's state now; PageError when it cannot answer."""
+        return observe_page(self.session)
+
+    def text(self) -> str:
+        """The page body's visible text ('' when it cannot be read)."""
+        return page_text(self.session)
+
+    def messages(self) -> list[str]:
+        """The visible alerts, live regions and error messages ([] when none can be read)."""
+        return messages(self.session)
+
+    def count(self, selector: str) -> int:
+        """How many elements `selector` (CSS or `text=`) matches now; -1 when it cannot be counted."""
+        return count_matches(self.session, selector)
+
+    # --- the session's evidence -------------------------------------------------------------------
+
+    @property
+    def console_errors(self) -> int:
+        return self.session.console_error_count
+
+    def requests(self) -> list[dict[str, Any]]:
+        """The requests the session recorded so far (oldest first), as `PageSession.network` keeps them."""
+        return list(self.session.network)
+
+    def snapshot(self) -> str:
+        return self.session.a11y_snapshot()
+
+    def screenshot(self, path: Path) -> bool:
+        return self.session.screenshot(path)
+
+    def close(self) -> None:
+        self.session.close()
