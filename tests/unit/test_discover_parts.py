@@ -20,7 +20,7 @@ from flowwalk.discover.safety import destructive_word, host_in_scope, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature, template_key, url_template
 from flowwalk.settings import Settings
-from flowwalk.spec.loader import load_file
+from flowwalk.spec.loader import load_file, load_suites
 
 WORDS = DEFAULT_DESTRUCTIVE
 
@@ -123,6 +123,31 @@ def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path:
     assert [(s["type"], s.get("value") or s.get("url")) for s in smoke[1:]] == [
         ("expect", "Welcome"), ("expect", "^http://127\\.0\\.0\\.1:9/?(\\?.*)?$"), ("goto", "/products.html"),
         ("expect", "Products"), ("expect", "/products.html")]
+
+
+def test_a_login_is_one_setup_whose_session_every_spec_starts_from(tmp_path: Path) -> None:
+    state = crawl_state()
+    login = {"url": "http://127.0.0.1:9/login", "steps": [
+        {"type": "act", "action": "fill", "selector": "#user", "value": "{{USER}}"},
+        {"type": "act", "action": "fill", "selector": "#password", "value": "{{PASSWORD}}"},
+        {"type": "act", "action": "press", "selector": "#password", "value": "Enter"}]}
+    specs = generate_specs(state, classify(state["pages"], state["dismiss"]), login=login)
+    setup, *rest = specs
+    assert (setup.path, setup.data["saves_session"], setup.data["url"]) == ("sign-in.flow.yaml", "discover-login",
+                                                                           login["url"])
+    assert setup.data["steps"] == login["steps"] and setup.variables == ("PASSWORD", "USER")
+    assert rest and all(s.data["session"] == "discover-login" and "saves_session" not in s.data for s in rest)
+    assert not any(step.get("selector") == "#user" for s in rest for step in s.data["steps"])
+    assert rest[0].data["url"] == state["pages"][0]["url"]
+    for spec in specs:
+        (tmp_path / spec.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / spec.path).write_text(spec.text, encoding="utf-8")
+    suites = load_suites([str(tmp_path)], Settings(variables={"USER": "ada", "PASSWORD": "x"}))
+    assert sorted(sc.rules[0].saves_session or "" for suite in suites for sc in suite.scenarios)[-1] == "discover-login"
+    # a login kept in the page (a single-page app) is no cookie session: its steps start each spec
+    state["login_landing"] = "http://127.0.0.1:9/"
+    inline = generate_specs(state, classify(state["pages"], state["dismiss"]), login=login)
+    assert all("session" not in s.data and s.data["steps"][0]["selector"] == "#user" for s in inline)
 
 
 def test_a_page_that_failed_to_load_a_resource_is_not_held_to_no_console_errors() -> None:

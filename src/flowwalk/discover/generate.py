@@ -29,6 +29,9 @@ NAV_LINKS = 4
 SAMPLE_VALUES = {"email": "ada@example.com", "tel": "+1 555 0100", "url": "https://example.com", "number": "3",
            "password": "sample-password-1", "search": "notes", "date": "2024-01-15"}
 _ACCEPT = re.compile(r"\b(close|dismiss|ok|okay|got it|hide|no thanks|later)\b", re.I)
+#: with --login: the session the setup spec saves and every other spec starts from
+SESSION = "discover-login"
+SETUP_PATH = "sign-in.flow.yaml"
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class _Writer:
         self.login = login
         #: where an in-page login (a single-page app) leaves the page: its specs do not load it again
         self.landing = str(state.get("login_landing") or "")
+        #: a login that leaves a cookie session is one setup whose session every spec starts from;
+        #: an in-page login (kept in the page's memory, which a saved session does not hold) starts each
+        self.session = SESSION if login and not self.landing else ""
         self.words = words
         #: --submit-forms: an account form's spec fills {{VARIABLES}} and submits
         self.submitting = submitting
@@ -77,10 +83,10 @@ class _Writer:
         steps: list[dict[str, Any]] = []
         via = page.get("reached_by") or {}
         start = via.get("from_url") if via.get("kind") == "route" else page["url"]
-        if self.login:
+        if self.login and not self.session:
             entry = self.login["url"]
             steps.extend(self.login["steps"])
-            if not self.landing or url_key(str(start)) != self.landing:
+            if url_key(str(start)) != self.landing:
                 steps.append({"type": "goto", "url": start})   # (an in-page login is already there)
         else:
             entry = start
@@ -379,7 +385,10 @@ def _clean(page: dict[str, Any]) -> bool:
 def _spec(writer: _Writer, path: str, feature: str, name: str, description: str, entry: str,
           steps: list[dict[str, Any]], prefix: int, header: list[str], clean: bool) -> GeneratedSpec:
     data: dict[str, Any] = {"spec_version": "1.1", "name": name[:120].strip(),
-                            "description": (description[:440] + " Written by flowwalk discover.")[:500], "url": entry}
+                            "description": (description[:440] + " Written by flowwalk discover.")[:500]}
+    if writer.session:
+        data["session"] = writer.session
+    data["url"] = entry
     allowed = sorted({urlsplit(p["url"]).hostname or "" for p in writer.pages.values()}
                      - {urlsplit(entry).hostname or ""} - {""})
     if allowed:
@@ -387,9 +396,13 @@ def _spec(writer: _Writer, path: str, feature: str, name: str, description: str,
     data["steps"] = steps[:MAX_STEPS]
     if clean:
         data["assertions"] = [{"kind": "no_console_errors"}]
-    variables = tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
-    return GeneratedSpec(path=path, feature=feature, data=data, text=render_spec(data, header), variables=variables,
+    return GeneratedSpec(path=path, feature=feature, data=data, text=render_spec(data, header), variables=_variables(steps),
                          header=tuple(header), prefix_steps=min(prefix, MAX_STEPS))
+
+
+def _variables(steps: list[dict[str, Any]]) -> tuple[str, ...]:
+    """The {{NAMES}} the steps' values need from the run."""
+    return tuple(sorted({m for s in steps for m in re.findall(r"\{\{\s*([A-Za-z_]\w*)\s*\}\}", str(s.get("value", "")))}))
 
 
 def smoke_specs(writer: _Writer, pages: list[dict[str, Any]]) -> list[GeneratedSpec]:
@@ -471,6 +484,22 @@ def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any])
                  f"{journey['why']}: " + "; then ".join(covers), entry, steps, prefix, header, _clean(page))
 
 
+def _setup_spec(writer: _Writer) -> GeneratedSpec | None:
+    """With a cookie-session login: the login flow's steps as the one setup, saving `SESSION`."""
+    if not writer.session or writer.login is None:
+        return None
+    data: dict[str, Any] = {"spec_version": "1.1", "name": "sign in",
+                            "description": "The --login flow, once: every other spec starts from the session it saves. "
+                                           "Written by flowwalk discover.",
+                            "saves_session": writer.session, "url": writer.login["url"],
+                            "steps": list(writer.login["steps"])[:MAX_STEPS]}
+    header = ["sign in: the --login flow, as a setup (docs/sessions.md)",
+              f"Every other spec says `session: {writer.session}` and starts signed in.",
+              "Written by `flowwalk discover`; edit it as you like."]
+    return GeneratedSpec(path=SETUP_PATH, feature="sign-in", data=data, text=render_spec(data, header),
+                         variables=_variables(data["steps"]), header=tuple(header))
+
+
 def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, login: dict[str, Any] | None = None,
                    submit_forms: bool = False, words: tuple[str, ...] = ()) -> list[GeneratedSpec]:
     """The smoke specs, one spec per feature that checks a behaviour, and one per journey.
@@ -480,13 +509,14 @@ def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, log
     empty submit, which answers with a message, is); the add-a-todo spec of a page that has
     journeys is part of its main journey."""
     writer = _Writer(state, login, words, submit_forms)
+    setup = _setup_spec(writer)
     journeys = list(state.get("journeys") or ())
     journey_pages = {j["page"] for j in journeys}
     # a form page a journey created an item through: the journey submits it empty first, too
     through = {j.get("through") for j in journeys if j.get("through")}
     # a page whose journey searched for what it created: that search is the page's search spec
     searched = {j["page"] for j in journeys if any(str(m.get("key", "")).startswith("search|") for m in j["moves"])}
-    out = smoke_specs(writer, list(writer.pages.values()))
+    out = ([setup] if setup else []) + smoke_specs(writer, list(writer.pages.values()))
     for feature in features:
         page = writer.pages.get(feature["page"])
         if page is None or feature["kind"] in FURNITURE:
