@@ -47,19 +47,20 @@ def crawl_state() -> dict[str, Any]:
 
 class RecordedPage:
     """A page for discover's in-page functions (discover/inpage.py's `Page`), answered from recordings:
-    `states` (surveys), `texts`, `urls` and `messages` are what the page shows, one per state (an action
+    `states` (surveys), `texts`, `urls`, `messages` and `tables` are what the page shows, one per state (an action
     on a selector moves to the state `after[selector]`; a fresh load goes back to state 0), and every
     action is logged in `acted`."""
 
     def __init__(self, url: str, states: list[dict[str, Any]], *, after: dict[str, int] | None = None,
                  urls: dict[int, str] | None = None, texts: dict[int, str] | None = None,
-                 messages: dict[int, list[str]] | None = None):
+                 messages: dict[int, list[str]] | None = None, tables: dict[int, Any] | None = None):
         self.start = url
         self.states = states
         self.after = after or {}
         self.urls = urls or {}
         self.texts = texts or {}
         self.said = messages or {}
+        self.tabled = tables or {}
         self.now = 0
         self.acted: list[tuple[str, str, str]] = []
         self.loads = 0
@@ -101,3 +102,8 @@ class RecordedPage:
 
     def count(self, selector: str) -> int:
         return 1
+
+    def tables(self, limit: int = 12) -> Any:
+        from flowwalk.browser.explore import Tables
+
+        return self.tabled.get(self.now, Tables((), ()))

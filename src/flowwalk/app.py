@@ -504,7 +504,7 @@ def discover(options: Mapping[str, Any]) -> int:
         max_actions=_number(options, "max_actions", 200),
         budget_s=float(options.get("budget_min") or 10.0) * 60, resume=bool(options.get("resume")),
         submit_forms=bool(options.get("submit_forms")),
-        login=Path(options["login"]) if options.get("login") else None,
+        login=Path(options["login"]) if options.get("login") else None, goal=str(options.get("goal") or ""),
         variables=tuple(_assignments(options.get("variables") or ())), secret_names=tuple(options.get("secret_names") or ()),
         destructive_add=tuple(options.get("destructive_add") or ()),
         destructive_remove=tuple(options.get("destructive_remove") or ()),

@@ -247,6 +247,8 @@ def heal(**options: Any) -> None:
 @click.option("--resume", is_flag=True, help="Continue the crawl discover.state.json in --out left off.")
 @click.option("--submit-forms", is_flag=True, help="Submit forms (empty, to see their validation); off by default.")
 @click.option("--login", type=click.Path(dir_okay=False), help="A flow spec that logs in before the crawl.")
+@click.option("--goal", default="", metavar="WORDS",
+              help='What the crawl should reach first, in a person\'s words ("create a book").')
 @click.option("--destructive", "destructive_add", multiple=True, metavar="WORD",
               help="Also never click controls that say WORD (repeatable).")
 @click.option("--not-destructive", "destructive_remove", multiple=True, metavar="WORD",

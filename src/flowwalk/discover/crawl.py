@@ -24,6 +24,8 @@ from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import ExplorePage
 from flowwalk.discover import inpage
 from flowwalk.discover.inpage import Found, Hands, resolve_candidates, to_state
+from flowwalk.discover.goal import goal_words, score
+from flowwalk.discover.listview import explore_list
 from flowwalk.discover.options import DiscoverOptions, StopReason
 from flowwalk.discover.safety import destructive_word, host_in_scope, is_hash_route, url_key
 from flowwalk.discover.selectors import choose_selector
@@ -33,6 +35,12 @@ __all__ = ["CrawlState", "Crawler", "STATE_FILE", "STATE_VERSION"]
 
 STATE_FILE = "discover.state.json"
 STATE_VERSION = 1
+#: with --submit-forms, a destructive link to such a path is followed to see the confirmation page
+#: it asks on (Django's `/books/3/delete/`), whose form is never submitted
+_CONFIRMATION = re.compile(r"/(delete|remove)/?$", re.I)
+#: URLs of one path (a list under other filters, sorts, pages) visited as pages: the crawl spends
+#: its pages on views, not query strings (a list's own moves, listview.py, turn it)
+VIEWS = 1
 _EXTENSIONS = (".pdf", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".mp4", ".mp3", ".csv",
                ".xlsx", ".docx", ".exe", ".dmg", ".gz", ".tar", ".json", ".xml", ".txt")
 
@@ -110,6 +118,7 @@ class Crawler:
         self.relogin: Callable[[], None] | None = None
         self._by_signature = {p["signature"]: p["id"] for p in state.pages}
         self._by_template = {p["template"]: p["id"] for p in state.pages}
+        self.goal = goal_words(options.goal)
 
     # --- the loop ---------------------------------------------------------------------------------
 
@@ -279,7 +288,20 @@ class Crawler:
                   f"{len(survey.get('lists') or [])} lists")
         self.progress(f"page {len(state.pages)}/{self.options.max_pages} depth {item['depth']} {page['path']}: "
                       f"{survey.get('title') or '(no title)'} ({counts}; signature {signature})")
+        if via and via.get("confirm"):
+            # a delete confirmation, reached to see what it says (a protected object refuses there):
+            # nothing on it is clicked or submitted, and it links nowhere new
+            page["confirmation"] = True
+            page["console_errors"] = self.view.console_errors - before
+            page["failed_resources"] = self._failed_resources(loaded_before)
+            return
         hands = self._hands(page)
+        if self.options.submit_forms:
+            # first, while the page is as a fresh visitor sees it: a control's click may be kept in
+            # storage (Django keeps its filter panels folded once folded)
+            view = explore_list(hands, page)
+            if view is not None:
+                page["list"] = to_state(view)
         self._record(page, inpage.explore_controls(hands, page, self.state.transitions, self.state.signature_visits))
         self._record(page, inpage.try_searches(hands, page))
         self._queue_links(page, page["survey"], item["depth"])
@@ -362,11 +384,26 @@ class Crawler:
     # --- links ------------------------------------------------------------------------------------
 
     def enqueue(self, item: dict[str, Any]) -> None:
-        """Queue a page to visit (`url`, `depth`, `via`) unless it was seen or is queued already."""
+        """Queue a page to visit (`url`, `depth`, `via`) unless it was seen or is queued already; with
+        --goal, a link whose words match it goes before those that match less (`goal` in the item)."""
         key = url_key(item["url"])
         if key in self.state.seen or any(url_key(q["url"]) == key for q in self.state.queue):
             return
+        via = item.get("via") or {}
+        match = score(self.goal, f"{via.get('name', '')} {item['url']}") if self.goal else 0
+        if match:
+            item = {**item, "goal": match}
+            at = next((i for i, q in enumerate(self.state.queue) if int(q.get("goal") or 0) < match),
+                      len(self.state.queue))
+            self.state.queue.insert(at, item)
+            return
         self.state.queue.append(item)
+
+    def _views_of(self, href: str) -> int:
+        """How many URLs of `href`'s path (any query) were loaded or are queued."""
+        view = _view(href)
+        return len({k for k in self.state.seen if _view(k) == view} | {url_key(q["url"]) for q in self.state.queue
+                                                                          if _view(q["url"]) == view})
 
     def _queue_links(self, page: dict[str, Any], survey: dict[str, Any], depth: int) -> None:
         for link in survey.get("links") or ():
@@ -385,7 +422,8 @@ class Crawler:
                 self.skip({"from": page["id"]}, href, "outside the allowed hosts")
                 continue
             word = destructive_word(link, self.words)
-            if word:
+            confirm = bool(word) and self.options.submit_forms and bool(_CONFIRMATION.search(parts.path))
+            if word and not confirm:
                 self.skip({"from": page["id"]}, href, f"destructive ('{word}'): link {name!r}")
                 continue
             key = url_key(href)
@@ -395,15 +433,23 @@ class Crawler:
                 self._edge({"from": page["id"], "kind": "link", "selector": choose_selector(link) or "",
                             "name": name}, self.state.seen[key])
                 continue
+            if parts.query and self._views_of(href) >= VIEWS:
+                self.skip({"from": page["id"]}, href, "the same view as its path under another query (a filter, "
+                                                      "a sort, a page: the list's own moves explore those)")
+                continue
             if depth + 1 > self.options.max_depth:
                 self.skip({"from": page["id"]}, href, f"deeper than --max-depth {self.options.max_depth}")
                 continue
-            self.enqueue({"url": href, "depth": depth + 1,
-                          "via": {"kind": "link", "from": page["id"], "selector": choose_selector(link) or "",
-                                  "name": name}})
+            via = {"kind": "link", "from": page["id"], "selector": choose_selector(link) or "", "name": name}
+            self.enqueue({"url": href, "depth": depth + 1, "via": {**via, "confirm": True} if confirm else via})
 
 
 # --- pure helpers -----------------------------------------------------------------------------------
+
+
+def _view(url: str) -> str:
+    """A URL without its query: the view that URLs differing only in query share."""
+    return url_key(urlsplit(url)._replace(query="").geturl())
 
 
 def _display_path(url: str) -> str:

@@ -33,6 +33,7 @@ from flowwalk.discover.advice import advice_question, advise_specs
 from flowwalk.discover.crawl import STATE_FILE, Crawler, CrawlState
 from flowwalk.discover.features import classify
 from flowwalk.discover.generate import GeneratedSpec, generate_specs, render_spec
+from flowwalk.discover.goal import goal_words, page_score
 from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
 from flowwalk.discover.login import LoginFailed, LoginFlow, load_login, play_login
 from flowwalk.discover.markdown import render_index
@@ -331,7 +332,11 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Bro
     pages = {p["id"]: p for p in state.pages}
     links = _links(state, options.destructive_words())
     out: list[dict[str, Any]] = []
-    for page in state.pages:
+    goal = goal_words(options.goal)
+    # with --goal, the journeys of the pages its words match come first (the budget may not reach the rest)
+    for page in sorted(state.pages, key=lambda p: -page_score(goal, p)) if goal else state.pages:
+        if page.get("confirmation"):
+            continue   # a delete confirmation: nothing on it is used
         if crawler.out_of_time():
             say("journeys: the budget is spent; the rest are not explored")
             break

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from flowwalk.discover.effects import checks_per_move
+from flowwalk.discover.listview import rows_not_ours
 from flowwalk.discover.safety import destructive_word, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 
@@ -222,7 +223,7 @@ class _Writer:
                               "selector": entry["selector"]})
             break
         else:
-            steps.append({"type": "expect", "kind": "input_value", "selector": tried["selector"], "value": tried["term"]})
+            return None   # the list did not change: "the field holds what was typed" passes on any app
         return steps
 
     def filters(self, feature: dict[str, Any], page: dict[str, Any]) -> list[dict[str, Any]] | None:
@@ -424,7 +425,7 @@ def smoke_specs(writer: _Writer, pages: list[dict[str, Any]]) -> list[GeneratedS
                          all(_clean(p) for p in group)))
 
     for page in pages:
-        checks = writer.heading_check(page) + writer.url_check(page["url"])
+        checks = writer.heading_check(page) + writer.url_check(page["url"]) + _defaults(page)
         via = page.get("reached_by") or {}
         start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])
         lead: list[dict[str, Any]] = [{"type": "goto", "url": _path_of(start) + _hash(start)}]
@@ -444,6 +445,27 @@ def smoke_specs(writer: _Writer, pages: list[dict[str, Any]]) -> list[GeneratedS
     if group:
         close()
     return out
+
+
+#: checkboxes per page whose state at rest the smoke spec checks
+DEFAULTS = 2
+
+
+def _defaults(page: dict[str, Any]) -> list[dict[str, Any]]:
+    """The state at rest of a form's checkboxes (a new item's defaults, an item's flags), on a page
+    without a table (a table's row checkboxes select rows: they say nothing of the site)."""
+    if any(entry.get("table") for entry in page["survey"].get("lists") or ()) or page.get("confirmation"):
+        return []
+    out: list[dict[str, Any]] = []
+    for form in page["survey"].get("forms") or ():
+        if form.get("implicit") or form.get("search"):
+            continue
+        for field in form.get("fields") or ():
+            selector = choose_selector(field)
+            if field.get("type") == "checkbox" and selector and not field.get("disabled"):
+                out.append({"type": "expect", "kind": "checked" if field.get("checked") else "unchecked",
+                            "selector": selector})
+    return out[:DEFAULTS]
 
 
 def _hash(url: str) -> str:
@@ -484,6 +506,94 @@ def journey_spec(writer: _Writer, journey: dict[str, Any], page: dict[str, Any])
                  f"{journey['why']}: " + "; then ".join(covers), entry, steps, prefix, header, _clean(page))
 
 
+def _turned(page: dict[str, Any], kind: str) -> bool:
+    """The page's list spec has a move of `kind` (sort, page, filter, search)."""
+    return any(m["kind"] == kind for m in (page.get("list") or {}).get("moves") or ())
+
+
+def _only_queries(feature: dict[str, Any], page: dict[str, Any]) -> bool:
+    """Every link of the navigation `feature` leads to the page's own path under another query."""
+    here = urlsplit(str(page["url"]))
+    links = [link for link in page["survey"].get("links") or () if link.get("landmark") == feature["landmark"]]
+    return bool(links) and all(urlsplit(str(link.get("href") or "")).path == here.path for link in links)
+
+
+def list_specs(writer: _Writer, page: dict[str, Any]) -> list[GeneratedSpec]:
+    """What the page's main list shows (listview.py): its columns, its first rows in order and how
+    many rows a page holds, a header's sort and page 2 in one spec; what each filter value and each
+    search leaves in and out in another. Counts leave out the rows other specs create (the crawl's
+    text), and rows are named by their first cell."""
+    view = page.get("list")
+    if not view:
+        return []
+    table = view["table"]
+    rows = f"{table} > {view['body']}"
+    ours = rows_not_ours(view)
+    path = _path_of(page["url"])
+    out: list[GeneratedSpec] = []
+
+    def first_rows(first: list[str]) -> list[dict[str, Any]]:
+        # the n-th of the rows that are not the crawl's own: a row another spec creates may sort first
+        return [{"type": "expect", "kind": "text_contains", "selector": f":nth-match({ours}, {i + 1})", "value": text[:200]}
+                for i, text in enumerate(first[:2]) if text]
+
+    def move_steps(move: dict[str, Any]) -> list[dict[str, Any]]:
+        if move["kind"] == "search":
+            steps: list[dict[str, Any]] = [
+                {"type": "act", "action": "fill", "target": "the search field", "selector": move["selector"],
+                 "value": move["value"]},
+                {"type": "act", "action": "press", "target": "the search field", "selector": move["selector"],
+                 "value": "Enter"}]
+        else:
+            steps = [{"type": "act", "action": "click", "target": move["name"], "selector": move["selector"]}]
+        if move["kind"] in ("sort", "page"):
+            steps += first_rows(move["first"][:1] if move["kind"] == "sort" else move["first"])
+        else:
+            steps.append({"type": "expect", "kind": "text_contains", "selector": table, "value": move["shown"][:200]})
+            if move["left_out"]:
+                steps.append({"type": "expect", "kind": "text_not_contains", "selector": table,
+                              "value": move["left_out"][:200]})
+        if move["count"] >= 0 and move["kind"] != "sort":
+            steps.append({"type": "expect", "kind": "count", "selector": ours, "equals": move["count"]})
+        return steps
+
+    entry, prefix = writer.prefix(page)
+    headers = " ".join(h for h in view["headers"] if h)
+    rest: list[dict[str, Any]] = [{"type": "expect", "kind": "text_contains", "selector": f"{table} thead", "value": headers[:200]}]
+    if view["count"] >= 0:
+        rest.append({"type": "expect", "kind": "count", "selector": ours, "equals": view["count"]})
+    rest += first_rows(view["first"])
+    covers = ["its columns", f"its first rows{' and how many a page holds' if view['paged'] else ''}"]
+    for move in (m for m in view["moves"] if m["kind"] in ("sort", "page")):
+        steps = ([{"type": "goto", "url": path}] if covers[2:] else []) + move_steps(move)
+        if len(prefix) + len(rest) + len(steps) > MAX_STEPS:
+            break
+        rest += steps
+        covers.append(move["name"])
+    header = [f"list on {page['path']}: {', '.join(covers)}",
+              "Each check holds what the crawl saw the list show (the rows other specs create are left out).",
+              "Written by `flowwalk discover`; edit it as you like."]
+    out.append(_spec(writer, f"{page['slug']}/list.flow.yaml", f"{page['slug']}/list", f"{_title(page)}: the list",
+                     f"The list on {page['path']} shows " + ", ".join(covers) + " as it did.", entry, prefix + rest,
+                     len(prefix), header, _clean(page)))
+    turns: list[dict[str, Any]] = []
+    covers = []
+    for move in (m for m in view["moves"] if m["kind"] in ("filter", "search")):
+        steps = ([{"type": "goto", "url": path}] if turns else []) + move_steps(move)
+        if len(prefix) + len(turns) + len(steps) > MAX_STEPS:
+            break
+        turns += steps
+        covers.append(move["name"])
+    if turns:
+        header = [f"list on {page['path']}: {', '.join(covers)}"[:300],
+                  "Each filter and search must show a row it showed the crawl and leave out one it left out.",
+                  "Written by `flowwalk discover`; edit it as you like."]
+        out.append(_spec(writer, f"{page['slug']}/list-filters.flow.yaml", f"{page['slug']}/list-filters",
+                         f"{_title(page)}: filters and search", f"The list on {page['path']}: " + "; ".join(covers) + ".",
+                         entry, prefix + turns, len(prefix), header, _clean(page)))
+    return out
+
+
 def _setup_spec(writer: _Writer) -> GeneratedSpec | None:
     """With a cookie-session login: the login flow's steps as the one setup, saving `SESSION`."""
     if not writer.session or writer.login is None:
@@ -517,12 +627,16 @@ def generate_specs(state: dict[str, Any], features: list[dict[str, Any]], *, log
     # a page whose journey searched for what it created: that search is the page's search spec
     searched = {j["page"] for j in journeys if any(str(m.get("key", "")).startswith("search|") for m in j["moves"])}
     out = ([setup] if setup else []) + smoke_specs(writer, list(writer.pages.values()))
+    for page in writer.pages.values():
+        out.extend(list_specs(writer, page))
     for feature in features:
         page = writer.pages.get(feature["page"])
         if page is None or feature["kind"] in FURNITURE:
             continue
-        if feature["kind"] == "search" and page["id"] in searched:
+        if feature["kind"] == "search" and (page["id"] in searched or _turned(page, "search")):
             continue
+        if feature["kind"] == "navigation" and _turned(page, "filter") and _only_queries(feature, page):
+            continue   # the list's filters: its list spec follows one value of each, and checks more
         if feature["kind"] in ("login", "signup", "form"):
             if not submit_forms:
                 continue   # filling fields and reading them back checks nothing the site does

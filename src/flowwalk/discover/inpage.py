@@ -16,10 +16,11 @@ from typing import Any, Callable, Mapping, Protocol
 from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.explore import Acted, Action
+from flowwalk.browser.explore import Acted, Action, Tables
 from flowwalk.discover.safety import destructive_word, is_hash_route
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature
+from flowwalk.discover.values import CRAWL_TEXT
 
 __all__ = ["CONTROLS_PER_PAGE", "ControlRecord", "Dismissal", "Found", "Hands", "ListCount", "Loop", "Page",
            "Route", "SearchRecord", "Skip", "SubmitRecord", "dismiss_banner", "explore_controls",
@@ -30,7 +31,7 @@ CONTROLS_PER_PAGE = 8
 #: words of a button that accepts or dismisses a cookie banner
 _ACCEPT = re.compile(r"\b(accept|agree|allow|ok|okay|got it|i understand|continue|dismiss|close)\b", re.I)
 #: what a single field that takes Enter (TodoMVC's new-todo input) gets when its form is submitted
-SAMPLE_ENTRY = "Written by flowwalk discover"
+SAMPLE_ENTRY = CRAWL_TEXT
 
 
 class Page(Protocol):
@@ -54,6 +55,8 @@ class Page(Protocol):
     def messages(self) -> list[str]: ...
 
     def count(self, selector: str) -> int: ...
+
+    def tables(self, limit: int = ...) -> Tables: ...
 
 
 @dataclass(frozen=True)
@@ -177,7 +180,7 @@ class Found:
     submitted: bool = False
 
 
-def to_state(record: ControlRecord | SearchRecord | SubmitRecord | Dismissal) -> dict[str, Any]:
+def to_state(record: Any) -> dict[str, Any]:
     """A record as the crawl state keeps it (JSON): a control's `route` only when it has one, an
     empty submit without a `value`, an Enter submit without `new_text`."""
     data: dict[str, Any] = _plain(asdict(record))

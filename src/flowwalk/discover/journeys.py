@@ -33,29 +33,24 @@ the journey created.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Protocol, Sequence
+from typing import Any, Callable, Iterator, Mapping, Protocol, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.explore import Acted, Action
+from flowwalk.browser.explore import Acted, Action, FormAsks
 from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, by_novelty, checks_per_move, diff_states,
                                        own_text, quote_text, row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
+from flowwalk.discover.values import CRAWL_TEXT, corrected, crawl_text, first_values
 
 __all__ = ["CRAWL_TEXT", "Journey", "JourneyExplorer", "Move", "crawl_text"]
 
-#: what the crawl types: every item a journey creates carries it, so its own rows are recognisable
-CRAWL_TEXT = "Written by flowwalk discover"
 #: moves in one journey (the creates included)
 MAX_MOVES = 9
 #: journeys per page
 MAX_JOURNEYS = 6
 #: steps a flow spec may have (flow-spec v1)
 SPEC_STEPS = 30
-
-
-def crawl_text(n: int) -> str:
-    return f"{CRAWL_TEXT} {n}"
 
 
 @dataclass(frozen=True)
@@ -125,12 +120,19 @@ class JourneyPage(Protocol):
 
     def observe(self) -> dict[str, Any]: ...
 
+    def form(self, selector: str) -> FormAsks | None: ...
+
+    def text(self) -> str: ...
+
     def requests(self) -> list[dict[str, Any]]: ...
 
     def close(self) -> None: ...
 
 
 Opener = Callable[[dict[str, Any]], JourneyPage]
+#: picks a journey's next move from its start state, the state now, the texts typed so far, the
+#: effects so far and the page (None: the journey ends)
+Extend = Callable[[dict[str, Any], dict[str, Any], list[str], list[list[Effect]], JourneyPage], "Move | None"]
 
 
 class MoveFailed(Exception):
@@ -174,7 +176,7 @@ class JourneyExplorer:
     # --- one walk ---------------------------------------------------------------------------------
 
     def walk(self, page: dict[str, Any], moves: Sequence[Move], *,
-             extend: Callable[[dict[str, Any], dict[str, Any], list[str], list[list[Effect]]], Move | None] | None = None,
+             extend: Extend | None = None,
              ) -> tuple[list[Move], list[list[Effect]], list[dict[str, Any]]]:
         """Play `moves` (then whatever `extend` picks, one at a time) from a fresh start state.
 
@@ -191,7 +193,7 @@ class JourneyExplorer:
             now = start
             pending = list(moves)
             while len(played) < MAX_MOVES:
-                move = pending.pop(0) if pending else (extend(start, now, typed, effects) if extend else None)
+                move = pending.pop(0) if pending else (extend(start, now, typed, effects, opened) if extend else None)
                 if move is None or not self.take_action():
                     break
                 known = {id(entry) for entry in opened.requests()}
@@ -293,7 +295,7 @@ class JourneyExplorer:
         path = _path(page["url"])
 
         def extend(start: dict[str, Any], now: dict[str, Any], typed: list[str],
-                   effects: list[list[Effect]]) -> Move | None:
+                   effects: list[list[Effect]], _page: JourneyPage) -> Move | None:
             options = self._candidates(start, now, typed)
             for priority, move in options:
                 if priority in BRANCH and move.key not in taken and move.key not in branches:
@@ -429,43 +431,134 @@ class JourneyExplorer:
             target = pages.get(edge["to"])
             if target is None or target.get("_create_claimed") or _source(target, pages, edges) != page["id"]:
                 continue
-            fill = _form_fill(target, self.words)
-            if fill is None:
+            plan = _form_plan(target, self.words)
+            if plan is None:
                 continue
             target["_create_claimed"] = True
-            steps, submit, typed = fill
+            typed = crawl_text(1)
             open_move = Move(name=f"open '{edge.get('name') or target['path']}'", key=f"open|{edge['selector']}",
                              steps=({"type": "act", "action": "click", "target": f"the {edge.get('name') or 'add'} link",
                                      "selector": edge["selector"]},))
-            save = Move(name=f"fill the form with '{typed}' and submit it", key=f"save|{submit['selector']}",
-                        typed=typed, steps=tuple(steps) + (submit,))
             # first the form as it is, submitted empty: what it says is missing (and it creates nothing)
-            empty = Move(name="submit the form empty", key=f"empty|{submit['selector']}", steps=(submit,))
-            searched: list[Move] = []
-
-            def extend(start: dict[str, Any], now: dict[str, Any], typed_so_far: list[str],
-                       effects: list[list[Effect]], searched: list[Move] = searched) -> Move | None:
-                if searched or len(effects) < 3:
-                    return None
-                field_sel = _search_field(now)
-                if field_sel is None:
-                    return None
-                move = Move(name=f"search for '{typed}'", key=f"search|{field_sel}", typed=typed, field=field_sel,
-                            steps=({"type": "act", "action": "fill", "target": "the search field", "selector": field_sel,
-                                    "value": typed},
-                                   {"type": "act", "action": "press", "target": "the search field", "selector": field_sel,
-                                    "value": "Enter"}))
-                searched.append(move)
-                return move
-
+            empty = Move(name="submit the form empty", key=f"empty|{plan.submit['selector']}", steps=(plan.submit,))
+            saving = _Saving(plan, typed, urlsplit(str(target["url"])).path)
             journey = self.journey(page, f"{page['slug']}/journey-create-{target['slug']}"[:120],
                                    f"create an item through {target['path']} and find it",
-                                   f"{page['path']} links to the form on {target['path']}: saving it with the crawl's "
-                                   f"text must show the new item, and a search must find it",
-                                   [open_move, empty, save], extend=extend)
-            if journey is not None:
-                journey.through = target["id"]
-                yield journey
+                                   f"{page['path']} links to the form on {target['path']}: saving it with values the "
+                                   f"form takes (corrected where the server refused them) must show the new item, and a "
+                                   f"search must find it", [open_move, empty], extend=saving.next_move)
+            if journey is None:
+                continue
+            journey.through = target["id"]
+            yield journey
+            if not saving.saved:
+                continue
+            # the same form with the values it took, under the journey's own text: open the new row,
+            # edit it, delete it (the one destructive exception: the journey's own item)
+            text = crawl_text(2)
+            values = {k: v.replace(typed, text) for k, v in saving.values.items()}
+            save = Move(name=f"fill the form with '{text}' and save it", key=f"save|{plan.submit['selector']}",
+                        typed=text, steps=tuple({"type": "act", "action": plan.fields[k][2], "target": plan.fields[k][1],
+                                                 "selector": plan.fields[k][0], "value": v}
+                                                for k, v in values.items() if k in plan.fields) + (plan.submit,))
+            editing = _Editing(text, self.words)
+            crud = self.journey(page, f"{page['slug']}/journey-edit-{target['slug']}"[:120],
+                                f"create an item through {target['path']}, edit it, delete it",
+                                "the journey's own item: its page shows what was saved, an edit is kept, and its "
+                                "delete removes it from the list", [open_move, save], extend=editing.next_move)
+            if crud is not None:
+                crud.through = target["id"]
+                yield crud
+
+class _Editing:
+    """After a save lands on the list: open the journey's own row, edit its text and save with
+    the form's "continue editing" button, open its delete page, confirm there (the page names the
+    journey's text: the one destructive exception). Each step is taken once, in that order."""
+
+    def __init__(self, text: str, words: tuple[str, ...]):
+        self.text = text
+        self.words = words
+        self.done: list[str] = []
+
+    def next_move(self, start: dict[str, Any], now: dict[str, Any], typed: list[str], effects: list[list[Effect]],
+                  page: JourneyPage) -> Move | None:
+        if not self.done:
+            return self._step("open", self._open_row(now))
+        if self.done == ["open"]:
+            return self._step("edit", self._edit(now))
+        if self.done == ["open", "edit"]:
+            return self._step("delete", self._delete_link(now))
+        if self.done == ["open", "edit", "delete"]:
+            try:
+                names_it = self.text in page.text()
+            except (PageError, InvalidSelector):
+                return None
+            return self._step("confirm", self._confirm(now) if names_it else None)
+        return None
+
+    def _step(self, kind: str, move: Move | None) -> Move | None:
+        if move is not None:
+            self.done.append(kind)
+        return move
+
+    def _open_row(self, now: dict[str, Any]) -> Move | None:
+        for entry in now.get("lists") or ():
+            for row in entry.get("rows") or ():
+                if self.text not in str(row.get("text", "")):
+                    continue
+                link = next((c for c in row.get("controls") or () if c.get("kind") == "link" and c.get("sel")), None)
+                if link is not None:
+                    # the link by what it says, not by its href: the new row's id differs on every walk
+                    own = self.text in str(link.get("name") or "")
+                    sel = f"{row_selector(entry['sel'], entry['item'], self.text)} " + (
+                        f"a:has-text({quote_text(self.text)})" if own else "a")
+                    return Move(name=f"open '{self.text}'", key=f"open-row|{entry['sel']}",
+                                steps=({"type": "act", "action": "click", "target": f"the row '{self.text}'",
+                                        "selector": sel},))
+        return None
+
+    def _controls(self, now: dict[str, Any], kind: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
+        return [(e, e["control"]) for e in now.get("elements") or ()
+                if e.get("visible") and (e.get("control") or {}).get("kind") == kind]
+
+    def _edit(self, now: dict[str, Any]) -> Move | None:
+        field = next((e for e, c in self._controls(now, "field") if str(e.get("value") or "") == self.text), None)
+        keep = next((e for e, c in self._controls(now, "button")
+                     if c.get("type") == "submit" and "continue" in f"{c.get('name')} {c.get('words')}".lower()), None)
+        if field is None or keep is None:
+            return None
+        edited = f"{self.text} (edited)"
+        move = Move(name=f"edit '{self.text}' to '{edited}' and save, continuing to edit", key="edit", typed=edited,
+                    field=field["sel"], steps=(
+                        {"type": "act", "action": "fill", "target": f"the field holding '{self.text}'",
+                         "selector": field["sel"], "value": edited},
+                        {"type": "act", "action": "click", "target": "the save and continue editing button",
+                         "selector": keep["sel"]}))
+        self.text = edited
+        return move
+
+    def _delete_link(self, now: dict[str, Any]) -> Move | None:
+        """The item's own delete link: the one that says just that ("Delete"), before links that say
+        more ("Delete selected author", a related object's)."""
+        links: list[tuple[int, str, str]] = []
+        for _element, control in self._controls(now, "link"):
+            word = destructive_word({"name": control.get("name"), "text": control.get("words")}, self.words)
+            name = str(control.get("name") or "")
+            if word in ("delete", "remove") and name and '"' not in name:
+                links.append((len(name.split()), name, word))
+        if not links:
+            return None
+        _, name, word = min(links)
+        return Move(name=f"open the {word} page of '{self.text}' (the journey's own item)", key="delete",
+                    steps=({"type": "act", "action": "click", "target": f"the {name} link",
+                            "selector": f"a:text-is({quote_text(name)})"},))
+
+    def _confirm(self, now: dict[str, Any]) -> Move | None:
+        button = next((e for e, c in self._controls(now, "button") if c.get("type") in ("submit", "")), None)
+        if button is None:
+            return None
+        return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
+                    steps=({"type": "act", "action": "click", "target": "the confirm button", "selector": button["sel"]},))
 
 
 def _source(target: dict[str, Any], pages: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> str:
@@ -519,10 +612,19 @@ def _path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], dict[str, Any], str] | None:
-    """(fill steps, the submit step, the text typed) for the page's one creating form, or None."""
+@dataclass(frozen=True)
+class FormPlan:
+    """A creating form: its fields (name -> the step's selector, target and action), its submit."""
+
+    form: str
+    fields: Mapping[str, tuple[str, str, str]]
+    submit: dict[str, Any]
+
+
+def _form_plan(page: dict[str, Any], words: tuple[str, ...]) -> FormPlan | None:
+    """The page's one creating form (not a search, not an account form, showing no item's values,
+    not destructive, with a text field to carry the crawl's text), or None."""
     from flowwalk.discover.features import form_kind
-    from flowwalk.discover.generate import SAMPLE_VALUES
     from flowwalk.discover.selectors import choose_selector, target_of
 
     for form in page["survey"].get("forms") or ():
@@ -530,55 +632,94 @@ def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[
             continue
         if any(f.get("value") for f in form.get("fields") or () if f.get("type") not in ("select", "checkbox", "radio")):
             continue   # a form that shows an item's values edits that item: it creates nothing
-        if destructive_word(form, words) or (form.get("submit") and destructive_word(form["submit"], words)):
-            continue
         submit = form.get("submit")
-        submit_sel = choose_selector(submit) if submit else None
-        if submit_sel is None or submit.get("disabled"):
+        if destructive_word(form, words) or (submit and destructive_word(submit, words)):
             continue
-        text = crawl_text(1)
-        steps: list[dict[str, Any]] = []
-        first = True
+        submit_sel = choose_selector(submit) if submit else None
+        if submit is None or submit_sel is None or submit.get("disabled"):
+            continue
+        fields: dict[str, tuple[str, str, str]] = {}
         for f in form.get("fields") or ():
             selector = choose_selector(f)
-            ftype = str(f.get("type") or "text")
-            if selector is None or f.get("disabled"):
-                if f.get("required"):
-                    break
-                continue
-            if ftype in ("text", "textarea", "search"):
-                value = text if first else f"{text} {str(f.get('field_name') or f.get('name') or 'note').lower()}"
-                first = False
-                steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector, "value": value})
-            elif ftype in SAMPLE_VALUES:
-                steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector,
-                              "value": SAMPLE_VALUES[ftype]})
-            elif ftype == "select":
-                option = next((o for o in f.get("options") or () if o.get("value")), None)
-                if option is None:
-                    if f.get("required"):
-                        break
-                    continue
-                steps.append({"type": "act", "action": "select", "target": target_of(f), "selector": selector,
-                              "value": option["value"]})
-            elif f.get("required"):
-                break
-        else:
-            if first:
-                continue   # no text field: nothing would carry the crawl's text
-            return steps, {"type": "act", "action": "click", "target": target_of(submit), "selector": submit_sel}, text
+            if selector is not None and not f.get("disabled"):
+                fields[str(f.get("field_name") or f.get("id") or "")] = (
+                    selector, target_of(f), "select" if f.get("type") == "select" else "fill")
+        if not any(f.get("type") in ("text", "textarea", "") for f in form.get("fields") or ()):
+            continue   # no text field: nothing would carry the crawl's text
+        return FormPlan(form=choose_selector(form) or submit_sel, fields=fields,
+                        submit={"type": "act", "action": "click", "target": target_of(submit), "selector": submit_sel})
     return None
 
 
+#: saves tried in one journey: the first values, then corrections of what the server refused
+SAVES = 3
+
+
+class _Saving:
+    """A journey's saves through a form: the first values (values.first_values), then, while the
+    page refuses them and says why, the corrected ones (values.corrected), at most SAVES; once
+    saved, a search for the text where the page it landed on has a search field."""
+
+    def __init__(self, plan: FormPlan, typed: str, form_path: str):
+        self.plan = plan
+        self.typed = typed
+        self.form_path = form_path
+        self.values: dict[str, str] = {}
+        self.saves = 0
+        self.searched = False
+        #: the last save was taken (the values are ones the form accepts)
+        self.saved = False
+
+    def _save_move(self, values: dict[str, str]) -> Move:
+        steps = tuple({"type": "act", "action": self.plan.fields[name][2], "target": self.plan.fields[name][1],
+                       "selector": self.plan.fields[name][0], "value": value}
+                      for name, value in values.items() if name in self.plan.fields and self.values.get(name) != value)
+        first = not self.values
+        self.values = dict(values)
+        self.saves += 1
+        shown = "; ".join(f"{name} '{value}'" for name, value in values.items())[:200]
+        return Move(name=(f"fill the form ({shown}) and submit it" if first else f"correct what was refused ({shown}) and "
+                          "submit again"), key=f"save-{self.saves}|{self.plan.submit['selector']}",
+                    typed=self.typed, steps=steps + (self.plan.submit,))
+
+    def next_move(self, start: dict[str, Any], now: dict[str, Any], typed: list[str], effects: list[list[Effect]],
+                  page: JourneyPage) -> Move | None:
+        try:
+            asks = page.form(self.plan.form) if urlsplit(page.url).path == self.form_path else None
+        except (PageError, InvalidSelector):
+            return None
+        if not self.saves:
+            return self._save_move(first_values(asks, 1)) if asks is not None else None
+        refused = asks is not None and (asks.errors or any(f.errors for f in asks.fields))
+        if refused:
+            fixed = corrected(asks, self.values, 1) if asks is not None and self.saves < SAVES else None
+            return self._save_move(fixed) if fixed is not None else None
+        self.saved = True
+        if self.searched:
+            return None
+        field_sel = _search_field(now)
+        if field_sel is None:
+            return None
+        self.searched = True
+        return Move(name=f"search for '{self.typed}'", key=f"search|{field_sel}", typed=self.typed, field=field_sel,
+                    steps=({"type": "act", "action": "fill", "target": "the search field", "selector": field_sel,
+                            "value": self.typed},
+                           {"type": "act", "action": "press", "target": "the search field", "selector": field_sel,
+                            "value": "Enter"}))
+
 
 def _search_field(state: dict[str, Any]) -> str | None:
+    """The page's search field: one that says it searches (or is named q) before a filter box."""
+    found: list[tuple[int, str]] = []
     for element in state.get("elements") or ():
         control = element.get("control") or {}
         if control.get("kind") != "field" or not element.get("visible"):
             continue
         words = f"{element['sel']} {control.get('words', '')}".lower()
-        if control.get("type") == "search" or any(w in words for w in ("search", "[name=\"q\"]", "query", "filter")):
-            return str(element["sel"])
-    return None
+        if any(w in words for w in ("search", "[name=\"q\"]", "query")):
+            found.append((0, str(element["sel"])))
+        elif control.get("type") == "search" or "filter" in words:
+            found.append((1, str(element["sel"])))
+    return min(found)[1] if found else None
 
 
