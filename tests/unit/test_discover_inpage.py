@@ -85,3 +85,17 @@ def test_a_form_is_submitted_empty_once_and_a_destructive_one_never() -> None:
     assert all(selector != '[data-testid="remove"]' for _, selector, _ in page.acted)
     # the same form on another page (its key among the transitions) is not submitted again
     assert submit_forms(_hands(page), _record(start, page.start), dict(found.transitions)).submits == ()
+
+
+def test_a_link_that_leads_nowhere_is_a_control_of_a_single_page_app() -> None:
+    new = _el("link", "Create a new calendar", 'a[data-name="new"]', raw_href="", href="http://127.0.0.1:9/")
+    logout = _el("link", "Logout", 'a[data-name="logout"]', raw_href="#", href="http://127.0.0.1:9/#")
+    elsewhere = _el("link", "Help", 'a[href="/help"]', raw_href="/help", href="http://127.0.0.1:9/help")
+    start = dict(_survey(), links=[new, logout, elsewhere])
+    scene = dict(_survey(heading="Create new calendar"), links=[])
+    page = RecordedPage("http://127.0.0.1:9/", [start, scene], after={'a[data-name="new"]': 1},
+                        texts={0: "Collections", 1: "Create new calendar\nTitle"})
+    found = explore_controls(_hands(page), _record(start, page.start), {}, {})
+    assert [(c.selector, c.new_text) for c in found.controls] == [('a[data-name="new"]', ("Create new calendar", "Title"))]
+    assert [s.what for s in found.skipped] == ["button 'Logout'"]
+    assert [a for a in page.acted if a[1] != 'a[data-name="new"]'] == []

@@ -237,10 +237,13 @@ def dismiss_banner(page: Page, survey: dict[str, Any], words: tuple[str, ...]) -
 
 def controls_of(page_id: str, survey: Mapping[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[Skip]]:
     """The buttons of a page that change it in place (tabs, disclosures, toggles, filters), and
-    every destructive button, listed as not clicked whether or not it looked in-place."""
+    every destructive button, listed as not clicked whether or not it looked in-place. A link that
+    leads nowhere (`href="#"`, `href=""`, `role="button"`: a single-page app's control) is a button."""
     out: list[dict[str, Any]] = []
     skipped: list[Skip] = []
-    for button in survey.get("buttons") or ():
+    links = [{**link, "type": "button", "group": "link"} for link in survey.get("links") or ()
+             if str(link.get("raw_href", "x")).strip() in ("", "#") or link.get("role") == "button"]
+    for button in [*(survey.get("buttons") or ()), *links]:
         if button.get("disabled") or (button.get("in_form") and button.get("type") in ("submit", "reset")):
             continue
         word = destructive_word(button, words)
