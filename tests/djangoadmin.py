@@ -3,7 +3,7 @@
 `make_site(folder)` generates the project (`django-admin startproject`, a `catalog` app whose
 `models.py` and `admin.py` are below, sqlite, migrated, a superuser, 4 authors and 14 books) and
 keeps a pristine copy of its database; `DjangoAdmin(project).start()` serves it with
-`manage.py runserver --noreload` on a free port (in its own process group, stopped by its pid),
+`manage.py runserver --noreload` on a free port (tests/served.py: its own process group, stopped by its pid),
 from the pristine data each time it starts. `rows()` reads the data as it is now, so a test can
 tell what a crawl created, changed or deleted.
 
@@ -22,15 +22,14 @@ import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from adminlike import LOGIN_FLOW_YAML as ADMINLIKE_LOGIN
+from served import ServedProcess, free_port
 
 __all__ = ["ADMIN", "DjangoAdmin", "LOGIN_FLOW_YAML", "MODELS", "MUTATIONS", "Mutation", "PASSWORD", "USER",
            "make_site"]
@@ -38,15 +37,8 @@ __all__ = ["ADMIN", "DjangoAdmin", "LOGIN_FLOW_YAML", "MODELS", "MUTATIONS", "Mu
 USER = "admin"
 PASSWORD = "admin-pass-1"
 
-LOGIN_FLOW_YAML = """spec_version: "1.1"
-name: log in to the admin
-url: /admin/login/?next=/admin/
-steps:
-  - {type: act, action: fill, target: the Username field, selector: "#id_username", value: "{{ADMIN_USER}}"}
-  - {type: act, action: fill, target: the Password field, selector: "#id_password", value: "{{ADMIN_PASSWORD}}"}
-  - {type: act, action: click, target: the Log in button, selector: "input[type=submit]"}
-  - {type: expect, kind: text_contains, value: Site administration}
-"""
+#: Django's login page is the one tests/adminlike.py copies: the same flow signs in to both
+LOGIN_FLOW_YAML = ADMINLIKE_LOGIN
 
 MODELS = '''\
 from django.core.validators import RegexValidator
@@ -186,12 +178,6 @@ MUTATIONS = (
 )
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 def make_site(folder: Path) -> Path:
     """Generate, migrate and seed the project under `folder`; returns manage.py's folder. The
     pristine database is kept as `db.pristine.sqlite3` beside it."""
@@ -225,41 +211,21 @@ class DjangoAdmin:
 
     def __init__(self, project: Path, port: int = 0):
         self.project = project
-        self.port = port or _free_port()
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._server: subprocess.Popen[bytes] | None = None
+        self._server = ServedProcess(
+            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload", "--skip-checks"],
+            cwd=project, log=project / "runserver.log", probe=f"{self.url}/admin/login/")
 
     def start(self, *, fresh: bool = True) -> "DjangoAdmin":
         """Serve the project (from the pristine data when `fresh`), answering within 60 s."""
         if fresh:
             shutil.copy(self.project / "db.pristine.sqlite3", self.project / "db.sqlite3")
-        log = open(self.project / "runserver.log", "ab")
-        self._server = subprocess.Popen(
-            [sys.executable, "manage.py", "runserver", f"127.0.0.1:{self.port}", "--noreload", "--skip-checks"],
-            cwd=self.project, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{self.url}/admin/login/", timeout=2).close()
-                return self
-            except OSError:
-                if self._server.poll() is not None:
-                    raise RuntimeError(f"runserver exited: see {self.project / 'runserver.log'}") from None
-                time.sleep(0.3)
-        self.stop()
-        raise RuntimeError("runserver did not answer within 60 s")
+        self._server.start()
+        return self
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None or server.poll() is not None:
-            return
-        os.killpg(server.pid, signal.SIGTERM)   # its own process group: runserver and only it
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        self._server.stop()
 
     def restart(self, *, fresh: bool = True) -> None:
         self.stop()

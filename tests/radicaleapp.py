@@ -2,21 +2,17 @@
 
 `Radicale(folder).start()` runs `python -m radicale` on a free port with its storage under
 `folder` and authentication `none` (any user name and password sign in: the web UI still asks for
-them, in the page), in its own process group, stopped by its pid. Its web UI is a single page
+them, in the page), through tests/served.py. Its web UI is a single page
 whose scenes (log in, collections, create, upload, edit, delete) swap in place, reached by links
 with an empty href and buttons. `collections()` lists what the storage holds now.
 """
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from served import ServedProcess, free_port
 
 __all__ = ["LOGIN_FLOW_YAML", "Radicale", "USER"]
 
@@ -36,42 +32,20 @@ steps:
 class Radicale:
     def __init__(self, folder: Path):
         self.folder = folder
-        with socket.socket() as sock:
-            sock.bind(("127.0.0.1", 0))
-            self.port = int(sock.getsockname()[1])
+        self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        self._server: subprocess.Popen[bytes] | None = None
+        self._server = ServedProcess(
+            [sys.executable, "-m", "radicale", "--server-hosts", f"127.0.0.1:{self.port}", "--auth-type", "none",
+             "--storage-filesystem-folder", str(folder / "collections")],
+            cwd=folder, log=folder / "radicale.log", probe=f"{self.url}/.web/", wait_s=30)
 
     def start(self) -> "Radicale":
         (self.folder / "collections").mkdir(parents=True, exist_ok=True)
-        log = open(self.folder / "radicale.log", "ab")
-        self._server = subprocess.Popen(
-            [sys.executable, "-m", "radicale", "--server-hosts", f"127.0.0.1:{self.port}", "--auth-type", "none",
-             "--storage-filesystem-folder", str(self.folder / "collections")],
-            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-        log.close()
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                urllib.request.urlopen(f"{self.url}/.web/", timeout=2).close()
-                return self
-            except OSError:
-                if self._server.poll() is not None:
-                    raise RuntimeError(f"radicale exited: see {self.folder / 'radicale.log'}") from None
-                time.sleep(0.2)
-        self.stop()
-        raise RuntimeError("radicale did not answer within 30 s")
+        self._server.start()
+        return self
 
     def stop(self) -> None:
-        server, self._server = self._server, None
-        if server is None or server.poll() is not None:
-            return
-        os.killpg(server.pid, signal.SIGTERM)   # its own process group: radicale and only it
-        try:
-            server.wait(10)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
+        self._server.stop()
 
     def collections(self) -> list[str]:
         """The collections stored now, as paths under the storage's root ("ada/5f1e...")."""
