@@ -235,7 +235,7 @@ def dismiss_banner(page: Page, survey: dict[str, Any], words: tuple[str, ...]) -
 # --- in-page controls -----------------------------------------------------------------------------
 
 
-def controls_of(page_id: str, survey: Mapping[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[Skip]]:
+def controls_of(survey: Mapping[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[Skip]]:
     """The buttons of a page that change it in place (tabs, disclosures, toggles, filters), and
     every destructive button, listed as not clicked whether or not it looked in-place. A link that
     leads nowhere (`href="#"`, `href=""`, `role="button"`: a single-page app's control) is a button."""
@@ -266,7 +266,7 @@ def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mappi
     often each signature was reached): a click made before from this signature, or one that led
     (without leaving the URL) to a signature already reached, is a loop."""
     page = hands.page
-    buttons, skipped = controls_of(record["id"], record["survey"], hands.words)
+    buttons, skipped = controls_of(record["survey"], hands.words)
     out: list[ControlRecord] = []
     taken: list[tuple[str, str]] = []
     loops: list[Loop] = []

@@ -28,10 +28,8 @@ from flowwalk.discover.safety import destructive_word
 from flowwalk.discover.selectors import choose_selector
 from flowwalk.discover.values import CRAWL_TEXT
 
-__all__ = ["CRAWL_MARK", "ListMove", "ListView", "explore_list", "rows_not_ours"]
+__all__ = ["ListMove", "ListView", "explore_list", "rows_not_ours"]
 
-#: what every row the crawl creates carries: rows with it are left out of counts
-CRAWL_MARK = CRAWL_TEXT
 #: query keys that sort, page or search a list rather than filter it
 _NOT_FILTERS = re.compile(r"^(o|p|page|q|sort|order|_.*)$")
 #: filters and searched columns tried per list
@@ -73,7 +71,7 @@ class ListView:
 def rows_not_ours(view: ListView | Mapping[str, Any]) -> str:
     """The selector of the table's rows that are not the crawl's own."""
     table, body = (view.table, view.body) if isinstance(view, ListView) else (view["table"], view["body"])
-    return f'{table} > {body}:not(:has-text("{CRAWL_MARK}"))'
+    return f'{table} > {body}:not(:has-text("{CRAWL_TEXT}"))'
 
 
 def _main(tables: Tables) -> Table | None:
@@ -82,7 +80,7 @@ def _main(tables: Tables) -> Table | None:
 
 
 def _ours(text: str) -> bool:
-    return CRAWL_MARK.lower() in text.lower()
+    return CRAWL_TEXT.lower() in text.lower()
 
 
 def _first_cells(table: Table) -> list[str]:
