@@ -18,16 +18,19 @@ The journeys of a page, in this order:
   control of its own row;
 - **reload**: add, change the item's state, load the page again: it is still there, in that state
   (only when an action changed storage or sent a request);
-- **across pages**: from a page that links to a form page, open the form, fill it with the crawl's
-  text, save, see where it lands (the list shows the new row, the message), then search for the
-  text there when the page has a search field.
+- **across pages**: from a page that links to a form page, open the form, submit it empty, fill it
+  the way it asks (values.py) and save, correcting what the server refused from its messages (at
+  most SAVES saves), see where it lands (the list shows the new row, the message), then search for
+  the text there when the page has a search field;
+- **edit and delete**, when that save was taken: the same values under the journey's second text,
+  then open the new row, edit it and save, continuing to edit, open its delete page, confirm.
 
 Each journey is walked twice, each time in a fresh browser context; an effect counts only when
 both walks saw it with the same value (a timestamp, a generated id, a row count that grows with
 every run is dropped and recorded). Destructive controls keep their rule (safety.py), with one
 exception under `--submit-forms`: what the journey itself created may be deleted, when the
-control sits in the row that carries the crawl's text, or when every row the page lists is one
-the journey created.
+control sits in the row that carries the crawl's text, when every row the page lists is one the
+journey created, or on the delete page of the journey's own row whose text names it.
 """
 
 from __future__ import annotations
