@@ -147,7 +147,7 @@ def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
     for header, href in list(zip(main.headers, main.sorts))[:8]:
         if not href or not header:
             continue
-        move = turn("sort", f"the {header.title()} header", f'{main.selector} thead a[href="{href}"]')
+        move = turn("sort", f"the {header.capitalize()} header", f'{main.selector} thead a[href="{href}"]')
         if move is not None and move.first and rows[:1] and move.first[0] != rows[0]:
             moves.append(move)
             break
