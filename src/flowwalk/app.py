@@ -307,6 +307,9 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
             print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
         settings = _settings(options)
         prelaunch.launch(settings)
+        if settings.shard_source:
+            print(f"flowwalk: shard {settings.shard_index}/{settings.shard_total}, from {settings.shard_source}",
+                  file=sys.stderr)
         suites = _load(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)

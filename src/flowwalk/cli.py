@@ -79,7 +79,9 @@ var_option = click.option("--var", "variables", multiple=True, metavar="NAME=VAL
 secret_option = click.option("--secret", "secret_names", multiple=True, metavar="NAME",
                              help="Read the secret NAME from the environment variable NAME (repeatable).")
 base_url_option = click.option("--base-url", help="Base URL that relative urls ('/login') resolve against.")
-shard_option = click.option("--shard", metavar="K/N", help="Run only shard K of N (1-based).")
+shard_option = click.option("--shard", metavar="K/N|auto",
+                            help="Run only shard K of N (1-based); auto: from the CI's parallel job variables "
+                                 "(GitLab, CircleCI, Buildkite, Azure Pipelines).")
 def selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--grep, --grep-invert, --tag, --last-failed: on `run` and `plan`, so that a shard job walks
     exactly what `flowwalk plan` says (docs/selection.md)."""

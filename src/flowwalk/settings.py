@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from flowwalk.ci import shard_from_ci
 from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
@@ -109,6 +110,8 @@ class Settings:
     secrets: Secrets = field(default_factory=Secrets, compare=False)
     shard_index: int = 1
     shard_total: int = 1
+    #: `--shard auto`: the CI variables the shard came from (ci.py), for the log and the plan record
+    shard_source: str | None = None
     durations_file: str | None = None
     #: an earlier report folder or emit.jsonl to heal from (heal/fingerprint.py); None: the
     #: durations file, which is the last run's emit.jsonl a CI job already downloads
@@ -182,12 +185,13 @@ class Settings:
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """`K/N` with 1 <= K <= N."""
+    """`K/N` with 1 <= K <= N (`auto` is read by `build_settings`, from the CI's variables)."""
     try:
         k_text, n_text = text.split("/")
         k, n = int(k_text), int(n_text)
     except ValueError:
-        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4") from None
+        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4, or --shard auto "
+                         f"on GitLab CI, CircleCI, Buildkite or Azure Pipelines") from None
     if not 1 <= k <= n:
         raise UsageError(f"--shard '{text}': K must be between 1 and N\n  hint: shards are numbered 1..N")
     return k, n
@@ -347,7 +351,10 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["paths"] = tuple(str(p) for p in paths)
 
     shard = options.get("shard") or env.get("FLOWWALK_SHARD")
-    if shard:
+    if shard and str(shard).strip().lower() == "auto":
+        found = shard_from_ci(env)
+        merged["shard_index"], merged["shard_total"], merged["shard_source"] = found.index, found.total, found.source
+    elif shard:
         merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
 
     variables = dict(config.get("variables") or {})

@@ -22,8 +22,9 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
               frozenset({"errors", "events"})),
     "dag": ("the rule DAG: Kahn order, cycles, ancestors (for spec/, plan/ and walk/)", frozenset({"errors", "model"})),
     "modelconfig": ("the `model:` block of flowwalk.yaml: presets, caps", frozenset({"errors"})),
+    "ci": ("`--shard auto`: a parallel job's place from the CI's own variables", frozenset({"errors"})),
     "settings": ("frozen Settings from argv + env + flowwalk.yaml, built once",
-                 frozenset({"errors", "model", "modelconfig"})),
+                 frozenset({"ci", "errors", "model", "modelconfig"})),
     "environment": ("the browser's environment: Playwright's device table (`devices.json`) and the layers "
                     "(flowwalk.yaml, project, spec) merged into context options", frozenset({"model"})),
     "lazy": ("PEP 562 exports for `flowwalk.agent` and `flowwalk.browser`", frozenset()),

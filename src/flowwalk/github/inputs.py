@@ -59,7 +59,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("secret-names", "Names of secrets to read from the step's environment (set them with "
                 "`env:`), separated by commas, spaces or newlines. Their values never reach a report.",
                 kind="names", run_flag="--secret"),
-    ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
+    ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs), or auto on a CI that numbers its "
+                "parallel jobs.", run_flag="--shard"),
     ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by; "
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
     ActionInput("projects", "Run only these projects (environment profiles) of flowwalk.yaml, separated by commas, "

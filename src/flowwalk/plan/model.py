@@ -41,6 +41,8 @@ class Plan:
     assigned: tuple[str, ...]
     shard_index: int = 1
     shard_total: int = 1
+    #: `--shard auto`: the CI variables this job's shard came from (None: given as K/N)
+    shard_source: str | None = None
     #: scenario ids of every shard (index 0 is shard 1), each in plan order
     shards: tuple[tuple[str, ...], ...] = ()
     #: the duration (seconds) each scenario was balanced with; None in a count-balanced plan
@@ -111,7 +113,8 @@ class Plan:
             "order": "scenario_id",
             "scenarios": scenarios,
             "assigned": list(self.assigned),
-            "shard": {"index": self.shard_index, "total": self.shard_total},
+            "shard": {"index": self.shard_index, "total": self.shard_total,
+                      **({"from": self.shard_source} if self.shard_source else {})},
             "shards": [{"index": n, "scenarios": list(ids),
                         "estimated_s": est if self.durations.kind != "none" else None}
                        for n, (ids, est) in enumerate(zip(self.shards, self.shard_estimates()), start=1)],

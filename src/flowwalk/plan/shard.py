@@ -274,7 +274,7 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
         source = DurationSource(kind="none", path=path, missing=missing)
     environments = {sc.id: describe(layers_of(settings.environment, settings.projects, sc)) for sc in scenarios}
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
-                shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
+                shard_total=total, shard_source=getattr(settings, "shard_source", None), shards=tuple(tuple(b) for b in shards), estimates=estimates,
                 measured=frozenset(known), durations=source,
                 selection=selection.record(len(scenarios), len(every)) if selection.active else None,
                 environments={sid: env for sid, env in environments.items() if env})
@@ -352,6 +352,8 @@ def render_plan(plan: Plan) -> str:
             how += f", {src.unknown} estimated at {_seconds(src.default_s or 0.0)}, the median"
         how += ")"
     lines = [f"{head}, {how}"]
+    if plan.shard_source:
+        lines.append(f"this job is shard {plan.shard_index}/{plan.shard_total}, from {plan.shard_source}")
     if plan.selection:
         lines.append(f"selected by {describe_selection(plan.selection)}: {plan.selection.get('scenarios')} of "
                      f"{plan.selection.get('of')} scenarios")
