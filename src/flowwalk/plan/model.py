@@ -43,7 +43,8 @@ class Plan:
     shard_total: int = 1
     #: `--shard auto`: the CI variables this job's shard came from (None: given as K/N)
     shard_source: str | None = None
-    #: scenario ids of every shard (index 0 is shard 1), each in plan order
+    #: scenario ids of every shard (index 0 is shard 1), each in plan order; a setup that saves a
+    #: session is in every shard that holds a scenario starting from it
     shards: tuple[tuple[str, ...], ...] = ()
     #: the duration (seconds) each scenario was balanced with; None in a count-balanced plan
     estimates: Mapping[str, float] = field(default_factory=dict)
@@ -87,7 +88,11 @@ class Plan:
         It lists every scenario of the whole run (not just this shard), so that any one shard's
         emit.jsonl knows the full plan order and what the other shards were meant to run.
         """
-        shard_by_id = {sid: n for n, ids in enumerate(self.shards, start=1) for sid in ids}
+        # a setup walked in several shards (plan/shard.py) is recorded with the first of them
+        shard_by_id: dict[str, int] = {}
+        for n, ids in enumerate(self.shards, start=1):
+            for sid in ids:
+                shard_by_id.setdefault(sid, n)
         scenarios: list[dict[str, Any]] = []
         for sc in self.scenarios:
             scenarios.append({
