@@ -182,6 +182,8 @@ class ShardSection:
     last_t: float = 0.0
     #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.Gate); None: none
     gate: Mapping[str, Any] | None = None
+    #: `run_started.readiness`: what the readiness wait saw (readiness.py); None: it did not wait
+    readiness: Mapping[str, Any] | None = None
 
     @property
     def was_cancelled(self) -> bool:
@@ -235,6 +237,11 @@ class RunRecords:
         """The gate of record (the lowest shard's run_started.gate): what decides which failures
         fail the job, and what each result is compared with."""
         return self.sections[0].gate if self.sections else None
+
+    @property
+    def readiness(self) -> tuple[dict[str, Any], ...]:
+        """What each shard's readiness wait saw (with its `shard`), for the shards that waited."""
+        return tuple({"shard": s.index, **s.readiness} for s in self.sections if s.readiness is not None)
 
     @cached_property
     def by_id(self) -> dict[str, TestRecord]:
@@ -441,7 +448,8 @@ def _section(raw: RawSection, problems: list[str]) -> _Read:
                                 plan=as_dict(start.get("plan")), settings=as_dict(start.get("settings")),
                                 line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
                                 cancelled=cancelled, last_t=last_t,
-                                gate=start["gate"] if isinstance(start.get("gate"), dict) else None)
+                                gate=start["gate"] if isinstance(start.get("gate"), dict) else None,
+                                readiness=start["readiness"] if isinstance(start.get("readiness"), dict) else None)
     return read
 
 
