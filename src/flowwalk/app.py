@@ -405,6 +405,10 @@ def rebuild(report_dir: str) -> int:
 
 
 def publish(options: Mapping[str, Any]) -> int:
+    from flowwalk.github.gitlab import on_gitlab
+
+    if on_gitlab(os.environ):
+        return _publish_gitlab(options)
     from flowwalk.github.env import github_settings_from_env
     from flowwalk.github.publish import publish as publish_report
 
@@ -414,6 +418,20 @@ def publish(options: Mapping[str, Any]) -> int:
     suggestions = _heal_suggestions(report_dir) if gh.heal_suggestions and gh.pr_number else []
     result = publish_report(report_dir, gh, suggestions=suggestions)
     return int(result.exit_code)
+
+
+def _publish_gitlab(options: Mapping[str, Any]) -> int:
+    """`flowwalk publish` in a GitLab CI job: the merge request note (github/gitlab.py); GitLab reads
+    junit.xml as its test report itself. Exits with the verdict's code whatever GitLab answers."""
+    from flowwalk.github.gitlab import gitlab_settings_from_env, publish_to_gitlab
+    from flowwalk.github.publish import load_verdict, run_base_url
+
+    report_dir = Path(options["report_dir"])
+    verdict = load_verdict(report_dir)
+    settings = gitlab_settings_from_env(os.environ, {k: options.get(k) for k in ("token", "comment_mode",
+                                                                                   "comment_name")})
+    publish_to_gitlab(verdict, settings, base_url=run_base_url(report_dir))
+    return int(verdict["exit_code"])
 
 
 def _heal_suggestions(report_dir: Path) -> list[Any]:

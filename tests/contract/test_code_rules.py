@@ -53,7 +53,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                         "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
     "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
                  frozenset({"agent", "browser", "errors", "events", "model", "settings", "spec", "walk"})),
-    "github": ("the GitHub client (the only `requests` user for GitHub), the comment, outputs, publish",
+    "github": ("the GitHub and GitLab clients (the only `requests` users for either), the comment, the merge "
+               "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "settings"})),
     "app": ("the commands' one implementation, for the CLI and the MCP server",
             frozenset({"discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan", "readiness",
@@ -72,9 +73,10 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
 ONLY_IN = {
     "playwright": {"browser"},
     # the walker's invariant_check GETs an endpoint of the app under test, and the readiness wait the
-    # site's URL; everything GitHub goes through github/client.py; every model request goes through
-    # agent/client.py
-    "requests": {"github/client.py", "walk/verifiers.py", "agent/client.py", "readiness.py"},
+    # site's URL; everything GitHub goes through github/client.py, everything GitLab through
+    # github/gitlab_client.py; every model request goes through agent/client.py
+    "requests": {"github/client.py", "github/gitlab_client.py", "walk/verifiers.py", "agent/client.py",
+                 "readiness.py"},
     "click": {"cli"},
     "mcp": {"mcp"},
 }

@@ -152,7 +152,7 @@ def for_shard(verdict: Mapping[str, Any], settings: GitHubSettings) -> GitHubSet
     return settings if named == settings.comment_name else replace(settings, comment_name=named)
 
 
-def _base_url(report_dir: Path) -> str | None:
+def run_base_url(report_dir: Path) -> str | None:
     """The base URL the run used (from emit.jsonl's first record), for the reproduce command."""
     try:
         with (report_dir / "emit.jsonl").open(encoding="utf-8") as handle:
@@ -219,7 +219,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
         progress.notices.append(event.problem)
 
     settings = _with_pr_context(report, settings, progress)
-    links = links_from_settings(settings, base_url=_base_url(report))
+    links = links_from_settings(settings, base_url=run_base_url(report))
     annotations = collect_annotations(verdict, workspace)
 
     # 1. the job summary
