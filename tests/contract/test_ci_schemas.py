@@ -44,3 +44,13 @@ def test_each_example_shards_with_auto_and_merges_once() -> None:
     assert int(checks["parallelism"]) > 1
     assert any("--shard auto" in str(step.get("run", "")) for step in checks["steps"] if isinstance(step, dict))
     assert circle["workflows"]["browser-checks"]["jobs"][1] == {"verdict": {"requires": ["checks"]}}
+
+
+def test_the_examples_run_the_image_of_the_package_version() -> None:
+    from flowwalk import __version__
+
+    import re
+
+    for path in EXAMPLES.values():
+        images = re.findall(r"ghcr\.io/flowwalk/flowwalk:[\w.-]+", path.read_text())
+        assert images and set(images) == {f"ghcr.io/flowwalk/flowwalk:{__version__}"}, (path, images)
