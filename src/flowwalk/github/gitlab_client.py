@@ -18,16 +18,15 @@ paths against a fake GitLab over HTTP without waiting.
 
 from __future__ import annotations
 
-import random
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping
-from urllib.parse import quote, urljoin, urlsplit
+from urllib.parse import quote, urlsplit
 
 import requests
 
 from flowwalk import __version__
 from flowwalk.errors import PublishError
-from flowwalk.github.client import Clock, RetryPolicy, SystemClock
+from flowwalk.github.client import Clock, PacedClient, RetryPolicy
 
 USER_AGENT = f"flowwalk/{__version__} (+https://github.com/flowwalk/flowwalk)"
 _MUTATING = frozenset({"POST", "PUT", "DELETE"})
@@ -55,29 +54,14 @@ def project_path(project: str) -> str:
     return f"/projects/{quote(project, safe='') if not project.isdigit() else project}"
 
 
-class GitLabClient:
+class GitLabClient(PacedClient):
     """Requests to one GitLab API base URL with one token (see the module docstring)."""
 
     def __init__(self, api_url: str, token: str | None, *, policy: RetryPolicy | None = None,
-                 clock: Clock | None = None, jitter: Callable[[], float] = random.random):
+                 clock: Clock | None = None, jitter: Callable[[], float] | None = None):
+        super().__init__(policy=policy or RetryPolicy(mutation_gap_s=0.0), clock=clock, jitter=jitter)
         self.api_url = api_url.rstrip("/")
-        self.policy = policy or RetryPolicy(mutation_gap_s=0.0)
-        self.clock = clock or SystemClock()
         self._token = token
-        self._jitter = jitter
-        self._waited = 0.0
-        #: one line per wait, for the publish log
-        self.log: list[str] = []
-        self._session = requests.Session()
-
-    def close(self) -> None:
-        self._session.close()
-
-    def __enter__(self) -> "GitLabClient":
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
 
     def paginate(self, path: str, params: Mapping[str, Any] | None = None, *, max_pages: int = 100) -> Iterator[Any]:
         """Every item of a list endpoint, 100 a page."""
@@ -115,34 +99,13 @@ class GitLabClient:
             raise _error(raw, method, url)
         raise GitLabError(f"{method} {_short(url)}: gave up after {self.policy.attempts} tries")  # pragma: no cover
 
-    def _send(self, method: str, url: str, body: Mapping[str, Any] | None,
-              params: Mapping[str, Any] | None) -> requests.Response:
+    token_header = "PRIVATE-TOKEN"
+
+    def _headers(self) -> dict[str, str]:
         headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
         if self._token:
-            headers["PRIVATE-TOKEN"] = self._token
-        origin = urlsplit(url).netloc
-        for _hop in range(self.policy.max_redirects + 1):
-            raw = self._session.request(method, url, json=body, params=params, headers=headers,
-                                        timeout=self.policy.timeout_s, allow_redirects=False)
-            if raw.status_code not in (301, 302, 307, 308) or "Location" not in raw.headers:
-                return raw
-            url, params = urljoin(url, raw.headers["Location"]), None
-            if urlsplit(url).netloc != origin:
-                headers.pop("PRIVATE-TOKEN", None)  # never hand the token to another host
-        return raw
-
-    def _backoff(self, tries: int) -> float:
-        delay = min(self.policy.max_delay_s, self.policy.base_delay_s * 2.0 ** (tries - 1))
-        return float(delay * (0.5 + self._jitter() / 2))
-
-    def _wait(self, seconds: float, why: str) -> bool:
-        """Sleep when the budget allows (False, no sleep, when it does not)."""
-        if self._waited + seconds > self.policy.total_wait_s:
-            return False
-        self.log.append(f"{why}; retrying in {seconds:.1f} s")
-        self.clock.sleep(seconds)
-        self._waited += seconds
-        return True
+            headers[self.token_header] = self._token
+        return headers
 
 
 def _short(url: str) -> str:
