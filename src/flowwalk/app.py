@@ -348,7 +348,7 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
 
 
 def _check_preview_settings(settings: Settings) -> str | None:
-    """A run's HTTP headers and credentials must all have their values and a host to go to, and a
+    """A run's HTTP headers and credentials must all have their values and an origin to go to, and a
     relative `--wait-for` a base URL (UsageError otherwise, before anything waits); returns the URL
     to wait for (None: no wait)."""
     from flowwalk.readiness import access_from, readiness_url

@@ -177,7 +177,7 @@ class Settings:
     wait_timeout_s: float = 180.0
     wait_interval_s: float = 5.0
     #: extra HTTP headers as (header name, the secret holding its value) and the secret holding HTTP
-    #: credentials (username:password): sent only to the base URL's host (docs/preview.md)
+    #: credentials (username:password): sent only to the base URL's origin (docs/preview.md)
     http_headers: tuple[tuple[str, str], ...] = ()
     http_credentials: str | None = None
     #: their values, resolved from the secrets (kept out of every artifact with the other secrets)

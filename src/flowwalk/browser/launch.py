@@ -2,11 +2,12 @@
 
 Chromium comes from Debian's packages (`settings.executable`, the headless shell when installed);
 Playwright's own browser download is never used. With `settings.browser_endpoint` the browser is a
-Playwright browser server's instead (`connect`): launched there, with the same executable and flags. Browser stderr is never a failure: the full
-`/usr/bin/chromium` prints a harmless shell error on every start. `Browser.new_session` opens a
-fresh context + page per scenario attempt; context creation is on every scenario's critical path,
-so it carries only what a scenario needs (viewport, HTTPS errors ignored, default timeouts, the
-network policy of `network.py`, listeners) and tracing only when asked.
+Playwright browser server's instead (`connect`): launched there, with the same executable and flags.
+Browser stderr is never a failure: the full `/usr/bin/chromium` prints a harmless shell error on
+every start. `Browser.new_session` opens a fresh context + page per scenario attempt; context
+creation is on every scenario's critical path, so it carries only what a scenario needs (viewport,
+HTTPS errors ignored, default timeouts, the network policy of `network.py`, listeners) and tracing
+only when asked.
 
 Opening a context and its page costs 50 to 150 ms (Chromium starts a renderer), and closing one
 10 to 25 ms: a worker's scenarios would wait for both in turn. So the browser opens the next
