@@ -56,9 +56,10 @@ def tally(statuses: Iterable[str]) -> dict[str, int]:
 StopReason = Literal["browser_crashed", "setup_failed", "cancelled", "run_timeout"]
 #: why a rule was skipped ("" when it was not); `session_failed`: the setup that saves the
 #: scenario's session did not pass (the failure names it); `max_failures`: --max-failures stopped
-#: the run before the scenario started
+#: the run before the scenario started; `site_not_ready`: the readiness wait ran out before the
+#: site answered as expected (the failure says what it answered)
 SkipReason = Literal["", StopReason, "parent_failed", "guard_failed", "credential_rejected", "session_failed",
-                     "max_failures"]
+                     "max_failures", "site_not_ready"]
 Severity = Literal["critical", "warning", "info"]
 #: what produced a finding (`retry_redo`: a guard passed only after its rule was redone)
 FindingSource = Literal["step", "assertion", "retry_redo"]
@@ -318,6 +319,9 @@ class RunStarted(Event):
     #: (each with the tests it covers and whether it expired) and the base report's final status of
     #: each test; null when the run has none of them
     gate: dict[str, Any] | None = None
+    #: the readiness wait (readiness.Readiness.record: url, expected, ready, attempts, waited_s,
+    #: last, timeout_s, cancelled); null when the run did not wait
+    readiness: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)

@@ -81,6 +81,8 @@ SETTING_RANGES: Mapping[str, tuple[float, float | None]] = {
     "navigation_timeout_ms": (100, 600_000),
     "expect_timeout_ms": (100, 600_000),
     "run_timeout_s": (0, 86_400),   # above 0
+    "wait_timeout_s": (0, 3_600),   # above 0: the readiness wait (readiness.py)
+    "wait_interval_s": (0, 300),    # above 0
 }
 
 #: the events' vocabularies as tuples, in their documented order (events.py owns the values)

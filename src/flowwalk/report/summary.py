@@ -38,7 +38,7 @@ CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 OUTCOME_ICONS: Mapping[str, str] = {"passed": "✅", "site_misbehaved": "❌", "spec_needs_review": "⚠️",
-                                     "infrastructure_failed": "🛠️", "cancelled": "⏹️"}
+                                     "infrastructure_failed": "🛠️", "cancelled": "⏹️", "site_not_ready": "⏳"}
 #: each outcome's icon and words (exitcodes.OUTCOME_WORDS)
 OUTCOME_TEXT: Mapping[str, tuple[str, str]] = {outcome: (OUTCOME_ICONS[outcome], words)
                                                for outcome, words in OUTCOME_WORDS.items()}
@@ -136,11 +136,22 @@ def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
     return groups
 
 
+def site_lead(wait: Mapping[str, Any]) -> str:
+    """What a readiness wait that ran out saw (verdict.json `readiness`), in one sentence."""
+    tries = int(wait.get("attempts") or 0)
+    shard = f"shard {wait['shard']}: " if wait.get("shard") and wait.get("shard") != 1 else ""
+    return (f"**{shard}{code(wait.get('url') or '', 200)} never came up**: it answered {plain(wait.get('last'), 200)} "
+            f"for {plain(wait.get('waited_s'))} s ({tries} tr{'ies' if tries != 1 else 'y'}; expected "
+            f"{plain(wait.get('expected'), 200)}); no flow was walked")
+
+
 def gate_lead(verdict: Mapping[str, Any]) -> str:
-    """One line under the headline: what the run was compared with, and what did not count.
-    "" when the run had no base report, no quarantine and fail-on any."""
+    """One line under the headline: a site that never came up, what the run was compared with, and
+    what did not count. "" when the site came up (or the run did not wait), and the run had no base
+    report, no quarantine and fail-on any."""
     gate = verdict.get("gate") or {}
-    parts: list[str] = []
+    parts: list[str] = [site_lead(wait) for wait in verdict.get("readiness") or () if not wait.get("ready")
+                        and not wait.get("cancelled")]
     changes = gate.get("changes")
     base = gate.get("base") or {}
     if changes is not None:

@@ -971,6 +971,10 @@ class RulesFileModel(Strict):
 # --- flowwalk.yaml -----------------------------------------------------------------------------------
 
 
+#: an HTTP header's name (RFC 9110 token)
+HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+
+
 def _absolute_url(value: str) -> str:
     if value.startswith(("/", "{{")):
         raise fail(f"base_url {quote(value)} is not an absolute url",
@@ -1054,6 +1058,24 @@ class ConfigModel(EnvironmentKeys):
     fail_on: Optional[Literal["any", "new"]] = None
     #: the quarantine file (docs/quarantine.md) [flowwalk-quarantine.yaml when present]
     quarantine_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    #: the readiness wait before walking (docs/preview.md): a URL, absolute or relative to base_url
+    wait_for: Optional[Annotated[str, Field(min_length=1, max_length=URL_MAX)]] = None
+    #: the status it expects: 200, 2xx, 200-399, several separated by commas [2xx]
+    wait_status: Optional[Annotated[str, Field(min_length=1, max_length=100)]] = None
+    #: a text its page must hold
+    wait_text: Optional[Annotated[str, Field(min_length=1, max_length=VALUE_MAX)]] = None
+    wait_timeout_s: Optional[Annotated[float, Field(gt=_RANGE["wait_timeout_s"][0], le=_RANGE["wait_timeout_s"][1])]] = None
+    wait_interval_s: Optional[Annotated[float, Field(gt=_RANGE["wait_interval_s"][0],
+                                                     le=_RANGE["wait_interval_s"][1])]] = None
+    #: extra HTTP headers for the base URL's host: header name -> the secret (environment variable)
+    #: holding its value; never the value itself
+    http_headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=100,
+                                                                pattern=HEADER_NAME_PATTERN)],
+                                          Identifier], Field(max_length=20)]] = None
+    #: the secret (environment variable) holding HTTP credentials as username:password
+    http_credentials: Optional[Identifier] = None
+    #: a running Playwright browser server to connect to instead of launching Chromium (docs/remote-browsers.md)
+    browser_endpoint: Optional[Annotated[str, Field(min_length=6, max_length=URL_MAX, pattern=r"^wss?://")]] = None
 
     @model_validator(mode="after")
     def _unique_projects(self) -> "ConfigModel":

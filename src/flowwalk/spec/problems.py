@@ -517,6 +517,10 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
 
     if kind == "string_pattern_mismatch":
+        if res.key_error and path[:-1] == ("http_headers",):
+            return Problem(source.key_loc(path), f"{quote(path[-1], NAME_SHOWN)} in 'http_headers' is not an HTTP "
+                           "header name", "letters, digits and - _ . ! # $ % & ' * + ^ ` | ~, no spaces, e.g. "
+                           "x-vercel-protection-bypass")
         if res.key_error:
             key = path[-1] if path else "?"
             return Problem(source.key_loc(path),

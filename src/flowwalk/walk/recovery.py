@@ -61,6 +61,8 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
     # SIGINT/SIGTERM stopped the step in flight (the run's outcome is "cancelled", exit 5).
     "CANCELLED": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     "INTERNAL": CodeMapping("infrastructure_error", False, INFRASTRUCTURE),
+    # the readiness wait ran out before the site answered as expected: nothing was walked
+    "SITE_NOT_READY": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     "MODEL_UNAVAILABLE": CodeMapping("agent_uncertain", True, MODEL),
     "QUOTA_EXCEEDED": CodeMapping("quota_exceeded", False, MODEL),
     # the model answered, twice, with nothing usable (not JSON, or a pick outside the list)
