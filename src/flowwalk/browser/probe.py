@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     Element = Locator
 
 __all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
-           "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seq", "UrlState", "gated",
-           "script"]
+           "ItemsRead", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seq", "UrlState",
+           "gated", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
 
@@ -503,6 +503,20 @@ _ELEMENTS_JS = script("els, a", r"""
   return out;
 """)
 
+# Every match of one selector, item by item, in document order (the first ITEMS_MAX): its text
+# (rendered and normalised by `fw.textOf`, or with `a.raw` its textContent exactly as the DOM holds
+# it, whitespace and all) and its class attribute ('' when it has none), each clipped.
+_ITEMS_JS = script("els, a", r"""
+  const clip = (t) => (t.length > a.clip ? t.slice(0, a.clip) : t);
+  const items = els.slice(0, a.max);
+  const out = { n: els.length,
+                texts: items.map((e) => clip(a.raw ? String(e.textContent || '') : fw.textOf(e))),
+                classes: items.map((e) => clip(e.getAttribute('class') || '')) };
+  if (a.q) out.quiet = fw.quiet(a.q);
+  out.seq = fw.seq();
+  return out;
+""")
+
 # An element's role: its explicit `role`, else the implicit one of its tag (and input type).
 _ROLE_OF_JS = r"""
 (e) => {
@@ -838,6 +852,36 @@ class ElementRead:
                    seq=Seq.of(r.get("seq")))
 
 
+#: an items read returns at most this many matches, each text or class clipped to ITEM_CLIP characters
+ITEMS_MAX = 1000
+ITEM_CLIP = 10_000
+
+
+@dataclass(frozen=True)
+class ItemsRead:
+    """One read of every element a selector matches, item by item (`PageReader.items`)."""
+
+    #: how many elements match
+    n: int
+    #: the first ITEMS_MAX matches' texts, in document order: rendered and normalised (`fw.textOf`),
+    #: or the textContent as the DOM holds it when the read asked for raw text
+    texts: tuple[str, ...] = ()
+    #: their class attributes, as written ('' for an element without one)
+    classes: tuple[str, ...] = ()
+    #: when the read asked (`quiet`): how long the page had been still
+    quiet: Quiet | None = None
+    #: the page's change count at this read (`PageReader.changed`); None without a record
+    seq: Seq | None = None
+
+    @classmethod
+    def of(cls, raw: Any) -> "ItemsRead":
+        """The record of what `_ITEMS_JS` returned."""
+        r = raw if isinstance(raw, Mapping) else {}
+        return cls(n=int(r.get("n", 0) or 0), texts=tuple(str(t) for t in r.get("texts", ()) or ()),
+                   classes=tuple(str(c) for c in r.get("classes", ()) or ()), quiet=Quiet.of(r.get("quiet")),
+                   seq=Seq.of(r.get("seq")))
+
+
 @dataclass(frozen=True)
 class CandidatesRead:
     """The healer's read of one page or frame: the best elements as plain records (heal/meaning.py
@@ -872,6 +916,8 @@ class Reader(Protocol):
     def url_state(self) -> UrlState: ...
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
+
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead: ...
 
     def child_frames(self, limit: int) -> list["Reader"]: ...
 
@@ -927,6 +973,14 @@ class PageReader:
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
         with translating(selector):
             return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
+
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+        """One read of every element `selector` (one alternative, no pipes) matches now, item by item:
+        each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
+        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`)."""
+        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
+        with translating(selector):
+            return ItemsRead.of(self.where.locator(selector).evaluate_all(_ITEMS_JS, arg))
 
     def may_show(self, selectors: Sequence[str]) -> list[bool | None]:
         """For each CSS selector, in one read: could a match be visible now (True), is none (False),
