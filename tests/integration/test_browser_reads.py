@@ -94,3 +94,18 @@ def test_the_items_read_gives_each_matchs_text_and_class_in_document_order(sessi
     assert session.reader.items("#nothing li").n == 0
     with pytest.raises(InvalidSelector):
         session.reader.items("li[")
+
+
+@pytest.mark.browser
+def test_a_text_read_can_match_case_and_an_exact_one_can_keep_whitespace(session: PageSession) -> None:
+    from flowwalk.browser.probe import ElementQuery
+
+    session.page.set_content(_ITEMS)
+    reader = session.reader
+    assert reader.elements("#list li", ElementQuery("text", "CHEESE")).hit
+    assert not reader.elements("#list li", ElementQuery("text", "CHEESE", match_case=True)).hit
+    assert reader.elements("#list li", ElementQuery("text", "the cat", match_case=True)).hit
+    assert reader.elements("#list li", ElementQuery("exact_text", "book a doctors appointment")).hit
+    kept = ElementQuery("exact_text", "book a doctors appointment", raw=True)
+    assert not reader.elements("#list li", kept).hit
+    assert reader.elements("#list li", ElementQuery("exact_text", "  book a doctors appointment  ", raw=True)).hit

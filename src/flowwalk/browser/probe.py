@@ -458,21 +458,22 @@ _ELEMENTS_JS = script("els, a", r"""
   switch (a.k) {
     case 'text': {
       // each element's text is computed once per read: innerText lays the page out
-      const needle = fw.norm(a.v).toLowerCase();
+      const needle = a.c ? fw.norm(a.v) : fw.norm(a.v).toLowerCase();
       let firstText = '';
       for (let i = 0; i < n; i++) {
         const t = fw.textOf(els[i]);
         if (i === 0) firstText = t;
-        const at = t.toLowerCase().indexOf(needle);
+        const at = (a.c ? t : t.toLowerCase()).indexOf(needle);
         if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
       }
       return { n, hit: false, text: clip(firstText) };
     }
     case 'exact_text': {
-      const want = fw.norm(a.v);
+      // a.w: the text exactly as the DOM holds it (textContent), whitespace and all
+      const want = a.w ? String(a.v) : fw.norm(a.v);
       let firstText = '';
       for (let i = 0; i < n; i++) {
-        const t = fw.textOf(els[i]);
+        const t = a.w ? String(els[i].textContent || '') : fw.textOf(els[i]);
         if (i === 0) firstText = t;
         if (t === want) return { n, hit: true, text: clip(t) };
       }
@@ -753,16 +754,20 @@ class ElementQuery:
     """What one read of a selector's matches asks (`PageReader.elements`).
 
     `kind`: `count` (only how many), `text` (the first match whose text contains `value`,
-    case-insensitive), `exact_text` (whose text is exactly `value`), `texts` (the first 20
-    matches' texts), `visible` (how many are visible), `disabled`, `checked`, `value` (the
-    first match's input value) or `attribute` (the first match's attribute `attr`). `quiet`: also
-    how long the page has been still (`Quiet`): '' (not asked), 'dom' or 'layout'.
+    case-insensitive unless `match_case`), `exact_text` (whose text is exactly `value`, both
+    normalised; with `raw` the textContent as the DOM holds it, whitespace kept, equals `value`
+    as written), `texts` (the first 20 matches' texts), `visible` (how many are visible),
+    `disabled`, `checked`, `value` (the first match's input value) or `attribute` (the first
+    match's attribute `attr`). `quiet`: also how long the page has been still (`Quiet`): ''
+    (not asked), 'dom' or 'layout'.
     """
 
     kind: str
     value: str = ""
     attr: str = ""
     quiet: str = ""
+    match_case: bool = False
+    raw: bool = False
 
 
 @dataclass(frozen=True)
@@ -970,7 +975,8 @@ class PageReader:
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
-        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
+        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
+               "w": query.raw}
         with translating(selector):
             return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
 
