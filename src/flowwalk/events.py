@@ -256,6 +256,9 @@ class Failure:
     context: dict[str, Any] = field(default_factory=dict)  # console, network, a11y snapshot, url
     baseline: Baseline | None = None                   # aria_snapshot, screenshot
     violations: tuple[Violation, ...] = ()              # accessible, no_accessibility_violations
+    #: texts, classes: the expected items against the observed ones, a line each (`- ` expected
+    #: only, `+ ` observed only, `  ` both)
+    diff: str = ""
 
 
 @dataclass(frozen=True)

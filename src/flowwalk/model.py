@@ -30,6 +30,8 @@ EXPECT_KINDS = (
     "attribute", "input_value",
     # v1.1 (issue 28): baselines beside the spec, and axe-core in the page
     "aria_snapshot", "screenshot", "accessible",
+    # v1.1 (issue 36): lists of texts and classes, item by item; one element's classes
+    "texts", "classes", "has_class", "lacks_class",
 )
 #: expect kinds compared with a baseline file in `<spec>.snapshots/`
 SNAPSHOT_EXPECTS = ("aria_snapshot", "screenshot")
@@ -189,9 +191,16 @@ class Expect(Step):
     #: count: the number compared with `op`
     count: int | None = None
     op: Literal["eq", "gte", "lte"] = "eq"
-    #: attribute: which attribute, and whether `value` must equal it or be contained in it
+    #: attribute: which attribute, and whether `value` must equal it or be contained in it;
+    #: texts, classes: whether the items must be exactly `items`, or contain them in order
     attr: str | None = None
     match: Literal["equals", "contains"] = "equals"
+    #: texts, classes: the expected items, in order
+    items: tuple[str, ...] | None = None
+    #: text_contains, text_not_contains: compare with case (flow-spec v1 ignores it)
+    match_case: bool = False
+    #: has_text, texts: compare the textContent as the DOM holds it, whitespace kept
+    keep_whitespace: bool = False
     #: compiled at load for url_matches / text_matches (never substituted for url_matches)
     pattern: re.Pattern[str] | None = None
     stabilize: Stabilize | None = None

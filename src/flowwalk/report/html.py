@@ -60,7 +60,8 @@ def _step(step: StepFinished) -> list[Any]:
 
 #: the failure fields the page shows, in the order it receives them
 _FAILURE_FIELDS = ("failure_class", "runtime_code", "retryable", "step_kind", "message", "step_index", "step_text",
-                   "expected", "observed", "path", "line", "col", "parent", "recovery", "candidates", "context")
+                   "expected", "observed", "diff", "path", "line", "col", "parent", "recovery", "candidates",
+                   "context")
 
 
 def _failure(failure: Failure | None) -> dict[str, Any] | None:

@@ -40,6 +40,9 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     for key, value in (("expected", failure.expected), ("observed", failure.observed)):
         if value:
             lines.append(f"{key}: {value}")
+    if failure.diff:
+        lines.append("items (- expected, + observed):")
+        lines.extend(f"  {line}" for line in failure.diff.splitlines())
     if failure.runtime_code:
         lines.append(f"runtime code: {failure.runtime_code} (retryable: {'yes' if failure.retryable else 'no'})")
     if failure.parent:

@@ -147,14 +147,7 @@
     var status = { missing: "missing: run flowwalk run --update-snapshots, or flowwalk heal --report <this folder>",
       mismatch: "differs from the page", written: "written by --update-snapshots", invalid: "unreadable" }[b.status] || b.status;
     box.appendChild(h("h5", { text: "baseline " + b.path + " (" + status + ")" }));
-    if (b.text_diff) {
-      var pre = h("pre", { cls: "aria-diff" });
-      b.text_diff.split("\n").forEach(function (line) {
-        var cls = line.charAt(0) === "+" && line.indexOf("+++") !== 0 ? "add" : line.charAt(0) === "-" && line.indexOf("---") !== 0 ? "del" : "";
-        pre.appendChild(h("span", { cls: cls, text: line + "\n" }));
-      });
-      box.appendChild(pre);
-    }
+    if (b.text_diff) box.appendChild(diffBlock(b.text_diff));
     var images = [["expected", b.expected], ["observed", b.observed], ["difference", b.diff]].filter(function (p) {
       return p[1] && /\.png$/.test(p[1]);
     });
@@ -170,6 +163,16 @@
       box.appendChild(h("p", null, "what the page showed: ", h("a", { href: b.observed, text: b.observed })));
     }
     return box;
+  }
+
+  // a unified or a list diff, its added and removed lines coloured
+  function diffBlock(text) {
+    var pre = h("pre", { cls: "aria-diff" });
+    text.split("\n").forEach(function (line) {
+      var cls = line.charAt(0) === "+" && line.indexOf("+++") !== 0 ? "add" : line.charAt(0) === "-" && line.indexOf("---") !== 0 ? "del" : "";
+      pre.appendChild(h("span", { cls: cls, text: line + "\n" }));
+    });
+    return pre;
   }
 
   // axe-core's violations: rule (linked to its help), impact, how many elements and which
@@ -193,6 +196,7 @@
       box.appendChild(h("div", { cls: "diff" }, h("div", { cls: "expected" }, h("h5", { text: "expected" }), h("pre", { text: f.expected || "\u2014" })),
         h("div", { cls: "observed" }, h("h5", { text: "observed" }), h("pre", { text: f.observed || "\u2014" }))));
     }
+    if (f.diff) { box.appendChild(h("h5", { text: "items: - expected, + observed" })); box.appendChild(diffBlock(f.diff)); }
     add(box, kv("runtime code", f.runtime_code ? f.runtime_code + (f.retryable ? " (retryable)" : "") : ""));
     if (f.parent) add(box, kv("parent", f.parent));
     if (f.screenshot) {

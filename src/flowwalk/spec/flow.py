@@ -47,7 +47,10 @@ def expect_text(step: Any) -> str:
     if kind == "attribute":
         how, val = ("=", step.equals) if step.equals is not None else ("contains", step.contains)
         return f"expect attribute {show(step.selector)} {step.name} {how} {show(val)}"
-    if kind in ("has_text", "input_value"):
+    if kind in ("texts", "classes"):
+        how, items = ("==", step.equals) if step.equals is not None else ("contains", step.contains)
+        return f"expect {kind} {show(step.selector)} {how} {show_items(items)}"
+    if kind in ("has_text", "input_value", "has_class", "lacks_class"):
         return f"expect {kind} {show(step.selector)} {show(step.value)}"
     if kind in sm.ELEMENT_STATE_KINDS:
         return f"expect {kind} {show(step.selector)}"
@@ -56,7 +59,17 @@ def expect_text(step: Any) -> str:
         if getattr(step, "name", None):
             text += f" {step.name}"
         return text + (f" of {show(step.selector)}" if step.selector else "")
+    if getattr(step, "match_case", False):
+        return f"expect {kind} {show(step.value)} (match case)"
     return f"expect {kind} {show(step.value)}"
+
+
+def show_items(items: Sequence[str]) -> str:
+    """A list of items for a step's text: `['a', 'b', …]`, cut to a readable length."""
+    shown = ", ".join(f"'{escape(i)}'" for i in items)
+    if len(shown) > TEXT_LIMIT:
+        shown = shown[: TEXT_LIMIT - 1] + "…"
+    return f"[{shown}]"
 
 
 class StepBuilder:
@@ -121,8 +134,16 @@ class StepBuilder:
                 fields.update(attr=step.name, value=step.equals, match="equals")
             else:
                 fields.update(attr=step.name, value=step.contains, match="contains")
+        elif kind in ("texts", "classes"):
+            if step.equals is not None:
+                fields.update(items=tuple(step.equals), match="equals")
+            else:
+                fields.update(items=tuple(step.contains), match="contains")
         elif "value" in step.__dict__:
             fields["value"] = step.value
+        for flag in ("match_case", "keep_whitespace"):
+            if step.__dict__.get(flag):
+                fields[flag] = True
         if kind in ("url_matches", "text_matches"):
             fields["pattern"] = re.compile(step.value)
         if kind in m.SNAPSHOT_EXPECTS:
@@ -284,6 +305,8 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             for key in ("timeout_ms", "stabilize"):
                 if getattr(step, key) is not None:
                     add(path + (key,), f"'{key}'", key=True)
+            if "match_case" in step.model_fields_set:
+                add(path + ("match_case",), "'match_case'", key=True)
         selectors(step, path)
     for key in ("saves_session", "session", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:

@@ -366,6 +366,8 @@ class ExpectTextContains(ExpectBase):
     kind: Literal["text_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
+    #: v1.x: compare with case (flow-spec v1's text_contains ignores case)
+    match_case: bool = False
 
 
 class ExpectTextNotContains(ExpectBase):
@@ -373,6 +375,7 @@ class ExpectTextNotContains(ExpectBase):
     kind: Literal["text_not_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
+    match_case: bool = False
 
 
 class ExpectTextMatches(ExpectBase):
@@ -387,6 +390,70 @@ class ExpectHasText(ExpectBase):
     kind: Literal["has_text"]
     selector: Selector
     value: Value
+    #: compare the element's textContent exactly as the DOM holds it: no trimming, no collapsing
+    keep_whitespace: bool = False
+
+
+# --- lists, item by item, and classes (v1.1, issue 36) --------------------------------------------
+
+ITEMS_MAX = 100
+Items = Annotated[list[Value], Field(max_length=ITEMS_MAX)]
+SomeItems = Annotated[list[NonEmptyValue], Field(min_length=1, max_length=ITEMS_MAX)]
+
+
+def _check_classes(value: str) -> str:
+    if not value.split():
+        raise fail("{subject} is blank", "write one class name, or several separated by spaces, e.g. 'completed'")
+    return value
+
+
+#: one class name or several separated by spaces (`completed editing`)
+ClassNames = Annotated[str, Field(min_length=1, max_length=VALUE_MAX), AfterValidator(_check_classes)]
+
+
+class _ItemsCheck(ExpectBase):
+    """What texts and classes share: the items' selector and exactly one of equals / contains."""
+
+    selector: Selector
+    equals: Optional[Items] = None
+    contains: Optional[SomeItems] = None
+
+    @model_validator(mode="after")
+    def _one_list(self) -> "_ItemsCheck":
+        if (self.equals is None) == (self.contains is None):
+            both = self.equals is not None
+            raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
+                       f"a {getattr(self, 'kind', '')} expect takes exactly one list: 'equals' (every item, in order) or 'contains' "
+                       "(these items among them, in order), e.g. 'equals: [buy milk, walk the dog]'",
+                       at="contains" if both else None, key=True)
+        return self
+
+
+class ExpectTexts(_ItemsCheck):
+    LABEL: ClassVar[str] = "expect texts step"
+    kind: Literal["texts"]
+    keep_whitespace: bool = False
+
+
+class ExpectClasses(_ItemsCheck):
+    LABEL: ClassVar[str] = "expect classes step"
+    kind: Literal["classes"]
+    #: an empty entry asks nothing of its item (it may have any class, or none)
+    contains: Optional[Annotated[list[Value], Field(min_length=1, max_length=ITEMS_MAX)]] = None
+
+
+class ExpectHasClass(ExpectBase):
+    LABEL: ClassVar[str] = "expect has_class step"
+    kind: Literal["has_class"]
+    selector: Selector
+    value: ClassNames
+
+
+class ExpectLacksClass(ExpectBase):
+    LABEL: ClassVar[str] = "expect lacks_class step"
+    kind: Literal["lacks_class"]
+    selector: Selector
+    value: ClassNames
 
 
 class ExpectInputValue(ExpectBase):
@@ -563,6 +630,7 @@ _EXPECT_MODELS: tuple[type[ExpectBase], ...] = (
     ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
     *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
     ExpectAriaSnapshot, ExpectScreenshot, ExpectAccessible,
+    ExpectTexts, ExpectClasses, ExpectHasClass, ExpectLacksClass,
 )
 ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
 

@@ -452,6 +452,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                                             else "")
         if isinstance(value, (dict, list)) or value is None:
             hint = "write a single text value here"
+        elif path and isinstance(path[-1], int):
+            hint = f"put it in quotes: \"{escape(raw if raw is not None else value)}\""
         return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
 
     if kind in ("int_type", "int_parsing", "int_from_float"):

@@ -28,8 +28,11 @@ class StepFailed(Exception):
 
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
                  candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None,
-                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = ()):
+                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = (),
+                 diff: str = ""):
         super().__init__(message)
+        #: a list check's expected items against the observed ones (walk/items.py)
+        self.diff = diff
         #: a baseline check's evidence; an accessibility check's violations
         self.baseline = baseline
         self.violations = violations

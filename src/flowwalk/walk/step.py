@@ -160,4 +160,4 @@ def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: e
     return make_failure(code, step_kind=kind, message=message, step_index=index, step_text=step.text,
                         expected=failed.expected, observed=failed.observed, loc=step.loc,
                         recovery=result.recovery.attempts, candidates=failed.candidates, context=context,
-                        baseline=failed.baseline, violations=failed.violations)
+                        baseline=failed.baseline, violations=failed.violations, diff=failed.diff)
