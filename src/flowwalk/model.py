@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Mapping, get_args
 
 from flowwalk.errors import Location
-from flowwalk.events import FailureClass, FailureStepKind, Severity, Status
+from flowwalk.events import FailureClass, FailureStepKind, Severity, Status, StepFrame
 
 # --- vocabularies (one place; docs, models and the walker read these) --------------------------
 
@@ -126,6 +126,27 @@ class Step:
     text: str
     optional: bool = False
     verify: tuple[VerifierRef, ...] = ()
+    #: the blocks this step runs inside, outermost first: a steps file a `use:` called (then `loc`
+    #: is in that file), a named group, a before_each or after_each hook
+    frames: tuple[StepFrame, ...] = ()
+
+    @property
+    def teardown(self) -> bool:
+        """An after_each step: it runs even when a step before it failed."""
+        return any(f.kind == "after_each" for f in self.frames)
+
+
+def frame_label(frame: StepFrame) -> str:
+    """A block as a failure names it: a call with where it is written, a group by its title."""
+    if frame.kind == "call":
+        return f"{frame.title} (at {frame.path}:{frame.line})"
+    return frame.title
+
+
+def titled(step: Step) -> str:
+    """The step as a failure names it: the blocks it runs in, then its text
+    (`use steps/add-todo.steps.yaml (at specs/x.flow.yaml:9) › act press '#new-todo'`)."""
+    return " › ".join([*(frame_label(f) for f in step.frames), step.text])
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from pydantic import ValidationError
 
@@ -20,6 +21,7 @@ from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
+from flowwalk.spec.calls import Blocks, StepsLibrary
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
@@ -73,11 +75,14 @@ def show_items(items: Sequence[str]) -> str:
 
 
 class StepBuilder:
-    """Converts step models into `model.Step`s for one file, collecting problems as it goes."""
+    """Converts step models into `model.Step`s for one file, collecting problems as it goes. Calls
+    and groups are expanded in place (spec/calls.py): `steps` returns the flat list the walker runs."""
 
     def __init__(self, source: Source, settings: Settings, stabilize: m.Stabilize | None = None,
-                 stabilize_overridden: bool = False):
+                 stabilize_overridden: bool = False, library: StepsLibrary | None = None):
         self.source = source
+        #: the file being loaded (a called steps file's steps are built with `source` set to it)
+        self.root = source
         self.settings = settings
         self.problems: list[Problem] = []
         #: the stabilize settings a check starts from (run settings merged with file defaults)
@@ -88,17 +93,41 @@ class StepBuilder:
         self._baselines: dict[str, Location] = {}
         #: the default baseline name's prefix: "" in a flow, "<scenario>-<rule>-" in a rule file
         self.snapshot_prefix = ""
+        #: the 1-based position of the step being built among its test's steps, calls expanded
         self._index = 0
+        self.blocks = Blocks(self, library or StepsLibrary())
 
     def loc(self, path: PathKey) -> Location:
         return self.source.loc(path)
 
+    def test_steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
+        """The steps of one test (a flow, a rule), calls and groups expanded."""
+        self._index = 0
+        self.blocks.start_test()
+        return self.steps(steps, path)
+
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
-        return tuple(self.step(step, path + (i,)) for i, step in enumerate(steps))
+        out: list[m.Step] = []
+        for i, step in enumerate(steps):
+            if isinstance(step, (sm.CallStep, sm.GroupStep)):
+                out.extend(self.blocks.expand(step, path + (i,)))
+            else:
+                self._index += 1
+                out.append(self.blocks.framed(self.step(step, path + (i,))))
+        return tuple(out)
+
+    @contextmanager
+    def reading(self, source: Source) -> Iterator[None]:
+        """Build from `source` (a called steps file) for a while: locations and verifier lookups are its."""
+        saved = self.source, self._verifier_dirs
+        self.source, self._verifier_dirs = source, None
+        try:
+            yield
+        finally:
+            self.source, self._verifier_dirs = saved
 
     def step(self, step: Any, path: PathKey) -> m.Step:
         loc = self.loc(path)
-        self._index = int(path[-1]) + 1
         if isinstance(step, sm.GotoStep):
             return m.Goto(loc=loc, text=f"goto {show(step.url)}", optional=step.optional, url=step.url)
         if isinstance(step, sm.ActStep):
@@ -162,9 +191,14 @@ class StepBuilder:
         """The baseline of an aria_snapshot or screenshot expect: `<spec>.snapshots/<name>.yml|png`,
         `name` defaulting to `step-<n>`, n the step's 1-based index (prefixed with the scenario and
         the rule in a rule file)."""
+        if step.name is None and self.blocks.calling:
+            self.problems.append(Problem(loc, f"{step.kind} check in a steps file has no 'name'",
+                                         "name its baseline (a parameter can: name: \"cart-{{page}}\"), so that "
+                                         "each call compares with its own"))
         name = step.name or f"{self.snapshot_prefix}step-{self._index}"
         suffix = ".yml" if step.kind == "aria_snapshot" else ".png"
-        baseline = f"{self.source.path}.snapshots/{name}{suffix}"
+        # beside the spec being loaded, also for a check a steps file holds
+        baseline = f"{self.root.path}.snapshots/{name}{suffix}"
         first = self._baselines.setdefault(baseline, loc)
         if first is not loc:
             self.problems.append(Problem(loc, f"baseline '{name}{suffix}' is already used by the check at line "
@@ -289,6 +323,10 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
         add(("tags",), "'tags'", key=True)
     for i, step in enumerate(spec.steps):
         path: PathKey = ("steps", i)
+        if isinstance(step, (sm.CallStep, sm.GroupStep)):
+            key = "use" if isinstance(step, sm.CallStep) else "group"
+            add(path + (key,), f"a {'call' if key == 'use' else 'group'} ('{key}')", key=True)
+            continue
         if isinstance(step, sm.EmitStep):
             add(path + ("type",), "step type 'emit'")
             continue
@@ -335,7 +373,8 @@ def assertion_text(item: Any) -> str:
     return str(item.kind)
 
 
-def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:
+def load_flow(source: Source, settings: Settings,
+              library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
     """One flow spec file into a Suite of one flow scenario, or the problems that refuse it."""
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
@@ -345,8 +384,8 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
     # a step's own `stabilize` keys override the flow default (one read), not the rule files' two
-    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"))
-    steps = builder.steps(spec.steps, ("steps",))
+    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"), library=library)
+    steps = builder.test_steps(spec.steps, ("steps",))
     problems.extend(builder.problems)
     if problems:
         return None, problems

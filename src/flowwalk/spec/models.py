@@ -860,9 +860,142 @@ class EmitStep(Strict):
         return self
 
 
-Step = Annotated[Union[GotoStep, ActStep, ExpectStep, WaitStep, ExtractStep, EmitStep],
-                 Field(discriminator="type")]
+# --- calls of steps files and named groups (v1.1, issue 36: docs/flow-spec.md, "Reusable steps") -------
+
+#: the names a steps file may have
+STEPS_SUFFIXES = (".steps.yaml", ".steps.yml", ".steps.json")
+STEPS_PATH_PATTERN = r"^(?![/\\])(?!.*\{\{).*\.steps\.(yaml|yml|json)$"
+PARAMS_MAX = 20
+GROUP_STEPS_MAX = 50
+#: a steps file: parameters; an argument of a call, a parameter's default, a data table's cell
+PARAM_TYPES = ("string", "integer", "number", "boolean", "list")
+_SCALARS = (str, int, float, bool)
+
+
+def _check_arg(value: Any) -> Any:
+    """An argument, a default, a data table's cell: text, a number, a boolean, or a list of those."""
+    if isinstance(value, list):
+        if len(value) > ITEMS_MAX:
+            raise fail(f"{{subject}} has {len(value)} entries; the limit is {ITEMS_MAX}", f"keep at most {ITEMS_MAX}")
+        for item in value:
+            if not isinstance(item, _SCALARS) or isinstance(item, str) and len(item) > VALUE_MAX:
+                raise fail("{subject} holds an entry that is not a short text",
+                           "a list parameter takes a list of texts, e.g. [buy some cheese, feed the cat]")
+        return value
+    if isinstance(value, str) and len(value) > VALUE_MAX:
+        raise fail(f"{{subject}} is {len(value)} characters long; the limit is {VALUE_MAX}", "shorten it")
+    if not isinstance(value, _SCALARS):
+        got = "a mapping" if isinstance(value, dict) else "nothing (null)" if value is None else type(value).__name__
+        raise fail(f"{{subject}} must be text, a number, true or false, or a list, got {got}",
+                   "a parameter takes one value, e.g. 'title: buy some cheese' or 'titles: [a, b]'")
+    return value
+
+
+_SCALAR_SCHEMA = [{"type": "string", "maxLength": VALUE_MAX}, {"type": "number"}, {"type": "boolean"}]
+ArgValue = Annotated[Any, BeforeValidator(_check_arg), WithJsonSchema({"anyOf": [
+    *_SCALAR_SCHEMA, {"type": "array", "maxItems": ITEMS_MAX, "items": {"anyOf": _SCALAR_SCHEMA}}]})]
+
+
+def _check_steps_path(value: str) -> str:
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise fail(f"steps file {quote(value)} is an absolute path",
+                   "write the path relative to the file that calls it, e.g. 'steps/add-todo.steps.yaml'")
+    if "{{" in value:
+        raise fail(f"steps file {quote(value)} holds a placeholder",
+                   "name the steps file as written: a call's steps are known when the spec is loaded")
+    if not value.endswith(STEPS_SUFFIXES):
+        raise fail(f"{{subject}} names {quote(value)}, which is not a steps file",
+                   "a steps file's name ends in .steps.yaml (or .steps.yml, .steps.json), e.g. 'steps/add-todo.steps.yaml'")
+    return value
+
+
+StepsPath = Annotated[str, Field(min_length=1, max_length=SELECTOR_MAX, json_schema_extra={"pattern": STEPS_PATH_PATTERN}),
+                      AfterValidator(_check_steps_path)]
+
+
+class CallStep(Strict):
+    """`use: <file>.steps.yaml` with `with: {param: value}`: the steps file's steps, run here."""
+
+    LABEL: ClassVar[str] = "call"
+    use: StepsPath
+    with_: Annotated[dict[Identifier, ArgValue], Field(max_length=PARAMS_MAX)] = Field(default_factory=dict,
+                                                                                       alias="with")
+
+
+class GroupStep(Strict):
+    """`group: <title>` with `steps: [...]`: steps reported together under the title (Playwright's test.step)."""
+
+    LABEL: ClassVar[str] = "group step"
+    group: Name
+    steps: Annotated[list["Step"], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
+
+
+def _step_tag(value: Any) -> str | None:
+    """Which step model reads `value`: its `type`, or a call (`use`) or group (`group`) without one."""
+    if isinstance(value, dict):
+        if "type" not in value:
+            return "use" if "use" in value else "group" if "group" in value else None
+        tag = value["type"]
+        return tag if isinstance(tag, str) else None
+    if isinstance(value, CallStep):
+        return "use"
+    if isinstance(value, GroupStep):
+        return "group"
+    return getattr(value, "type", None)
+
+
+Step = Annotated[Union[Annotated[GotoStep, Tag("goto")], Annotated[ActStep, Tag("act")],
+                       Annotated[ExpectStep, Tag("expect")], Annotated[WaitStep, Tag("wait")],
+                       Annotated[ExtractStep, Tag("extract")], Annotated[EmitStep, Tag("emit")],
+                       Annotated[CallStep, Tag("use")], Annotated[GroupStep, Tag("group")]],
+                 Discriminator(_step_tag, custom_error_type="step_tag", custom_error_message="unknown step")]
 STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit")
+GroupStep.model_rebuild()
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "list" if isinstance(value, list) else "string"
+
+
+def fits_type(value: Any, wanted: str) -> bool:
+    """Whether `value` (an argument, a default, a data table's cell) is of the parameter type `wanted`."""
+    got = _type_of(value)
+    return got == wanted or (wanted == "number" and got == "integer")
+
+
+class ParamModel(Strict):
+    """One parameter of a steps file: its type and, when it may be left out, its default."""
+
+    LABEL: ClassVar[str] = "parameter"
+    type: Literal[PARAM_TYPES] = "string"  # type: ignore[valid-type]
+    default: Optional[ArgValue] = None
+    description: Optional[Description] = None
+
+    @model_validator(mode="after")
+    def _default_fits(self) -> "ParamModel":
+        if self.default is not None and not fits_type(self.default, self.type):
+            words = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+                     "list": "a list"}
+            raise fail(f"the default of {{where}} is {words[_type_of(self.default)]}, not {words[self.type]}",
+                       f"write a default of type {self.type}, or change 'type'", at="default")
+        return self
+
+
+class StepsFileModel(Strict):
+    """A steps file (`*.steps.yaml`): steps a flow or a rule runs with `use:`, and the parameters they take."""
+
+    model_config = ConfigDict(title="flowwalk steps file v1")
+    LABEL: ClassVar[str] = "steps file"
+    steps_version: Literal["1"]
+    description: Optional[Description] = None
+    params: Annotated[dict[Identifier, ParamModel], Field(max_length=PARAMS_MAX)] = Field(default_factory=dict)
+    steps: Annotated[list[Step], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
 
 
 # --- assertions -----------------------------------------------------------------------------------------

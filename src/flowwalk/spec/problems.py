@@ -400,6 +400,19 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{describe.where(path)} has no '{disc}'",
                        f"add {disc}: <one of {', '.join(choices)}>")
 
+    if kind == "step_tag":
+        if not isinstance(value, dict):
+            return _not_a_mapping(path, value, raw, describe, source, "")
+        if "type" in value:
+            tag = value["type"]
+            shown = quote(tag, NAME_SHOWN) if isinstance(tag, str) else _shown(tag, source.raw.get(path + ("type",)))
+            return Problem(source.loc(path + ("type",)), f"unknown step type {shown} {describe.in_where(path)}",
+                           _choices_hint(str(tag), list(STEP_TYPES), "step types")
+                           + "; or a call (use: <file>.steps.yaml) or a group (group: <title>, steps: [...])")
+        return Problem(loc, f"{describe.where(path)} has no 'type'",
+                       f"add type: <one of {', '.join(STEP_TYPES)}>; or call a steps file (use: <file>.steps.yaml, "
+                       "with: {...}), or group steps (group: <title>, steps: [...])")
+
     if kind == "verify_tag":
         if isinstance(value, dict):
             written = ", ".join(quote(k, NAME_SHOWN) for k in value) or "no keys"
@@ -423,11 +436,11 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
         shown = _shown(value, raw)
-        if field in ("spec_version", "rules_version"):
+        if field in ("spec_version", "rules_version", "steps_version"):
             if field == "spec_version":
                 hint = 'write "1" (flow-spec v1) or "1.1" (v1 plus the documented v1.x additions)'
             else:
-                hint = 'write rules_version: "1"'
+                hint = f'write {field}: "1"'
             if not isinstance(value, str):
                 return Problem(loc, f"{field} must be a string, got {_type_name(value)} {shown}",
                                "quote the version: " + hint.replace("write ", "", 1))

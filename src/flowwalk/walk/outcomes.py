@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from flowwalk import events as ev
-from flowwalk.model import Rule, Scenario, Step
+from flowwalk.model import Rule, Scenario, Step, titled
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 
 __all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "only_in_frame", "parent_failure", "parent_gate", "rule_finished",
@@ -98,7 +98,7 @@ def scenario_status(rules: Sequence[ev.RuleFinished], attempt: int) -> ev.Status
 
 def skipped_text(index: int, step: Step) -> str:
     """How a step that did not run is listed in `RuleFinished.skipped_steps`."""
-    return f"step {index} ({step.text})"
+    return f"step {index} ({titled(step)})"
 
 
 def skipped_steps(steps: Sequence[Step], *, after: int = 0) -> tuple[str, ...]:
