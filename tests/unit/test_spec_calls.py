@@ -249,3 +249,105 @@ def test_a_snapshot_check_in_a_steps_file_names_its_baseline_beside_the_spec() -
     steps = rule_of(("specs/todos.flow.yaml",)).steps
     assert [s.snapshot.baseline for s in steps] == [  # type: ignore[attr-defined]
         "specs/todos.flow.yaml.snapshots/list-a.yml", "specs/todos.flow.yaml.snapshots/list-b.yml"]
+
+
+# --- hooks: before_each / after_each of a folder and of a file ------------------------------------------
+
+
+def test_folder_hooks_wrap_every_flow_below_them_outermost_first_before_and_last_after() -> None:
+    write("specs/steps/add-todo.steps.yaml", ADD_TODO)
+    write("specs/before_each.steps.yaml", 'steps_version: "1"\nsteps:\n  - {type: wait, ms: 1}\n')
+    write("specs/after_each.steps.yaml", 'steps_version: "1"\nsteps:\n  - {type: wait, ms: 3}\n')
+    write("specs/todo/before_each.steps.yaml",
+          'steps_version: "1"\nsteps:\n  - {use: ../steps/add-todo.steps.yaml, with: {title: a}}\n')
+    write("specs/todo/after_each.steps.yml", 'steps_version: "1"\nsteps:\n  - {type: wait, ms: 2}\n')
+    write("specs/todo/x.flow.yaml", """
+        spec_version: "1.1"
+        name: x
+        url: /
+        before_each:
+          - {type: wait, ms: 10}
+        after_each:
+          - {type: wait, ms: 20}
+        steps:
+          - {type: wait, ms: 100}
+        """)
+    steps = rule_of(("specs/todo/x.flow.yaml",)).steps
+    assert [(s.text, [f.title for f in s.frames], s.teardown) for s in steps] == [
+        ("wait 1ms", ["before each (specs/before_each.steps.yaml)"], False),
+        ("act fill '#new-todo'", ["before each (specs/todo/before_each.steps.yaml)", "use ../steps/add-todo.steps.yaml"],
+         False),
+        ("act press '#new-todo'", ["before each (specs/todo/before_each.steps.yaml)",
+                                   "use ../steps/add-todo.steps.yaml"], False),
+        ("wait 10ms", ["before each"], False),
+        ("wait 100ms", [], False),
+        ("wait 20ms", ["after each"], True),
+        ("wait 2ms", ["after each (specs/todo/after_each.steps.yml)"], True),
+        ("wait 3ms", ["after each (specs/after_each.steps.yaml)"], True)]
+    hook = steps[0].frames[0]
+    assert (hook.kind, hook.path, hook.line, hook.file) == ("before_each", "specs/before_each.steps.yaml", 1,
+                                                            "specs/before_each.steps.yaml")
+    assert (steps[3].frames[0].path, steps[3].frames[0].line) == ("specs/todo/x.flow.yaml", 4)
+
+
+def test_a_hook_takes_no_arguments_and_a_v1_flow_cannot_be_under_one() -> None:
+    write("specs/before_each.steps.yaml", ADD_TODO)
+    write("specs/v1.flow.yaml", 'spec_version: "1"\nname: v1\nurl: /\nsteps:\n  - {type: goto, url: /}\n')
+    found = problems(("specs/v1.flow.yaml",))
+    assert found == [
+        "specs/before_each.steps.yaml:1:1: error: missing parameter 'title' of 'specs/before_each.steps.yaml'\n"
+        "  hint: a hook is called with no arguments: give 'title' a default",
+        "specs/v1.flow.yaml:1:15: error: specs/before_each.steps.yaml runs around each flow of its folder, a v1.x "
+        "addition not part of spec_version \"1\"\n"
+        "  hint: set spec_version to \"1.1\" (flow-spec v1 plus the documented v1.x additions) to use it"]
+
+
+# --- data tables -------------------------------------------------------------------------------------------
+
+TABLE = """
+    spec_version: "1.1"
+    name: filter
+    url: /?filter={{link}}
+    examples:
+      active: {link: Active, shown: 2, titles: [a, c]}
+      completed: {link: Completed, shown: 1, titles: [b]}
+    steps:
+      - {type: act, action: click, selector: "#filters >> text={{link}}"}
+      - {type: expect, kind: count, selector: "li:not(.hidden)", equals: "{{shown}}"}
+      - {type: expect, kind: texts, selector: "li:not(.hidden)", equals: "{{titles}}"}
+    """
+
+
+def test_a_data_table_runs_the_flow_once_per_row_each_its_own_test_id() -> None:
+    write("specs/filter.flow.yaml", TABLE)
+    suite = load_suites(["specs/filter.flow.yaml"], SETTINGS)[0]
+    assert [(s.id, s.name, s.entry_url) for s in suite.scenarios] == [
+        ("specs/filter.flow.yaml#filter[active]", "filter [active]", "/?filter=Active"),
+        ("specs/filter.flow.yaml#filter[completed]", "filter [completed]", "/?filter=Completed")]
+    completed = suite.scenarios[1].rules[0]
+    assert completed.name == "filter [completed]"
+    assert [getattr(s, "count", None) for s in completed.steps] == [None, 1, None]
+    assert completed.steps[2].items == ("b",)   # type: ignore[attr-defined]
+    # the id names the row, not its values or its place: rows reordered or edited keep their ids
+    write("specs/filter.flow.yaml", TABLE.replace(
+              "active: {link: Active, shown: 2, titles: [a, c]}\n      completed: {link: Completed, shown: 1, titles: [b]}",
+              "completed: {link: Completed, shown: 3, titles: [b]}\n      active: {link: Active, shown: 2, titles: [a]}"))
+    again = load_suites(["specs/filter.flow.yaml"], SETTINGS)[0]
+    assert sorted(s.id for s in again.scenarios) == sorted(s.id for s in suite.scenarios)
+
+
+def test_a_data_tables_mistakes_are_refused_naming_the_rows_they_are_in() -> None:
+    write("specs/filter.flow.yaml", TABLE.replace("completed: {link: Completed,", "completed: {lnk: Completed,").replace(
+        "url: /?filter={{link}}", "url: /?filter={{lnik}}"))
+    assert problems(("specs/filter.flow.yaml",)) == [
+        "specs/filter.flow.yaml:3:6: error: '{{lnik}}' names no column\n"
+        "  hint: did you mean '{{link}}'? columns here: link, shown, titles; any other name is a run variable (--var)",
+        "specs/filter.flow.yaml:6:3: error: row 'completed' of 'examples' has no 'link'\n"
+        "  hint: every row names the same columns, as the first does: link, shown, titles"]
+    write("specs/filter.flow.yaml", TABLE.replace("shown: 1", "shown: one"))
+    assert problems(("specs/filter.flow.yaml",)) == [
+        "specs/filter.flow.yaml:9:70: error: 'equals' in step 2 must be a whole number, got text 'one'\n"
+        "  hint: write a whole number, e.g. 500 (row 'completed')"]
+    write("specs/filter.flow.yaml", TABLE.replace("url: /?filter={{link}}", "url: /\n    saves_session: admin"))
+    assert problems(("specs/filter.flow.yaml",))[0].startswith(
+        "specs/filter.flow.yaml:4:1: error: the file saves a session and runs once per row of 'examples'")

@@ -230,18 +230,39 @@
     return parts.join(" \u00b7 ");
   }
 
+  // a call, a group or a hook: a row the steps it ran are nested under (Playwright's test.step)
+  function frameRow(f, depth, source) {
+    var where = (f.path === source ? "line " : f.path + ":") + f.line;
+    var args = Object.keys(f.args || {}).map(function (k) { return k + "=" + JSON.stringify(f.args[k]); }).join(", ");
+    return h("tr", { cls: "frame " + f.status },
+      h("td", { cls: "num" }), h("td", { cls: "st", text: f.status }),
+      h("td", { cls: "d" + Math.min(depth, 8) }, h("span", { cls: "block " + f.kind, text: f.title }), h("small", { text: " " + where }),
+        args ? h("small", { cls: "args", text: " (" + args + ")" }) : null),
+      h("td", { cls: "num", text: String(Math.round(f.ms)) }), h("td", { cls: "num" }), h("td", { cls: "note" }));
+  }
+
   function timeline(t) {
     if (!t.steps.length) {
       return t.skipped_steps.length ? h("ul", { cls: "skipped-steps" }, ...t.skipped_steps.map(function (s) { return h("li", { text: s + " \u2014 not run" }); })) : null;
     }
     var table = h("table", { cls: "timeline" }, h("tr", null, h("th", { text: "#" }), h("th", { text: "" }), h("th", { text: "step" }), h("th", { text: "ms" }), h("th", { text: "reads" }), h("th", { text: "detail" })));
+    var open = [];
     t.steps.forEach(function (s) {
-      // [index, status, kind, text, ms, reads, line, role, detail, failure?]
+      // [index, status, kind, text, ms, reads, line, role, detail, failure, path, frame ids]
+      var ids = s[11] || [];
+      var same = 0;
+      while (same < open.length && same < ids.length && open[same] === ids[same]) same++;
+      open = open.slice(0, same);
+      for (var i = same; i < ids.length; i++) {
+        var f = (t.frames || {})[String(ids[i])];
+        if (f) table.appendChild(frameRow(f, i, t.source));
+        open.push(ids[i]);
+      }
       var note = detailText(s[8]);
       if (s[9]) note = (s[9]["class"] || "") + (s[9].message ? ": " + s[9].message : "") + (note ? " \u00b7 " + note : "");
       table.appendChild(h("tr", { cls: "step " + s[1] },
         h("td", { cls: "num", text: String(s[0]) }), h("td", { cls: "st", text: s[1] + (s[7] === "guard" ? " (guard)" : "") }),
-        h("td", null, h("code", { text: s[3] }), h("small", { text: " line " + s[6] })),
+        h("td", { cls: "d" + Math.min(ids.length, 8) }, h("code", { text: s[3] }), h("small", { text: " " + (s[10] ? s[10] + ":" : "line ") + s[6] })),
         h("td", { cls: "num", text: String(Math.round(s[4])) }), h("td", { cls: "num", text: s[5] === null || s[5] === undefined ? "" : String(s[5]) }),
         h("td", { cls: "note", text: note })));
     });

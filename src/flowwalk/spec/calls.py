@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from flowwalk.spec.flow import StepBuilder
 
 __all__ = ["CALL_DEPTH_MAX", "EXPANDED_MAX", "HOOK_NAMES", "Blocks", "StepsLibrary", "bind", "check_steps_file",
-           "steps_display"]
+           "steps_display", "unknown_placeholders"]
 
 #: how deep calls may nest (a call in a steps file a call runs, ...)
 CALL_DEPTH_MAX = 10

@@ -15,13 +15,13 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.calls import Blocks, StepsLibrary
+from flowwalk.spec.calls import Blocks, StepsLibrary, bind, unknown_placeholders
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
@@ -100,10 +100,14 @@ class StepBuilder:
     def loc(self, path: PathKey) -> Location:
         return self.source.loc(path)
 
-    def test_steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
-        """The steps of one test (a flow, a rule), calls and groups expanded."""
+    def start_test(self) -> None:
+        """What follows are the steps of another test (a flow, a row of one, a rule)."""
         self._index = 0
         self.blocks.start_test()
+
+    def test_steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
+        """The steps of one test (a rule), calls and groups expanded."""
+        self.start_test()
         return self.steps(steps, path)
 
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
@@ -346,7 +350,7 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             if "match_case" in step.model_fields_set:
                 add(path + ("match_case",), "'match_case'", key=True)
         selectors(step, path)
-    for key in ("saves_session", "session", *sm.ENVIRONMENT_KEYS):
+    for key in ("saves_session", "session", "before_each", "after_each", "examples", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:
             add((key,), f"'{key}'", key=True)
     for i, item in enumerate(spec.assertions):
@@ -375,7 +379,69 @@ def assertion_text(item: Any) -> str:
 
 def load_flow(source: Source, settings: Settings,
               library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
-    """One flow spec file into a Suite of one flow scenario, or the problems that refuse it."""
+    """One flow spec file into a Suite of one flow scenario (one per row of its `examples`), or the
+    problems that refuse it."""
+    library = library or StepsLibrary()
+    rows = table_rows(source.data)
+    if rows is None:
+        scenario, problems = _flow(source, settings, library)
+        return (m.Suite(path=source.path, kind="flow", scenarios=(scenario,)), []) if scenario else (None, problems)
+    found: dict[str, list[Problem]] = {}
+    scenarios: list[m.Scenario] = []
+    columns = list(next(iter(rows.values())))
+    typos: list[Problem] = []
+    unknown_placeholders({k: v for k, v in source.data.items() if k not in ("examples", "name")}, columns,
+                         list(settings.variables) + ["BASE_URL"], source, (), typos, "column")
+    try:
+        _Table.model_validate({"examples": rows})
+    except ValidationError as exc:
+        # rows that disagree cannot be bound: the table first
+        return None, typos + errors_to_problems(exc, source, _Table)
+    for row, cells in rows.items():
+        binding: list[Problem] = []
+        bound = {key: value if key in ("examples", "name") else bind(value, cells, source, (key,), binding, "column")
+                 for key, value in source.data.items()}
+        scenario, problems = _flow(dataclasses.replace(source, data=bound), settings, library, row)
+        found[row] = binding + problems
+        if scenario is not None and not binding:
+            scenarios.append(scenario)
+    problems = typos + rows_problems(found)
+    if problems:
+        return None, problems
+    return m.Suite(path=source.path, kind="flow", scenarios=tuple(scenarios)), []
+
+
+class _Table(BaseModel):
+    """A flow's `examples` alone: checked before its rows are bound to the rest of the flow."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, defer_build=True)
+    examples: sm.Examples
+
+
+def table_rows(data: Any) -> dict[str, dict[str, Any]] | None:
+    """The rows of a flow's `examples` when they can be bound (a mapping of mappings); None otherwise
+    (no table, or one the model refuses: the flow is then validated as written, which says why)."""
+    rows = data.get("examples") if isinstance(data, dict) else None
+    if not isinstance(rows, dict) or not rows or not all(isinstance(r, dict) and r for r in rows.values()):
+        return None
+    return rows
+
+
+def rows_problems(found: dict[str, list[Problem]]) -> list[Problem]:
+    """The problems of every row, each once; one that only some rows have names them in its hint."""
+    out: list[Problem] = []
+    for problem in dict.fromkeys(p for problems in found.values() for p in problems):
+        rows = [row for row, problems in found.items() if problem in problems]
+        if len(rows) < len(found):
+            shown = ", ".join(f"'{escape(r)}'" for r in rows)
+            problem = dataclasses.replace(problem, hint=f"{problem.hint} (row{'s' * (len(rows) > 1)} {shown})".lstrip())
+        out.append(problem)
+    return out
+
+
+def _flow(source: Source, settings: Settings, library: StepsLibrary,
+          row: str | None = None) -> tuple[m.Scenario | None, list[Problem]]:
+    """The flow scenario of `source` (for `row` of its table: the data already bound to the row)."""
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
     except ValidationError as exc:
@@ -383,25 +449,45 @@ def load_flow(source: Source, settings: Settings,
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
+        problems.extend(hook_problems(source, library))
     # a step's own `stabilize` keys override the flow default (one read), not the rule files' two
     builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"), library=library)
-    steps = builder.test_steps(spec.steps, ("steps",))
+    builder.start_test()
+    blocks = builder.blocks
+    steps = blocks.folder_hooks("before_each")
+    if spec.before_each:
+        steps += blocks.file_hook("before_each", spec.before_each, ("before_each",))
+    steps += builder.steps(spec.steps, ("steps",))
+    if spec.after_each:
+        steps += blocks.file_hook("after_each", spec.after_each, ("after_each",))
+    steps += blocks.folder_hooks("after_each")
     problems.extend(builder.problems)
     if problems:
         return None, problems
     rel = source.path
     loc = source.loc(("name",))
-    rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
+    name, test_id = (spec.name, f"{rel}#{spec.name}") if row is None else (f"{spec.name} [{row}]",
+                                                                           f"{rel}#{spec.name}[{row}]")
+    rule = m.Rule(name=name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
     assertions = tuple(
         m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
                     vendor=getattr(a, "vendor", None), event=getattr(a, "event", None),
                     axe=axe_options(a) if a.kind == "no_accessibility_violations" else None)
         for i, a in enumerate(spec.assertions))
-    scenario = m.Scenario(id=f"{rel}#{spec.name}", name=spec.name, source=rel, kind="flow", loc=loc,
-                          entry_url=spec.url, rules=(rule,), description=spec.description or "",
-                          allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
-                          session=spec.session,
-                          session_loc=source.loc(("session",)) if spec.session is not None else None,
-                          tags=m.merge_tags(spec.tags or ()),
-                          environment=environment_of(spec))
-    return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []
+    return m.Scenario(id=test_id, name=name, source=rel, kind="flow", loc=loc,
+                      entry_url=spec.url, rules=(rule,), description=spec.description or "",
+                      allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
+                      session=spec.session,
+                      session_loc=source.loc(("session",)) if spec.session is not None else None,
+                      tags=m.merge_tags(spec.tags or ()),
+                      environment=environment_of(spec)), []
+
+
+def hook_problems(source: Source, library: StepsLibrary) -> list[Problem]:
+    """A `spec_version: "1"` flow in a folder with hook files: they would change what it runs."""
+    hooks = library.hooks(source.path, "before_each") + library.hooks(source.path, "after_each")
+    if not hooks:
+        return []
+    return [Problem(source.loc(("spec_version",)),
+                    f"{', '.join(escape(h) for h in hooks)} run{'s' * (len(hooks) == 1)} around each flow of "
+                    "its folder, a v1.x addition not part of spec_version \"1\"", _V1X_HINT)]

@@ -887,7 +887,8 @@ def _check_arg(value: Any) -> Any:
     if not isinstance(value, _SCALARS):
         got = "a mapping" if isinstance(value, dict) else "nothing (null)" if value is None else type(value).__name__
         raise fail(f"{{subject}} must be text, a number, true or false, or a list, got {got}",
-                   "a parameter takes one value, e.g. 'title: buy some cheese' or 'titles: [a, b]'")
+                   "write one value: text, a number, true or false, or a list of texts, e.g. 'buy some cheese' "
+                   "or [a, b]")
     return value
 
 
@@ -1061,6 +1062,30 @@ ENVIRONMENT_KEYS = tuple(EnvironmentKeys.model_fields)
 
 # --- flow spec ------------------------------------------------------------------------------------------
 
+ROWS_MAX = 100
+COLUMNS_MAX = 20
+HookSteps = Annotated[list[Step], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
+#: a row of a data table: its name (its test's id ends in `[name]`) and its cells by column
+RowName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
+
+
+def _same_columns(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    names = list(rows)
+    columns = list(rows[names[0]]) if names else []
+    for name in names[1:]:
+        missing = [c for c in columns if c not in rows[name]]
+        extra = [c for c in rows[name] if c not in columns]
+        if missing or extra:
+            what = (f"has no {', '.join(repr(c) for c in missing)}" if missing else
+                    f"has {', '.join(repr(c) for c in extra)}, which row {quote(names[0])} has not")
+            raise fail(f"row {quote(name)} of 'examples' {what}",
+                       f"every row names the same columns, as the first does: {', '.join(columns)}", at=name, key=True)
+    return rows
+
+
+Examples = Annotated[dict[RowName, Annotated[dict[Identifier, ArgValue], Field(min_length=1, max_length=COLUMNS_MAX)]],
+                     Field(min_length=1, max_length=ROWS_MAX), AfterValidator(_same_columns)]
+
 
 class FlowSpecModel(EnvironmentKeys):
     """flow-spec v1 (`spec_version: "1"`) and v1 plus the documented v1.x additions (`"1.1"`)."""
@@ -1080,6 +1105,19 @@ class FlowSpecModel(EnvironmentKeys):
     session: Optional[SessionName] = None
     #: v1.x: words `--tag` selects by
     tags: Optional[Tags] = None
+    #: v1.x: steps run before the steps (of each row), and after them even when one failed
+    before_each: Optional[HookSteps] = None
+    after_each: Optional[HookSteps] = None
+    #: v1.x: a data table: the flow runs once per row, its placeholders bound to the row's cells
+    examples: Optional[Examples] = None
+
+    @model_validator(mode="after")
+    def _one_test_per_row(self) -> "FlowSpecModel":
+        if self.examples is not None and self.saves_session is not None:
+            raise fail("{where} saves a session and runs once per row of 'examples'",
+                       "a session is saved by one flow: move the sign-in into a flow of its own",
+                       at="saves_session", key=True)
+        return self
 
 
 # --- rule files -----------------------------------------------------------------------------------------

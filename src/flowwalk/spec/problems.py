@@ -276,7 +276,8 @@ class _Describer:
                 name = self.name_of(path)
                 return f"scenario {quote(name, NAME_SHOWN)}" if name else f"scenario {n}"
             own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
-                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
+                   "fields": f"emit field {n}", "before_each": f"step {n} of 'before_each'",
+                   "after_each": f"step {n} of 'after_each'"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
             if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
                 return f"{own} of {self.where(outer)}"
             return own
@@ -532,6 +533,10 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
 
     if kind == "string_pattern_mismatch":
+        if res.key_error and path[-2:-1] == ("examples",):
+            return Problem(source.key_loc(path), f"row name {quote(path[-1], NAME_SHOWN)} of 'examples' is not one word",
+                           "use letters, digits, '_', '.' and '-', e.g. 'active': it ends the row's test id, "
+                           "<name>[<row>]")
         if res.key_error:
             key = path[-1] if path else "?"
             return Problem(source.key_loc(path),

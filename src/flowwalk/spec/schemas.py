@@ -74,9 +74,10 @@ def _typed(node: dict[str, Any]) -> bool:
 
 
 def _placeholders_allowed(schema: dict[str, Any]) -> dict[str, Any]:
-    """The steps file's schema with a parameter placeholder accepted in every typed field of a step."""
+    """The schema with a whole placeholder accepted in every typed field of a step (not at the top
+    level: a spec's own keys take no placeholder)."""
     for name, definition in schema.get("$defs", {}).items():
-        if name == "ParamModel":
+        if name in ("ParamModel", "StabilizeModel", "ViewportModel", "GeolocationModel"):
             continue
         for key, prop in (definition.get("properties") or {}).items():
             if key != "steps" and isinstance(prop, dict) and _typed(prop):
@@ -89,7 +90,8 @@ def _placeholders_allowed(schema: dict[str, Any]) -> dict[str, Any]:
 
 def generate_schema(model: type[BaseModel], name: str, title: str, description: str) -> dict[str, Any]:
     body = _clean(model.model_json_schema(mode="validation"))
-    if model is StepsFileModel:
+    if model in (StepsFileModel, FlowSpecModel):
+        # a data table's column or a parameter may fill a typed field (the validator checks which)
         body = _placeholders_allowed(body)
     body["title"] = title
     body["description"] = description

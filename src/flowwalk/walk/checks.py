@@ -62,6 +62,7 @@ from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
+from flowwalk.spec.source import escape
 from flowwalk.walk.boundary import crash_of
 from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
 
@@ -252,7 +253,9 @@ def _judge_text(p: "_Probe", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
         return _missing(p, used)
     many = f" (first of {r.n})" if r.n > 1 and not r.hit else ""
-    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {_q(_clip(r.text))}", selector=used)
+    # a text compared whitespace and all is shown so: its spaces and line breaks are the point
+    shown = _q(escape(r.text[:OBSERVED_LIMIT])) if p.expect.keep_whitespace else _q(_clip(r.text))
+    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {shown}", selector=used)
 
 
 def _judge_text_matches(p: "_Probe", r: ElementRead, used: str) -> _Read:
@@ -443,7 +446,9 @@ KINDS: dict[str, Kind] = {
                           query="text", needs_element=True, settles="render"),
     "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
                               query="text", settles="render"),
-    "has_text": Kind(lambda p: f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
+    "has_text": Kind(lambda p: f"text exactly {_q(escape(p.expect.value or ''))}{_where(p)} (whitespace kept)"
+                     if p.expect.keep_whitespace else
+                     f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
                      _judge_text, query="exact_text", needs_element=True, settles="render"),
     "text_matches": Kind(lambda p: f"text matching /{p.pattern.pattern if p.pattern else p.expect.value or ''}/"
                                    f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True,
