@@ -25,6 +25,7 @@ from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArgum
 from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
+from flowwalk.events import StepFrame
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
@@ -281,6 +282,8 @@ class PlanDraft:
     #: turns validated check models into `model.Expect`s, as for flows and rule files: one per file,
     #: so two checks of the file cannot share a baseline (set by robot.py)
     builder: StepBuilder | None = None
+    #: the user keywords and GROUP blocks the call in hand runs inside (robot_user.py): its steps carry them
+    frames: tuple[StepFrame, ...] = ()
 
     def current_rule(self, call: Call) -> RuleDraft:
         if self.rule is None or self.scenario is None or self.scenario is not self.test_scenario:
@@ -290,7 +293,8 @@ class PlanDraft:
         return self.rule
 
     def add_steps(self, call: Call, *steps: Step) -> None:
-        self.current_rule(call).steps.extend(steps)
+        frames = self.frames
+        self.current_rule(call).steps.extend(dataclasses.replace(s, frames=frames) if frames else s for s in steps)
 
 
 # --- builders: lifecycle and rule structure ---------------------------------------------------------
