@@ -396,6 +396,14 @@ class ExpectHasText(ExpectBase):
 
 # --- lists, item by item, and classes (v1.1, issue 36) --------------------------------------------
 
+
+def equals_or_contains(check: Any, hint: str) -> None:
+    """Refuse a check (attribute, texts, classes) that has both or neither of `equals`, `contains`."""
+    if (check.equals is None) == (check.contains is None):
+        both = check.equals is not None
+        raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
+                   hint, at="contains" if both else None, key=True)
+
 ITEMS_MAX = 100
 Items = Annotated[list[Value], Field(max_length=ITEMS_MAX)]
 SomeItems = Annotated[list[NonEmptyValue], Field(min_length=1, max_length=ITEMS_MAX)]
@@ -420,12 +428,9 @@ class _ItemsCheck(ExpectBase):
 
     @model_validator(mode="after")
     def _one_list(self) -> "_ItemsCheck":
-        if (self.equals is None) == (self.contains is None):
-            both = self.equals is not None
-            raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
-                       f"a {getattr(self, 'kind', '')} expect takes exactly one list: 'equals' (every item, in order) or 'contains' "
-                       "(these items among them, in order), e.g. 'equals: [buy milk, walk the dog]'",
-                       at="contains" if both else None, key=True)
+        equals_or_contains(self, f"a {getattr(self, 'kind', '')} expect takes exactly one list: 'equals' (every "
+                                 "item, in order) or 'contains' (these items among them, in order), e.g. "
+                                 "'equals: [buy milk, walk the dog]'")
         return self
 
 
@@ -442,20 +447,6 @@ class ExpectClasses(_ItemsCheck):
     contains: Optional[Annotated[list[Value], Field(min_length=1, max_length=ITEMS_MAX)]] = None
 
 
-class ExpectHasClass(ExpectBase):
-    LABEL: ClassVar[str] = "expect has_class step"
-    kind: Literal["has_class"]
-    selector: Selector
-    value: ClassNames
-
-
-class ExpectLacksClass(ExpectBase):
-    LABEL: ClassVar[str] = "expect lacks_class step"
-    kind: Literal["lacks_class"]
-    selector: Selector
-    value: ClassNames
-
-
 class ExpectInputValue(ExpectBase):
     LABEL: ClassVar[str] = "expect input_value step"
     kind: Literal["input_value"]
@@ -470,10 +461,14 @@ class ExpectBeacon(ExpectBase):
     event: Optional[Event] = None
 
 
-def _element_expect(kind: str) -> type[ExpectBase]:
-    """The expect kinds that only name an element: selector_exists, visible, checked, ..."""
+def _element_expect(kind: str, value: Any = None) -> type[ExpectBase]:
+    """The expect kinds that name an element (selector_exists, visible, checked, ...), and with
+    `value` the type of a `value` they take too (has_class)."""
+    annotations: dict[str, Any] = {"kind": Literal[kind], "selector": Selector}
+    if value is not None:
+        annotations["value"] = value
     return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (ExpectBase,), {
-        "__annotations__": {"kind": Literal[kind], "selector": Selector},
+        "__annotations__": annotations,
         "LABEL": f"expect {kind} step",
         "__module__": __name__,
     })
@@ -482,6 +477,10 @@ def _element_expect(kind: str) -> type[ExpectBase]:
 ELEMENT_STATE_KINDS = ("selector_exists", "selector_absent", "visible", "hidden", "enabled", "disabled",
                        "checked", "unchecked")
 _ELEMENT_MODELS = {kind: _element_expect(kind) for kind in ELEMENT_STATE_KINDS}
+
+#: the element's classes: has every one named in `value` / none of them
+ExpectHasClass = _element_expect("has_class", ClassNames)
+ExpectLacksClass = _element_expect("lacks_class", ClassNames)
 
 
 class ExpectCount(ExpectBase):
@@ -514,11 +513,8 @@ class ExpectAttribute(ExpectBase):
 
     @model_validator(mode="after")
     def _one_match(self) -> "ExpectAttribute":
-        if (self.equals is None) == (self.contains is None):
-            both = self.equals is not None
-            raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
-                       "an attribute expect takes exactly one of them, e.g. 'name: href' with 'contains: /checkout'",
-                       at="contains" if both else None, key=True)
+        equals_or_contains(self, "an attribute expect takes exactly one of them, e.g. 'name: href' with "
+                                 "'contains: /checkout'")
         return self
 
 
