@@ -157,6 +157,7 @@ def test_items_that_lose_their_class_and_an_untrimmed_title_fail_their_checks(bu
         "text exactly 'buy some sausages' in '#todo-list li:nth-child(2) label' (whitespace kept)"
     assert trimmed["observed"] == "'#todo-list li:nth-child(2) label' text: '    buy some sausages    '"
     _reports_say_what_was_expected_and_observed(out, verdict, marked)
+    _report_html_shows_the_diff_and_the_blocks(out, tmp_path)
 
 
 @pytest.mark.parametrize("buggy", [PREPENDS_KEEPS_COMPLETED_CLASS], indirect=True)
@@ -189,3 +190,39 @@ def _reports_say_what_was_expected_and_observed(out: Path, verdict: dict[str, An
     assert failure["expected"] in comment and failure["observed"] in comment
     assert "```diff\n" in comment
     assert all(f"  {line}" in comment for line in failure["diff"].splitlines()[2:])
+
+
+#: flowwalk reading its own report.html, opened on the failed marks-all test
+REPORT_FLOW = """
+spec_version: "1.1"
+name: the report nests the steps and shows the diff
+url: /report.html
+steps:
+  - {type: wait, for: "#list li"}
+  - {type: act, action: fill, selector: "#search", value: marks-all}
+  - {type: expect, kind: count, selector: "#list > li > details", equals: 1}
+  - type: expect
+    kind: texts
+    selector: "#list .failure pre.aria-diff span"
+    equals: ["- expected (3 items)", "+ observed (3 items)", "- 'completed'", "+ ''", "- 'completed'", "+ ''",
+             "- 'completed'", "+ ''"]
+  - {type: expect, kind: classes, selector: "#list .failure pre.aria-diff span", equals: [del, add, del, add, del, add,
+                                                                                         del, add]}
+  - type: expect
+    kind: texts
+    selector: "#list tr.frame .block"
+    equals: ["before each (examples/todomvc/mark-all/before_each.steps.yaml)", "use ../steps/default-todos.steps.yaml",
+             "use add-todo.steps.yaml", "use add-todo.steps.yaml", "use add-todo.steps.yaml"]
+  - {type: expect, kind: has_class, selector: "#list tr.step.failed td:nth-child(3)", value: d0}
+  - {type: expect, kind: has_class, selector: "#list tr.step td:nth-child(3)", value: d3}   # the first step, 3 deep
+assertions:
+  - {kind: no_console_errors, severity: critical}
+"""
+
+
+def _report_html_shows_the_diff_and_the_blocks(out: Path, tmp_path: Path) -> None:
+    spec = tmp_path / "report-check" / "report.flow.yaml"
+    spec.parent.mkdir()
+    spec.write_text(REPORT_FLOW)
+    done = flowwalk("run", str(spec), "--serve", str(out), "--out", str(tmp_path / "report-check-out"), "--offline")
+    assert done.returncode == 0, done.stdout + done.stderr
