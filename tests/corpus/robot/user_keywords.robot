@@ -16,6 +16,9 @@ Two todos
             And Add Todo    title=feed the cat
         END
         Then Todo Count Is    2
+        And locator "#todo-list li label" has texts    buy some cheese    feed the cat
+        And locator "#todo-list li" has classes    ${EMPTY}    ${EMPTY}
+        And locator "#todo-list li" contains texts    cat
 
 *** Keywords ***
 Add Todo
