@@ -421,9 +421,14 @@ def screenshot_missing(failure: Mapping[str, Any]) -> str:
 
 
 def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_lines: int = 40) -> list[str]:
-    """A failure's accessibility violations (rule linked to its help, impact, elements) and baseline
-    (file, status, the report's copies, the aria diff) as Markdown list items."""
+    """A failure's list diff (expected items against observed ones), accessibility violations (rule
+    linked to its help, impact, elements) and baseline (file, status, the report's copies, the aria
+    diff) as Markdown list items."""
     lines: list[str] = []
+    items = str(failure.get("diff") or "")
+    if items:
+        lines.append(f"{indent}- items (`-` expected, `+` observed):")
+        lines.extend(_fenced(items, indent, diff_lines))
     for v in failure.get("violations") or ():
         link = help_link(v.get("help_url"))
         rule = f"[{code(v.get('rule'), 60)}]({link})" if link else code(v.get("rule"), 60)
@@ -439,12 +444,17 @@ def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_line
         lines.extend(f"{indent}  - {code(line, 300)}" for line in rest)
         text_diff = str(baseline.get("text_diff") or "")
         if text_diff:
-            shown = text_diff.splitlines()[:diff_lines]
-            fence = "```"
-            while fence in text_diff:
-                fence += "`"
-            lines.extend([f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"])
+            lines.extend(_fenced(text_diff, indent, diff_lines))
     return lines
+
+
+def _fenced(diff: str, indent: str, limit: int) -> list[str]:
+    """A diff as a fenced `diff` block under a list item, its first `limit` lines."""
+    shown = diff.splitlines()[:limit]
+    fence = "```"
+    while fence in diff:
+        fence += "`"
+    return [f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"]
 
 
 def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:

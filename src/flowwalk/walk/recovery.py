@@ -126,7 +126,7 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
                  loc: Location | None = None, screenshot: str | None = None, parent: str | None = None,
                  recovery: tuple[RecoveryAttempt, ...] = (), candidates: tuple[dict[str, Any], ...] = (),
                  context: dict[str, Any] | None = None, baseline: Baseline | None = None,
-                 violations: tuple[Violation, ...] = ()) -> Failure:
+                 violations: tuple[Violation, ...] = (), diff: str = "") -> Failure:
     """A Failure whose class and `retryable` come from the table, never from the caller."""
     runtime_code = normalize_code(code)
     mapping = RUNTIME_CODES[runtime_code]
@@ -151,4 +151,5 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
         context=dict(context or {}),
         baseline=baseline,
         violations=tuple(violations),
+        diff=diff,
     )
