@@ -18,7 +18,9 @@ from flowwalk.events import FailureClass, FailureStepKind, Severity, Status, Ste
 # --- vocabularies (one place; docs, models and the walker read these) --------------------------
 
 ACT_ACTIONS = ("click", "fill", "press", "hover", "scroll",  # flow-spec v1
-               "select", "check", "uncheck", "dblclick", "focus", "upload")  # v1.x for rules
+               "select", "check", "uncheck", "dblclick", "focus", "upload",  # v1.x for rules
+               # v1.1 (issue 36): key by key, drag and drop, an event dispatched on the element
+               "type", "drag", "dispatch")
 
 EXPECT_KINDS = (
     # flow-spec v1
@@ -157,6 +159,18 @@ class Goto(Step):
 
 
 @dataclass(frozen=True)
+class DialogAnswer:
+    """How an act answers the dialog (alert, confirm, prompt) it opens, and what it expects of it."""
+
+    #: accept (OK) or dismiss (Cancel)
+    accept: bool = True
+    #: the dialog's message, exactly; a dialog with another message is dismissed and the step fails
+    message: str | None = None
+    #: what a prompt is answered with (accept only)
+    answer: str | None = None
+
+
+@dataclass(frozen=True)
 class Act(Step):
     action: str = "click"
     #: CSS or `text=` selector; may be a pipe fallback `a | b | c` (first that matches wins)
@@ -166,6 +180,17 @@ class Act(Step):
     value: str | None = None
     #: after the action, wait until this selector is attached (rules' `await`)
     await_selector: str | None = None
+    # v1.1 (issue 36): typing, drag and drop, events, dialogs
+    #: type: the pause between two keys (ms)
+    delay_ms: int = 0
+    #: drag: where the element is dropped (a selector)
+    to_selector: str | None = None
+    #: dispatch: the event's type (`blur`, `input`, `my-event`) and, for a CustomEvent, its
+    #: `detail` as JSON text
+    event: str | None = None
+    detail: str | None = None
+    #: the dialog this act opens and how it is answered; None: a dialog is dismissed and reported
+    dialog: DialogAnswer | None = None
 
 
 @dataclass(frozen=True)

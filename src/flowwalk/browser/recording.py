@@ -3,8 +3,10 @@
 `Recorder` is the part of `PageSession` that listens: every handler runs inside Playwright's
 dispatcher, so none may raise, and none asks the page anything (no round trip). The walker reads
 what was recorded (`beacons`, `console_errors`, `network`, ...) and decides; nothing here judges.
-Dialogs are answered at once (alert, confirm and prompt dismissed; `beforeunload` accepted) and
-popups closed, each recorded.
+Dialogs are answered at once, each recorded: as `dialog_plan` says when the walker armed one for
+the act that opens it (accepted or dismissed, a prompt answered; a dialog whose message is not the
+plan's is dismissed), else alert, confirm and prompt dismissed (Playwright's default) and
+`beforeunload` accepted. Popups are closed, each recorded.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 
 from flowwalk.browser.errors import PlaywrightError
 from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
+
+from flowwalk.model import DialogAnswer
 
 if TYPE_CHECKING:
     from playwright.sync_api import ConsoleMessage, Dialog, Page, Request
@@ -51,6 +55,11 @@ class Recorder:
         self.console: deque[str] = deque(maxlen=CONSOLE_KEPT)
         self.network: deque[dict[str, Any]] = deque(maxlen=NETWORK_KEPT)
         self.dialogs: list[dict[str, Any]] = []
+        #: how the next alert, confirm or prompt is answered (placeholders resolved), armed by the
+        #: walker for one act and spent by the first dialog
+        self.dialog_plan: DialogAnswer | None = None
+        #: every dialog seen, also past the MAX_RECORDS kept
+        self.dialog_count = 0
         self.popups: list[dict[str, Any]] = []
         #: top-level URLs the page committed, in order (last 20)
         self.navigations: deque[str] = deque(maxlen=CONSOLE_KEPT)
@@ -117,13 +126,23 @@ class Recorder:
             del self.console_errors[0]
 
     def _on_dialog(self, dialog: "Dialog") -> None:
-        kind = dialog.type
-        action = "accepted" if kind == "beforeunload" else "dismissed"
+        kind, message = dialog.type, dialog.message
+        plan = None if kind == "beforeunload" else self.dialog_plan
+        if plan is not None:
+            self.dialog_plan = None
+            accept = plan.accept and (plan.message is None or message == plan.message)
+        else:
+            accept = kind == "beforeunload"
+        self.dialog_count += 1
         if len(self.dialogs) < MAX_RECORDS:
-            self.dialogs.append({"type": kind, "message": clip(dialog.message, MAX_MESSAGE),
-                                 "action": action, "t": round(self.t(), 3)})
+            self.dialogs.append({"type": kind, "message": clip(message, MAX_MESSAGE),
+                                 "action": "accepted" if accept else "dismissed", "planned": plan is not None,
+                                 "t": round(self.t(), 3)})
         try:
-            dialog.accept() if kind == "beforeunload" else dialog.dismiss()
+            if accept:
+                dialog.accept(plan.answer if plan is not None and plan.answer is not None else None)
+            else:
+                dialog.dismiss()
         except PlaywrightError:
             pass
 

@@ -22,9 +22,10 @@ Behaviour a user sees, on purpose:
 * Offline routing (default): subresource requests to hosts outside loopback, the entry host and
   the allowed hosts are aborted and listed in `evidence()["blocked"]`. Analytics vendors' hosts are
   always answered locally with 204 and never leave the machine.
-* Dialogs are answered at once and recorded: alert, confirm and prompt are dismissed (confirm ->
-  false, prompt -> null); a `beforeunload` prompt is accepted, because a step that navigates away
-  means to leave, and staying would turn it into a confusing timeout.
+* Dialogs are answered at once and recorded: as the act that opens one says (`dialog_plan`), else
+  alert, confirm and prompt are dismissed (confirm -> false, prompt -> null, Playwright's default);
+  a `beforeunload` prompt is accepted, because a step that navigates away means to leave, and
+  staying would turn it into a confusing timeout.
 * Popups (`window.open`, `target=_blank`) are recorded with their URL and closed; the scenario
   stays on its page.
 * Where clicks land: one init script notes, for the last trusted `pointerdown` and `click` of each

@@ -9,6 +9,7 @@ verifier's module exists).
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 import re
 from contextlib import contextmanager
@@ -139,7 +140,7 @@ class StepBuilder:
             return m.Act(loc=loc, text=f"act {step.action} {show(shown)}", optional=step.optional,
                          verify=self.verifiers(step.verify, path + ("verify",)), action=step.action,
                          selector=step.selector, target=step.target, value=step.value,
-                         await_selector=step.await_)
+                         await_selector=step.await_, **act_extras(step))
         if isinstance(step, sm.WaitStep):
             text = f"wait {step.ms}ms" if step.ms is not None else f"wait for {show(step.for_ or '')}"
             return m.Wait(loc=loc, text=text, optional=step.optional, ms=step.ms, for_selector=step.for_)
@@ -299,6 +300,15 @@ def snapshot_slug(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "x"
 
 
+def act_extras(step: sm.ActStep) -> dict[str, Any]:
+    """The v1.1 keys of an act (typing, drag and drop, events, dialogs) as `model.Act` fields."""
+    dialog = step.dialog
+    return {"delay_ms": step.delay_ms or 0, "to_selector": step.to, "event": step.event,
+            "detail": json.dumps(step.detail) if "detail" in step.model_fields_set else None,
+            "dialog": m.DialogAnswer(accept=dialog.accept, message=dialog.message, answer=dialog.answer)
+            if dialog is not None else None}
+
+
 def axe_options(item: Any) -> m.AxeOptions:
     """The axe-core options of an `accessible` expect or a `no_accessibility_violations` assertion."""
     rules = item.rules
@@ -341,6 +351,9 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
                 add(path + ("await",), "'await'", key=True)
             if step.verify is not None:
                 add(path + ("verify",), "'verify'", key=True)
+            for key in ("delay_ms", "to", "event", "detail", "dialog"):
+                if key in step.model_fields_set:
+                    add(path + (key,), f"'{key}'", key=True)
         if isinstance(step, sm.ExpectBase):
             if step.kind not in sm.V1_EXPECT_KINDS:
                 add(path + ("kind",), f"expect kind '{step.kind}'")

@@ -65,7 +65,7 @@ AXE_RULES_MAX = 50
 V1_ACTIONS = ("click", "fill", "press", "hover", "scroll")
 V1_EXPECT_KINDS = ("url_contains", "url_matches", "text_contains", "beacon")
 #: actions that need a `value` (fill may be empty: it clears the field)
-VALUE_REQUIRED = ("fill", "press", "select", "upload")
+VALUE_REQUIRED = ("fill", "press", "select", "upload", "type")
 #: emit sources read from an element (and so need a selector)
 ELEMENT_SOURCES = ("text", "attr", "count", "html", "value", "class", "is_visible", "is_enabled", "is_checked")
 
@@ -752,6 +752,57 @@ class GotoStep(Strict):
     optional: bool = False
 
 
+# --- act: typing key by key, drag and drop, dispatched events, dialogs (v1.1, issue 36) -----------------
+
+#: type: the longest pause between two keys
+TYPE_DELAY_MAX = 1000
+#: the keys only one action takes: action -> keys
+ACTION_KEYS = {"type": ("delay_ms",), "drag": ("to",), "dispatch": ("event", "detail")}
+#: an event's type: a DOM event name or a custom one (`blur`, `input`, `todo:saved`)
+EVENT_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.:-]*$"
+_EVENT_NAME = re.compile(EVENT_NAME_PATTERN)
+
+
+def _check_event_name(value: str) -> str:
+    if not _EVENT_NAME.match(value):
+        raise fail(f"{{subject}} {quote(value)} is not an event type",
+                   "write the type as the page listens for it, without 'on': e.g. blur, input, change or cart:add")
+    return value
+
+
+EventName = Annotated[str, Field(min_length=1, max_length=EVENT_MAX, json_schema_extra={"pattern": EVENT_NAME_PATTERN}),
+                      AfterValidator(_check_event_name)]
+
+
+def _check_detail(value: Any) -> Any:
+    """A CustomEvent's detail: any JSON value, at most VALUE_MAX characters written as JSON."""
+    import json
+
+    size = len(json.dumps(value))
+    if size > VALUE_MAX:
+        raise fail(f"{{subject}} is {size} characters long as JSON; the limit is {VALUE_MAX}", "send less")
+    return value
+
+
+Detail = Annotated[Any, AfterValidator(_check_detail), WithJsonSchema({})]
+
+
+class DialogModel(Strict):
+    """`dialog:` of an act: the alert, confirm or prompt the act opens, checked and answered."""
+
+    LABEL: ClassVar[str] = "dialog"
+    accept: bool = True
+    message: Optional[Value] = None
+    answer: Optional[Value] = None
+
+    @model_validator(mode="after")
+    def _answer_needs_accept(self) -> "DialogModel":
+        if self.answer is not None and not self.accept:
+            raise fail("{where} answers a prompt it dismisses",
+                       "a dismissed prompt returns null: remove 'answer', or set accept: true", at="answer", key=True)
+        return self
+
+
 class ActStep(Strict):
     LABEL: ClassVar[str] = "act step"
     type: Literal["act"]
@@ -762,6 +813,11 @@ class ActStep(Strict):
     await_: Optional[Selector] = Field(default=None, alias="await")
     verify: Optional[VerifyList] = None
     optional: bool = False
+    delay_ms: Optional[Annotated[int, Field(ge=0, le=TYPE_DELAY_MAX)]] = None
+    to: Optional[Selector] = None
+    event: Optional[EventName] = None
+    detail: Optional[Detail] = None
+    dialog: Optional[DialogModel] = None
 
     @model_validator(mode="after")
     def _cross_fields(self) -> "ActStep":
@@ -772,13 +828,23 @@ class ActStep(Strict):
         if self.action in VALUE_REQUIRED:
             if self.value is None:
                 example = {"fill": "'{{EMAIL}}'", "press": "Enter", "select": "<option value>",
-                           "upload": "<file path>"}[self.action]
+                           "upload": "<file path>", "type": "'buy some cheese'"}[self.action]
                 raise fail(f"act {self.action}{{in_where}} needs a value", f"add value: {example}")
             if self.action != "fill" and self.value == "":
                 raise fail(f"act {self.action}{{in_where}} has an empty value", "write the value to use", at="value")
         elif self.value is not None:
             raise fail(f"act {self.action}{{in_where}} does not take a value",
                        f"remove 'value'; only {', '.join(VALUE_REQUIRED)} take one", at="value", key=True)
+        for action, keys in ACTION_KEYS.items():
+            for key in keys:
+                if action != self.action and key in self.model_fields_set:
+                    raise fail(f"act {self.action}{{in_where}} does not take '{key}'",
+                               f"'{key}' belongs to act {action}: remove it, or set action: {action}", at=key, key=True)
+        if self.action == "drag" and self.to is None:
+            raise fail("act drag{in_where} needs 'to'", "add to: <the selector of where the element is dropped>")
+        if self.action == "dispatch" and self.event is None:
+            raise fail("act dispatch{in_where} needs 'event'",
+                       "add event: <an event type such as blur, input or a custom one>")
         return self
 
 

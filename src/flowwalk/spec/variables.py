@@ -23,7 +23,7 @@ from flowwalk.spec.source import NAME_SHOWN, escape, quote
 
 PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 #: the step actions whose `value` may hold a secret
-SECRET_ACTIONS = ("fill", "press")
+SECRET_ACTIONS = ("fill", "press", "type")
 #: expect kinds whose value is a literal regular expression, never substituted
 LITERAL_KINDS = ("url_matches", "text_matches")
 MASK = "***"
@@ -77,10 +77,15 @@ def step_strings(step: Step) -> Iterator[tuple[str, str]]:
     if isinstance(step, Goto):
         yield "url", step.url
     elif isinstance(step, Act):
-        for name in ("selector", "target", "value", "await_selector"):
+        for name in ("selector", "target", "value", "await_selector", "to_selector"):
             value = getattr(step, name)
             if value is not None:
                 yield name.replace("_selector", ""), value
+        if step.dialog is not None:
+            for name in ("message", "answer"):
+                value = getattr(step.dialog, name)
+                if value is not None:
+                    yield f"dialog {name}", value
     elif isinstance(step, Expect):
         if step.kind not in LITERAL_KINDS and step.value is not None:
             yield "value", step.value

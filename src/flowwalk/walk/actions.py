@@ -30,7 +30,8 @@ from flowwalk.heal.find import Lookup
 from flowwalk.model import Act, Expect, Goto, Wait
 from flowwalk.walk.attempt import Attempt, Budget, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
-from flowwalk.walk import healing
+from flowwalk.spec.variables import SECRET_ACTIONS
+from flowwalk.walk import healing, interact
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.evidence import Click
 from flowwalk.walk.observations import verify
@@ -134,17 +135,20 @@ def _interrupts(attempt: Attempt, state: RuleState, result: StepResult) -> Gate 
 def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: StepResult) -> None:
     """One act step (see the module doc for its order)."""
     recovery = result.recovery
-    value = (attempt.bindings.subst(step.value, secrets=step.action in ("fill", "press"))
+    value = (attempt.bindings.subst(step.value, secrets=step.action in SECRET_ACTIONS)
              if step.value is not None else None)
     # the interrupts are cleared in the target's first read (one round trip for both)
     target = act_target(attempt, state, step, result, gate=_interrupts(attempt, state, result))
+    dest = interact.drop_target(attempt, state, step) if step.action == "drag" else None
+    dialogs = interact.dialogs_seen(attempt)
+    interact.arm_dialog(attempt, step)
     if state.last_act is not None:
         # locating took a round trip that delivered any late navigation of the last action:
         # blame that action before this one changes the page
         check_navigation(attempt, caused_by=state.last_act, pump=False)
     started = time.time() * 1000
     try:
-        _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+        _perform(step, target, value, dest, state.budget.cap_ms(attempt.settings.action_timeout_ms))
     except StepFailed:
         raise
     except Exception as first:  # noqa: BLE001
@@ -156,7 +160,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         again = dismiss(attempt, state.dismiss)
         started = time.time() * 1000
         try:
-            _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+            _perform(step, target, value, dest, state.budget.cap_ms(attempt.settings.action_timeout_ms))
         except Exception as second:  # noqa: BLE001
             halt_if_gone(second, attempt)
             recovery.record("dismiss_and_retry", "failed",
@@ -164,6 +168,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
             raise _action_error(step, second, twice=True) from None
         recovery.record("dismiss_and_retry", "recovered",
                         f"first try: {short(first)}; dismissed {again} interrupt(s) and retried once")
+    interact.await_dialog(attempt, state, step, dialogs, result)
     # the act was done (a later failure of this step or the next may come from where a click
     # landed): two clock reads, no round trip
     state.clicked = (Click(state.current_index or 0, step.action, result.detail.get("selector"), started,
@@ -275,9 +280,12 @@ def _frame_with_target(attempt: Attempt, state: RuleState, step: Act, selector: 
         return look_in_frames(attempt.session, has, budget_ms=budget)
 
 
-def _perform(step: Act, target: "Element", value: str | None, timeout_ms: float) -> None:
+def _perform(step: Act, target: "Element", value: str | None, dest: "Element | None", timeout_ms: float) -> None:
     if timeout_ms <= 0:
         raise StepFailed("TIMEOUT", "no time left for the action")
+    if step.action in interact.INTERACT_ACTIONS:
+        interact.perform_interaction(step, target, value, dest, int(timeout_ms))
+        return
     if step.action == "upload":
         path = Path(value or "")
         if not path.is_file():

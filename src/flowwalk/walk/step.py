@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait, titled
-from flowwalk.walk import actions, observations
+from flowwalk.walk import actions, interact, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, gone, runtime_code, short
 from flowwalk.walk.evidence import failure_context, screenshot
@@ -69,6 +69,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
     state.current_index, state.current_step = index, step
     state.current_kind = failure_step_kind(step, role)
     result = StepResult(status="passed", detail=dict(detail or {}))
+    dialogs = interact.dialogs_seen(attempt)
     try:
         if state.budget.rule_over():
             raise StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
@@ -102,6 +103,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
         code = runtime_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, StepFailed(code, short(exc)), result)
+    interact.settle_dialogs(attempt, state, index, step, dialogs, result)
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"

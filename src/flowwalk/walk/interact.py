@@ -1,0 +1,139 @@
+"""What an act needs beyond its element: drag's drop target, the new actions' browser calls, and
+the dialog an act opens (armed before the action, awaited and checked after it); and, for every
+step, the dialogs nobody asked for (a warning finding: they were dismissed).
+
+Contract:
+- an act with `dialog:` arms the session's answer before the action (browser/recording.py answers
+  the first alert, confirm or prompt with it) and, after the action, waits up to the expect
+  timeout (cut by the rule's and the run's time) for that dialog: none opened fails the step
+  (EXPECT_STATE_MISMATCH), so does a message other than `dialog.message` (that dialog was
+  dismissed, not accepted);
+- after any step, the armed answer is spent, and each dialog that opened during the step without
+  one is a warning finding naming its type and message, and the step's `dialogs` detail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
+from flowwalk import events as ev
+from flowwalk.browser.element import first_of
+from flowwalk.browser.interact import dispatch_event, drag_to, type_keys
+from flowwalk.model import Act, DialogAnswer, Step, titled
+from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.outcomes import StepFailed, StepResult
+from flowwalk.walk.waits import sleep_ms, wait_for
+
+if TYPE_CHECKING:
+    from flowwalk.browser.probe import Element
+
+__all__ = ["DIALOG_POLL_MS", "INTERACT_ACTIONS", "arm_dialog", "await_dialog", "dialogs_seen", "drop_target",
+           "perform_interaction", "settle_dialogs"]
+
+#: the actions this module performs (element.perform does the others)
+INTERACT_ACTIONS = ("type", "drag", "dispatch")
+#: how often an act waiting for its dialog looks again
+DIALOG_POLL_MS = 50
+
+
+def drop_target(attempt: Attempt, state: RuleState, step: Act) -> "Element":
+    """Where a drag drops: the first match of `to`, waited for like the act's own selector."""
+    assert step.to_selector is not None
+    selector = attempt.bindings.subst(step.to_selector)
+    assert selector is not None
+    waited = state.budget.cap_ms(attempt.settings.action_timeout_ms)
+    located = wait_for(attempt, selector, state.scope, waited, visible=False)
+    if located is None:
+        raise StepFailed("ELEMENT_NOT_FOUND", f"drag: no element matches the drop target '{selector}' within "
+                         f"{int(waited)} ms", expected=f"an element matching '{selector}'", observed="nothing matched")
+    return first_of(located)
+
+
+def perform_interaction(step: Act, target: "Element", value: str | None, dest: "Element | None",
+                        timeout_ms: int) -> None:
+    """Do a `type`, `drag` or `dispatch` act on `target`."""
+    if step.action == "type":
+        type_keys(target, value or "", step.delay_ms, timeout_ms)
+    elif step.action == "drag":
+        assert dest is not None
+        drag_to(target, dest, timeout_ms)
+    else:
+        assert step.event is not None
+        dispatch_event(target, step.event, step.detail, timeout_ms)
+
+
+def dialogs_seen(attempt: Attempt) -> int:
+    """How many dialogs the session has seen so far (0 with no session)."""
+    return attempt.session.dialog_count if attempt.session is not None else 0
+
+
+def arm_dialog(attempt: Attempt, step: Act) -> None:
+    """Arm the session's answer to the dialog `step` opens (placeholders resolved)."""
+    if step.dialog is None or attempt.session is None:
+        return
+    subst = attempt.bindings.subst
+    attempt.session.dialog_plan = replace(step.dialog, message=subst(step.dialog.message),
+                                          answer=subst(step.dialog.answer))
+
+
+def await_dialog(attempt: Attempt, state: RuleState, step: Act, before: int, result: StepResult) -> None:
+    """After the act: its dialog opened (waiting for it up to the expect timeout), with the message
+    asked for. Records it in the step's `dialog` detail; StepFailed otherwise."""
+    plan, session = step.dialog, attempt.session
+    if plan is None or session is None:
+        return
+    wanted = _wanted(plan)
+    budget = state.budget.cap_ms(attempt.settings.expect_timeout_ms)
+    waited = 0.0
+    while session.dialog_count <= before and waited < budget:
+        sleep_ms(attempt, DIALOG_POLL_MS)
+        waited += DIALOG_POLL_MS
+    seen = _records(attempt, before)
+    planned = next((d for d in seen if d.get("planned")), None)
+    if planned is None:
+        session.dialog_plan = None
+        observed = ("no dialog" if not seen else
+                    "; ".join(f"{_a(d['type'])} '{d['message']}' ({d['action']})" for d in seen))
+        raise StepFailed("EXPECT_STATE_MISMATCH", f"{step.action} opened no dialog within {int(budget)} ms",
+                         expected=wanted, observed=observed)
+    result.detail["dialog"] = {k: planned[k] for k in ("type", "message", "action")}
+    message = attempt.bindings.subst(plan.message)
+    if message is not None and planned["message"] != message:
+        raise StepFailed("EXPECT_STATE_MISMATCH",
+                         f"the {planned['type']} said '{planned['message']}', not '{message}' (it was dismissed)",
+                         expected=wanted, observed=f"{_a(planned['type'])} '{planned['message']}'")
+
+
+def settle_dialogs(attempt: Attempt, state: RuleState, index: int, step: Step, before: int,
+                   result: StepResult) -> None:
+    """After any step: spend an armed answer, and report each dialog no act asked for."""
+    session = attempt.session
+    if session is None:
+        return
+    session.dialog_plan = None
+    unasked = [d for d in _records(attempt, before) if not d.get("planned") and d["type"] != "beforeunload"]
+    if not unasked:
+        return
+    result.detail["dialogs"] = [{k: d[k] for k in ("type", "message", "action")} for d in unasked]
+    for d in unasked:
+        state.add_finding(ev.Finding(
+            severity="warning", source="step", kind="dialog", step_index=index,
+            message=f"{_a(d['type'])} '{d['message']}' opened during step {index} ({titled(step)}) and was "
+                    f"{d['action']}; to answer it, add dialog: to the act that opens it (docs/flow-spec.md)"))
+
+
+def _records(attempt: Attempt, before: int) -> list[dict[str, Any]]:
+    assert attempt.session is not None
+    return list(attempt.session.dialogs[before:])
+
+
+def _a(kind: str) -> str:
+    """`an alert`, `a confirm`: a dialog's type as a sentence names it."""
+    return f"{'an' if kind[:1] in 'aeiou' else 'a'} {kind}"
+
+
+def _wanted(plan: DialogAnswer) -> str:
+    what = f"a dialog '{plan.message}'" if plan.message is not None else "a dialog"
+    how = "accepted" if plan.accept else "dismissed"
+    return f"{what}, {how}" + (f" with the answer '{plan.answer}'" if plan.answer is not None else "")
