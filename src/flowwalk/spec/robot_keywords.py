@@ -559,6 +559,25 @@ def _dblclick(call: Call, plan: PlanDraft) -> None:
     _act(call, plan, "dblclick", call.nonempty("css", "selector"))
 
 
+def _type_keys(call: Call, plan: PlanDraft) -> None:
+    """flowwalk's own: type key by key (aitester-bdd's `I type ... into` fills at once)."""
+    _act(call, plan, "type", call.nonempty("css", "selector"), value=call.nonempty("value", "text"))
+
+
+def _drag(call: Call, plan: PlanDraft) -> None:
+    plan.add_steps(call, Act(**call.step_kwargs(), action="drag", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
+                             to_selector=call.nonempty("to", "drop target")))
+
+
+def _dispatch(call: Call, plan: PlanDraft) -> None:
+    event = call.nonempty("event", "event type")
+    if not re.match(sm.EVENT_NAME_PATTERN, event):
+        raise CallError(f"'{event}' is not an event type",
+                        "write the type as the page listens for it, without 'on': e.g. blur, input or cart:add")
+    plan.add_steps(call, Act(**call.step_kwargs(), action="dispatch", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
+                             event=event))
+
+
 def _fill(call: Call, plan: PlanDraft) -> None:
     value = call.arg("value", "placeholder") if "value" in call.raw_args else ""
     _act(call, plan, "fill", call.nonempty("css", "selector"), value)
@@ -1017,7 +1036,7 @@ def _save_session(call: Call, plan: PlanDraft) -> None:
 
 GAT = (G, A, T)
 #: families of the keywords flowwalk adds to aitester-bdd's (its own checks and scenario settings)
-FLOWWALK_FAMILIES = ("list check", "baseline check", "accessibility check", "session", "environment")
+FLOWWALK_FAMILIES = ("interaction", "list check", "baseline check", "accessibility check", "session", "environment")
 
 _SHELL = ("it runs a shell command on the CI machine, and flowwalk never executes commands from a spec",
           "run the command as its own CI step and check its effect on the page with state checks")
@@ -1231,6 +1250,10 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I emit to artifact "${artifact}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
+    # flowwalk's own: typing key by key, drag and drop, events (docs/flow-spec.md), not in aitester-bdd
+    _kw('I type keys "${value}" into locator "${css}"', (W, A), "interaction", "act type (key by key)", _type_keys),
+    _kw('I drag locator "${css}" to locator "${to}"', (W, A), "interaction", "act drag", _drag),
+    _kw('I dispatch event "${event}" on locator "${css}"', (W, A), "interaction", "act dispatch", _dispatch),
     # flowwalk's own: lists item by item (docs/flow-spec.md, "Lists and exact text"), not in aitester-bdd
     _kw('locator "${css}" has texts', GAT, "list check", "expect texts (equals): a cell per element, in order",
         _items_check("texts", "equals"), cells="items"),
