@@ -22,7 +22,7 @@ from typing import Any, Mapping, Sequence, cast
 
 from flowwalk.errors import Location
 from flowwalk.events import (EmitRecorded, Event, Failure, FailureClass, FailureStepKind, Finding, Heal, ModelCalled,
-                             RecoveryAttempt, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished,
+                             RecoveryAttempt, RequestRouted, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished,
                              ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
 from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
@@ -410,6 +410,12 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                 events.append(EmitRecorded(scenario_id=sc.id, rule=rule.name, name=step.name,
                                            url="http://127.0.0.1:8000/shop", fields=fields,
                                            t=round(t0 + (total_ms + rule_ms) / 1000, 3)))
+                # the spec stubbed the shop's API, and the page asked it
+                events.append(RequestRouted(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
+                                            step_index=i, method="GET", url="http://127.0.0.1:8000/api/stock",
+                                            answer="fulfilled", status=200, route="/api/stock", path=path,
+                                            line=sc.loc.line, delay_ms=0, source="route",
+                                            t=round(t0 + (total_ms + rule_ms) / 1000, 3)))
         rule_status: Status = "failed" if failure else "passed"
         events.append(RuleFinished(scenario_id=sc.id, rule=rule.name, test_id=test_id, attempt=attempt,
                                    status=rule_status, duration_ms=round(rule_ms, 1), path=path, line=rule.loc.line,

@@ -464,6 +464,30 @@ class ModelCalled(Event):
     t: float = 0.0            # seconds since the run started
 
 
+@dataclass(frozen=True)
+class RequestRouted(Event):
+    """A request the spec answered itself (`routes:`): fulfilled from the spec or a HAR file, or aborted."""
+
+    scenario_id: str
+    rule: str
+    test_id: str
+    attempt: int
+    #: the step that was running (or, 1, the opening navigation before it)
+    step_index: int
+    method: str
+    url: str
+    answer: str               # fulfilled | aborted
+    status: int | None
+    #: the route that answered: its `url`, and where it is written
+    route: str
+    path: str
+    line: int
+    delay_ms: int = 0
+    #: "route" (the spec's answer) or "har" (the HAR file's)
+    source: str = "route"
+    t: float = 0.0            # seconds since the session's routes were installed
+
+
 _EVENT_NAMES: dict[type[Event], str] = {
     RunStarted: "run_started",
     ScenarioStarted: "scenario_started",
@@ -474,6 +498,7 @@ _EVENT_NAMES: dict[type[Event], str] = {
     RunCancelled: "run_cancelled",
     RunFinished: "run_finished",
     ModelCalled: "model_called",
+    RequestRouted: "request_routed",
 }
 #: event name -> its class: what `from_json` reads an emit.jsonl line back into
 EVENT_TYPES: dict[str, type[Event]] = {name: cls for cls, name in _EVENT_NAMES.items()}

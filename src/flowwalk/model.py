@@ -303,6 +303,32 @@ class Assertion:
     axe: AxeOptions | None = None
 
 
+# --- network control (v1.1, issue 36: docs/flow-spec.md, "Network control") -------------------
+
+
+@dataclass(frozen=True)
+class Route:
+    """Requests a spec answers itself: a canned response, an abort, or a HAR file's recording."""
+
+    loc: Location
+    #: which requests: a path on an allowed host (`/api/todos`), or an absolute URL; `*` matches
+    #: within one path segment, `**` across them
+    url: str
+    #: the request method (upper case), None: any
+    method: str | None = None
+    status: int = 200
+    #: the body as sent, and its content type when the spec gave JSON (application/json)
+    body: str | None = None
+    #: a file sent as the body, relative to the working directory with '/'
+    file: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    delay_ms: int = 0
+    abort: bool = False
+    #: a HAR file the matching requests are answered from (relative to the working directory)
+    har: str | None = None
+    json: bool = False
+
+
 # --- the browser's environment -----------------------------------------------------------------
 
 COLOR_SCHEMES = ("light", "dark", "no-preference")
@@ -400,6 +426,8 @@ class Scenario:
     environment: Environment = Environment()
     #: the project (environment profile) this copy of the scenario runs in; its name prefixes the id
     project: str | None = None
+    #: requests the spec answers itself (`routes:`), first match wins
+    routes: tuple[Route, ...] = ()
 
     @property
     def saves(self) -> tuple[tuple[str, Rule], ...]:

@@ -1,8 +1,9 @@
-"""Typing key by key, drag and drop, dispatched events and dialogs, walked as a user runs them.
+"""Typing key by key, drag and drop, dispatched events, dialogs and routed requests, walked as a user runs them.
 
 tests/e2e/interact/ holds one flow per behaviour of tests/site/pages/interact/shop.html (a search
 filtered on keyup, a board with HTML5 drag and drop, an email checked on blur, a cart counting a
-custom event's detail, a basket that confirms, prompts and alerts). Against the page as written
+custom event's detail, a basket that confirms, prompts and alerts, offers fetched from the shop's
+API, answered by the spec's routes or a HAR file). Against the page as written
 every flow passes; against copies with a bug planted, each flow fails at the check written for that
 behaviour, and junit.xml, report.html and the PR comment say what was expected and observed.
 """
@@ -35,6 +36,7 @@ BUGS = [
     ("email.addEventListener('blur'", "email.addEventListener('focus'"),
     ("+ e.detail.qty", "+ e.detail.quantity"),
     ("confirm(`Delete \"${name}\" from the basket?`)", "confirm(`Remove ${name}?`)"),
+    ("fetch('/api/offers?store=corner'", "fetch('/api/v2/offers?store=corner'"),   # the API moved
 ]
 NO_CONFIRM = [("if (confirm(`Delete \"${name}\" from the basket?`)) milk.remove();", "milk.remove();")]
 
@@ -59,6 +61,10 @@ def _walk(tmp_path: Path, bugs: list[tuple[str, str]], *files: str) -> tuple[Pat
     return out, dict(json.loads((out / "verdict.json").read_text()))
 
 
+def _records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines()]
+
+
 def _test(verdict: dict[str, Any], file: str) -> dict[str, Any]:
     return dict(next(t for t in verdict["tests"] if t["source"] == f"{FLOWS}/{file}"))
 
@@ -71,9 +77,10 @@ def _failure(verdict: dict[str, Any], file: str) -> dict[str, Any]:
 
 def test_every_flow_passes_against_the_page_and_an_unasked_alert_is_reported(tmp_path: Path) -> None:
     out, verdict = _walk(tmp_path, [], "typing.flow.yaml", "drag.flow.yaml", "events.flow.yaml",
-                         "dialogs.flow.yaml", "unasked.flow.yaml")
-    assert verdict["counts"]["passed"] == 5, verdict["counts"]
-    records = [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines()]
+                         "dialogs.flow.yaml", "unasked.flow.yaml", "offers.flow.yaml", "offers-down.flow.yaml",
+                         "offers-har.flow.yaml")
+    assert verdict["counts"]["passed"] == 8, verdict["counts"]
+    records = _records(out)
     answered = [r["detail"]["dialog"] for r in records
                 if r["event"] == "step_finished" and "dialog" in r.get("detail", {})]
     assert answered == [
@@ -87,11 +94,19 @@ def test_every_flow_passes_against_the_page_and_an_unasked_alert_is_reported(tmp
                                          "and was dismissed; to answer it, add dialog: to the act"), finding
     assert "an alert 'Basket saved' opened" in (out / "report.html").read_text()
     assert "an alert 'Basket saved' opened" in (out / "junit.xml").read_text()
+    # each request a route answered is an event, and a row of its test in report.html
+    routed = {r["test_id"].split("#")[0].rsplit("/", 1)[1]: r for r in records if r["event"] == "request_routed"}
+    assert sorted(routed) == ["offers-down.flow.yaml", "offers-har.flow.yaml", "offers.flow.yaml"]
+    offers = routed["offers.flow.yaml"]
+    assert (offers["method"], offers["answer"], offers["status"], offers["delay_ms"], offers["line"]) == \
+        ("GET", "fulfilled", 200, 200, 5) and offers["url"].endswith("/api/offers?store=corner")
+    assert (routed["offers-har.flow.yaml"]["source"], routed["offers-down.flow.yaml"]["status"]) == ("har", 503)
+    assert '"route":"/api/offers?store=*"' in (out / "report.html").read_text()
 
 
 def test_each_planted_bug_fails_the_check_written_for_it(tmp_path: Path) -> None:
     out, verdict = _walk(tmp_path, BUGS, "typing.flow.yaml", "drag.flow.yaml", "events.flow.yaml",
-                         "dialogs.flow.yaml")
+                         "dialogs.flow.yaml", "offers.flow.yaml", "offers-har.flow.yaml", "offers-down.flow.yaml")
     typed = _failure(verdict, "typing.flow.yaml")
     # filtered on keydown, the list lags a key behind: 'ch', not 'che'
     assert typed["observed"] == "3 item(s) match '#results li': ['cheese', 'cherries', 'chips']", typed
@@ -105,6 +120,13 @@ def test_each_planted_bug_fails_the_check_written_for_it(tmp_path: Path) -> None
                                        "basket?' (it was dismissed)"), asked
     assert asked["expected"] == "a dialog 'Delete \"Oat milk\" from the basket?', dismissed"
     assert asked["observed"] == "a confirm 'Remove Oat milk?'"
+    # the page asks the moved API: no route answers it, nor the HAR file, and the offers stay empty;
+    # a route that still matches the new path keeps answering
+    for file in ("offers.flow.yaml", "offers-har.flow.yaml"):
+        assert _failure(verdict, file)["observed"] == "0 item(s) match '#offers li': []"
+    assert _test(verdict, "offers-down.flow.yaml")["status"] == "passed"
+    records = _records(out)
+    assert not [r for r in records if r["event"] == "request_routed" and r["route"] != "/api/**"]
     _reports_say_what_was_expected_and_observed(out, verdict, asked)
     _reports_say_what_was_expected_and_observed(out, verdict, typed)
 

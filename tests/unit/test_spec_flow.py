@@ -189,7 +189,7 @@ def test_a_key_with_a_line_break_is_refused_on_one_line(tmp_path: Path, monkeypa
         "  hint: valid keys of a goto step: url, optional\n"
         "t.flow.yaml:5:1: error: unknown key 'two\\nlines' at the top level\n"
         "  hint: valid keys of a flow spec: spec_version, name, description, url, allowed_hosts, steps, assertions, "
-            "saves_session, session, tags, before_each, after_each, examples, viewport, device, locale, timezone, "
+            "saves_session, session, tags, before_each, after_each, examples, routes, viewport, device, locale, timezone, "
             "color_scheme, geolocation")
 
 

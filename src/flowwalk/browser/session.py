@@ -54,6 +54,8 @@ from flowwalk.browser.page_evidence import CONTEXT_SCRIPT, LAST_CLICK_TIMEOUT_MS
 from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
 from flowwalk.browser.probe import PageReader
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
+from flowwalk.browser.routing import Router
+from flowwalk.model import Route
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
@@ -66,6 +68,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     """A fresh browser context + page for one scenario attempt (see the module docstring)."""
 
     page: "Page"
+    #: the spec's own answers to requests (`answer`), when it has any
+    router: Router | None = None
 
     def __init__(self, *, context: "BrowserContext", page: "Page", entry_url: str | None,
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
@@ -111,6 +115,10 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 routed.target = self._handle_routed
                 return
         self._route_outside_hosts()
+
+    def answer(self, routes: tuple[Route, ...]) -> None:
+        """From now on, answer the requests `routes` match as they say (browser/routing.py)."""
+        self.router = Router(self.context, self.page, routes, self.entry_host, self.allowed_hosts)
 
     # --- event handlers (run inside Playwright's dispatcher: they must never raise) ---------------
 

@@ -122,6 +122,8 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         "skipped_steps": test.skipped_steps,
         "findings": [_finding(f) for f in test.findings],
         "emits": [{"name": e.name, "url": e.url, "fields": e.fields} for e in test.emits],
+        "routed": [{"step": r.step_index, "method": r.method, "url": r.url, "answer": r.answer, "status": r.status,
+                    "route": r.route, "line": r.line, "delay_ms": r.delay_ms, "source": r.source} for r in test.routed],
         "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
         "tags": list(test.tags),
         "earlier": [{"attempt": a.attempt, "status": a.status, "ms": round(a.duration_ms, 1),

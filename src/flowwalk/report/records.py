@@ -95,6 +95,8 @@ class TestRecord:
     history: tuple[Attempt, ...] = ()
     #: `emit_recorded` events of this rule in the final attempt
     emits: tuple[ev.EmitRecorded, ...] = ()
+    #: `request_routed` events of the final attempt: requests the spec answered itself
+    routed: tuple[ev.RequestRouted, ...] = ()
     #: parents of this rule in its DAG (from the plan)
     parents: tuple[str, ...] = ()
     #: the test's tags (its scenario's and its rule's, from the plan)
@@ -369,6 +371,7 @@ class _Result:
 
     attempts: dict[int, ev.RuleFinished] = field(default_factory=dict)
     steps: dict[int, list[ev.StepFinished]] = field(default_factory=dict)
+    routed: dict[int, list[ev.RequestRouted]] = field(default_factory=dict)
     shard: int | None = None
 
 
@@ -427,6 +430,10 @@ def _section(raw: RawSection, problems: list[str]) -> _Read:
             if (step := _read(ev.StepFinished, number, rec, raw, problems)) is not None:
                 res = read.results.setdefault(step.test_id, _Result(shard=index))
                 res.steps.setdefault(step.attempt, []).append(step)
+        elif event == "request_routed":
+            if (routed := _read(ev.RequestRouted, number, rec, raw, problems)) is not None:
+                read.results.setdefault(routed.test_id, _Result(shard=index)).routed.setdefault(
+                    routed.attempt, []).append(routed)
         elif event == "rule_finished":
             if (rule := _read(ev.RuleFinished, number, rec, raw, problems)) is not None:
                 read.results.setdefault(rule.test_id, _Result(shard=index)).attempts[rule.attempt] = rule
@@ -595,7 +602,8 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
             reason=final.reason, duration_ms=final.duration_ms,
             attempts=max(final_no, max(scen_attempts.get(m.scenario_id, {0: None}))),
             shard=found.shard or m.shard, order=order, final=final, steps=steps, history=history,
-            emits=tuple(emits.get((m.scenario_id, m.rule), {}).get(final_no, []))))
+            emits=tuple(emits.get((m.scenario_id, m.rule), {}).get(final_no, [])),
+            routed=tuple(found.routed.get(final_no, []))))
 
     scenarios = tuple(
         replace(sc, order=order, attempts=tuple(by_attempt[n] for n in sorted(by_attempt)))

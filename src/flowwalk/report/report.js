@@ -296,6 +296,16 @@
     }
     var tl = timeline(t);
     if (tl) { box.appendChild(h("h4", { text: "steps" })); box.appendChild(tl); }
+    if (t.routed && t.routed.length) {
+      box.appendChild(h("h4", { text: "requests answered by the spec" }));
+      var rows = t.routed.map(function (r) {
+        var said = r.answer === "aborted" ? "aborted" : String(r.status) + (r.source === "har" ? " from the HAR file" : "");
+        if (r.delay_ms) said += " after " + r.delay_ms + " ms";
+        return h("tr", { cls: "routed" }, h("td", { text: "step " + r.step }), h("td", { text: r.method }),
+                 h("td", { text: r.url }), h("td", { text: said }), h("td", { text: "route " + r.route + " (line " + r.line + ")" }));
+      });
+      box.appendChild(h.apply(null, ["table", { cls: "routed" }].concat(rows)));
+    }
     if (t.emits.length) {
       box.appendChild(h("h4", { text: "emits" }));
       t.emits.forEach(function (e) { box.appendChild(h("div", { cls: "emit" }, h("b", { text: e.name }), " ", h("small", { text: e.url || "" }), h("pre", { text: pretty(e.fields) }))); });

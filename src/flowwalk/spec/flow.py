@@ -24,6 +24,7 @@ from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.calls import Blocks, StepsLibrary, bind, unknown_placeholders
 from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.routes import build_routes
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
 
@@ -363,7 +364,7 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             if "match_case" in step.model_fields_set:
                 add(path + ("match_case",), "'match_case'", key=True)
         selectors(step, path)
-    for key in ("saves_session", "session", "before_each", "after_each", "examples", *sm.ENVIRONMENT_KEYS):
+    for key in ("saves_session", "session", "before_each", "after_each", "examples", "routes", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:
             add((key,), f"'{key}'", key=True)
     for i, item in enumerate(spec.assertions):
@@ -475,6 +476,8 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
         steps += blocks.file_hook("after_each", spec.after_each, ("after_each",))
     steps += blocks.folder_hooks("after_each")
     problems.extend(builder.problems)
+    routes, route_problems = build_routes(spec.routes or (), source, spec.url, spec.allowed_hosts)
+    problems.extend(route_problems)
     if problems:
         return None, problems
     rel = source.path
@@ -493,7 +496,7 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
                       session=spec.session,
                       session_loc=source.loc(("session",)) if spec.session is not None else None,
                       tags=m.merge_tags(spec.tags or ()),
-                      environment=environment_of(spec)), []
+                      environment=environment_of(spec), routes=routes), []
 
 
 def hook_problems(source: Source, library: StepsLibrary) -> list[Problem]:

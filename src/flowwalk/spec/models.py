@@ -1149,6 +1149,75 @@ Examples = Annotated[dict[RowName, Annotated[dict[Identifier, ArgValue], Field(m
                      Field(min_length=1, max_length=ROWS_MAX), AfterValidator(_same_columns)]
 
 
+# --- network control (v1.1, issue 36: docs/flow-spec.md, "Network control") -----------------------------
+
+ROUTES_MAX = 30
+ROUTE_DELAY_MAX = 30_000
+HTTP_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS")
+ROUTE_URL_PATTERN = r"^(?:[hH][tT][tT][pP][sS]?://[^/?#\s*]+|/|\*\*)"
+#: what a route does with a request: the keys of each answer
+ROUTE_ANSWERS = ("status/json/body/file", "abort", "har")
+
+
+def _check_route_url(value: str) -> str:
+    if "{{" in value:
+        raise fail(f"route url {quote(value)} holds a placeholder",
+                   "write the URL as it is: routes are installed before the first step, e.g. '/api/todos'")
+    if not re.match(ROUTE_URL_PATTERN, value):
+        raise fail(f"route url {quote(value)} is neither a path nor an absolute http(s) URL",
+                   "write a path on the site ('/api/todos', '/api/**'), an absolute URL "
+                   "('https://api.example.com/v1/*'), or '**/todos' for any allowed host")
+    return value
+
+
+RouteUrl = Annotated[str, Field(min_length=1, max_length=URL_MAX, json_schema_extra={"pattern": ROUTE_URL_PATTERN}),
+                     AfterValidator(_check_route_url)]
+FilePath = Annotated[str, Field(min_length=1, max_length=SELECTOR_MAX)]
+
+
+class RouteModel(Strict):
+    """One entry of `routes:`: which requests, and how the spec answers them."""
+
+    LABEL: ClassVar[str] = "route"
+    url: RouteUrl
+    method: Optional[Literal[HTTP_METHODS]] = None  # type: ignore[valid-type]
+    status: Optional[Annotated[int, Field(ge=100, le=599)]] = None
+    json_: Optional[Detail] = Field(default=None, alias="json")
+    body: Optional[Value] = None
+    file: Optional[FilePath] = None
+    headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=128)], Value],
+                                Field(max_length=PARAMS_MAX)]] = None
+    delay_ms: Optional[Annotated[int, Field(ge=0, le=ROUTE_DELAY_MAX)]] = None
+    abort: bool = False
+    har: Optional[FilePath] = None
+
+    @model_validator(mode="after")
+    def _one_answer(self) -> "RouteModel":
+        given = self.model_fields_set
+        bodies = [k for k, f in (("json", "json_"), ("body", "body"), ("file", "file")) if f in given]
+        if len(bodies) > 1:
+            raise fail(f"{{where}} has both '{bodies[0]}' and '{bodies[1]}'",
+                       "a route answers with one body: json, body (text) or file", at=bodies[1], key=True)
+        answers = [k for k, on in (("abort", self.abort), ("har", "har" in given),
+                                   ("status", bool(bodies) or "status" in given or "headers" in given)) if on]
+        if len(answers) > 1:
+            raise fail(f"{{where}} {' and also '.join(_ANSWER_WORDS[a] for a in answers[:2])}",
+                       "a route either answers (status, json, body or file, headers), aborts (abort: true) or "
+                       "replays a HAR file (har:): keep one", at=answers[1], key=True)
+        if not answers:
+            raise fail("{where} does not say how to answer",
+                       "add json: <the body>, body: <text>, file: <path>, status: <code>, abort: true, "
+                       "or har: <file>.har")
+        if "har" in given and not (self.har or "").endswith(".har"):
+            raise fail(f"{{where}} replays {quote(self.har or '')}, which is not a .har file",
+                       "record one with Playwright (recordHar) or the browser's developer tools", at="har")
+        return self
+
+
+_ANSWER_WORDS = {"abort": "aborts", "har": "replays a HAR file", "status": "answers"}
+Routes = Annotated[list[RouteModel], Field(max_length=ROUTES_MAX)]
+
+
 class FlowSpecModel(EnvironmentKeys):
     """flow-spec v1 (`spec_version: "1"`) and v1 plus the documented v1.x additions (`"1.1"`)."""
 
@@ -1172,6 +1241,8 @@ class FlowSpecModel(EnvironmentKeys):
     after_each: Optional[HookSteps] = None
     #: v1.x: a data table: the flow runs once per row, its placeholders bound to the row's cells
     examples: Optional[Examples] = None
+    #: v1.x: requests the flow answers itself (docs/flow-spec.md, "Network control")
+    routes: Optional[Routes] = None
 
     @model_validator(mode="after")
     def _one_test_per_row(self) -> "FlowSpecModel":

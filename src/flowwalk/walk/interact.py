@@ -1,6 +1,7 @@
 """What an act needs beyond its element: drag's drop target, the new actions' browser calls, and
 the dialog an act opens (armed before the action, awaited and checked after it); and, for every
-step, the dialogs nobody asked for (a warning finding: they were dismissed).
+step, the dialogs nobody asked for (a warning finding: they were dismissed) and the requests the
+spec's routes answered (a `request_routed` event each).
 
 Contract:
 - an act with `dialog:` arms the session's answer before the action (browser/recording.py answers
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.probe import Element
 
 __all__ = ["DIALOG_POLL_MS", "INTERACT_ACTIONS", "arm_dialog", "await_dialog", "dialogs_seen", "drop_target",
-           "perform_interaction", "settle_dialogs"]
+           "perform_interaction", "report_routed", "settle_dialogs"]
 
 #: the actions this module performs (element.perform does the others)
 INTERACT_ACTIONS = ("type", "drag", "dispatch")
@@ -121,6 +122,20 @@ def settle_dialogs(attempt: Attempt, state: RuleState, index: int, step: Step, b
             severity="warning", source="step", kind="dialog", step_index=index,
             message=f"{_a(d['type'])} '{d['message']}' opened during step {index} ({titled(step)}) and was "
                     f"{d['action']}; to answer it, add dialog: to the act that opens it (docs/flow-spec.md)"))
+
+
+def report_routed(attempt: Attempt, state: RuleState, index: int) -> None:
+    """Emit a RequestRouted for each request the spec's routes answered since the last step."""
+    router = attempt.session.router if attempt.session is not None else None
+    if router is None:
+        return
+    for routed in router.take():
+        route = routed.route
+        attempt.emit(ev.RequestRouted(
+            scenario_id=attempt.scenario.id, rule=state.rule.name, test_id=attempt.scenario.test_id(state.rule),
+            attempt=attempt.number, step_index=index, method=routed.method, url=routed.url, answer=routed.answer,
+            status=routed.status, route=route.url, path=route.loc.path, line=route.loc.line,
+            delay_ms=route.delay_ms, source="har" if route.har else "route", t=routed.t))
 
 
 def _records(attempt: Attempt, before: int) -> list[dict[str, Any]]:

@@ -135,6 +135,8 @@ def _open(attempt: Attempt) -> ev.Failure | None:
         halt_if_gone(exc, attempt)
         return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
                             f"{short(exc)}", step_text=text, loc=sc.loc)
+    if sc.routes:
+        attempt.session.answer(sc.routes)
     if entry_problem is not None:
         return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
                             step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,

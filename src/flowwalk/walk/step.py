@@ -104,6 +104,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, StepFailed(code, short(exc)), result)
     interact.settle_dialogs(attempt, state, index, step, dialogs, result)
+    interact.report_routed(attempt, state, index)
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
