@@ -22,8 +22,8 @@ from typing import Any, Mapping, Sequence, cast
 
 from flowwalk.errors import Location
 from flowwalk.events import (EmitRecorded, Event, Failure, FailureClass, FailureStepKind, Finding, Heal, ModelCalled,
-                             RecoveryAttempt, RequestRouted, RuleFinished, RunCancelled, RunFinished, RunStarted, ScenarioFinished,
-                             ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
+                             RecoveryAttempt, RequestRouted, RuleFinished, RunCancelled, RunFinished, RunStarted,
+                             ScenarioFinished, ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
 from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
