@@ -761,12 +761,12 @@ ACTION_KEYS = {"type": ("delay_ms",), "drag": ("to",), "dispatch": ("event", "de
 #: an event's type: a DOM event name or a custom one (`blur`, `input`, `todo:saved`)
 EVENT_NAME_PATTERN = r"^[A-Za-z][A-Za-z0-9_.:-]*$"
 _EVENT_NAME = re.compile(EVENT_NAME_PATTERN)
+EVENT_NAME_HINT = "write the type as the page listens for it, without 'on': e.g. blur, input, change or cart:add"
 
 
 def _check_event_name(value: str) -> str:
     if not _EVENT_NAME.match(value):
-        raise fail(f"{{subject}} {quote(value)} is not an event type",
-                   "write the type as the page listens for it, without 'on': e.g. blur, input, change or cart:add")
+        raise fail(f"{{subject}} {quote(value)} is not an event type", EVENT_NAME_HINT)
     return value
 
 

@@ -572,8 +572,7 @@ def _drag(call: Call, plan: PlanDraft) -> None:
 def _dispatch(call: Call, plan: PlanDraft) -> None:
     event = call.nonempty("event", "event type")
     if not re.match(sm.EVENT_NAME_PATTERN, event):
-        raise CallError(f"'{event}' is not an event type",
-                        "write the type as the page listens for it, without 'on': e.g. blur, input or cart:add")
+        raise CallError(f"'{event}' is not an event type", sm.EVENT_NAME_HINT)
     plan.add_steps(call, Act(**call.step_kwargs(), action="dispatch", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
                              event=event))
 
