@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 
 from flowwalk.browser.errors import PlaywrightError
 from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
-
 from flowwalk.model import DialogAnswer
 
 if TYPE_CHECKING:

@@ -7,8 +7,9 @@ Contract of an act:
    none), `recover_target` is the one place that finds the element another way (walk/healing.py:
    the `target` and the pinned selector's last fingerprint over one page read, with or without a
    pinned selector) or fails the step saying why;
-3. do the action; one that raises is retried once after dismissing interrupts, when the rule
-   has any (aitester-bdd);
+3. do the action (a drag's drop target found first, the answer to the dialog it opens armed;
+   walk/interact.py); one that raises is retried once after dismissing interrupts, when the rule
+   has any (aitester-bdd); then wait for its dialog, when it says it opens one;
 4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
 
 Every wait is cut by the rule's and the run's time (`Budget.cap_ms`).
