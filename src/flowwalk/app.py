@@ -1,84 +1,96 @@
-"""What each command does, end to end: settings, loading, planning, running, reports, publishing.
+"""The commands, one typed function each: a request in, a result out, for the CLI and the MCP server.
 
-`cli.py` parses and calls exactly one function here. Each returns the process exit code.
+`cli.py` fills a request from its options and prints the result; `mcp/` fills the same request from
+a tool's arguments and answers with the same result, so a command cannot behave differently behind
+the two. A run prints its progress to the console it is given; nothing else here prints, except the
+warnings a run gives before it starts (stderr).
+
+Imports of the walker, the specs' models, the reports and GitHub stay inside the functions that
+use them: `execute_run` starts Playwright's driver (`Prelaunch`) before any of them is imported,
+and `flowwalk validate` never imports the walker.
 """
 
 from __future__ import annotations
 
-import json
+import datetime
 import os
 import signal
 import sys
 import threading
-import traceback
-from contextlib import ExitStack
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Callable, Iterable, Mapping, TextIO
+from typing import TYPE_CHECKING, Any, Callable, Iterator, Sequence, TextIO
 
-from flowwalk.errors import Problem, UsageError
+from flowwalk.cooperative import CancelToken
+from flowwalk.errors import Location, SpecError, UsageError
 from flowwalk.exitcodes import ExitCode
-from flowwalk.settings import Settings
+from flowwalk.model import Suite
+from flowwalk.reportfolder import ReportFolder
+from flowwalk.settings import Overrides, Settings
+from flowwalk.spec.config import settings_for
 
-#: files a run writes into its report folder; a new run replaces them (nothing else is touched)
-REPORT_FILES = ("emit.jsonl", "junit.xml", "verdict.json", "summary.md", "report.html", "pr.json")
-
-
-def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
-    """Every problem as `path:line:col: error: ...` + hint; under Actions also an ::error annotation."""
-    stream = stream or sys.stderr
-    problems = list(problems)
-    for problem in problems:
-        print(problem.render(), file=stream)
-    if os.environ.get("GITHUB_ACTIONS") == "true":
-        for problem in problems[:50]:
-            print(problem.annotation(), file=sys.stdout)
-    files = len({p.loc.path for p in problems})
-    print(f"\n{len(problems)} error{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}; "
-          f"nothing was run.", file=stream)
+if TYPE_CHECKING:
+    from flowwalk.events import Heal
+    from flowwalk.github.publish import PublishResult
+    from flowwalk.heal.baselines import BaselinePlan
+    from flowwalk.heal.patch import HealPatch
+    from flowwalk.plan.model import Plan
+    from flowwalk.report.merge import MergeResult
 
 
-def report_crash(error: BaseException) -> None:
-    """A bug in flowwalk: one clear line for the user, the traceback in a file for the bug report."""
-    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"flowwalk-crash-{os.getpid()}.txt"
-    try:
-        path.write_text("".join(traceback.format_exception(error)))
-        where = f"details in {path}"
-    except OSError:
-        where = "no details could be written"
-    print(f"flowwalk: internal error: {type(error).__name__}: {error} ({where}); "
-          f"this is a bug in flowwalk, please report it", file=sys.stderr)
+# --- validate, plan, run ---------------------------------------------------------------------
 
 
-# --- settings --------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class RunRequest:
+    """What `validate`, `plan` and `run` are asked (the CLI's options, the MCP tools' arguments): what
+    the settings are told, the flowwalk.yaml to read (None: ./flowwalk.yaml when present) and a
+    folder to serve on 127.0.0.1 for the run (its URL is the base URL unless one is given). One
+    request plans the same for `plan` and for `run`."""
+
+    overrides: Overrides = field(default_factory=Overrides)
+    config_path: str | None = None
+    serve_dir: str | None = None
 
 
-def _settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None) -> Settings:
-    from flowwalk.spec.config import settings_for  # the spec layer loads lazily, as before
+@dataclass(frozen=True)
+class Loaded:
+    """The settings and every suite a request names, as `flowwalk validate` checks them."""
 
-    return settings_for({k: v for k, v in options.items() if k != "config_path"},
-                        os.environ if env is None else env, options.get("config_path"))
+    settings: Settings
+    suites: list[Suite]
+
+    @property
+    def scenarios(self) -> int:
+        return sum(len(s.scenarios) for s in self.suites)
+
+    @property
+    def rules(self) -> int:
+        return sum(len(sc.rules) for s in self.suites for sc in s.scenarios)
 
 
-def _load(settings: Settings) -> list[Any]:
-    from flowwalk.spec.loader import load_suites
+def settings_of(request: RunRequest) -> Settings:
+    return settings_for(request.overrides, os.environ, request.config_path)
+
+
+def _suites(settings: Settings) -> list[Suite]:
+    from flowwalk.spec.loader import load_suites   # pydantic: after the prelaunch started
 
     return load_suites(list(settings.paths), settings)
 
 
-def _with_paths(options: Mapping[str, Any]) -> dict[str, Any]:
-    opts = dict(options)
-    opts["paths"] = tuple(opts.get("paths") or ())
-    return opts
+def load(request: RunRequest) -> Loaded:
+    """The settings and every suite the request names; SpecError (every problem) or UsageError."""
+    settings = settings_of(request)
+    return Loaded(settings, _suites(settings))
 
 
-# --- commands --------------------------------------------------------------------------------
-
-
-def load(options: Mapping[str, Any]) -> tuple[Settings, list[Any]]:
-    """The settings and every suite the options name; SpecError (every problem) or UsageError.
-    What `validate` checks, without printing: the MCP server's `validate` tool calls it too."""
-    settings = _settings(_with_paths(options))
-    return settings, _load(settings)
+def validate(request: RunRequest) -> Loaded:
+    """What `flowwalk validate` checks: every file the request names, and the quarantine file."""
+    loaded = load(request)
+    quarantine_of(loaded.settings, loaded.suites)
+    return loaded
 
 
 #: words in a variable's name that mark it as a secret wherever it is not declared one
@@ -91,65 +103,49 @@ def looks_secret(name: str) -> bool:
     return any(word in upper for word in SECRET_WORDS) or upper.endswith("PIN")
 
 
-def missing_variables(options: Mapping[str, Any], *, base_url_later: bool = False
-                      ) -> list[tuple[str, Any, bool]]:
+def missing_variables(request: RunRequest) -> list[tuple[str, Location, bool]]:
     """(name, location, secret) of every `{{NAME}}` the named specs need that the run cannot
     supply, first use each, in file order: the walker's own check (walk/preflight.py), before any
-    browser. `secret`: declared a secret (config, the spec) or named like one. `base_url_later`:
-    `--serve` sets BASE_URL when the run starts. Specs that do not load give none (the run reports
+    browser. `secret`: declared a secret (config, the spec) or named like one. A folder to serve
+    supplies BASE_URL when the run starts. Specs that do not load give none (the run reports
     them). The MCP server asks the person for the values of those that are not secrets."""
-    from flowwalk.errors import SpecError
-    from flowwalk.walk.context import run_variables
+    from flowwalk.walk.context import run_variables   # the walker: only when asked
     from flowwalk.walk.preflight import check_variables
 
     try:
-        settings, suites = load(options)
+        loaded = load(request)
     except (SpecError, UsageError):
         return []
-    available = run_variables(settings)
-    if base_url_later:
+    available = run_variables(loaded.settings)
+    if request.serve_dir:
         available.setdefault("BASE_URL", "http://127.0.0.1")
-    found: dict[str, tuple[str, Any, bool]] = {}
-    for suite in suites:
+    found: dict[str, tuple[str, Location, bool]] = {}
+    for suite in loaded.suites:
         for scenario in suite.scenarios:
-            declared = set(settings.secret_names) | set(scenario.secrets)
-            for loc, name in check_variables(scenario, settings, available):
+            declared = set(loaded.settings.secret_names) | set(scenario.secrets)
+            for loc, name in check_variables(scenario, loaded.settings, available):
                 if name not in found:
                     found[name] = (name, loc, name in declared or looks_secret(name))
     return list(found.values())
 
 
-def validate(options: Mapping[str, Any]) -> int:
-    settings_used, suites = load(options)
-    quarantine_of(settings_used, suites)   # a bad quarantine file is refused here too
-    scenarios = sum(len(s.scenarios) for s in suites)
-    rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
-    print(f"ok: {len(suites)} file{'s' * (len(suites) != 1)}, {scenarios} scenario"
-          f"{'s' * (scenarios != 1)}, {rules} rule{'s' * (rules != 1)}; no errors")
-    return ExitCode.OK
-
-
-def last_failed_ids(settings: Settings) -> frozenset[str] | None:
-    """`--last-failed REPORT`: the ids of the tests that did not pass there (None: not asked)."""
-    if not settings.last_failed:
-        return None
+def plan_of(settings: Settings, suites: list[Suite]) -> Plan:
+    """The run's plan: what `flowwalk plan` prints is what `flowwalk run` walks, selection included."""
+    from flowwalk.plan.shard import plan_run   # yaml: after the prelaunch started
     from flowwalk.report.history import not_passed
 
-    return not_passed(settings.last_failed)
+    return plan_run(suites, settings, last_failed_ids=not_passed(settings.last_failed) if settings.last_failed
+                    else None)
 
 
-def plan_of(settings: Settings, suites: list[Any]) -> Any:
-    """The run's plan: what `flowwalk plan` prints is what `flowwalk run` walks, selection included."""
-    from flowwalk.plan.shard import plan_run
-
-    return plan_run(suites, settings, last_failed_ids=last_failed_ids(settings))
+def plan(request: RunRequest) -> Plan:
+    settings = settings_of(request)
+    return plan_of(settings, _suites(settings))
 
 
-def quarantine_of(settings: Settings, suites: list[Any]) -> dict[str, Any] | None:
+def quarantine_of(settings: Settings, suites: list[Suite]) -> dict[str, Any] | None:
     """The quarantine file's record for this run (spec/quarantine.py), or None without a file.
     Entries map onto every test loaded, selected or not, and expire by today's date (UTC)."""
-    import datetime
-
     from flowwalk.spec.quarantine import find_quarantine, load_quarantine
 
     path = find_quarantine(settings.quarantine_file)
@@ -159,7 +155,7 @@ def quarantine_of(settings: Settings, suites: list[Any]) -> dict[str, Any] | Non
     return load_quarantine(path, scenarios, datetime.datetime.now(datetime.timezone.utc).date())
 
 
-def base_of(settings: Settings, the_plan: Any) -> dict[str, Any] | None:
+def base_of(settings: Settings, the_plan: Plan) -> dict[str, Any] | None:
     """The base branch's last report as the run keeps it (report/history.py): `--base-report`, else
     the durations file when it is a report (the last run's report a CI job downloads); None without."""
     from flowwalk.report.history import base_statuses
@@ -176,8 +172,8 @@ def base_of(settings: Settings, the_plan: Any) -> dict[str, Any] | None:
     return None
 
 
-def gate_of(settings: Settings, suites: list[Any], the_plan: Any) -> dict[str, Any] | None:
-    """What decides which failures fail the job (exitcodes.Gate), as run_started.gate records it."""
+def gate_of(settings: Settings, suites: list[Suite], the_plan: Plan) -> dict[str, Any] | None:
+    """What decides which failures fail the job (exitcodes.JobGate), as run_started.gate records it."""
     quarantine = quarantine_of(settings, suites)
     base = base_of(settings, the_plan)
     if quarantine is None and base is None and settings.fail_on == "any":
@@ -196,18 +192,6 @@ def gate_of(settings: Settings, suites: list[Any], the_plan: Any) -> dict[str, A
     return {"fail_on": settings.fail_on, "quarantine": quarantine, "base": base}
 
 
-def plan(options: Mapping[str, Any]) -> int:
-    from flowwalk.plan.shard import render_plan
-
-    settings = _settings(_with_paths(options))
-    the_plan = plan_of(settings, _load(settings))
-    if options.get("as_json"):
-        print(json.dumps(the_plan.record(), indent=2))
-    else:
-        print(render_plan(the_plan))
-    return ExitCode.OK
-
-
 def _notice(settings: Settings, title: str, message: str) -> None:
     """Something a user should know that changes nothing of the verdict: on stderr, and as a
     notice annotation on the job's summary page when on GitHub Actions."""
@@ -215,21 +199,6 @@ def _notice(settings: Settings, title: str, message: str) -> None:
     if settings.on_github_actions:
         text = message.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
         print(f"::notice title={title}::{text}", flush=True)
-
-
-def _clear_report_dir(out: Path) -> None:
-    """A new run replaces the previous run's artifacts in the folder (`REPORT_FILES` and
-    `flowwalk.report.records.ARTIFACT_DIRS`), and only those."""
-    import shutil
-
-    from flowwalk.report.records import ARTIFACT_DIRS
-
-    out.mkdir(parents=True, exist_ok=True)
-    for name in REPORT_FILES:
-        (out / name).unlink(missing_ok=True)
-    for name in ARTIFACT_DIRS:
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
 
 
 class Handlers:
@@ -251,72 +220,63 @@ class Handlers:
                           f"{type(error).__name__}: {error}", file=sys.stderr)
 
 
-def _install_cancel_handlers(cancel: threading.Event) -> Callable[[], None]:
-    """SIGINT/SIGTERM (what CI sends on cancel or timeout) stop the run cleanly; a second one
-    kills at once. Returns a function that restores the previous handlers."""
-    previous: dict[int, Any] = {}
-
+@contextmanager
+def cancelled_by_signals(cancel: CancelToken) -> Iterator[CancelToken]:
+    """SIGINT/SIGTERM (what CI sends on cancel or timeout) cancel the token, naming the signal; a
+    second one kills at once. The previous handlers are back after the block (main thread only)."""
     def handle(signum: int, _frame: Any) -> None:
         if cancel.is_set():
             raise KeyboardInterrupt
-        cancel.set()
-        cancel.signal_name = signal.Signals(signum).name  # type: ignore[attr-defined]
+        cancel.cancel(signal.Signals(signum).name)
         print(f"\nflowwalk: {signal.Signals(signum).name} received: finishing the reports for what ran",
               file=sys.stderr)
 
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        previous[sig] = signal.signal(sig, handle)
-
-    def restore() -> None:
+    previous = {sig: signal.signal(sig, handle) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield cancel
+    finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
 
-    return restore
 
-
-def run(options: Mapping[str, Any]) -> int:
-    verdict = execute_run(options, console=sys.stdout)
-    return int(verdict["exit_code"])
-
-
-def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threading.Event | None = None,
+def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | None = None,
                 on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> dict[str, Any]:
     """One run, end to end: serve, load, plan, walk, write the report folder; returns verdict.json.
 
-    `flowwalk run` calls it with the terminal and SIGINT/SIGTERM as the cancel. The MCP server's
-    `run` tool calls it from a worker thread with its own `cancel` (no signal handlers there: only
-    the main thread may install them), the console lines into a buffer and `on_event` to follow
-    the run; both therefore walk exactly the same way.
+    `flowwalk run` calls it with the terminal, and SIGINT/SIGTERM cancel it (`cancel` None). The MCP
+    server's `run` tool calls it from a worker thread with its own `cancel` (only the main thread may
+    install signal handlers), the console lines into a buffer and `on_event` to follow the run; both
+    therefore walk exactly the same way.
     """
     from flowwalk.walk.prelaunch import Prelaunch
 
-    options = _with_paths(options)
-    serve_dir = options.pop("serve_dir", None)
     with ExitStack() as stack:
         # worker 1 starts Playwright's driver now and launches its Chromium as soon as the settings
         # are known, while the specs load (walk/prelaunch.py); refused input stops it again before
         # it opened a page
         prelaunch = Prelaunch()
         stack.callback(prelaunch.close)
-        if serve_dir:
+        overrides = request.overrides
+        if request.serve_dir:
             from flowwalk.serve import StaticServer  # http.server only when asked to serve
 
-            server = stack.enter_context(StaticServer(serve_dir))
-            if not options.get("base_url"):
-                options["base_url"] = server.url
-            print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
-        settings = _settings(options)
+            server = stack.enter_context(StaticServer(request.serve_dir))
+            if not overrides.base_url:
+                overrides = replace(overrides, base_url=server.url)
+            print(f"serving {request.serve_dir} at {server.url}", file=sys.stderr)
+        settings = settings_for(overrides, os.environ, request.config_path)
         prelaunch.launch(settings)
-        suites = _load(settings)
+        suites = _suites(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
         if the_plan.durations.missing:
             from flowwalk.plan.shard import missing_durations_notice
 
             _notice(settings, "flowwalk durations", missing_durations_notice(str(the_plan.durations.path)))
-        out = Path(settings.out_dir)
-        _clear_report_dir(out)
-        _write_pr_context(out, settings)
+        out = ReportFolder(Path(settings.out_dir))
+        out.clear()
+        out.pr_context.unlink(missing_ok=True)
+        _write_pr_context(out.path, settings)
         # imported after the prelaunch started: the walker imports Playwright, which the
         # launching thread is importing meanwhile
         from flowwalk.report.build import build_reports
@@ -325,17 +285,16 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         from flowwalk.walk.run import run_plan
 
         if cancel is None:
-            cancel = threading.Event()
-            stack.callback(_install_cancel_handlers(cancel))
-        writer = EmitWriter(out)
+            cancel = stack.enter_context(cancelled_by_signals(CancelToken()))
+        writer = EmitWriter(out.path)
         stack.callback(writer.close)
-        reporter = ConsoleReporter(console, color=color, report_dir=str(out))
+        reporter = ConsoleReporter(console, color=color, report_dir=str(out.path))
         handlers: list[Callable[[Any], None]] = [writer, reporter]
         if on_event is not None:
             handlers.append(on_event)
         run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate)
         writer.close()
-        verdict: dict[str, Any] = build_reports(out)
+        verdict: dict[str, Any] = build_reports(out.path)
         reporter.finish(verdict)
         return verdict
     raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
@@ -345,45 +304,49 @@ def _write_pr_context(out: Path, settings: Settings) -> None:
     """On a pull_request event, remember the PR in the report for the fork-safe publish workflow."""
     if not settings.on_github_actions:
         return
-    try:
-        from flowwalk.github.publish import write_pr_context
-    except ImportError:  # pragma: no cover
-        return
+    from flowwalk.github.publish import write_pr_context   # pydantic and requests: on Actions only
+
     write_pr_context(out, None)
 
 
-def merge(dirs: Iterable[str], out_dir: str) -> int:
+# --- reports -----------------------------------------------------------------------------------
+
+
+def merge(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResult:
     from flowwalk.report.merge import merge_reports
 
-    result = merge_reports([Path(d) for d in dirs], Path(out_dir))
-    for warning in getattr(result, "warnings", ()):
-        print(f"flowwalk: warning: {warning}", file=sys.stderr)
-    verdict = result.verdict
-    counts = verdict["counts"]
-    print(f"merged {len(list(dirs))} report folders into {out_dir}: {counts['total']} tests, "
-          f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped, "
-          f"{counts['flaky']} flaky")
-    return int(verdict["exit_code"])
+    return merge_reports(dirs, out_dir)
 
 
-def rebuild(report_dir: str) -> int:
+def rebuild(report_dir: str | Path) -> dict[str, Any]:
+    """`flowwalk report DIR`: every report rebuilt from the folder's emit.jsonl; the verdict."""
     from flowwalk.report.build import build_reports
 
-    verdict = build_reports(Path(report_dir))
-    print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
-    return int(verdict["exit_code"])
+    return build_reports(Path(report_dir))
 
 
-def publish(options: Mapping[str, Any]) -> int:
-    from flowwalk.github.env import github_settings_from_env
+@dataclass(frozen=True)
+class PublishRequest:
+    """What `flowwalk publish` is asked; the rest comes from the GitHub Actions environment. Each
+    option is named after the `GitHubSettings` field it sets; None: not given."""
+
+    report_dir: Path = Path("flowwalk-report")
+    token: str | None = field(default=None, repr=False)
+    comment_mode: str | None = None
+    check_run: bool | None = None
+    commit_status: bool | None = None
+    comment_name: str | None = None
+    heal_suggestions: bool | None = None
+
+
+def publish(request: PublishRequest) -> PublishResult:
+    from flowwalk.github.env import github_settings_from_env   # pydantic and requests: publish only
     from flowwalk.github.publish import publish as publish_report
 
-    overrides = {k: v for k, v in options.items() if k != "report_dir" and v is not None}
-    gh = github_settings_from_env(os.environ, overrides)
-    report_dir = Path(options["report_dir"])
-    suggestions = _heal_suggestions(report_dir) if gh.heal_suggestions and gh.pr_number else []
-    result = publish_report(report_dir, gh, suggestions=suggestions)
-    return int(result.exit_code)
+    given = {f.name: getattr(request, f.name) for f in fields(request) if f.name != "report_dir"}
+    gh = github_settings_from_env(os.environ, given)
+    suggestions = _heal_suggestions(request.report_dir) if gh.heal_suggestions and gh.pr_number else []
+    return publish_report(request.report_dir, gh, suggestions=suggestions)
 
 
 def _heal_suggestions(report_dir: Path) -> list[Any]:
@@ -404,135 +367,137 @@ def _heal_suggestions(report_dir: Path) -> list[Any]:
                        score=e.heal.score, target=e.heal.target, tests=e.tests) for e in patch.edits]
 
 
-def heal(options: Mapping[str, Any]) -> int:
-    """`flowwalk heal`: the report's heals and new or changed baselines as a diff on stdout, or written
-    (--apply).
+# --- heal ----------------------------------------------------------------------------------------
 
-    Exit codes (cli.HEAL_EXIT_CODES_HELP): OK when every heal of the report is in the patch (or
-    there are none), SPEC_NEEDS_REVIEW when some could not be (each reason on stderr; the rest are
-    still printed or written), INPUT_REFUSED when the report cannot be read.
-    """
-    from flowwalk.heal.baselines import apply_baselines, plan_baselines
-    from flowwalk.heal.patch import PatchConflictError, apply_patch, describe, plan_patch
 
-    report_dir = Path(options.get("report_dir") or "flowwalk-report")
-    root = Path(options.get("root") or ".")
+@dataclass(frozen=True)
+class HealRequest:
+    """What `flowwalk heal` and the MCP server's `propose_heal` are asked."""
+
+    report_dir: Path = Path("flowwalk-report")
+    #: the folder the run ran in: spec paths in the report are relative to it, and only files
+    #: inside it change; None: the current folder, and a path the run wrote is taken as it is
+    root: Path | None = None
+    #: heals chosen for steps that did not heal (an agent's answers to the MCP server), with their tests
+    extra: tuple[tuple[Heal, tuple[str, ...]], ...] = ()
+
+
+@dataclass(frozen=True)
+class HealPlan:
+    """A report's heals (`patch`) and its new or changed baselines (`baselines`), as one change
+    of the checkout: `diff` is what `git apply` takes, `skipped` what is left out and why."""
+
+    patch: HealPatch
+    baselines: BaselinePlan
+
+    @property
+    def diff(self) -> str:
+        return self.patch.diff + self.baselines.diff
+
+    @property
+    def skipped(self) -> list[str]:
+        return [s.render() for s in self.patch.skipped] + [
+            f"baseline {path}: not in the patch: {why}" for path, why in self.baselines.skipped]
+
+    @property
+    def files(self) -> list[str]:
+        """Every file the diff changes."""
+        return sorted(self.patch.texts) + [c.path for c in self.baselines.changes]
+
+    @property
+    def heals(self) -> list[str]:
+        """One line per selector the patch changes: `path:line: 'old' -> 'new' (method, score)`."""
+        from flowwalk.heal.patch import describe
+
+        return describe(self.patch.edits)
+
+    @property
+    def done(self) -> str:
+        """What the diff holds, in words: `2 heals in 1 file and 1 baseline`."""
+        files = len(self.patch.texts)
+        edits = len(self.patch.edits)
+        text = f"{edits} heal{'s' * (edits != 1)} in {files} file{'s' * (files != 1)}"
+        if self.baselines.changes:
+            count = len(self.baselines.changes)
+            text += f" and {count} baseline{'s' * (count != 1)}"
+        return text
+
+    @property
+    def nothing(self) -> str:
+        """Why there is nothing to change, or "" when there is."""
+        if self.patch.edits or self.baselines.changes:
+            return ""
+        return "the report has no heals" if not (self.patch.skipped or self.patch.kept) \
+            else "no heal is left to apply"
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """OK when everything is in the diff, SPEC_NEEDS_REVIEW when something had to be left out."""
+        return ExitCode.SPEC_NEEDS_REVIEW if self.patch.skipped or self.baselines.skipped else ExitCode.OK
+
+
+def plan_heal(request: HealRequest) -> HealPlan:
+    """The report's heals and baselines as a change of the spec files under the root; writes nothing."""
+    from flowwalk.heal.baselines import plan_baselines   # yaml: heal only
+    from flowwalk.heal.patch import plan_patch
+
+    root = request.root or Path(".")
     if not root.is_dir():
         from flowwalk.spec.source import escape
 
         raise UsageError(f"--root '{escape(root)}' is not a folder\n  hint: pass the folder the run ran in "
                          f"(spec paths in the report are relative to it)")
-    # spec paths are as the run wrote them (relative to where it ran, `../` included); an explicit
-    # --root confines the patch to that folder
-    patch = plan_patch(report_dir, root, confine=options.get("root") is not None)
-    # the report's new and changed baselines (aria_snapshot, screenshot) go in the same patch
-    baselines = plan_baselines(report_dir, root, confine=options.get("root") is not None)
-    for skipped in patch.skipped:
-        print(f"flowwalk heal: {skipped.render()}", file=sys.stderr)
-    for path, why in baselines.skipped:
-        print(f"flowwalk heal: baseline {path}: not in the patch: {why}", file=sys.stderr)
-    if baselines.written:
-        print(f"flowwalk heal: {len(baselines.written)} baseline(s) --update-snapshots already wrote (review them "
-              f"with git diff): {', '.join(baselines.written)}", file=sys.stderr)
-    files = len(patch.texts)
-    done = f"{len(patch.edits)} heal{'s' * (len(patch.edits) != 1)} in {files} file{'s' * (files != 1)}"
-    if baselines.changes:
-        count = len(baselines.changes)
-        done += f" and {count} baseline{'s' * (count != 1)}"
-    left = f"; {len(patch.skipped) + len(baselines.skipped)} skipped (see above)" \
-        if patch.skipped or baselines.skipped else ""
-    if patch.kept:
-        left += f"; {len(patch.kept)} already in the spec files"
-    code = ExitCode.SPEC_NEEDS_REVIEW if patch.skipped or baselines.skipped else ExitCode.OK
-    if not patch.edits and not baselines.changes:
-        why = "the report has no heals" if not (patch.skipped or patch.kept) else "no heal is left to apply"
-        print(f"flowwalk heal: nothing to change: {why}{left}", file=sys.stderr)
-        return code
-    if not options.get("apply"):
-        sys.stdout.write(patch.diff + baselines.diff)
-        print(f"flowwalk heal: {done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
-        return code
+    # spec paths are as the run wrote them (relative to where it ran, `../` included); a root that
+    # was given confines the patch to that folder
+    confine = request.root is not None
+    return HealPlan(plan_patch(request.report_dir, root, confine=confine, extra=request.extra),
+                    plan_baselines(request.report_dir, root, confine=confine))
+
+
+@dataclass(frozen=True)
+class HealWritten:
+    """What `apply_heal` wrote: one line per selector and per baseline; `conflicts`: spec files
+    that changed while the patch was made, not written (then no baseline is written either)."""
+
+    patched: list[str]
+    baselines: list[str] = field(default_factory=list)
+    conflicts: list[str] = field(default_factory=list)
+
+
+def apply_heal(plan: HealPlan) -> HealWritten:
+    """Write the plan's spec files, then its baselines."""
+    from flowwalk.heal.baselines import apply_baselines
+    from flowwalk.heal.patch import PatchConflictError, apply_patch, describe
+
+    patch = plan.patch
     try:
         apply_patch(patch)
     except PatchConflictError as conflict:
         written = {str(p) for p in conflict.written}
-        for line in describe(e for e in patch.edits if str(patch.root / e.path) in written):
-            print(f"patched {line}")
-        for path in conflict.paths:
-            print(f"flowwalk heal: {path}: changed while the patch was made; not written, run flowwalk heal "
-                  f"again", file=sys.stderr)
-        return ExitCode.SPEC_NEEDS_REVIEW
-    for line in describe(patch.edits):
-        print(f"patched {line}")
-    apply_baselines(baselines)
-    for change in baselines.changes:
-        print(f"wrote {change.render()}")
-    print(f"flowwalk heal: wrote {done}{left}", file=sys.stderr)
-    return code
+        return HealWritten(patched=describe(e for e in patch.edits if str(patch.root / e.path) in written),
+                           conflicts=list(conflict.paths))
+    apply_baselines(plan.baselines)
+    return HealWritten(patched=plan.heals, baselines=[change.render() for change in plan.baselines.changes])
 
 
-def generated_schemas() -> dict[str, dict[str, Any]]:
-    """Every schema `flowwalk schema` writes, by file name: the inputs' (spec/) and discover's
-    crawl.json, an output generated from its model the same way."""
-    from flowwalk.discover.record import generate_schemas as crawl_schemas
-    from flowwalk.spec.schemas import generate_schemas as input_schemas
-
-    return {**input_schemas(), **crawl_schemas()}
+# --- schemas -------------------------------------------------------------------------
 
 
-def write_schemas(out_dir: str) -> int:
-    """`flowwalk schema --out DIR`: write every generated schema into DIR."""
-    from flowwalk.spec.schemas import render
+def schema_texts() -> dict[str, str]:
+    """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/)
+    and discover's crawl.json, an output generated from its model the same way."""
+    from flowwalk.discover.record import generate_schemas as crawl_schemas   # pydantic: schema only
+    from flowwalk.spec.schemas import generate_schemas as input_schemas, render
 
+    return {name: render(schema) for name, schema in {**input_schemas(), **crawl_schemas()}.items()}
+
+
+def write_schemas(out_dir: str | Path) -> list[Path]:
+    """`flowwalk schema --out DIR`: write every schema into DIR; the files written."""
     folder = Path(out_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    for name, schema in generated_schemas().items():
-        path = folder / name
-        path.write_text(render(schema), encoding="utf-8")
-        print(f"wrote {path}")
-    return ExitCode.OK
-
-
-def discover(options: Mapping[str, Any]) -> int:
-    """`flowwalk discover URL --out DIR`: the crawl prints as it goes; exit 0 when it ran (specs in
-    needs-review/ are part of its answer), 5 when cancelled, 6 when the start URL did not load."""
-    from flowwalk.discover import DiscoverOptions, discover as run_discover
-
-    opts = DiscoverOptions(
-        url=str(options["url"]), out_dir=Path(options["out_dir"]), allow_hosts=tuple(options.get("allow_hosts") or ()),
-        max_pages=_number(options, "max_pages", 50), max_depth=_number(options, "max_depth", 4),
-        max_actions=_number(options, "max_actions", 200),
-        budget_s=float(options.get("budget_min") or 10.0) * 60, resume=bool(options.get("resume")),
-        submit_forms=bool(options.get("submit_forms")),
-        login=Path(options["login"]) if options.get("login") else None, goal=str(options.get("goal") or ""),
-        variables=tuple(_assignments(options.get("variables") or ())), secret_names=tuple(options.get("secret_names") or ()),
-        destructive_add=tuple(options.get("destructive_add") or ()),
-        destructive_remove=tuple(options.get("destructive_remove") or ()),
-        verify=not options.get("no_verify"), use_model=not options.get("no_model"),
-        config_path=Path(options["config_path"]) if options.get("config_path") else None,
-        executable=options.get("executable") or None)
-    cancel = threading.Event()
-    restore = _install_cancel_handlers(cancel)
-    try:
-        result = run_discover(opts, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
-    finally:
-        restore()
-    print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
-          f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")
-    print(f"next: flowwalk run {result.out_dir}/   (what was found: {result.discover_dir}/index.md)")
-    if result.stopped_reason == "cancelled":
-        return ExitCode.CANCELLED
-    if result.stopped_reason == "unreachable":
-        return ExitCode.INFRASTRUCTURE_FAILED
-    return ExitCode.OK
-
-
-def _number(options: Mapping[str, Any], name: str, default: int) -> int:
-    value = options.get(name)
-    return default if value is None else int(value)
-
-
-def _assignments(pairs: Iterable[str]) -> list[tuple[str, str]]:
-    from flowwalk.settings import parse_assignments
-
-    return sorted(parse_assignments(list(pairs)).items())
+    written = []
+    for name, text in schema_texts().items():
+        (folder / name).write_text(text, encoding="utf-8")
+        written.append(folder / name)
+    return written

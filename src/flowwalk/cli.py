@@ -1,18 +1,26 @@
-"""The `flowwalk` command line: parses options, calls one function in `app`, maps errors to exit codes.
+"""The `flowwalk` command line: fills a command's request from the options, calls its one function
+in `app` and prints the result; flowwalk's errors become messages and exit codes.
 
-Heavy modules (playwright, pydantic models, reports) are imported inside the commands so that
-`flowwalk --help` and the first result of a run come quickly.
+`app` imports nothing heavy at the top (playwright, the specs' models, the reports come inside its
+functions), so `flowwalk --help` and the first result of a run come quickly.
 """
 
 from __future__ import annotations
 
+import json
+import os
 import sys
-from typing import Any, Callable
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Iterable
 
 import click
 
-from flowwalk import __version__
+from flowwalk import __version__, app
+from flowwalk.cooperative import CancelToken
+from flowwalk.errors import BrowserLaunchError, FlowwalkError, Problem, SpecError, UsageError
 from flowwalk.exitcodes import ExitCode
+from flowwalk.settings import Overrides, parse_assignments
 
 EXIT_CODES_HELP = """\b
 Exit codes:
@@ -32,15 +40,37 @@ Exit codes:
   3  the report folder cannot be read"""
 
 
+def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
+    """Every problem as `path:line:col: error: ...` + hint; under Actions also an ::error annotation."""
+    stream = stream or sys.stderr
+    problems = list(problems)
+    for problem in problems:
+        print(problem.render(), file=stream)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for problem in problems[:50]:
+            print(problem.annotation(), file=sys.stdout)
+    files = len({p.loc.path for p in problems})
+    print(f"\n{len(problems)} error{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}; "
+          f"nothing was run.", file=stream)
+
+
+def report_crash(error: BaseException) -> None:
+    """A bug in flowwalk: one clear line for the user, the traceback in a file for the bug report."""
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"flowwalk-crash-{os.getpid()}.txt"
+    try:
+        path.write_text("".join(traceback.format_exception(error)))
+        where = f"details in {path}"
+    except OSError:
+        where = "no details could be written"
+    print(f"flowwalk: internal error: {type(error).__name__}: {error} ({where}); "
+          f"this is a bug in flowwalk, please report it", file=sys.stderr)
+
+
 def _guarded(action: Callable[[], int]) -> None:
     """Run a command body; turn flowwalk's own errors into messages and exit codes, never tracebacks."""
-    from flowwalk.errors import BrowserLaunchError, FlowwalkError, SpecError, UsageError
-
     try:
         code = action()
     except SpecError as error:
-        from flowwalk.app import print_problems
-
         print_problems(error.problems)
         code = ExitCode.INPUT_REFUSED
     except UsageError as error:
@@ -57,11 +87,21 @@ def _guarded(action: Callable[[], int]) -> None:
         click.echo("flowwalk: cancelled", err=True)
         code = ExitCode.CANCELLED
     except Exception as error:  # a bug: say so plainly, keep the traceback out of the user's face
-        from flowwalk.app import report_crash
-
         report_crash(error)
         code = ExitCode.INTERNAL_ERROR
     sys.exit(int(code))
+
+
+def _many(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _run_request(options: dict[str, Any]) -> app.RunRequest:
+    """The request of `validate`, `plan` and `run`: their options are named after its fields."""
+    told = dict(options)
+    config_path, serve_dir = told.pop("config_path", None), told.pop("serve_dir", None)
+    told["variables"] = parse_assignments(told.get("variables") or ())
+    return app.RunRequest(Overrides(**told), config_path=config_path, serve_dir=serve_dir)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -114,9 +154,13 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
               help="The quarantine file to check too [flowwalk-quarantine.yaml when present].")
 def validate(**options: Any) -> None:
     """Check specs, rule files and .robot suites without starting a browser."""
-    from flowwalk import app
+    def body() -> int:
+        loaded = app.validate(_run_request(options))
+        print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
+              f"{_many(loaded.rules, 'rule')}; no errors")
+        return ExitCode.OK
 
-    _guarded(lambda: app.validate(options))
+    _guarded(body)
 
 
 @main.command(epilog=EXIT_CODES_HELP)
@@ -163,9 +207,7 @@ def validate(**options: Any) -> None:
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
 def run(**options: Any) -> None:
     """Walk specs in headless Chromium and write the report folder."""
-    from flowwalk import app
-
-    _guarded(lambda: app.run(options))
+    _guarded(lambda: int(app.execute_run(_run_request(options), console=sys.stdout)["exit_code"]))
 
 
 @main.command()
@@ -176,11 +218,19 @@ def run(**options: Any) -> None:
 @selection_options
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-def plan(**options: Any) -> None:
+def plan(as_json: bool, **options: Any) -> None:
     """Print which scenarios each shard runs, without running them."""
-    from flowwalk import app
+    def body() -> int:
+        the_plan = app.plan(_run_request(options))
+        if as_json:
+            print(json.dumps(the_plan.record(), indent=2))
+        else:
+            from flowwalk.plan.shard import render_plan   # yaml: not before a run's prelaunch
 
-    _guarded(lambda: app.plan(options))
+            print(render_plan(the_plan))
+        return ExitCode.OK
+
+    _guarded(body)
 
 
 @main.command()
@@ -188,18 +238,29 @@ def plan(**options: Any) -> None:
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Merged report folder.")
 def merge(dirs: tuple[str, ...], out_dir: str) -> None:
     """Combine shard report folders into the report one unsharded run would have written."""
-    from flowwalk import app
+    def body() -> int:
+        result = app.merge(dirs, out_dir)
+        for warning in result.warnings:
+            print(f"flowwalk: warning: {warning}", file=sys.stderr)
+        counts = result.verdict["counts"]
+        print(f"merged {len(dirs)} report folders into {out_dir}: {counts['total']} tests, "
+              f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped, "
+              f"{counts['flaky']} flaky")
+        return int(result.verdict["exit_code"])
 
-    _guarded(lambda: app.merge(dirs, out_dir))
+    _guarded(body)
 
 
 @main.command()
 @click.argument("report_dir", type=click.Path(file_okay=False, exists=True))
 def report(report_dir: str) -> None:
     """Rebuild junit.xml, verdict.json, summary.md and report.html from a folder's emit.jsonl."""
-    from flowwalk import app
+    def body() -> int:
+        verdict = app.rebuild(report_dir)
+        print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
+        return int(verdict["exit_code"])
 
-    _guarded(lambda: app.rebuild(report_dir))
+    _guarded(body)
 
 
 @main.command()
@@ -212,11 +273,9 @@ def report(report_dir: str) -> None:
 @click.option("--comment-name", help="Name of the sticky comment when several flowwalk jobs comment on one PR.")
 @click.option("--heal-suggestions/--no-heal-suggestions", default=None,
               help="Post each heal as a review comment with a suggestion block on the spec line [on].")
-def publish(**options: Any) -> None:
+def publish(report_dir: str, **options: Any) -> None:
     """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
-    from flowwalk import app
-
-    _guarded(lambda: app.publish(options))
+    _guarded(lambda: int(app.publish(app.PublishRequest(Path(report_dir), **options)).exit_code))
 
 
 @main.command(epilog=HEAL_EXIT_CODES_HELP)
@@ -226,11 +285,43 @@ def publish(**options: Any) -> None:
               help="The folder the run ran in; spec paths in the report are relative to it, and only files "
                    "inside it are changed [the current folder, any path the run wrote].")
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
-def heal(**options: Any) -> None:
+def heal(report_dir: str | None, root: str | None, apply: bool) -> None:
     """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""
-    from flowwalk import app
+    _guarded(lambda: _heal(app.HealRequest(Path(report_dir or "flowwalk-report"), Path(root) if root else None),
+                           apply))
 
-    _guarded(lambda: app.heal(options))
+
+def _heal(request: app.HealRequest, apply: bool) -> int:
+    """The diff on stdout, or written (`apply`); each heal or baseline left out on stderr, with why
+    (exit codes: HEAL_EXIT_CODES_HELP)."""
+    plan = app.plan_heal(request)
+    for line in plan.skipped:
+        print(f"flowwalk heal: {line}", file=sys.stderr)
+    if plan.baselines.written:
+        print(f"flowwalk heal: {len(plan.baselines.written)} baseline(s) --update-snapshots already wrote (review "
+              f"them with git diff): {', '.join(plan.baselines.written)}", file=sys.stderr)
+    left = f"; {len(plan.skipped)} skipped (see above)" if plan.skipped else ""
+    if plan.patch.kept:
+        left += f"; {len(plan.patch.kept)} already in the spec files"
+    if plan.nothing:
+        print(f"flowwalk heal: nothing to change: {plan.nothing}{left}", file=sys.stderr)
+        return plan.exit_code
+    if not apply:
+        sys.stdout.write(plan.diff)
+        print(f"flowwalk heal: {plan.done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
+        return plan.exit_code
+    written = app.apply_heal(plan)
+    for line in written.patched:
+        print(f"patched {line}")
+    for path in written.conflicts:
+        print(f"flowwalk heal: {path}: changed while the patch was made; not written, run flowwalk heal again",
+              file=sys.stderr)
+    if written.conflicts:
+        return ExitCode.SPEC_NEEDS_REVIEW
+    for line in written.baselines:
+        print(f"wrote {line}")
+    print(f"flowwalk heal: wrote {plan.done}{left}", file=sys.stderr)
+    return plan.exit_code
 
 
 @main.command(epilog="Limits, the destructive words and the files written: docs/discover.md.")
@@ -261,18 +352,46 @@ def heal(**options: Any) -> None:
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
 def discover(**options: Any) -> None:
     """Crawl URL and write starter flow specs that pass (checked twice before they are written)."""
-    from flowwalk import app
+    _guarded(lambda: _discover(options))
 
-    _guarded(lambda: app.discover(options))
+
+def _discover(options: dict[str, Any]) -> int:
+    """The crawl prints as it goes; exit 0 when it ran (specs in needs-review/ are part of its
+    answer), 5 when cancelled, 6 when the start URL did not load."""
+    from flowwalk.discover import DiscoverOptions, discover as crawl   # the crawl's modules: discover only
+
+    request = DiscoverOptions(
+        url=options["url"], out_dir=Path(options["out_dir"]), allow_hosts=options["allow_hosts"],
+        max_pages=options["max_pages"], max_depth=options["max_depth"], max_actions=options["max_actions"],
+        budget_s=(options["budget_min"] or 10.0) * 60, resume=options["resume"], submit_forms=options["submit_forms"],
+        login=Path(options["login"]) if options["login"] else None, goal=options["goal"],
+        variables=tuple(sorted(parse_assignments(options["variables"]).items())),
+        secret_names=options["secret_names"], destructive_add=options["destructive_add"],
+        destructive_remove=options["destructive_remove"], verify=not options["no_verify"],
+        use_model=not options["no_model"], config_path=Path(options["config_path"]) if options["config_path"] else None,
+        executable=options["executable"] or None)
+    with app.cancelled_by_signals(CancelToken()) as cancel:
+        result = crawl(request, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
+    print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
+          f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")
+    print(f"next: flowwalk run {result.out_dir}/   (what was found: {result.discover_dir}/index.md)")
+    if result.stopped_reason == "cancelled":
+        return ExitCode.CANCELLED
+    if result.stopped_reason == "unreachable":
+        return ExitCode.INFRASTRUCTURE_FAILED
+    return ExitCode.OK
 
 
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
 def schema(out_dir: str) -> None:
     """Write the JSON Schemas generated from the models (flow spec, rules, config, emit, verdict)."""
-    from flowwalk import app
+    def body() -> int:
+        for path in app.write_schemas(out_dir):
+            print(f"wrote {path}")
+        return ExitCode.OK
 
-    _guarded(lambda: app.write_schemas(out_dir))
+    _guarded(body)
 
 
 @main.command(name="mcp")

@@ -1,15 +1,19 @@
 """Frozen Settings, built once from command-line options, the environment and `flowwalk.yaml`.
 
-Precedence, highest first: command-line option, action input (`INPUT_*`), `FLOWWALK_*`
-environment variable, `flowwalk.yaml`, built-in default. `build_settings` is the one pure function
-that does this; tests build settings from plain dicts. Secret *values* live only in `Secrets`,
-whose repr never shows them.
+Precedence, highest first: what the command was told (`Overrides`: the command line's options, an
+MCP tool's arguments; the Action's inputs become options), `FLOWWALK_*` environment variable,
+`flowwalk.yaml`, built-in default. `build_settings` is the one pure function that does this.
+Secret *values* live only in `Secrets`, whose repr never shows them.
+
+A new setting is a field of `Settings`; one that a command or a tool can set is also a field of
+`Overrides` of the same name, which `build_settings` picks up (with its `FLOWWALK_*` variable in
+its tables).
 """
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -181,6 +185,47 @@ class Settings:
 
 
 
+@dataclass(frozen=True)
+class Overrides:
+    """What one call of a command was told, above the environment and flowwalk.yaml: the command
+    line's options or an MCP tool's arguments. Each field is named after the Settings field it sets
+    (`shard` is `K/N`, `projects` the names `--project` takes); None, or empty, is not given."""
+
+    paths: tuple[str, ...] = ()
+    variables: Mapping[str, str] = field(default_factory=dict)
+    #: names of environment variables holding secrets (added to flowwalk.yaml's `secrets`)
+    secret_names: tuple[str, ...] = ()
+    base_url: str | None = None
+    out_dir: str | None = None
+    shard: str | None = None
+    durations_file: str | None = None
+    fingerprints_file: str | None = None
+    projects: tuple[str, ...] = ()
+    grep: str | None = None
+    grep_invert: str | None = None
+    tag: str | None = None
+    last_failed: str | None = None
+    max_failures: int | None = None
+    base_report: str | None = None
+    fail_on: str | None = None
+    quarantine_file: str | None = None
+    workers: int | None = None
+    retries: int | None = None
+    flaky_policy: str | None = None
+    heal_policy: str | None = None
+    run_timeout_s: float | None = None
+    screenshots: str | None = None
+    full_page_screenshots: bool | None = None
+    trace: str | None = None
+    offline: bool | None = None
+    update_snapshots: bool | None = None
+    executable: str | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The fields that were given, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, (), {})}
+
+
 def parse_shard(text: str) -> tuple[int, int]:
     """`K/N` with 1 <= K <= N."""
     try:
@@ -286,9 +331,9 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     return number
 
 
-def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None,
+def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
                    config: Mapping[str, Any] | None = None) -> Settings:
-    """The one place configuration is read. `options` holds only what the command line set.
+    """The one place configuration is read: `overrides` above `env` above `config`.
 
     `config` is the validated `flowwalk.yaml` as a plain dict (only the keys the file sets).
     Secret values are read from the environment variables the run names (`--secret NAME` or the
@@ -297,11 +342,12 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     """
     env = dict(os.environ if env is None else env)
     config = dict(config or {})
+    options = overrides.given()
     merged: dict[str, Any] = {}
 
     def pick_from(name: str, *env_names: str) -> tuple[Any, str]:
         """The value of a setting and where it came from (for messages)."""
-        if options.get(name) not in (None, (), []):
+        if name in options:
             return options[name], "--" + name.replace("_", "-")
         for env_name in env_names:
             if env.get(env_name, "").strip():
@@ -342,20 +388,20 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     if "workers" not in merged:
         merged["workers"] = default_workers()
 
-    paths = options.get("paths") or config.get("paths")
+    paths = overrides.paths or config.get("paths")
     if paths:
         merged["paths"] = tuple(str(p) for p in paths)
 
-    shard = options.get("shard") or env.get("FLOWWALK_SHARD")
+    shard = overrides.shard or env.get("FLOWWALK_SHARD")
     if shard:
         merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
 
     variables = dict(config.get("variables") or {})
-    variables.update(parse_assignments(options.get("variables") or ()))
+    variables.update(overrides.variables)
     merged["variables"] = {str(k): str(v) for k, v in variables.items()}
 
     secret_names = list(config.get("secrets") or [])
-    for name in options.get("secret_names") or ():
+    for name in overrides.secret_names:
         if name not in secret_names:
             secret_names.append(name)
     merged["secret_names"] = tuple(secret_names)
@@ -369,20 +415,20 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         # the keys the config sets win over both defaults; the keys it leaves out keep each default
         merged["stabilize"] = replace(Stabilize(), **stabilize)
         merged["flow_stabilize"] = replace(FLOW_STABILIZE, **stabilize)
-    offline = options.get("offline")
+    offline = overrides.offline
     if offline is None:
         offline = _env_bool("FLOWWALK_OFFLINE", env.get("FLOWWALK_OFFLINE"))
     if offline is None:
         offline = config.get("offline")
     if offline is not None:
         merged["offline"] = bool(offline)
-    update = options.get("update_snapshots")
+    update = overrides.update_snapshots
     if update is None:
         update = _env_bool("FLOWWALK_UPDATE_SNAPSHOTS", env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
     if update is not None:
         merged["update_snapshots"] = bool(update)
-    if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
-        merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
+    if overrides.full_page_screenshots is not None:
+        merged["full_page_screenshots"] = overrides.full_page_screenshots
 
     for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("heal_policy", HEAL_POLICIES),
                           ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES), ("fail_on", FAIL_ON)):
@@ -392,7 +438,7 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["model"] = build_model_config(config["model"])
     merged["environment"] = environment_from(config)
     merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
-    merged["project_filter"] = parse_names(options.get("projects") or env.get("FLOWWALK_PROJECT", ""))
+    merged["project_filter"] = parse_names(overrides.projects or env.get("FLOWWALK_PROJECT", ""))
     merged.setdefault("executable", default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     return Settings(**merged)

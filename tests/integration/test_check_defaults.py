@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from flowwalk.model import Stabilize
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Overrides, Settings, build_settings
 from flowwalk.spec.config import load_config
 from flowwalk.spec.loader import load_suites
 
@@ -179,5 +179,5 @@ scenarios:
     assert default["flow"] == [("reads", 1)] and default["rules"] in two
     (tmp_path / "flowwalk.yaml").write_text("stabilize: {stable_reads: 2}\n")
     config = load_config(tmp_path / "flowwalk.yaml").model_dump(exclude_unset=True)
-    configured = reads(build_settings(base, env={}, config=config))
+    configured = reads(build_settings(Overrides(**base), env={}, config=config))
     assert configured["flow"] in two and configured["rules"] in two

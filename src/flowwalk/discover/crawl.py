@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import ExplorePage
+from flowwalk.cooperative import CancelToken
 from flowwalk.discover import inpage
 from flowwalk.discover.inpage import Found, Hands, resolve_candidates, to_state
 from flowwalk.discover.goal import goal_words, score
@@ -101,7 +101,7 @@ class Crawler:
     writer of the crawl state."""
 
     def __init__(self, options: DiscoverOptions, view: ExplorePage, state: CrawlState, folder: Path, *,
-                 progress: Callable[[str], None], cancel: threading.Event, started: float):
+                 progress: Callable[[str], None], cancel: CancelToken, started: float):
         self.options = options
         self.view = view
         self.state = state

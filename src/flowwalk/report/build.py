@@ -19,8 +19,7 @@ from typing import Any, Callable, TextIO
 
 from flowwalk.report.records import RunRecords, read_run
 from flowwalk.report.verdict import build_verdict
-
-VERDICT_FILE = "verdict.json"
+from flowwalk.reportfolder import ReportFolder
 
 
 def write_atomic(path: Path, text: str) -> Path:
@@ -70,23 +69,23 @@ def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | No
     verdict_error: BaseException | None = None
     try:
         verdict = build_verdict(records)
-        write_atomic(out / VERDICT_FILE, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+        write_atomic(out / ReportFolder.VERDICT, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
     except Exception as error:  # noqa: BLE001 - isolation is the point
         verdict_error = error
-        _report_failure(VERDICT_FILE, error, stream)
+        _report_failure(ReportFolder.VERDICT, error, stream)
 
     def junit() -> str:
         from flowwalk.report.junit import render_junit
 
         return render_junit(records)
 
-    builders: list[tuple[str, Callable[[], str]]] = [("junit.xml", junit)]
+    builders: list[tuple[str, Callable[[], str]]] = [(ReportFolder.JUNIT, junit)]
     if verdict is not None:
-        from flowwalk.report.summary import SUMMARY_FILE, render_summary
+        from flowwalk.report.summary import render_summary
 
         done = verdict
-        builders.append((SUMMARY_FILE, lambda: render_summary(done, records)))
-        builders.append(("report.html", lambda: _html(records, done)))
+        builders.append((ReportFolder.SUMMARY, lambda: render_summary(done, records)))
+        builders.append((ReportFolder.HTML, lambda: _html(records, done)))
     for name, build in builders:
         try:
             write_atomic(out / name, build())

@@ -18,11 +18,11 @@ from flowwalk.exitcodes import OUTCOME_WORDS
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
 from flowwalk.report.summary import gate_lead, healed_items
 from flowwalk.report.verdict import failure_message
+from flowwalk.reportfolder import ReportFolder
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
 _ASCII = {"passed": "ok   ", "failed": "FAIL ", "skipped": "skip ", "flaky": "flaky"}
 _COLORS = {"passed": "32", "failed": "31", "skipped": "33", "flaky": "35", "dim": "2", "bold": "1"}
-_REPORT_FILES = ("summary.md", "report.html", "junit.xml", "verdict.json", "emit.jsonl")
 
 
 def _wants_color(stream: TextIO, color: bool | str, env: Mapping[str, str]) -> bool:
@@ -178,5 +178,5 @@ class ConsoleReporter:
                             "`--apply` keeps it")
             if self.report_dir:
                 folder = Path(self.report_dir)
-                present = [name for name in _REPORT_FILES if (folder / name).exists()]
+                present = ReportFolder(folder).listing()
                 self._print(f"report: {folder}/ ({', '.join(present)})" if present else f"report: {folder}/")

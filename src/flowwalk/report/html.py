@@ -31,8 +31,6 @@ from flowwalk.report.summary import (
 )
 from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
 
-HTML_FILE = "report.html"
-
 
 def _asset(name: str) -> str:
     return resources.files("flowwalk.report").joinpath(name).read_text(encoding="utf-8")

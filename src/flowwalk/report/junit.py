@@ -24,8 +24,6 @@ from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
                                      skip_message, step_label, violation_text)
 
-JUNIT_FILE = "junit.xml"
-
 
 def _lines_for_failure(failure: Failure) -> list[str]:
     lines: list[str] = []

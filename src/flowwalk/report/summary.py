@@ -23,7 +23,6 @@ from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
 from flowwalk.report.verdict import baseline_lines, help_link
 
-SUMMARY_FILE = "summary.md"
 #: GitHub's job summary limit per step (bytes)
 SUMMARY_LIMIT = 1024 * 1024
 

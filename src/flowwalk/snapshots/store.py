@@ -14,10 +14,9 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["REPORT_FOLDER", "read_baseline", "report_name", "save_report_file", "sha256", "write_baseline"]
+from flowwalk.reportfolder import ReportFolder
 
-#: the report folder's subfolder holding candidate baselines and the images of a comparison
-REPORT_FOLDER = "baselines"
+__all__ = ["read_baseline", "report_name", "save_report_file", "sha256", "write_baseline"]
 
 
 def report_name(baseline: str, variant: str = "") -> str:
@@ -28,7 +27,7 @@ def report_name(baseline: str, variant: str = "") -> str:
     if variant:
         stem, dot, suffix = parts[-1].rpartition(".")
         parts[-1] = f"{stem}.{variant}.{suffix}" if dot else f"{parts[-1]}.{variant}"
-    return "/".join([REPORT_FOLDER, *parts])
+    return "/".join([ReportFolder.BASELINES, *parts])
 
 
 def read_baseline(path: str | Path) -> bytes | None:

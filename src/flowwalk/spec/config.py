@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from flowwalk.errors import SpecError, UsageError
-from flowwalk.settings import Settings, build_settings, find_config
+from flowwalk.settings import Overrides, Settings, build_settings, find_config
 
 if TYPE_CHECKING:
     from flowwalk.spec.models import ConfigModel
@@ -57,7 +57,7 @@ def read_config(config_path: str | Path | None) -> dict[str, Any]:
     return loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
 
 
-def settings_for(options: Mapping[str, Any], env: Mapping[str, str], config_path: str | Path | None) -> Settings:
+def settings_for(overrides: Overrides, env: Mapping[str, str], config_path: str | Path | None) -> Settings:
     """The one way a command builds its Settings: flowwalk.yaml (`config_path`, else the working
-    folder's), then the environment, then the command's own options (`run`, `plan`, `discover`...)."""
-    return build_settings(dict(options), env, read_config(config_path))
+    folder's), then the environment, then what the command was told (`run`, `plan`, `discover`...)."""
+    return build_settings(overrides, env, read_config(config_path))
