@@ -19,7 +19,7 @@ from typing import Any
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from flowwalk.events import Failure, to_json
-from flowwalk.exitcodes import Gate
+from flowwalk.exitcodes import JobGate
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
                                      skip_message, step_label, violation_text)
@@ -73,7 +73,7 @@ CHANGE_TEXT = {"new": "new: failed here, not on the base branch", "still_failing
                "flaky on the base branch too", "fixed": "fixed: failed on the base branch"}
 
 
-def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> str:
+def _system_out(test: TestRecord, gate: JobGate | None = None, entry: Any = None) -> str:
     lines: list[str] = []
     if test.tags:
         lines.append(f"tags: {', '.join(test.tags)}")
@@ -110,7 +110,7 @@ def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -
     return "\n".join(lines)
 
 
-def _case(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> TestCase:
+def _case(test: TestRecord, gate: JobGate | None = None, entry: Any = None) -> TestCase:
     classname = test.source if test.kind == "flow" else test.scenario_id
     case = TestCase(test.name, classname=classname, elapsed_sec=round(test.duration_ms / 1000, 3),
                     file=test.source, line=str(test.line), stdout=_system_out(test, gate, entry) or None)
@@ -143,7 +143,7 @@ def gate_properties(records: RunRecords) -> dict[str, str]:
 def render_junit(records: RunRecords) -> str:
     """The junit.xml document for a run, as text."""
     suites: dict[str, list[TestCase]] = {}
-    gate = Gate.from_record(records.gate)
+    gate = JobGate.from_record(records.gate)
     entries = quarantine_entries(records)
     for test in records.tests:
         suites.setdefault(test.source, []).append(_case(test, gate, entries.get(test.test_id)))

@@ -177,7 +177,7 @@ class ShardSection:
     cancelled: ev.RunCancelled | None = None
     #: the latest `t` seen (seconds since the run started), for runs that never finished
     last_t: float = 0.0
-    #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.Gate); None: none
+    #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.JobGate); None: none
     gate: Mapping[str, Any] | None = None
 
     @property

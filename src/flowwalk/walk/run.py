@@ -64,7 +64,7 @@ from flowwalk.browser.seams import private_api_allowed
 from flowwalk.cooperative import CancelToken
 from flowwalk.environment import describe
 from flowwalk.errors import BrowserLaunchError
-from flowwalk.exitcodes import Gate, decide_outcome
+from flowwalk.exitcodes import JobGate, decide_outcome
 from flowwalk.model import Scenario
 from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
@@ -202,7 +202,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     shared = _Shared()
     emit_lock = threading.Lock()
     # which failures fail the job (quarantine, fail_on: new): --max-failures counts only those
-    judge = Gate.from_record(gate)
+    judge = JobGate.from_record(gate)
     tests_of = {s.id: [s.test_id(r) for r in s.rules] for s in scenarios}
 
     def out(event: ev.Event) -> None:
