@@ -17,8 +17,8 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
-from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
+from flowwalk.llm import LLMConfig, build_llm_config
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
@@ -147,8 +147,9 @@ class Settings:
     #: write missing and changed baselines of aria_snapshot and screenshot checks (and pass them,
     #: each with a `baseline_written` warning) instead of failing them
     update_snapshots: bool = False
-    #: the optional model that heals when deterministic re-resolution cannot (`model:`); None: off
-    model: ModelConfig | None = None
+    #: the optional language model that heals when deterministic re-resolution cannot (flowwalk.yaml's
+    #: `model:`); None: off
+    llm: LLMConfig | None = None
     #: run selection (plan/select.py): a regex the test id must match / must not match, a tag
     #: expression, and an earlier report folder whose tests that did not pass are the ones to run
     grep: str | None = None
@@ -435,7 +436,7 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         if name in merged and merged[name] not in allowed:
             raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
     if config.get("model"):
-        merged["model"] = build_model_config(config["model"])
+        merged["llm"] = build_llm_config(config["model"])
     merged["environment"] = environment_from(config)
     merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
     merged["project_filter"] = parse_names(overrides.projects or env.get("FLOWWALK_PROJECT", ""))

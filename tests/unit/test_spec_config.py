@@ -130,11 +130,11 @@ def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:
 def test_a_model_block_becomes_the_model_settings(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "model:\n  preset: ollama\n  model: llama3.1\n  max_calls: 4\n"))
     settings = build_settings(Overrides(), env={}, config=config.model_dump(exclude_unset=True))
-    assert settings.model is not None
-    assert (settings.model.base_url, settings.model.model, settings.model.max_calls) == (
+    assert settings.llm is not None
+    assert (settings.llm.base_url, settings.llm.model, settings.llm.max_calls) == (
         "http://127.0.0.1:11434/v1", "llama3.1", 4)
-    assert settings.model.max_calls_per_step == 1 and settings.model.api_key_env is None
-    assert build_settings(Overrides(), env={}, config={}).model is None   # off by default
+    assert settings.llm.max_calls_per_step == 1 and settings.llm.api_key_env is None
+    assert build_settings(Overrides(), env={}, config={}).llm is None   # off by default
 
 
 def test_an_incomplete_model_block_is_refused_at_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

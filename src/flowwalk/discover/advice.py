@@ -94,7 +94,7 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
                  ) -> tuple[list[GeneratedSpec], list[dict[str, Any]], list[dict[str, Any]]]:
     """(specs, drops, calls): the specs with the model's usable proposals applied (or those of the
     `given` answer, when an agent answered the question itself)."""
-    config = settings.model
+    config = settings.llm
     if (config is None and given is None) or not specs:
         return specs, [], []
     from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, QuotaExceeded

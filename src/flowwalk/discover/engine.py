@@ -167,7 +167,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     question = None
     if options.advice is not None:
         specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say, given=options.advice)
-    elif options.use_model and settings.model is not None:
+    elif options.use_model and settings.llm is not None:
         specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say)
     elif options.use_model and specs:
         question = advice_question(specs, state_dict)   # what a model would have been asked

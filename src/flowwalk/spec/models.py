@@ -995,7 +995,7 @@ class ModelBlockModel(Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> "ModelBlockModel":
-        # the presets of modelconfig.py that name no model (local servers serve what they loaded)
+        # the presets of llm.py that name no model (local servers serve what they loaded)
         if self.enabled is False:
             return self
         if self.preset is None and self.base_url is None:

@@ -132,10 +132,10 @@ class RunContext:
 
 
 def _agent(settings: Settings) -> Agent | None:
-    if settings.model is None:
+    if settings.llm is None:
         return None
     secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
-    return Agent.open(settings.model, secrets=secrets)
+    return Agent.open(settings.llm, secrets=secrets)
 
 
 @functools.lru_cache(maxsize=None)
