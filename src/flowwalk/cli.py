@@ -1,8 +1,8 @@
 """The `flowwalk` command line: fills a command's request from the options, calls its one function
 in `app` and prints the result; flowwalk's errors become messages and exit codes.
 
-`app` imports nothing heavy at the top (playwright, the specs' models, the reports come inside its
-functions), so `flowwalk --help` and the first result of a run come quickly.
+`app.run` (validate, plan, run) imports nothing heavy at its top; each other command's module is
+imported by its command, so `flowwalk --help` and the first result of a run come quickly.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any, Callable, Iterable
 
 import click
 
-from flowwalk import __version__, app
+from flowwalk import __version__
+from flowwalk.app import run as app_run
 from flowwalk.cooperative import CancelToken
 from flowwalk.errors import BrowserLaunchError, FlowwalkError, Problem, SpecError, UsageError
 from flowwalk.exitcodes import ExitCode
@@ -96,12 +97,12 @@ def _many(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
 
-def _run_request(options: dict[str, Any]) -> app.RunRequest:
+def _run_request(options: dict[str, Any]) -> app_run.RunRequest:
     """The request of `validate`, `plan` and `run`: their options are named after its fields."""
     told = dict(options)
     config_path, serve_dir = told.pop("config_path", None), told.pop("serve_dir", None)
     told["variables"] = parse_assignments(told.get("variables") or ())
-    return app.RunRequest(Overrides(**told), config_path=config_path, serve_dir=serve_dir)
+    return app_run.RunRequest(Overrides(**told), config_path=config_path, serve_dir=serve_dir)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
@@ -155,7 +156,7 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 def validate(**options: Any) -> None:
     """Check specs, rule files and .robot suites without starting a browser."""
     def body() -> int:
-        loaded = app.validate(_run_request(options))
+        loaded = app_run.validate(_run_request(options))
         print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
               f"{_many(loaded.rules, 'rule')}; no errors")
         return ExitCode.OK
@@ -207,7 +208,7 @@ def validate(**options: Any) -> None:
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
 def run(**options: Any) -> None:
     """Walk specs in headless Chromium and write the report folder."""
-    _guarded(lambda: int(app.execute_run(_run_request(options), console=sys.stdout)["exit_code"]))
+    _guarded(lambda: int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"]))
 
 
 @main.command()
@@ -221,7 +222,7 @@ def run(**options: Any) -> None:
 def plan(as_json: bool, **options: Any) -> None:
     """Print which scenarios each shard runs, without running them."""
     def body() -> int:
-        the_plan = app.plan(_run_request(options))
+        the_plan = app_run.plan(_run_request(options))
         if as_json:
             print(json.dumps(the_plan.record(), indent=2))
         else:
@@ -239,7 +240,9 @@ def plan(as_json: bool, **options: Any) -> None:
 def merge(dirs: tuple[str, ...], out_dir: str) -> None:
     """Combine shard report folders into the report one unsharded run would have written."""
     def body() -> int:
-        result = app.merge(dirs, out_dir)
+        from flowwalk.app import reports
+
+        result = reports.merge(dirs, out_dir)
         for warning in result.warnings:
             print(f"flowwalk: warning: {warning}", file=sys.stderr)
         counts = result.verdict["counts"]
@@ -256,7 +259,9 @@ def merge(dirs: tuple[str, ...], out_dir: str) -> None:
 def report(report_dir: str) -> None:
     """Rebuild junit.xml, verdict.json, summary.md and report.html from a folder's emit.jsonl."""
     def body() -> int:
-        verdict = app.rebuild(report_dir)
+        from flowwalk.app import reports
+
+        verdict = reports.rebuild(report_dir)
         print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
         return int(verdict["exit_code"])
 
@@ -275,7 +280,12 @@ def report(report_dir: str) -> None:
               help="Post each heal as a review comment with a suggestion block on the spec line [on].")
 def publish(report_dir: str, **options: Any) -> None:
     """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
-    _guarded(lambda: int(app.publish(app.PublishRequest(Path(report_dir), **options)).exit_code))
+    def body() -> int:
+        from flowwalk.app.publish import PublishRequest, publish
+
+        return int(publish(PublishRequest(Path(report_dir), **options)).exit_code)
+
+    _guarded(body)
 
 
 @main.command(epilog=HEAL_EXIT_CODES_HELP)
@@ -287,14 +297,15 @@ def publish(report_dir: str, **options: Any) -> None:
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
 def heal(report_dir: str | None, root: str | None, apply: bool) -> None:
     """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""
-    _guarded(lambda: _heal(app.HealRequest(Path(report_dir or "flowwalk-report"), Path(root) if root else None),
-                           apply))
+    _guarded(lambda: _heal(Path(report_dir or "flowwalk-report"), Path(root) if root else None, apply))
 
 
-def _heal(request: app.HealRequest, apply: bool) -> int:
+def _heal(report_dir: Path, root: Path | None, apply: bool) -> int:
     """The diff on stdout, or written (`apply`); each heal or baseline left out on stderr, with why
     (exit codes: HEAL_EXIT_CODES_HELP)."""
-    plan = app.plan_heal(request)
+    from flowwalk.app import heal as app_heal
+
+    plan = app_heal.plan_heal(app_heal.HealRequest(report_dir, root))
     for line in plan.skipped:
         print(f"flowwalk heal: {line}", file=sys.stderr)
     if plan.baselines.written:
@@ -310,7 +321,7 @@ def _heal(request: app.HealRequest, apply: bool) -> int:
         sys.stdout.write(plan.diff)
         print(f"flowwalk heal: {plan.done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
         return plan.exit_code
-    written = app.apply_heal(plan)
+    written = app_heal.apply_heal(plan)
     for line in written.patched:
         print(f"patched {line}")
     for path in written.conflicts:
@@ -370,7 +381,7 @@ def _discover(options: dict[str, Any]) -> int:
         destructive_remove=options["destructive_remove"], verify=not options["no_verify"],
         use_model=not options["no_model"], config_path=Path(options["config_path"]) if options["config_path"] else None,
         executable=options["executable"] or None)
-    with app.cancelled_by_signals(CancelToken()) as cancel:
+    with app_run.cancelled_by_signals(CancelToken()) as cancel:
         result = crawl(request, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
     print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
           f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")
@@ -387,7 +398,9 @@ def _discover(options: dict[str, Any]) -> int:
 def schema(out_dir: str) -> None:
     """Write the JSON Schemas generated from the models (flow spec, rules, config, emit, verdict)."""
     def body() -> int:
-        for path in app.write_schemas(out_dir):
+        from flowwalk.app import reports
+
+        for path in reports.write_schemas(out_dir):
             print(f"wrote {path}")
         return ExitCode.OK
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from flowwalk.errors import UsageError
 
@@ -67,8 +68,6 @@ class LLMConfig:
         """What the call record names: the preset, else the server's host."""
         if self.preset:
             return self.preset
-        from urllib.parse import urlsplit
-
         return urlsplit(self.base_url).hostname or "custom"
 
     def record(self) -> dict[str, Any]:

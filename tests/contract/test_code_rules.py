@@ -62,7 +62,7 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                        "report", "reportfolder", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
             frozenset({"__init__", "agent", "app", "cooperative", "discover", "errors", "events", "heal", "report",
-                       "reportfolder", "settings", "spec"})),
+                       "reportfolder", "settings", "spec", "walk"})),
     "cli": ("click group: fill a command's request, call its one function, print the result; errors to exit codes",
             frozenset({"__init__", "app", "cooperative", "discover", "errors", "exitcodes", "mcp", "plan",
                        "settings"})),

@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from flowwalk.errors import SpecError
 from flowwalk.settings import Settings
 from flowwalk.spec.loader import load_suites
-from flowwalk.app import schema_texts, write_schemas
+from flowwalk.app.reports import schema_texts, write_schemas
 from flowwalk.spec.schemas import INPUT_SCHEMAS, generate_schemas, render
 from flowwalk.spec.source import load_source
 

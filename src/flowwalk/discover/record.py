@@ -220,7 +220,7 @@ def _journey(journey: dict[str, Any], specs: list[dict[str, Any]]) -> dict[str, 
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """The crawl.json schema, in the form `spec.schemas` gives the input schemas (`app.schema_texts`
+    """The crawl.json schema, in the form `spec.schemas` gives the input schemas (`app.reports.schema_texts`
     gathers them all)."""
     from flowwalk.spec.schemas import generate_schema
 

@@ -206,7 +206,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
 
     `annotate` (default: inside a workflow run, i.e. `settings.run_id` is set) prints the
     annotation commands on `stdout`. `client` lets tests point at a fake GitHub with a fake clock.
-    `suggestions` are the report's heals as spec lines (see `app.publish`), posted as review
+    `suggestions` are the report's heals as spec lines (see `app.publish.publish`), posted as review
     comments when `settings.heal_suggestions` is on and there is a PR.
     """
     report = Path(report_dir)

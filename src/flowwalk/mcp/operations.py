@@ -1,8 +1,8 @@
 """The bodies of the MCP tools: synchronous, thin over the functions `flowwalk`'s commands call.
 
 Each tool calls its command's one function with the command's own request: `validate` is
-`app.validate`, `run` is `app.execute_run`, `propose_heal` is `app.plan_heal`, `discover` is
-`discover.discover`, the schemas are `app.schema_texts`, and the rest read the report folders
+`app.run.validate`, `run` is `app.run.execute_run`, `propose_heal` is `app.heal.plan_heal`, `discover`
+is `discover.discover`, the schemas are `app.reports.schema_texts`, and the rest read the report folders
 those write. Nothing here changes how a spec is checked or walked; this module only confines
 paths, builds the typed answers and keeps them within bounds. The server (`mcp/server.py`) calls
 these from worker threads.
@@ -23,7 +23,9 @@ from typing import Any, Callable, Literal, Mapping, Sequence
 import yaml
 from pydantic import BaseModel, Field, create_model
 
-from flowwalk import app
+from flowwalk.app import heal as app_heal
+from flowwalk.app import reports
+from flowwalk.app import run as app_run
 from flowwalk.agent import candidate_question
 from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, build_prompt
 from flowwalk.cooperative import CancelToken
@@ -54,6 +56,8 @@ from flowwalk.reportfolder import ReportFolder
 from flowwalk.settings import Overrides
 from flowwalk.spec.loader import display_path
 from flowwalk.spec.variables import Redactor
+from flowwalk.walk.context import run_variables
+from flowwalk.walk.preflight import check_variables
 
 SpecKind = Literal["flow.yaml", "flow.json", "rules.yaml", "robot"]
 SchemaKind = Literal["flow_spec", "rules", "config", "quarantine"]
@@ -128,7 +132,7 @@ def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKin
 
 def _validated(told: Overrides, rename: tuple[str, str] | None) -> ValidateAnswer:
     try:
-        loaded = app.validate(app.RunRequest(told))
+        loaded = app_run.validate(app_run.RunRequest(told))
     except SpecError as error:
         problems = [_problem_out(p) for p in error.problems]
         if rename is not None:
@@ -180,7 +184,7 @@ def secret_values(names: list[str]) -> list[str]:
     return sorted(set(values), key=len, reverse=True)
 
 
-def run(ws: Workspace, limits: ServerLimits, request: app.RunRequest, *, cancel: CancelToken,
+def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, cancel: CancelToken,
         on_event: Callable[[Any], None] | None = None, on_start: Callable[[Path], None] | None = None) -> RunAnswer:
     """Walk the specs as `flowwalk run` does and answer with the verdict and its root causes."""
     told = request.overrides
@@ -220,7 +224,7 @@ def run(ws: Workspace, limits: ServerLimits, request: app.RunRequest, *, cancel:
         if on_start is not None:
             on_start(out)
         try:
-            verdict = app.execute_run(request, console=console, cancel=cancel, on_event=on_event, color=False)
+            verdict = app_run.execute_run(request, console=console, cancel=cancel, on_event=on_event, color=False)
         except UsageError as error:
             raise ToolInputError(str(error)) from None
     finally:
@@ -280,12 +284,12 @@ def list_reports(ws: Workspace) -> ReportsAnswer:
 
 def schema_names() -> list[str]:
     """The file names `flowwalk schema` writes (each a `flowwalk://schemas/{name}` resource)."""
-    return sorted(app.schema_texts())
+    return sorted(reports.schema_texts())
 
 
 def schema_text(name: str) -> str:
     """The schema `flowwalk schema` writes as `name`, as JSON text."""
-    schemas = app.schema_texts()
+    schemas = reports.schema_texts()
     if name not in schemas:
         raise ToolInputError(f"no schema named '{name}'\n  hint: one of {', '.join(sorted(schemas))}")
     return schemas[name]
@@ -320,7 +324,7 @@ def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswe
 
 def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | None = None) -> HealAnswer:
     """The report's heals and baselines as the diff `flowwalk heal --report DIR --root .` prints
-    (`app.plan_heal`); nothing is written. Spec paths in a report are relative to the folder the run
+    (`app.heal.plan_heal`); nothing is written. Spec paths in a report are relative to the folder the run
     ran in: the working directory.
 
     A step that did not heal although the page had candidates a model could have been asked about
@@ -350,7 +354,7 @@ def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | N
                            score=float(chosen.get("score") or 0.0), target=question.target,
                            step_index=question.step_index, path=question.path, line=question.line),
                       (question.test_id,)))
-    plan = app.plan_heal(app.HealRequest(folder, ws.root, tuple(extra)))
+    plan = app_heal.plan_heal(app_heal.HealRequest(folder, ws.root, tuple(extra)))
     answer = HealAnswer(report_dir=ws.relative(folder), diff=plan.diff, files=plan.files, heals=plan.heals,
                         baselines=[c.render() for c in plan.baselines.changes],
                         skipped=plan.skipped + declined, already_applied=len(plan.patch.kept),
@@ -555,13 +559,40 @@ class Needed:
     secret: bool
 
 
-def needed_variables(ws: Workspace, request: app.RunRequest) -> list[Needed]:
-    """Every variable the run's specs need that the run cannot supply (`app.missing_variables`)."""
+#: words in a variable's name that mark it as a secret wherever it is not declared one
+SECRET_WORDS = ("PASS", "PWD", "SECRET", "TOKEN", "APIKEY", "API_KEY", "PRIVATE", "CREDENTIAL", "AUTH", "SESSION",
+                "COOKIE")
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS) or upper.endswith("PIN")
+
+
+def needed_variables(ws: Workspace, request: app_run.RunRequest) -> list[Needed]:
+    """Every `{{NAME}}` the run's specs need that the run cannot supply, first use each, in file
+    order: the walker's own check (walk/preflight.py), before any browser. A secret is one declared
+    (config, the spec) or named like one. A folder to serve supplies BASE_URL when the run starts.
+    Specs that do not load need none: the run itself reports them."""
     told = request.overrides
     told = replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in told.paths),
                    secret_names=_names(told.secret_names))
-    return [Needed(name, f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}", secret)
-            for name, loc, secret in app.missing_variables(replace(request, overrides=told))]
+    try:
+        loaded = app_run.load(replace(request, overrides=told))
+    except (SpecError, UsageError):
+        return []
+    available = run_variables(loaded.settings)
+    if request.serve_dir:
+        available.setdefault("BASE_URL", "http://127.0.0.1")
+    found: dict[str, Needed] = {}
+    for suite in loaded.suites:
+        for scenario in suite.scenarios:
+            declared = set(loaded.settings.secret_names) | set(scenario.secrets)
+            for loc, name in check_variables(scenario, loaded.settings, available):
+                if name not in found:
+                    found[name] = Needed(name, f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}",
+                                         name in declared or looks_secret(name))
+    return list(found.values())
 
 
 def variables_form(needed: list[Needed]) -> type[BaseModel]:

@@ -12,7 +12,7 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel, Field
 
-from flowwalk.app import RunRequest
+from flowwalk.app.run import RunRequest
 from flowwalk.discover import DiscoverOptions
 from flowwalk.mcp import operations
 from flowwalk.mcp.answers import AskedOut, DiscoverAnswer, RunAnswer

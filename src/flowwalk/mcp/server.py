@@ -35,7 +35,7 @@ from mcp_types import CallToolResult, INVALID_PARAMS, ImageContent, InputRequire
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
-from flowwalk.app import RunRequest
+from flowwalk.app.run import RunRequest
 from flowwalk.cooperative import CancelToken
 from flowwalk.discover import DISCOVER_DIR, DiscoverOptions
 from flowwalk.errors import FlowwalkError, UsageError

@@ -17,7 +17,10 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from flowwalk.report.records import RunRecords, read_run
+from flowwalk.report.html import render_html
+from flowwalk.report.junit import render_junit
+from flowwalk.report.records import read_run
+from flowwalk.report.summary import render_summary
 from flowwalk.report.verdict import build_verdict
 from flowwalk.reportfolder import ReportFolder
 
@@ -44,12 +47,6 @@ def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
           f"the other reports were written", file=stream)
 
 
-def _html(records: RunRecords, verdict: dict[str, Any]) -> str:
-    from flowwalk.report.html import render_html  # imported here: a broken module breaks only this report
-
-    return render_html(verdict, records)
-
-
 def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None,
                   whole_run: bool | None = None) -> dict[str, Any]:
     """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
@@ -74,18 +71,11 @@ def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | No
         verdict_error = error
         _report_failure(ReportFolder.VERDICT, error, stream)
 
-    def junit() -> str:
-        from flowwalk.report.junit import render_junit
-
-        return render_junit(records)
-
-    builders: list[tuple[str, Callable[[], str]]] = [(ReportFolder.JUNIT, junit)]
+    builders: list[tuple[str, Callable[[], str]]] = [(ReportFolder.JUNIT, lambda: render_junit(records))]
     if verdict is not None:
-        from flowwalk.report.summary import render_summary
-
         done = verdict
         builders.append((ReportFolder.SUMMARY, lambda: render_summary(done, records)))
-        builders.append((ReportFolder.HTML, lambda: _html(records, done)))
+        builders.append((ReportFolder.HTML, lambda: render_html(done, records)))
     for name, build in builders:
         try:
             write_atomic(out / name, build())

@@ -36,7 +36,7 @@
    failed, is reported not run (`session_failed`, the setup's failure named) without a browser.
 
 Start-up: `Prelaunch()` starts worker 1 and its Playwright driver before the settings are read,
-and `launch(settings)` its Chromium before the specs are loaded (`app.execute_run` does, so that
+and `launch(settings)` its Chromium before the specs are loaded (`app.run.execute_run` does, so that
 the driver's start and the browser launch overlap reading, loading and planning); `run_plan(...,
 prelaunched=...)` hands it its work. When the input is refused, or no scenario is left to walk
 (every one refused for a missing variable), that browser is closed without opening a page: a
