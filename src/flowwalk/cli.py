@@ -7,6 +7,7 @@ imported by its command, so `flowwalk --help` and the first result of a run come
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import sys
@@ -67,30 +68,38 @@ def report_crash(error: BaseException) -> None:
           f"this is a bug in flowwalk, please report it", file=sys.stderr)
 
 
-def _guarded(action: Callable[[], int]) -> None:
-    """Run a command body; turn flowwalk's own errors into messages and exit codes, never tracebacks."""
+def guarded(command: Callable[..., int]) -> Callable[..., None]:
+    """The command, its exit code the process's; flowwalk's own errors become messages and exit
+    codes, never tracebacks."""
+    @functools.wraps(command)
+    def guard(**options: Any) -> None:
+        sys.exit(int(_exit_code(lambda: command(**options))))
+
+    return guard
+
+
+def _exit_code(action: Callable[[], int]) -> int:
     try:
-        code = action()
+        return action()
     except SpecError as error:
         print_problems(error.problems)
-        code = ExitCode.INPUT_REFUSED
+        return ExitCode.INPUT_REFUSED
     except UsageError as error:
         click.echo(f"flowwalk: error: {error}", err=True)
-        code = ExitCode.INPUT_REFUSED
+        return ExitCode.INPUT_REFUSED
     except BrowserLaunchError as error:
         click.echo(f"flowwalk: cannot start Chromium: {error}\n  hint: run scripts/install.sh, or set "
                    f"FLOWWALK_CHROMIUM to a Chromium executable", err=True)
-        code = ExitCode.INTERNAL_ERROR
+        return ExitCode.INTERNAL_ERROR
     except FlowwalkError as error:
         click.echo(f"flowwalk: error: {error}", err=True)
-        code = ExitCode.INTERNAL_ERROR
+        return ExitCode.INTERNAL_ERROR
     except KeyboardInterrupt:
         click.echo("flowwalk: cancelled", err=True)
-        code = ExitCode.CANCELLED
+        return ExitCode.CANCELLED
     except Exception as error:  # a bug: say so plainly, keep the traceback out of the user's face
         report_crash(error)
-        code = ExitCode.INTERNAL_ERROR
-    sys.exit(int(code))
+        return ExitCode.INTERNAL_ERROR
 
 
 def _many(count: int, word: str) -> str:
@@ -153,15 +162,13 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 @base_url_option
 @click.option("--quarantine", "quarantine_file", type=click.Path(dir_okay=False),
               help="The quarantine file to check too [flowwalk-quarantine.yaml when present].")
-def validate(**options: Any) -> None:
+@guarded
+def validate(**options: Any) -> int:
     """Check specs, rule files and .robot suites without starting a browser."""
-    def body() -> int:
-        loaded = app_run.validate(_run_request(options))
-        print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
-              f"{_many(loaded.rules, 'rule')}; no errors")
-        return ExitCode.OK
-
-    _guarded(body)
+    loaded = app_run.validate(_run_request(options))
+    print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
+          f"{_many(loaded.rules, 'rule')}; no errors")
+    return ExitCode.OK
 
 
 @main.command(epilog=EXIT_CODES_HELP)
@@ -206,9 +213,10 @@ def validate(**options: Any) -> None:
               help="Write missing and changed aria_snapshot/screenshot baselines (each reported as "
                    "baseline_written) instead of failing [off].")
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
-def run(**options: Any) -> None:
+@guarded
+def run(**options: Any) -> int:
     """Walk specs in headless Chromium and write the report folder."""
-    _guarded(lambda: int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"]))
+    return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
 
 
 @main.command()
@@ -219,53 +227,46 @@ def run(**options: Any) -> None:
 @selection_options
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-def plan(as_json: bool, **options: Any) -> None:
+@guarded
+def plan(as_json: bool, **options: Any) -> int:
     """Print which scenarios each shard runs, without running them."""
-    def body() -> int:
-        the_plan = app_run.plan(_run_request(options))
-        if as_json:
-            print(json.dumps(the_plan.record(), indent=2))
-        else:
-            from flowwalk.plan.shard import render_plan   # yaml: not before a run's prelaunch
+    the_plan = app_run.plan(_run_request(options))
+    if as_json:
+        print(json.dumps(the_plan.record(), indent=2))
+    else:
+        from flowwalk.plan.shard import render_plan   # yaml: not before a run's prelaunch
 
-            print(render_plan(the_plan))
-        return ExitCode.OK
-
-    _guarded(body)
+        print(render_plan(the_plan))
+    return ExitCode.OK
 
 
 @main.command()
 @click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Merged report folder.")
-def merge(dirs: tuple[str, ...], out_dir: str) -> None:
+@guarded
+def merge(dirs: tuple[str, ...], out_dir: str) -> int:
     """Combine shard report folders into the report one unsharded run would have written."""
-    def body() -> int:
-        from flowwalk.app import reports
+    from flowwalk.app import reports
 
-        result = reports.merge(dirs, out_dir)
-        for warning in result.warnings:
-            print(f"flowwalk: warning: {warning}", file=sys.stderr)
-        counts = result.verdict["counts"]
-        print(f"merged {len(dirs)} report folders into {out_dir}: {counts['total']} tests, "
-              f"{counts['passed']} passed, {counts['failed']} failed, {counts['skipped']} skipped, "
-              f"{counts['flaky']} flaky")
-        return int(result.verdict["exit_code"])
-
-    _guarded(body)
+    result = reports.merge(dirs, out_dir)
+    for warning in result.warnings:
+        print(f"flowwalk: warning: {warning}", file=sys.stderr)
+    counts = result.verdict["counts"]
+    print(f"merged {len(dirs)} report folders into {out_dir}: {counts['total']} tests, {counts['passed']} passed, "
+          f"{counts['failed']} failed, {counts['skipped']} skipped, {counts['flaky']} flaky")
+    return int(result.verdict["exit_code"])
 
 
 @main.command()
 @click.argument("report_dir", type=click.Path(file_okay=False, exists=True))
-def report(report_dir: str) -> None:
+@guarded
+def report(report_dir: str) -> int:
     """Rebuild junit.xml, verdict.json, summary.md and report.html from a folder's emit.jsonl."""
-    def body() -> int:
-        from flowwalk.app import reports
+    from flowwalk.app import reports
 
-        verdict = reports.rebuild(report_dir)
-        print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
-        return int(verdict["exit_code"])
-
-    _guarded(body)
+    verdict = reports.rebuild(report_dir)
+    print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
+    return int(verdict["exit_code"])
 
 
 @main.command()
@@ -278,14 +279,12 @@ def report(report_dir: str) -> None:
 @click.option("--comment-name", help="Name of the sticky comment when several flowwalk jobs comment on one PR.")
 @click.option("--heal-suggestions/--no-heal-suggestions", default=None,
               help="Post each heal as a review comment with a suggestion block on the spec line [on].")
-def publish(report_dir: str, **options: Any) -> None:
+@guarded
+def publish(report_dir: str, **options: Any) -> int:
     """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
-    def body() -> int:
-        from flowwalk.app.publish import PublishRequest, publish
+    from flowwalk.app.publish import PublishRequest, publish
 
-        return int(publish(PublishRequest(Path(report_dir), **options)).exit_code)
-
-    _guarded(body)
+    return int(publish(PublishRequest(Path(report_dir), **options)).exit_code)
 
 
 @main.command(epilog=HEAL_EXIT_CODES_HELP)
@@ -295,17 +294,12 @@ def publish(report_dir: str, **options: Any) -> None:
               help="The folder the run ran in; spec paths in the report are relative to it, and only files "
                    "inside it are changed [the current folder, any path the run wrote].")
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
-def heal(report_dir: str | None, root: str | None, apply: bool) -> None:
+@guarded
+def heal(report_dir: str | None, root: str | None, apply: bool) -> int:
     """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""
-    _guarded(lambda: _heal(Path(report_dir or "flowwalk-report"), Path(root) if root else None, apply))
-
-
-def _heal(report_dir: Path, root: Path | None, apply: bool) -> int:
-    """The diff on stdout, or written (`apply`); each heal or baseline left out on stderr, with why
-    (exit codes: HEAL_EXIT_CODES_HELP)."""
     from flowwalk.app import heal as app_heal
 
-    plan = app_heal.plan_heal(app_heal.HealRequest(report_dir, root))
+    plan = app_heal.plan_heal(app_heal.HealRequest(Path(report_dir or "flowwalk-report"), Path(root) if root else None))
     for line in plan.skipped:
         print(f"flowwalk heal: {line}", file=sys.stderr)
     if plan.baselines.written:
@@ -317,9 +311,11 @@ def _heal(report_dir: Path, root: Path | None, apply: bool) -> int:
     if plan.nothing:
         print(f"flowwalk heal: nothing to change: {plan.nothing}{left}", file=sys.stderr)
         return plan.exit_code
+    done = f"{_many(len(plan.patch.edits), 'heal')} in {_many(len(plan.patch.texts), 'file')}"
+    done += f" and {_many(len(plan.baselines.changes), 'baseline')}" if plan.baselines.changes else ""
     if not apply:
         sys.stdout.write(plan.diff)
-        print(f"flowwalk heal: {plan.done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
+        print(f"flowwalk heal: {done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
         return plan.exit_code
     written = app_heal.apply_heal(plan)
     for line in written.patched:
@@ -331,7 +327,7 @@ def _heal(report_dir: Path, root: Path | None, apply: bool) -> int:
         return ExitCode.SPEC_NEEDS_REVIEW
     for line in written.baselines:
         print(f"wrote {line}")
-    print(f"flowwalk heal: wrote {plan.done}{left}", file=sys.stderr)
+    print(f"flowwalk heal: wrote {done}{left}", file=sys.stderr)
     return plan.exit_code
 
 
@@ -361,14 +357,11 @@ def _heal(report_dir: Path, root: Path | None, apply: bool) -> int:
 @var_option
 @secret_option
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
-def discover(**options: Any) -> None:
+@guarded
+def discover(**options: Any) -> int:
     """Crawl URL and write starter flow specs that pass (checked twice before they are written)."""
-    _guarded(lambda: _discover(options))
-
-
-def _discover(options: dict[str, Any]) -> int:
-    """The crawl prints as it goes; exit 0 when it ran (specs in needs-review/ are part of its
-    answer), 5 when cancelled, 6 when the start URL did not load."""
+    # exit 0 when it ran (specs in needs-review/ are part of its answer), 5 when cancelled, 6 when
+    # the start URL did not load
     from flowwalk.discover import DiscoverOptions, discover as crawl   # the crawl's modules: discover only
 
     request = DiscoverOptions(
@@ -395,16 +388,14 @@ def _discover(options: dict[str, Any]) -> int:
 
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
-def schema(out_dir: str) -> None:
+@guarded
+def schema(out_dir: str) -> int:
     """Write the JSON Schemas generated from the models (flow spec, rules, config, emit, verdict)."""
-    def body() -> int:
-        from flowwalk.app import reports
+    from flowwalk.app import reports
 
-        for path in reports.write_schemas(out_dir):
-            print(f"wrote {path}")
-        return ExitCode.OK
-
-    _guarded(body)
+    for path in reports.write_schemas(out_dir):
+        print(f"wrote {path}")
+    return ExitCode.OK
 
 
 @main.command(name="mcp")
@@ -413,15 +404,13 @@ def schema(out_dir: str) -> None:
                    "address is the first line on stderr).")
 @click.option("--run-timeout", "max_run_timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="The longest run (seconds) a client may ask for.")
-def mcp_server(**options: Any) -> None:
+@guarded
+def mcp_server(http_port: int | None, max_run_timeout_s: float) -> int:
     """Serve the MCP tools coding agents use to validate, run, explain and fix checks (stdio)."""
     from flowwalk.mcp.server import serve
 
-    def run() -> int:
-        serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
-        return ExitCode.OK
-
-    _guarded(run)
+    serve(http_port=http_port, max_run_timeout_s=max_run_timeout_s)
+    return ExitCode.OK
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -38,22 +38,14 @@ def offload(call: Callable[[], T]) -> T:
     return runner(call)  # type: ignore[no-any-return]
 
 
-class CancelToken:
-    """Asks a run or a crawl to stop; `signal` says why (the signal's name, in `run_cancelled`)."""
+class CancelToken(threading.Event):
+    """An event that asks a run or a crawl to stop, and says why: `signal`, the signal's name that
+    `run_cancelled` records (SIGINT when the one who cancelled named none)."""
 
-    def __init__(self) -> None:
-        self._event = threading.Event()
-        self.signal = ""
+    signal = "SIGINT"
 
     def cancel(self, signal: str = "SIGINT") -> None:
         """Ask the work to stop; the first reason given is kept."""
-        if not self._event.is_set():
+        if not self.is_set():
             self.signal = signal
-        self._event.set()
-
-    def is_set(self) -> bool:
-        return self._event.is_set()
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until cancelled or `timeout` seconds passed; whether it was cancelled."""
-        return self._event.wait(timeout)
+        self.set()

@@ -1,62 +1,37 @@
 """The report folder's layout: every file and folder a run writes into it, named once.
 
-A run writes emit.jsonl as it goes, then the reports rebuilt from it (`REPORTS`), and, on a
-pull_request event, pr.json; the walker saves screenshots, traces, failure context files and
-candidate baselines in `ARTIFACTS`, which the records name by relative path. A new run (and a
-merge) replaces those and leaves anything else in the folder alone.
+A run writes emit.jsonl as it goes, then the reports rebuilt from it (`REPORTS`) and, on a
+pull_request event, pr.json; the walker saves the files the records name by relative path in
+`ARTIFACTS`. A new run (and a merge) replaces those and leaves anything else in the folder alone.
 """
 
 from __future__ import annotations
 
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 __all__ = ["ReportFolder"]
 
 
-@dataclass(frozen=True)
 class ReportFolder:
-    """`ReportFolder(path)`: the names, and the paths in `path`, of a report folder's files."""
+    """`ReportFolder(path)`: the names of a report folder's files, and their paths in `path`."""
 
-    EMIT: ClassVar[str] = "emit.jsonl"
-    VERDICT: ClassVar[str] = "verdict.json"
-    JUNIT: ClassVar[str] = "junit.xml"
-    SUMMARY: ClassVar[str] = "summary.md"
-    HTML: ClassVar[str] = "report.html"
+    EMIT, VERDICT, JUNIT, SUMMARY, HTML = "emit.jsonl", "verdict.json", "junit.xml", "summary.md", "report.html"
     #: the pull request a run on a pull_request event was for (the fork-safe publish workflow)
-    PR_CONTEXT: ClassVar[str] = "pr.json"
+    PR_CONTEXT = "pr.json"
     #: rebuilt from emit.jsonl alone, in the order they are built
-    REPORTS: ClassVar[tuple[str, ...]] = (VERDICT, JUNIT, SUMMARY, HTML)
-    SCREENSHOTS: ClassVar[str] = "screenshots"
-    TRACES: ClassVar[str] = "traces"
-    #: the failure context files a test's record points to
-    CONTEXT: ClassVar[str] = "context"
-    #: candidate baselines and comparison images of aria_snapshot and screenshot checks
-    BASELINES: ClassVar[str] = "baselines"
-    #: folders of files the records reference by relative path (merge copies them)
-    ARTIFACTS: ClassVar[tuple[str, ...]] = (SCREENSHOTS, TRACES, CONTEXT, BASELINES)
+    REPORTS = (VERDICT, JUNIT, SUMMARY, HTML)
+    #: `context`: a failure's context files; `baselines`: candidate baselines and comparison images
+    SCREENSHOTS, TRACES, CONTEXT, BASELINES = "screenshots", "traces", "context", "baselines"
+    #: folders of files the records name by relative path (merge copies them)
+    ARTIFACTS = (SCREENSHOTS, TRACES, CONTEXT, BASELINES)
     #: a folder holding either is a report folder (emit.jsonl alone: a run still going, or cut)
-    MARKERS: ClassVar[tuple[str, ...]] = (VERDICT, EMIT)
+    MARKERS = (VERDICT, EMIT)
 
-    path: Path
-
-    @property
-    def emit(self) -> Path:
-        return self.path / self.EMIT
-
-    @property
-    def verdict(self) -> Path:
-        return self.path / self.VERDICT
-
-    @property
-    def summary(self) -> Path:
-        return self.path / self.SUMMARY
-
-    @property
-    def pr_context(self) -> Path:
-        return self.path / self.PR_CONTEXT
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.emit, self.verdict = self.path / self.EMIT, self.path / self.VERDICT
+        self.summary, self.pr_context = self.path / self.SUMMARY, self.path / self.PR_CONTEXT
 
     def is_report(self) -> bool:
         return any((self.path / marker).is_file() for marker in self.MARKERS)

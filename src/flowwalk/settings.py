@@ -175,9 +175,6 @@ class Settings:
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
 
-    def with_(self, **changes: Any) -> "Settings":
-        return replace(self, **changes)
-
     def stabilize_for(self, kind: str) -> Stabilize:
         """The stabilize settings a check starts from in a scenario of this kind (`Scenario.kind`):
         flows take one read by default, rule files and .robot suites RFC 010's two."""
@@ -416,20 +413,16 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         # the keys the config sets win over both defaults; the keys it leaves out keep each default
         merged["stabilize"] = replace(Stabilize(), **stabilize)
         merged["flow_stabilize"] = replace(FLOW_STABILIZE, **stabilize)
-    offline = overrides.offline
-    if offline is None:
-        offline = _env_bool("FLOWWALK_OFFLINE", env.get("FLOWWALK_OFFLINE"))
-    if offline is None:
-        offline = config.get("offline")
-    if offline is not None:
-        merged["offline"] = bool(offline)
-    update = overrides.update_snapshots
-    if update is None:
-        update = _env_bool("FLOWWALK_UPDATE_SNAPSHOTS", env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
-    if update is not None:
-        merged["update_snapshots"] = bool(update)
-    if overrides.full_page_screenshots is not None:
-        merged["full_page_screenshots"] = overrides.full_page_screenshots
+    # switches: the command line, else their FLOWWALK_* variable, else flowwalk.yaml
+    for name, env_name in (("offline", "FLOWWALK_OFFLINE"), ("update_snapshots", "FLOWWALK_UPDATE_SNAPSHOTS"),
+                           ("full_page_screenshots", "")):
+        switch = options.get(name)
+        if switch is None and env_name:
+            switch = _env_bool(env_name, env.get(env_name))
+        if switch is None:
+            switch = config.get(name)
+        if switch is not None:
+            merged[name] = bool(switch)
 
     for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("heal_policy", HEAL_POLICIES),
                           ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES), ("fail_on", FAIL_ON)):

@@ -8,6 +8,7 @@ Every step's record keeps its number of reads. The pages are tests/site/pages/wa
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -60,7 +61,7 @@ def test_a_flow_check_passes_on_its_first_read_and_a_rule_check_on_its_second(fl
     assert set(shown_stable(events)) <= RULE_STABLE and shown_stable(events)[1][0] == "quiet"
 
     # the config's stabilize (here: stable_reads 2) applies to flows too
-    stable = settings.with_(flow_stabilize=Stabilize(stable_reads=2))
+    stable = dataclasses.replace(settings, flow_stabilize=Stabilize(stable_reads=2))
     outcome, events = walk(flow("stabilized", checks, page_url("basic.html")), flowwalk_browser, stable)
     assert outcome.status == "passed" and set(shown_stable(events)) <= RULE_STABLE
 

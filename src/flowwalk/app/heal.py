@@ -47,37 +47,19 @@ class HealPlan:
 
     @property
     def files(self) -> list[str]:
-        """Every file the diff changes."""
         return sorted(self.patch.texts) + [c.path for c in self.baselines.changes]
-
-    @property
-    def heals(self) -> list[str]:
-        """One line per selector the patch changes: `path:line: 'old' -> 'new' (method, score)`."""
-        return describe(self.patch.edits)
-
-    @property
-    def done(self) -> str:
-        """What the diff holds, in words: `2 heals in 1 file and 1 baseline`."""
-        files = len(self.patch.texts)
-        edits = len(self.patch.edits)
-        text = f"{edits} heal{'s' * (edits != 1)} in {files} file{'s' * (files != 1)}"
-        if self.baselines.changes:
-            count = len(self.baselines.changes)
-            text += f" and {count} baseline{'s' * (count != 1)}"
-        return text
 
     @property
     def nothing(self) -> str:
         """Why there is nothing to change, or "" when there is."""
         if self.patch.edits or self.baselines.changes:
             return ""
-        return "the report has no heals" if not (self.patch.skipped or self.patch.kept) \
-            else "no heal is left to apply"
+        return "no heal is left to apply" if self.patch.skipped or self.patch.kept else "the report has no heals"
 
     @property
     def exit_code(self) -> ExitCode:
-        """OK when everything is in the diff, SPEC_NEEDS_REVIEW when something had to be left out."""
-        return ExitCode.SPEC_NEEDS_REVIEW if self.patch.skipped or self.baselines.skipped else ExitCode.OK
+        """SPEC_NEEDS_REVIEW when something had to be left out of the diff."""
+        return ExitCode.SPEC_NEEDS_REVIEW if self.skipped else ExitCode.OK
 
 
 def plan_heal(request: HealRequest) -> HealPlan:
@@ -95,8 +77,8 @@ def plan_heal(request: HealRequest) -> HealPlan:
 
 @dataclass(frozen=True)
 class HealWritten:
-    """What `apply_heal` wrote: one line per selector and per baseline; `conflicts`: spec files
-    that changed while the patch was made, not written (then no baseline is written either)."""
+    """What `apply_heal` wrote, a line each; `conflicts`: spec files that changed while the patch
+    was made, not written (then no baseline is written either)."""
 
     patched: list[str]
     baselines: list[str] = field(default_factory=list)
@@ -113,4 +95,4 @@ def apply_heal(plan: HealPlan) -> HealWritten:
         return HealWritten(patched=describe(e for e in patch.edits if str(patch.root / e.path) in written),
                            conflicts=list(conflict.paths))
     apply_baselines(plan.baselines)
-    return HealWritten(patched=plan.heals, baselines=[change.render() for change in plan.baselines.changes])
+    return HealWritten(patched=describe(patch.edits), baselines=[change.render() for change in plan.baselines.changes])

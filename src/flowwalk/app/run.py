@@ -58,10 +58,6 @@ class Loaded:
         return sum(len(sc.rules) for s in self.suites for sc in s.scenarios)
 
 
-def settings_of(request: RunRequest) -> Settings:
-    return settings_for(request.overrides, os.environ, request.config_path)
-
-
 def _suites(settings: Settings) -> list[Suite]:
     from flowwalk.spec.loader import load_suites   # pydantic: after the prelaunch started
 
@@ -70,7 +66,7 @@ def _suites(settings: Settings) -> list[Suite]:
 
 def load(request: RunRequest) -> Loaded:
     """The settings and every suite the request names; SpecError (every problem) or UsageError."""
-    settings = settings_of(request)
+    settings = settings_for(request.overrides, os.environ, request.config_path)
     return Loaded(settings, _suites(settings))
 
 
@@ -91,8 +87,8 @@ def plan_of(settings: Settings, suites: list[Suite]) -> Plan:
 
 
 def plan(request: RunRequest) -> Plan:
-    settings = settings_of(request)
-    return plan_of(settings, _suites(settings))
+    loaded = load(request)
+    return plan_of(loaded.settings, loaded.suites)
 
 
 def quarantine_of(settings: Settings, suites: list[Suite]) -> dict[str, Any] | None:

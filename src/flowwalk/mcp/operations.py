@@ -34,6 +34,7 @@ from flowwalk.discover.wall import LoginWall, login_flow, probe_login
 from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.events import Heal
 from flowwalk.heal.decide import choose_recorded
+from flowwalk.heal.patch import describe
 from flowwalk.mcp.answers import (
     DiscoverAnswer,
     HealAnswer,
@@ -355,7 +356,7 @@ def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | N
                            step_index=question.step_index, path=question.path, line=question.line),
                       (question.test_id,)))
     plan = app_heal.plan_heal(app_heal.HealRequest(folder, ws.root, tuple(extra)))
-    answer = HealAnswer(report_dir=ws.relative(folder), diff=plan.diff, files=plan.files, heals=plan.heals,
+    answer = HealAnswer(report_dir=ws.relative(folder), diff=plan.diff, files=plan.files, heals=describe(plan.patch.edits),
                         baselines=[c.render() for c in plan.baselines.changes],
                         skipped=plan.skipped + declined, already_applied=len(plan.patch.kept),
                         questions=[q.out() for q in open_questions if q.id not in (answers or {})])

@@ -112,10 +112,6 @@ def spec_leaf(path: str) -> str:
     return f"spec/{quote(path, safe='')}"
 
 
-def is_discover_folder(folder: Path) -> bool:
-    return folder.name == DISCOVER_DIR and (folder / "crawl.json").is_file()
-
-
 def resource_leaves(folder: Path) -> list[str]:
     """The names (under `folder`) of the files its resources read: a report folder's summary.md,
     verdict.json and screenshots, or a discover folder's index.md, crawl.json and, as `spec/...`,
