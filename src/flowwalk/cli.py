@@ -7,13 +7,14 @@ imported by its command, so `flowwalk --help` and the first result of a run come
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 import click
 
@@ -29,7 +30,7 @@ Exit codes:
   0  every scenario passed
   1  the site misbehaved (an assertion_failed)
   2  a spec needs review (spec_step_unresolvable, credential_rejected, ...)
-  3  input refused (a spec, rule file, suite or option is invalid)
+  3  input refused (a spec, rule file, suite, option or its value is invalid)
   4  flowwalk itself broke
   5  cancelled (SIGINT/SIGTERM); reports cover what ran
   6  infrastructure failed (browser crash, run timeout)"""
@@ -114,7 +115,31 @@ def _run_request(options: dict[str, Any]) -> app_run.RunRequest:
     return app_run.RunRequest(Overrides(**told), config_path=config_path, serve_dir=serve_dir)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+class _Commands(click.Group):
+    """click's group, except that a command line click cannot parse (an unknown option, a value
+    not among the choices, a word where a number goes, a missing argument or command) is bad input:
+    exit INPUT_REFUSED (3), as the same mistake through a FLOWWALK_* variable is, never click's 2,
+    which flowwalk's exit codes keep for a spec that needs review."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _refused():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _refused():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    try:
+        yield
+    except click.UsageError as error:
+        error.exit_code = ExitCode.INPUT_REFUSED
+        raise
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES_HELP)
 @click.version_option(__version__, prog_name="flowwalk")
 def main() -> None:

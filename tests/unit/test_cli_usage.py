@@ -1,0 +1,67 @@
+"""A command line click cannot parse is bad input: exit 3 on every command, as through FLOWWALK_*.
+
+Exit 2 means "a spec needs review" (README, exit codes); a CI script that branches on it must not
+read its own typo as that.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from flowwalk.cli import main
+from flowwalk.exitcodes import ExitCode
+
+MISTAKES = [
+    (["--bogus"], "No such option"),
+    (["nope"], "No such command"),
+    ([], "Commands:"),
+    (["run", "--bogus"], "No such option '--bogus'"),
+    (["run", "--fail-on", "newest"], "'newest' is not one of 'any', 'new'"),
+    (["run", "--flaky-policy", "never"], "is not one of"),
+    (["run", "--screenshots", "always"], "is not one of"),
+    (["run", "--workers", "abc"], "'abc' is not a valid integer"),
+    (["run", "--retries", "1.5"], "is not a valid integer"),
+    (["run", "--max-failures", "abc"], "'abc' is not a valid integer"),
+    (["run", "--run-timeout", "soon"], "is not a valid float"),
+    (["run", "--serve", "no/such/folder"], "does not exist"),
+    (["plan", "--max-failures", "3"], "No such option '--max-failures'"),
+    (["validate", "--quarantine"], "requires an argument"),
+    (["merge", "a"], "does not exist"),
+    (["merge"], "Missing argument"),
+    (["report"], "Missing argument"),
+    (["publish", "--comment-mode", "sometimes"], "is not one of"),
+    (["heal", "--aply"], "No such option"),
+    (["discover", "http://127.0.0.1:9/"], "Missing option '--out'"),
+    (["discover", "http://127.0.0.1:9/", "--out", "x", "--max-pages", "many"], "is not a valid integer"),
+    (["discover", "http://127.0.0.1:9/", "--out", "x", "--budget", "long"], "is not a valid float"),
+    (["schema", "--bogus"], "No such option"),
+    (["mcp", "--http", "70000"], "is not in the range"),
+    (["mcp", "--run-timeout", "0"], "is not in the range"),
+]
+
+
+@pytest.mark.parametrize("args, said", MISTAKES, ids=[" ".join(a) or "(nothing)" for a, _ in MISTAKES])
+def test_a_command_line_click_cannot_parse_exits_3(args: list[str], said: str, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == ExitCode.INPUT_REFUSED, result.output
+    assert said in result.output
+    assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("env", [{"FLOWWALK_WORKERS": "abc"}, {"FLOWWALK_MAX_FAILURES": "abc"},
+                                 {"FLOWWALK_FAIL_ON": "newest"}])
+def test_the_same_mistake_through_the_environment_exits_3_too(env: dict[str, str], tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["plan", "."], env=env)
+    assert result.exit_code == ExitCode.INPUT_REFUSED, result.output
+
+
+def test_help_and_version_still_exit_0() -> None:
+    for args in (["--help"], ["run", "--help"], ["--version"]):
+        assert CliRunner().invoke(main, args).exit_code == 0, args
