@@ -1,7 +1,8 @@
 """junit.xml from the run records: what Jenkins, GitLab and GitHub test reporters read.
 
 One `<testsuite>` per spec file (plan order), one `<testcase>` per test id: the flow, or each
-rule of a rule DAG (classname = the scenario, so rules of two scenarios in one file stay apart).
+rule of a rule DAG (classname = the file of a flow, the scenario of a rule, so rules of two scenarios
+in one file stay apart; with projects, prefixed `[project] ` as the test id is).
 A failure's `type` is its failure class and its message names the step: `step 5 (expect
 text_contains 'Saved'): ...`; expected, observed, recovery and context go in the body. Skipped
 tests say why (`parent_failed: login`). Skipped steps, findings, flaky history and emits go in
@@ -111,7 +112,10 @@ def _system_out(test: TestRecord, gate: JobGate | None = None, entry: Any = None
 
 
 def _case(test: TestRecord, gate: JobGate | None = None, entry: Any = None) -> TestCase:
-    classname = test.source if test.kind == "flow" else test.scenario_id
+    # a flow's class is its file, a rule's its scenario; either with the project's `[name] ` prefix
+    # (a scenario's id is `[project] file#name`), so a test in two projects is two test cases
+    classname = test.scenario_id[:test.scenario_id.find(test.source) + len(test.source)] \
+        if test.kind == "flow" else test.scenario_id
     case = TestCase(test.name, classname=classname, elapsed_sec=round(test.duration_ms / 1000, 3),
                     file=test.source, line=str(test.line), stdout=_system_out(test, gate, entry) or None)
     if test.status == "failed":
