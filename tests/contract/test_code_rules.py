@@ -48,7 +48,7 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                frozenset({"errors", "events", "exitcodes", "model", "reportfolder"})),
     "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), fingerprints, "
              "the heal finding, the diff writer",
-             frozenset({"agent", "errors", "events", "model", "report", "reportfolder", "spec"})),
+             frozenset({"agent", "errors", "events", "model", "report", "reportfolder", "snapshots", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",
                         "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
