@@ -118,7 +118,8 @@ def test_a_bad_project_in_flowwalk_yaml_is_refused_at_its_line(tmp_path: Path, m
     assert str(caught.value) == (
         "flowwalk.yaml:4:13: error: unknown device 'Pixle 7' in entry 2 of 'projects'\n"
         "  hint: did you mean 'Pixel 7'? a device is one of Playwright's device descriptors by name, e.g. "
-        "'iPhone 13', 'Pixel 7', 'iPad Mini', 'Desktop Chrome' (docs/environment.md lists where to find them all)")
+        "'iPhone 13', 'Pixel 7', 'iPad Mini', 'Desktop Chrome' (docs/environment.md lists where to find them all)\n"
+        "flowwalk.yaml:5:11: error: project 'desktop' is named twice\n  hint: give each project its own name")
     (tmp_path / "flowwalk.yaml").write_text("projects:\n  - name: desktop\n  - name: desktop\n")
     with pytest.raises(SpecError) as caught:
         load_config("flowwalk.yaml")

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from flowwalk.errors import SpecError, UsageError
+from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.settings import Overrides, Settings, build_settings, find_config
 
 if TYPE_CHECKING:
@@ -28,8 +28,8 @@ def load_config(path: str | Path) -> ConfigModel:
 
     from flowwalk.spec.loader import display_path
     from flowwalk.spec.models import ConfigModel
-    from flowwalk.spec.problems import errors_to_problems
-    from flowwalk.spec.source import SourceError, escape, load_source
+    from flowwalk.spec.problems import errors_to_problems, merged, repeats
+    from flowwalk.spec.source import SourceError, escape, load_source, quote
 
     path = Path(path)
     display = escape(display_path(path))   # a line break in the name must not split a problem
@@ -37,10 +37,15 @@ def load_config(path: str | Path) -> ConfigModel:
         source = load_source(path, display)
     except SourceError as exc:
         raise SpecError([exc.problem]) from None
+    twice = [Problem(source.loc(("projects", i, "name")), f"project {quote(name)} is named twice",
+                     "give each project its own name") for i, _, name in repeats(source.get(("projects",)), "name")]
     try:
-        return ConfigModel.model_validate(source.data)
+        config = ConfigModel.model_validate(source.data)
     except ValidationError as exc:
-        raise SpecError(errors_to_problems(exc, source, ConfigModel)) from None
+        raise SpecError(merged(errors_to_problems(exc, source, ConfigModel), twice)) from None
+    if twice:
+        raise SpecError(twice)
+    return config
 
 
 def read_config(config_path: str | Path | None) -> dict[str, Any]:

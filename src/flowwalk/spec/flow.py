@@ -20,7 +20,7 @@ from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.problems import errors_to_problems, merged
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
 
@@ -141,14 +141,10 @@ class StepBuilder:
         """The baseline of an aria_snapshot or screenshot expect: `<spec>.snapshots/<name>.yml|png`,
         `name` defaulting to `step-<n>`, n the step's 1-based index (prefixed with the scenario and
         the rule in a rule file)."""
-        name = step.name or f"{self.snapshot_prefix}step-{self._index}"
-        suffix = ".yml" if step.kind == "aria_snapshot" else ".png"
-        baseline = f"{self.source.path}.snapshots/{name}{suffix}"
+        name, baseline = baseline_of(self.source.path, self.snapshot_prefix, self._index, step.kind, step.name)
         first = self._baselines.setdefault(baseline, loc)
         if first is not loc:
-            self.problems.append(Problem(loc, f"baseline '{name}{suffix}' is already used by the check at line "
-                                              f"{first.line}",
-                                         "give each check its own 'name'; two checks cannot share one baseline file"))
+            self.problems.append(shared_baseline(loc, baseline, first))
         if step.kind == "aria_snapshot":
             return m.Snapshot(name=name, baseline=baseline)
         ratio = step.max_diff_ratio
@@ -235,6 +231,36 @@ class StepBuilder:
         return None
 
 
+def baseline_of(path: str, prefix: str, index: int, kind: str, name: str | None) -> tuple[str, str]:
+    """(name, baseline file) of the `index`th (1-based) step of a spec, an aria_snapshot or screenshot
+    check: `<spec>.snapshots/<name>.yml|png`, the name defaulting to `<prefix>step-<index>`."""
+    name = name or f"{prefix}step-{index}"
+    return name, f"{path}.snapshots/{name}{'.yml' if kind == 'aria_snapshot' else '.png'}"
+
+
+def shared_baseline(loc: Location, baseline: str, first: Location) -> Problem:
+    return Problem(loc, f"baseline '{baseline.rsplit('/', 1)[-1]}' is already used by the check at line {first.line}",
+                   "give each check its own 'name'; two checks cannot share one baseline file")
+
+
+def shared_baselines(source: Source, lists: Sequence[tuple[PathKey, str]]) -> list[Problem]:
+    """Two checks of one file sharing a baseline, read from the steps as written (each list of steps
+    with its default names' prefix): for a file that does not validate, whose steps are not built,
+    so that this is reported in the same pass as what else is wrong."""
+    problems: list[Problem] = []
+    first: dict[str, Location] = {}
+    for path, prefix in lists:
+        for i, step in enumerate(source.get(path) or ()):
+            if not isinstance(step, dict) or step.get("kind") not in m.SNAPSHOT_EXPECTS:
+                continue
+            name = step.get("name") if isinstance(step.get("name"), str) else None
+            _, baseline = baseline_of(source.path, prefix, i + 1, str(step["kind"]), name)
+            loc = source.loc(path + (i,))
+            if first.setdefault(baseline, loc) is not loc:
+                problems.append(shared_baseline(loc, baseline, first[baseline]))
+    return problems
+
+
 def snapshot_slug(name: str) -> str:
     """A scenario's or a rule's name as part of a baseline's file name."""
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", name).strip("-.") or "x"
@@ -317,7 +343,8 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
     except ValidationError as exc:
-        return None, errors_to_problems(exc, source, sm.FlowSpecModel)
+        return None, merged(errors_to_problems(exc, source, sm.FlowSpecModel),
+                            shared_baselines(source, [(("steps",), "")]))
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
