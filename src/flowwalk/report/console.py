@@ -14,9 +14,8 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, TextIO
 
-from flowwalk.exitcodes import OUTCOME_WORDS
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
-from flowwalk.report.summary import gate_lead, healed_items
+from flowwalk.report.summary import gate_lead, healed_items, outcome_words
 from flowwalk.report.verdict import failure_message
 from flowwalk.reportfolder import ReportFolder
 
@@ -166,7 +165,7 @@ class ConsoleReporter:
         """After the reports are built: the verdict and where to look."""
         with self._lock:
             outcome = str(verdict.get("outcome"))
-            text = f"verdict: {OUTCOME_WORDS.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
+            text = f"verdict: {outcome_words(verdict)} (exit {verdict.get('exit_code')})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
             lead = gate_lead(verdict).replace("**", "").replace("`", "")
             if lead:
