@@ -174,6 +174,12 @@ class Settings:
     project_filter: tuple[str, ...] = ()
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
+    #: where each setting the command, the environment or flowwalk.yaml gave came from, as messages
+    #: name it: `--last-failed`, `FLOWWALK_LAST_FAILED`, `flowwalk.yaml last_failed`
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
+
+    def origin(self, name: str) -> str:
+        return self.origins.get(name) or "--" + name.replace("_", "-")
 
     def stabilize_for(self, kind: str) -> Stabilize:
         """The stabilize settings a check starts from in a scenario of this kind (`Scenario.kind`):
@@ -342,15 +348,19 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     config = dict(config or {})
     options = overrides.given()
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
 
     def pick_from(name: str, *env_names: str) -> tuple[Any, str]:
-        """The value of a setting and where it came from (for messages)."""
+        """The value of a setting and where it came from (for messages; kept in `origins`)."""
+        found = next((e for e in env_names if env.get(e, "").strip()), None)
         if name in options:
-            return options[name], "--" + name.replace("_", "-")
-        for env_name in env_names:
-            if env.get(env_name, "").strip():
-                return env[env_name], env_name
-        return config.get(name), f"flowwalk.yaml {name}"
+            value, where = options[name], "--" + {"run_timeout_s": "run_timeout"}.get(name, name).replace("_", "-")
+        elif found:
+            value, where = env[found], found
+        else:
+            value, where = config.get(name), f"flowwalk.yaml {name}"
+        origins[name] = where
+        return value, where
 
     def pick(name: str, *env_names: str) -> Any:
         return pick_from(name, *env_names)[0]
@@ -381,7 +391,6 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     for name, env_names in ranged:
         value, where = pick_from(name, *env_names)
         if value is not None:
-            where = "--run-timeout" if where == "--run-timeout-s" else where
             merged[name] = _in_range(name, where, value)
     if "workers" not in merged:
         merged["workers"] = default_workers()
@@ -435,4 +444,5 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     merged["project_filter"] = parse_names(overrides.projects or env.get("FLOWWALK_PROJECT", ""))
     merged.setdefault("executable", default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
+    merged["origins"] = {name: where for name, where in origins.items() if name in merged}
     return Settings(**merged)

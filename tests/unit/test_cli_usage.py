@@ -65,3 +65,20 @@ def test_the_same_mistake_through_the_environment_exits_3_too(env: dict[str, str
 def test_help_and_version_still_exit_0() -> None:
     for args in (["--help"], ["run", "--help"], ["--version"]):
         assert CliRunner().invoke(main, args).exit_code == 0, args
+
+
+def test_a_missing_quarantine_file_is_named_where_it_was_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.flow.yaml").write_text('spec_version: "1"\nname: a\nurl: https://example.com/\n'
+                                          "steps:\n  - type: goto\n    url: /\n")
+    (tmp_path / "flowwalk.yaml").write_text("retries: 1\nquarantine_file: flaky.yaml\n")
+    result = CliRunner().invoke(main, ["validate", "a.flow.yaml"])
+    assert result.exit_code == ExitCode.INPUT_REFUSED
+    assert result.output.startswith("flowwalk.yaml:2:18: error: quarantine_file 'flaky.yaml' does not exist\n")
+    (tmp_path / "flowwalk.yaml").unlink()
+    for env, named in (({"FLOWWALK_QUARANTINE": "q.yaml"}, "FLOWWALK_QUARANTINE 'q.yaml'"),
+                       ({"FLOWWALK_LAST_FAILED": "old"}, "FLOWWALK_LAST_FAILED 'old'")):
+        result = CliRunner().invoke(main, ["validate" if "QUARANTINE" in next(iter(env)) else "plan", "a.flow.yaml"],
+                                    env=env)
+        assert result.exit_code == ExitCode.INPUT_REFUSED
+        assert result.output.startswith(f"flowwalk: error: {named}"), result.output

@@ -82,8 +82,8 @@ def plan_of(settings: Settings, suites: list[Suite]) -> Plan:
     from flowwalk.plan.shard import plan_run   # yaml: after the prelaunch started
     from flowwalk.report.history import not_passed
 
-    return plan_run(suites, settings, last_failed_ids=not_passed(settings.last_failed) if settings.last_failed
-                    else None)
+    return plan_run(suites, settings, last_failed_ids=not_passed(settings.last_failed, settings.origin("last_failed"))
+                    if settings.last_failed else None)
 
 
 def plan(request: RunRequest) -> Plan:
@@ -94,7 +94,7 @@ def plan(request: RunRequest) -> Plan:
 def quarantine_of(settings: Settings, suites: list[Suite]) -> dict[str, Any] | None:
     """The quarantine file's record for this run (spec/quarantine.py), or None without a file.
     Entries map onto every test loaded, selected or not, and expire by today's date (UTC)."""
-    path = find_quarantine(settings.quarantine_file)
+    path = find_quarantine(settings.quarantine_file, settings.origin("quarantine_file"))
     if path is None:
         return None
     scenarios = {sc.id: [sc.test_id(r) for r in sc.rules] for suite in suites for sc in suite.scenarios}
@@ -109,7 +109,7 @@ def base_of(settings: Settings, the_plan: Plan) -> dict[str, Any] | None:
 
     tests = {tid for sc in the_plan.scenarios for tid in (sc.test_id(r) for r in sc.rules)}
     if settings.base_report:
-        return base_statuses(settings.base_report, tests)
+        return base_statuses(settings.base_report, tests, settings.origin("base_report"))
     if settings.durations_file:
         try:
             return base_statuses(settings.durations_file, tests)
@@ -207,12 +207,13 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
             server = stack.enter_context(StaticServer(request.serve_dir))
             if not overrides.base_url:
                 overrides = replace(overrides, base_url=server.url)
-            print(f"serving {request.serve_dir} at {server.url}", file=sys.stderr)
         settings = settings_for(overrides, os.environ, request.config_path)
         prelaunch.launch(settings)
         suites = _suites(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
+        if request.serve_dir:   # said once the input is accepted: a refused run serves nothing
+            print(f"serving {request.serve_dir} at {server.url}", file=sys.stderr)
         from flowwalk.plan.shard import missing_durations_notice   # imported by plan_of already
         from flowwalk.reportfolder import ReportFolder   # shutil: not before the prelaunch
 

@@ -37,14 +37,20 @@ def load_config(path: str | Path) -> ConfigModel:
         source = load_source(path, display)
     except SourceError as exc:
         raise SpecError([exc.problem]) from None
-    twice = [Problem(source.loc(("projects", i, "name")), f"project {quote(name)} is named twice",
+    # what spans entries, and the file it names, found whatever else is wrong with the file
+    found = [Problem(source.loc(("projects", i, "name")), f"project {quote(name)} is named twice",
                      "give each project its own name") for i, _, name in repeats(source.get(("projects",)), "name")]
+    quarantine = source.get(("quarantine_file",))
+    if isinstance(quarantine, str) and quarantine and not Path(quarantine).is_file():
+        found.append(Problem(source.loc(("quarantine_file",)), f"quarantine_file {quote(quarantine)} does not exist",
+                             "name the quarantine file relative to the folder flowwalk runs in, e.g. "
+                             "flowwalk-quarantine.yaml (docs/quarantine.md)"))
     try:
         config = ConfigModel.model_validate(source.data)
     except ValidationError as exc:
-        raise SpecError(merged(errors_to_problems(exc, source, ConfigModel), twice)) from None
-    if twice:
-        raise SpecError(twice)
+        raise SpecError(merged(errors_to_problems(exc, source, ConfigModel), found)) from None
+    if found:
+        raise SpecError(found)
     return config
 
 

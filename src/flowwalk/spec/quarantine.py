@@ -22,15 +22,16 @@ __all__ = ["find_quarantine", "load_quarantine"]
 QUARANTINE_FILE = "flowwalk-quarantine.yaml"
 
 
-def find_quarantine(named: str | None) -> Path | None:
-    """The quarantine file to read: the one named (`--quarantine`, which must exist), else
-    flowwalk-quarantine.yaml in the working folder when there is one."""
+def find_quarantine(named: str | None, origin: str = "--quarantine") -> Path | None:
+    """The quarantine file to read: the one named (which must exist; `origin` says where it was
+    named, `FLOWWALK_QUARANTINE` say), else flowwalk-quarantine.yaml in the working folder when
+    there is one."""
     if named:
         path = Path(named)
         if not path.is_file():
             from flowwalk.spec.source import escape
 
-            raise UsageError(f"--quarantine '{escape(named)}' does not exist\n  hint: name the quarantine file, "
+            raise UsageError(f"{origin} '{escape(named)}' does not exist\n  hint: name the quarantine file, "
                              f"e.g. {QUARANTINE_FILE} (docs/quarantine.md)")
         return path
     default = Path(QUARANTINE_FILE)
