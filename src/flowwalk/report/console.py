@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, Mapping, TextIO
 
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
-from flowwalk.report.summary import gate_lead, healed_items, outcome_words
+from flowwalk.report.summary import gate_lead, healed_items, outcome_words, written_baselines
 from flowwalk.report.verdict import failure_message
 from flowwalk.reportfolder import ReportFolder
 
@@ -51,6 +51,10 @@ def _seconds(ms: float) -> str:
 def _one_line(text: str, limit: int = 200) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+#: the written baselines the console names at the end of a run (summary.md names them all)
+BASELINES_LISTED = 20
 
 
 class ConsoleReporter:
@@ -144,7 +148,12 @@ class ConsoleReporter:
             more = f" (+{len(heals) - 1} more)" if len(heals) > 1 else ""
             line += "  " + self._paint(_one_line(f"healed {first.old_selector!r} -> {first.new_selector!r}{more}"),
                                        "skipped")
-        warnings = [f for f in rule.findings if f.severity in ("critical", "warning") and f.kind != "healed"]
+        written = [f.baseline.path for f in rule.findings if f.kind == "baseline_written" and f.baseline is not None]
+        if written:
+            what = f"wrote {written[0]}" if len(written) == 1 else f"wrote {len(written)} baselines"
+            line += "  " + self._paint(_one_line(what), "skipped")
+        warnings = [f for f in rule.findings
+                    if f.severity in ("critical", "warning") and f.kind not in ("healed", "baseline_written")]
         if warnings:
             line += "  " + self._paint(f"{len(warnings)} warning{'s' * (len(warnings) != 1)}", "skipped")
         return line
@@ -175,6 +184,14 @@ class ConsoleReporter:
                 self._print(f"healed: {heals} selector{'s' * (heals != 1)} for this run only; "
                             f"`flowwalk heal --report {self.report_dir or 'REPORT'}` shows the diff, "
                             "`--apply` keeps it")
+            written = [path for path, _test in written_baselines(verdict)]
+            if written:
+                self._print(f"baselines written: {len(written)}, by --update-snapshots; review them (git diff) "
+                            "and commit them:")
+                for path in written[:BASELINES_LISTED]:
+                    self._print(f"  {path}")
+                if len(written) > BASELINES_LISTED:
+                    self._print(f"  … and {len(written) - BASELINES_LISTED} more (summary.md lists them all)")
             if self.report_dir:
                 folder = Path(self.report_dir)
                 present = ReportFolder(folder).listing()
