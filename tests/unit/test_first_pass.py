@@ -101,3 +101,26 @@ def test_the_hints_followed_literally_give_a_valid_file(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as error:
         load_config(path)
     assert error.value.problems[0].hint == "write it as a mapping, e.g. {name: 'desktop'}"
+
+
+def test_a_list_of_steps_or_assertions_hint_gives_a_valid_entry(tmp_path: Path) -> None:
+    spec = tmp_path / "a.flow.yaml"
+    for key, written in (("steps", "goto"), ("assertions", "console")):
+        body = FLOW.format(name="a") + ("steps: [{type: goto, url: /}]\n" if key == "assertions" else "")
+        spec.write_text(body + f"{key}: {written}\n")
+        with pytest.raises(SpecError) as error:
+            load_suites([str(spec)], Settings())
+        hint = error.value.problems[0].hint
+        assert hint.startswith(f"write it as a list, e.g. {key}: ["), hint
+        spec.write_text(body + hint.removeprefix("write it as a list, e.g. ") + "\n")
+        assert load_suites([str(spec)], Settings())   # the hint, followed, loads
+
+
+def test_a_choice_through_the_environment_is_named_as_such() -> None:
+    from flowwalk.errors import UsageError
+    from flowwalk.settings import Overrides, build_settings
+
+    with pytest.raises(UsageError) as error:
+        build_settings(Overrides(), {"FLOWWALK_FAIL_ON": "newest"})
+    assert str(error.value) == ("FLOWWALK_FAIL_ON 'newest' is not one of any, new\n"
+                                "  hint: for example FLOWWALK_FAIL_ON=any")

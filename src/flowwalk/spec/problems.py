@@ -442,6 +442,7 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         one = _one_key(_entry_model(res.ann))
         if one is not None:   # a list of mappings that need one key: the value as that key's (`[{name: 'desktop'}]`)
             item = "{" + f"{one}: {item}" + "}"
+        item = _LIST_EXAMPLES.get(field or "", item)
         return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
                        f"write it as a list, e.g. {escape(field or 'key')}: [{item}]")
 
@@ -595,6 +596,10 @@ def _tag_noun(disc: str, path: tuple[Any, ...]) -> str:
     if owner == "assertions":
         return "assertion kind"
     return "expect kind"
+
+
+#: a valid entry of the lists whose entries are one of several kinds, for "write it as a list"
+_LIST_EXAMPLES = {"steps": "{type: goto, url: /}", "assertions": "{kind: no_console_errors}"}
 
 
 def _entry_model(ann: Any) -> type[BaseModel] | None:
