@@ -98,6 +98,9 @@ def _exit_code(action: Callable[[], int]) -> int:
     except KeyboardInterrupt:
         click.echo("flowwalk: cancelled", err=True)
         return ExitCode.CANCELLED
+    except BrokenPipeError:   # `flowwalk plan | head`: the reader has what it wanted; not a bug
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # nothing more to write at exit
+        return ExitCode.OK
     except Exception as error:  # a bug: say so plainly, keep the traceback out of the user's face
         report_crash(error)
         return ExitCode.INTERNAL_ERROR

@@ -82,3 +82,37 @@ def test_a_missing_quarantine_file_is_named_where_it_was_named(tmp_path: Path, m
                                     env=env)
         assert result.exit_code == ExitCode.INPUT_REFUSED
         assert result.output.startswith(f"flowwalk: error: {named}"), result.output
+
+
+def test_a_reader_that_leaves_early_is_not_a_bug(tmp_path: Path) -> None:
+    """`flowwalk plan | head -1`: stdout closes before flowwalk writes; no 'internal error'."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "flowwalk", "plan", "examples/flows"], cwd=root,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()
+    err = proc.stderr.read()
+    assert proc.wait(timeout=120) == 0, err
+    assert "internal error" not in err and "Traceback" not in err
+
+
+def test_the_console_goes_quiet_when_its_reader_leaves() -> None:
+    from flowwalk.report.console import ConsoleReporter
+
+    class Gone:
+        def write(self, _text: str) -> int:
+            raise BrokenPipeError
+
+        def flush(self) -> None:
+            raise BrokenPipeError
+
+        def isatty(self) -> bool:
+            return False
+
+        encoding = "utf-8"
+
+    reporter = ConsoleReporter(Gone(), color=False)  # type: ignore[arg-type]
+    reporter.finish({"outcome": "passed", "exit_code": 0, "tests": []})   # no exception: the run's code stands

@@ -72,6 +72,7 @@ class ConsoleReporter:
         #: the final status of each test shown, in order (counted by events.tally at the end)
         self.statuses: list[str] = []
         self._width = 0
+        self._closed = False   # the stream's reader went away
 
     # -- output --------------------------------------------------------------------------------
 
@@ -81,8 +82,13 @@ class ConsoleReporter:
     def _print(self, text: str) -> None:
         if self.symbols is not _SYMBOLS:
             text = text.replace("…", "...").replace("·", "-")
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        if self._closed:
+            return
+        try:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        except BrokenPipeError:   # `flowwalk run | head`: the reader left; the run and its reports go on
+            self._closed = True
 
     # -- events --------------------------------------------------------------------------------
 
