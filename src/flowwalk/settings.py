@@ -437,8 +437,9 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
                           ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES), ("fail_on", FAIL_ON)):
         if name in merged and merged[name] not in allowed:
             where = origins.get(name, name)
-            raise UsageError(f"{where} '{merged[name]}' is not one of {', '.join(allowed)}\n  hint: for example "
-                             + (f"{where}={allowed[0]}" if where.startswith("FLOWWALK_") else f"{where} {allowed[0]}"))
+            sep = "=" if where.startswith("FLOWWALK_") else " "
+            raise UsageError(f"{where}{sep}'{merged[name]}' is not one of {', '.join(allowed)}\n  hint: for example "
+                             f"{where}{sep}{allowed[0]}")
     if config.get("model"):
         merged["llm"] = build_llm_config(config["model"])
     merged["environment"] = environment_from(config)

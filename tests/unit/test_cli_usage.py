@@ -116,3 +116,14 @@ def test_the_console_goes_quiet_when_its_reader_leaves() -> None:
 
     reporter = ConsoleReporter(Gone(), color=False)  # type: ignore[arg-type]
     reporter.finish({"outcome": "passed", "exit_code": 0, "tests": []})   # no exception: the run's code stands
+
+
+@pytest.mark.parametrize("env, said", [
+    ({"FLOWWALK_COMMENT_MODE": "sometimes"}, "FLOWWALK_COMMENT_MODE='sometimes' is not one of"),
+    ({"FLOWWALK_COMMENT_NAME": "a b"}, "hint: for example FLOWWALK_COMMENT_NAME=e2e-chrome"),
+])
+def test_publish_names_a_bad_variable_as_the_variable(env: dict[str, str], said: str, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["publish", "--report", "."], env=env)
+    assert result.exit_code == ExitCode.INPUT_REFUSED and said in result.output, result.output

@@ -122,5 +122,5 @@ def test_a_choice_through_the_environment_is_named_as_such() -> None:
 
     with pytest.raises(UsageError) as error:
         build_settings(Overrides(), {"FLOWWALK_FAIL_ON": "newest"})
-    assert str(error.value) == ("FLOWWALK_FAIL_ON 'newest' is not one of any, new\n"
+    assert str(error.value) == ("FLOWWALK_FAIL_ON='newest' is not one of any, new\n"
                                 "  hint: for example FLOWWALK_FAIL_ON=any")

@@ -78,7 +78,7 @@ def test_heal_policy_comes_from_the_command_line_environment_or_config() -> None
     assert build_settings(Overrides(), {}, {"heal_policy": "fail"}).heal_policy == "fail"
     assert build_settings(Overrides(), {"FLOWWALK_HEAL_POLICY": "fail"}, {"heal_policy": "pass"}).heal_policy == "fail"
     assert build_settings(Overrides(heal_policy="pass"), {"FLOWWALK_HEAL_POLICY": "fail"}).heal_policy == "pass"
-    with pytest.raises(UsageError, match="FLOWWALK_HEAL_POLICY 'never' is not one of pass, fail"):
+    with pytest.raises(UsageError, match="FLOWWALK_HEAL_POLICY='never' is not one of pass, fail"):
         build_settings(Overrides(), {"FLOWWALK_HEAL_POLICY": "never"})
 
 
