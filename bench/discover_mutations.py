@@ -3,6 +3,10 @@
     .venv/bin/python bench/discover_mutations.py todomvc-backbone [--twice] [--only NAME] [--json FILE]
     .venv/bin/python bench/discover_mutations.py adminlike [--twice] [--only NAME] [--json FILE]
     .venv/bin/python bench/discover_mutations.py django-admin [--twice] [--only NAME] [--json FILE]
+    .venv/bin/python bench/discover_mutations.py APP --crawl-only [--twice] --keep DIR
+
+`--keep DIR` copies each crawl's output there (DIR/first, DIR/second), so two trees of code can be
+compared on what they wrote; `--crawl-only` stops after the crawls (no suites, no bugs).
 
 For one app, offline and deterministic: TodoMVC Backbone (other people's JavaScript, from
 .cache/thirdparty, fetched by scripts/fetch_thirdparty.sh; its bugs are seeded in the JavaScript),
@@ -283,7 +287,22 @@ def _spec_tree(folder: Path) -> dict[Path, bytes]:
     return {p.relative_to(folder): p.read_bytes() for p in folder.rglob("*.yaml")}
 
 
-def crawl(app: App, url: str, out: Path) -> Any:
+def _differing(first: Path, second: Path) -> list[str]:
+    """The spec files (needs-review included) that only one crawl wrote, or that differ."""
+    one, two = _spec_tree(first), _spec_tree(second)
+    return sorted(p.as_posix() for p in set(one) | set(two) if one.get(p) != two.get(p))
+
+
+def _report_crawls(results: dict[str, Any], json_file: Path | None) -> int:
+    print(json.dumps(results, indent=1))
+    if json_file:
+        json_file.write_text(json.dumps(results, indent=1) + "\n", encoding="utf-8")
+    return 0
+
+
+def crawl(app: App, url: str, out: Path, log: Path | None = None) -> Any:
+    """`discover --submit-forms` on the app (no model) into `out`; its progress lines, each with the
+    seconds since the start, into `log`."""
     import os
 
     from flowwalk.discover import DiscoverOptions, discover
@@ -296,7 +315,13 @@ def crawl(app: App, url: str, out: Path) -> Any:
     options = DiscoverOptions(url=url + app.start, out_dir=out, submit_forms=True, use_model=False,
                               max_pages=app.max_pages, budget_s=900, login=login, variables=app.variables,
                               secret_names=tuple(name for name, _ in app.secrets))
-    return discover(options, progress=lambda line: None)
+    if log is None:
+        return discover(options, progress=lambda line: None)
+    log.parent.mkdir(parents=True, exist_ok=True)
+    started = time.monotonic()
+    with log.open("w", encoding="utf-8") as lines:
+        return discover(options, progress=lambda line: print(f"{time.monotonic() - started:7.1f} {line}", file=lines,
+                                                             flush=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -305,6 +330,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--twice", action="store_true", help="crawl twice and compare the spec trees")
     parser.add_argument("--only", action="append", default=[], help="run only this mutation (repeatable)")
     parser.add_argument("--json", type=Path, help="also write the figures to this file")
+    parser.add_argument("--keep", type=Path, help="copy each crawl's output into this folder (first/, second/)")
+    parser.add_argument("--crawl-only", action="store_true", help="stop after the crawls: no suites, no bugs")
     args = parser.parse_args(argv)
     from flowwalk.settings import Settings, default_executable
 
@@ -319,7 +346,7 @@ def main(argv: list[str] | None = None) -> int:
         served = _start(app.name, scratch)
         try:
             t0 = time.monotonic()
-            first = crawl(app, served.url, scratch / "generated")
+            first = crawl(app, served.url, scratch / "generated", args.keep / "first.log" if args.keep else None)
             results["crawl_s"] = round(time.monotonic() - t0, 1)
             results["pages"] = first.pages
             results["written"] = len(first.specs_written)
@@ -328,8 +355,18 @@ def main(argv: list[str] | None = None) -> int:
             if args.twice:
                 if served.restart is not None:
                     served.restart()   # the same app as the first crawl saw, not the rows that crawl created
-                crawl(app, served.url, scratch / "again")
+                t1 = time.monotonic()
+                crawl(app, served.url, scratch / "again", args.keep / "second.log" if args.keep else None)
+                results["second_crawl_s"] = round(time.monotonic() - t1, 1)
                 results["identical"] = _spec_tree(scratch / "generated") == _spec_tree(scratch / "again")
+                results["differ"] = _differing(scratch / "generated", scratch / "again")
+            if args.keep:
+                for name, folder in (("first", "generated"), ("second", "again")):
+                    if (scratch / folder).is_dir():
+                        shutil.rmtree(args.keep / name, ignore_errors=True)
+                        shutil.copytree(scratch / folder, args.keep / name)
+            if args.crawl_only:
+                return _report_crawls(results, args.json)
             hand = scratch / "hand"
             hand.mkdir()
             for spec in app.hand:

@@ -21,6 +21,7 @@ from flowwalk.browser.probe import (
     ElementQuery,
     ElementRead,
     FrameName,
+    ItemsRead,
     Match,
     Quiet,
     Reader,
@@ -53,6 +54,8 @@ class RecordedReader:
     queries: list[ElementQuery] = field(default_factory=list)
     #: selector -> ElementRead (or a list, or an exception); a selector not listed matches nothing
     elements_of: dict[str, Recorded] = field(default_factory=dict)
+    #: selector -> ItemsRead (or a list, or an exception); a selector not listed matches nothing
+    items_of: dict[str, Recorded] = field(default_factory=dict)
     frames: list["RecordedReader"] = field(default_factory=list)
     name: FrameName | None = None
     gone: bool = False
@@ -84,6 +87,11 @@ class RecordedReader:
         self.calls.append(("elements", selector, query.kind))
         self.queries.append(query)
         result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
+        return result
+
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+        self.calls.append(("items", selector, "raw" if raw_text else "text"))
+        result: ItemsRead = _answer(self.items_of, selector, ItemsRead(0))
         return result
 
     def child_frames(self, limit: int) -> list[Reader]:

@@ -13,13 +13,16 @@ its tables).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
 from flowwalk.llm import LLMConfig, build_llm_config
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
+from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -50,10 +53,14 @@ def default_executable(env: Mapping[str, str] | None = None) -> str:
 
 
 class Secrets:
-    """Secret values by variable name. Never printed: repr and str show only the names."""
+    """Secret values by variable name. Never printed: repr and str show only the names.
 
-    def __init__(self, values: Mapping[str, str] | None = None):
+    `hidden`: more values to keep out of every artifact that no `{{NAME}}` can use (the forms an
+    HTTP credential takes in a header: readiness.HttpAccess.hidden_values)."""
+
+    def __init__(self, values: Mapping[str, str] | None = None, hidden: tuple[str, ...] = ()):
         self._values = dict(values or {})
+        self._hidden = tuple(v for v in hidden if v and v not in self._values.values())
 
     def names(self) -> frozenset[str]:
         return frozenset(self._values)
@@ -62,7 +69,7 @@ class Secrets:
         return self._values.get(name)
 
     def values(self) -> list[str]:
-        return [v for v in self._values.values() if v]
+        return [v for v in self._values.values() if v] + list(self._hidden)
 
     def __contains__(self, name: object) -> bool:
         return name in self._values
@@ -73,7 +80,7 @@ class Secrets:
     __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secrets) and self._values == other._values
+        return isinstance(other, Secrets) and self._values == other._values and self._hidden == other._hidden
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self._values)))
@@ -113,6 +120,8 @@ class Settings:
     secrets: Secrets = field(default_factory=Secrets, compare=False)
     shard_index: int = 1
     shard_total: int = 1
+    #: `--shard auto`: the CI variables the shard came from (ci.py), for the log and the plan record
+    shard_source: str | None = None
     durations_file: str | None = None
     #: an earlier report folder or emit.jsonl to heal from (heal/fingerprint.py); None: the
     #: durations file, which is the last run's emit.jsonl a CI job already downloads
@@ -165,6 +174,21 @@ class Settings:
     fail_on: str = "any"
     #: the quarantine file (docs/quarantine.md); None: flowwalk-quarantine.yaml when present
     quarantine_file: str | None = None
+    #: the readiness wait (readiness.py): a URL (absolute, or relative to the base URL) polled until it
+    #: answers `wait_status` (and holds `wait_text`), every `wait_interval_s`, for up to `wait_timeout_s`
+    wait_for: str | None = None
+    wait_status: str = "2xx"
+    wait_text: str | None = None
+    wait_timeout_s: float = 180.0
+    wait_interval_s: float = 5.0
+    #: extra HTTP headers as (header name, the secret holding its value) and the secret holding HTTP
+    #: credentials (username:password): sent only to the base URL's origin (docs/preview.md)
+    http_headers: tuple[tuple[str, str], ...] = ()
+    http_credentials: str | None = None
+    #: their values, resolved from the secrets (kept out of every artifact with the other secrets)
+    http_access: HttpAccess = field(default_factory=HttpAccess, compare=False)
+    #: a running Playwright browser server (ws:// or wss://) to connect to instead of launching Chromium
+    browser_endpoint: str | None = None
 
     #: the browser's environment flowwalk.yaml asks for (viewport, device, locale, ...); specs win
     environment: Environment = Environment()
@@ -179,7 +203,7 @@ class Settings:
     origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
     def origin(self, name: str) -> str:
-        return self.origins.get(name) or "--" + name.replace("_", "-")
+        return self.origins.get(name) or _flag(name)
 
     def stabilize_for(self, kind: str) -> Stabilize:
         """The stabilize settings a check starts from in a scenario of this kind (`Scenario.kind`):
@@ -193,7 +217,7 @@ class Settings:
 class Overrides:
     """What one call of a command was told, above the environment and flowwalk.yaml: the command
     line's options or an MCP tool's arguments. Each field is named after the Settings field it sets
-    (`shard` is `K/N`, `projects` the names `--project` takes); None, or empty, is not given."""
+    (`shard` is `K/N` or `auto`, `projects` the names `--project` takes); None, or empty, is not given."""
 
     paths: tuple[str, ...] = ()
     variables: Mapping[str, str] = field(default_factory=dict)
@@ -205,6 +229,16 @@ class Overrides:
     durations_file: str | None = None
     fingerprints_file: str | None = None
     projects: tuple[str, ...] = ()
+    #: the readiness wait and what is sent to the base URL's origin (docs/preview.md): header name ->
+    #: the secret holding its value, and the secret holding `username:password`
+    wait_for: str | None = None
+    wait_status: str | None = None
+    wait_text: str | None = None
+    wait_timeout_s: float | None = None
+    wait_interval_s: float | None = None
+    http_headers: Mapping[str, str] = field(default_factory=dict)
+    http_credentials: str | None = None
+    browser_endpoint: str | None = None
     grep: str | None = None
     grep_invert: str | None = None
     tag: str | None = None
@@ -230,24 +264,66 @@ class Overrides:
         return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, (), {})}
 
 
+#: settings whose command-line option is not the setting's name with dashes (`_s` dropped)
+_FLAGS = {"out_dir": "--out", "durations_file": "--durations", "fingerprints_file": "--fingerprints",
+          "quarantine_file": "--quarantine", "executable": "--chromium", "projects": "--project",
+          "secret_names": "--secret", "variables": "--var"}
+
+
+def _flag(setting: str) -> str:
+    """The command line's option for a setting: `--quarantine` for `quarantine_file`, `--run-timeout`
+    for `run_timeout_s`."""
+    return _FLAGS.get(setting) or "--" + setting.removesuffix("_s").replace("_", "-")
+
+
 def parse_shard(text: str) -> tuple[int, int]:
-    """`K/N` with 1 <= K <= N."""
+    """`K/N` with 1 <= K <= N (`auto` is read by `build_settings`, from the CI's variables)."""
     try:
         k_text, n_text = text.split("/")
         k, n = int(k_text), int(n_text)
     except ValueError:
-        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4") from None
+        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4, or --shard auto "
+                         f"on GitLab CI, CircleCI, Buildkite or Azure Pipelines") from None
     if not 1 <= k <= n:
         raise UsageError(f"--shard '{text}': K must be between 1 and N\n  hint: shards are numbered 1..N")
     return k, n
 
 
-def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var") -> dict[str, str]:
+#: headers a route may not set (the connection's own) or that Chromium manages itself
+_FORBIDDEN_HEADERS = ("host", "content-length", "connection", "transfer-encoding", "upgrade", "cookie")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def http_headers_from(config: Mapping[str, str], told: Mapping[str, str]) -> dict[str, str]:
+    """Header name -> the secret holding its value: flowwalk.yaml's `http_headers`, then what the
+    command was told (`--http-header NAME=SECRET`, which wins for the same header, names compared
+    without case)."""
+    headers: dict[str, str] = {}
+    pairs = [(name, secret, "flowwalk.yaml http_headers") for name, secret in config.items()]
+    pairs += [(name, secret, "--http-header") for name, secret in told.items()]
+    for name, secret, where in pairs:
+        name, secret = str(name).strip(), str(secret).strip()
+        if not _HEADER_NAME.match(name) or name.lower() in _FORBIDDEN_HEADERS:
+            raise UsageError(f"{where} {name}: not a header flowwalk can send\n  hint: a header name such as "
+                             f"x-vercel-protection-bypass (not {', '.join(_FORBIDDEN_HEADERS)})")
+        if not _SECRET_NAME.match(secret):
+            raise UsageError(f"{where} {name}={secret}: the value must name a secret, not be one\n"
+                             f"  hint: {name}=MY_SECRET, with the value in the environment variable MY_SECRET")
+        for known in [k for k in headers if k.lower() == name.lower()]:
+            del headers[known]
+        headers[name] = secret
+    return headers
+
+
+def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var", form: str = "NAME=VALUE",
+                      example: str = "BASE=https://127.0.0.1:8080") -> dict[str, str]:
+    """`NAME=VALUE` texts as a dict (the last wins); UsageError naming `what` for one without `=`."""
     out: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"{what} '{pair}' is not NAME=VALUE\n  hint: for example {what} BASE=https://127.0.0.1:8080")
+            raise UsageError(f"{what} '{pair}' is not {form}\n  hint: for example {what} {example}")
         out[name.strip()] = value
     return out
 
@@ -318,7 +394,7 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     """`value` of `setting` as a number within `model.SETTING_RANGES` (the bounds flowwalk.yaml's
     schema has), or UsageError naming where it came from (`--retries`, `FLOWWALK_RETRIES`)."""
     low, high = SETTING_RANGES[setting]
-    whole = setting != "run_timeout_s"
+    whole = not setting.endswith("_s")
     span = (f"above {low:g}" if not whole else f"{low:g} or more") if high is None else (
         f"above {low:g} and at most {high:g}" if not whole else f"{low:g} to {high:g}")
     hint = (f"  hint: {setting.replace('_', '-')} takes {span}; flowwalk.yaml, the command line, the Action's "
@@ -354,7 +430,7 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         """The value of a setting and where it came from (for messages; kept in `origins`)."""
         found = next((e for e in env_names if env.get(e, "").strip()), None)
         if name in options:
-            value, where = options[name], "--" + {"run_timeout_s": "run_timeout"}.get(name, name).replace("_", "-")
+            value, where = options[name], _flag(name)
         elif found:
             value, where = env[found], found
         else:
@@ -374,6 +450,9 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         "grep": ("FLOWWALK_GREP",), "grep_invert": ("FLOWWALK_GREP_INVERT",), "tag": ("FLOWWALK_TAG",),
         "last_failed": ("FLOWWALK_LAST_FAILED",), "base_report": ("FLOWWALK_BASE_REPORT",),
         "fail_on": ("FLOWWALK_FAIL_ON",), "quarantine_file": ("FLOWWALK_QUARANTINE",),
+        "wait_for": ("FLOWWALK_WAIT_FOR",), "wait_status": ("FLOWWALK_WAIT_STATUS",),
+        "wait_text": ("FLOWWALK_WAIT_TEXT",), "http_credentials": ("FLOWWALK_HTTP_CREDENTIALS",),
+        "browser_endpoint": ("FLOWWALK_BROWSER_ENDPOINT",),
     }
     for name, env_names in text_settings.items():
         value = pick(name, *env_names)
@@ -387,6 +466,7 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         ("max_failures", ("FLOWWALK_MAX_FAILURES",)),
         ("rule_timeout_ms", ()), ("guard_timeout_ms", ()), ("action_timeout_ms", ()),
         ("navigation_timeout_ms", ()), ("expect_timeout_ms", ()), ("run_timeout_s", ("FLOWWALK_RUN_TIMEOUT",)),
+        ("wait_timeout_s", ("FLOWWALK_WAIT_TIMEOUT",)), ("wait_interval_s", ("FLOWWALK_WAIT_INTERVAL",)),
     )
     for name, env_names in ranged:
         value, where = pick_from(name, *env_names)
@@ -400,7 +480,10 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
         merged["paths"] = tuple(str(p) for p in paths)
 
     shard = overrides.shard or env.get("FLOWWALK_SHARD")
-    if shard:
+    if shard and str(shard).strip().lower() == "auto":
+        found = shard_from_ci(env)
+        merged["shard_index"], merged["shard_total"], merged["shard_source"] = found.index, found.total, found.source
+    elif shard:
         merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
 
     variables = dict(config.get("variables") or {})
@@ -411,8 +494,24 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     for name in overrides.secret_names:
         if name not in secret_names:
             secret_names.append(name)
+    headers = http_headers_from(config.get("http_headers") or {}, overrides.http_headers)
+    if headers:
+        merged["http_headers"] = tuple(headers.items())
+    # the secrets HTTP headers and credentials take their values from are secrets of the run
+    for name in [*headers.values(), *([merged["http_credentials"]] if merged.get("http_credentials") else [])]:
+        if name not in secret_names:
+            secret_names.append(name)
     merged["secret_names"] = tuple(secret_names)
-    merged["secrets"] = Secrets({n: env[n] for n in secret_names if env.get(n)})
+    named = {n: env[n] for n in secret_names if env.get(n)}
+    # a run checks that every value is there (app.py); validate and plan need none of them
+    access = access_from(headers, merged.get("http_credentials"), named, merged.get("base_url"), strict=False)
+    merged["http_access"] = access
+    merged["secrets"] = Secrets(named, hidden=tuple(access.hidden_values()))
+    if "wait_status" in merged:
+        parse_statuses(merged["wait_status"])
+    if merged.get("browser_endpoint") and not merged["browser_endpoint"].startswith(("ws://", "wss://")):
+        raise UsageError(f"--browser-endpoint '{merged['browser_endpoint']}' is not a ws:// or wss:// URL\n"
+                         "  hint: the address a Playwright browser server prints, e.g. ws://127.0.0.1:3000/")
 
     dismiss = tuple(config.get("dismiss_selectors") or ())
     if dismiss:
@@ -445,7 +544,9 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     merged["environment"] = environment_from(config)
     merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
     merged["project_filter"] = parse_names(overrides.projects or env.get("FLOWWALK_PROJECT", ""))
-    merged.setdefault("executable", default_executable(env))
+    # a browser server launches the headless shell flowwalk's image installs, unless told otherwise:
+    # what this machine has installed says nothing about the server
+    merged.setdefault("executable", HEADLESS_SHELL if merged.get("browser_endpoint") else default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     merged["origins"] = {name: where for name, where in origins.items() if name in merged}
     return Settings(**merged)

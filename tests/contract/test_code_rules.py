@@ -23,8 +23,11 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "dag": ("the rule DAG: Kahn order, cycles, ancestors (for spec/, plan/ and walk/)", frozenset({"errors", "model"})),
     "llm": ("the language model's configuration (flowwalk.yaml's `model:` block): presets, caps",
             frozenset({"errors"})),
+    "ci": ("`--shard auto`: a parallel job's place from the CI's own variables", frozenset({"errors"})),
+    "readiness": ("the readiness wait before a run walks a preview, and the run's HTTP headers and credentials",
+                  frozenset({"errors"})),
     "settings": ("frozen Settings from argv + env + flowwalk.yaml, built once",
-                 frozenset({"errors", "model", "llm"})),
+                 frozenset({"ci", "errors", "llm", "model", "readiness"})),
     "environment": ("the browser's environment: Playwright's device table (`devices.json`) and the layers "
                     "(flowwalk.yaml, project, spec) merged into context options", frozenset({"model"})),
     "lazy": ("PEP 562 exports for `flowwalk.agent` and `flowwalk.browser`", frozenset()),
@@ -38,7 +41,7 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
              frozenset({"dag", "environment", "errors", "model", "reportfolder", "settings", "spec"})),
     "browser": ("the only package importing playwright: launch, sessions, page reads, network, errors translated",
-                frozenset({"errors", "lazy", "model", "settings", "vendor"})),
+                frozenset({"errors", "lazy", "model", "readiness", "settings", "vendor"})),
     "agent": ("the optional language model: the one client, the prompt boundary, the caps, the call records",
               frozenset({"__init__", "cooperative", "errors", "lazy", "llm", "spec"})),
     "vendor": ("third-party files shipped as package data (axe-core) and their readers", frozenset()),
@@ -55,11 +58,12 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
                  frozenset({"agent", "browser", "cooperative", "errors", "events", "model", "settings", "spec",
                             "walk"})),
-    "github": ("the GitHub client (the only `requests` user for GitHub), the comment, outputs, publish",
+    "github": ("the GitHub and GitLab clients (the only `requests` users for either), the comment, the merge "
+               "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "reportfolder", "settings"})),
     "app": ("the commands, one typed function each (request in, result out), for the CLI and the MCP server",
             frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan",
-                       "report", "reportfolder", "serve", "settings", "spec", "walk"})),
+                       "readiness", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
             frozenset({"__init__", "agent", "app", "cooperative", "discover", "errors", "events", "heal", "report",
                        "reportfolder", "settings", "spec", "walk"})),
@@ -74,9 +78,11 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
 #: third-party modules only some places may import
 ONLY_IN = {
     "playwright": {"browser"},
-    # the walker's invariant_check GETs an endpoint of the app under test; everything GitHub goes
-    # through github/client.py; every model request goes through agent/client.py
-    "requests": {"github/client.py", "walk/verifiers.py", "agent/client.py"},
+    # the walker's invariant_check GETs an endpoint of the app under test, and the readiness wait the
+    # site's URL; everything GitHub goes through github/client.py, everything GitLab through
+    # github/gitlab_client.py; every model request goes through agent/client.py
+    "requests": {"github/client.py", "github/gitlab_client.py", "walk/verifiers.py", "agent/client.py",
+                 "readiness.py"},
     "click": {"cli"},
     "mcp": {"mcp"},
 }

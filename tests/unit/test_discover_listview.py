@@ -4,11 +4,9 @@ was seen, counts without the crawl's own rows); and --goal's words (discover/goa
 
 from __future__ import annotations
 
-from typing import Any
+from discover_kit import RecordedPage, element, page as crawled
 
-from discover_kit import RecordedPage
-
-from flowwalk.browser.explore import PagerLink, Table, Tables
+from flowwalk.browser.explored import Element, Form, PagerLink, Survey, Table, Tables
 from flowwalk.discover.goal import goal_words, score
 from flowwalk.discover.inpage import Hands
 from flowwalk.discover.listview import explore_list, rows_not_ours
@@ -23,15 +21,14 @@ def _table(rows: list[tuple[str, str, str]], count: int | None = None) -> Table:
                  count=len(rows) if count is None else count, body="tbody > tr", cells=tuple(rows))
 
 
-def _link(name: str, href: str) -> dict[str, Any]:
-    return {"kind": "link", "name": name, "href": href, "candidates": [{"selector": f'a[href="{href}"]', "how": "role", "count": 1}]}
+def _link(name: str, href: str) -> Element:
+    return element("link", name, f'a[href="{href}"]', "role", href=href)
 
 
 def test_a_list_is_read_then_sorted_paged_filtered_and_searched_from_fresh_loads() -> None:
-    survey = {"links": [_link("By author: Jane Austen", "?author=2"), _link("All", "?"), _link("Next", "?p=2")],
-              "forms": [{"kind": "form", "method": "get", "search": True, "fields": [
-                  {"kind": "field", "type": "text", "field_name": "q",
-                   "candidates": [{"selector": "#q", "how": "id", "count": 1}]}]}]}
+    survey = Survey(links=(_link("By author: Jane Austen", "?author=2"), _link("All", "?"), _link("Next", "?p=2")),
+                    forms=(Form(kind="form", method="get", search=True,
+                                fields=(element("field", "", "#q", "id", type="text", field_name="q"),)),))
     states = {0: Tables((_table(BOOKS),), (PagerLink("2", "?p=2", "1 2 14 books"),)),
               1: Tables((_table(list(reversed(BOOKS[:3]))),), ()),                      # the Title header's sort
               2: Tables((_table([("Sula", "Toni Morrison", "1973")]),), ()),              # page 2
@@ -40,7 +37,7 @@ def test_a_list_is_read_then_sorted_paged_filtered_and_searched_from_fresh_loads
     page = RecordedPage("http://127.0.0.1:9/books/", [survey] * 5, tables=states,
                         after={'#books thead a[href="?o=1"]': 1, 'a[href="?p=2"]': 2, 'a[href="?author=2"]': 3, "#q": 4})
     hands = Hands(page=page, fresh=page.fresh, take_action=lambda: True, words=(), progress=lambda line: None)
-    view = explore_list(hands, {"url": page.start, "path": "/books/", "survey": survey})
+    view = explore_list(hands, crawled("p001", "books", page.start, "/books/", survey))
     assert view is not None
     assert (view.headers, view.first, view.count, view.paged) == (("TITLE", "AUTHOR", "YEAR"),
                                                                   ("Dune Frank Herbert 1965", "Emma Jane Austen 1815"), 3, True)
@@ -56,11 +53,11 @@ def test_a_list_is_read_then_sorted_paged_filtered_and_searched_from_fresh_loads
 
 
 def test_a_table_nothing_turns_is_no_list() -> None:
-    page = RecordedPage("http://127.0.0.1:9/", [{"links": [], "forms": []}], tables={0: Tables((_table(BOOKS),), ())})
+    page = RecordedPage("http://127.0.0.1:9/", [Survey()], tables={0: Tables((_table(BOOKS),), ())})
     page.tabled[0] = Tables((Table("#apps", ("MODEL", "ADD"), ("", ""), ("Books Add", "Authors Add"), ("", ""), 2,
-                                   "tbody > tr", (("Books", "Add"), ("Authors", "Add"))),), ())
+                                   (("Books", "Add"), ("Authors", "Add")), "tbody > tr"),), ())
     hands = Hands(page=page, fresh=page.fresh, take_action=lambda: True, words=(), progress=lambda line: None)
-    assert explore_list(hands, {"url": page.start, "path": "/", "survey": {"links": [], "forms": []}}) is None
+    assert explore_list(hands, crawled("p001", "home", page.start, "/", Survey())) is None
 
 
 def test_a_goal_matches_the_words_a_site_uses_for_it() -> None:

@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flowwalk.browser.explore import FieldAsks, FormAsks
+from flowwalk.browser.explored import FieldAsks, FormAsks, Option
 from flowwalk.discover.values import corrected, first_values
 
 
 def _field(name: str, type_: str = "text", **more: object) -> FieldAsks:
-    base = FieldAsks(name=name, id=f"id_{name}", tag="input", type=type_, classes=(), required=True, pattern="",
-                     min="", max="", step="", maxlength=0, minlength=0, placeholder="", help="", options=(),
-                     value="", checked=False, errors=())
-    return replace(base, **more)  # type: ignore[arg-type]
+    return replace(FieldAsks(name=name, id=f"id_{name}", type=type_, required=True), **more)  # type: ignore[arg-type]
 
 
 BOOK = FormAsks(fields=(
-    _field("title", maxlength=200), _field("author", "select", options=(("", "---"), ("1", "Herbert"), ("4", "Le Guin"))),
+    _field("title", maxlength=200), _field("author", "select", options=(Option("", "---"), Option("1", "Herbert"), Option("4", "Le Guin"))),
     _field("isbn", maxlength=13, help="13 digits"), _field("published", classes=("vDateField",)),
     _field("pages", "number", min="0"), _field("available", "checkbox", checked=True),
     _field("code", pattern="[A-Z]{2}[0-9]{3}"), _field("when", "date"), _field("notes", "textarea", required=False)), errors=())

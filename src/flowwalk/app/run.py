@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 from flowwalk.cooperative import CancelToken
 from flowwalk.model import Suite
+from flowwalk.readiness import access_from, parse_statuses, readiness_url, wait_until_ready
 from flowwalk.settings import Overrides, Settings
 from flowwalk.spec.config import settings_for
 from flowwalk.spec.quarantine import find_quarantine, load_quarantine
@@ -209,9 +210,13 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
                 overrides = replace(overrides, base_url=server.url)
         settings = settings_for(overrides, os.environ, request.config_path)
         prelaunch.launch(settings)
+        if settings.shard_source:
+            print(f"flowwalk: shard {settings.shard_index}/{settings.shard_total}, from {settings.shard_source}",
+                  file=sys.stderr)
         suites = _suites(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
+        wait_url = _check_preview_settings(settings)
         if request.serve_dir:   # said once the input is accepted: a refused run serves nothing
             print(f"serving {request.serve_dir} at {server.url}", file=sys.stderr)
         from flowwalk.plan.shard import missing_durations_notice   # imported by plan_of already
@@ -238,12 +243,35 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
         handlers: list[Callable[[Any], None]] = [writer, reporter]
         if on_event is not None:
             handlers.append(on_event)
-        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate)
+        readiness = _wait_for_site(settings, wait_url, cancel) if wait_url else None
+        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate,
+                 readiness=readiness)
         writer.close()
         verdict: dict[str, Any] = build_reports(out.path)
         reporter.finish(verdict)
         return verdict
     raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
+
+
+def _check_preview_settings(settings: Settings) -> str | None:
+    """A run's HTTP headers and credentials must all have their values and an origin to go to, and a
+    relative `--wait-for` a base URL (UsageError otherwise, before anything waits); returns the URL
+    to wait for (None: no wait)."""
+    access_from(dict(settings.http_headers), settings.http_credentials,
+                {name: settings.secrets.get(name) for name in settings.secret_names}, settings.base_url)
+    return readiness_url(settings.wait_for, settings.base_url) if settings.wait_for else None
+
+
+def _wait_for_site(settings: Settings, url: str, cancel: CancelToken) -> dict[str, Any]:
+    """The readiness wait (readiness.py), its progress on stderr; returns its record for run_started."""
+    from flowwalk.spec.variables import Redactor   # the specs' models: after the prelaunch started
+
+    redact = Redactor(settings.secrets.values()).text
+    result = wait_until_ready(url, statuses=parse_statuses(settings.wait_status), text=settings.wait_text,
+                              timeout_s=settings.wait_timeout_s, interval_s=settings.wait_interval_s,
+                              access=settings.http_access, cancel=cancel,
+                              log=lambda line: print(redact(line), file=sys.stderr, flush=True))
+    return result.record()
 
 
 def _write_pr_context(out: Path, settings: Settings) -> None:

@@ -13,11 +13,11 @@ text, its messages, a selector's count) give it instead of raising, as `browser.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from flowwalk.browser.errors import InvalidSelector, PageError, translating
+from flowwalk.browser.explored import Acted, FormAsks, Observation, Request, Survey, Tables, read
 from flowwalk.browser.locate import locate
 from flowwalk.browser.observe import observe_page
 from flowwalk.browser.probe import script
@@ -26,7 +26,7 @@ from flowwalk.browser.survey import count_matches, messages, page_text, survey_p
 if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
 
-__all__ = ["Acted", "Action", "ExplorePage", "FieldAsks", "FormAsks", "IDLE_MS", "PagerLink", "Table", "Tables"]
+__all__ = ["Action", "ExplorePage", "IDLE_MS", "Mark"]
 
 #: how long a load or a click may keep the network busy before the page counts as settled
 IDLE_MS = 1_500
@@ -41,82 +41,9 @@ ROWS = 12
 _HERE = Path(__file__).resolve().parent
 _TABLES = script("root, limit", (_HERE / "explore_tables.js").read_text(encoding="utf-8"))
 _FIELDS = script("root", (_HERE / "explore_fields.js").read_text(encoding="utf-8"))
+#: the requests a session had recorded at one moment (`ExplorePage.mark`)
+Mark = frozenset[int]
 _STATUS = "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }"
-
-
-@dataclass(frozen=True)
-class Acted:
-    """What one action did: whether an element was there to act on, and the URL after it."""
-
-    found: bool
-    url: str
-
-
-@dataclass(frozen=True)
-class Table:
-    """A table as a person reads it: its headers (and each one's sort link), the rows shown."""
-
-    selector: str
-    headers: tuple[str, ...]
-    sorts: tuple[str, ...]
-    #: the text of each row shown (at most ROWS), whitespace normalised, and each row's first link
-    rows: tuple[str, ...]
-    links: tuple[str, ...]
-    count: int
-    #: each row's cells' texts (header cells too), in column order
-    cells: tuple[tuple[str, ...], ...]
-    #: the rows under `selector`: `tbody > tr` or `tr`
-    body: str
-
-
-@dataclass(frozen=True)
-class PagerLink:
-    """A link that turns a page of a list (`?p=2`), with the text around it ("14 books")."""
-
-    text: str
-    href: str
-    around: str
-
-
-@dataclass(frozen=True)
-class Tables:
-    tables: tuple[Table, ...]
-    pager: tuple[PagerLink, ...]
-
-
-@dataclass(frozen=True)
-class FieldAsks:
-    """What a form field asks of its value, from its markup and the messages beside it."""
-
-    name: str
-    id: str
-    tag: str
-    type: str
-    classes: tuple[str, ...]
-    required: bool
-    pattern: str
-    min: str
-    max: str
-    step: str
-    maxlength: int
-    minlength: int
-    placeholder: str
-    help: str
-    #: a select's (value, text) options
-    options: tuple[tuple[str, str], ...]
-    value: str
-    checked: bool
-    errors: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class FormAsks:
-    fields: tuple[FieldAsks, ...]
-    #: messages for the whole form ("Please correct the errors below.")
-    errors: tuple[str, ...]
-
-    def field(self, name: str) -> FieldAsks | None:
-        return next((f for f in self.fields if f.name == name), None)
 
 
 class ExplorePage:
@@ -227,26 +154,19 @@ class ExplorePage:
 
     # --- reading ----------------------------------------------------------------------------------
 
-    def survey(self) -> dict[str, Any]:
+    def survey(self) -> Survey:
         """`browser.survey.survey_page`: what the page offers; PageError when it cannot answer."""
         with translating():
-            return survey_page(self.session)
+            return read(Survey, survey_page(self.session))
 
-    def observe(self) -> dict[str, Any]:
+    def observe(self) -> Observation:
         """`browser.observe.observe_page`: the page's state now; PageError when it cannot answer."""
-        return observe_page(self.session)
+        return read(Observation, observe_page(self.session))
 
     def tables(self, limit: int = ROWS) -> Tables:
         """The page's tables and the links that turn its list's pages; PageError when it cannot answer."""
         with translating(), self.session.guard():
-            data = self.session.page.locator(":root").evaluate(_TABLES, limit)
-        return Tables(
-            tables=tuple(Table(selector=str(t["sel"]), headers=tuple(map(str, t["headers"])),
-                               sorts=tuple(map(str, t["sorts"])), rows=tuple(map(str, t["rows"])),
-                               links=tuple(map(str, t["links"])), count=int(t["count"]), body=str(t["body"]),
-                               cells=tuple(tuple(map(str, row)) for row in t["cells"]))
-                         for t in data["tables"]),
-            pager=tuple(PagerLink(str(p["text"]), str(p["href"]), str(p["around"])) for p in data["pager"]))
+            return read(Tables, self.session.page.locator(":root").evaluate(_TABLES, limit))
 
     def form(self, selector: str) -> FormAsks | None:
         """What the fields of the form `selector` finds (or holds) ask, and the errors shown; None when
@@ -255,15 +175,7 @@ class ExplorePage:
             found = locate(self.session.page, selector)
             if found.count == 0:
                 return None
-            data = found.locator.first.evaluate(_FIELDS)
-        fields = tuple(FieldAsks(
-            name=str(f["name"]), id=str(f["id"]), tag=str(f["tag"]), type=str(f["type"]), classes=tuple(f["classes"]),
-            required=bool(f["required"]), pattern=str(f["pattern"]), min=str(f["min"]), max=str(f["max"]),
-            step=str(f["step"]), maxlength=int(f["maxlength"]), minlength=int(f["minlength"]),
-            placeholder=str(f["placeholder"]), help=str(f["help"]),
-            options=tuple((str(o["value"]), str(o["text"])) for o in f["options"]), value=str(f["value"]),
-            checked=bool(f["checked"]), errors=tuple(map(str, f["errors"]))) for f in data["fields"])
-        return FormAsks(fields=fields, errors=tuple(map(str, data["errors"])))
+            return read(FormAsks, found.locator.first.evaluate(_FIELDS))
 
     def text(self) -> str:
         """The page body's visible text ('' when it cannot be read)."""
@@ -283,9 +195,13 @@ class ExplorePage:
     def console_errors(self) -> int:
         return self.session.console_error_count
 
-    def requests(self) -> list[dict[str, Any]]:
-        """The requests the session recorded so far (oldest first), as `PageSession.network` keeps them."""
-        return list(self.session.network)
+    def mark(self) -> Mark:
+        """The requests recorded so far, for `requests(since=...)`."""
+        return frozenset(id(entry) for entry in self.session.network)
+
+    def requests(self, since: Mark = frozenset()) -> tuple[Request, ...]:
+        """The requests the session recorded after `since` (oldest first), each as it stands now."""
+        return tuple(read(Request, entry) for entry in list(self.session.network) if id(entry) not in since)
 
     def snapshot(self) -> str:
         return self.session.a11y_snapshot()

@@ -9,7 +9,7 @@ const tables = offered.map((t, i) => {
   const head = t.tHead && t.tHead.rows.length ? Array.from(t.tHead.rows[0].cells) : [];
   const link = (el) => { const a = el && el.querySelector('a[href]'); return a ? a.getAttribute('href') : ''; };
   const sel = t.id && /^[A-Za-z][\w-]*$/.test(t.id) ? '#' + t.id : (offered.length === 1 ? 'table' : '');
-  return { sel, headers: head.map((c) => fw.textOf(c)), sorts: head.map(link),
+  return { selector: sel, headers: head.map((c) => fw.textOf(c)), sorts: head.map(link),
            rows: rows.slice(0, limit).map((r) => fw.textOf(r)), links: rows.slice(0, limit).map(link), count: rows.length,
            cells: rows.slice(0, limit).map((r) => Array.from(r.cells).map((c) => fw.textOf(c))),
            body: t.tBodies.length ? 'tbody > tr' : 'tr' };

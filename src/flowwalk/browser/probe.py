@@ -54,8 +54,8 @@ if TYPE_CHECKING:
     Element = Locator
 
 __all__ = ["CSS_PATH_JS", "CSS_POSITION_JS", "CandidatesRead", "ElementQuery", "ElementRead", "FINGERPRINT_JS", "FrameName",
-           "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seq", "UrlState", "gated",
-           "script"]
+           "ItemsRead", "Match", "PRELUDE", "PROBE_JS", "PageReader", "QUIET_INIT_JS", "Quiet", "Reader", "Seq", "UrlState",
+           "gated", "script"]
 
 # --- the scripts ----------------------------------------------------------------------------------
 
@@ -458,21 +458,22 @@ _ELEMENTS_JS = script("els, a", r"""
   switch (a.k) {
     case 'text': {
       // each element's text is computed once per read: innerText lays the page out
-      const needle = fw.norm(a.v).toLowerCase();
+      const needle = a.c ? fw.norm(a.v) : fw.norm(a.v).toLowerCase();
       let firstText = '';
       for (let i = 0; i < n; i++) {
         const t = fw.textOf(els[i]);
         if (i === 0) firstText = t;
-        const at = t.toLowerCase().indexOf(needle);
+        const at = (a.c ? t : t.toLowerCase()).indexOf(needle);
         if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
       }
       return { n, hit: false, text: clip(firstText) };
     }
     case 'exact_text': {
-      const want = fw.norm(a.v);
+      // a.w: the text exactly as the DOM holds it (textContent), whitespace and all
+      const want = a.w ? String(a.v) : fw.norm(a.v);
       let firstText = '';
       for (let i = 0; i < n; i++) {
-        const t = fw.textOf(els[i]);
+        const t = a.w ? String(els[i].textContent || '') : fw.textOf(els[i]);
         if (i === 0) firstText = t;
         if (t === want) return { n, hit: true, text: clip(t) };
       }
@@ -498,6 +499,20 @@ _ELEMENTS_JS = script("els, a", r"""
       return { n };
   }
   })(els, a);
+  if (a.q) out.quiet = fw.quiet(a.q);
+  out.seq = fw.seq();
+  return out;
+""")
+
+# Every match of one selector, item by item, in document order (the first ITEMS_MAX): its text
+# (rendered and normalised by `fw.textOf`, or with `a.raw` its textContent exactly as the DOM holds
+# it, whitespace and all) and its class attribute ('' when it has none), each clipped.
+_ITEMS_JS = script("els, a", r"""
+  const clip = (t) => (t.length > a.clip ? t.slice(0, a.clip) : t);
+  const items = els.slice(0, a.max);
+  const out = { n: els.length,
+                texts: items.map((e) => clip(a.raw ? String(e.textContent || '') : fw.textOf(e))),
+                classes: items.map((e) => clip(e.getAttribute('class') || '')) };
   if (a.q) out.quiet = fw.quiet(a.q);
   out.seq = fw.seq();
   return out;
@@ -739,16 +754,20 @@ class ElementQuery:
     """What one read of a selector's matches asks (`PageReader.elements`).
 
     `kind`: `count` (only how many), `text` (the first match whose text contains `value`,
-    case-insensitive), `exact_text` (whose text is exactly `value`), `texts` (the first 20
-    matches' texts), `visible` (how many are visible), `disabled`, `checked`, `value` (the
-    first match's input value) or `attribute` (the first match's attribute `attr`). `quiet`: also
-    how long the page has been still (`Quiet`): '' (not asked), 'dom' or 'layout'.
+    case-insensitive unless `match_case`), `exact_text` (whose text is exactly `value`, both
+    normalised; with `raw` the textContent as the DOM holds it, whitespace kept, equals `value`
+    as written), `texts` (the first 20 matches' texts), `visible` (how many are visible),
+    `disabled`, `checked`, `value` (the first match's input value) or `attribute` (the first
+    match's attribute `attr`). `quiet`: also how long the page has been still (`Quiet`): ''
+    (not asked), 'dom' or 'layout'.
     """
 
     kind: str
     value: str = ""
     attr: str = ""
     quiet: str = ""
+    match_case: bool = False
+    raw: bool = False
 
 
 @dataclass(frozen=True)
@@ -838,6 +857,36 @@ class ElementRead:
                    seq=Seq.of(r.get("seq")))
 
 
+#: an items read returns at most this many matches, each text or class clipped to ITEM_CLIP characters
+ITEMS_MAX = 1000
+ITEM_CLIP = 10_000
+
+
+@dataclass(frozen=True)
+class ItemsRead:
+    """One read of every element a selector matches, item by item (`PageReader.items`)."""
+
+    #: how many elements match
+    n: int
+    #: the first ITEMS_MAX matches' texts, in document order: rendered and normalised (`fw.textOf`),
+    #: or the textContent as the DOM holds it when the read asked for raw text
+    texts: tuple[str, ...] = ()
+    #: their class attributes, as written ('' for an element without one)
+    classes: tuple[str, ...] = ()
+    #: when the read asked (`quiet`): how long the page had been still
+    quiet: Quiet | None = None
+    #: the page's change count at this read (`PageReader.changed`); None without a record
+    seq: Seq | None = None
+
+    @classmethod
+    def of(cls, raw: Any) -> "ItemsRead":
+        """The record of what `_ITEMS_JS` returned."""
+        r = raw if isinstance(raw, Mapping) else {}
+        return cls(n=int(r.get("n", 0) or 0), texts=tuple(str(t) for t in r.get("texts", ()) or ()),
+                   classes=tuple(str(c) for c in r.get("classes", ()) or ()), quiet=Quiet.of(r.get("quiet")),
+                   seq=Seq.of(r.get("seq")))
+
+
 @dataclass(frozen=True)
 class CandidatesRead:
     """The healer's read of one page or frame: the best elements as plain records (heal/meaning.py
@@ -872,6 +921,8 @@ class Reader(Protocol):
     def url_state(self) -> UrlState: ...
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
+
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead: ...
 
     def child_frames(self, limit: int) -> list["Reader"]: ...
 
@@ -924,9 +975,18 @@ class PageReader:
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
-        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
+        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
+               "w": query.raw}
         with translating(selector):
             return ElementRead.of(self.where.locator(selector).evaluate_all(_ELEMENTS_JS, arg))
+
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+        """One read of every element `selector` (one alternative, no pipes) matches now, item by item:
+        each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
+        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`)."""
+        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
+        with translating(selector):
+            return ItemsRead.of(self.where.locator(selector).evaluate_all(_ITEMS_JS, arg))
 
     def may_show(self, selectors: Sequence[str]) -> list[bool | None]:
         """For each CSS selector, in one read: could a match be visible now (True), is none (False),

@@ -10,7 +10,8 @@ and explores the journeys of the pages that score first.
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+
+from flowwalk.discover.state import CrawledPage
 
 __all__ = ["goal_words", "score", "page_score"]
 
@@ -44,7 +45,6 @@ def score(goal: tuple[frozenset[str], ...], text: str) -> int:
     return sum(1 for word in goal if word & said)
 
 
-def page_score(goal: tuple[frozenset[str], ...], page: Mapping[str, Any]) -> int:
-    survey = page.get("survey") or {}
-    headings = " ".join(str(h.get("text") or "") for h in survey.get("headings") or ())
-    return score(goal, f"{page.get('path', '')} {page.get('title', '')} {headings}")
+def page_score(goal: tuple[frozenset[str], ...], page: CrawledPage) -> int:
+    headings = " ".join(h.text for h in page.survey.headings)
+    return score(goal, f"{page.path} {page.title} {headings}")

@@ -11,20 +11,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-from typing import Any, Callable, Mapping, Protocol
+from dataclasses import dataclass, replace
+from typing import Callable, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.explore import Acted, Action, Tables
-from flowwalk.discover.safety import destructive_word, is_hash_route
+from flowwalk.browser.explore import Action
+from flowwalk.browser.explored import Acted, Element, Form, Listed, Survey, Tables
+from flowwalk.discover.safety import destructive, is_hash_route
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature
+from flowwalk.discover.state import (ControlRecord, CrawledPage, Dismissal, ListCount, Loop, SearchRecord, Skipped,
+                                     SubmitRecord)
 from flowwalk.discover.values import CRAWL_TEXT
 
-__all__ = ["CONTROLS_PER_PAGE", "ControlRecord", "Dismissal", "Found", "Hands", "ListCount", "Loop", "Page",
-           "Route", "SearchRecord", "Skip", "SubmitRecord", "dismiss_banner", "explore_controls",
-           "resolve_candidates", "submit_forms", "to_state", "try_searches"]
+__all__ = ["CONTROLS_PER_PAGE", "Found", "Hands", "Page", "Route", "dismiss_banner", "explore_controls",
+           "resolve_survey", "submit_forms", "try_searches"]
 
 #: in-page controls clicked per page, search fields tried per page
 CONTROLS_PER_PAGE = 8
@@ -48,7 +50,7 @@ class Page(Protocol):
 
     def wait(self, ms: float) -> None: ...
 
-    def survey(self) -> dict[str, Any]: ...
+    def survey(self) -> Survey: ...
 
     def text(self) -> str: ...
 
@@ -73,89 +75,6 @@ class Hands:
 
 
 @dataclass(frozen=True)
-class Dismissal:
-    """A cookie banner's accept button: clicked once, the first step of every spec."""
-
-    selector: str
-    target: str
-    banner: str
-    text: str
-
-
-@dataclass(frozen=True)
-class ListCount:
-    """A list or table as a survey saw it: how many items show, of how many, and the first few."""
-
-    selector: str
-    item_tag: str
-    count: int
-    total: int
-    first_item: str
-    items: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ControlRecord:
-    """An in-page control clicked from a fresh load, and what it changed."""
-
-    selector: str
-    target: str
-    name: str
-    role: str
-    controls: str
-    pressed: Any
-    expanded: Any
-    url_before: str
-    url_after: str
-    signature_after: str
-    new_text: tuple[str, ...]
-    lists: tuple[ListCount, ...]
-    attrs_after: Mapping[str, Any]
-    #: the URL the click led to (a hash route, a pushState route), when it left the page's
-    route: str = ""
-
-
-@dataclass(frozen=True)
-class SearchRecord:
-    """A word typed into a search or filter field, and what the lists showed then."""
-
-    form: int
-    selector: str
-    target: str
-    term: str
-    lists: tuple[ListCount, ...]
-
-
-@dataclass(frozen=True)
-class SubmitRecord:
-    """A form submitted (`empty`, or one field given `value` and Enter), and what it answered."""
-
-    form: int
-    kind: str
-    selector: str
-    target: str
-    url_after: str
-    lists: tuple[ListCount, ...]
-    new_text: tuple[str, ...] = ()
-    value: str = ""
-
-
-@dataclass(frozen=True)
-class Loop:
-    page: str
-    action: str
-    signature: str
-
-
-@dataclass(frozen=True)
-class Skip:
-    """What was not followed or clicked from a page, and why."""
-
-    what: str
-    reason: str
-
-
-@dataclass(frozen=True)
 class Route:
     """A control whose click led to another URL without a document load: a page to queue."""
 
@@ -174,99 +93,92 @@ class Found:
     #: (state key, signature) pairs: "signature|action" -> where it led; "submit|..." -> the page
     transitions: tuple[tuple[str, str], ...] = ()
     loops: tuple[Loop, ...] = ()
-    skipped: tuple[Skip, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
     routes: tuple[Route, ...] = ()
     #: submit_forms: the page is as the last submit left it (what it revealed may link on)
     submitted: bool = False
 
 
-def to_state(record: Any) -> dict[str, Any]:
-    """A record as the crawl state keeps it (JSON): a control's `route` only when it has one, an
-    empty submit without a `value`, an Enter submit without `new_text`."""
-    data: dict[str, Any] = _plain(asdict(record))
-    if isinstance(record, ControlRecord) and not record.route:
-        del data["route"]
-    if isinstance(record, SubmitRecord):
-        del data["value" if record.kind == "empty" else "new_text"]
-    return data
-
-
-def _plain(value: Any) -> Any:
-    if isinstance(value, (list, tuple)):
-        return [_plain(v) for v in value]
-    if isinstance(value, Mapping):
-        return {k: _plain(v) for k, v in value.items()}
-    return value
-
-
 # --- the cookie banner ----------------------------------------------------------------------------
 
-
-def resolve_candidates(page: Page, element: dict[str, Any]) -> None:
-    """Count `element`'s `text=` candidates in the page (the page's CSS engine cannot) when no
-    better candidate is unique; the counts are written into the survey's element."""
-    for candidate in element.get("candidates") or ():
-        if candidate.get("count") == 1 and candidate.get("how") != "position":
-            return
-        if candidate.get("how") == "text" and candidate.get("count") == -1:
-            candidate["count"] = page.count(candidate["selector"])
+E = TypeVar("E", bound=Element)
 
 
-def dismiss_banner(page: Page, survey: dict[str, Any], words: tuple[str, ...]) -> tuple[dict[str, Any], Dismissal | None]:
+def resolved(element: E, count: Callable[[str], int]) -> E:
+    """`element` with its `text=` candidates counted in the page (`count`: the page's CSS engine cannot)
+    where no better candidate before them is unique."""
+    out = []
+    done = False
+    for candidate in element.candidates:
+        if not done and candidate.count == 1 and candidate.how != "position":
+            done = True
+        elif not done and candidate.how == "text" and candidate.count == -1:
+            candidate = replace(candidate, count=count(candidate.selector))
+        out.append(candidate)
+    return replace(element, candidates=tuple(out))
+
+
+def resolve_survey(survey: Survey, count: Callable[[str], int]) -> Survey:
+    """The survey with the `text=` candidates that matter counted (`resolved`): its links' and
+    buttons', its forms' submit buttons', its dialogs' buttons'."""
+    return replace(
+        survey, links=tuple(resolved(e, count) for e in survey.links),
+        buttons=tuple(resolved(e, count) for e in survey.buttons),
+        forms=tuple(replace(f, submit=resolved(f.submit, count)) if f.submit is not None else f for f in survey.forms),
+        dialogs=tuple(replace(d, buttons=tuple(resolved(b, count) for b in d.buttons)) for d in survey.dialogs))
+
+
+def dismiss_banner(page: Page, survey: Survey, words: tuple[str, ...]) -> tuple[Survey, Dismissal | None]:
     """Accept a cookie banner: it covers the page, and every generated spec starts by accepting it
     too. Returns the survey after it (the same one when there was none) and the accept button."""
-    for dialog in survey.get("dialogs") or ():
-        if not dialog.get("cookie"):
+    for dialog in survey.dialogs:
+        if not dialog.cookie:
             continue
-        for button in dialog.get("buttons") or ():
-            name = str(button.get("name") or "")
-            if not _ACCEPT.search(name) or destructive_word(button, words):
+        for button in dialog.buttons:
+            if not _ACCEPT.search(button.name) or destructive(button, words):
                 continue
-            resolve_candidates(page, button)
-            selector = choose_selector(button)
+            selector = choose_selector(resolved(button, page.count))
             if selector is None or not page.tap(selector):
                 continue
             page.settle()
             return page.survey(), Dismissal(selector=selector, target=target_of(button),
-                                            banner=choose_selector(dialog) or "", text=str(dialog.get("text") or "")[:200])
+                                            banner=choose_selector(dialog) or "", text=dialog.text[:200])
     return survey, None
 
 
 # --- in-page controls -----------------------------------------------------------------------------
 
 
-def controls_of(survey: Mapping[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], list[Skip]]:
+def controls_of(survey: Survey, words: tuple[str, ...], page: str) -> tuple[list[Element], list[Skipped]]:
     """The buttons of a page that change it in place (tabs, disclosures, toggles, filters), and
     every destructive button, listed as not clicked whether or not it looked in-place. A link that
     leads nowhere (`href="#"`, `href=""`, `role="button"`: a single-page app's control) is a button."""
-    out: list[dict[str, Any]] = []
-    skipped: list[Skip] = []
-    links = [{**link, "type": "button", "group": "link"} for link in survey.get("links") or ()
-             if str(link.get("raw_href", "x")).strip() in ("", "#") or link.get("role") == "button"]
-    for button in [*(survey.get("buttons") or ()), *links]:
-        if button.get("disabled") or (button.get("in_form") and button.get("type") in ("submit", "reset")):
+    out: list[Element] = []
+    skipped: list[Skipped] = []
+    links = [replace(link, type="button", group="link") for link in survey.links
+             if link.raw_href.strip() in ("", "#") or link.role == "button"]
+    for button in [*survey.buttons, *links]:
+        if button.disabled or (button.in_form and button.type in ("submit", "reset")):
             continue
-        word = destructive_word(button, words)
+        word = destructive(button, words)
         if word:
-            skipped.append(Skip(f"button {button.get('name')!r}", f"destructive ('{word}')"))
+            skipped.append(Skipped(page, f"button {button.name!r}", f"destructive ('{word}')"))
             continue
-        in_place = (button.get("role") == "tab" or button.get("expanded") is not None
-                    or button.get("pressed") is not None or button.get("controls") or button.get("tag") == "summary"
-                    or (button.get("type") == "button" and button.get("group")))
+        in_place = (button.role == "tab" or button.expanded is not None or button.pressed is not None
+                    or button.controls or button.tag == "summary" or (button.type == "button" and button.group))
         if in_place and choose_selector(button) is not None:
             out.append(button)
     return out[:CONTROLS_PER_PAGE], skipped
 
 
-def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mapping[str, str],
-                     visits: Mapping[str, int]) -> Found:
+def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, str], visits: dict[str, int]) -> Found:
     """Click each in-page control of the page `record` from a fresh load and note what it changed.
 
     `transitions` and `visits` are the crawl's ("signature|action" -> the signature it led to; how
     often each signature was reached): a click made before from this signature, or one that led
     (without leaving the URL) to a signature already reached, is a loop."""
     page = hands.page
-    buttons, skipped = controls_of(record["survey"], hands.words)
+    buttons, skipped = controls_of(record.survey, hands.words, record.id)
     out: list[ControlRecord] = []
     taken: list[tuple[str, str]] = []
     loops: list[Loop] = []
@@ -276,9 +188,9 @@ def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mappi
         selector = choose_selector(button)
         assert selector is not None
         action = f"click {selector}"
-        transition = f"{record['signature']}|{action}"
+        transition = f"{record.signature}|{action}"
         if transition in known:
-            loops.append(Loop(record["id"], action, known[transition]))
+            loops.append(Loop(record.id, action, known[transition]))
             continue
         if not hands.take_action() or not hands.fresh():
             break
@@ -286,7 +198,7 @@ def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mappi
         try:
             clicked = page.tap(selector)
         except NavigationBlocked as blocked:
-            skipped.append(Skip(action, f"left the allowed hosts ({blocked})"))
+            skipped.append(Skipped(record.id, action, f"left the allowed hosts ({blocked})"))
             continue
         if not clicked:
             continue
@@ -296,21 +208,20 @@ def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mappi
         after_sig = dom_signature(after)
         known[transition] = after_sig
         taken.append((transition, after_sig))
-        if after_sig != record["signature"] and visits.get(after_sig, 0) >= 1 and after_url == before_url:
-            loops.append(Loop(record["id"], action, after_sig))
+        if after_sig != record.signature and visits.get(after_sig, 0) >= 1 and after_url == before_url:
+            loops.append(Loop(record.id, action, after_sig))
         route = ""
         if after_url != before_url and (
                 urlsplit(after_url)._replace(fragment="") != urlsplit(before_url)._replace(fragment="")
                 or is_hash_route(urlsplit(after_url).fragment)):
             route = after_url
-            routes.append(Route(after_url, selector, str(button.get("name", ""))))
+            routes.append(Route(after_url, selector, button.name))
         out.append(ControlRecord(
-            selector=selector, target=target_of(button), name=str(button.get("name", "")),
-            role=str(button.get("role", "")), controls=str(button.get("controls", "")),
-            pressed=button.get("pressed"), expanded=button.get("expanded"), url_before=before_url,
-            url_after=after_url, signature_after=after_sig, new_text=tuple(new_lines(before_text, page.text())),
-            lists=list_counts(after), attrs_after=_state_of(after, button), route=route))
-        hands.progress(f"  clicked {target_of(button)} ({selector}) on {record['path']}")
+            selector=selector, target=target_of(button), name=button.name, role=button.role, controls=button.controls,
+            pressed=button.pressed, expanded=button.expanded, url_before=before_url, url_after=after_url,
+            signature_after=after_sig, new_text=tuple(new_lines(before_text, page.text())), lists=list_counts(after),
+            attrs_after=_state_of(after, button), route=route))
+        hands.progress(f"  clicked {target_of(button)} ({selector}) on {record.path}")
     return Found(controls=tuple(out), transitions=tuple(taken), loops=tuple(loops), skipped=tuple(skipped),
                  routes=tuple(routes))
 
@@ -318,16 +229,14 @@ def explore_controls(hands: Hands, record: Mapping[str, Any], transitions: Mappi
 # --- search fields --------------------------------------------------------------------------------
 
 
-def try_searches(hands: Hands, record: Mapping[str, Any]) -> Found:
+def try_searches(hands: Hands, record: CrawledPage) -> Found:
     """Type a word from the page's biggest list into each search or filter field and note what
     the lists show then (no form is submitted: only the field's own input events)."""
     page = hands.page
-    survey = record["survey"]
-    lists = sorted((entry for entry in survey.get("lists") or () if entry.get("count", 0) >= 2),
-                   key=lambda entry: -int(entry.get("count", 0)))
+    lists = sorted((entry for entry in record.survey.lists if entry.count >= 2), key=lambda entry: -entry.count)
     out: list[SearchRecord] = []
-    for index, form in enumerate(survey.get("forms") or ()):
-        fields = [f for f in form.get("fields") or () if _is_search_field(form, f)]
+    for index, form in enumerate(record.survey.forms):
+        fields = [f for f in form.fields if _is_search_field(form, f)]
         if not fields or not lists:
             continue
         field_ = fields[0]
@@ -341,18 +250,18 @@ def try_searches(hands: Hands, record: Mapping[str, Any]) -> Found:
             after = page.survey()
         except (PageError, InvalidSelector, NavigationBlocked):
             continue
-        if page.url != record["url"]:
+        if page.url != record.url:
             continue   # typing navigated: not a filter to keep
         out.append(SearchRecord(form=index, selector=selector, target=target_of(field_), term=term,
                                 lists=list_counts(after)))
-        hands.progress(f"  typed {term!r} into {target_of(field_)} on {record['path']}")
+        hands.progress(f"  typed {term!r} into {target_of(field_)} on {record.path}")
     return Found(searches=tuple(out))
 
 
 # --- forms ----------------------------------------------------------------------------------------
 
 
-def submit_forms(hands: Hands, record: Mapping[str, Any], transitions: Mapping[str, str]) -> Found:
+def submit_forms(hands: Hands, record: CrawledPage, transitions: dict[str, str]) -> Found:
     """With --submit-forms: submit each (non-destructive) form empty and note its validation
     message; a single-field form without a button gets a sample value and Enter. The same form
     on another page (a site-wide search, TodoMVC's input on every route) is submitted once, the
@@ -362,27 +271,26 @@ def submit_forms(hands: Hands, record: Mapping[str, Any], transitions: Mapping[s
     page = hands.page
     out: list[SubmitRecord] = []
     taken: list[tuple[str, str]] = []
-    skipped: list[Skip] = []
+    skipped: list[Skipped] = []
     done = set(transitions)
-    for index, form in enumerate(record["survey"].get("forms") or ()):
-        submit = form.get("submit")
-        word = destructive_word(form, hands.words) or (destructive_word(submit, hands.words) if submit else None)
+    for index, form in enumerate(record.survey.forms):
+        submit = form.submit
+        word = destructive(form, hands.words) or (destructive(submit, hands.words) if submit else None)
         if word:
-            skipped.append(Skip(f"form {form.get('name') or index}", f"destructive ('{word}')"))
+            skipped.append(Skipped(record.id, f"form {form.name or index}", f"destructive ('{word}')"))
             continue
         once = f"submit|{choose_selector(submit) if submit else ''}|" + "|".join(
-            str(choose_selector(f) or "") for f in form.get("fields") or ())
+            str(choose_selector(f) or "") for f in form.fields)
         if once in done:
             continue
         done.add(once)
-        taken.append((once, record["signature"]))
-        text_fields = [f for f in form.get("fields") or () if f.get("type") in ("text", "email", "search", "textarea")]
-        if submit and not submit.get("disabled") and choose_selector(submit):
+        taken.append((once, record.signature))
+        text_fields = [f for f in form.fields if f.type in ("text", "email", "search", "textarea")]
+        selector = choose_selector(submit) if submit and not submit.disabled else None
+        if submit is not None and selector is not None:
             if not hands.take_action() or not hands.fresh():
                 return Found(submits=tuple(out), transitions=tuple(taken), skipped=tuple(skipped))
             before, before_messages = page.text(), page.messages()
-            selector = choose_selector(submit)
-            assert selector is not None
             try:
                 clicked = page.tap(selector)
             except NavigationBlocked:
@@ -396,8 +304,8 @@ def submit_forms(hands: Hands, record: Mapping[str, Any], transitions: Mapping[s
             out.append(SubmitRecord(form=index, kind="empty", selector=selector, target=target_of(submit),
                                     url_after=page.url, new_text=tuple(said or new_lines(before, page.text())),
                                     lists=list_counts(page.survey())))
-            hands.progress(f"  submitted {form.get('name') or 'a form'} empty on {record['path']}")
-        elif form.get("implicit") and len(text_fields) == 1 and not form.get("search"):
+            hands.progress(f"  submitted {form.name or 'a form'} empty on {record.path}")
+        elif form.implicit and len(text_fields) == 1 and not form.search:
             selector = choose_selector(text_fields[0])
             if selector is None or not hands.take_action() or not hands.fresh():
                 continue
@@ -408,7 +316,7 @@ def submit_forms(hands: Hands, record: Mapping[str, Any], transitions: Mapping[s
                 continue
             out.append(SubmitRecord(form=index, kind="enter", selector=selector, target=target_of(text_fields[0]),
                                     value=SAMPLE_ENTRY, url_after=page.url, lists=list_counts(page.survey())))
-            hands.progress(f"  entered a sample value into {target_of(text_fields[0])} on {record['path']}")
+            hands.progress(f"  entered a sample value into {target_of(text_fields[0])} on {record.path}")
     return Found(submits=tuple(out), transitions=tuple(taken), skipped=tuple(skipped), submitted=bool(out))
 
 
@@ -437,32 +345,29 @@ def new_lines(before: str, after: str) -> list[str]:
     return out
 
 
-def list_counts(survey: Mapping[str, Any]) -> tuple[ListCount, ...]:
-    return tuple(ListCount(selector=choose_selector(entry) or "", item_tag=str(entry.get("item_tag", "")),
-                           count=int(entry.get("count", 0)), total=int(entry.get("total", entry.get("count", 0))),
-                           first_item=str(entry.get("first_item", "")), items=tuple(entry.get("items") or ()))
-                 for entry in survey.get("lists") or ())
+def list_counts(survey: Survey) -> tuple[ListCount, ...]:
+    return tuple(ListCount(selector=choose_selector(entry) or "", item_tag=entry.item_tag, count=entry.count,
+                           total=entry.total, first_item=entry.first_item, items=entry.items)
+                 for entry in survey.lists)
 
 
-def _state_of(survey: Mapping[str, Any], button: Mapping[str, Any]) -> dict[str, Any]:
+def _state_of(survey: Survey, button: Element) -> dict[str, str | None]:
     """The clicked control's own state after the click (aria-pressed, -expanded, -selected)."""
     selector = choose_selector(button)
-    for other in survey.get("buttons") or ():
+    for other in survey.buttons:
         if choose_selector(other) == selector:
-            return {"pressed": other.get("pressed"), "expanded": other.get("expanded"),
-                    "selected": other.get("selected")}
+            return {"pressed": other.pressed, "expanded": other.expanded, "selected": other.selected}
     return {}
 
 
-def _is_search_field(form: Mapping[str, Any], field_: Mapping[str, Any]) -> bool:
-    if field_.get("type") not in ("text", "search"):
+def _is_search_field(form: Form, field_: Element) -> bool:
+    if field_.type not in ("text", "search"):
         return False
-    words = " ".join(str(field_.get(k) or "") for k in ("name", "field_name", "id", "testid")).lower()
-    return bool(form.get("search") or field_.get("type") == "search"
-                or re.search(r"\b(search|filter|query|find)\b|^q$", words))
+    words = " ".join((field_.name, field_.field_name, field_.id, field_.testid)).lower()
+    return bool(form.search or field_.type == "search" or re.search(r"\b(search|filter|query|find)\b|^q$", words))
 
 
-def _search_term(entry: Mapping[str, Any]) -> str:
+def _search_term(entry: Listed) -> str:
     """A word of the list's first item that is likely to narrow the list: its longest word."""
-    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", str(entry.get("first_item") or ""))
+    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", entry.first_item)
     return max(words, key=len) if words else ""

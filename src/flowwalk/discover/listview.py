@@ -10,25 +10,25 @@ hold it to: a row it must show, a row of the list at rest it must leave out (onl
 saw the whole result), the first rows in order, and how many rows are not the crawl's own.
 Nothing is submitted but a search form that fetches (GET); nothing destructive is touched.
 
-The records are the crawl state's (the crawler writes them into the page's `list`); generate.py
-writes them as the page's list specs.
+The records (state.py's `ListView` and `ListMove`) are the crawl state's: the crawler keeps them as
+the page's `list`, generate.py writes them as the page's list specs.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Callable, Literal, Optional
 from urllib.parse import parse_qsl, urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.explore import Table, Tables
+from flowwalk.browser.explored import Element, Survey, Table, Tables
 from flowwalk.discover.inpage import Hands
-from flowwalk.discover.safety import destructive_word
+from flowwalk.discover.safety import destructive
 from flowwalk.discover.selectors import choose_selector
+from flowwalk.discover.state import CrawledPage, ListMove, ListView
 from flowwalk.discover.values import CRAWL_TEXT
 
-__all__ = ["ListMove", "ListView", "explore_list", "rows_not_ours"]
+__all__ = ["explore_list", "rows_not_ours"]
 
 #: query keys that sort, page or search a list rather than filter it
 _NOT_FILTERS = re.compile(r"^(o|p|page|q|sort|order|_.*)$")
@@ -39,39 +39,9 @@ SEARCHES = 2
 VALUES = 3
 
 
-@dataclass(frozen=True)
-class ListMove:
-    """One way to turn the list, and what it then showed."""
-
-    kind: str                       # sort | page | filter | search
-    name: str                       # 'the Author header', 'page 2', "'Yes' (available)", "search 'Herbert'"
-    selector: str                   # the link clicked, or the search field
-    value: str = ""                 # the word searched
-    url: str = ""                   # where it led
-    shown: str = ""                 # a row it shows (its first cell)
-    left_out: str = ""              # a row of the list at rest it leaves out
-    first: tuple[str, ...] = ()     # its first rows, in order
-    count: int = -1                 # rows that are not the crawl's own (-1: not checkable)
-
-
-@dataclass(frozen=True)
-class ListView:
-    """A page's main table at rest and the moves that turn it."""
-
-    table: str
-    body: str
-    headers: tuple[str, ...]
-    first: tuple[str, ...]
-    count: int
-    #: the table shows one page of several (so its row count is the page size)
-    paged: bool
-    moves: tuple[ListMove, ...]
-
-
-def rows_not_ours(view: ListView | Mapping[str, Any]) -> str:
+def rows_not_ours(view: ListView) -> str:
     """The selector of the table's rows that are not the crawl's own."""
-    table, body = (view.table, view.body) if isinstance(view, ListView) else (view["table"], view["body"])
-    return f'{table} > {body}:not(:has-text("{CRAWL_TEXT}"))'
+    return f'{view.table} > {view.body}:not(:has-text("{CRAWL_TEXT}"))'
 
 
 def _main(tables: Tables) -> Table | None:
@@ -100,7 +70,10 @@ def _page_two(tables: Tables) -> str:
     return next((p.href for p in tables.pager if p.text.strip() == "2"), "")
 
 
-def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
+Turn = Callable[[Literal["sort", "page", "filter", "search"], str, str, str], Optional[ListMove]]
+
+
+def explore_list(hands: Hands, record: CrawledPage) -> ListView | None:
     """The page's list at rest and turned (see the module docstring); None when it has none."""
     page = hands.page
     if not hands.fresh():
@@ -115,9 +88,9 @@ def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
     rows = [r for r in main.rows if not _ours(r)]
     names = [n for n, r in zip(_first_cells(main), main.rows) if not _ours(r)]
     moves: list[ListMove] = []
-    here = urlsplit(str(record["url"]))
+    here = urlsplit(record.url)
 
-    def turn(kind: str, name: str, selector: str, value: str = "") -> ListMove | None:
+    def turn(kind: Literal["sort", "page", "filter", "search"], name: str, selector: str, value: str = "") -> ListMove | None:
         if not hands.take_action() or not hands.fresh():
             return None
         try:
@@ -138,7 +111,7 @@ def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
         shown_names = [n for n, _ in theirs]
         left = next((n for n in names if n and whole and not any(n in r for _, r in theirs)), "")
         count = len(theirs) if whole else -1
-        hands.progress(f"  {name} on {record['path']}: {after.count} rows")
+        hands.progress(f"  {name} on {record.path}: {after.count} rows")
         return ListMove(kind=kind, name=name, selector=selector, value=value, url=page.url,
                         shown=shown_names[0] if shown_names else "", left_out=left,
                         first=tuple(r for _, r in theirs[:2]), count=count)
@@ -158,26 +131,26 @@ def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
         if move is not None and move.first:
             moves.append(move)
     # one value of each filter: links to this path with another query, grouped by its keys
-    groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
-    for link in record["survey"].get("links") or ():
-        to = urlsplit(urljoin(here.geturl(), str(link.get("href") or "")))
+    groups: dict[tuple[str, ...], list[Element]] = {}
+    for link in record.survey.links:
+        to = urlsplit(urljoin(here.geturl(), link.href))
         keys = tuple(sorted({k for k, _ in parse_qsl(to.query) if not _NOT_FILTERS.match(k)}))
-        if to.path == here.path and keys and choose_selector(link) and not destructive_word(link, hands.words):
+        if to.path == here.path and keys and choose_selector(link) and not destructive(link, hands.words):
             groups.setdefault(keys, []).append(link)
     for keys, links in list(groups.items())[:FILTERS]:
         # the first value whose rows the crawl saw whole (one page), so a row it leaves out is known
         for link in links[:VALUES]:
             chosen = choose_selector(link)
             assert chosen is not None
-            move = turn("filter", f"the filter '{link.get('name') or keys[0]}' ({', '.join(keys)})", chosen)
+            move = turn("filter", f"the filter '{link.name or keys[0]}' ({', '.join(keys)})", chosen)
             if move is not None and move.shown and move.left_out:
                 moves.append(move)
                 break
     # a search for a word only one column holds: the column must be searched for the row to show
-    field = _search_field(record["survey"])
+    field = _search_field(record.survey)
     if field is not None:
         moves.extend(_searches(main, field, turn))
-    hands.progress(f"  the list {main.selector} on {record['path']}: {len(main.headers)} columns, "
+    hands.progress(f"  the list {main.selector} on {record.path}: {len(main.headers)} columns, "
                    f"{main.count} rows, {len(moves)} ways to turn it")
     if not moves:
         return None   # a table nothing turns (an index of links) is furniture: the smoke specs see it
@@ -186,20 +159,20 @@ def explore_list(hands: Hands, record: Mapping[str, Any]) -> ListView | None:
                     paged=bool(two), moves=tuple(moves))
 
 
-def _search_field(survey: Mapping[str, Any]) -> str | None:
+def _search_field(survey: Survey) -> str | None:
     """The list's search field: in a form that fetches (GET) and says it searches."""
-    for form in survey.get("forms") or ():
-        if form.get("implicit") or str(form.get("method") or "get") != "get":
+    for form in survey.forms:
+        if form.implicit or (form.method or "get") != "get":
             continue
-        for field in form.get("fields") or ():
-            words = " ".join(str(field.get(k) or "") for k in ("name", "field_name", "id")).lower()
-            if field.get("type") in ("text", "search") and (form.get("search") or field.get("type") == "search"
-                                                            or re.search(r"\b(search|query|find)\b|^q$", words)):
+        for field in form.fields:
+            words = " ".join((field.name, field.field_name, field.id)).lower()
+            if field.type in ("text", "search") and (form.search or field.type == "search"
+                                                     or re.search(r"\b(search|query|find)\b|^q$", words)):
                 return choose_selector(field)
     return None
 
 
-def _searches(main: Table, field: str, turn: Any) -> list[ListMove]:
+def _searches(main: Table, field: str, turn: Turn) -> list[ListMove]:
     """Search, for up to SEARCHES columns, a word that one row's cell of that column holds and no
     other column of any row does; kept when the row shows and another row is left out."""
     out: list[ListMove] = []

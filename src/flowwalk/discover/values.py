@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
-from flowwalk.browser.explore import FieldAsks, FormAsks
+from flowwalk.browser.explored import FieldAsks, FormAsks
 
 __all__ = ["CRAWL_TEXT", "DATE_FORMATS", "corrected", "crawl_text", "fillable", "first_values"]
 
@@ -77,7 +77,7 @@ def _from_pattern(pattern: str) -> str | None:
 def _option(field: FieldAsks) -> str | None:
     """A select's last real option, by its label (an id-like value differs between databases), not
     one the crawl created itself."""
-    labels = [text for value, text in field.options if value and text and CRAWL_TEXT not in text]
+    labels = [o.text for o in field.options if o.value and o.text and CRAWL_TEXT not in o.text]
     return labels[-1] if labels else None
 
 

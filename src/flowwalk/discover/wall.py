@@ -18,10 +18,10 @@ the person for the user name and for the NAME of the variable (discover then cra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
 from flowwalk.browser import Browser, NavigationBlocked, PageError
+from flowwalk.browser.explored import Survey
 from flowwalk.discover.engine import crawl_browser, crawl_page, discover_settings
 from flowwalk.discover.features import form_kind
 from flowwalk.discover.options import DiscoverOptions
@@ -44,8 +44,8 @@ class LoginWall:
     form_name: str = ""
 
 
-def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | None:
-    forms = list(survey.get("forms") or [])
+def _wall_of(survey: Survey, landed: str, start: str) -> LoginWall | None:
+    forms = survey.forms
     logins = [f for f in forms if form_kind(f)[0] == "login"]
     if not logins:
         return None
@@ -53,17 +53,16 @@ def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | Non
     if not redirected and len(forms) > 1:
         return None   # a page with a login form among others is a page, not a wall
     form = logins[0]
-    fields = list(form.get("fields") or [])
-    password = next((f for f in fields if f.get("type") == "password"), None)
-    user = next((f for f in fields if f.get("type") in ("email", "text", "tel")), None)
+    password = next((f for f in form.fields if f.type == "password"), None)
+    user = next((f for f in form.fields if f.type in ("email", "text", "tel")), None)
     if password is None or user is None:
         return None
     user_selector, password_selector = choose_selector(user), choose_selector(password)
     if not user_selector or not password_selector:
         return None
     return LoginWall(url=landed, redirected=redirected, user_selector=user_selector, user_target=target_of(user),
-                     user_type=str(user.get("type") or "text"), password_selector=password_selector,
-                     password_target=target_of(password), form_name=str(form.get("name") or ""))
+                     user_type=user.type or "text", password_selector=password_selector,
+                     password_target=target_of(password), form_name=form.name)
 
 
 def probe_login(options: DiscoverOptions, *, browser: Browser | None = None) -> LoginWall | None:

@@ -185,6 +185,13 @@ def secret_values(names: list[str]) -> list[str]:
     return sorted(set(values), key=len, reverse=True)
 
 
+def run_secret_names(told: Overrides) -> list[str]:
+    """The environment variables a run reads secrets from: `secret_names`, and those its HTTP headers
+    and credentials name."""
+    return [*told.secret_names, *told.http_headers.values(), *([told.http_credentials] if told.http_credentials
+                                                              else [])]
+
+
 def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, cancel: CancelToken,
         on_event: Callable[[Any], None] | None = None, on_start: Callable[[Path], None] | None = None) -> RunAnswer:
     """Walk the specs as `flowwalk run` does and answer with the verdict and its root causes."""
@@ -197,16 +204,22 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
     timeout = limits.max_run_timeout_s if told.run_timeout_s is None else told.run_timeout_s
     if timeout <= 0:
         raise ToolInputError("run_timeout_s must be above 0 seconds")
-    note = ""
+    notes: list[str] = []
     if timeout > limits.max_run_timeout_s:
-        note = (f"run_timeout_s {timeout:g} is above this server's limit; the run had "
-                f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
+        notes.append(f"run_timeout_s {timeout:g} is above this server's limit; the run had "
+                     f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
         timeout = limits.max_run_timeout_s
+    wait = told.wait_timeout_s
+    if wait is not None and wait > limits.max_run_timeout_s:
+        notes.append(f"wait_timeout_s {wait:g} is above this server's limit; the wait had at most "
+                     f"{limits.max_run_timeout_s:g} s")
+        wait = limits.max_run_timeout_s
 
     def inside(given: str | None, what: str) -> str | None:
         return os.path.relpath(ws.confine(given, what)) if given else None
 
-    told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout,
+    _names([*told.http_headers.values(), *([told.http_credentials] if told.http_credentials else [])])
+    told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
                    secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
                    base_report=inside(told.base_report, "base_report"),
                    quarantine_file=inside(told.quarantine_file, "quarantine"))
@@ -255,7 +268,7 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
         verdict_uri=report_uri(name, ReportFolder.VERDICT),
         root_causes=causes,
         console=printed if len(printed) <= CONSOLE_TAIL else "…" + printed[-CONSOLE_TAIL:],
-        note=note)
+        note="; ".join(notes))
 
 
 # --- reports and schemas --------------------------------------------------------------------------

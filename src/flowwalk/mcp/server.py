@@ -236,6 +236,23 @@ class FlowwalkServer:
         update_snapshots: Annotated[bool, Field(description="write missing and changed aria_snapshot and "
                                                             "screenshot baselines beside the specs instead of "
                                                             "failing (each is a baseline_written warning)")] = False,
+        wait_for: Annotated[str | None, Field(description="before walking, wait until this URL (absolute, or "
+                                                          "relative to base_url) answers as expected; a site that "
+                                                          "never does is the outcome site_not_ready")] = None,
+        wait_status: Annotated[str | None, Field(description="the status wait_for expects: 200, 2xx, 200-399, "
+                                                             "several separated by commas [2xx]")] = None,
+        wait_text: Annotated[str | None, Field(description="a text wait_for's page must hold")] = None,
+        wait_timeout_s: Annotated[float | None, Field(description="seconds wait_for waits at most (at most the "
+                                                                  "server's run limit) [180]", gt=0)] = None,
+        wait_interval_s: Annotated[float | None, Field(description="seconds between wait_for's tries [5]",
+                                                       gt=0)] = None,
+        http_headers: Annotated[dict[str, str], Field(description="extra HTTP headers for the base URL's origin "
+                                                                  "only: header name -> the NAME of the server's "
+                                                                  "environment variable holding its value (never "
+                                                                  "the value)")] = {},  # noqa: B006
+        http_credentials: Annotated[str | None, Field(description="the NAME of the server's environment variable "
+                                                                  "holding HTTP credentials as username:password, "
+                                                                  "for the base URL's origin only")] = None,
     ) -> Annotated[CallToolResult, RunAnswer] | InputRequiredResult:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -247,8 +264,10 @@ class FlowwalkServer:
             out_dir=out_dir, run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
             grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed, max_failures=max_failures,
             projects=tuple(projects), base_report=base_report, fail_on=fail_on, quarantine_file=quarantine,
-            update_snapshots=update_snapshots), serve_dir=serve)
-        secrets = operations.secret_values(list(secret_names))
+            update_snapshots=update_snapshots, wait_for=wait_for, wait_status=wait_status, wait_text=wait_text,
+            wait_timeout_s=wait_timeout_s, wait_interval_s=wait_interval_s, http_headers=dict(http_headers),
+            http_credentials=http_credentials), serve_dir=serve)
+        secrets = operations.secret_values(operations.run_secret_names(request.overrides))
         asker = Asker.of(ctx, hidden=secrets)
         note = ""
         if asker.can:
@@ -263,7 +282,7 @@ class FlowwalkServer:
         result.asked = [asked_out(a) for a in asker.asked]
         result.note = " ".join(part for part in (result.note, note) if part)
         return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
-                       secrets=operations.secret_values(list(request.overrides.secret_names)))
+                       secrets=operations.secret_values(operations.run_secret_names(request.overrides)))
 
 
     async def _in_thread(self, ctx: Context[None, Any], job: _Job, work: Callable[[], _T]) -> _T:

@@ -1,6 +1,7 @@
 """Finding input files and loading them all into `model.Suite`s, refusing with every problem at once.
 
-`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}` and the
+`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}`,
+`*.steps.{yaml,yml,json}` (checked on their own, spec/calls.py; they make no suite) and the
 `.robot` files that are aitester-bdd suites; a file named explicitly is loaded whatever its name.
 `load_suites` loads each file (flows and rule files here, `.robot` suites through
 `spec.robot`), checks secret placeholders, and raises one `SpecError` holding the problems of every
@@ -17,7 +18,9 @@ from typing import Any, Iterable, Sequence
 from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Suite
 from flowwalk.settings import Settings
+from flowwalk.spec.calls import StepsLibrary, check_steps_file
 from flowwalk.spec.flow import load_flow
+from flowwalk.spec.models import STEPS_SUFFIXES
 from flowwalk.spec.rules import load_rules
 from flowwalk.spec.sessions import session_problems
 from flowwalk.spec.spelling import choices_hint
@@ -45,6 +48,8 @@ def file_kind(name: str) -> str | None:
         return "flow"
     if lower.endswith(RULES_SUFFIXES):
         return "rules"
+    if name.endswith(STEPS_SUFFIXES):
+        return "steps"
     if lower.endswith(ROBOT_SUFFIX):
         return "robot"
     return None
@@ -101,14 +106,17 @@ def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) ->
     return files
 
 
-def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Problem]]:
-    """One input file, by its kind; problems instead of exceptions."""
-    suite, problems, _source = _load_file(path, settings)
+def load_file(path: Path, settings: Settings,
+              library: StepsLibrary | None = None) -> tuple[Suite | None, list[Problem]]:
+    """One input file, by its kind; problems instead of exceptions. `library`: the steps files read
+    so far, shared by the files of one load."""
+    suite, problems, _source = _load_file(path, settings, library or StepsLibrary())
     return suite, problems
 
 
-def _load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Problem], Source | None]:
-    """`load_file`, and the parsed source of a flow spec or rule file (None for a suite)."""
+def _load_file(path: Path, settings: Settings,
+               library: StepsLibrary) -> tuple[Suite | None, list[Problem], Source | None]:
+    """`load_file`, and the parsed source of a flow spec or rule file (None for a suite or a steps file)."""
     # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
     # in its problems and its scenario ids, so each problem stays on one line
     display = escape(display_path(path))
@@ -120,6 +128,8 @@ def _load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Probl
                                   "install flowwalk with Robot Framework, or leave .robot files out of the paths")], None
         suite, problems = robot.load_robot_suite(path, display, settings)
         return suite, problems, None
+    if kind == "steps":
+        return None, check_steps_file(display, settings, library), None
     try:
         source = load_source(path, display)
     except SourceError as exc:
@@ -127,7 +137,7 @@ def _load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Probl
     if kind is None:
         # named explicitly with a name that says nothing: the content says which format it is
         kind = "rules" if isinstance(source.data, dict) and "rules_version" in source.data else "flow"
-    return (*(load_rules if kind == "rules" else load_flow)(source, settings), source)
+    return (*(load_rules if kind == "rules" else load_flow)(source, settings, library), source)
 
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
@@ -136,8 +146,9 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     suites: list[Suite] = []
     unloaded: list[Source] = []
     secret_names = set(settings.secret_names)
+    library = StepsLibrary()
     for path in files:
-        suite, found, source = _load_file(path, settings)
+        suite, found, source = _load_file(path, settings, library)
         problems.extend(found)
         if suite is None:
             unloaded += [source] if source is not None else []
@@ -148,7 +159,8 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     # which file saves a session is known once all of them loaded (those that did not, as written)
     problems.extend(session_problems(suites, unloaded))
     if problems:
-        raise SpecError(problems)
+        # a steps file's problem is found at each call of it (and when it is checked on its own): once
+        raise SpecError(list(dict.fromkeys(problems)))
     return with_projects(suites, settings)
 
 

@@ -21,6 +21,7 @@ import typing as _typing
 from typing import Annotated, Any, Literal, Union, cast
 
 import annotated_types as _at
+import yaml
 from pydantic import BaseModel, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
@@ -276,7 +277,8 @@ class _Describer:
                 name = self.name_of(path)
                 return f"scenario {quote(name, NAME_SHOWN)}" if name else f"scenario {n}"
             own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
-                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
+                   "fields": f"emit field {n}", "before_each": f"step {n} of 'before_each'",
+                   "after_each": f"step {n} of 'after_each'"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
             if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
                 return f"{own} of {self.where(outer)}"
             return own
@@ -421,6 +423,19 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{describe.where(path)} has no '{disc}'",
                        f"add {disc}: <one of {', '.join(choices)}>")
 
+    if kind == "step_tag":
+        if not isinstance(value, dict):
+            return _not_a_mapping(path, value, raw, describe, source, "")
+        if "type" in value:
+            tag = value["type"]
+            shown = quote(tag, NAME_SHOWN) if isinstance(tag, str) else _shown(tag, source.raw.get(path + ("type",)))
+            return Problem(source.loc(path + ("type",)), f"unknown step type {shown} {describe.in_where(path)}",
+                           _choices_hint(str(tag), list(STEP_TYPES), "step types")
+                           + "; or a call (use: <file>.steps.yaml) or a group (group: <title>, steps: [...])")
+        return Problem(loc, f"{describe.where(path)} has no 'type'",
+                       f"add type: <one of {', '.join(STEP_TYPES)}>; or call a steps file (use: <file>.steps.yaml, "
+                       "with: {...}), or group steps (group: <title>, steps: [...])")
+
     if kind == "verify_tag":
         if isinstance(value, dict):
             written = ", ".join(quote(k, NAME_SHOWN) for k in value) or "no keys"
@@ -442,18 +457,18 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         one = _one_key(_entry_model(res.ann))
         if one is not None:   # a list of mappings that need one key: the value as that key's (`[{name: 'desktop'}]`)
             item = "{" + f"{one}: {item}" + "}"
-        item = _LIST_EXAMPLES.get(field or "", item)
+        item = _flow_mapping(value) or _LIST_EXAMPLES.get(field or "", item)
         return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
                        f"write it as a list, e.g. {escape(field or 'key')}: [{item}]")
 
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
         shown = _shown(value, raw)
-        if field in ("spec_version", "rules_version"):
+        if field in ("spec_version", "rules_version", "steps_version"):
             if field == "spec_version":
                 hint = 'write "1" (flow-spec v1) or "1.1" (v1 plus the documented v1.x additions)'
             else:
-                hint = 'write rules_version: "1"'
+                hint = f'write {field}: "1"'
             if not isinstance(value, str):
                 return Problem(loc, f"{field} must be a string, got {_type_name(value)} {shown}",
                                "quote the version: " + hint.replace("write ", "", 1))
@@ -478,6 +493,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                                             else "")
         if isinstance(value, (dict, list)) or value is None:
             hint = "write a single text value here"
+        elif path and isinstance(path[-1], int):
+            hint = f"put it in quotes: \"{escape(raw if raw is not None else value)}\""
         else:   # quoted as the hint says, the text may still be refused (`expires: 20991231`): say what passes
             hint = _still_refused(res, str(raw if raw is not None else value)) or hint
         return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
@@ -545,6 +562,14 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
 
     if kind == "string_pattern_mismatch":
+        if res.key_error and path[:-1] == ("http_headers",):
+            return Problem(source.key_loc(path), f"{quote(path[-1], NAME_SHOWN)} in 'http_headers' is not an HTTP "
+                           "header name", "letters, digits and - _ . ! # $ % & ' * + ^ ` | ~, no spaces, e.g. "
+                           "x-vercel-protection-bypass")
+        if res.key_error and path[-2:-1] == ("examples",):
+            return Problem(source.key_loc(path), f"row name {quote(path[-1], NAME_SHOWN)} of 'examples' is not one word",
+                           "use letters, digits, '_', '.' and '-', e.g. 'active': it ends the row's test id, "
+                           "<name>[<row>]")
         if res.key_error:
             key = path[-1] if path else "?"
             return Problem(source.key_loc(path),
@@ -600,6 +625,16 @@ def _tag_noun(disc: str, path: tuple[Any, ...]) -> str:
 
 #: a valid entry of the lists whose entries are one of several kinds, for "write it as a list"
 _LIST_EXAMPLES = {"steps": "{type: goto, url: /}", "assertions": "{kind: no_console_errors}"}
+
+
+def _flow_mapping(value: Any) -> str | None:
+    """A short mapping of plain values in YAML's flow style (`{type: wait, ms: 1}`): a list's one entry
+    written where the list goes, to be wrapped in `[...]`. None for anything else."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in value.items()):
+        return None
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=1000).strip()
+    return text if len(text) <= 80 else None
 
 
 def _entry_model(ann: Any) -> type[BaseModel] | None:

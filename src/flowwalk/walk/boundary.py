@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Iterator, cast
 
 from flowwalk import events as ev
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, first_line, is_invalid_selector, is_timeout
-from flowwalk.model import Step
+from flowwalk.model import Step, titled
 from flowwalk.walk.outcomes import StepFailed
 from flowwalk.walk.recovery import make_failure
 
@@ -119,5 +119,5 @@ def halt_failure(attempt: "Attempt", step_kind: str, index: int | None, step: St
         message = (f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed while this step was stuck; "
                    f"flowwalk stopped the browser")
     return make_failure(code, step_kind=cast(ev.FailureStepKind, step_kind) if step_kind in _HALT_KINDS else "action",
-                        message=message, step_index=index, step_text=step.text if step else "",
+                        message=message, step_index=index, step_text=titled(step) if step else "",
                         loc=step.loc if step else attempt.scenario.loc)

@@ -57,12 +57,14 @@ from flowwalk.browser.capture import AriaRead
 from flowwalk.browser.errors import InvalidSelector, PageError, translating
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.probe import ElementQuery, ElementRead, Quiet, Reader, Seq
+from flowwalk.browser.probe import ElementQuery, ElementRead, ItemsRead, Quiet, Reader, Seq
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
+from flowwalk.spec.source import escape
 from flowwalk.walk.boundary import crash_of
+from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
@@ -101,6 +103,8 @@ class CheckResult:
     stability: str = "reads"
     #: "quiet": how long, in ms, the page had been still at the deciding read
     quiet_ms: float | None = None
+    #: a list check that failed: the expected items against the observed ones (walk/items.py)
+    diff: str = ""
 
 
 @dataclass(frozen=True)
@@ -119,6 +123,8 @@ class _Read:
     stability: str | None = None
     #: where the read stood in the page's record of changes (`PageReader.changed`); None without one
     seq: Seq | None = None
+    #: a list read that did not match: the expected items against the observed ones
+    diff: str = ""
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -247,7 +253,9 @@ def _judge_text(p: "_Probe", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
         return _missing(p, used)
     many = f" (first of {r.n})" if r.n > 1 and not r.hit else ""
-    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {_q(_clip(r.text))}", selector=used)
+    # a text compared whitespace and all is shown so: its spaces and line breaks are the point
+    shown = _q(escape(r.text[:OBSERVED_LIMIT])) if p.expect.keep_whitespace else _q(_clip(r.text))
+    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {shown}", selector=used)
 
 
 def _judge_text_matches(p: "_Probe", r: ElementRead, used: str) -> _Read:
@@ -317,6 +325,43 @@ def _expect_attribute(p: "_Probe") -> str:
     return f"{p.label} attribute {e.attr}={_q(v)}"
 
 
+# --- lists, item by item, and one element's classes (walk/items.py compares them) -------------------
+
+
+def _wanted(p: "_Probe") -> list[str]:
+    e = p.expect
+    if e.kind == "texts" and not e.keep_whitespace:
+        return [normalized(i) for i in e.items or ()]
+    return list(e.items or ())
+
+
+def _expect_items(p: "_Probe") -> str:
+    e = p.expect
+    how = "exactly" if e.match == "equals" else "including, in order,"
+    kept = " (whitespace kept)" if e.keep_whitespace else ""
+    return f"{e.kind} of {p.label} {how} {shown_list(_wanted(p))}{kept}"
+
+
+def _judge_items(p: "_Probe", r: ItemsRead, used: str) -> _Read:
+    found = list(r.texts if p.kind == "texts" else r.classes)
+    wanted = _wanted(p)
+    cut = f" (the first {len(found)} read)" if r.n > len(found) else ""
+    observed = f"{r.n} item(s) match {_shown_label(p, used)}{cut}: {shown_list(found)}"
+    ok = r.n == len(found) and items_match(p.kind, p.expect.match, found, wanted)
+    return _Read(ok, observed, found=r.n > 0, selector=used,
+                 diff="" if ok else list_diff(p.kind, p.expect.match, found, wanted))
+
+
+def _judge_class(p: "_Probe", r: ItemsRead, used: str) -> _Read:
+    if r.n == 0 or not r.classes:
+        return _missing(p, used)
+    names, wanted = class_names(r.classes[0]), class_names(p.expect.value or "")
+    ok = all(n in names for n in wanted) if p.kind == "has_class" else not any(n in names for n in wanted)
+    shown = f"class {_q(' '.join(names))}" if names else "no class"
+    many = f" (first of {r.n})" if r.n > 1 else ""
+    return _Read(ok, f"{_shown_label(p, used)}{many} has {shown}", selector=used)
+
+
 # --- the page kinds: baselines and axe-core ---------------------------------------------------------
 # They read the whole page (or an element's subtree) and wait as Playwright Test waits for the same
 # assertion, in walk/snapshots.py, which asks these judges for the verdict of each read.
@@ -361,8 +406,8 @@ class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
-    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`)
-    or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
+    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`),
+    "items" (one read of every match's text and class, item by item: `PageReader.items`) or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
@@ -401,7 +446,9 @@ KINDS: dict[str, Kind] = {
                           query="text", needs_element=True, settles="render"),
     "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
                               query="text", settles="render"),
-    "has_text": Kind(lambda p: f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
+    "has_text": Kind(lambda p: f"text exactly {_q(escape(p.expect.value or ''))}{_where(p)} (whitespace kept)"
+                     if p.expect.keep_whitespace else
+                     f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
                      _judge_text, query="exact_text", needs_element=True, settles="render"),
     "text_matches": Kind(lambda p: f"text matching /{p.pattern.pattern if p.pattern else p.expect.value or ''}/"
                                    f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True,
@@ -422,6 +469,12 @@ KINDS: dict[str, Kind] = {
     "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True, settles="dom"),
     "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
                         needs_element=True, settles="dom"),
+    "texts": Kind(_expect_items, _judge_items, reads="items", settles="render"),
+    "classes": Kind(_expect_items, _judge_items, reads="items", settles="dom"),
+    "has_class": Kind(lambda p: f"{p.label} with class {_q(normalized(p.expect.value or ''))}", _judge_class,
+                      reads="items", needs_element=True, settles="dom"),
+    "lacks_class": Kind(lambda p: f"{p.label} without class {_q(normalized(p.expect.value or ''))}", _judge_class,
+                        reads="items", needs_element=True, settles="dom"),
     "aria_snapshot": Kind(lambda p: f"aria snapshot of {p.page_label} matching {p.expect.snapshot.baseline}"
                           if p.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
     "screenshot": Kind(lambda p: f"screenshot of {p.page_label} like {p.expect.snapshot.baseline}"
@@ -519,13 +572,16 @@ class _Probe:
     def read_elements(self, session: PageSession, reader: Reader) -> _Read:
         """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
         level = ("dom" if self.row.settles == "dom" else "layout") if self.quiet and self.row.settles else ""
-        query = ElementQuery(self.row.query, self.expect.value or "", self.expect.attr or "", level)
+        e = self.expect
+        query = ElementQuery(self.row.query, e.value or "", e.attr or "", level, match_case=e.match_case,
+                             raw=e.keep_whitespace)
         used = self.alternatives[0] if self.alternatives else ""
-        result = ElementRead(0)
+        result: ElementRead | ItemsRead = ElementRead(0)
         for alt in self.alternatives:
             used = alt
             try:
-                result = reader.elements(alt, query)
+                result = (reader.items(alt, raw_text=e.keep_whitespace, quiet=level) if self.row.reads == "items"
+                          else reader.elements(alt, query))
             except (PageError, InvalidSelector) as exc:
                 return _read_failure(session, exc, alt)
             if result.n > 0:
@@ -541,14 +597,14 @@ class _Probe:
     def judge_beacons(self, beacons: list[Beacon]) -> _Read:
         return self.row.judge(self, beacons)
 
-    def judge_elements(self, read: ElementRead, used: str) -> _Read:
+    def judge_elements(self, read: ElementRead | ItemsRead, used: str) -> _Read:
         return self.row.judge(self, read, used)
 
     def frame_question(self, obs: _Read) -> str | None:
         """What a failed final read could have found in a child frame: 'text' (a page-text check
         that found no such text), 'element' (the selector matched nothing), or None (the main
         frame answered the question, or the kind does not read the page's elements)."""
-        if obs.ok is not False or obs.fatal or self.row.reads != "elements":
+        if obs.ok is not False or obs.fatal or self.row.reads not in ("elements", "items"):
             return None
         if self.expect.selector is None and self.scope is None and self.kind in ("text_contains", "text_matches"):
             return "text"
@@ -724,7 +780,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             code = "ELEMENT_NOT_FOUND"
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
     return CheckResult(False, reads, probe.expected, observed, code, (clock() - started) * 1000, obs.selector,
-                       frame)
+                       frame, diff=obs.diff if obs.ok is False and not stale else "")
 
 
 def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool, deadline: float,

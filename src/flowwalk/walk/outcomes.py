@@ -16,7 +16,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from flowwalk import events as ev
-from flowwalk.model import Rule, Scenario, Step
+from flowwalk.model import Rule, Scenario, Step, titled
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 
 __all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "only_in_frame", "parent_failure", "parent_gate", "rule_finished",
@@ -28,8 +28,11 @@ class StepFailed(Exception):
 
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
                  candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None,
-                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = ()):
+                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = (),
+                 diff: str = ""):
         super().__init__(message)
+        #: a list check's expected items against the observed ones (walk/items.py)
+        self.diff = diff
         #: a baseline check's evidence; an accessibility check's violations
         self.baseline = baseline
         self.violations = violations
@@ -95,7 +98,7 @@ def scenario_status(rules: Sequence[ev.RuleFinished], attempt: int) -> ev.Status
 
 def skipped_text(index: int, step: Step) -> str:
     """How a step that did not run is listed in `RuleFinished.skipped_steps`."""
-    return f"step {index} ({step.text})"
+    return f"step {index} ({titled(step)})"
 
 
 def skipped_steps(steps: Sequence[Step], *, after: int = 0) -> tuple[str, ...]:

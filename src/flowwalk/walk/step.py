@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
-from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait
+from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait, titled
 from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, gone, runtime_code, short
@@ -106,7 +106,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
         state.add_finding(ev.Finding(severity="warning", source="step",
-                                         message=f"optional step {index} ({step.text}) failed: "
+                                         message=f"optional step {index} ({titled(step)}) failed: "
                                                  f"{result.failure.message}",
                                          step_index=index, kind=step_kind(step)))
     if attempt.settings.screenshots == "on" and role == "body" and not attempt.control.crashed:
@@ -125,7 +125,7 @@ def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, ro
         scenario_id=attempt.scenario.id, rule=state.rule.name, test_id=attempt.scenario.test_id(state.rule),
         attempt=attempt.number, index=index, text=step.text, kind=kind or step_kind(step), role=role,
         status=result.status, duration_ms=round((time.monotonic() - started) * 1000, 1), path=step.loc.path,
-        line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail)
+        line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail, frames=step.frames)
 
 
 def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: ev.Role, failed: StepFailed,
@@ -157,7 +157,7 @@ def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: e
     if failed.caused_by is not None:
         index, step = failed.caused_by
         kind = failure_step_kind(step, role)
-    return make_failure(code, step_kind=kind, message=message, step_index=index, step_text=step.text,
+    return make_failure(code, step_kind=kind, message=message, step_index=index, step_text=titled(step),
                         expected=failed.expected, observed=failed.observed, loc=step.loc,
                         recovery=result.recovery.attempts, candidates=failed.candidates, context=context,
-                        baseline=failed.baseline, violations=failed.violations)
+                        baseline=failed.baseline, violations=failed.violations, diff=failed.diff)
