@@ -108,12 +108,14 @@ def _names(secret_names: Sequence[str]) -> tuple[str, ...]:
 
 
 def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKind | None, name: str,
-             variables: Mapping[str, str], secret_names: list[str], base_url: str | None) -> ValidateAnswer:
+             variables: Mapping[str, str], secret_names: list[str], base_url: str | None,
+             quarantine: str | None = None) -> ValidateAnswer:
     """Every problem of the named files, or of the inline spec `text`, as `flowwalk validate` finds them."""
     if (text is None) == (not paths):
         raise ToolInputError("give either paths or text (an inline spec), not both and not neither\n  hint: "
                              "paths: [\"checks/login.flow.yaml\"], or text: \"<the spec>\" with kind: \"flow.yaml\"")
-    told = Overrides(variables=dict(variables), secret_names=_names(secret_names), base_url=base_url)
+    told = Overrides(variables=dict(variables), secret_names=_names(secret_names), base_url=base_url,
+                     quarantine_file=os.path.relpath(ws.confine(quarantine, "quarantine")) if quarantine else None)
     if text is None:
         return _validated(replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in paths)), rename=None)
     if kind is None:
@@ -222,7 +224,8 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
     told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
                    secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
                    base_report=inside(told.base_report, "base_report"),
-                   quarantine_file=inside(told.quarantine_file, "quarantine"))
+                   quarantine_file=inside(told.quarantine_file, "quarantine"),
+                   fingerprints_file=inside(told.fingerprints_file, "fingerprints"))
     served = ws.confine(request.serve_dir, "serve") if request.serve_dir else None
     if served is not None and not served.is_dir():
         raise ToolInputError(f"serve '{request.serve_dir}' is not a folder\n  hint: name the folder of the site "

@@ -186,13 +186,15 @@ class FlowwalkServer:
         secret_names: Annotated[list[str], Field(description="names of environment variables holding "
                                                              "secrets (never values)")] = [],  # noqa: B006
         base_url: Annotated[str | None, Field(description="base URL relative urls resolve against")] = None,
+        quarantine: Annotated[str | None, Field(description="the quarantine file to check too "
+                                                            "[flowwalk-quarantine.yaml when present]")] = None,
     ) -> Annotated[CallToolResult, ValidateAnswer]:
         """Check flow specs, rule files and .robot suites without a browser, as `flowwalk validate`
         does: every problem at path:line:col with a hint to fix it, found in one pass."""
         try:
             answer = await anyio.to_thread.run_sync(lambda: operations.validate(
                 self.ws, paths=list(paths), text=text, kind=kind, name=name, variables=dict(variables),
-                secret_names=list(secret_names), base_url=base_url))
+                secret_names=list(secret_names), base_url=base_url, quarantine=quarantine))
         except _EXPECTED as error:
             raise _refuse(error) from None
         return _answer(answer)
@@ -250,6 +252,14 @@ class FlowwalkServer:
                                                                   "only: header name -> the NAME of the server's "
                                                                   "environment variable holding its value (never "
                                                                   "the value)")] = {},  # noqa: B006
+        screenshots: Annotated[Literal["off", "on-failure", "on"] | None, Field(
+            description="when to take screenshots [on-failure]")] = None,
+        trace: Annotated[Literal["off", "on-failure", "on"] | None, Field(
+            description="keep a Playwright trace in the report folder (never for flows that typed a secret) "
+                        "[off]")] = None,
+        fingerprints: Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose "
+                                                              "element fingerprints help heal broken "
+                                                              "selectors")] = None,
         http_credentials: Annotated[str | None, Field(description="the NAME of the server's environment variable "
                                                                   "holding HTTP credentials as username:password, "
                                                                   "for the base URL's origin only")] = None,
@@ -266,7 +276,8 @@ class FlowwalkServer:
             projects=tuple(projects), base_report=base_report, fail_on=fail_on, quarantine_file=quarantine,
             update_snapshots=update_snapshots, wait_for=wait_for, wait_status=wait_status, wait_text=wait_text,
             wait_timeout_s=wait_timeout_s, wait_interval_s=wait_interval_s, http_headers=dict(http_headers),
-            http_credentials=http_credentials), serve_dir=serve)
+            http_credentials=http_credentials, screenshots=screenshots, trace=trace,
+            fingerprints_file=fingerprints), serve_dir=serve)
         secrets = operations.secret_values(operations.run_secret_names(request.overrides))
         asker = Asker.of(ctx, hidden=secrets)
         note = ""
