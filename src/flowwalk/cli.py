@@ -107,6 +107,43 @@ def _exit_code(action: Callable[[], int]) -> int:
         return ExitCode.INTERNAL_ERROR
 
 
+class _Listened:
+    """A standard stream whose reader may leave (`flowwalk run 2>&1 | head`): once its pipe is closed,
+    what is written is dropped, so that a long command goes on to its reports and its exit code."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return int(self._stream.write(text))
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        self._gone = True
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())   # nothing more to write at exit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _readers_may_leave() -> Iterator[None]:
+    with contextlib.redirect_stdout(_Listened(sys.stdout)), contextlib.redirect_stderr(_Listened(sys.stderr)):
+        yield
+
+
 def _many(count: int, word: str) -> str:
     return f"{count} {word}{'s' * (count != 1)}"
 
@@ -265,7 +302,8 @@ def validate(**options: Any) -> int:
 @guarded
 def run(**options: Any) -> int:
     """Walk specs in headless Chromium and write the report folder."""
-    return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
+    with _readers_may_leave():
+        return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
 
 
 @main.command()
@@ -423,7 +461,7 @@ def discover(**options: Any) -> int:
         destructive_remove=options["destructive_remove"], verify=not options["no_verify"],
         use_model=not options["no_model"], config_path=Path(options["config_path"]) if options["config_path"] else None,
         executable=options["executable"] or None)
-    with app_run.cancelled_by_signals(CancelToken()) as cancel:
+    with app_run.cancelled_by_signals(CancelToken()) as cancel, _readers_may_leave():
         result = crawl(request, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
     print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
           f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")

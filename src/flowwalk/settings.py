@@ -397,7 +397,7 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     whole = not setting.endswith("_s")
     span = (f"above {low:g}" if not whole else f"{low:g} or more") if high is None else (
         f"above {low:g} and at most {high:g}" if not whole else f"{low:g} to {high:g}")
-    hint = (f"  hint: {setting.replace('_', '-')} takes {span}; flowwalk.yaml, the command line, the Action's "
+    hint = (f"  hint: {_flag(setting)[2:]} takes {span}; flowwalk.yaml, the command line, the Action's "
             f"inputs and FLOWWALK_* variables share these bounds")
     shown = f"{where}={value}" if where.startswith("FLOWWALK_") else f"{where} {value}"
     try:

@@ -99,6 +99,23 @@ def test_a_reader_that_leaves_early_is_not_a_bug(tmp_path: Path) -> None:
     assert "internal error" not in err and "Traceback" not in err
 
 
+@pytest.mark.browser
+def test_a_run_whose_reader_leaves_goes_on_to_its_verdict(tmp_path: Path) -> None:
+    """`flowwalk run ... 2>&1 | head`: the pipe closes before the run says anything; the run still
+    walks, writes its reports and exits with its verdict's code (1 here), not 0."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[2]
+    proc = subprocess.Popen([sys.executable, "-m", "flowwalk", "run", "examples/failing/assertion-failed.flow.yaml",
+                             "--serve", "examples/site", "--out", str(tmp_path / "report"), "--workers", "1"],
+                            cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    proc.stdout.close()
+    assert proc.wait(timeout=240) == ExitCode.SITE_MISBEHAVED
+    assert (tmp_path / "report" / "verdict.json").is_file()
+
+
 def test_the_console_goes_quiet_when_its_reader_leaves() -> None:
     from flowwalk.report.console import ConsoleReporter
 
