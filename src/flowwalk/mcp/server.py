@@ -127,6 +127,31 @@ async def _questions_first(questions: Awaitable[tuple[Any, ...]], secrets: list[
 # --- the server ----------------------------------------------------------------------------------
 
 
+# `run`'s arguments that `flowwalk run` has as options beside the common ones: the preview's
+# (docs/preview.md), the screenshots, the trace and the fingerprints
+_WaitFor = Annotated[str | None, Field(description="before walking, wait until this URL (absolute, or relative to "
+                                                   "base_url) answers as expected; a site that never does is the "
+                                                   "outcome site_not_ready")]
+_WaitStatus = Annotated[str | None, Field(description="the status wait_for expects: 200, 2xx, 200-399, several "
+                                                      "separated by commas [2xx]")]
+_WaitText = Annotated[str | None, Field(description="a text wait_for's page must hold")]
+_WaitTimeout = Annotated[float | None, Field(description="seconds wait_for waits at most (at most the server's run "
+                                                         "limit) [180]", gt=0)]
+_WaitInterval = Annotated[float | None, Field(description="seconds between wait_for's tries [5]", gt=0)]
+_HttpHeaders = Annotated[dict[str, str], Field(description="extra HTTP headers for the base URL's origin only: header "
+                                                           "name -> the NAME of the server's environment variable "
+                                                           "holding its value (never the value)")]
+_HttpCredentials = Annotated[str | None, Field(description="the NAME of the server's environment variable holding "
+                                                           "HTTP credentials as username:password, for the base "
+                                                           "URL's origin only")]
+_Screenshots = Annotated[Literal["off", "on-failure", "on"] | None, Field(description="when to take screenshots "
+                                                                                      "[on-failure]")]
+_Trace = Annotated[Literal["off", "on-failure", "on"] | None, Field(
+    description="keep a Playwright trace in the report folder (never for flows that typed a secret) [off]")]
+_Fingerprints = Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose element "
+                                                        "fingerprints help heal broken selectors")]
+
+
 class FlowwalkServer:
     """`FlowwalkServer(root, max_run_timeout_s)`; `.mcp` is the SDK server to run or connect to."""
 
@@ -238,31 +263,16 @@ class FlowwalkServer:
         update_snapshots: Annotated[bool, Field(description="write missing and changed aria_snapshot and "
                                                             "screenshot baselines beside the specs instead of "
                                                             "failing (each is a baseline_written warning)")] = False,
-        wait_for: Annotated[str | None, Field(description="before walking, wait until this URL (absolute, or "
-                                                          "relative to base_url) answers as expected; a site that "
-                                                          "never does is the outcome site_not_ready")] = None,
-        wait_status: Annotated[str | None, Field(description="the status wait_for expects: 200, 2xx, 200-399, "
-                                                             "several separated by commas [2xx]")] = None,
-        wait_text: Annotated[str | None, Field(description="a text wait_for's page must hold")] = None,
-        wait_timeout_s: Annotated[float | None, Field(description="seconds wait_for waits at most (at most the "
-                                                                  "server's run limit) [180]", gt=0)] = None,
-        wait_interval_s: Annotated[float | None, Field(description="seconds between wait_for's tries [5]",
-                                                       gt=0)] = None,
-        http_headers: Annotated[dict[str, str], Field(description="extra HTTP headers for the base URL's origin "
-                                                                  "only: header name -> the NAME of the server's "
-                                                                  "environment variable holding its value (never "
-                                                                  "the value)")] = {},  # noqa: B006
-        screenshots: Annotated[Literal["off", "on-failure", "on"] | None, Field(
-            description="when to take screenshots [on-failure]")] = None,
-        trace: Annotated[Literal["off", "on-failure", "on"] | None, Field(
-            description="keep a Playwright trace in the report folder (never for flows that typed a secret) "
-                        "[off]")] = None,
-        fingerprints: Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose "
-                                                              "element fingerprints help heal broken "
-                                                              "selectors")] = None,
-        http_credentials: Annotated[str | None, Field(description="the NAME of the server's environment variable "
-                                                                  "holding HTTP credentials as username:password, "
-                                                                  "for the base URL's origin only")] = None,
+        wait_for: _WaitFor = None,
+        wait_status: _WaitStatus = None,
+        wait_text: _WaitText = None,
+        wait_timeout_s: _WaitTimeout = None,
+        wait_interval_s: _WaitInterval = None,
+        http_headers: _HttpHeaders = {},  # noqa: B006
+        http_credentials: _HttpCredentials = None,
+        screenshots: _Screenshots = None,
+        trace: _Trace = None,
+        fingerprints: _Fingerprints = None,
     ) -> Annotated[CallToolResult, RunAnswer] | InputRequiredResult:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
