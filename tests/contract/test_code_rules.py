@@ -352,11 +352,17 @@ def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
     assert broken == []
 
 
+#: the page scripts that may look at boxes and styles: the prelude (`fw.visible`, the one meaning of
+#: visible) and the interrupts' gate, which asks only whether a match could be visible
+LAYOUT_READERS = {Path("browser/js/prelude.js"), Path("browser/js/may_show.js")}
+
+
 def test_one_definition_of_visible() -> None:
-    """What "visible" means in the page is written once, in browser/probe.py's PRELUDE."""
+    """What "visible" means in the page is written once, in browser/js/prelude.js (`fw.visible`)."""
     marks = ("getBoundingClientRect", "checkVisibility", "getComputedStyle")
-    found = [f"{p.relative_to(PACKAGE)} uses {m}" for p in sorted(PACKAGE.rglob("*.py"))
-             if p.relative_to(PACKAGE) != Path("browser/probe.py") for m in marks if m in p.read_text()]
+    found = [f"{p.relative_to(PACKAGE)} uses {m}" for p in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.js")])
+             if p.relative_to(PACKAGE) not in LAYOUT_READERS and "vendor" not in p.parts and "report" not in p.parts
+             for m in marks if m in p.read_text()]
     assert found == []
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from flowwalk.browser.errors import PlaywrightError, translated, translating
+from flowwalk.browser.scripts import script
 from flowwalk.vendor import axe_info, axe_script
 
 __all__ = ["AxeContextError", "axe_version", "rule_selection", "run_axe"]
@@ -19,20 +20,6 @@ __all__ = ["AxeContextError", "axe_version", "rule_selection", "run_axe"]
 #: at most this many offending elements are kept per rule (the count says how many there were)
 TARGETS_MAX = 10
 
-_RUN = r"""
-async ({ include, exclude, options }) => {
-  const context = {};
-  if (include) context.include = [include];
-  if (exclude.length) context.exclude = exclude.map((s) => [s]);
-  const ctx = include || exclude.length ? context : document;
-  const result = await window.axe.run(ctx, options);
-  const flat = (t) => (Array.isArray(t) ? t.map(flat).join(' >> ') : String(t));
-  return result.violations.map((v) => ({
-    id: v.id, impact: v.impact || 'minor', help: v.help, helpUrl: v.helpUrl,
-    count: v.nodes.length, targets: v.nodes.slice(0, %d).map((n) => flat(n.target)),
-  }));
-}
-""" % TARGETS_MAX
 
 
 class AxeContextError(Exception):
@@ -77,7 +64,8 @@ def run_axe(page: Any, *, include: str | None, exclude: Sequence[str], rules: Se
     if "runOnly" in options and not options["runOnly"]["values"]:
         return []
     try:
-        found = page.evaluate(_RUN, {"include": include, "exclude": list(exclude), "options": options})
+        found = page.evaluate(script("axe_run"), {"include": include, "exclude": list(exclude), "options": options,
+                                                  "max": TARGETS_MAX})
     except PlaywrightError as exc:
         # axe's own error for an empty context comes back as the page's error
         if "No elements found for include" in str(exc):

@@ -20,7 +20,8 @@ from playwright.sync_api import expect
 
 from flowwalk.browser.errors import PlaywrightError, first_line, translating
 from flowwalk.browser.locate import locate
-from flowwalk.browser.page_evidence import MARK_SECRETS_JS, MASK_ATTRIBUTE, UNMARK_SECRETS_JS
+from flowwalk.browser.page_evidence import MASK_ATTRIBUTE, UNMARK_SECRETS_JS
+from flowwalk.browser.scripts import script
 
 __all__ = ["AriaRead", "MASK_COLOR", "aria_match", "aria_snapshot", "element_count", "screenshot"]
 
@@ -81,7 +82,7 @@ def screenshot(page: Any, selector: str | None, *, mask: Sequence[str] = (), ful
     secrets = [v for v in hide if v]
     masks = [page.locator(m) for m in mask]
     with translating():
-        if secrets and page.evaluate(MARK_SECRETS_JS, secrets):
+        if secrets and page.evaluate(script("mark_secrets"), {"secrets": secrets, "attr": MASK_ATTRIBUTE}):
             masks.append(page.locator(f"[{MASK_ATTRIBUTE}]"))
     options: dict[str, Any] = {
         "animations": "disabled", "caret": "hide", "scale": "css", "type": "png",

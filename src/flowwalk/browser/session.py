@@ -49,15 +49,16 @@ from flowwalk.browser.errors import (
     is_closed_error,
 )
 from flowwalk.browser.network import Beacon, host_of
-from flowwalk.browser.page_evidence import CONTEXT_SCRIPT, LAST_CLICK_TIMEOUT_MS, SNAPSHOT_LIMIT, PageEvidence
+from flowwalk.browser.page_evidence import LAST_CLICK_TIMEOUT_MS, SNAPSHOT_LIMIT, PageEvidence
 from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
 from flowwalk.browser.probe import PageReader
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
+from flowwalk.browser.scripts import context_script
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
 
-__all__ = ["Beacon", "CONTEXT_SCRIPT", "LAST_CLICK_TIMEOUT_MS", "NavigationBlocked", "PageSession", "RouteForward",
+__all__ = ["Beacon", "LAST_CLICK_TIMEOUT_MS", "NavigationBlocked", "PageSession", "RouteForward",
            "SNAPSHOT_LIMIT", "route_pattern"]
 
 
@@ -89,7 +90,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     # --- wiring -----------------------------------------------------------------------------------
 
     def _install(self, scripted: bool, routed: RouteForward | None) -> None:
-        """Listeners, the click recorder (unless `scripted`: the context has CONTEXT_SCRIPT already)
+        """Listeners, the click recorder (unless `scripted`: the context has `context_script()` already)
         and the route (unless `routed`, the context's own, was made for this session's hosts)."""
         context, page = self.context, self.page
         context.on("request", self._on_request)
@@ -103,7 +104,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         page.on("crash", self._on_crash)
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
         if not scripted:
-            context.add_init_script(script=CONTEXT_SCRIPT)
+            context.add_init_script(script=context_script())
         if routed is not None:
             self._route = (routed.pattern, routed.handle)
             if routed.key == self.route_key:
