@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from flowwalk.browser.probe import PageReader
+from flowwalk.browser.page import Page
 from flowwalk import events as ev
 from flowwalk.browser import PageSession
 from flowwalk.serve import StaticServer
@@ -107,9 +107,9 @@ def test_an_act_the_main_page_can_do_is_unchanged(flowwalk_browser: Any, tmp_pat
 
 def test_resolve_target_answers_for_a_frame_too(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
-    child = next(f for f in session.page.frames if f.name == "pay-frame")
+    child = next(f for f in session.playwright_page.frames if f.name == "pay-frame")
     child.wait_for_load_state("load", timeout=5_000)
-    assert resolve_target(session.reader, "the Pay now button").selector is None
-    found = resolve_target(PageReader(child), "the Pay now button")
+    assert resolve_target(session.page, "the Pay now button").selector is None
+    found = resolve_target(Page(child), "the Pay now button")
     assert found.selector is not None, found.reason
     assert child.locator(found.selector).get_attribute("id") == "pay"

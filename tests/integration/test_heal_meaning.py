@@ -22,7 +22,6 @@ from fake_model import FakeModel, Reply
 from flowwalk.agent import Agent, ModelConfig
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.browser.probe import PROBE_JS
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
 from flowwalk.serve import StaticServer
@@ -99,14 +98,14 @@ def open_page(session: PageSession, site: StaticServer, todomvc: StaticServer, p
               hover_first: bool = False) -> None:
     if page == TODO:
         session.goto(f"{todomvc.url}/index.html", timeout_ms=10_000)
-        session.page.evaluate("() => localStorage.clear()")
+        session.playwright_page.evaluate("() => localStorage.clear()")
         session.goto(f"{todomvc.url}/index.html", timeout_ms=10_000)
         for title in TODOS:
-            session.page.fill("#new-todo", title)
-            session.page.press("#new-todo", "Enter")
+            session.playwright_page.fill("#new-todo", title)
+            session.playwright_page.press("#new-todo", "Enter")
         if hover_first:
             # the delete button shows on hover, as a person's mouse over the row shows it
-            session.page.hover("#todo-list li >> nth=0")
+            session.playwright_page.hover("#todo-list li >> nth=0")
     else:
         session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
 
@@ -114,7 +113,7 @@ def open_page(session: PageSession, site: StaticServer, todomvc: StaticServer, p
 def is_it(session: PageSession, outcome: HealOutcome, predicate: str) -> bool | None:
     if not outcome.selector:
         return None
-    found = locate(session.page, outcome.selector)
+    found = locate(session.playwright_page, outcome.selector)
     assert found.count == 1, outcome
     return bool(found.locator.evaluate(f"(el) => {predicate}"))
 
@@ -123,8 +122,8 @@ def heal_positive(session: PageSession, site: StaticServer, todomvc: StaticServe
                   agent: Agent | None = None) -> tuple[HealOutcome, bool | None]:
     page, pinned, target, action, predicate = POSITIVE[name]
     open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
-    assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    assert locate(session.playwright_page, pinned).count == 0, f"{pinned} still matches"
+    outcome = heal_selector(session.page, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
     return outcome, is_it(session, outcome, predicate)
 
 
@@ -132,8 +131,8 @@ def heal_negative(session: PageSession, site: StaticServer, todomvc: StaticServe
                   agent: Agent | None = None) -> HealOutcome:
     page, pinned, target, action = NEGATIVE[name]
     open_page(session, site, todomvc, page, hover_first=True)
-    assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    return heal_selector(session.reader, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
+    assert locate(session.playwright_page, pinned).count == 0, f"{pinned} still matches"
+    return heal_selector(session.page, pinned=pinned, target=target, fingerprint=None, action=action, agent=agent)
 
 
 @pytest.mark.parametrize("name", list(POSITIVE))
@@ -159,11 +158,11 @@ def test_a_renamed_or_moved_element_heals_from_its_fingerprint(session: PageSess
                                                                name: str) -> None:
     before, after, pinned, target, predicate = FINGERPRINTED[name]
     session.goto(f"{site.url}/heal/{before}", timeout_ms=10_000)
-    fp = bound(locate(session.page, pinned, probe=PROBE_JS).probe["fp"])
+    fp = bound(session.page.match(pinned, fingerprint=True).fingerprint)
     assert fp is not None
     session.goto(f"{site.url}/heal/{after}", timeout_ms=10_000)
-    assert locate(session.page, pinned).count == 0
-    outcome = heal_selector(session.reader, pinned=pinned, target=target, fingerprint=fp)
+    assert locate(session.playwright_page, pinned).count == 0
+    outcome = heal_selector(session.page, pinned=pinned, target=target, fingerprint=fp)
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
     assert is_it(session, outcome, predicate), outcome
 
@@ -179,10 +178,10 @@ def test_a_miss_says_what_each_candidate_lacked(session: PageSession, site: Stat
 def test_a_destructive_control_is_healed_to_only_when_the_target_names_that_action(
         session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, TODO, hover_first=True)
-    _, ranked = read_page(session.reader, target="button of the first todo", fingerprint=None)
+    _, ranked = read_page(session.page, target="button of the first todo", fingerprint=None)
     destroy = [r for r in ranked if "destroy" in r.element.classes]
     assert destroy and all(r.barred and "destructive" in r.barred for r in destroy)
-    _, ranked = read_page(session.reader, target="remove button of the first todo", fingerprint=None)
+    _, ranked = read_page(session.page, target="remove button of the first todo", fingerprint=None)
     assert all(r.barred is None for r in ranked if "destroy" in r.element.classes)
 
 
@@ -218,7 +217,7 @@ def test_a_healed_positional_selector_still_picks_the_position_after_the_data_ch
         session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
     outcome, right = heal_positive(session, site, todomvc, "second-book")
     assert outcome.selector is not None and right, (outcome.reason, outcome.missed)
-    session.page.evaluate(NEW_FIRST_BOOK)
+    session.playwright_page.evaluate(NEW_FIRST_BOOK)
     # the second row is Dune's now: the healed selector picks its checkbox, not Emma's
     assert is_it(session, outcome, "el.value === '1' && el.closest('tr') === "
                                    "document.querySelectorAll('#result_list tbody tr')[1]"), outcome.selector
@@ -227,10 +226,10 @@ def test_a_healed_positional_selector_still_picks_the_position_after_the_data_ch
 def test_the_last_row_is_counted_from_the_end(session: PageSession, site: StaticServer,
                                               todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, CHANGES)
-    outcome = heal_selector(session.reader, pinned="#result_list tr:last-child input.select",
+    outcome = heal_selector(session.page, pinned="#result_list tr:last-child input.select",
                             target="checkbox of the last book", fingerprint=None, action="check")
     assert outcome.selector is not None and ":last-of-type" in outcome.selector, (outcome.reason, outcome.missed)
-    session.page.evaluate("() => document.querySelector('#result_list tbody').append("
+    session.playwright_page.evaluate("() => document.querySelector('#result_list tbody').append("
                           "document.querySelector('#result_list tbody tr').cloneNode(true))")
     last = "document.querySelector('#result_list tbody tr:last-child input')"
     assert is_it(session, outcome, f"el === {last}"), outcome.selector
@@ -335,11 +334,11 @@ def test_meaning_figures(session: PageSession, site: StaticServer, todomvc: Stat
 def test_same_origin_frames_are_read_and_their_elements_named_never_healed_to(session: PageSession,
                                                                              site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
-    session.page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
-    _, ranked = read_page(session.reader, target="the card number field", fingerprint=None, action="fill")
+    session.playwright_page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
+    _, ranked = read_page(session.page, target="the card number field", fingerprint=None, action="fill")
     card = ranked[0]
     assert card.element.frame == 1 and card.element.label == "Card number" and card.score == 1.0
     assert card.barred is not None and "acts do not cross into frames" in card.barred
-    outcome = heal_selector(session.reader, pinned="#card-number", target="the card number field", fingerprint=None,
+    outcome = heal_selector(session.page, pinned="#card-number", target="the card number field", fingerprint=None,
                             action="fill")
     assert outcome.selector is None and "frame" in outcome.reason

@@ -37,7 +37,7 @@ def resolve_page(session: PageSession, site: StaticServer) -> PageSession:
 
 def picked_id(session: PageSession, resolution: TargetResolution) -> str | None:
     assert resolution.selector is not None, resolution.reason
-    found = locate(session.page, resolution.selector)   # the walker uses the selector this way
+    found = locate(session.playwright_page, resolution.selector)   # the walker uses the selector this way
     assert found.count == 1
     return found.locator.get_attribute("id") or found.locator.get_attribute("name") or found.locator.inner_text()
 
@@ -60,7 +60,7 @@ def picked_id(session: PageSession, resolution: TargetResolution) -> str | None:
 ])
 def test_a_unique_candidate_is_picked(resolve_page: PageSession, target: str, expected: str | None,
                                       strategy: str) -> None:
-    resolution = resolve_target(resolve_page.reader, target)
+    resolution = resolve_target(resolve_page.page, target)
     assert resolution.selector is not None, (resolution.reason, resolution.candidates)
     assert resolution.candidates[0]["strategy"].split("+")[0] == strategy
     assert resolution.candidates[0]["count"] == 1 and resolution.candidates[0]["visible"]
@@ -71,7 +71,7 @@ def test_a_unique_candidate_is_picked(resolve_page: PageSession, target: str, ex
 
 @pytest.mark.browser
 def test_equal_scores_on_different_elements_are_ambiguous(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "Docs")
+    resolution = resolve_target(resolve_page.page, "Docs")
     assert resolution.selector is None
     assert resolution.reason == "ambiguous: 2 candidates with the same score (100)"
     top = resolution.candidates[:2]
@@ -81,7 +81,7 @@ def test_equal_scores_on_different_elements_are_ambiguous(resolve_page: PageSess
 
 @pytest.mark.browser
 def test_a_best_candidate_matching_two_elements_is_ambiguous(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "the Choose plan button")
+    resolution = resolve_target(resolve_page.page, "the Choose plan button")
     assert resolution.selector is None
     assert resolution.reason.startswith("ambiguous: 2 elements match the best candidate")
     assert resolution.candidates[0]["count"] == 2
@@ -89,23 +89,23 @@ def test_a_best_candidate_matching_two_elements_is_ambiguous(resolve_page: PageS
 
 @pytest.mark.browser
 def test_scope_makes_an_ambiguous_target_unique(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "the Choose plan button", scope="#pro")
+    resolution = resolve_target(resolve_page.page, "the Choose plan button", scope="#pro")
     assert resolution.selector is not None and resolution.selector.startswith("#pro >> ")
-    found = locate(resolve_page.page, resolution.selector)
+    found = locate(resolve_page.playwright_page, resolution.selector)
     assert found.locator.evaluate("b => b.closest('section').id") == "pro"
-    missing_scope = resolve_target(resolve_page.reader, "Choose plan", scope="#enterprise")
+    missing_scope = resolve_target(resolve_page.page, "Choose plan", scope="#enterprise")
     assert missing_scope.selector is None and "matches nothing" in missing_scope.reason
 
 
 @pytest.mark.browser
 def test_nothing_to_find(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "the unicorn launcher")
+    resolution = resolve_target(resolve_page.page, "the unicorn launcher")
     assert resolution == TargetResolution(None, (), "no candidates")
 
 
 @pytest.mark.browser
 def test_hidden_elements_are_never_picked(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "Hidden action")
+    resolution = resolve_target(resolve_page.page, "Hidden action")
     assert resolution.selector is None
     assert resolution.reason == "no visible candidates (1 hidden)"
     assert resolution.candidates[0]["visible"] is False
@@ -113,7 +113,7 @@ def test_hidden_elements_are_never_picked(resolve_page: PageSession) -> None:
 
 @pytest.mark.browser
 def test_disabled_elements_rank_below_enabled_ones(resolve_page: PageSession) -> None:
-    later = resolve_target(resolve_page.reader, "Sign up later")
+    later = resolve_target(resolve_page.page, "Sign up later")
     assert later.selector is not None
     assert later.candidates[0]["enabled"] is False
     assert later.candidates[0]["score"] == 95
@@ -121,7 +121,7 @@ def test_disabled_elements_rank_below_enabled_ones(resolve_page: PageSession) ->
 
 @pytest.mark.browser
 def test_candidates_are_kept_as_evidence_and_bounded(resolve_page: PageSession) -> None:
-    resolution = resolve_target(resolve_page.reader, "Start trial")   # a div and a paragraph, same text
+    resolution = resolve_target(resolve_page.page, "Start trial")   # a div and a paragraph, same text
     assert resolution.selector is None
     assert resolution.reason.startswith("ambiguous")
     assert 1 <= len(resolution.candidates) <= 10
@@ -133,14 +133,14 @@ def test_candidates_are_kept_as_evidence_and_bounded(resolve_page: PageSession) 
 
 @pytest.mark.browser
 def test_resolution_is_deterministic(resolve_page: PageSession) -> None:
-    first = resolve_target(resolve_page.reader, "the email field")
-    assert resolve_target(resolve_page.reader, "the email field") == first
+    first = resolve_target(resolve_page.page, "the email field")
+    assert resolve_target(resolve_page.page, "the email field") == first
 
 
 @pytest.mark.browser
 def test_the_sole_element_of_a_hinted_role(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/browser/checks.html", timeout_ms=10_000)
-    only_link = resolve_target(session.reader, "the link")
+    only_link = resolve_target(session.page, "the link")
     assert only_link.selector == "internal:role=link"
-    many = resolve_target(session.reader, "the button")
+    many = resolve_target(session.page, "the button")
     assert many.selector is None and many.reason.startswith("ambiguous")

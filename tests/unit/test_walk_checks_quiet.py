@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.probe import Quiet
+from flowwalk.browser.records import Quiet
 from flowwalk.errors import Location
 from flowwalk.model import Expect, Stabilize
 from flowwalk.walk.checks import KINDS, quiet_ms_of, run_check

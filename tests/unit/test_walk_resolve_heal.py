@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.errors import PageGone, PageUnreadable
-from flowwalk.browser.probe import Inspection
+from flowwalk.browser.records import Inspection
 from flowwalk.walk.healer import heal_selector
 from flowwalk.walk.resolve import resolve_target
 
@@ -71,7 +71,7 @@ def fp(**kw: Any) -> dict[str, Any]:
 
 
 def record(key: int, css: str, fingerprint: dict[str, Any], *, visible: bool = True) -> dict[str, Any]:
-    """A candidate record as `PageReader.candidates` returns it."""
+    """A candidate record as `Page.candidates` returns it."""
     return {"key": str(key), "tag": fingerprint["tag"], "role": fingerprint["role"], "name": fingerprint["aname"],
             "text": fingerprint["text"], "id": fingerprint["id"], "css": css, "visible": visible, "enabled": True,
             "fp": fingerprint}

@@ -34,9 +34,10 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable
 
 from playwright.sync_api import Browser as PwBrowser
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Playwright, sync_playwright
 
-from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line
+from flowwalk.browser.errors import BrowserCrashed, first_line, translated
 from flowwalk.browser.network import host_of, is_ip, is_loopback
 from flowwalk.browser.seams import private_api_allowed
 from flowwalk.browser.scripts import context_script
@@ -220,7 +221,7 @@ class Browser:
         except PlaywrightError as exc:
             if not self.is_alive():
                 raise BrowserCrashed(f"the browser died while opening a context: {first_line(exc)}") from exc
-            raise
+            raise translated(exc) from exc
         session = PageSession(
             context=context,
             page=page,

@@ -15,7 +15,8 @@ from collections import deque
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
-from flowwalk.browser.errors import first_line, is_timeout
+from flowwalk.browser.errors import TimedOut, first_line, translating
+from flowwalk.browser.locate import locate
 from flowwalk.browser.scripts import script
 
 if TYPE_CHECKING:
@@ -39,7 +40,7 @@ SNAPSHOT_LIMIT = 20_000
 class PageEvidence:
     """Failure evidence of one session (see the module docstring)."""
 
-    page: "Page"
+    playwright_page: "Page"
     _closed: bool
     console: "deque[str]"
     page_errors: "deque[str]"
@@ -71,23 +72,24 @@ class PageEvidence:
             return "the page was closed"
         if self.crashed:
             return "the page crashed"
+        page = self.playwright_page
         try:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
-            masked = self.page.evaluate(script("mark_secrets"), {"secrets": [v for v in hide if v], "attr": MASK_ATTRIBUTE}) \
-                if hide else 0
-            mask = [self.page.locator(f"[{MASK_ATTRIBUTE}]")] if masked else []
-            self.page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask,
-                                 mask_color="#444444")
+            with translating():
+                secrets = {"secrets": [v for v in hide if v], "attr": MASK_ATTRIBUTE}
+                masked = page.evaluate(script("mark_secrets"), secrets) if hide else 0
+                mask = [page.locator(f"[{MASK_ATTRIBUTE}]")] if masked else []
+                page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask, mask_color="#444444")
+        except TimedOut:
+            return (f"the {'full-page ' if full_page else ''}screenshot did not finish within its "
+                    f"{timeout_ms / 1000:.1f} s: the page was still drawing (a web font or an image "
+                    f"that has not arrived, or a busy main thread)")
         except Exception as exc:  # noqa: BLE001 - evidence is best effort
-            if is_timeout(exc):
-                return (f"the {'full-page ' if full_page else ''}screenshot did not finish within its "
-                        f"{timeout_ms / 1000:.1f} s: the page was still drawing (a web font or an image "
-                        f"that has not arrived, or a busy main thread)")
             return f"the screenshot failed: {first_line(exc)}"
         finally:
             if hide and not self._closed and not self.crashed:
                 try:
-                    self.page.evaluate(UNMARK_SECRETS_JS)
+                    self.playwright_page.evaluate(UNMARK_SECRETS_JS)
                 except Exception:  # noqa: BLE001
                     pass
         return None
@@ -97,16 +99,14 @@ class PageEvidence:
         taken within `timeout_ms`. '' if none."""
         if self._closed or self.crashed:
             return ""
-        from flowwalk.browser.locate import locate
-
         try:
             if selector:
-                found = locate(self.page, selector)
+                found = locate(self.playwright_page, selector)
                 if found.count == 0:
                     return ""   # evidence never waits for an element that is not there
                 locator = found.locator.first
             else:
-                locator = self.page.locator("body")
+                locator = self.playwright_page.locator("body")
             text = locator.aria_snapshot(timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - evidence is best effort
             return ""
@@ -122,7 +122,7 @@ class PageEvidence:
         if self._closed or self.crashed:
             return ""
         try:
-            return str(self.page.locator(":root").evaluate("() => document.title", timeout=timeout_ms))
+            return str(self.playwright_page.locator(":root").evaluate("() => document.title", timeout=timeout_ms))
         except Exception:  # noqa: BLE001
             return ""
 
@@ -143,7 +143,8 @@ class PageEvidence:
         if self._closed or self.crashed:
             return None
         try:
-            raw = self.page.locator(":root").evaluate(script("read_clicks"), selector or None, timeout=timeout_ms)
+            raw = self.playwright_page.locator(":root").evaluate(script("read_clicks"), selector or None,
+                                                                 timeout=timeout_ms)
         except Exception:  # noqa: BLE001 - evidence is best effort
             return None
         return raw if isinstance(raw, dict) else None
@@ -152,7 +153,7 @@ class PageEvidence:
         """What a failure report shows about the page: never raises, and asks the page (its title)
         for at most `timeout_ms`, not at all when None; everything else was recorded from events."""
         try:
-            url = self.page.url
+            url = self.playwright_page.url
         except Exception:  # noqa: BLE001
             url = ""
         return {

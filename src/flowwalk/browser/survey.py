@@ -1,60 +1,86 @@
-"""What a page offers, read in one call: the raw material `discover` classifies and writes specs from.
+"""What `discover` reads of a page: `Explores`, a part of `Page`. Each is one call, in plain data.
 
-`survey_page` returns plain data (no element handles): the title, landmarks, headings, links,
-buttons, forms with their fields and labels, lists and tables with their counts, dialogs and
-banners. Every element comes with its names (test id, id, label, role, text) and the selector
-candidates `discover.selectors` chooses from, each with how many elements it matches now; only a
-`text=` candidate cannot be counted by the page's CSS engine, so `count_matches` counts it with
-Playwright. Only elements a person can see and use are listed (`fw.offered` of browser/probe.py:
-visible, and not inside `aria-hidden="true"` or `inert`): what a person can use is what a spec can use.
+- `survey`: what a page offers, the raw material discover classifies and writes specs from: the
+  title, landmarks, headings, links, buttons, forms with their fields and labels, lists and tables
+  with their counts, dialogs and banners. Every element comes with its names (test id, id, label,
+  role, text) and the selector candidates `discover.selectors` chooses from, each with how many
+  elements it matches now; only a `text=` candidate cannot be counted by the page's CSS engine, so
+  `count` counts it with Playwright. Only elements a person can see and use are listed (`fw.offered`
+  of js/prelude.js: visible, and not inside `aria-hidden="true"` or `inert`): what a person can use
+  is what a spec can use.
+- `observe`: the page's state, the before and after of every action discover takes, which
+  `discover.effects` compares: the URL, the keys of local and session storage (with a digest of each
+  value), every list and table with its visible rows (text, classes, checkboxes, and the controls
+  inside each row with a selector local to the row), the elements a person can name (test id, id,
+  `aria-label`, a field's name, a link's href, a button's unique class) with their text,
+  visibility, classes and states (`checked`, `aria-pressed`, `-expanded`, `-selected`, `-current`,
+  a field's value), and the page's alert and status messages. Hidden elements are listed too,
+  marked hidden: an element that appears after an action is an effect.
+- `text`, `messages`: the body's visible text, and the alerts' (what a click or a submit changed).
 """
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
-from flowwalk.browser.errors import PlaywrightError
+from flowwalk.browser.errors import PageError
+from flowwalk.browser.locate import locate
 from flowwalk.browser.scripts import script
 
 if TYPE_CHECKING:
-    from flowwalk.browser.session import PageSession
+    from playwright.sync_api import Frame
+    from playwright.sync_api import Page as PlaywrightPage
 
-__all__ = ["count_matches", "messages", "page_text", "survey_page"]
+__all__ = ["Explores", "OBSERVE_LIMIT", "SURVEY_LIMIT"]
 
 #: the most elements of one kind a survey lists (a page of 5,000 links is summarised, not listed)
 SURVEY_LIMIT = 150
-
-def survey_page(session: "PageSession", timeout_ms: float = 10_000) -> dict[str, Any]:
-    """The page's survey (see the module docstring); raises Playwright's error when the page cannot answer."""
-    with session.guard():
-        result = session.page.locator(":root").evaluate(script("survey"), SURVEY_LIMIT, timeout=timeout_ms)
-    return result if isinstance(result, dict) else {}
+#: the most elements, lists and rows an observation lists
+OBSERVE_LIMIT = 200
 
 
-def count_matches(session: "PageSession", selector: str) -> int:
-    """How many elements `selector` (CSS or `text=`) matches now; -1 when it cannot be evaluated."""
-    from flowwalk.browser.locate import locate
+class Explores:
+    """discover's reads of a page (a part of `browser.page.Page`; see the module docstring)."""
 
-    try:
-        return int(locate(session.page, selector).count)
-    except (PlaywrightError, ValueError, Exception):  # noqa: BLE001 - an odd selector is just not usable
-        return -1
+    _where: "PlaywrightPage | Frame"
 
+    if TYPE_CHECKING:
+        def _translating(self, selector: str | None = None) -> AbstractContextManager[None]: ...
 
-def page_text(session: "PageSession", timeout_ms: float = 5_000) -> str:
-    """The visible text of the page body (for spotting what a click or a submit changed)."""
-    try:
-        with session.guard():
-            return str(session.page.locator("body").inner_text(timeout=timeout_ms))
-    except PlaywrightError:
-        return ""
+    def _evaluate(self, name: str, arg: Any, timeout_ms: float) -> Any:
+        with self._translating():
+            return self._where.locator(":root").evaluate(script(name), arg, timeout=timeout_ms)
 
+    def survey(self, timeout_ms: float = 10_000) -> dict[str, Any]:
+        """What the page offers now (see the module docstring)."""
+        result = self._evaluate("survey", SURVEY_LIMIT, timeout_ms)
+        return result if isinstance(result, dict) else {}
 
-def messages(session: "PageSession", timeout_ms: float = 5_000) -> list[str]:
-    """The visible texts of alerts, live regions and error messages on the page now."""
-    try:
-        with session.guard():
-            found = session.page.locator(":root").evaluate(script("messages"), timeout=timeout_ms)
-    except PlaywrightError:
-        return []
-    return [str(t) for t in found] if isinstance(found, list) else []
+    def observe(self, timeout_ms: float = 10_000) -> dict[str, Any]:
+        """The page's state now (see the module docstring)."""
+        result = self._evaluate("observe", OBSERVE_LIMIT, timeout_ms)
+        return result if isinstance(result, dict) else {}
+
+    def count(self, selector: str) -> int:
+        """How many elements `selector` (CSS or `text=`) matches now; -1 when it cannot be evaluated."""
+        try:
+            return int(locate(self._where, selector).count)
+        except Exception:  # noqa: BLE001 - an odd selector is just not usable
+            return -1
+
+    def text(self, timeout_ms: float = 5_000) -> str:
+        """The visible text of the page body ("" when the page cannot say)."""
+        try:
+            with self._translating():
+                return str(self._where.locator("body").inner_text(timeout=timeout_ms))
+        except PageError:
+            return ""
+
+    def messages(self, timeout_ms: float = 5_000) -> list[str]:
+        """The visible texts of alerts, live regions and error messages on the page now."""
+        try:
+            found = self._evaluate("messages", None, timeout_ms)
+        except PageError:
+            return []
+        return [str(t) for t in found] if isinstance(found, list) else []

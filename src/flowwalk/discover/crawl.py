@@ -22,7 +22,6 @@ from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.errors import translating
-from flowwalk.browser.survey import count_matches, survey_page
 from flowwalk.discover.options import DiscoverOptions, StopReason
 from flowwalk.discover.safety import destructive_word, host_in_scope, is_hash_route, url_key
 from flowwalk.discover.inpage import InPage
@@ -192,7 +191,7 @@ class Crawler:
         self.settle()
         try:
             with translating():
-                status = self.session.page.evaluate(
+                status = self.session.playwright_page.evaluate(
                     "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }")
         except (PageError, InvalidSelector):
             status = None
@@ -202,7 +201,7 @@ class Crawler:
         """Let the page settle after a load or a click: network idle (up to SETTLE_MS), then 100 ms."""
         try:
             with translating():
-                self.session.page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
+                self.session.playwright_page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
         except (PageError, InvalidSelector):
             pass   # a page that keeps polling is settled enough
         self.session.wait(100)
@@ -220,7 +219,7 @@ class Crawler:
             status = None
         else:
             status = self._load(item["url"])
-        url = self.session.page.url
+        url = self.session.page.last_url()
         key = url_key(url)
         if status is not None and status >= 400:
             # a broken link is worth knowing about, not worth a spec that checks the error page
@@ -229,7 +228,7 @@ class Crawler:
             self.progress(f"  {item['url']} answered HTTP {status}: not a page to write specs for")
             return
         before = self.session.console_error_count
-        survey = self.inpage.dismiss_banner(survey_page(self.session))
+        survey = self.inpage.dismiss_banner(self.session.page.survey())
         signature = dom_signature(survey)
         template = template_key(url, survey)
         state.signature_visits[signature] = state.signature_visits.get(signature, 0) + 1
@@ -280,7 +279,7 @@ class Crawler:
             # what a submit added (TodoMVC's filters appear with the first todo) may link on
             try:
                 with translating():
-                    self._queue_links(page, survey_page(self.session), item["depth"])
+                    self._queue_links(page, self.session.page.survey(), item["depth"])
             except (PageError, InvalidSelector):
                 pass
         page["console_errors"] = self.session.console_error_count - before
@@ -341,7 +340,7 @@ class Crawler:
             if candidate.get("count") == 1 and candidate.get("how") != "position":
                 return
             if candidate.get("how") == "text" and candidate.get("count") == -1:
-                candidate["count"] = count_matches(self.session, candidate["selector"])
+                candidate["count"] = self.session.page.count(candidate["selector"])
 
 
     # --- actions on one page ----------------------------------------------------------------------
@@ -353,10 +352,10 @@ class Crawler:
 
         try:
             with translating():
-                found = locate(self.session.page, selector)
+                found = locate(self.session.playwright_page, selector)
                 if found.count == 0:
                     return False
-                with self.session.guard():
+                with self.session.translating():
                     found.locator.first.click(timeout=self.action_timeout_ms)
                 self.session.check_navigation()
                 return True

@@ -1,6 +1,6 @@
 """Effects: what an action changed, read from two observations of the page, and the checks that say so.
 
-Pure functions over `browser.observe` records. `diff_states(before, after, ...)` lists what
+Pure functions over `Page.observe` records. `diff_states(before, after, ...)` lists what
 changed between the observation before an action and the one after it: a list gained or lost
 rows (or showed fewer of them), a row the journey created got or lost a class or had its checkbox
 ticked, a counter's text changed, an element appeared or went away, a control's state changed

@@ -283,18 +283,17 @@ def _summaries(record: Any) -> tuple[JourneySummary, ...]:
 def _in_page_login(login: Any, session: Any, settings: Settings, browser: Any) -> str | None:
     """The URL key of the page a login left the session at, when that login lives in the page (a
     single-page app: loading the URL again shows the login form); None for a cookie session."""
-    from flowwalk.browser.survey import survey_page
     from flowwalk.discover.login import play_login
     from flowwalk.discover.safety import url_key
 
     def has_password() -> bool:
-        survey = survey_page(session)
+        survey = session.page.survey()
         return any(f.get("type") == "password" for form in survey.get("forms") or () for f in form.get("fields") or ())
 
     from flowwalk.browser import PageError
     from flowwalk.browser.errors import translating
 
-    landing = session.page.url
+    landing = session.page.last_url()
     try:
         with translating():
             if has_password():
@@ -331,9 +330,9 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any
                 if login is None or crawler.landing is None or url_key(start) != crawler.landing:
                     session.goto(start, timeout_ms=settings.navigation_timeout_ms)
                 for selector in clicks:
-                    found = locate(session.page, selector)
+                    found = locate(session.playwright_page, selector)
                     if found.count:
-                        with session.guard():
+                        with session.translating():
                             found.locator.first.click(timeout=settings.action_timeout_ms)
                         session.wait(200)
         except BaseException as error:

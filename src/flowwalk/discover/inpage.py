@@ -14,7 +14,6 @@ from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.errors import translating
-from flowwalk.browser.survey import messages, page_text, survey_page
 from flowwalk.discover.safety import destructive_word, is_hash_route
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature
@@ -41,7 +40,7 @@ class InPage:
         """Accept a cookie banner the first time one shows: it covers the page, and every generated
         spec will start by accepting it too (it is the crawl's `dismiss_selectors`)."""
         if survey is None:
-            survey = survey_page(self.crawl.session)
+            survey = self.crawl.session.page.survey()
         for dialog in survey.get("dialogs") or ():
             if not dialog.get("cookie"):
                 continue
@@ -62,7 +61,7 @@ class InPage:
                     self.crawl.state.dismiss.append(entry)
                     self.crawl.progress(f"  dismissed the cookie banner with {selector}")
                 self.crawl.settle()
-                return survey_page(self.crawl.session)
+                return self.crawl.session.page.survey()
         return survey
 
     def controls(self, page: dict[str, Any]) -> list[dict[str, Any]]:
@@ -100,8 +99,8 @@ class InPage:
                 return
             if not self.crawl.reload(page):
                 return
-            before_text = page_text(self.crawl.session)
-            before_url = self.crawl.session.page.url
+            before_text = self.crawl.session.page.text()
+            before_url = self.crawl.session.page.last_url()
             try:
                 clicked = self.crawl.click(selector)
             except NavigationBlocked as blocked:
@@ -110,8 +109,8 @@ class InPage:
             if not clicked:
                 continue
             self.crawl.session.wait(300)
-            after_url = self.crawl.session.page.url
-            after = survey_page(self.crawl.session)
+            after_url = self.crawl.session.page.last_url()
+            after = self.crawl.session.page.survey()
             after_sig = dom_signature(after)
             self.crawl.state.transitions[transition] = after_sig
             if after_sig != page["signature"] and self.crawl.state.signature_visits.get(after_sig, 0) >= 1 \
@@ -121,7 +120,7 @@ class InPage:
                       "role": button.get("role", ""), "controls": button.get("controls", ""),
                       "pressed": button.get("pressed"), "expanded": button.get("expanded"),
                       "url_before": before_url, "url_after": after_url, "signature_after": after_sig,
-                      "new_text": _new_lines(before_text, page_text(self.crawl.session)),
+                      "new_text": _new_lines(before_text, self.crawl.session.page.text()),
                       "lists": _list_counts(after), "attrs_after": _state_of(after, button)}
             if after_url != before_url:
                 if urlsplit(after_url)._replace(fragment="") != urlsplit(before_url)._replace(fragment="") \
@@ -152,13 +151,13 @@ class InPage:
                 with translating():
                     from flowwalk.browser.locate import locate
 
-                    with self.crawl.session.guard():
-                        locate(self.crawl.session.page, selector).locator.first.fill(term, timeout=self.crawl.action_timeout_ms)
+                    with self.crawl.session.translating():
+                        locate(self.crawl.session.playwright_page, selector).locator.first.fill(term, timeout=self.crawl.action_timeout_ms)
                     self.crawl.session.wait(500)
-                    after = survey_page(self.crawl.session)
+                    after = self.crawl.session.page.survey()
             except (PageError, InvalidSelector):
                 continue
-            if self.crawl.session.page.url != page["url"]:
+            if self.crawl.session.page.last_url() != page["url"]:
                 continue   # typing navigated: not a filter to keep
             page["searches"].append({"form": index, "selector": selector, "target": target_of(field_),
                                      "term": term, "lists": _list_counts(after)})
@@ -187,8 +186,8 @@ class InPage:
             if submit and not submit.get("disabled") and choose_selector(submit):
                 if not self.crawl.take_action() or not self.crawl.reload(page):
                     return False
-                before = page_text(self.crawl.session)
-                before_messages = messages(self.crawl.session)
+                before = self.crawl.session.page.text()
+                before_messages = self.crawl.session.page.messages()
                 selector = choose_selector(submit)
                 assert selector is not None
                 try:
@@ -200,11 +199,11 @@ class InPage:
                 self.crawl.session.wait(400)
                 # a validation message is what a form's alert or live region says now; failing
                 # that, a line of text with a word the page did not show before
-                said = [m for m in messages(self.crawl.session) if m not in before_messages]
+                said = [m for m in self.crawl.session.page.messages() if m not in before_messages]
                 page["submits"].append({"form": index, "kind": "empty", "selector": selector,
-                                        "target": target_of(submit), "url_after": self.crawl.session.page.url,
-                                        "new_text": said or _new_lines(before, page_text(self.crawl.session)),
-                                        "lists": _list_counts(survey_page(self.crawl.session))})
+                                        "target": target_of(submit), "url_after": self.crawl.session.page.last_url(),
+                                        "new_text": said or _new_lines(before, self.crawl.session.page.text()),
+                                        "lists": _list_counts(self.crawl.session.page.survey())})
                 submitted = True
                 self.crawl.progress(f"  submitted {form.get('name') or 'a form'} empty on {page['path']}")
             elif form.get("implicit") and len(text_fields) == 1 and not form.get("search"):
@@ -216,8 +215,8 @@ class InPage:
                     with translating():
                         from flowwalk.browser.locate import locate
 
-                        with self.crawl.session.guard():
-                            field_loc = locate(self.crawl.session.page, selector).locator.first
+                        with self.crawl.session.translating():
+                            field_loc = locate(self.crawl.session.playwright_page, selector).locator.first
                             field_loc.fill(value, timeout=self.crawl.action_timeout_ms)
                             field_loc.press("Enter", timeout=self.crawl.action_timeout_ms)
                         self.crawl.session.wait(400)
@@ -226,8 +225,8 @@ class InPage:
                     continue
                 page["submits"].append({"form": index, "kind": "enter", "selector": selector,
                                         "target": target_of(text_fields[0]), "value": value,
-                                        "url_after": self.crawl.session.page.url,
-                                        "lists": _list_counts(survey_page(self.crawl.session))})
+                                        "url_after": self.crawl.session.page.last_url(),
+                                        "lists": _list_counts(self.crawl.session.page.survey())})
                 submitted = True
                 self.crawl.progress(f"  entered a sample value into {target_of(text_fields[0])} on {page['path']}")
         return submitted

@@ -3,7 +3,7 @@
 With `--submit-forms`, a page that can create something (a single field that takes Enter, such
 as TodoMVC's new-todo input, or a link to a page with a form) is explored as a user would: add an
 item carrying the crawl's own text, then use the controls that the new state revealed, up to a
-bounded depth. Every move is observed before and after (`browser.observe`), and what changed
+bounded depth. Every move is observed before and after (`Page.observe`), and what changed
 (`effects.diff_states`) becomes the move's checks: the list gained the row with the typed text,
 the counter went from 1 to 2, the row got `completed`, a filter hid one of two rows, the URL
 gained `#/active`. Nothing asserts the input itself.
@@ -39,7 +39,6 @@ from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.errors import translating
-from flowwalk.browser.observe import observe_page
 from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, by_novelty, checks_per_move, diff_states,
                                        own_text, quote_text, row_selector, state_checks)
 from flowwalk.discover.safety import destructive_word
@@ -151,7 +150,7 @@ class JourneyExplorer:
                 break
         try:
             with translating():
-                session.page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
+                session.playwright_page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
         except (PageError, InvalidSelector):
             pass
 
@@ -161,14 +160,14 @@ class JourneyExplorer:
         try:
             with translating():
                 if step["type"] == "goto":
-                    session.goto(urljoin(session.page.url, step["url"]), timeout_ms=self.navigation_timeout_ms)
+                    session.goto(urljoin(session.page.last_url(), step["url"]), timeout_ms=self.navigation_timeout_ms)
                     return
-                found = locate(session.page, step["selector"])
+                found = locate(session.playwright_page, step["selector"])
                 if found.count == 0:
                     raise MoveFailed(f"{step['selector']} matches nothing")
                 target = found.locator.first
                 action, timeout = step["action"], self.action_timeout_ms
-                with session.guard():
+                with session.translating():
                     if action == "click":
                         target.click(timeout=timeout)
                     elif action == "dblclick":
@@ -192,7 +191,7 @@ class JourneyExplorer:
     def _observe(self, session: PageSession) -> dict[str, Any]:
         try:
             with translating():
-                return observe_page(session)
+                return session.page.observe()
         except (PageError, InvalidSelector) as error:
             raise MoveFailed(f"the page could not be read: {str(error).splitlines()[0][:200]}") from None
 

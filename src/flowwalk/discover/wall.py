@@ -69,7 +69,6 @@ def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall |
     """The login form the start URL lands on, or None when the site is not behind a login."""
     from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
     from flowwalk.browser.errors import translating
-    from flowwalk.browser.survey import survey_page
     from flowwalk.discover.engine import crawl_browser, crawl_session, discover_settings
 
     settings = discover_settings(options)
@@ -82,10 +81,10 @@ def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall |
                 return None   # unreachable: the crawl itself says so (stopped_reason unreachable)
             try:
                 with translating():
-                    session.page.wait_for_load_state("networkidle", timeout=3_000)
+                    session.playwright_page.wait_for_load_state("networkidle", timeout=3_000)
             except (PageError, InvalidSelector):
                 pass   # a page that keeps polling is settled enough
-            return _wall_of(survey_page(session), session.page.url, options.url)
+            return _wall_of(session.page.survey(), session.page.last_url(), options.url)
         finally:
             session.close()
 

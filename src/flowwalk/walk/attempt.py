@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
-from flowwalk.browser.element import page_url
 from flowwalk.model import Expect, Rule, Scenario, Step
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
@@ -28,7 +27,7 @@ from flowwalk.walk.outcomes import StepFailed
 
 if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
-    from flowwalk.browser.probe import Page, PageReader
+    from flowwalk.browser.page import Page
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
     from flowwalk.walk.evidence import Click
@@ -274,14 +273,9 @@ class Attempt:
 
     @property
     def page(self) -> "Page":
+        """The attempt's page: every read and action (browser/page.py)."""
         assert self.session is not None
         return self.session.page
-
-    @property
-    def reader(self) -> "PageReader":
-        """Reads of the attempt's page (browser/probe.py)."""
-        assert self.session is not None
-        return self.session.reader
 
     def absolute(self, url: str) -> str:
         """Relative URLs (`/path`) resolve against --base-url, else against the current page."""
@@ -291,7 +285,7 @@ class Attempt:
         base = self.settings.base_url
         if not base and self.session is not None:
             # a dead page has no URL ("" here); the goto will report it
-            base = page_url(self.session.page)
+            base = self.session.page.last_url()
         if not base and self.entry_url:
             base = self.entry_url
         if not base:

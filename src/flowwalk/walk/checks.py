@@ -38,7 +38,7 @@ them has it, the site did not misbehave: the spec cannot reach what it means, so
 The walker asks `look_in_frames` the same way for an act whose target the main frame lacks.
 
 Reading and judging are apart: every read goes through the page-reading boundary
-(`session.reader`, browser/probe.py, which also says what "visible" means), and `KINDS` has one
+(`session.page`, browser/page.py; js/prelude.js says what "visible" means), and `KINDS` has one
 row per expect kind: its words, what it reads, and its pure judge of one read. A new kind is one
 row. Each read is one round trip: the URL, one read over a selector's matches for element kinds
 (one more per pipe alternative that matches nothing), none for beacons beyond delivering pending
@@ -53,16 +53,14 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
-from flowwalk.browser.capture import AriaRead
-from flowwalk.browser.errors import InvalidSelector, PageError, translating
+from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.probe import ElementQuery, ElementRead, Quiet, Reader, Seq
+from flowwalk.browser.records import AriaRead, ElementQuery, ElementRead, Quiet, Reader, Seq
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
-from flowwalk.walk.boundary import crash_of
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
@@ -117,7 +115,7 @@ class _Read:
     quiet_ms: float | None = None
     #: "recorded": what the read judged only grows (`Kind.settles` "log"), so a match is final
     stability: str | None = None
-    #: where the read stood in the page's record of changes (`PageReader.changed`); None without one
+    #: where the read stood in the page's record of changes (`Page.changed`); None without one
     seq: Seq | None = None
 
 
@@ -149,12 +147,9 @@ def _q(text: str | None) -> str:
 _TEXT_PAGE_KINDS = ("text_contains", "text_not_contains", "text_matches")
 
 
-def _read_failure(session: PageSession, exc: PageError | InvalidSelector, selector: str | None) -> _Read:
-    """A read the page could not answer: BrowserCrashed when the browser is gone, else no evidence
-    (or, for a selector that does not parse, a fatal read: retrying cannot help)."""
-    crash = crash_of(exc, session)
-    if crash is not None:
-        raise crash from exc
+def _read_failure(exc: PageError | InvalidSelector, selector: str | None) -> _Read:
+    """A read the page could not answer: no evidence (or, for a selector that does not parse, a
+    fatal read: retrying cannot help). A gone browser raised `BrowserCrashed` instead."""
     if isinstance(exc, InvalidSelector):
         return _Read(None, f"invalid selector '{selector}': {exc.detail}", found=False, fatal=True,
                      selector=selector)
@@ -361,7 +356,7 @@ class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
-    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`)
+    "elements" (one read of the selector's matches, asking `query`: see `browser.records.ElementQuery`)
     or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
@@ -501,20 +496,19 @@ class _Probe:
         if self.row.reads == "url":
             try:
                 if not self.quiet:
-                    return self.judge_url(session.reader.url())
-                state = session.reader.url_state()
+                    return self.judge_url(session.page.url())
+                state = session.page.url_state()
             except PageError as exc:
-                return _read_failure(session, exc, None)
+                return _read_failure(exc, None)
             return replace(self.judge_url(state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
         if self.row.reads == "beacons":
             try:
-                with translating():
-                    session.pump()   # deliver request events already on the wire before reading the list
-            except PageError as exc:
-                _read_failure(session, exc, None)   # raises BrowserCrashed when the browser is gone
+                session.pump()   # deliver request events already on the wire before reading the list
+            except PageError:
+                pass   # what was delivered is read; a gone browser raised BrowserCrashed
             obs = self.judge_beacons(list(session.beacons))
             return replace(obs, stability="recorded") if self.quiet and self.row.settles == "log" else obs
-        return self.read_elements(session, session.reader)
+        return self.read_elements(session, session.page)
 
     def read_elements(self, session: PageSession, reader: Reader) -> _Read:
         """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
@@ -527,7 +521,7 @@ class _Probe:
             try:
                 result = reader.elements(alt, query)
             except (PageError, InvalidSelector) as exc:
-                return _read_failure(session, exc, alt)
+                return _read_failure(exc, alt)
             if result.n > 0:
                 break
         obs = replace(self.judge_elements(result, used), seq=result.seq)
@@ -610,7 +604,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     interval apart.
 
     Stability without the wait: with `stable_reads` 2 or more, each read also asks how long the
-    page had been still (browser/probe.py `fw.quiet`). A matching read of a page that had not
+    page had been still (js/prelude.js `fw.quiet`). A matching read of a page that had not
     changed, in the way its kind depends on (`Kind.settles`), for the intervals the missing reads
     would span passes at once: the state it read held over those intervals, which is what the
     consecutive reads show. A matching read of a page that changed more recently is followed by
@@ -731,8 +725,8 @@ def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool,
                    clock: Callable[[], float], st: Stabilize) -> bool:
     """After a read of a single-read check (`stable_reads` 1: flows) that did not match, wait for
     the page to change instead of for the clock. What an element read looks at (`Kind.settles`
-    "dom" or "render") cannot change unless the page's record counts a change (browser/probe.py
-    `PageReader.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
+    "dom" or "render") cannot change unless the page's record counts a change (browser/page.py
+    `Page.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
     started), so a read before one only repeats the answer. The next read comes at the first
     change but never sooner than one interval after this read (a page that keeps changing is read
     on the usual cadence, never more often), and at the latest at the deadline or after
@@ -747,9 +741,8 @@ def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool,
     if cap_ms <= 0:
         return False
     try:
-        return session.reader.changed(obs.seq, gap_ms=st.interval_ms, cap_ms=cap_ms) is not None
-    except PageError as exc:
-        _read_failure(session, exc, None)   # BrowserCrashed when the browser is gone
+        return session.page.changed(obs.seq, gap_ms=st.interval_ms, cap_ms=cap_ms) is not None
+    except PageError:
         return True   # the page navigated or its document went: that is a change, read again
 
 
@@ -773,7 +766,7 @@ def look_in_frames(session: PageSession, has: Callable[[Reader], bool], *, budge
     """
     end = clock() + max(min(budget_ms, FRAME_LOOK_MS), 0) / 1000
     try:
-        frames = session.reader.child_frames(FRAME_LOOK_MAX)
+        frames = session.page.child_frames(FRAME_LOOK_MAX)
     except PageError:
         return None
     for frame in frames:
@@ -782,10 +775,7 @@ def look_in_frames(session: PageSession, has: Callable[[Reader], bool], *, budge
         try:
             if frame.detached() or not has(frame):
                 continue
-        except PageError as exc:
-            crash = crash_of(exc, session)
-            if crash is not None:
-                raise crash from exc
+        except PageError:
             continue
         return _frame_label(frame)
     return None

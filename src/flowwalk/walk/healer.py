@@ -29,7 +29,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.agent import Agent, ModelCall, ModelUnavailable, NoValidAnswer, QuotaExceeded, candidate_question
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
-from flowwalk.browser.probe import Reader
+from flowwalk.browser.records import Reader
 from flowwalk.heal.decide import HealQuestion, Ranked, decide, explain_miss, heal_question, rank, read_choice
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import PageElement, Want, cheap_words, parse_target

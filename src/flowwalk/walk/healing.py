@@ -1,8 +1,9 @@
 """The walker's healing seam: fingerprints on the passing path, heals when a pinned selector fails.
 
 - `remember` (an act whose pinned selector matched): the element's fingerprint goes into the
-  step's `detail.fingerprint` and the run's store: taken by the probe that replaced the match
-  count, or carried from an earlier run (heal/fingerprint.py, REFRESH_RUNS).
+  step's `detail.fingerprint` and the run's store: taken by the read that counted the matches
+  (`Page.match(..., fingerprint=True)`), or carried from an earlier run (heal/fingerprint.py,
+  REFRESH_RUNS).
 - `heal_act` (an act whose pinned selector matched nothing): `healer.heal_selector` with the
   step's `target`, the last fingerprint and the run's model; a heal becomes a `healed` finding
   (events.Heal) and the new selector is acted on for this run only; no heal raises StepFailed
@@ -16,12 +17,11 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flowwalk import events as ev
 from flowwalk.agent import ModelCall, runtime_code as model_code
-from flowwalk.browser.element import element
-from flowwalk.browser.probe import PROBE_JS
+from flowwalk.browser.records import Element
 from flowwalk.heal.fingerprint import fresh
 from flowwalk.model import Act
 from flowwalk.walk.attempt import Attempt, RuleState
@@ -30,10 +30,7 @@ from flowwalk.walk.healer import HealOutcome, heal_selector
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import POLL_S, sleep_ms
 
-if TYPE_CHECKING:
-    from flowwalk.browser.probe import Element
-
-__all__ = ["HealRecord", "probe_for", "has_fingerprint", "remember", "heal_act", "contradicted", "CONTRADICTABLE"]
+__all__ = ["HealRecord", "fingerprint_due", "has_fingerprint", "remember", "heal_act", "contradicted", "CONTRADICTABLE"]
 
 #: failures of a later check that a heal earlier in the rule turns into HEAL_CONTRADICTED
 CONTRADICTABLE = ("EXPECT_STATE_MISMATCH", "VERIFICATION_FAILED")
@@ -47,9 +44,9 @@ class HealRecord:
     method: str
 
 
-def probe_for(attempt: Attempt, step: Act, selector: str) -> str | None:
-    """PROBE_JS when this act's fingerprint must be taken afresh, else None (carried over)."""
-    return None if attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector) else PROBE_JS
+def fingerprint_due(attempt: Attempt, step: Act, selector: str) -> bool:
+    """Must this act's fingerprint be taken afresh (else it is carried over)?"""
+    return not attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector)
 
 
 def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
@@ -57,10 +54,10 @@ def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
     return attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) is not None
 
 
-def remember(attempt: Attempt, step: Act, selector: str, probed: Any, result: StepResult) -> None:
+def remember(attempt: Attempt, step: Act, selector: str, fingerprint: Any, result: StepResult) -> None:
     """Record the fingerprint of the element `selector` matched (see the module docstring)."""
     store = attempt.run.fingerprints
-    record = fresh(probed, selector, attempt.redact) if probed is not None else None
+    record = fresh({"fp": fingerprint}, selector, attempt.redact) if fingerprint is not None else None
     if record is None:
         record = store.carry(step.loc.path, step.loc.line, selector)
     if record is None:
@@ -71,7 +68,7 @@ def remember(attempt: Attempt, step: Act, selector: str, probed: Any, result: St
 
 
 def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str,
-             target: str | None, result: StepResult) -> "Element":
+             target: str | None, result: StepResult) -> Element:
     """The element to act on instead of the failed pinned `selector`, or StepFailed."""
     fingerprint = attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector)
     agent = attempt.run.agent
@@ -91,7 +88,7 @@ def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector
     while True:
         last = time.monotonic() >= end
         left_s = state.budget.cap_ms(attempt.settings.action_timeout_ms) / 1000
-        outcome = heal_selector(attempt.reader, pinned=selector, target=target, fingerprint=fingerprint,
+        outcome = heal_selector(attempt.page, pinned=selector, target=target, fingerprint=fingerprint,
                                 scope=state.scope, action=step.action, agent=agent if last else None,
                                 step=f"{attempt.scenario.test_id(state.rule)}:{index}:{attempt.number}",
                                 timeout_s=max(left_s, 0.1), redact=attempt.redact, record=record)
@@ -122,7 +119,7 @@ def heal_act(attempt: Attempt, state: RuleState, index: int, step: Act, selector
 
 
 def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str, target: str | None,
-            outcome: HealOutcome, what: str, result: StepResult) -> "Element":
+            outcome: HealOutcome, what: str, result: StepResult) -> Element:
     assert outcome.selector is not None
     new = outcome.selector
     result.recovery.record("re_resolve_target", "recovered",
@@ -131,7 +128,7 @@ def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector:
     result.detail["healed"] = {"from": selector, "to": new, "method": outcome.method, "score": outcome.score}
     if any(h.index == index and h.new == new for h in state.heals):
         # a retry-redo replay healed this act the same way again: one finding is enough
-        return element(attempt.page, new)
+        return Element(new)
     shot = None
     if attempt.settings.screenshots != "off":
         shot = screenshot(attempt, state.rule, index, "heal")
@@ -152,7 +149,7 @@ def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector:
         age = old.get("age")
         result.detail["fingerprint"] = {**old, "pinned": selector,
                                         "age": (age if isinstance(age, int) else 0) + 1}
-    return element(attempt.page, new)
+    return Element(new)
 
 
 def contradicted(state: RuleState, code: str, message: str) -> tuple[str, str]:

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
-from flowwalk.browser.probe import Reader, Seen
+from flowwalk.browser.records import Reader, Seen
 
 __all__ = ["TargetResolution", "Candidate", "resolve_target", "rank_target", "describe"]
 
