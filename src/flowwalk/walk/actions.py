@@ -24,11 +24,10 @@ from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
 from flowwalk.browser.records import Element, Reader
 from flowwalk.model import Act, Expect, Goto, Wait
-from flowwalk.walk.attempt import Attempt, Budget, RuleState
+from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.walk import healing
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
-from flowwalk.walk.evidence import Click
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.resolve import TargetResolution, resolve_target

@@ -16,7 +16,6 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from typing import Any
 
 from flowwalk import events as ev
@@ -24,24 +23,16 @@ from flowwalk.agent import ModelCall, runtime_code as model_code
 from flowwalk.browser.records import Element
 from flowwalk.heal.fingerprint import fresh
 from flowwalk.model import Act
-from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.attempt import Attempt, HealRecord, RuleState
 from flowwalk.walk.evidence import screenshot
 from flowwalk.walk.healer import HealOutcome, heal_selector
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import POLL_S, sleep_ms
 
-__all__ = ["HealRecord", "fingerprint_due", "has_fingerprint", "remember", "heal_act", "contradicted", "CONTRADICTABLE"]
+__all__ = ["fingerprint_due", "has_fingerprint", "remember", "heal_act", "contradicted", "CONTRADICTABLE"]
 
 #: failures of a later check that a heal earlier in the rule turns into HEAL_CONTRADICTED
 CONTRADICTABLE = ("EXPECT_STATE_MISMATCH", "VERIFICATION_FAILED")
-
-
-@dataclass(frozen=True)
-class HealRecord:
-    index: int
-    old: str
-    new: str
-    method: str
 
 
 def fingerprint_due(attempt: Attempt, step: Act, selector: str) -> bool:
