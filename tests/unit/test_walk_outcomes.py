@@ -143,3 +143,41 @@ def test_page_errors_get_their_runtime_code_and_read_as_playwright_named_them() 
     assert boundary.short(ValueError("first\nsecond")) == "ValueError: first"
     assert boundary.short(timed_out) == "TimeoutError: Locator.click: Timeout 500ms exceeded."
     assert boundary.short(PageGone("Target closed", origin="TargetClosedError")) == "TargetClosedError: Target closed"
+
+
+def test_every_unit_that_fails_goes_through_one_envelope() -> None:
+    from flowwalk.walk.outcomes import StepFailed, Unit
+
+    step = Step(loc=LOC, text="expect visible '#saved'")
+    failed = StepFailed("EXPECT_STATE_MISMATCH", "not visible", expected="visible", observed="hidden")
+    made = Unit.of(3, step, "observation_or_assertion").failure(failed, context={"url": "x"})
+    assert (made.failure_class, made.runtime_code, made.retryable) == ("assertion_failed", "EXPECT_STATE_MISMATCH", False)
+    assert (made.step_index, made.step_text, made.line, made.expected, made.context) == (
+        3, step.text, LOC.line, "visible", {"url": "x"})
+    # a failure that repeats its cause (a parent rule's, a session setup's) keeps the cause's class
+    root = Unit("action").failure(StepFailed("NAVIGATION_BLOCKED", "left"))
+    repeated = Unit("parent_failed", LOC).failure(StepFailed("NAVIGATION_BLOCKED", "parent did not pass"), like=root,
+                                                  code="ELEMENT_NOT_FOUND")
+    assert (repeated.runtime_code, repeated.failure_class, repeated.retryable) == (
+        "ELEMENT_NOT_FOUND", root.failure_class, root.retryable)
+
+
+def test_a_unit_is_called_once_and_what_it_raised_is_its_failure() -> None:
+    from flowwalk.walk.outcomes import StepFailed
+
+    class Attempt:
+        session, browser = FakeSession(), FakeBrowser()
+
+    def raising(exc: BaseException) -> Any:
+        def run() -> None:
+            raise exc
+        return run
+
+    attempt = cast(Any, Attempt())
+    assert boundary.call(attempt, lambda: None, "INTERNAL") is None
+    own = StepFailed("TIMEOUT", "late")
+    assert boundary.call(attempt, raising(own), "INTERNAL") is own
+    page = boundary.call(attempt, raising(TimedOut("Locator.click: Timeout 500ms exceeded.")), "ACTION_REJECTED")
+    assert page is not None and (page.code, page.message) == ("TIMEOUT", "TimeoutError: Locator.click: Timeout 500ms exceeded.")
+    with pytest.raises(boundary.Halt):
+        boundary.call(attempt, raising(BrowserCrashed("gone")), "INTERNAL")

@@ -13,20 +13,19 @@ The walk modules raise `Halt` through `halt_if_gone(exc, attempt)` or `with halt
 from __future__ import annotations
 
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Iterator, cast
+from typing import TYPE_CHECKING, Callable, Iterator, cast
 
 from flowwalk import events as ev
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageError, TimedOut
 from flowwalk.model import Step
-from flowwalk.walk.outcomes import StepFailed
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, Unit
 
 if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.attempt import Attempt
 
-__all__ = ["Halt", "gone", "halt_failure", "halt_if_gone", "halting", "runtime_code", "short"]
+__all__ = ["Halt", "call", "gone", "halt_failure", "halt_if_gone", "halting", "runtime_code", "short"]
 
 #: the step kinds a halted step keeps (any other is reported as an action)
 _HALT_KINDS = ("guard", "action", "observation_or_assertion", "setup", "assertion", "run_timeout")
@@ -72,6 +71,20 @@ def halting(attempt: "Attempt") -> Iterator[None]:
         raise
 
 
+def call(attempt: "Attempt", fn: Callable[[], object], default: str) -> StepFailed | None:
+    """Run one unit that can fail (pytest's `CallInfo.from_call`): None when it passed, else what
+    failed: its `StepFailed`, or the page's error as one, with its runtime code (`default` for an
+    error the page did not name). Raises Halt when the browser is gone."""
+    try:
+        fn()
+    except StepFailed as failed:
+        return failed
+    except Exception as exc:  # noqa: BLE001 - anything the page throws is the unit's failure
+        halt_if_gone(exc, attempt)
+        return StepFailed(runtime_code(exc, default), short(exc))
+    return None
+
+
 def runtime_code(exc: BaseException, default: str) -> str:
     """The runtime code of an error the page raised."""
     if isinstance(exc, TimedOut):
@@ -106,6 +119,6 @@ def halt_failure(attempt: "Attempt", step_kind: str, index: int | None, step: St
         code, step_kind = "RUN_TIMEOUT", "run_timeout"
         message = (f"the run timeout ({attempt.settings.run_timeout_s:g} s) passed while this step was stuck; "
                    f"flowwalk stopped the browser")
-    return make_failure(code, step_kind=cast(ev.FailureStepKind, step_kind) if step_kind in _HALT_KINDS else "action",
-                        message=message, step_index=index, step_text=step.text if step else "",
-                        loc=step.loc if step else attempt.scenario.loc)
+    kind = cast(ev.FailureStepKind, step_kind) if step_kind in _HALT_KINDS else "action"
+    unit = Unit.of(index, step, kind) if step is not None else Unit(kind, attempt.scenario.loc, index=index)
+    return unit.failure(StepFailed(code, message))

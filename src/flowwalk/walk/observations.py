@@ -29,8 +29,7 @@ from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, short
 from flowwalk.walk.checks import read_ahead, run_check
 from flowwalk.walk.evidence import failure_context, with_failure_evidence
-from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, StepResult, Unit, only_in_frame
 from flowwalk.walk import snapshots
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
 from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
@@ -246,11 +245,10 @@ def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | N
             continue
         message = f"assertion {assertion.text} failed: {observed}"
         if assertion.severity == "critical" and failure is None:
-            failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
-                                   step_text=assertion.text, expected=expected, observed=observed,
-                                   loc=assertion.loc, context=failure_context(attempt, None, state.budget,
-                                                                              state.clicked),
-                                   violations=violations)
+            unmet = StepFailed("EXPECT_STATE_MISMATCH", message, expected=expected, observed=observed,
+                               violations=violations)
+            failure = Unit("assertion", assertion.loc, assertion.text).failure(
+                unmet, context=failure_context(attempt, None, state.budget, state.clicked))
             failure = with_failure_evidence(attempt, state, failure, 0)
             continue
         state.add_finding(ev.Finding(severity=assertion.severity, source="assertion", message=message,
