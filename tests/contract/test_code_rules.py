@@ -34,7 +34,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                                                    "vendor"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
              frozenset({"dag", "environment", "errors", "model", "settings", "spec"})),
-    "browser": ("the only package importing playwright: launch, sessions, page reads, network, errors translated",
+    "browser": ("the only package importing playwright: launch, sessions, the typed page API (reads and actions), "
+                "network, the scripts run in pages, errors translated once",
                 frozenset({"errors", "lazy", "model", "settings", "vendor"})),
     "agent": ("the optional model: the one client, the prompt boundary, the caps, the call records",
               frozenset({"__init__", "cooperative", "errors", "lazy", "modelconfig", "spec"})),

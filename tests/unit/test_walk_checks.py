@@ -1,6 +1,6 @@
 """Stabilized checks judged from recorded page reads, without a browser (tests/recorded_page.py).
 
-What a check reads goes through browser/probe.py; what it makes of the reads is walk/checks.py's:
+What a check reads goes through the page API (browser/page.py); what it makes of the reads is walk/checks.py's:
 the row of KINDS for each expect kind, the streak of fresh reads, the final runtime code, the
 look into child frames. These tests hand the check recorded reads and count its round trips.
 """

@@ -1,7 +1,7 @@
 /* global fw */
 /* flowwalk: survey the page for discover */
 (root, limit) => {
-  // only what a person can see and use is listed: fw.offered (browser/probe.py)
+  // only what a person can see and use is listed: fw.offered (js/prelude.js)
   const squash = (text, n) => fw.norm(text).slice(0, n || 120);
   const quote = (v) => '"' + String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const count = (sel) => { try { return document.querySelectorAll(sel).length; } catch { return -1; } };
