@@ -117,10 +117,6 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def _timeout(exc: BaseException) -> bool:
-    return isinstance(exc, PlaywrightTimeoutError)
-
-
 def closed(exc: BaseException) -> bool:
     """Does the error say the page, its context or the browser is gone?"""
     return isinstance(exc, PageGone) or (isinstance(exc, PlaywrightError) and bool(_CLOSED.search(str(exc))))
@@ -128,7 +124,8 @@ def closed(exc: BaseException) -> bool:
 
 def unparsed(exc: BaseException) -> bool:
     """Is it Playwright refusing a selector that does not parse?"""
-    return isinstance(exc, PlaywrightError) and not _timeout(exc) and bool(_BAD_SELECTOR.search(str(exc)))
+    return isinstance(exc, PlaywrightError) and not isinstance(exc, PlaywrightTimeoutError) \
+        and bool(_BAD_SELECTOR.search(str(exc)))
 
 
 def translated(exc: PlaywrightError, selector: str | None = None) -> PageError | InvalidSelector:
@@ -139,7 +136,7 @@ def translated(exc: PlaywrightError, selector: str | None = None) -> PageError |
     detail = first_line(exc)
     navigating = bool(_NAVIGATING.search(str(exc)))
     origin = type(exc).__name__
-    if _timeout(exc):
+    if isinstance(exc, PlaywrightTimeoutError):
         return TimedOut(detail, navigating=navigating, origin=origin)
     if _CLOSED.search(str(exc)):
         return PageGone(detail, navigating=navigating, origin=origin)
@@ -148,18 +145,14 @@ def translated(exc: PlaywrightError, selector: str | None = None) -> PageError |
     return PageUnreadable(detail, navigating=navigating, origin=origin)
 
 
-def _never(exc: BaseException) -> bool:
-    return False
-
-
 @contextmanager
 def translating(selector: str | None = None, *,
-                crashed: Callable[[BaseException], bool] = _never) -> Iterator[None]:
+                crashed: Callable[[BaseException], bool] | None = None) -> Iterator[None]:
     """Inside: a Playwright error leaves as `BrowserCrashed` when `crashed(exc)` says the browser or
     the renderer is gone, else as `translated(exc, selector)`; the original is the cause."""
     try:
         yield
     except PlaywrightError as exc:
-        if crashed(exc):
+        if crashed is not None and crashed(exc):
             raise BrowserCrashed(f"the browser or page crashed: {first_line(exc)}") from exc
         raise translated(exc, selector) from exc

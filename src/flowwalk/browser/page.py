@@ -1,31 +1,17 @@
 """The page API: every read flowwalk takes of a page and every action it takes on one, typed.
 
 `Page` wraps one Playwright page or frame of a session (`PageSession.page`; a frame's through
-`Page.child_frames`). Each method is one call (one round trip unless it says otherwise) and returns
-a record of browser/records.py or a plain value, never a Playwright object; every Playwright error
-it meets leaves translated once, by `browser.errors.translating` with the session's answer to "is
-this a crash?" (`BrowserCrashed`, `PageGone`, `TimedOut`, `PageUnreadable`, `InvalidSelector`).
-What a read means for a check, a heal or a resolution is judged by the caller (walk/, heal/,
-discover/), from these records alone.
+`Page.child_frames`). Each method is one call (one round trip unless it says otherwise), returns a
+record of browser/records.py or a plain value, never a Playwright object, and translates the
+Playwright errors it meets once (`browser.errors.translating`, with the session's answer to "is
+this a crash?"). What a read means is judged by the caller (walk/, heal/, discover/), from these
+records alone; the judges read through `records.Reader`, the reads' subset.
 
-The methods, by concern (a new one is one method in its group and, for more than a plain value,
-one record in records.py):
-
-- reads (here; the judges' `Reader` protocol is their subset): `url`, `url_state`, `changed`,
-  `elements`, `match`, `inspect`, `near`, `candidates`, `owns`, `body_text`, `document_title`,
-  `first_text`, `last_url`, frames (`child_frames`, `detached`, `frame_name`) and the element an act
-  worked on (`field_value`, `checked`, `selected_options`);
-- actions on elements (browser/element.py `Acts`): `act`, `dismiss`, `wait_for`, `is_visible`,
-  `value`;
-- captures (browser/capture.py `Captures`): `aria_snapshot`, `aria_match`, `screenshot`, `axe`;
-- exploration for discover (browser/survey.py `Explores`): `survey`, `observe`, `text`, `count`,
-  `messages`.
-
-Navigation (`goto`, the allowlist), waiting while events arrive, what the page's events recorded
-and a failure's evidence are the session's (browser/session.py).
-
-The scripts these methods run are browser/js/'s; every read script starts with `fw`
-(js/prelude.js: the one meaning of visible, offered, text, disabled, element ids and quiet).
+By concern: the reads are here; actions on elements are browser/element.py's `Acts`; aria
+snapshots, screenshots and axe browser/capture.py's `Captures`; discover's reads browser/survey.py's
+`Explores`. A new read or action is one method in its group and, for more than a plain value, one
+record in records.py. Navigation, waiting while events arrive, what the page's events recorded and
+a failure's evidence are the session's (browser/session.py). The scripts run are browser/js/'s.
 """
 
 from __future__ import annotations
@@ -67,15 +53,11 @@ def _gated(ask: str | None) -> str:
     return f"(els, gate) => Object.assign(({inner})(els), {{ gate: ({script('may_show')})(gate) }})"
 
 
-def _never(exc: BaseException) -> bool:
-    return False
-
-
 class Page(Acts, Captures, Explores):
     """One page or frame, read and acted on (see the module docstring). Every method raises only
     flowwalk's errors (browser/errors.py)."""
 
-    def __init__(self, where: "Where", crashed: Callable[[BaseException], bool] = _never):
+    def __init__(self, where: "Where", crashed: Callable[[BaseException], bool] | None = None):
         self._where = where
         #: the session's answer to "does this Playwright error mean the browser or renderer is gone?"
         self._crashed = crashed

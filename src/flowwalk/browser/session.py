@@ -42,10 +42,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from flowwalk.browser.errors import BrowserCrashed, NavigationBlocked, PageError, closed, translating
-from flowwalk.browser.network import Beacon, host_of
+from flowwalk.browser.network import host_of
 from flowwalk.browser.page import Page
-from flowwalk.browser.page_evidence import LAST_CLICK_TIMEOUT_MS, SNAPSHOT_LIMIT, PageEvidence
-from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
+from flowwalk.browser.page_evidence import PageEvidence
+from flowwalk.browser.policy import NetworkPolicy, RouteForward
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
 from flowwalk.browser.scripts import context_script
 
@@ -53,8 +53,7 @@ if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Request, Response
     from playwright.sync_api import Page as PlaywrightPage
 
-__all__ = ["Beacon", "LAST_CLICK_TIMEOUT_MS", "NavigationBlocked", "PageSession", "RouteForward",
-           "SNAPSHOT_LIMIT", "route_pattern"]
+__all__ = ["PageSession", "RouteForward"]
 
 
 class PageSession(NetworkPolicy, Recorder, PageEvidence):

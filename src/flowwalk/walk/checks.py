@@ -90,7 +90,7 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class _Read:
-    """One observation. `ok` None: inconclusive (no usable snapshot); `fatal`: retrying cannot help."""
+    """One observation, judged. `ok` None: inconclusive (no usable snapshot); `fatal`: retrying cannot help."""
 
     ok: bool | None
     observed: str
@@ -100,10 +100,15 @@ class _Read:
     #: how long (ms) what this read judged had provably not changed before it (its kind's `settles`
     #: evidence, see `Kind`); None when the read cannot show it
     quiet_ms: float | None = None
-    #: "recorded": what the read judged only grows (`Kind.settles` "log"), so a match is final
-    stability: str | None = None
-    #: where the read stood in the page's record of changes (`PageReader.changed`); None without one
-    seq: Seq | None = None
+    #: what the read judged only grows (`Kind.settles` "log"), so a match is final
+    final: bool = False
+    #: where the read stood in the page's record of changes (`Page.changed`), for a kind whose state
+    #: changes only with what the record counts; None otherwise or without a record
+    change: Seq | None = None
+
+    def at(self, started: float) -> Read:
+        """This read as the stabilizer steps on it (walk/stabilizer.py), started at `started`."""
+        return Read(self.ok, started, fatal=self.fatal, final=self.final, quiet_ms=self.quiet_ms, change=self.change)
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -484,18 +489,18 @@ class _Check:
         if self.row.reads == "url":
             try:
                 if not self.quiet:
-                    return self.judge_url(session.page.url())
+                    return self.row.judge(self, session.page.url())
                 state = session.page.url_state()
             except PageError as exc:
                 return _read_failure(exc, None)
-            return replace(self.judge_url(state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
+            return replace(self.row.judge(self, state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
         if self.row.reads == "beacons":
             try:
                 session.pump()   # deliver request events already on the wire before reading the list
             except PageError:
                 pass   # what was delivered is read; a gone browser raised BrowserCrashed
-            obs = self.judge_beacons(list(session.beacons))
-            return replace(obs, stability="recorded") if self.quiet and self.row.settles == "log" else obs
+            obs = self.row.judge(self, list(session.beacons))
+            return replace(obs, final=True) if self.quiet and self.row.settles == "log" else obs
         return self.read_elements(session.page)
 
     def read_elements(self, reader: Reader) -> _Read:
@@ -512,25 +517,11 @@ class _Check:
                 return _read_failure(exc, alt)
             if result.n > 0:
                 break
-        obs = replace(self.judge_elements(result, used), seq=result.seq)
+        obs = replace(self.row.judge(self, result, used),
+                      change=result.seq if self.row.settles in ("dom", "render") else None)
         return replace(obs, quiet_ms=quiet_ms_of(self.row.settles, result.quiet)) if result.quiet else obs
 
     # --- judging a read (pure) --------------------------------------------------------------------
-
-    def for_stabilizer(self, obs: _Read, started: float) -> Read:
-        """What the stabilizer needs of a read (walk/stabilizer.py) that started at `started`."""
-        waits = obs.seq if self.row.settles in ("dom", "render") else None
-        return Read(obs.ok, started, fatal=obs.fatal, final=obs.stability == "recorded", quiet_ms=obs.quiet_ms,
-                    change=waits)
-
-    def judge_url(self, url: str) -> _Read:
-        return self.row.judge(self, url)
-
-    def judge_beacons(self, beacons: list[Beacon]) -> _Read:
-        return self.row.judge(self, beacons)
-
-    def judge_elements(self, read: ElementRead, used: str) -> _Read:
-        return self.row.judge(self, read, used)
 
     def frame_question(self, obs: _Read) -> str | None:
         """What a failed final read could have found in a child frame: 'text' (a page-text check
@@ -590,19 +581,12 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable: read, let the
     stabilizer decide (walk/stabilizer.py: pass, fail, or read again at a time), wait, repeat.
 
-    Batched stabilization: consecutive checks share one interval instead of paying one each.
-    `while_waiting` runs once, during this check's first interval, and is where the caller takes
-    the first reads of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as
-    `early`, counts it as its first fresh read (it was taken after the previous step finished and
-    at most `window_ms` ago, or it is dropped), and takes its next read no sooner than
-    `interval_ms` after it.
-
-    With `stable_reads` 2 or more, each read also asks how long the page had been still
-    (js/prelude.js `fw.quiet`), so a read can show the intervals the missing reads would span
-    (`Kind.settles`); `CheckResult.stability` says which way a pass was shown. `quiet=False` always
-    takes the reads (the differential tests compare the two).
-
-    Raises BrowserCrashed when the browser or the page's renderer died during the check.
+    `while_waiting` runs once, during the first wait, and is where the caller takes the first reads
+    of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as `early` and counts
+    it as its first read when it was taken at most `window_ms` ago. With `stable_reads` 2 or more,
+    each read also asks how long the page had been still (js/prelude.js `fw.quiet`) unless `quiet`
+    is False (the differential tests compare the two). Raises BrowserCrashed when the browser or
+    the page's renderer died during the check.
     """
     st = bounded(stabilize)
     check = _Check(expect, scope, quiet=quiet and st.stable_reads > 1)
@@ -620,7 +604,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             read_started = clock()
             obs = check.read(session)
             now = clock()
-        state, decision = step(state, check.for_stabilizer(obs, read_started), now)
+        state, decision = step(state, obs.at(read_started), now)
         if isinstance(decision, Pass):
             return CheckResult(True, state.reads, check.expected, obs.observed, None, (clock() - started) * 1000,
                                obs.selector, stability=decision.how, quiet_ms=decision.quiet_ms)

@@ -1,28 +1,23 @@
 """Verify-until-stable (RFC 010) as a pure state machine: given a read and when it ended, pass, fail,
-or read again at a time. It knows only the check's settings, its deadline and intervals; the
-judging of a read is the check's (walk/checks.py `KINDS`) and the reading and waiting the driver's
-(`checks.run_check`), as Playwright's `pollAgainstDeadline` leaves the callback to its caller.
-Times are monotonic seconds.
+or read again at a time. It knows only the check's settings, its deadline and intervals; judging a
+read is the check's (walk/checks.py `KINDS`), reading and waiting the driver's (`checks.run_check`),
+as Playwright's `pollAgainstDeadline` leaves the callback to its caller. Times are monotonic seconds.
 
 What holds:
 
 - a check passes on `stable_reads` consecutive matching fresh reads whose starts are at least one
-  interval apart; a mismatch never fails it early (it ends the streak). The first read comes at
-  once, the next one interval after the start of the last read that counted (or of the last read
-  when none counted), so a check that passes at once costs one read, one interval and one read;
-- a fresh read is one that took at most `stale_ms`; a stale or inconclusive read (`ok` None: the
-  page was navigating) neither confirms nor refutes;
+  interval apart; a mismatch ends the streak, never the check. The first read comes at once, the
+  next one interval after the start of the last read that counted (else of the last read);
+- a read that took over `stale_ms`, or is inconclusive (`ok` None), neither confirms nor refutes;
 - a matching read of a page whose record shows it still, in what the kind reads, for the intervals
-  the missing reads would span (`quiet_ms`) passes at once ("quiet"); when the record shows part
-  of them, one read comes as soon as it could show all of them, which never counts towards the
-  streak (at most one such read per interval: a page that changed again is read on the cadence);
-- a read of what only grows (the captured beacons: `final`) that matches passes at once ("recorded");
-- a check never fails before it has taken `stable_reads` reads (RFC 010 §8.1). Until the deadline,
-  every wait is cut to land on it, so a failure rests on a fresh read taken at the deadline (reads
-  that could confirm each other keep their whole interval). At the deadline it fails on a fresh
-  mismatch; evidence that is not conclusive (a streak too short, a stale or inconclusive read) is
-  read again up to `max_rechecks` times, one interval apart, within `window_ms` after the deadline;
-- a fatal read (a selector that does not parse) fails at once;
+  the missing reads would span (`quiet_ms`) passes at once ("quiet"); when it shows part of them,
+  one read comes as soon as it could show all, which never counts towards the streak (at most one
+  per interval); a match of what only grows (`final`: the captured beacons) passes at once;
+- until the deadline every wait is cut to land on it (reads that could confirm each other keep
+  their whole interval), so a failure rests on a fresh read taken at the deadline, and never on
+  fewer than `stable_reads` reads (RFC 010 §8.1). At the deadline a fresh mismatch fails; evidence
+  that is not conclusive is read again, up to `max_rechecks` times one interval apart, within
+  `window_ms` after the deadline; a fatal read (a selector that does not parse) fails at once;
 - a single-read check (`stable_reads` 1, flows) whose read did not match, of a kind whose state only
   changes with what the page's record counts (`Read.change`), waits for the page to change instead
   of for the clock: not sooner than one interval after that read, not past the deadline.
