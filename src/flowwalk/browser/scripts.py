@@ -51,5 +51,5 @@ def script(name: str) -> str:
 @cache
 def context_script() -> str:
     """The init script of every scenario context: the click recorder, then the page's record of
-    when it last changed (`fw.quiet`, `PageReader.changed`)."""
+    when it last changed (`fw.quiet`, `Page.changed`)."""
     return script("record_clicks") + "\n" + script("quiet")

@@ -311,7 +311,7 @@ def _int(value: Any, default: int = 0) -> int:
 
 @dataclass(frozen=True)
 class PageElement:
-    """One candidate as the page read it (`PageReader.candidates`' record, validated)."""
+    """One candidate as the page read it (`Page.candidates`' record, validated)."""
 
     key: str                          # "<frame>:<element id>", stable for this page
     tag: str
@@ -614,7 +614,7 @@ def eligible(want: Want | None, action: str, el: PageElement) -> str | None:
 
 
 def cheap_words(want: Want | None, fingerprint: Mapping[str, Any] | None) -> list[str]:
-    """The words the page read ranks its elements by before the full score (`PageReader.candidates`):
+    """The words the page read ranks its elements by before the full score (`Page.candidates`):
     the target's name, role and context words with their synonyms, and the fingerprint's."""
     out: list[str] = []
     if want is not None:

@@ -99,7 +99,7 @@ def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: 
 
 def dismiss(attempt: Attempt, selectors: Sequence[str], maybe: Sequence[bool | None] | None = None) -> int:
     """Click every VISIBLE match of each dismiss selector, quickly; never wait for one. `maybe`:
-    which could be showing, when a read just asked (see `dismiss_visible`)."""
+    which could be showing, when a read just asked (see `Page.dismiss`)."""
     if attempt.session is None:
         return 0
     return attempt.page.dismiss(selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS, maybe=maybe)

@@ -1,6 +1,6 @@
 """Healing a pinned act selector that matched nothing: deterministic first, a model only if configured.
 
-`heal_selector` reads the page's actionable elements once (`PageReader.candidates`: links, buttons,
+`heal_selector` reads the page's actionable elements once (`Page.candidates`: links, buttons,
 fields, roles, focusable and labelled elements, list items and rows, in the main frame and its
 same-origin frames; the best 50 per frame by a cheap word count) and scores each (heal/decide.py):
 

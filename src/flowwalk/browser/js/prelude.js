@@ -73,7 +73,7 @@
     }
     return out;
   };
-  // the record's change count at this read, and the page's clock (`PageReader.changed`)
+  // the record's change count at this read, and the page's clock (`Page.changed`)
   const seq = () => {
     const q = window[Symbol.for('flowwalk.quiet')];
     if (!q) return null;

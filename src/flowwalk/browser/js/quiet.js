@@ -3,7 +3,7 @@
   const key = Symbol.for('flowwalk.quiet');
   if (window[key]) return;
   const start = performance.now();
-  // n counts everything that could change a read (`seen`); waiters are woken by it (`PageReader.changed`)
+  // n counts everything that could change a read (`seen`); waiters are woken by it (`Page.changed`)
   const q = { dom: start, url: start, observers: [], n: 0, waiters: [] };
   const seen = () => {
     q.n++;
