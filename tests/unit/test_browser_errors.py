@@ -48,3 +48,12 @@ def test_flowwalks_own_errors_pass_through() -> None:
     with pytest.raises(ValueError):
         with translating(crashed=lambda _: True):
             raise ValueError("not Playwright's")
+
+
+def test_playwrights_errors_are_no_name_of_the_browser_package() -> None:
+    import flowwalk.browser as browser
+
+    for name in ("PlaywrightError", "PlaywrightTimeoutError", "is_timeout", "is_closed_error", "is_invalid_selector"):
+        assert name not in browser.__all__
+        with pytest.raises(AttributeError):
+            getattr(browser, name)
