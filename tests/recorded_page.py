@@ -1,4 +1,4 @@
-"""Recorded page reads: the judges in walk/ (checks, resolve, healer) run on these without Chromium.
+"""Recorded page reads: the judges in walk/ (checks, healing) run on these without Chromium.
 
 `RecordedReader` answers `browser.records.Reader` from handlers and recordings, as httpx's
 MockTransport answers a client: each read is looked up (a selector's recorded `ElementRead`, or
@@ -12,7 +12,7 @@ the round trips a judge took. `RecordedSession` is the part of a `PageSession` a
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Sequence
 
 from flowwalk.browser.network import Beacon
 from flowwalk.browser.records import (
@@ -20,7 +20,7 @@ from flowwalk.browser.records import (
     ElementQuery,
     ElementRead,
     FrameName,
-    Inspection,
+    ItemsRead,
     Match,
     Quiet,
     Reader,
@@ -53,18 +53,15 @@ class RecordedReader:
     queries: list[ElementQuery] = field(default_factory=list)
     #: selector -> ElementRead (or a list, or an exception); a selector not listed matches nothing
     elements_of: dict[str, Recorded] = field(default_factory=dict)
+    #: selector -> ItemsRead (or a list, or an exception); a selector not listed matches nothing
+    items_of: dict[str, Recorded] = field(default_factory=dict)
     frames: list["RecordedReader"] = field(default_factory=list)
     name: FrameName | None = None
     gone: bool = False
-    #: selector -> Inspection (target re-resolution); not listed: nothing matches
-    inspections: dict[str, Recorded] = field(default_factory=dict)
-    #: or one handler for every inspection (resolve's selectors are long): selector -> Inspection | None
-    inspect_with: Callable[[str], Inspection | None] | None = None
-    near_of: dict[str, list[str]] = field(default_factory=dict)
     matches: dict[str, Recorded] = field(default_factory=dict)
     #: the healer's read: candidate records as `Page.candidates` returns them (None: the
-    #: scope matches nothing)
-    candidate_records: list[dict[str, Any]] | None = None
+    #: scope matches nothing), or the exception the read raises
+    candidate_records: list[dict[str, Any]] | BaseException | None = None
     #: (selector, element id) pairs `owns` answers True for
     owned: set[tuple[str, int]] = field(default_factory=set)
     body: str = ""
@@ -91,6 +88,11 @@ class RecordedReader:
         result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
         return result
 
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+        self.calls.append(("items", selector, "raw" if raw_text else "text"))
+        result: ItemsRead = _answer(self.items_of, selector, ItemsRead(0))
+        return result
+
     def child_frames(self, limit: int) -> list[Reader]:
         return list(self.frames[:limit])
 
@@ -99,17 +101,6 @@ class RecordedReader:
 
     def frame_name(self) -> FrameName | None:
         return self.name
-
-    def inspect(self, selector: str, limit: int) -> Inspection:
-        self.calls.append(("inspect", selector))
-        if self.inspect_with is not None:
-            return self.inspect_with(selector) or Inspection(0, ())
-        result: Inspection = _answer(self.inspections, selector, Inspection(0, ()))
-        return result
-
-    def near(self, selector: str, css: str) -> list[str]:
-        self.calls.append(("near", selector))
-        return list(self.near_of.get(selector, []))
 
     def match(self, selector: str, scope: str | None = None) -> Match:
         self.calls.append(("match", selector))
@@ -123,6 +114,8 @@ class RecordedReader:
         self.positions.append(position)
         if self.candidate_records is None:
             return None
+        if isinstance(self.candidate_records, BaseException):
+            raise self.candidate_records
         return CandidatesRead(tuple(self.candidate_records[:limit]), len(self.candidate_records))
 
     def owns(self, selector: str, scope: str | None, element_id: int) -> bool:
@@ -210,11 +203,3 @@ class _Timed:
 def read(n: int, **kw: Any) -> ElementRead:
     """An ElementRead of `n` matches (the other fields as keywords)."""
     return ElementRead(n, **kw)
-
-
-def items(*seen: Mapping[str, Any]) -> Any:
-    """Inspection items from dicts (id, visible, enabled, role)."""
-    from flowwalk.browser.records import Seen
-
-    return tuple(Seen(int(s["id"]), bool(s.get("visible", True)), bool(s.get("enabled", True)), str(s.get("role", "")))
-                 for s in seen)

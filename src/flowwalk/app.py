@@ -307,9 +307,13 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
             print(f"serving {serve_dir} at {server.url}", file=sys.stderr)
         settings = _settings(options)
         prelaunch.launch(settings)
+        if settings.shard_source:
+            print(f"flowwalk: shard {settings.shard_index}/{settings.shard_total}, from {settings.shard_source}",
+                  file=sys.stderr)
         suites = _load(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
+        wait_url = _check_preview_settings(settings)
         if the_plan.durations.missing:
             from flowwalk.plan.shard import missing_durations_notice
 
@@ -333,12 +337,38 @@ def execute_run(options: Mapping[str, Any], *, console: TextIO, cancel: threadin
         handlers: list[Callable[[Any], None]] = [writer, reporter]
         if on_event is not None:
             handlers.append(on_event)
-        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate)
+        readiness = _wait_for_site(settings, wait_url, cancel) if wait_url else None
+        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate,
+                 readiness=readiness)
         writer.close()
         verdict: dict[str, Any] = build_reports(out)
         reporter.finish(verdict)
         return verdict
     raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
+
+
+def _check_preview_settings(settings: Settings) -> str | None:
+    """A run's HTTP headers and credentials must all have their values and an origin to go to, and a
+    relative `--wait-for` a base URL (UsageError otherwise, before anything waits); returns the URL
+    to wait for (None: no wait)."""
+    from flowwalk.readiness import access_from, readiness_url
+
+    access_from(dict(settings.http_headers), settings.http_credentials,
+                {name: settings.secrets.get(name) for name in settings.secret_names}, settings.base_url)
+    return readiness_url(settings.wait_for, settings.base_url) if settings.wait_for else None
+
+
+def _wait_for_site(settings: Settings, url: str, cancel: threading.Event) -> dict[str, Any]:
+    """The readiness wait (readiness.py), its progress on stderr; returns its record for run_started."""
+    from flowwalk.readiness import parse_statuses, wait_until_ready
+    from flowwalk.spec.variables import Redactor
+
+    redact = Redactor(settings.secrets.values()).text
+    result = wait_until_ready(url, statuses=parse_statuses(settings.wait_status), text=settings.wait_text,
+                              timeout_s=settings.wait_timeout_s, interval_s=settings.wait_interval_s,
+                              access=settings.http_access, cancel=cancel,
+                              log=lambda line: print(redact(line), file=sys.stderr, flush=True))
+    return result.record()
 
 
 def _write_pr_context(out: Path, settings: Settings) -> None:
@@ -375,6 +405,10 @@ def rebuild(report_dir: str) -> int:
 
 
 def publish(options: Mapping[str, Any]) -> int:
+    from flowwalk.github.gitlab import on_gitlab
+
+    if on_gitlab(os.environ):
+        return _publish_gitlab(options)
     from flowwalk.github.env import github_settings_from_env
     from flowwalk.github.publish import publish as publish_report
 
@@ -384,6 +418,20 @@ def publish(options: Mapping[str, Any]) -> int:
     suggestions = _heal_suggestions(report_dir) if gh.heal_suggestions and gh.pr_number else []
     result = publish_report(report_dir, gh, suggestions=suggestions)
     return int(result.exit_code)
+
+
+def _publish_gitlab(options: Mapping[str, Any]) -> int:
+    """`flowwalk publish` in a GitLab CI job: the merge request note (github/gitlab.py); GitLab reads
+    junit.xml as its test report itself. Exits with the verdict's code whatever GitLab answers."""
+    from flowwalk.github.gitlab import gitlab_settings_from_env, publish_to_gitlab
+    from flowwalk.github.publish import load_verdict, run_base_url
+
+    report_dir = Path(options["report_dir"])
+    verdict = load_verdict(report_dir)
+    settings = gitlab_settings_from_env(os.environ, {k: options.get(k) for k in ("token", "comment_mode",
+                                                                                   "comment_name")})
+    publish_to_gitlab(verdict, settings, base_url=run_base_url(report_dir))
+    return int(verdict["exit_code"])
 
 
 def _heal_suggestions(report_dir: Path) -> list[Any]:
@@ -504,7 +552,7 @@ def discover(options: Mapping[str, Any]) -> int:
         max_actions=_number(options, "max_actions", 200),
         budget_s=float(options.get("budget_min") or 10.0) * 60, resume=bool(options.get("resume")),
         submit_forms=bool(options.get("submit_forms")),
-        login=Path(options["login"]) if options.get("login") else None,
+        login=Path(options["login"]) if options.get("login") else None, goal=str(options.get("goal") or ""),
         variables=tuple(_assignments(options.get("variables") or ())), secret_names=tuple(options.get("secret_names") or ()),
         destructive_add=tuple(options.get("destructive_add") or ()),
         destructive_remove=tuple(options.get("destructive_remove") or ()),

@@ -22,7 +22,8 @@ Exit codes:
   3  input refused (a spec, rule file, suite or option is invalid)
   4  flowwalk itself broke
   5  cancelled (SIGINT/SIGTERM); reports cover what ran
-  6  infrastructure failed (browser crash, run timeout)"""
+  6  infrastructure failed (browser crash, run timeout)
+  7  the site never came up (--wait-for ran out); nothing was walked"""
 
 HEAL_EXIT_CODES_HELP = """\b
 Exit codes:
@@ -79,7 +80,9 @@ var_option = click.option("--var", "variables", multiple=True, metavar="NAME=VAL
 secret_option = click.option("--secret", "secret_names", multiple=True, metavar="NAME",
                              help="Read the secret NAME from the environment variable NAME (repeatable).")
 base_url_option = click.option("--base-url", help="Base URL that relative urls ('/login') resolve against.")
-shard_option = click.option("--shard", metavar="K/N", help="Run only shard K of N (1-based).")
+shard_option = click.option("--shard", metavar="K/N|auto",
+                            help="Run only shard K of N (1-based); auto: from the CI's parallel job variables "
+                                 "(GitLab, CircleCI, Buildkite, Azure Pipelines).")
 def selection_options(command: Callable[..., Any]) -> Callable[..., Any]:
     """--grep, --grep-invert, --tag, --last-failed: on `run` and `plan`, so that a shard job walks
     exactly what `flowwalk plan` says (docs/selection.md)."""
@@ -161,6 +164,21 @@ def validate(**options: Any) -> None:
               help="Write missing and changed aria_snapshot/screenshot baselines (each reported as "
                    "baseline_written) instead of failing [off].")
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
+@click.option("--browser-endpoint", metavar="WS_URL",
+              help="Connect to a running Playwright browser server (ws://...) instead of launching Chromium.")
+@click.option("--wait-for", metavar="URL",
+              help="Before walking, wait until URL (absolute, or relative to --base-url) answers as expected; "
+                   "a site that never does is exit 7.")
+@click.option("--wait-status", metavar="STATUS", help="What --wait-for expects: 200, 2xx, 200-399, ... [2xx].")
+@click.option("--wait-text", metavar="TEXT", help="A text --wait-for's page must hold (the build's version, say).")
+@click.option("--wait-timeout", "wait_timeout_s", type=float, metavar="SECONDS", help="How long to wait at most [180].")
+@click.option("--wait-interval", "wait_interval_s", type=float, metavar="SECONDS", help="Seconds between tries [5].")
+@click.option("--http-header", "http_headers", multiple=True, metavar="NAME=SECRET",
+              help="Send header NAME with the value of the environment variable SECRET, to the base URL's host only "
+                   "(repeatable).")
+@click.option("--http-credentials", metavar="SECRET",
+              help="HTTP credentials (username:password) from the environment variable SECRET, for the base URL's "
+                   "host only.")
 def run(**options: Any) -> None:
     """Walk specs in headless Chromium and write the report folder."""
     from flowwalk import app
@@ -247,6 +265,8 @@ def heal(**options: Any) -> None:
 @click.option("--resume", is_flag=True, help="Continue the crawl discover.state.json in --out left off.")
 @click.option("--submit-forms", is_flag=True, help="Submit forms (empty, to see their validation); off by default.")
 @click.option("--login", type=click.Path(dir_okay=False), help="A flow spec that logs in before the crawl.")
+@click.option("--goal", default="", metavar="WORDS",
+              help='What the crawl should reach first, in a person\'s words ("create a book").')
 @click.option("--destructive", "destructive_add", multiple=True, metavar="WORD",
               help="Also never click controls that say WORD (repeatable).")
 @click.option("--not-destructive", "destructive_remove", multiple=True, metavar="WORD",

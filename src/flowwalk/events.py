@@ -34,6 +34,9 @@ FailureStepKind = Literal["guard", "action", "observation_or_assertion", "parent
                           "assertion", "setup"]
 #: a walked step's type (`verify`: a verifier named on a step or a rule)
 StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify"]
+#: what a block of steps is: a steps file's steps run by `use:`, a named group (Playwright's
+#: test.step), or the setup and teardown a folder or a file runs around each of its tests
+FrameKind = Literal["call", "group", "before_each", "after_each"]
 #: guard steps decide whether a rule applies; body steps are the rule
 Role = Literal["guard", "body"]
 #: a step's outcome (`warning`: an optional step that failed)
@@ -56,9 +59,10 @@ def tally(statuses: Iterable[str]) -> dict[str, int]:
 StopReason = Literal["browser_crashed", "setup_failed", "cancelled", "run_timeout"]
 #: why a rule was skipped ("" when it was not); `session_failed`: the setup that saves the
 #: scenario's session did not pass (the failure names it); `max_failures`: --max-failures stopped
-#: the run before the scenario started
+#: the run before the scenario started; `site_not_ready`: the readiness wait ran out before the
+#: site answered as expected (the failure says what it answered)
 SkipReason = Literal["", StopReason, "parent_failed", "guard_failed", "credential_rejected", "session_failed",
-                     "max_failures"]
+                     "max_failures", "site_not_ready"]
 Severity = Literal["critical", "warning", "info"]
 #: what produced a finding (`retry_redo`: a guard passed only after its rule was redone)
 FindingSource = Literal["step", "assertion", "retry_redo"]
@@ -256,6 +260,9 @@ class Failure:
     context: dict[str, Any] = field(default_factory=dict)  # console, network, a11y snapshot, url
     baseline: Baseline | None = None                   # aria_snapshot, screenshot
     violations: tuple[Violation, ...] = ()              # accessible, no_accessibility_violations
+    #: texts, classes: the expected items against the observed ones, a line each (`- ` expected
+    #: only, `+ ` observed only, `  ` both)
+    diff: str = ""
 
 
 @dataclass(frozen=True)
@@ -318,6 +325,9 @@ class RunStarted(Event):
     #: (each with the tests it covers and whether it expired) and the base report's final status of
     #: each test; null when the run has none of them
     gate: dict[str, Any] | None = None
+    #: the readiness wait (readiness.Readiness.record: url, expected, ready, attempts, waited_s,
+    #: last, timeout_s, cancelled); null when the run did not wait
+    readiness: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -326,6 +336,24 @@ class ScenarioStarted(Event):
     attempt: int              # 1-based; > 1 for a --retries rerun
     worker: int
     t: float                  # seconds since the run started
+
+
+@dataclass(frozen=True)
+class StepFrame:
+    """A block a step runs inside (a call, a group, a hook), as reports nest steps under it."""
+
+    #: unique among the blocks of one test, in the order they open
+    id: int
+    kind: FrameKind
+    #: `use steps/add-todo.steps.yaml`, a group's title, `before each`
+    title: str
+    #: where the block is written: the call's, the group's or the hook's line
+    path: str
+    line: int
+    #: a call or a folder's hook: the steps file it runs
+    file: str = ""
+    #: a call: its arguments, as the steps file received them (defaults included)
+    args: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -345,6 +373,9 @@ class StepFinished(Event):
     reads: int | None = None  # stabilized checks: fresh reads taken
     failure: Failure | None = None
     detail: dict[str, Any] = field(default_factory=dict)
+    #: the blocks the step runs inside, outermost first (a called steps file, a group, a hook);
+    #: `path` and `line` are then where the step itself is written, in the steps file
+    frames: tuple[StepFrame, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -32,10 +32,15 @@ class ExitCode(IntEnum):
     #: crashed browser, a shard missing from a merge, never run). Rerunning may pass; the spec is not
     #: at fault.
     INFRASTRUCTURE_FAILED = 6
+    #: The site never came up: the readiness wait (`--wait-for`) ran out before it answered as
+    #: expected, so no flow was walked (a preview deployment still building, or broken). Nothing
+    #: is known about the specs or about the site's behaviour.
+    SITE_NOT_READY = 7
 
 
 #: what a run came to, as verdict.json's `outcome` names it
-Outcome = Literal["passed", "site_misbehaved", "spec_needs_review", "infrastructure_failed", "cancelled"]
+Outcome = Literal["passed", "site_misbehaved", "spec_needs_review", "infrastructure_failed", "cancelled",
+                  "site_not_ready"]
 
 OUTCOME_EXIT: Final[Mapping[Outcome, ExitCode]] = {
     "passed": ExitCode.OK,
@@ -43,6 +48,7 @@ OUTCOME_EXIT: Final[Mapping[Outcome, ExitCode]] = {
     "spec_needs_review": ExitCode.SPEC_NEEDS_REVIEW,
     "infrastructure_failed": ExitCode.INFRASTRUCTURE_FAILED,
     "cancelled": ExitCode.CANCELLED,
+    "site_not_ready": ExitCode.SITE_NOT_READY,
 }
 
 #: each outcome in words, for every report's headline (console, summary.md, report.html, the comment)
@@ -52,6 +58,7 @@ OUTCOME_WORDS: Final[Mapping[str, str]] = {  # keyed by Outcome
     "spec_needs_review": "a spec needs review",
     "infrastructure_failed": "the infrastructure failed",
     "cancelled": "the run was cancelled",
+    "site_not_ready": "the site never came up",
 }
 
 #: skip reasons that mean "this check was cut short", not "this check decided to skip": a run
@@ -128,8 +135,9 @@ def decide_outcome(results: Iterable[Sequence[str | None]], *, cancelled: bool, 
     """(outcome, exit code) of a run from (status, skip reason, failure class[, test id]) of each
     test's final result.
 
-    First rule that applies: cancelled (5); any `assertion_failed` (1, the only alerting one); any
-    `infrastructure_error` or a test cut short (an `INCOMPLETE_REASONS` skip) (6); any other
+    First rule that applies: cancelled (5); any `assertion_failed` (1, the only alerting one); a
+    test not walked because the site never came up (a `site_not_ready` skip: the readiness wait ran
+    out) (7); any `infrastructure_error` or a test cut short (an `INCOMPLETE_REASONS` skip) (6); any other
     failure class (2); a flaky test under `flaky_policy: fail` (2); a test that passed through a
     healed selector (`healed`) under `heal_policy: fail` (2); else passed (0). A failed test
     without a class is flowwalk's own fault and counts as `infrastructure_error`. With a `gate`,
@@ -148,6 +156,8 @@ def decide_outcome(results: Iterable[Sequence[str | None]], *, cancelled: bool, 
         outcome = "cancelled"
     elif "assertion_failed" in classes:
         outcome = "site_misbehaved"
+    elif any(status == "skipped" and reason == "site_not_ready" for status, reason, _ in rows):
+        outcome = "site_not_ready"
     elif "infrastructure_error" in classes or any(status == "skipped" and reason in INCOMPLETE_REASONS
                                                   for status, reason, _ in rows):
         outcome = "infrastructure_failed"

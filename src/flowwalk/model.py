@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Mapping, get_args
 
 from flowwalk.errors import Location
-from flowwalk.events import FailureClass, FailureStepKind, Severity, Status
+from flowwalk.events import FailureClass, FailureStepKind, Severity, Status, StepFrame
 
 # --- vocabularies (one place; docs, models and the walker read these) --------------------------
 
@@ -30,6 +30,8 @@ EXPECT_KINDS = (
     "attribute", "input_value",
     # v1.1 (issue 28): baselines beside the spec, and axe-core in the page
     "aria_snapshot", "screenshot", "accessible",
+    # v1.1 (issue 36): lists of texts and classes, item by item; one element's classes
+    "texts", "classes", "has_class", "lacks_class",
 )
 #: expect kinds compared with a baseline file in `<spec>.snapshots/`
 SNAPSHOT_EXPECTS = ("aria_snapshot", "screenshot")
@@ -81,6 +83,8 @@ SETTING_RANGES: Mapping[str, tuple[float, float | None]] = {
     "navigation_timeout_ms": (100, 600_000),
     "expect_timeout_ms": (100, 600_000),
     "run_timeout_s": (0, 86_400),   # above 0
+    "wait_timeout_s": (0, 3_600),   # above 0: the readiness wait (readiness.py)
+    "wait_interval_s": (0, 300),    # above 0
 }
 
 #: the events' vocabularies as tuples, in their documented order (events.py owns the values)
@@ -124,6 +128,27 @@ class Step:
     text: str
     optional: bool = False
     verify: tuple[VerifierRef, ...] = ()
+    #: the blocks this step runs inside, outermost first: a steps file a `use:` called (then `loc`
+    #: is in that file), a named group, a before_each or after_each hook
+    frames: tuple[StepFrame, ...] = ()
+
+    @property
+    def teardown(self) -> bool:
+        """An after_each step: it runs even when a step before it failed."""
+        return any(f.kind == "after_each" for f in self.frames)
+
+
+def frame_label(frame: StepFrame) -> str:
+    """A block as a failure names it: a call with where it is written, a group by its title."""
+    if frame.kind == "call":
+        return f"{frame.title} (at {frame.path}:{frame.line})"
+    return frame.title
+
+
+def titled(step: Step) -> str:
+    """The step as a failure names it: the blocks it runs in, then its text
+    (`use steps/add-todo.steps.yaml (at specs/x.flow.yaml:9) › act press '#new-todo'`)."""
+    return " › ".join([*(frame_label(f) for f in step.frames), step.text])
 
 
 @dataclass(frozen=True)
@@ -189,9 +214,16 @@ class Expect(Step):
     #: count: the number compared with `op`
     count: int | None = None
     op: Literal["eq", "gte", "lte"] = "eq"
-    #: attribute: which attribute, and whether `value` must equal it or be contained in it
+    #: attribute: which attribute, and whether `value` must equal it or be contained in it;
+    #: texts, classes: whether the items must be exactly `items`, or contain them in order
     attr: str | None = None
     match: Literal["equals", "contains"] = "equals"
+    #: texts, classes: the expected items, in order
+    items: tuple[str, ...] | None = None
+    #: text_contains, text_not_contains: compare with case (flow-spec v1 ignores it)
+    match_case: bool = False
+    #: has_text, texts: compare the textContent as the DOM holds it, whitespace kept
+    keep_whitespace: bool = False
     #: compiled at load for url_matches / text_matches (never substituted for url_matches)
     pattern: re.Pattern[str] | None = None
     stabilize: Stabilize | None = None

@@ -9,13 +9,16 @@ whose repr never shows them.
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Mapping
 
+from flowwalk.ci import shard_from_ci
 from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
+from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"
@@ -46,10 +49,14 @@ def default_executable(env: Mapping[str, str] | None = None) -> str:
 
 
 class Secrets:
-    """Secret values by variable name. Never printed: repr and str show only the names."""
+    """Secret values by variable name. Never printed: repr and str show only the names.
 
-    def __init__(self, values: Mapping[str, str] | None = None):
+    `hidden`: more values to keep out of every artifact that no `{{NAME}}` can use (the forms an
+    HTTP credential takes in a header: readiness.HttpAccess.hidden_values)."""
+
+    def __init__(self, values: Mapping[str, str] | None = None, hidden: tuple[str, ...] = ()):
         self._values = dict(values or {})
+        self._hidden = tuple(v for v in hidden if v and v not in self._values.values())
 
     def names(self) -> frozenset[str]:
         return frozenset(self._values)
@@ -58,7 +65,7 @@ class Secrets:
         return self._values.get(name)
 
     def values(self) -> list[str]:
-        return [v for v in self._values.values() if v]
+        return [v for v in self._values.values() if v] + list(self._hidden)
 
     def __contains__(self, name: object) -> bool:
         return name in self._values
@@ -69,7 +76,7 @@ class Secrets:
     __str__ = __repr__
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secrets) and self._values == other._values
+        return isinstance(other, Secrets) and self._values == other._values and self._hidden == other._hidden
 
     def __hash__(self) -> int:
         return hash(tuple(sorted(self._values)))
@@ -109,6 +116,8 @@ class Settings:
     secrets: Secrets = field(default_factory=Secrets, compare=False)
     shard_index: int = 1
     shard_total: int = 1
+    #: `--shard auto`: the CI variables the shard came from (ci.py), for the log and the plan record
+    shard_source: str | None = None
     durations_file: str | None = None
     #: an earlier report folder or emit.jsonl to heal from (heal/fingerprint.py); None: the
     #: durations file, which is the last run's emit.jsonl a CI job already downloads
@@ -160,6 +169,21 @@ class Settings:
     fail_on: str = "any"
     #: the quarantine file (docs/quarantine.md); None: flowwalk-quarantine.yaml when present
     quarantine_file: str | None = None
+    #: the readiness wait (readiness.py): a URL (absolute, or relative to the base URL) polled until it
+    #: answers `wait_status` (and holds `wait_text`), every `wait_interval_s`, for up to `wait_timeout_s`
+    wait_for: str | None = None
+    wait_status: str = "2xx"
+    wait_text: str | None = None
+    wait_timeout_s: float = 180.0
+    wait_interval_s: float = 5.0
+    #: extra HTTP headers as (header name, the secret holding its value) and the secret holding HTTP
+    #: credentials (username:password): sent only to the base URL's origin (docs/preview.md)
+    http_headers: tuple[tuple[str, str], ...] = ()
+    http_credentials: str | None = None
+    #: their values, resolved from the secrets (kept out of every artifact with the other secrets)
+    http_access: HttpAccess = field(default_factory=HttpAccess, compare=False)
+    #: a running Playwright browser server (ws:// or wss://) to connect to instead of launching Chromium
+    browser_endpoint: str | None = None
 
     #: the browser's environment flowwalk.yaml asks for (viewport, device, locale, ...); specs win
     environment: Environment = Environment()
@@ -182,15 +206,42 @@ class Settings:
 
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """`K/N` with 1 <= K <= N."""
+    """`K/N` with 1 <= K <= N (`auto` is read by `build_settings`, from the CI's variables)."""
     try:
         k_text, n_text = text.split("/")
         k, n = int(k_text), int(n_text)
     except ValueError:
-        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4") from None
+        raise UsageError(f"--shard '{text}' is not K/N\n  hint: for example --shard 2/4, or --shard auto "
+                         f"on GitLab CI, CircleCI, Buildkite or Azure Pipelines") from None
     if not 1 <= k <= n:
         raise UsageError(f"--shard '{text}': K must be between 1 and N\n  hint: shards are numbered 1..N")
     return k, n
+
+
+#: headers a route may not set (the connection's own) or that Chromium manages itself
+_FORBIDDEN_HEADERS = ("host", "content-length", "connection", "transfer-encoding", "upgrade", "cookie")
+_HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+_SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def http_headers_from(config: Mapping[str, str], flags: Any) -> dict[str, str]:
+    """Header name -> the secret holding its value: flowwalk.yaml's `http_headers`, then each
+    `--http-header NAME=SECRET` (which wins for the same header, names compared without case)."""
+    headers: dict[str, str] = {}
+    pairs = [(name, secret, "flowwalk.yaml http_headers") for name, secret in config.items()]
+    pairs += [(*parse_assignments([text], "--http-header").popitem(), "--http-header") for text in flags]
+    for name, secret, where in pairs:
+        name, secret = str(name).strip(), str(secret).strip()
+        if not _HEADER_NAME.match(name) or name.lower() in _FORBIDDEN_HEADERS:
+            raise UsageError(f"{where} {name}: not a header flowwalk can send\n  hint: a header name such as "
+                             f"x-vercel-protection-bypass (not {', '.join(_FORBIDDEN_HEADERS)})")
+        if not _SECRET_NAME.match(secret):
+            raise UsageError(f"{where} {name}={secret}: the value must name a secret, not be one\n"
+                             f"  hint: {name}=MY_SECRET, with the value in the environment variable MY_SECRET")
+        for known in [k for k in headers if k.lower() == name.lower()]:
+            del headers[known]
+        headers[name] = secret
+    return headers
 
 
 def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var") -> dict[str, str]:
@@ -269,7 +320,7 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     """`value` of `setting` as a number within `model.SETTING_RANGES` (the bounds flowwalk.yaml's
     schema has), or UsageError naming where it came from (`--retries`, `FLOWWALK_RETRIES`)."""
     low, high = SETTING_RANGES[setting]
-    whole = setting != "run_timeout_s"
+    whole = not setting.endswith("_s")
     span = (f"above {low:g}" if not whole else f"{low:g} or more") if high is None else (
         f"above {low:g} and at most {high:g}" if not whole else f"{low:g} to {high:g}")
     hint = (f"  hint: {setting.replace('_', '-')} takes {span}; flowwalk.yaml, the command line, the Action's "
@@ -320,6 +371,9 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         "grep": ("FLOWWALK_GREP",), "grep_invert": ("FLOWWALK_GREP_INVERT",), "tag": ("FLOWWALK_TAG",),
         "last_failed": ("FLOWWALK_LAST_FAILED",), "base_report": ("FLOWWALK_BASE_REPORT",),
         "fail_on": ("FLOWWALK_FAIL_ON",), "quarantine_file": ("FLOWWALK_QUARANTINE",),
+        "wait_for": ("FLOWWALK_WAIT_FOR",), "wait_status": ("FLOWWALK_WAIT_STATUS",),
+        "wait_text": ("FLOWWALK_WAIT_TEXT",), "http_credentials": ("FLOWWALK_HTTP_CREDENTIALS",),
+        "browser_endpoint": ("FLOWWALK_BROWSER_ENDPOINT",),
     }
     for name, env_names in text_settings.items():
         value = pick(name, *env_names)
@@ -333,11 +387,12 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         ("max_failures", ("FLOWWALK_MAX_FAILURES",)),
         ("rule_timeout_ms", ()), ("guard_timeout_ms", ()), ("action_timeout_ms", ()),
         ("navigation_timeout_ms", ()), ("expect_timeout_ms", ()), ("run_timeout_s", ("FLOWWALK_RUN_TIMEOUT",)),
+        ("wait_timeout_s", ("FLOWWALK_WAIT_TIMEOUT",)), ("wait_interval_s", ("FLOWWALK_WAIT_INTERVAL",)),
     )
     for name, env_names in ranged:
         value, where = pick_from(name, *env_names)
         if value is not None:
-            where = "--run-timeout" if where == "--run-timeout-s" else where
+            where = where[:-2] if where.startswith("--") and where.endswith("-s") else where
             merged[name] = _in_range(name, where, value)
     if "workers" not in merged:
         merged["workers"] = default_workers()
@@ -347,7 +402,10 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["paths"] = tuple(str(p) for p in paths)
 
     shard = options.get("shard") or env.get("FLOWWALK_SHARD")
-    if shard:
+    if shard and str(shard).strip().lower() == "auto":
+        found = shard_from_ci(env)
+        merged["shard_index"], merged["shard_total"], merged["shard_source"] = found.index, found.total, found.source
+    elif shard:
         merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
 
     variables = dict(config.get("variables") or {})
@@ -358,8 +416,24 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     for name in options.get("secret_names") or ():
         if name not in secret_names:
             secret_names.append(name)
+    headers = http_headers_from(config.get("http_headers") or {}, options.get("http_headers") or ())
+    if headers:
+        merged["http_headers"] = tuple(headers.items())
+    # the secrets HTTP headers and credentials take their values from are secrets of the run
+    for name in [*headers.values(), *([merged["http_credentials"]] if merged.get("http_credentials") else [])]:
+        if name not in secret_names:
+            secret_names.append(name)
     merged["secret_names"] = tuple(secret_names)
-    merged["secrets"] = Secrets({n: env[n] for n in secret_names if env.get(n)})
+    named = {n: env[n] for n in secret_names if env.get(n)}
+    # a run checks that every value is there (app.py); validate and plan need none of them
+    access = access_from(headers, merged.get("http_credentials"), named, merged.get("base_url"), strict=False)
+    merged["http_access"] = access
+    merged["secrets"] = Secrets(named, hidden=tuple(access.hidden_values()))
+    if "wait_status" in merged:
+        parse_statuses(merged["wait_status"])
+    if merged.get("browser_endpoint") and not merged["browser_endpoint"].startswith(("ws://", "wss://")):
+        raise UsageError(f"--browser-endpoint '{merged['browser_endpoint']}' is not a ws:// or wss:// URL\n"
+                         "  hint: the address a Playwright browser server prints, e.g. ws://127.0.0.1:3000/")
 
     dismiss = tuple(config.get("dismiss_selectors") or ())
     if dismiss:
@@ -393,6 +467,8 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     merged["environment"] = environment_from(config)
     merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
     merged["project_filter"] = parse_names(options.get("projects") or env.get("FLOWWALK_PROJECT", ""))
-    merged.setdefault("executable", default_executable(env))
+    # a browser server launches the headless shell flowwalk's image installs, unless told otherwise:
+    # what this machine has installed says nothing about the server
+    merged.setdefault("executable", HEADLESS_SHELL if merged.get("browser_endpoint") else default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     return Settings(**merged)

@@ -191,6 +191,18 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
     assert "ghs_secret" not in publish_argv(env) and publish_env(env)["GITHUB_TOKEN"] == "ghs_secret"
 
 
+def test_a_preview_job_waits_and_names_its_header_secrets_never_their_values() -> None:
+    env = {"INPUT_BASE-URL": "https://pr-12.example.com", "INPUT_WAIT-FOR": "/", "INPUT_WAIT-TEXT": "abc1234",
+           "INPUT_HTTP-HEADERS": "x-vercel-protection-bypass=VERCEL_BYPASS\n# on every request\n"
+                                 "x-vercel-set-bypass-cookie=SET_COOKIE",
+           "INPUT_HTTP-CREDENTIALS": "PREVIEW_AUTH", "INPUT_BROWSER-ENDPOINT": "ws://browsers:3000/"}
+    argv = run_argv(env)
+    assert argv[argv.index("--wait-for"):argv.index("--out")] == [
+        "--wait-for", "/", "--wait-text", "abc1234", "--http-header", "x-vercel-protection-bypass=VERCEL_BYPASS",
+        "--http-header", "x-vercel-set-bypass-cookie=SET_COOKIE", "--http-credentials", "PREVIEW_AUTH",
+        "--browser-endpoint", "ws://browsers:3000/"]
+
+
 def test_unset_inputs_fall_back_to_the_action_defaults() -> None:
     assert run_argv({}) == ["run", "--retries", "0", "--flaky-policy", "pass", "--heal-policy", "pass",
                             "--run-timeout", "300", "--trace", "off", "--out", "flowwalk-report", "."]
@@ -201,6 +213,7 @@ def test_unset_inputs_fall_back_to_the_action_defaults() -> None:
     ({"INPUT_CHECK-RUN": "yes please"}, "input 'check-run' is 'yes please'"),
     ({"INPUT_VARIABLES": "LOCALE"}, "input 'variables' line 1 'LOCALE' is not NAME=VALUE"),
     ({"INPUT_SECRET-NAMES": "API-KEY"}, "input 'secret-names' has 'API-KEY'"),
+    ({"INPUT_HTTP-HEADERS": "x-bypass=s3cr3t-value"}, "input 'http-headers' line 1 is not Header-Name=SECRET_NAME"),
 ])
 def test_bad_inputs_are_refused_with_a_hint(env: dict[str, str], message: str) -> None:
     with pytest.raises(InputError) as caught:

@@ -22,8 +22,11 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
               frozenset({"errors", "events"})),
     "dag": ("the rule DAG: Kahn order, cycles, ancestors (for spec/, plan/ and walk/)", frozenset({"errors", "model"})),
     "modelconfig": ("the `model:` block of flowwalk.yaml: presets, caps", frozenset({"errors"})),
+    "ci": ("`--shard auto`: a parallel job's place from the CI's own variables", frozenset({"errors"})),
+    "readiness": ("the readiness wait before a run walks a preview, and the run's HTTP headers and credentials",
+                  frozenset({"errors"})),
     "settings": ("frozen Settings from argv + env + flowwalk.yaml, built once",
-                 frozenset({"errors", "model", "modelconfig"})),
+                 frozenset({"ci", "errors", "model", "modelconfig", "readiness"})),
     "environment": ("the browser's environment: Playwright's device table (`devices.json`) and the layers "
                     "(flowwalk.yaml, project, spec) merged into context options", frozenset({"model"})),
     "lazy": ("PEP 562 exports for `flowwalk.agent` and `flowwalk.browser`", frozenset()),
@@ -36,25 +39,27 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
              frozenset({"dag", "environment", "errors", "model", "settings", "spec"})),
     "browser": ("the only package importing playwright: launch, sessions, the typed page API (reads and actions), "
                 "network, the scripts run in pages, errors translated once",
-                frozenset({"errors", "lazy", "model", "settings", "vendor"})),
+                frozenset({"errors", "lazy", "model", "readiness", "settings", "vendor"})),
     "agent": ("the optional model: the one client, the prompt boundary, the caps, the call records",
               frozenset({"__init__", "cooperative", "errors", "lazy", "modelconfig", "spec"})),
     "vendor": ("third-party files shipped as package data (axe-core) and their readers", frozenset()),
     "snapshots": ("baseline files beside the spec and the pure comparisons (pixels, aria text)", frozenset()),
     "report": ("emit writer, record reader, junit, verdict, summary, console, html, merge",
                frozenset({"errors", "events", "exitcodes", "model"})),
-    "heal": ("fingerprints, candidate scoring, the heal finding, the diff writer",
+    "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), fingerprints, "
+             "the heal finding, the diff writer",
              frozenset({"agent", "errors", "events", "model", "report", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",
                         "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
     "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
                  frozenset({"agent", "browser", "errors", "events", "model", "settings", "spec", "walk"})),
-    "github": ("the GitHub client (the only `requests` user for GitHub), the comment, outputs, publish",
+    "github": ("the GitHub and GitLab clients (the only `requests` users for either), the comment, the merge "
+               "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "settings"})),
     "app": ("the commands' one implementation, for the CLI and the MCP server",
-            frozenset({"discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan", "report",
-                       "serve", "settings", "spec", "walk"})),
+            frozenset({"discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan", "readiness",
+                       "report", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
             frozenset({"__init__", "agent", "app", "discover", "errors", "events", "exitcodes", "heal", "report",
                        "settings", "spec"})),
@@ -68,9 +73,11 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
 #: third-party modules only some places may import
 ONLY_IN = {
     "playwright": {"browser"},
-    # the walker's invariant_check GETs an endpoint of the app under test; everything GitHub goes
-    # through github/client.py; every model request goes through agent/client.py
-    "requests": {"github/client.py", "walk/verifiers.py", "agent/client.py"},
+    # the walker's invariant_check GETs an endpoint of the app under test, and the readiness wait the
+    # site's URL; everything GitHub goes through github/client.py, everything GitLab through
+    # github/gitlab_client.py; every model request goes through agent/client.py
+    "requests": {"github/client.py", "github/gitlab_client.py", "walk/verifiers.py", "agent/client.py",
+                 "readiness.py"},
     "click": {"cli"},
     "mcp": {"mcp"},
 }
@@ -323,23 +330,10 @@ PLAYWRIGHT_HANDLES = {"playwright_page", "playwright_context", "locator"}
 PLAYWRIGHT_CLASSES = ("Page", "Frame", "Locator", "FrameLocator", "ElementHandle", "JSHandle", "BrowserContext",
                       "Browser", "BrowserType", "Playwright", "Keyboard", "Mouse", "Touchscreen", "Route", "Request",
                       "Response", "Dialog", "Download", "Worker", "ConsoleMessage", "APIRequestContext")
-#: what discover/ still does with Playwright itself, by file: its raw page calls are moving onto the
-#: page API (#35 item 3, the `discover` engineer). TO BE EMPTIED: remove each entry as its call moves;
-#: nothing may be added.
-DISCOVER_STILL_RAW: dict[str, dict[str, int]] = {
-    "discover/crawl.py": {".evaluate()": 1, ".locator": 1, ".playwright_page": 3, ".wait_for_load_state()": 1},
-    "discover/engine.py": {".locator": 1, ".playwright_page": 1},
-    "discover/inpage.py": {".fill()": 2, ".locator": 2, ".playwright_page": 2, ".press()": 1},
-    "discover/journeys.py": {".dblclick()": 1, ".fill()": 1, ".hover()": 1, ".locator": 1, ".playwright_page": 2,
-                             ".press()": 1, ".select_option()": 1, ".wait_for_load_state()": 1},
-    "discover/wall.py": {".playwright_page": 1, ".wait_for_load_state()": 1},
-}
-
-
 def playwright_only_methods() -> set[str]:
     """The names of methods that only Playwright's objects have: every public method of its classes
     that no flowwalk module defines (a function, or a field of a class) and no builtin or standard
-    type flowwalk calls has (`click` and `count` are flowwalk's too, `json` is a requests answer's;
+    type flowwalk calls has (`count` and `goto` are flowwalk's too, `json` is a requests answer's;
     `evaluate` and `wait_for_load_state` are Playwright's alone)."""
     import asyncio
     import datetime
@@ -370,34 +364,21 @@ def playwright_uses(tree: ast.Module, only: set[str]) -> list[tuple[int, str]]:
 
 
 def test_nothing_but_the_browser_layer_calls_playwright() -> None:
-    """Every package but browser/ reads and acts on pages through the page API: no Playwright-only
-    method is called and no Playwright object reached (discover/'s remaining calls are listed,
-    `DISCOVER_STILL_RAW`, until they move)."""
+    """Every module outside browser/ (walk/, discover/, heal/, the commands, all of it) reads and acts
+    on pages through the page API: no Playwright-only method is called and no Playwright object reached."""
     only = playwright_only_methods()
-    broken, raw = [], {}
-    for rel, tree in package_trees().items():
-        if rel.startswith("browser/"):
-            continue
-        uses = playwright_uses(tree, only)
-        if rel.startswith("discover/"):
-            counted: dict[str, int] = {}
-            for _, what in uses:
-                counted[what] = counted.get(what, 0) + 1
-            if counted:
-                raw[rel] = counted
-            continue
-        broken += [f"{rel}:{line} {what}" for line, what in uses]
-    assert broken == [], "use the page API (PageSession.page, browser/page.py)"
-    assert raw == DISCOVER_STILL_RAW, "discover/'s raw Playwright calls changed: remove the ones that moved"
+    broken = [f"{rel}:{line} {what}" for rel, tree in package_trees().items() if not rel.startswith("browser/")
+              for line, what in playwright_uses(tree, only)]
+    assert broken == [], "use the page API (PageSession.page, browser/page.py; discover's browser/explore.py)"
 
 
 def test_the_playwright_rule_sees_a_raw_call_and_not_flowwalks_own() -> None:
     only = playwright_only_methods()
-    assert {"evaluate", "wait_for_load_state", "select_option", "inner_text"} <= only
-    assert not {"click", "count", "goto", "title", "close", "act", "match"} & only
+    assert {"evaluate", "wait_for_load_state", "select_option", "inner_text", "click"} <= only
+    assert not {"count", "goto", "title", "close", "act", "match"} & only
     tree = ast.parse("def f(session, page):\n    session.playwright_page.evaluate('1')\n    page.act(el)\n"
                      "    found.locator.first.click()\n    'x'.title()\n")
-    assert playwright_uses(tree, only) == [(2, ".evaluate()"), (2, ".playwright_page"), (4, ".locator")]
+    assert playwright_uses(tree, only) == [(2, ".evaluate()"), (2, ".playwright_page"), (4, ".click()"), (4, ".locator")]
 
 
 def _handlers_of(path: Path, name: str) -> list[int]:
@@ -412,18 +393,13 @@ def _handlers_of(path: Path, name: str) -> list[int]:
     return lines
 
 
-#: packages outside browser/ that still catch Playwright's errors themselves: none (discover moved
-#: onto browser/'s translated errors in issue 26); nothing may be added here
-CATCHES_PLAYWRIGHT: set[str] = set()
-
-
 def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
     """browser/ translates Playwright's errors once (browser/errors.py `translating`); the rest of
     flowwalk catches flowwalk's own (PageGone, PageUnreadable, TimedOut, InvalidSelector)."""
     broken = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == "browser" or rel.parts[0] in CATCHES_PLAYWRIGHT:
+        if rel.parts[0] == "browser":
             continue
         for name in ("PlaywrightError", "PlaywrightTimeoutError", "Error", "TimeoutError"):
             if name in ("Error", "TimeoutError") and "playwright" not in path.read_text():

@@ -72,7 +72,7 @@ def test_every_page_script_puts_together_into_javascript_that_parses() -> None:
                           timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     # a helper is defined once, at the start of the body of each script that names it
-    assert composed["inspect"].count("const fw = ") == 1 and "const implicitRole = " in composed["inspect"]
+    assert composed["candidates"].count("const fw = ") == 1 and "const implicitRole = " in composed["candidates"]
     assert "/* global" not in "".join(composed.values())
 
 

@@ -24,7 +24,8 @@ REPO = Path(__file__).resolve().parents[2]
 SCHEMAS = REPO / "schemas"
 CORPUS = REPO / "tests" / "corpus"
 SETTINGS = Settings(secret_names=("PASSWORD", "API_TOKEN"))
-SCHEMA_OF = {"flows": "flow-spec.v1.schema.json", "rules": "rules.v1.schema.json"}
+SCHEMA_OF = {"flows": "flow-spec.v1.schema.json", "rules": "rules.v1.schema.json", "steps": "steps.v1.schema.json"}
+KINDS = list(SCHEMA_OF)
 
 
 def files(kind: str, verdict: str, prefix: str = "") -> list[Path]:
@@ -67,17 +68,19 @@ def test_write_schemas_writes_what_is_committed(tmp_path: Path, capsys: pytest.C
         assert (tmp_path / name).read_text(encoding="utf-8") == (SCHEMAS / name).read_text(encoding="utf-8")
 
 
-@pytest.mark.parametrize("kind", ["flows", "rules"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_good_corpus_is_valid_under_models_and_schema(kind: str) -> None:
     check = validator(kind)
-    for path in files(kind, "good"):
+    called = sorted(p for p in (CORPUS / "flows" / "steps").iterdir()
+                    if not p.name.startswith("loop-")) if kind == "steps" else []
+    for path in files(kind, "good") + called:
         rel = path.relative_to(REPO).as_posix()
         load_suites([rel], SETTINGS)  # raises on any problem
         errors = [e.message for e in check.iter_errors(load_source(path, rel).data)]
         assert errors == [], f"{rel}: {errors}"
 
 
-@pytest.mark.parametrize("kind", ["flows", "rules"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_shape_errors_are_refused_by_models_and_schema(kind: str) -> None:
     check = validator(kind)
     shape = files(kind, "bad", "shape-")
@@ -89,7 +92,7 @@ def test_shape_errors_are_refused_by_models_and_schema(kind: str) -> None:
         assert list(check.iter_errors(load_source(path, rel).data)), f"{rel} passes the JSON Schema"
 
 
-@pytest.mark.parametrize("kind", ["flows", "rules"])
+@pytest.mark.parametrize("kind", KINDS)
 def test_model_only_rules_are_refused_by_the_models(kind: str) -> None:
     for path in files(kind, "bad", "rule-"):
         rel = path.relative_to(REPO).as_posix()
@@ -98,7 +101,7 @@ def test_model_only_rules_are_refused_by_the_models(kind: str) -> None:
 
 
 def test_every_bad_file_says_what_refuses_it() -> None:
-    for kind in ("flows", "rules"):
+    for kind in KINDS:
         for path in files(kind, "bad"):
             assert path.name.split("-", 1)[0] in ("parse", "shape", "rule"), path.name
 

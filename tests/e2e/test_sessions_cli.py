@@ -183,3 +183,30 @@ scenarios:
     assert result.returncode == 0, result.stdout + result.stderr
     # the state was taken when `login` passed: signing out afterwards does not sign the dependant out
     assert {t["status"] for t in finals(out).values()} == {"passed"} and len(finals(out)) == 4
+
+
+def test_each_shard_walks_the_setup_its_dependants_need_and_the_merge_keeps_where_it_failed(tmp_path: Path) -> None:
+    """Two shards, one dependant each: both walk the sign-in. Merged, the report is one run's; when
+    the sign-in failed in one shard only, the merge shows it failed, with that shard's dependant under it."""
+    shards = []
+    # the sign-in fails in shard 1 and passes in shard 2, whose section comes last in the merge
+    for k, password in ((1, "not-the-password"), (2, DEMO_ENV["DEMO_PASSWORD"])):
+        out = tmp_path / f"shard-{k}"
+        result = flowwalk("run", "examples/sessions", "--serve", "examples/site", "--out", str(out),
+                          "--shard", f"{k}/2", *DEMO_ARGS, env={"DEMO_PASSWORD": password})
+        started = [r["scenario_id"] for r in records(out) if r["event"] == "scenario_started"]
+        assert started[0] == SETUP and started.count(SETUP) == 1 and len(started) == 2, started
+        assert result.returncode == (2 if k == 1 else 0), result.stdout + result.stderr
+        shards.append(out)
+    merged = tmp_path / "merged"
+    result = flowwalk("merge", *map(str, shards), "--out", str(merged))
+    assert result.returncode == 2, result.stdout + result.stderr
+    verdict = json.loads((merged / "verdict.json").read_text())
+    assert verdict["counts"]["total"] == 4 and verdict["shards"]["missing"] == []
+    tests = {t["test_id"]: t for t in verdict["tests"]}
+    assert tests[SETUP]["status"] == "failed"
+    [cause] = verdict["root_causes"]
+    assert cause["test_id"] == SETUP
+    held_back = {r["test_id"] for r in records(shards[0]) if r["event"] == "rule_finished"} - {SETUP}
+    assert set(cause["dependents"]) == held_back and held_back
+    assert all(tests[t]["status"] == "passed" for t in tests if t not in held_back | {SETUP})

@@ -517,6 +517,12 @@ class FakeGitHub:
                         comment["updated_at"] = datetime.now().astimezone().isoformat(timespec="seconds")
                         return 200, copy.deepcopy(comment), {}
                 return 404, {"message": "Not Found"}, {}
+            if op == "repos/list-pull-requests-associated-with-commit":
+                # the pull requests whose commits hold it: here, those whose head it is (closed ones too)
+                sha = params["commit_sha"]
+                found = [copy.deepcopy(pull) for _, pull in sorted(self.pulls.items()) if pull["head"]["sha"] == sha]
+                return self._page(found, query,
+                                  f"http://{host}{self.prefix}/repos/{self.repository}/commits/{sha}/pulls")
             if op == "pulls/get":
                 number = int(params["pull_number"])
                 if number not in self.pulls:

@@ -371,6 +371,51 @@ def test_workflow_run_does_not_comment_when_the_pr_moved_on(github: FakeGitHub, 
     assert "has moved on to aaaaaaaaaaaa" in err
 
 
+def _deployment_status_event(tmp_path: Path, sha: str = HEAD_SHA) -> Path:
+    """What GitHub sends when a preview deployment (Vercel's, say) succeeds: no PR in it."""
+    path = tmp_path / "deployment_status.json"
+    path.write_text(json.dumps({
+        "deployment_status": {"state": "success", "environment_url": "https://shop-git-feature.vercel.app"},
+        "deployment": {"sha": sha, "ref": "feature", "environment": "Preview"},
+        "repository": {"full_name": REPOSITORY}}))
+    return path
+
+
+def test_deployment_status_comments_on_the_open_pr_whose_head_was_deployed(
+        github: FakeGitHub, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    github.add_pull(3, head_sha=HEAD_SHA)["state"] = "closed"   # an older PR of the same commit
+    github.add_pull(PR, head_sha=HEAD_SHA)
+    github.add_pull(9, head_sha="b" * 40)
+    report = write_report(tmp_path / "r", failing_verdict())
+    settings = settings_for(github.url, tmp_path, event_name="deployment_status", pr_number=None, sha=HEAD_SHA,
+                            event_path=str(_deployment_status_event(tmp_path)), commit_status=True)
+    result, _, err = run_publish(github, clock, report, settings)
+    assert result.ok and result.pr_number == PR, err
+    assert github.calls("repos/list-pull-requests-associated-with-commit")
+    assert len(github.flowwalk_comments(PR)) == 1 and github.flowwalk_comments(3) == []
+    assert github.statuses[HEAD_SHA][0]["state"] == "failure"
+
+
+def test_a_deployment_no_open_pr_points_at_is_published_without_a_comment(
+        github: FakeGitHub, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    github.add_pull(PR, head_sha="a" * 40)   # the PR moved on since this commit was deployed
+    report = write_report(tmp_path / "r", failing_verdict())
+    settings = settings_for(github.url, tmp_path, event_name="deployment_status", pr_number=None, sha=HEAD_SHA,
+                            event_path=str(_deployment_status_event(tmp_path)))
+    result, _, err = run_publish(github, clock, report, settings)
+    assert result.ok and result.pr_number is None and github.calls("issues/create-comment") == []
+    assert "no open pull request has the deployed commit 0123456789ab as its head" in err
+    assert (tmp_path / "step_summary.md").is_file()
+
+
+def test_a_deployment_status_event_names_the_deployed_commit(tmp_path: Path) -> None:
+    from flowwalk.github.env import github_settings_from_env
+
+    settings = github_settings_from_env({"GITHUB_EVENT_NAME": "deployment_status", "GITHUB_SHA": "9" * 40,
+                                         "GITHUB_EVENT_PATH": str(_deployment_status_event(tmp_path, "c" * 40))})
+    assert settings.sha == "c" * 40 and settings.pr_number is None
+
+
 def test_a_verdict_built_by_the_report_builder_publishes_with_its_root_causes(
         github: FakeGitHub, clock, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """Not a hand-written verdict: the sample run's emit.jsonl through the real build_reports."""

@@ -220,3 +220,24 @@ def test_every_example_installs_flowwalk_from_the_source_docs_action_md_names() 
     assert installs, "the merge and publish jobs install the package"
     for line in installs:
         assert wanted in line, line
+
+
+def test_the_preview_workflows_take_the_url_from_the_event_and_secrets_by_name_only() -> None:
+    from flowwalk.github.entrypoint import run_argv
+
+    deployed = load(EXAMPLES / "preview-deployment.yml")
+    assert deployed["on"] == {"deployment_status": None}
+    (job,) = deployed["jobs"].values()
+    assert "github.event.deployment_status.state == 'success'" in job["if"]
+    waited = load(EXAMPLES / "preview-wait.yml")
+    for workflow in (deployed, waited):
+        (step,) = uses(workflow, ACTION)
+        inputs, env = step["with"], step["env"]
+        argv = run_argv({f"INPUT_{name.upper()}": str(value) for name, value in inputs.items()})
+        assert "--wait-for" in argv
+        # each header and credential names a variable the step's env fills, and no value is inline
+        named = [arg.split("=", 1)[1] for arg, flag in zip(argv[1:], argv) if flag == "--http-header"]
+        named += [arg for arg, flag in zip(argv[1:], argv) if flag == "--http-credentials"]
+        assert named and all(name in env for name in named), (named, env)
+        assert all("secrets." in env[name] or env[name] == "true" for name in named)
+    assert uses(deployed, ACTION)[0]["with"]["base-url"] == "${{ github.event.deployment_status.environment_url }}"

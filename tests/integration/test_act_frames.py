@@ -21,7 +21,8 @@ from flowwalk.browser.page import Page
 from flowwalk import events as ev
 from flowwalk.browser import PageSession
 from flowwalk.serve import StaticServer
-from flowwalk.walk.resolve import resolve_target
+from flowwalk.heal.find import Lookup
+from flowwalk.walk.healing import find
 
 from test_walker import act, click, fill, flow, make_settings, rules_of, steps_of, walk  # the walker's builders
 
@@ -69,14 +70,16 @@ def test_a_srcdoc_frame_is_named_by_its_id(flowwalk_browser: Any, tmp_path: Path
 
 def test_a_target_description_found_only_in_a_frame_names_the_frame(flowwalk_browser: Any, tmp_path: Path,
                                                                     site: StaticServer) -> None:
-    # re-resolution on the main page runs first and finds no candidate, as it always did
+    # the page read shows the frame's button as the best candidate, and never acts on it
     failure, finished = failure_of(flowwalk_browser, tmp_path, site, click(target="the Pay now button"))
     names_pay_frame(failure)
-    assert failure.message.startswith("could not resolve the target 'the Pay now button': no candidates; "
-                                      "the main page does not have it, but the frame 'pay-frame'"), failure.message
+    assert failure.message.startswith("could not resolve the target 'the Pay now button': the best candidate, "
+                                      'button "Pay now" #pay [frame '), failure.message
+    assert "acts do not cross into frames" in failure.message
+    assert "; the main page does not have it, but the frame 'pay-frame'" in failure.message
     assert [a.strategy for a in failure.recovery] == ["re_resolve_target"]
     assert failure.recovery[0].outcome == "failed"
-    assert finished.detail["candidates"] == []
+    assert finished.detail["candidates"][0]["element"].startswith('button "Pay now" #pay [frame ')
 
 
 def test_a_pinned_selector_and_a_target_both_missing_from_the_main_page(flowwalk_browser: Any, tmp_path: Path,
@@ -88,13 +91,14 @@ def test_a_pinned_selector_and_a_target_both_missing_from_the_main_page(flowwalk
 
 @pytest.mark.parametrize("step, start", [
     (click("#nowhere"), f"no element matches '#nowhere' within {ACTION_MS} ms"),
-    (click(target="the Refund button"), "could not resolve the target 'the Refund button': no candidates"),
+    (click(target="the Refund button"),
+     "could not resolve the target 'the Refund button': no candidate reaches the threshold 0.65 (best 0.00)"),
 ], ids=["selector", "target"])
 def test_a_target_no_frame_has_fails_as_it_always_did(flowwalk_browser: Any, tmp_path: Path, site: StaticServer,
                                                       step: Any, start: str) -> None:
     failure, _ = failure_of(flowwalk_browser, tmp_path, site, step)
     assert (failure.failure_class, failure.runtime_code) == ("spec_step_unresolvable", "ELEMENT_NOT_FOUND")
-    assert failure.message == start, failure.message
+    assert failure.message.split(" (best: ")[0] == start, failure.message
     assert "frame" not in failure.observed
 
 
@@ -105,11 +109,13 @@ def test_an_act_the_main_page_can_do_is_unchanged(flowwalk_browser: Any, tmp_pat
     assert steps_of(events)[-1].detail["selector"] == "#total"
 
 
-def test_resolve_target_answers_for_a_frame_too(session: PageSession, site: StaticServer) -> None:
+def test_finding_a_target_answers_for_a_frame_too(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
     child = next(f for f in session.playwright_page.frames if f.name == "pay-frame")
     child.wait_for_load_state("load", timeout=5_000)
-    assert resolve_target(session.page, "the Pay now button").selector is None
-    found = resolve_target(Page(child), "the Pay now button")
+    on_page = find(session.page, Lookup(target="the Pay now button"))
+    # the page's read shows the frame's button, and never acts on it
+    assert on_page.selector is None and "acts do not cross into frames" in on_page.reason, on_page.reason
+    found = find(Page(child), Lookup(target="the Pay now button"))
     assert found.selector is not None, found.reason
     assert child.locator(found.selector).get_attribute("id") == "pay"

@@ -72,3 +72,42 @@ def test_the_interrupt_gate_never_says_no_where_playwright_sees_a_visible_match(
         located = session.playwright_page.locator(selector)
         visible = any(located.nth(i).is_visible() for i in range(located.count()))
         assert maybe or not visible, selector
+
+
+_ITEMS = """<!doctype html><body><ul id="list">
+<li class="completed">  buy   some cheese </li>
+<li class="">feed <b>the</b> cat</li>
+<li>  book a doctors appointment  </li>
+<li class=" completed   editing " style="display:none">hidden  one</li>
+</ul><p id="none"></p></body>"""
+
+
+@pytest.mark.browser
+def test_the_items_read_gives_each_matchs_text_and_class_in_document_order(session: PageSession) -> None:
+    session.playwright_page.set_content(_ITEMS)
+    read = session.page.items("#list li")
+    assert read.n == 4
+    # rendered and normalised (a hidden element's innerText is its textContent), one per match
+    assert read.texts == ("buy some cheese", "feed the cat", "book a doctors appointment", "hidden one")
+    # the class attribute as written; an element without one reads as ''
+    assert read.classes == ("completed", "", "", " completed   editing ")
+    raw = session.page.items("#list li", raw_text=True)
+    assert raw.texts[0] == "  buy   some cheese " and raw.texts[2] == "  book a doctors appointment  "
+    assert session.page.items("#nothing li").n == 0
+    with pytest.raises(InvalidSelector):
+        session.page.items("li[")
+
+
+@pytest.mark.browser
+def test_a_text_read_can_match_case_and_an_exact_one_can_keep_whitespace(session: PageSession) -> None:
+    from flowwalk.browser.records import ElementQuery
+
+    session.playwright_page.set_content(_ITEMS)
+    reader = session.page
+    assert reader.elements("#list li", ElementQuery("text", "CHEESE")).hit
+    assert not reader.elements("#list li", ElementQuery("text", "CHEESE", match_case=True)).hit
+    assert reader.elements("#list li", ElementQuery("text", "the cat", match_case=True)).hit
+    assert reader.elements("#list li", ElementQuery("exact_text", "book a doctors appointment")).hit
+    kept = ElementQuery("exact_text", "book a doctors appointment", raw=True)
+    assert not reader.elements("#list li", kept).hit
+    assert reader.elements("#list li", ElementQuery("exact_text", "  book a doctors appointment  ", raw=True)).hit

@@ -66,6 +66,16 @@ PASSING = [
     ("input_value", dict(selector="#name", value="Ada Lovelace")),
     ("input_value", dict(selector="#bio", value="Mathematician")),
     ("input_value", dict(selector="#lang", value="fr")),
+    ("texts", dict(selector=".items li", items=("one", "two", "three"))),
+    ("texts", dict(selector=".items li", items=("ne", "hre"), match="contains")),
+    ("texts", dict(selector=".nothing", items=())),
+    ("classes", dict(selector=".items li", items=("done first", "", ""))),
+    ("classes", dict(selector=".items li", items=("done", "", ""), match="contains")),
+    ("has_class", dict(selector=".items li", value="done")),
+    ("lacks_class", dict(selector=".items li:nth-child(2)", value="done first")),
+    ("text_contains", dict(selector=".status", value="Saved successfully", match_case=True)),
+    ("text_not_contains", dict(selector=".status", value="saved", match_case=True)),
+    ("has_text", dict(selector=".status", value="  Saved\n     successfully  ", keep_whitespace=True)),
 ]
 
 FAILING = [
@@ -103,6 +113,18 @@ FAILING = [
     ("input_value", dict(selector="#name", value="Ada"), "EXPECT_STATE_MISMATCH"),
     ("input_value", dict(selector="#title", value="x"), "EXPECT_STATE_MISMATCH"),
     ("input_value", dict(selector="#missing", value="x"), "ELEMENT_NOT_FOUND"),
+    ("texts", dict(selector=".items li", items=("one", "three")), "EXPECT_STATE_MISMATCH"),
+    ("texts", dict(selector=".items li", items=("One", "two", "three")), "EXPECT_STATE_MISMATCH"),
+    ("texts", dict(selector=".items li", items=("three", "one"), match="contains"), "EXPECT_STATE_MISMATCH"),
+    ("texts", dict(selector=".nothing", items=("one",)), "EXPECT_STATE_MISMATCH"),
+    ("classes", dict(selector=".items li", items=("", "", "")), "EXPECT_STATE_MISMATCH"),
+    ("classes", dict(selector=".items li", items=("done",), match="contains"), "EXPECT_STATE_MISMATCH"),
+    ("has_class", dict(selector=".items li:nth-child(2)", value="done"), "EXPECT_STATE_MISMATCH"),
+    ("has_class", dict(selector="#missing", value="done"), "ELEMENT_NOT_FOUND"),
+    ("lacks_class", dict(selector=".items li", value="done"), "EXPECT_STATE_MISMATCH"),
+    ("text_contains", dict(selector=".status", value="saved successfully", match_case=True), "EXPECT_STATE_MISMATCH"),
+    ("text_not_contains", dict(selector=".status", value="Saved", match_case=True), "EXPECT_STATE_MISMATCH"),
+    ("has_text", dict(selector=".status", value="Saved successfully", keep_whitespace=True), "EXPECT_STATE_MISMATCH"),
 ]
 
 

@@ -63,8 +63,8 @@ def test_a_journey_creates_through_the_add_form_and_finds_the_row(admin: AdminSi
     journey = next(j for j in result.journeys if j.id.endswith("journey-create-admin-library-author-add"))
     assert journey.page == "/admin/library/author/" and journey.status == "written"
     assert [line.split(":")[0] for line in journey.covers] == [
-        "open 'Add author'", "submit the form empty", f"fill the form with '{CRAWL_TEXT} 1' and submit it",
-        f"search for '{CRAWL_TEXT} 1'"]
+        "open 'Add author'", "submit the form empty",
+        f"fill the form (name '{CRAWL_TEXT} 1'; born '1') and submit it", f"search for '{CRAWL_TEXT} 1'"]
     spec = (out / journey.spec).read_text()
     assert "value: This field is required." in spec
     assert f"value: The author “{CRAWL_TEXT} 1” was added successfully." in spec

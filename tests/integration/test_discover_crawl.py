@@ -156,11 +156,15 @@ def test_login_first_keeps_the_session_and_starts_every_spec(example_site: Any, 
     # about the crawl's own session)
     result = run(f"{example_site.url}/dashboard.html", out, flowwalk_browser, max_pages=1, login=login,
                  variables=(("DEMO_USER", "ada@example.com"),), secret_names=("DEMO_PASSWORD",), verify=False)
-    # the dashboard is behind the login: the crawl saw it logged in, and so do the specs
+    # the dashboard is behind the login: the crawl saw it logged in, and so do the specs, each from
+    # the session the one sign-in setup saves
     assert result.pages == 1 and len(result.specs_written) >= 2
+    setup = (out / "sign-in.flow.yaml").read_text()
+    assert f"url: {example_site.url}/login.html" in setup and "value: '{{DEMO_PASSWORD}}'" in setup
+    assert "saves_session: discover-login" in setup
     spec = (out / "dashboard" / "smoke.flow.yaml").read_text()
-    assert f"url: {example_site.url}/login.html" in spec and "value: '{{DEMO_PASSWORD}}'" in spec
-    assert "correct-horse-battery" not in spec
+    assert "session: discover-login" in spec and f"url: {example_site.url}/dashboard.html" in spec
+    assert "correct-horse-battery" not in spec + setup and "DEMO_PASSWORD" not in spec
     assert "Welcome back, Ada" in spec
     crawl = json.loads((out / "discover" / "crawl.json").read_text())
     assert any("destructive ('log out')" in s["reason"] or "destructive ('logout')" in s["reason"]

@@ -18,7 +18,8 @@ from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
-from flowwalk.walk.healer import HealOutcome, heal_selector
+from flowwalk.heal.find import HealOutcome, Lookup
+from flowwalk.walk.healing import find
 
 #: (pinned selector, target, what it is: a JS expression over `el` that must be true)
 STEPS: dict[str, tuple[str, str, str]] = {
@@ -65,7 +66,7 @@ def heal_on(session: PageSession, site: StaticServer, page: str, name: str,
     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
     assert locate(session.playwright_page, selector).count == 0, f"{name} still matches on {page}"
     t0 = time.perf_counter()
-    outcome = heal_selector(session.page, pinned=selector, target=target, fingerprint=fp)
+    outcome = find(session.page, Lookup(target=target, fingerprint=fp, pinned=selector))
     took = time.perf_counter() - t0
     right = None
     if outcome.selector:
@@ -128,7 +129,7 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
                 if use_fp is None:
                     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
                     t0 = time.perf_counter()
-                    outcome = heal_selector(session.page, pinned=selector, target=None, fingerprint=fps[name])
+                    outcome = find(session.page, Lookup(target=None, fingerprint=fps[name], pinned=selector))
                     took = time.perf_counter() - t0
                     right = None
                     if outcome.selector:

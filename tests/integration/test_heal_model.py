@@ -16,7 +16,8 @@ from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
-from flowwalk.walk.healer import heal_selector
+from flowwalk.heal.find import Lookup
+from flowwalk.walk.healing import Asking, find
 
 
 @pytest.fixture()
@@ -43,6 +44,11 @@ def listed(fake: FakeModel, n: int = 0) -> list[str]:
     return re.findall(r"^\[\d+\] (.*)$", user, re.M)
 
 
+def save_step(fp: dict[str, Any]) -> Lookup:
+    """The one step every test here heals: the Save button whose pinned id was renamed."""
+    return Lookup(target="the Save button", fingerprint=fp, pinned="#save-btn")
+
+
 def status(session: PageSession) -> str:
     return str(session.playwright_page.locator("#status").text_content() or "")
 
@@ -52,8 +58,7 @@ def test_the_model_is_not_asked_when_deterministic_healing_decides(session: Page
                                                                    fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/renamed-ids.html", timeout_ms=10_000)
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert outcome.method == "deterministic" and outcome.selector == "#save-button"
     assert fake.requests == []
 
@@ -65,8 +70,8 @@ def test_the_model_breaks_a_tie_among_the_candidates(session: PageSession, site:
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     fake.script(Reply({"candidate": 2, "reason": "the second Save"}))
     calls: list[ModelCall] = []
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake), step="corpus#save:3", record=calls.append)
+    outcome = find(session.page, save_step(fp),
+                   asking=Asking(agent_for(fake), step="corpus#save:3", record=calls.append))
     assert outcome.method == "model" and outcome.selector is not None, outcome.reason
     items = listed(fake)
     assert len(items) >= 2 and all('"Save"' in i for i in items[:2])
@@ -82,8 +87,7 @@ def test_the_model_breaks_a_tie_among_the_candidates(session: PageSession, site:
 def test_the_model_may_find_none_fits(session: PageSession, site: StaticServer, fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert outcome.selector is None and outcome.model_error is None
     assert "the model found none of the" in outcome.reason and outcome.candidates
 
@@ -96,8 +100,7 @@ def test_an_unavailable_model_is_agent_uncertain(session: PageSession, site: Sta
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     fake.script(reply)
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake), timeout_s=1.0)
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake), timeout_s=1.0))
     assert outcome.selector is None and outcome.model_error is not None
     assert failure_class(outcome.model_error) == cls
 
@@ -107,8 +110,7 @@ def test_a_spent_cap_is_quota_exceeded_without_a_request(session: PageSession, s
                                                          fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake, max_calls=0))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake, max_calls=0)))
     assert isinstance(outcome.model_error, QuotaExceeded) and fake.requests == []
 
 
@@ -146,8 +148,7 @@ def test_a_hostile_page_cannot_get_its_delete_button_offered(session: PageSessio
     fence."""
     fp = _hostile(session, site)
     fake.default = _obedient
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     items = listed(fake)
     assert items and not any("delete" in i.lower() for i in items)
     assert not any("Continue" in i for i in items)
@@ -168,8 +169,7 @@ def test_answers_outside_the_list_are_refused_and_nothing_is_picked(session: Pag
                                                                     fake: FakeModel) -> None:
     fp = _hostile(session, site)
     fake.default = _rogue
-    outcome = heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                            agent=agent_for(fake))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert isinstance(outcome.model_error, NoValidAnswer), outcome
     assert failure_class(outcome.model_error) == "agent_uncertain"
     assert outcome.selector is None and len(fake.requests) == 2    # one retry, then agent_uncertain
@@ -183,8 +183,7 @@ def test_no_secret_reaches_the_model_even_from_the_page(session: PageSession, si
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     # the page shows a typed secret back (an echo, an error message)
     session.playwright_page.evaluate("document.getElementById('status').textContent = 'welcome pa55-w0rd-secret'")
-    heal_selector(session.page, pinned="#save-btn", target="the Save button", fingerprint=fp,
-                  agent=agent_for(fake))
+    find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert fake.requests
     for seen in fake.requests:
         assert b"pa55-w0rd-secret" not in seen.raw

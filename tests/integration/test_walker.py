@@ -7,6 +7,7 @@ what a user would read: the events it emitted.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import json
 import re
@@ -365,6 +366,27 @@ def test_child_scope_is_inherited_and_composes_through_the_dag(walker_browser, o
     assert leaf_click.detail["selector"] == ".outer >> .inner >> button.pick"
 
 
+def test_a_target_is_found_and_a_broken_selector_healed_within_the_child_scope(walker_browser, out,
+                                                                               page_url) -> None:
+    """Both panels have a Pick button: only the scope tells them apart, for a step with a target
+    only and for one whose pinned selector broke, and the heal written back is the scope's own."""
+    rules = [
+        rule("panels", emit("panels"), child_scope=".panel-b"),
+        rule("by-target", click(target="the Pick button"), expect("url_contains", "picked-panel-b"),
+             parents=("panels",)),
+        rule("healed", click("button.renamed", target="the Pick button"), expect("url_contains", "picked-panel-b"),
+             parents=("panels",)),
+    ]
+    _, events = walk(scenario("scoped-targets", rules, page_url("scope.html")), walker_browser, make_settings(out))
+    results = rules_of(events)
+    assert {name: r.status for name, r in results.items()} == {r.name: "passed" for r in rules}, dump(events)
+    found = steps_of(events, "by-target")[0]
+    assert found.detail["selector"].startswith(".panel-b >> "), found.detail
+    (heal,) = [f.heal for f in results["healed"].findings if f.heal is not None]
+    assert not heal.new_selector.startswith(".panel-b") and heal.old_selector == "button.renamed"
+    assert steps_of(events, "healed")[0].detail["selector"] == f".panel-b >> {heal.new_selector}"
+
+
 # --- timeouts ---------------------------------------------------------------------------------------------
 
 
@@ -465,6 +487,49 @@ def test_failed_required_step_halts_and_lists_the_rest_as_skipped(walker_browser
     assert failure.screenshot and re.fullmatch(r"screenshots/[a-z0-9._-]+\.png", failure.screenshot)
     assert (out / failure.screenshot).is_file()
     assert failure.screenshot in result.screenshots
+
+
+def _in(step: Step, *frames: ev.StepFrame) -> Step:
+    return dataclasses.replace(step, frames=frames)
+
+
+def test_after_each_steps_run_after_a_failure_and_a_second_failure_is_a_finding(walker_browser, out,
+                                                                                 page_url) -> None:
+    hook = ev.StepFrame(id=1, kind="after_each", title="after each (specs/after_each.steps.yaml)",
+                        path="specs/after_each.steps.yaml", line=1, file="specs/after_each.steps.yaml")
+    call = ev.StepFrame(id=2, kind="call", title="use save.steps.yaml", path=SPEC, line=4, file="save.steps.yaml")
+    steps = [_in(fill("#name", "Ann"), call), _in(click("#save"), call),
+             expect("text_contains", "Saved Bob", "#status", timeout_ms=300), click("#bump"),
+             _in(expect("text_contains", "Saved Ann", "#status"), hook),
+             _in(expect("text_contains", "Saved Eve", "#status", timeout_ms=300), hook),
+             _in(goto("done.html"), hook)]
+    _, events = walk(flow("teardown", steps, page_url("basic.html")), walker_browser, make_settings(out))
+    result = rules_of(events)["teardown"]
+    # the test's failure is its own step's; the teardown still ran, up to its own failure
+    assert (result.status, result.failure.step_index) == ("failed", 3)
+    assert [(s.index, s.status) for s in steps_of(events)] == [(1, "passed"), (2, "passed"), (3, "failed"),
+                                                               (5, "passed"), (6, "failed")]
+    assert result.skipped_steps == (f"step 4 ({steps[3].text})",
+                                    f"step 7 (after each (specs/after_each.steps.yaml) › {steps[6].text})")
+    assert [(f.severity, f.step_index) for f in result.findings] == [("warning", 6)]
+    assert result.findings[0].message.startswith(
+        f"after the test failed, step 6 (after each (specs/after_each.steps.yaml) › {steps[5].text}) failed too: ")
+    # every step's record carries the blocks it ran in, for the reports to nest it
+    assert [s.frames for s in steps_of(events)][:2] == [(call,), (call,)]
+    assert steps_of(events)[3].frames == (hook,)
+
+
+def test_a_failure_in_a_called_step_names_the_call_and_where_the_step_is_written(walker_browser, out,
+                                                                                  page_url) -> None:
+    call = ev.StepFrame(id=1, kind="call", title="use check.steps.yaml", path="specs/called.flow.yaml", line=6,
+                        file="specs/check.steps.yaml")
+    check = dataclasses.replace(expect("text_contains", "Saved Bob", "#status", timeout_ms=300),
+                                loc=Location("specs/check.steps.yaml", 4, 5), frames=(call,))
+    _, events = walk(flow("called", [fill("#name", "Ann"), click("#save"), check], page_url("basic.html")),
+                     walker_browser, make_settings(out))
+    failure = rules_of(events)["called"].failure
+    assert (failure.path, failure.line) == ("specs/check.steps.yaml", 4)
+    assert failure.step_text == f"use check.steps.yaml (at specs/called.flow.yaml:6) › {check.text}"
 
 
 def test_flow_assertions_are_graded_after_the_flow(walker_browser, out, page_url) -> None:
@@ -625,7 +690,11 @@ def test_a_target_is_re_resolved_when_the_pinned_selector_matches_nothing(walker
     _, events = walk(ambiguous, walker_browser, make_settings(out))
     failure = rules_of(events)["ambiguous"].failure
     assert (failure.failure_class, failure.runtime_code) == ("spec_step_unresolvable", "AMBIGUOUS_TARGET")
-    assert len(failure.candidates) >= 1 and failure.candidates[0]["count"] == 2
+    # the two Delete buttons, alike: no clear winner
+    assert [c["element"] for c in failure.candidates[:2]] == ['button "Delete" .del in "Targets"'] * 2
+    assert failure.candidates[0]["score"] == failure.candidates[1]["score"] == 1.0
+    # no pinned selector, so no heal an agent could propose over MCP: no recorded question
+    assert "heal_question" not in steps_of(events)[-1].detail
     assert [(r.strategy, r.outcome) for r in failure.recovery] == [("re_resolve_target", "failed")]
 
 

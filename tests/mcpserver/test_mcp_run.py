@@ -184,10 +184,17 @@ def test_discover_crawls_within_its_limits_and_writes_starter_specs(workdir: Pat
                 "url": f"{site.url}/index.html", "out_dir": "checks", "max_pages": 3, "max_depth": 1,
                 "use_model": False}, progress_callback=on_progress)
             outside = await client.call_tool("discover", {"url": site.url, "out_dir": "/tmp"})
+            # the crawl it started goes on where it stopped, with a larger limit
+            resumed = await client.call_tool("discover", {
+                "url": f"{site.url}/index.html", "out_dir": "checks", "max_pages": 4, "max_depth": 1,
+                "use_model": False, "resume": True, "verify": False}, progress_callback=on_progress)
         ran = await client.call_tool("validate", {"paths": ["checks"]})
-        return found, outside, ran
+        return found, outside, ran, resumed
 
-    found, outside, ran = with_client(workdir, body)
+    found, outside, ran, resumed = with_client(workdir, body)
+    assert resumed.is_error is not True, resumed.content[0].text
+    assert resumed.structured_content["pages"] == 4
+    assert any(line.startswith("resuming the crawl of") and "3 pages" in line for line in lines)
     assert found.is_error is not True, found.content[0].text
     data = found.structured_content
     assert data["out_dir"] == "checks" and data["pages"] == 3 and data["stopped_reason"] == "max_pages"

@@ -3,7 +3,7 @@ proposes is used only where it holds to the crawl, the rest is dropped and recor
 
 from __future__ import annotations
 
-from typing import Any, Iterator
+from typing import Iterator
 
 import pytest
 
@@ -14,6 +14,7 @@ from flowwalk.discover.advice import advise_specs
 from flowwalk.discover.features import classify
 from flowwalk.discover.generate import GeneratedSpec, generate_specs
 from flowwalk.discover.options import DiscoverOptions
+from flowwalk.discover.record import ModelCallRecord, ModelDrop
 from flowwalk.settings import Secrets, Settings
 
 
@@ -24,22 +25,23 @@ def fake() -> Iterator[FakeModel]:
 
 
 def advise(fake: FakeModel, *replies: Reply) -> tuple[list[GeneratedSpec], list[GeneratedSpec],
-                                                      list[dict[str, Any]], list[dict[str, Any]]]:
+                                                      list[ModelDrop], list[ModelCallRecord]]:
     state = crawl_state()
-    features = classify(state["pages"], state["dismiss"])
+    features = classify(state.pages, state.dismiss)
     specs = generate_specs(state, features, submit_forms=True)   # smoke, navigation, log in
     fake.script(*replies)
     settings = Settings(model=ModelConfig(base_url=fake.base_url, model="fake-1"), secret_names=("PASSWORD",),
                         secrets=Secrets({"PASSWORD": "hunter2-s3cret"}))
     said: list[str] = []
-    out, drops, calls = advise_specs(specs, state, features, settings, DiscoverOptions(url=state["start_url"]),
+    out, drops, calls = advise_specs(specs, state, features, settings, DiscoverOptions(url=state.start_url),
                                      said.append)
     assert said
     return specs, out, drops, calls
 
 
 def expects(spec: GeneratedSpec) -> list[str]:
-    return [f"{s['kind']} {s.get('selector') or s.get('value')}" for s in spec.data["steps"] if s["type"] == "expect"]
+    return [f"{s.get('kind')} {s.get('selector') or s.get('value')}" for s in spec.data["steps"]
+            if s.get("type") == "expect"]
 
 
 def test_names_descriptions_and_kept_checks_are_applied(fake: FakeModel) -> None:
@@ -56,7 +58,7 @@ def test_names_descriptions_and_kept_checks_are_applied(fake: FakeModel) -> None
     assert after[0].text.startswith("# smoke: /, /products.html") and "name: Home page welcomes" in after[0].text
     assert expects(after[1])[-2:] == ['visible [data-testid="deals"]', "url_contains /products.html"]
     assert after[2] == before[2]                       # not mentioned: unchanged
-    assert drops == [] and [c["outcome"] for c in calls] == ["answered"]
+    assert drops == [] and [c.outcome for c in calls] == ["answered"]
     shown = fake.requests[0].text
     assert "spec 2: home page: Main navigation" in shown and "check 1: text_contains" in shown   # the specs and their checks
     assert "hunter2-s3cret" not in shown
@@ -70,7 +72,7 @@ def test_what_does_not_hold_to_the_crawl_is_dropped_and_recorded(fake: FakeModel
                               {"kind": "js", "value": "fetch('http://evil.example')"}]},
         {"spec": 3, "keep": [7], "description": "Log in\nhere"},
     ]}))
-    reasons = {(d["feature"], d["reason"].split(",")[0].split(";")[0]) for d in drops}
+    reasons = {(d.feature, d.reason.split(",")[0].split(";")[0]) for d in drops}
     assert reasons == {
         ("home/smoke", "not a one-line name"),
         ("home/smoke", "a spec keeps at least one check"),
@@ -92,5 +94,5 @@ def test_without_usable_advice_the_deterministic_specs_stand(fake: FakeModel, re
                                                             says: str) -> None:
     before, after, drops, calls = advise(fake, *replies)
     assert [s.text for s in after] == [s.text for s in before]
-    assert drops[0]["feature"] == "*" and drops[0]["reason"].startswith(says)
+    assert drops[0].feature == "*" and drops[0].reason.startswith(says)
     assert len(calls) == len(replies)

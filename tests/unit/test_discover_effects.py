@@ -3,34 +3,33 @@ that say so (pure functions over browser/observe.py's records, no browser)."""
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import replace
+from typing import Sequence
 
+from flowwalk.browser.explored import Control, Named, ObservedList, Observation, Row
 from flowwalk.discover.effects import LONG_CHECKS, agree, by_novelty, diff_states, state_checks
 from flowwalk.discover.engine import _only_failed_loads
+from flowwalk.discover.state import Effect, Step
 
 TEXT = "Written by flowwalk discover 1"
 
 
-def row(text: str, *classes: str, checked: bool | None = None, visible: bool = True) -> dict[str, Any]:
-    controls = [] if checked is None else [{"sel": "input.toggle", "kind": "checkbox", "visible": True,
-                                            "state": {"checked": checked}}]
-    return {"text": text, "classes": list(classes), "visible": visible, "controls": controls, "label": "label"}
+def row(text: str, *classes: str, checked: bool | None = None, visible: bool = True) -> Row:
+    controls = () if checked is None else (Control(sel="input.toggle", kind="checkbox", state={"checked": checked}),)
+    return Row(text=text, classes=classes, visible=visible, controls=controls, label="label")
 
 
-def page(rows: list[dict[str, Any]], *, url: str = "http://app.test/#/", counter: str = "",
-         field: str = "", heading: str = "todos", messages: tuple[str, ...] = ()) -> dict[str, Any]:
-    elements = [{"sel": "#new-todo", "tag": "input", "text": "", "visible": True, "classes": [], "state": {},
-                 "value": field, "control": {"kind": "field"}}]
+def page(rows: list[Row], *, url: str = "http://app.test/#/", counter: str = "", field: str = "",
+         heading: str = "todos", messages: tuple[str, ...] = (), more: tuple[Named, ...] = ()) -> Observation:
+    elements: tuple[Named, ...] = (Named(sel="#new-todo", tag="input", value=field, control=Control(kind="field")),)
     if counter:
-        elements.append({"sel": "#todo-count", "tag": "span", "text": counter, "visible": True, "classes": [],
-                         "state": {}, "value": None, "control": None})
-    return {"url": url, "heading": heading, "local": {}, "session": {}, "messages": list(messages),
-            "lists": [{"sel": "#todo-list", "item": "li", "table": False, "visible": True,
-                       "count": sum(1 for r in rows if r["visible"]), "total": len(rows), "rows": rows}],
-            "elements": elements}
+        elements += (Named(sel="#todo-count", tag="span", text=counter),)
+    return Observation(url=url, heading=heading, messages=messages, elements=elements + more,
+                       lists=(ObservedList(sel="#todo-list", item="li", count=sum(1 for r in rows if r.visible),
+                                           total=len(rows), rows=tuple(rows)),))
 
 
-def checks(effects: list[Any]) -> list[dict[str, Any]]:
+def checks(effects: Sequence[Effect]) -> list[Step]:
     return [e.check for e in effects if e.check]
 
 
@@ -102,19 +101,16 @@ def test_a_failure_made_only_of_failed_loads_is_a_finding_not_a_reason_to_hold_a
     assert _only_failed_loads("run 1: assertion_failed EXPECT_STATE_MISMATCH: step 3 (expect count)") == []
 
 
-def _filters(selected: str) -> list[dict[str, Any]]:
-    return [{"sel": f'a[href="#/{name}"]', "tag": "a", "text": name.title() or "All", "visible": True,
-             "classes": ["selected"] if name == selected else [], "state": {}, "value": None,
-             "control": {"kind": "link"}} for name in ("", "active")]
+def _filters(selected: str) -> tuple[Named, ...]:
+    return tuple(Named(sel=f'a[href="#/{name}"]', tag="a", text=name.title() or "All",
+                       classes=("selected",) if name == selected else (), control=Control(kind="link"))
+                 for name in ("", "active"))
 
 
 def test_a_pressed_control_showing_its_new_state_ranks_with_a_changed_text() -> None:
     two = [row(TEXT, "completed", checked=True), row("Written by flowwalk discover 2", checked=False)]
-    before = page(two)
-    before["elements"] += _filters("")
-    after = page([two[0] | {"visible": False}, two[1]], url="http://app.test/#/active")
-    after["lists"][0]["count"] = 1
-    after["elements"] += _filters("active")
+    before = page(two, more=_filters(""))
+    after = page([replace(two[0], visible=False), two[1]], url="http://app.test/#/active", more=_filters("active"))
     typed = [TEXT, "Written by flowwalk discover 2"]
     selected = {"type": "expect", "kind": "attribute", "selector": 'a[href="#/active"]', "name": "class",
                 "contains": "selected"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -10,17 +11,19 @@ import pytest
 from click.testing import CliRunner
 from jsonschema import Draft202012Validator
 
-from discover_kit import crawl_state
+from discover_kit import crawl_state, element, page
+from flowwalk.browser.explored import Candidate, Element, Form, Heading, Landmark, Listed, Survey
 from flowwalk.cli import main
 from flowwalk.discover.features import classify, form_kind
-from flowwalk.discover.generate import generate_specs
+from flowwalk.discover.generate import SignIn, generate_specs
 from flowwalk.discover.options import DEFAULT_DESTRUCTIVE, DiscoverOptions
-from flowwalk.discover.record import CRAWL_SCHEMA, build_record, generate_schemas
+from flowwalk.discover.record import CRAWL_SCHEMA, Limits, SpecRecord, build_record, generate_schemas
+from flowwalk.discover.state import CrawlState
 from flowwalk.discover.safety import destructive_word, host_in_scope, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature, template_key, url_template
 from flowwalk.settings import Settings
-from flowwalk.spec.loader import load_file
+from flowwalk.spec.loader import load_file, load_suites
 
 WORDS = DEFAULT_DESTRUCTIVE
 
@@ -58,10 +61,10 @@ def test_url_keys_drop_anchors_but_keep_hash_routes() -> None:
     assert not host_in_scope("evil.com", "www.example.com", ["example.com"])
 
 
-def survey(heading: str, buttons: tuple[str, ...] = ("Save",), items: int = 3) -> dict[str, Any]:
-    return {"landmarks": [{"role": "main", "name": ""}], "headings": [{"level": 1, "text": heading}],
-            "buttons": [{"name": b} for b in buttons], "links": [], "forms": [],
-            "lists": [{"count": items, "items": [f"item {i}" for i in range(items)]}]}
+def survey(heading: str, buttons: tuple[str, ...] = ("Save",), items: int = 3) -> Survey:
+    return Survey(landmarks=(Landmark("main"),), headings=(Heading(1, heading),),
+                  buttons=tuple(Element(name=b) for b in buttons),
+                  lists=(Listed(count=items, items=tuple(f"item {i}" for i in range(items))),))
 
 
 def test_signatures_collapse_numbers_and_list_lengths_not_meaning() -> None:
@@ -74,35 +77,38 @@ def test_signatures_collapse_numbers_and_list_lengths_not_meaning() -> None:
 
 
 def test_selectors_prefer_test_ids_then_ids_then_labels_and_never_a_chain_when_better_exists() -> None:
-    def element(*candidates: tuple[str, str, int]) -> dict[str, Any]:
-        return {"candidates": [{"selector": s, "how": h, "count": n} for s, h, n in candidates]}
+    def named(*candidates: tuple[str, str, int]) -> Element:
+        return Element(candidates=tuple(Candidate(s, h, n) for s, h, n in candidates))
 
-    assert choose_selector(element(("main > a:nth-of-type(2)", "position", 1), ("#go", "id", 1),
-                                   ("[data-testid=\"go\"]", "testid", 1))) == '[data-testid="go"]'
-    assert choose_selector(element(("[data-testid=\"go\"]", "testid", 2), ("#go", "id", 1))) == "#go"
-    assert choose_selector(element(("text=\"Go\"", "text", 1), ("a[href=\"/go\"]", "role", 1))) == 'a[href="/go"]'
-    assert choose_selector(element(("text=\"Go\"", "text", 3), ("main > a", "position", 1))) == "main > a"
-    assert choose_selector(element(("text=\"Go\"", "text", 0))) is None
-    assert target_of({"kind": "button", "name": "Log in"}) == "the Log in button"
-    assert target_of({"kind": "field", "type": "email", "name": "Email"}) == "the Email field"
+    assert choose_selector(named(("main > a:nth-of-type(2)", "position", 1), ("#go", "id", 1),
+                                 ("[data-testid=\"go\"]", "testid", 1))) == '[data-testid="go"]'
+    assert choose_selector(named(("[data-testid=\"go\"]", "testid", 2), ("#go", "id", 1))) == "#go"
+    assert choose_selector(named(("text=\"Go\"", "text", 1), ("a[href=\"/go\"]", "role", 1))) == 'a[href="/go"]'
+    assert choose_selector(named(("text=\"Go\"", "text", 3), ("main > a", "position", 1))) == "main > a"
+    assert choose_selector(named(("text=\"Go\"", "text", 0))) is None
+    assert target_of(Element(kind="button", name="Log in")) == "the Log in button"
+    assert target_of(Element(kind="field", type="email", name="Email")) == "the Email field"
 
 
 def test_forms_are_classified_with_a_reason() -> None:
-    login = {"fields": [{"type": "email"}, {"type": "password", "autocomplete": "current-password"}]}
-    signup = {"fields": [{"type": "text"}, {"type": "email"}, {"type": "password", "autocomplete": "new-password"}]}
+    login = Form(fields=(Element(type="email"), Element(type="password", autocomplete="current-password")))
+    signup = Form(fields=(Element(type="text"), Element(type="email"),
+                          Element(type="password", autocomplete="new-password")))
     assert form_kind(login)[0] == "login"
     assert form_kind(signup)[0] == "signup"
-    assert form_kind({"search": True, "fields": [{"type": "text"}]})[0] == "search"
-    assert form_kind({"fields": [{"type": "text"}]}) == ("form", "a form with 1 field")
+    assert form_kind(Form(search=True, fields=(Element(type="text"),)))[0] == "search"
+    assert form_kind(Form(fields=(Element(type="text"),))) == ("form", "a form with 1 field")
 
 
 def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path: Path) -> None:
     state = crawl_state()
-    features = classify(state["pages"], state["dismiss"])
-    assert [f["kind"] for f in features] == ["page", "navigation", "login", "list", "page"]
+    features = classify(state.pages, state.dismiss)
+    assert [f.kind for f in features] == ["page", "navigation", "login", "list", "page"]
     specs = generate_specs(state, features)
-    again = generate_specs(json.loads(json.dumps(state)), classify(state["pages"], state["dismiss"]))
-    assert [s.text for s in specs] == [s.text for s in again]
+    # the state read back with the types it was written with gives the same specs
+    again = CrawlState.from_json(state.to_json())
+    assert again == state
+    assert [s.text for s in specs] == [s.text for s in generate_specs(again, classify(again.pages, again.dismiss))]
     # fewer, stronger specs: the headings go into one smoke spec, the list at rest and a form that
     # would only read back what was typed into it are not written
     assert [s.path for s in specs] == ["home/smoke.flow.yaml", "home/navigation.flow.yaml"]
@@ -113,29 +119,54 @@ def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path:
         suite, problems = load_file(path, Settings())
         assert problems == [] and suite is not None, spec.text
         for step in spec.data["steps"]:
-            if step["type"] == "act":
+            if step.get("type") == "act":
                 assert step["selector"] and step["target"], step
         assert spec.data["steps"][0]["selector"] == '[data-testid="cookie-ok"]'   # the banner first
         assert spec.data["assertions"] == [{"kind": "no_console_errors"}]
     nav = next(s for s in specs if s.path == "home/navigation.flow.yaml")
-    assert [s.get("value") for s in nav.data["steps"] if s["type"] == "expect"] == ["/products.html", "Products"]
+    assert [s.get("value") for s in nav.data["steps"] if s.get("type") == "expect"] == ["/products.html", "Products"]
     smoke = specs[0].data["steps"]
-    assert [(s["type"], s.get("value") or s.get("url")) for s in smoke[1:]] == [
+    assert [(s.get("type"), s.get("value") or s.get("url")) for s in smoke[1:]] == [
         ("expect", "Welcome"), ("expect", "^http://127\\.0\\.0\\.1:9/?(\\?.*)?$"), ("goto", "/products.html"),
         ("expect", "Products"), ("expect", "/products.html")]
 
 
+def test_a_login_is_one_setup_whose_session_every_spec_starts_from(tmp_path: Path) -> None:
+    state = crawl_state()
+    login = SignIn("http://127.0.0.1:9/login", (
+        {"type": "act", "action": "fill", "selector": "#user", "value": "{{USER}}"},
+        {"type": "act", "action": "fill", "selector": "#password", "value": "{{PASSWORD}}"},
+        {"type": "act", "action": "press", "selector": "#password", "value": "Enter"}))
+    specs = generate_specs(state, classify(state.pages, state.dismiss), login=login)
+    setup, *rest = specs
+    assert (setup.path, setup.data["saves_session"], setup.data["url"]) == ("sign-in.flow.yaml", "discover-login",
+                                                                           login.url)
+    assert setup.data["steps"] == list(login.steps) and setup.variables == ("PASSWORD", "USER")
+    assert rest and all(s.data["session"] == "discover-login" and "saves_session" not in s.data for s in rest)
+    assert not any(step.get("selector") == "#user" for s in rest for step in s.data["steps"])
+    assert rest[0].data["url"] == state.pages[0].url
+    for spec in specs:
+        (tmp_path / spec.path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / spec.path).write_text(spec.text, encoding="utf-8")
+    suites = load_suites([str(tmp_path)], Settings(variables={"USER": "ada", "PASSWORD": "x"}))
+    assert sorted(sc.rules[0].saves_session or "" for suite in suites for sc in suite.scenarios)[-1] == "discover-login"
+    # a login kept in the page (a single-page app) is no cookie session: its steps start each spec
+    state.login_landing = "http://127.0.0.1:9/"
+    inline = generate_specs(state, classify(state.pages, state.dismiss), login=login)
+    assert all("session" not in s.data and s.data["steps"][0]["selector"] == "#user" for s in inline)
+
+
 def test_a_page_that_failed_to_load_a_resource_is_not_held_to_no_console_errors() -> None:
     state = crawl_state()
-    state["pages"][1]["failed_resources"] = ["/favicon.ico answered HTTP 404"]
-    specs = generate_specs(state, classify(state["pages"], state["dismiss"]))
+    state.put(replace(state.pages[1], failed_resources=("/favicon.ico answered HTTP 404",)))
+    specs = generate_specs(state, classify(state.pages, state.dismiss))
     assert "assertions" not in specs[0].data                 # the smoke spec covers /products.html
     assert specs[1].data["assertions"] == [{"kind": "no_console_errors"}]
 
 
 def test_an_account_form_uses_variables_only_when_forms_are_submitted() -> None:
     state = crawl_state()
-    features = classify(state["pages"], state["dismiss"])
+    features = classify(state.pages, state.dismiss)
     assert not any(s.path == "home/login.flow.yaml" for s in generate_specs(state, features))
     submitting = next(s for s in generate_specs(state, features, submit_forms=True) if s.path == "home/login.flow.yaml")
     assert submitting.variables == ("LOGIN_EMAIL", "LOGIN_PASSWORD")
@@ -144,11 +175,11 @@ def test_an_account_form_uses_variables_only_when_forms_are_submitted() -> None:
 
 def test_the_crawl_record_satisfies_its_schema() -> None:
     state = crawl_state()
-    features = classify(state["pages"], state["dismiss"])
-    record = build_record(state, features, [{"path": "home/page.flow.yaml", "feature": "home/page",
-                                             "status": "written", "failure": None, "variables": []}],
-                          limits={"max_pages": 50, "max_depth": 4, "max_actions": 200, "budget_s": 600.0,
-                                  "submit_forms": False, "allow_hosts": [], "destructive_words": list(WORDS)},
+    features = classify(state.pages, state.dismiss)
+    record = build_record(state, features, [SpecRecord(path="home/page.flow.yaml", feature="home/page",
+                                                       status="written")],
+                          limits=Limits(max_pages=50, max_depth=4, max_actions=200, budget_s=600.0, submit_forms=False,
+                                        allow_hosts=[], destructive_words=list(WORDS)),
                           duration_s=1.0, drops=[])
     data = json.loads(record.model_dump_json(by_alias=True))
     errors = list(Draft202012Validator(generate_schemas()[CRAWL_SCHEMA]).iter_errors(data))
@@ -170,10 +201,9 @@ def test_bad_input_is_refused_before_any_browser(args: list[str], message: str, 
     assert "Traceback" not in result.output
 
 
-def _list_page(url: str, items: list[str]) -> dict[str, Any]:
-    lists = [{"candidates": [{"how": "id", "selector": "#result_list", "count": 1}], "count": len(items),
-              "items": items}]
-    return {"url": url, "survey": {"lists": lists}}
+def _list_page(url: str, items: list[str]) -> Any:
+    listed = Listed(candidates=(Candidate("#result_list", "id", 1),), count=len(items), items=tuple(items))
+    return page("p001", "books", url, "/books/", Survey(lists=(listed,)))
 
 
 def test_a_link_to_the_same_list_narrowed_checks_a_row_it_shows_and_one_it_leaves_out() -> None:
@@ -191,7 +221,7 @@ def test_a_link_to_the_same_list_narrowed_checks_a_row_it_shows_and_one_it_leave
     assert _narrowed(everything, _list_page("http://127.0.0.1:8000/admin/library/book/?o=1", books)) == []
     assert _narrowed(by_banks, everything) == []
     # a left-out row whose text a shown row contains is never the one checked absent
-    assert _narrowed(_list_page(everything["url"], ["Dune", "Dune Messiah", "Emma"]),
-                     _list_page(everything["url"] + "?q=dune", ["Dune Messiah"])) == [
+    assert _narrowed(_list_page(everything.url, ["Dune", "Dune Messiah", "Emma"]),
+                     _list_page(everything.url + "?q=dune", ["Dune Messiah"])) == [
         {"type": "expect", "kind": "text_contains", "value": "Dune Messiah", "selector": "#result_list"},
         {"type": "expect", "kind": "text_not_contains", "value": "Emma", "selector": "#result_list"}]

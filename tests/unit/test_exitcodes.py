@@ -66,11 +66,18 @@ def test_the_first_rule_that_applies_decides() -> None:
                               healed=True)[1] == expected
     # a failed test without a class is flowwalk's own fault
     assert code([("failed", "", None)]) == ExitCode.INFRASTRUCTURE_FAILED
+    # a site that never came up is its own verdict, after an assertion (a merge of shards) and a cancel
+    not_ready = ("skipped", "site_not_ready", None)
+    assert code([not_ready, ("skipped", "run_timeout", None)]) == ExitCode.SITE_NOT_READY
+    assert code([not_ready, ("failed", "", "assertion_failed")]) == ExitCode.SITE_MISBEHAVED
+    assert code([not_ready], cancelled=True) == ExitCode.CANCELLED
 
 
 @pytest.mark.parametrize("reason", SKIP_REASONS)
 def test_a_test_cut_short_never_reads_as_a_pass(reason: str) -> None:
     expected = ExitCode.INFRASTRUCTURE_FAILED if reason in INCOMPLETE_REASONS else ExitCode.OK
+    if reason == "site_not_ready":
+        expected = ExitCode.SITE_NOT_READY
     assert code([PASS, ("skipped", reason, None)]) == expected
     assert set(INCOMPLETE_REASONS) == {"run_timeout", "shard_missing", "not_run", "browser_crashed"}
 

@@ -106,6 +106,46 @@ def test_an_exact_name_leads_the_names_that_only_contain_it() -> None:
     assert decide(rank(parse_target("Save as new button"), SAVES, None, "click")).winner is None
 
 
+# what walk/resolve.py picked and the healer's ranking did not, before the two were one ranking
+# (tests/site/pages/browser/resolve.html and checks.html, as the page read records them)
+SIGN_UP = el("su", tag="button", role="button", name="Sign up", text="Sign up", id="signup-btn", order=1)
+SIGN_UP_LATER = el("sl", tag="button", role="button", name="Sign up later", text="Sign up later", order=2)
+PROMO = el("p", tag="div", role="", text="Free for 30 days", testid="promo-banner", order=3)
+HELP = el("h", tag="span", role="", text="?", title="Help center", classes=["help"], order=4)
+DOCS = el("d", name="Docs", text="Docs", id="docs", href="/docs/start", order=5)
+BUTTONS = [el(f"b{i}", tag="button", role="button", name=n, text=n, order=6 + i)
+           for i, n in enumerate(("Save", "Locked", "Aria locked"))]
+
+
+def test_an_exact_name_leads_a_name_with_one_word_more() -> None:
+    for target in ("Sign Up", "the sign-up button"):
+        ranked = rank(parse_target(target), [SIGN_UP, SIGN_UP_LATER], None, "click")
+        assert decide(ranked).winner is ranked[0] and ranked[0].element is SIGN_UP, target
+    ranked = rank(parse_target("Sign up later"), [SIGN_UP, SIGN_UP_LATER], None, "click")
+    assert decide(ranked).winner is ranked[0] and ranked[0].element is SIGN_UP_LATER
+
+
+def test_a_test_id_or_a_title_names_an_element_whose_text_says_something_else() -> None:
+    for target, meant in (("promo banner", PROMO), ("help center", HELP)):
+        ranked = rank(parse_target(target), [PROMO, HELP, DOCS, *BUTTONS], None, "click")
+        assert decide(ranked).winner is ranked[0] and ranked[0].element is meant, target
+
+
+def test_a_target_that_names_only_a_role_means_the_one_element_of_that_role() -> None:
+    ranked = rank(parse_target("the link"), [DOCS, *BUTTONS, PROMO], None, "click")
+    assert decide(ranked).winner is ranked[0] and ranked[0].element is DOCS
+    # three buttons: which one is not for the words to say
+    assert decide(rank(parse_target("the button"), [DOCS, *BUTTONS, PROMO], None, "click")).winner is None
+
+
+def test_a_miss_names_the_threshold_before_a_bar_on_a_candidate_that_was_never_close() -> None:
+    offsite = el("o", name="Source", text="Source", href="https://github.com/x", offsite=True, order=1)
+    miss = decide(rank(parse_target("Archive button"), [offsite, *BUTTONS], None, "click"))
+    assert miss.winner is None and miss.reason.startswith("no candidate reaches the threshold"), miss.reason
+    barred = decide(rank(parse_target("the Source link"), [offsite, *BUTTONS], None, "click"))
+    assert barred.winner is None and barred.reason.endswith("may not be used: leaves the site"), barred.reason
+
+
 def test_without_the_element_nothing_heals_and_the_miss_says_what_each_lacked() -> None:
     want = parse_target("Loans link in the Catalog module")
     ranked = rank(want, [BOOKS, CHANGE_BOOKS, BOOK_COPIES, LOANS, LOG_OUT], None, "click")

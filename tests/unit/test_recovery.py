@@ -31,6 +31,8 @@ EXPECTED = {
     "CANCELLED": "infrastructure_error",
     "RUN_TIMEOUT": "infrastructure_error",
     "INTERNAL": "infrastructure_error",
+    # issue 39: the readiness wait ran out; nothing was walked (the skip reason decides exit 7)
+    "SITE_NOT_READY": "infrastructure_error",
     "MODEL_UNAVAILABLE": "agent_uncertain",
     "MODEL_INVALID_ANSWER": "agent_uncertain",
     "HEAL_CONTRADICTED": "spec_step_unresolvable",

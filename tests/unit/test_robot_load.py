@@ -924,14 +924,11 @@ def test_robot_frameworks_own_complaint_renders_on_one_line_with_its_suggestion_
     assert [p.render() for p in problems] == [expected]
 
 
-def test_user_keywords_and_resource_imports_are_refused(tmp_path: Path) -> None:
-    text = suite_text('    I define rule "r"\n        Then url contains "/"\n') + "\n*** Keywords ***\nMine\n    Log    x\n"
+def test_resource_imports_are_refused(tmp_path: Path) -> None:
+    text = suite_text('    I define rule "r"\n        Then url contains "/"\n')
     text = text.replace("Suite Setup", "Resource          common.resource\nSuite Setup", 1)
     problems = refused(tmp_path, text)
-    assert [p.message for p in problems] == [
-        "importing resource files ('common.resource') is not supported",
-        "user keywords (*** Keywords ***) are not supported",
-    ]
+    assert [p.message for p in problems] == ["importing resource files ('common.resource') is not supported"]
 
 
 def test_an_unrecognized_section_is_refused(tmp_path: Path) -> None:

@@ -1,15 +1,22 @@
-"""Sign in once, without a browser: which setup saves a session, sharding keeps a setup with its
-dependants, and the run's session book releases dependants once their session is settled."""
+"""Sign in once, without a browser: which setup saves a session, sharding walks a setup in each shard
+that needs it (so one login's dependants spread evenly), and the run's session book releases
+dependants once their session is settled."""
 
 from __future__ import annotations
 
+import json
+import random
+import statistics
 import threading
 import time
+from pathlib import Path
+
+import pytest
 
 from flowwalk import events as ev
 from flowwalk.errors import Location
 from flowwalk.model import Expect, Rule, Scenario, Suite
-from flowwalk.plan.shard import plan_run, session_groups
+from flowwalk.plan.shard import plan_run, session_setups
 from flowwalk.settings import Settings
 from flowwalk.spec.sessions import session_problems
 from flowwalk.walk.outcomes import rule_finished
@@ -37,18 +44,51 @@ def test_a_session_no_setup_saves_is_refused_at_its_key_with_a_guess() -> None:
         "  hint: did you mean 'admin'? sessions saved by the specs of this run: admin"]
 
 
-def test_a_setup_and_its_dependants_are_never_split_across_shards() -> None:
+def test_each_shard_with_a_dependant_walks_its_setup_and_every_other_scenario_runs_once() -> None:
     scenarios = [flow("login", saves="admin"), *(flow(f"admin-{i}", session="admin") for i in range(5)),
                  *(flow(f"public-{i}") for i in range(6))]
-    groups = session_groups(scenarios)
-    assert {groups[f"specs/admin-{i}.flow.yaml#admin-{i}"] for i in range(5)} == {"specs/login.flow.yaml#login"}
+    assert set(session_setups(scenarios).values()) == {"specs/login.flow.yaml#login"}
     for total in (2, 3, 4):
         shards = [plan_run(suites(*scenarios), Settings(shard_index=k, shard_total=total)).assigned
                   for k in range(1, total + 1)]
-        holding = [ids for ids in shards if "specs/login.flow.yaml#login" in ids]
-        assert len(holding) == 1
-        assert all(f"specs/admin-{i}.flow.yaml#admin-{i}" in holding[0] for i in range(5))
-        assert sorted(sum(map(list, shards), [])) == sorted(s.id for s in scenarios)
+        for ids in shards:
+            needs_login = any(sid.startswith("specs/admin-") for sid in ids)
+            assert ("specs/login.flow.yaml#login" in ids) == needs_login
+        others = sorted(sid for ids in shards for sid in ids if sid != "specs/login.flow.yaml#login")
+        assert others == sorted(s.id for s in scenarios if s.id != "specs/login.flow.yaml#login")
+        # the dependants are not all in one shard any more
+        assert max(sum(sid.startswith("specs/admin-") for sid in ids) for ids in shards) < 5
+
+
+def one_login_suite(tmp_path: Path, seed: int) -> tuple[list[Scenario], Path]:
+    """40 flows behind one login, with durations as an earlier run would have measured them: each
+    flow 1 to 12 s (skewed towards short ones), the login 6 s."""
+    scenarios = [flow("login", saves="demo"), *(flow(f"user-{i:02d}", session="demo") for i in range(40))]
+    rng = random.Random(seed)
+    durations = {s.id: round(min(12.0, 1.0 + rng.expovariate(1 / 3.0)), 3) for s in scenarios}
+    durations["specs/login.flow.yaml#login"] = 6.0
+    path = tmp_path / f"durations-{seed}.json"
+    path.write_text(json.dumps(durations))
+    return scenarios, path
+
+
+def longest_over_mean(scenarios: list[Scenario], durations: Path | None, total: int = 4) -> float:
+    plan = plan_run(suites(*scenarios), Settings(shard_index=1, shard_total=total,
+                                                   durations_file=str(durations) if durations else None))
+    if durations is None:   # by count: each scenario weighs the same
+        loads = [float(len(ids)) for ids in plan.shards]
+    else:
+        loads = list(plan.shard_estimates())
+    return max(loads) / statistics.mean(loads)
+
+
+@pytest.mark.parametrize("seed", range(10))
+def test_a_forty_flow_suite_behind_one_login_shards_evenly_on_four_jobs(tmp_path: Path, seed: int) -> None:
+    """The figure in docs/sessions.md: each shard walks the login once, and the longest shard stays
+    within 1.3 x the mean (it was 4 x when the login and all its dependants were one unit)."""
+    scenarios, durations = one_login_suite(tmp_path, seed)
+    assert longest_over_mean(scenarios, durations) <= 1.3
+    assert longest_over_mean(scenarios, None) <= 1.3
 
 
 def _finished(scenario: Scenario, status: ev.Status, failure: ev.Failure | None = None) -> ev.RuleFinished:

@@ -90,7 +90,7 @@ flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
   hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
 dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, expect_timeout_ms, \
 run_timeout_s, retries, flaky_policy, heal_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, fingerprints_file, offline, model, max_failures, \
-projects, fail_on, quarantine_file, viewport, device, locale, timezone, color_scheme, geolocation, stabilize"""
+projects, fail_on, quarantine_file, wait_for, wait_status, wait_text, wait_timeout_s, wait_interval_s, http_headers, http_credentials, browser_endpoint, viewport, device, locale, timezone, color_scheme, geolocation, stabilize"""
 
 
 def test_flows_take_one_read_and_rule_files_two_unless_the_config_says_otherwise(tmp_path: Path) -> None:

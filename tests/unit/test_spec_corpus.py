@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from flowwalk.errors import SpecError
+from flowwalk.errors import Problem, SpecError
 from flowwalk.settings import Settings
 from flowwalk.spec.loader import load_suites
 
@@ -39,8 +39,10 @@ def _at_repo_root(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(REPO)
 
 
-BAD = corpus_files("flows", "bad") + corpus_files("rules", "bad")
+BAD = corpus_files("flows", "bad") + corpus_files("rules", "bad") + corpus_files("steps", "bad")
 GOOD = corpus_files("flows", "good") + corpus_files("rules", "good")
+#: the steps files the flows of the corpus call (good and bad alike: a bad call names a good file)
+CALLED = CORPUS / "flows" / "steps"
 
 
 @pytest.mark.parametrize("path", BAD, ids=rel)
@@ -60,7 +62,8 @@ def test_every_problem_is_located_in_its_own_file_with_a_hint(path: Path) -> Non
     with pytest.raises(SpecError) as caught:
         load_suites([rel(path)], SETTINGS)
     for problem in caught.value.problems:
-        assert problem.loc.path == rel(path)
+        # a call's own problems are at the call; what a called steps file does wrong, in that file
+        assert problem.loc.path == rel(path) or problem.loc.path.startswith(rel(CALLED) + "/"), problem.render()
         assert problem.loc.line >= 1 and problem.loc.col >= 1
         assert problem.hint, problem.render()
         # never a raw pydantic message
@@ -75,8 +78,18 @@ def test_good_input_loads(path: Path) -> None:
     assert suites[0].scenarios
 
 
+#: the steps files the corpus calls that call each other in a loop (refused, in rule-use-recursive)
+LOOPS = ("loop-a.steps.yaml", "loop-b.steps.yaml")
+
+
+@pytest.mark.parametrize("path", corpus_files("steps", "good") + [p for p in sorted(CALLED.iterdir())
+                                                                   if p.name not in LOOPS], ids=rel)
+def test_good_steps_files_are_checked_on_their_own_and_make_no_suite(path: Path) -> None:
+    assert load_suites([rel(path)], SETTINGS) == []
+
+
 def test_every_bad_file_has_an_expected_file_and_no_expected_file_is_orphaned() -> None:
-    for kind in ("flows", "rules"):
+    for kind in ("flows", "rules", "steps"):
         folder = CORPUS / kind / "bad"
         inputs = {p.name for p in folder.iterdir() if p.suffix in INPUT_SUFFIXES}
         expected = {p.name[: -len(".expected")] for p in folder.glob("*.expected")}
@@ -85,11 +98,17 @@ def test_every_bad_file_has_an_expected_file_and_no_expected_file_is_orphaned() 
 
 def test_all_bad_files_are_reported_together_in_one_pass() -> None:
     with pytest.raises(SpecError) as caught:
-        load_suites([rel(CORPUS / "flows" / "bad"), rel(CORPUS / "rules" / "bad")], SETTINGS)
+        load_suites([rel(CORPUS / kind / "bad") for kind in ("flows", "rules", "steps")], SETTINGS)
     files = {p.loc.path for p in caught.value.problems}
-    assert files == {rel(p) for p in BAD}
-    # the combined output is every file's output, sorted by path
-    combined = "\n".join(p.render() for p in caught.value.problems) + "\n"
-    per_file = "".join(p.with_name(p.name + ".expected").read_text(encoding="utf-8")
-                       for p in sorted(BAD, key=rel))
-    assert combined == per_file
+    # (a bad call whose problems are all in the steps file it calls is located there alone)
+    called = {f for f in files if f.startswith(rel(CALLED) + "/")}
+    assert files - called == {rel(p) for p in BAD} - {rel(CORPUS / "flows" / "bad" / n) for n in (
+        "rule-use-bound-badly.flow.yaml", "rule-use-recursive.flow.yaml")}
+    # the combined output is every file's output, sorted by path (a called steps file's problems sort
+    # under its own path, after the files that call it)
+    alone: list[Problem] = []
+    for path in sorted(BAD, key=rel):
+        with pytest.raises(SpecError) as one:
+            load_suites([rel(path)], SETTINGS)
+        alone.extend(one.value.problems)
+    assert caught.value.problems == SpecError(list(dict.fromkeys(alone))).problems

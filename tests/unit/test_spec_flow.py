@@ -189,7 +189,8 @@ def test_a_key_with_a_line_break_is_refused_on_one_line(tmp_path: Path, monkeypa
         "  hint: valid keys of a goto step: url, optional\n"
         "t.flow.yaml:5:1: error: unknown key 'two\\nlines' at the top level\n"
         "  hint: valid keys of a flow spec: spec_version, name, description, url, allowed_hosts, steps, assertions, "
-            "saves_session, session, tags, viewport, device, locale, timezone, color_scheme, geolocation")
+            "saves_session, session, tags, before_each, after_each, examples, viewport, device, locale, timezone, "
+            "color_scheme, geolocation")
 
 
 def test_an_explicit_file_with_any_name_is_loaded_by_its_content(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -13,7 +13,7 @@ import pytest
 
 from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.records import ElementRead, FrameName, Seq
+from flowwalk.browser.records import ElementRead, FrameName, ItemsRead, Seq
 from flowwalk.errors import Location
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.walk.checks import KINDS, NEEDS_ELEMENT, run_check
@@ -171,3 +171,76 @@ def test_a_flow_check_waits_for_a_change_even_after_a_read_slower_than_the_inter
     assert not result.passed and result.reads == 4
     assert [c[0] for c in reader.calls] == ["elements", "changed"] * 3 + ["elements"]
     assert session.waited_ms == []
+
+
+TODOS = ("buy some cheese", "feed the cat", "book a doctors appointment")
+
+# (kind, expect fields, the recorded items read, passes, observed)
+JUDGED_ITEMS = [
+    ("texts", {"items": TODOS}, ItemsRead(3, texts=TODOS), True, "3 item(s) match 'li'"),
+    ("texts", {"items": ("buy  some cheese ", "feed the cat", "book a doctors appointment")},
+     ItemsRead(3, texts=TODOS), True, "3 item(s)"),
+    ("texts", {"items": TODOS[:2]}, ItemsRead(3, texts=TODOS), False, "3 item(s) match 'li': ['buy some cheese'"),
+    ("texts", {"items": ("Buy some cheese",)}, ItemsRead(1, texts=TODOS[:1]), False, "1 item(s)"),   # case counts
+    ("texts", {"items": ("cheese", "appointment"), "match": "contains"}, ItemsRead(3, texts=TODOS), True, "3 item(s)"),
+    ("texts", {"items": ("appointment", "cheese"), "match": "contains"}, ItemsRead(3, texts=TODOS), False, "3 item(s)"),
+    ("texts", {"items": ()}, ItemsRead(0), True, "0 item(s)"),
+    ("texts", {"items": ("a",)}, ItemsRead(1001, texts=("a",) * 1000), False, "1001 item(s) match 'li' (the first 1000"),
+    ("texts", {"items": (" sausages ",), "keep_whitespace": True}, ItemsRead(1, texts=(" sausages ",)), True, "1 item"),
+    ("texts", {"items": ("sausages",), "keep_whitespace": True}, ItemsRead(1, texts=(" sausages ",)), False, "1 item"),
+    ("classes", {"items": ("completed", "")}, ItemsRead(2, classes=(" completed ", "")), True, "2 item(s)"),
+    ("classes", {"items": ("completed", "")}, ItemsRead(2, classes=("completed", "completed")), False, "2 item(s)"),
+    ("classes", {"items": ("", "")}, ItemsRead(2, classes=("", "hidden")), False, "2 item(s)"),
+    ("classes", {"items": ("completed", ""), "match": "contains"}, ItemsRead(2, classes=("completed hidden", "x")),
+     True, "2 item(s)"),
+    ("classes", {"items": ("completed",), "match": "contains"}, ItemsRead(2, classes=("completed", "completed")),
+     False, "2 item(s)"),
+    ("has_class", {"value": "completed"}, ItemsRead(2, classes=("editing completed", "")), True,
+     "'li' (first of 2) has class 'editing completed'"),
+    ("has_class", {"value": "completed"}, ItemsRead(1, classes=("",)), False, "'li' has no class"),
+    ("has_class", {"value": "completed"}, ItemsRead(0), False, "no element matches 'li'"),
+    ("lacks_class", {"value": "completed"}, ItemsRead(1, classes=("",)), True, "'li' has no class"),
+    ("lacks_class", {"value": "completed editing"}, ItemsRead(1, classes=("editing",)), False, "'li' has class 'editing'"),
+]
+
+
+@pytest.mark.parametrize("kind, fields, recorded, passes, observed", JUDGED_ITEMS)
+def test_each_list_and_class_kind_judges_a_recorded_items_read(kind: str, fields: dict[str, Any], recorded: ItemsRead,
+                                                               passes: bool, observed: str) -> None:
+    session = RecordedSession(RecordedReader(items_of={"li": recorded}))
+    result = check(session, expect(kind, selector="li", **fields), timeout_ms=300)
+    assert result.passed is passes
+    assert result.observed.startswith(observed), result.observed
+    assert ("items", "li", "raw" if fields.get("keep_whitespace") else "text") in session.recorded.calls
+    # a list that did not match says how, item by item; nothing else has a diff
+    assert bool(result.diff) is (not passes and kind in ("texts", "classes"))
+
+
+def test_a_failed_list_check_diffs_the_expected_items_against_the_observed_ones() -> None:
+    read_ = ItemsRead(3, texts=("buy some cheese", "feed the dog", "book a doctors appointment"))
+    session = RecordedSession(RecordedReader(items_of={"#todo-list li": read_}))
+    result = check(session, expect("texts", selector="#todo-list li", items=TODOS), timeout_ms=300)
+    assert not result.passed and result.runtime_code == "EXPECT_STATE_MISMATCH"
+    assert result.expected == ("texts of '#todo-list li' exactly ['buy some cheese', 'feed the cat', "
+                               "'book a doctors appointment']")
+    assert result.diff.splitlines() == ["- expected (3 items)", "+ observed (3 items)", "  'buy some cheese'",
+                                        "- 'feed the cat'", "+ 'feed the dog'", "  'book a doctors appointment'"]
+
+
+def test_an_empty_list_is_observed_not_missing_but_a_class_check_needs_its_element() -> None:
+    session = RecordedSession(RecordedReader(items_of={}))
+    listed = check(session, expect("texts", selector="li", items=("a",)), timeout_ms=300)
+    assert listed.runtime_code == "EXPECT_STATE_MISMATCH" and listed.observed.startswith("0 item(s)")
+    classed = check(session, expect("has_class", selector="li", value="done"), timeout_ms=300)
+    assert classed.runtime_code == "ELEMENT_NOT_FOUND"
+
+
+@pytest.mark.parametrize("kind, query, flag", [("text_contains", "text", "match_case"),
+                                               ("text_not_contains", "text", "match_case"),
+                                               ("has_text", "exact_text", "keep_whitespace")])
+def test_case_and_whitespace_flags_reach_the_read(kind: str, query: str, flag: str) -> None:
+    reader = RecordedReader(elements_of={"#s": read(1, hit=True, text="x")})
+    check(RecordedSession(reader), expect(kind, selector="#s", value="x", **{flag: True}), timeout_ms=300)
+    asked = reader.queries[0]
+    assert asked.kind == query
+    assert (asked.match_case, asked.raw) == ((True, False) if flag == "match_case" else (False, True))

@@ -1,11 +1,13 @@
 """One Chromium per worker: launching it, noticing when it dies, and opening a context per scenario.
 
 Chromium comes from Debian's packages (`settings.executable`, the headless shell when installed);
-Playwright's own browser download is never used. Browser stderr is never a failure: the full
-`/usr/bin/chromium` prints a harmless shell error on every start. `Browser.new_session` opens a
-fresh context + page per scenario attempt; context creation is on every scenario's critical path,
-so it carries only what a scenario needs (viewport, HTTPS errors ignored, default timeouts, the
-network policy of `network.py`, listeners) and tracing only when asked.
+Playwright's own browser download is never used. With `settings.browser_endpoint` the browser is a
+Playwright browser server's instead (`connect`): launched there, with the same executable and flags.
+Browser stderr is never a failure: the full `/usr/bin/chromium` prints a harmless shell error on
+every start. `Browser.new_session` opens a fresh context + page per scenario attempt; context
+creation is on every scenario's critical path, so it carries only what a scenario needs (viewport,
+HTTPS errors ignored, default timeouts, the network policy of `network.py`, listeners) and tracing
+only when asked.
 
 Opening a context and its page costs 50 to 150 ms (Chromium starts a renderer), and closing one
 10 to 25 ms: a worker's scenarios would wait for both in turn. So the browser opens the next
@@ -37,6 +39,7 @@ from playwright.sync_api import Browser as PwBrowser
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Playwright, sync_playwright
 
+from flowwalk.browser.access import HeaderRoute, credentials_option
 from flowwalk.browser.errors import BrowserCrashed, first_line, translated
 from flowwalk.browser.network import host_of, is_ip, is_loopback
 from flowwalk.browser.seams import private_api_allowed
@@ -101,7 +104,7 @@ class Browser:
         owned = manager
         try:
             executable = settings.executable
-            if not os.path.exists(executable):
+            if not settings.browser_endpoint and not os.path.exists(executable):
                 raise BrowserLaunchError(
                     f"Chromium not found at '{executable}'\n"
                     "  hint: install Debian's chromium (the install script does), or point "
@@ -114,19 +117,24 @@ class Browser:
                 except Exception as exc:
                     owned = None
                     raise BrowserLaunchError(f"could not start Playwright's driver: {first_line(exc)}") from exc
-            marker = browser_marker()
+            marker = "" if settings.browser_endpoint else browser_marker()
             try:
-                browser = playwright.chromium.launch(
-                    executable_path=executable,
-                    # the marker is a switch Chromium ignores; it lets the run's watchdog find this
-                    # browser's processes and no one else's (walk/watchdog.py)
-                    args=[*settings.browser_args, f"{MARKER_SWITCH}={marker}"],
-                    headless=True,
-                    # the full browser prints errors on stderr at start; Playwright only reads them
-                    # into the message of a failed launch, and they never fail a good one
-                    timeout=60_000,
-                )
+                if settings.browser_endpoint:
+                    browser = connect(settings, playwright)
+                else:
+                    browser = playwright.chromium.launch(
+                        executable_path=executable,
+                        # the marker is a switch Chromium ignores; it lets the run's watchdog find this
+                        # browser's processes and no one else's (walk/watchdog.py)
+                        args=[*settings.browser_args, f"{MARKER_SWITCH}={marker}"],
+                        headless=True,
+                        # the full browser prints errors on stderr at start; Playwright only reads them
+                        # into the message of a failed launch, and they never fail a good one
+                        timeout=LAUNCH_TIMEOUT_MS,
+                    )
             except PlaywrightError as exc:
+                if settings.browser_endpoint:
+                    raise BrowserLaunchError(connect_problem(settings, exc)) from exc
                 raise BrowserLaunchError(
                     f"could not start Chromium at '{executable}': {first_line(exc)}\n"
                     "  hint: check that the executable runs (`"
@@ -196,11 +204,15 @@ class Browser:
         `offline` (default on) aborts subresource requests to hosts outside loopback, the entry
         host and `allowed_hosts`, recording each in the session's evidence; analytics vendors are
         always answered locally and top-level navigations always obey the allowlist.
+
+        The run's HTTP headers and credentials (`settings.http_access`) go to the base URL's origin
+        only (browser/access.py); such a session is opened on the spot, never from the spare.
         """
         self._check_alive()
         entry_host = host_of(entry_url) if entry_url else None
-        options = {**_plain_options(), **(context_options or {})}
-        plain = not trace and not (offline and entry_host) and storage_state is None
+        access = self.settings.http_access
+        options = {**_plain_options(), **(context_options or {}), **credentials_option(access)}
+        plain = not trace and not (offline and entry_host) and storage_state is None and not access
         if storage_state is not None:
             options["storage_state"] = storage_state
         if not plain and entry_host and offline:
@@ -215,6 +227,8 @@ class Browser:
                 context = self._browser.new_context(**options)
                 if trace:
                     context.tracing.start(screenshots=True, snapshots=True)
+                # the run's headers, for the base URL's origin only (browser/access.py)
+                HeaderRoute(access, self.settings.navigation_timeout_ms).install(context)
                 page = context.new_page()
             context.set_default_timeout(self.settings.action_timeout_ms)
             context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
@@ -350,6 +364,48 @@ class Browser:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+#: how long a browser may take to start (or a browser server to answer and start one)
+LAUNCH_TIMEOUT_MS = 60_000
+#: what a spec's loopback URLs mean with a browser elsewhere: this machine's, as with a local browser
+#: (Playwright tunnels them over the connection), so `--serve` and a local site work alike
+EXPOSE_NETWORK = "<loopback>"
+
+
+def connect(settings: Settings, playwright: Playwright) -> PwBrowser:
+    """A Chromium of the Playwright browser server at `settings.browser_endpoint`, launched there
+    with flowwalk's own launch options: the executable (Debian's, on the server; the server must
+    run with `--unsafe` to take it, else it would look for a browser Playwright downloaded) and the
+    launch flags of a local launch (`settings.browser_args`). One browser per connection."""
+    import json
+
+    options = {"executablePath": settings.executable, "args": list(settings.browser_args), "headless": True,
+               "timeout": LAUNCH_TIMEOUT_MS}
+    return playwright.chromium.connect(str(settings.browser_endpoint), timeout=LAUNCH_TIMEOUT_MS,
+                                       headers={"x-playwright-launch-options": json.dumps(options)},
+                                       expose_network=EXPOSE_NETWORK)
+
+
+def connect_problem(settings: Settings, exc: BaseException) -> str:
+    """Why no browser came from the server, and what to do (the endpoint shown without its query,
+    which may carry a service's token)."""
+    endpoint = str(settings.browser_endpoint).split("?")[0]
+    said = first_line(exc)
+    if "Executable doesn't exist" in str(exc) or "executable" in said.lower():
+        hint = (f"the server did not launch {settings.executable}: start it with `playwright run-server --unsafe` "
+                "(without --unsafe it ignores the executable flowwalk names and looks for a browser Playwright "
+                "downloaded), and set FLOWWALK_CHROMIUM to where Chromium is on the server")
+    else:
+        hint = (f"check that a Playwright {_playwright_version()} browser server (`playwright run-server --unsafe`) "
+                f"listens at {endpoint} and that this job can reach it")
+    return f"could not get a browser from the browser server at {endpoint}: {said}\n  hint: {hint}"
+
+
+def _playwright_version() -> str:
+    from importlib.metadata import version
+
+    return version("playwright")
 
 
 def start_playwright() -> tuple[Any, Playwright]:

@@ -17,14 +17,14 @@ a failure's evidence are the session's (browser/session.py). The scripts run are
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence, Union
+from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, Union
 
 from flowwalk.browser.capture import Captures
 from flowwalk.browser.element import Acts
 from flowwalk.browser.errors import translating
 from flowwalk.browser.locate import locate
-from flowwalk.browser.records import (CandidatesRead, Element, ElementQuery, ElementRead, FrameName, Inspection, Match,
-                                      Quiet, Reader, Seen, Seq, UrlState)
+from flowwalk.browser.records import (ITEM_CLIP, ITEMS_MAX, CandidatesRead, Element, ElementQuery, ElementRead, FrameName,
+                                      ItemsRead, Match, Quiet, Reader, Seq, UrlState)
 from flowwalk.browser.scripts import compose, script
 from flowwalk.browser.survey import Explores
 
@@ -43,6 +43,8 @@ _OWNS_JS = compose("/* global fw */ (el, id) => { return fw.hasId(el, id); }")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
 _URL_JS = "() => location.href"
+_STATUS_JS = ("() => { const n = performance.getEntriesByType('navigation')[0];"
+              " return n ? n.responseStatus || null : null; }")
 _URL_STATE_JS = compose("/* global fw */ () => { return { url: location.href, quiet: fw.quiet('dom') }; }")
 
 
@@ -103,6 +105,18 @@ class Page(Acts, Captures, Explores):
         with self._translating():
             return str(self._where.evaluate(_BODY_TEXT_JS, limit) or "")
 
+    def navigation_status(self) -> int | None:
+        """The HTTP status of the document now shown, when the browser reports it."""
+        with self._translating():
+            status = self._where.evaluate(_STATUS_JS)
+        return int(status) if isinstance(status, int) else None
+
+    def wait_for_load(self, state: Literal["load", "networkidle"], timeout_ms: float) -> None:
+        """Until the document reached `state` (its load event; no request for 500 ms): `TimedOut`
+        when `timeout_ms` passed first."""
+        with self._translating():
+            self._where.wait_for_load_state(state, timeout=timeout_ms)
+
     def document_title(self) -> str:
         """The document's title."""
         with self._translating():
@@ -158,26 +172,18 @@ class Page(Acts, Captures, Explores):
 
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
-        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet}
+        arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
+               "w": query.raw}
         with self._translating(selector):
             return ElementRead.of(self._where.locator(selector).evaluate_all(script("elements"), arg))
 
-    def inspect(self, selector: str, limit: int) -> Inspection:
-        """Every element `selector` matches: the count, and the first `limit` with their ids,
-        visibility, enabled state and role."""
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+        """One read of every element `selector` (one alternative, no pipes) matches now, item by item:
+        each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
+        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`)."""
+        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
         with self._translating(selector):
-            raw = self._where.locator(selector).evaluate_all(script("inspect"), limit)
-        r = raw if isinstance(raw, Mapping) else {}
-        items = tuple(Seen(int(i["id"]), bool(i.get("visible")), bool(i.get("enabled")), str(i.get("role") or ""))
-                      for i in r.get("items", ()) or () if isinstance(i, Mapping))
-        return Inspection(int(r.get("n", 0) or 0), items)
-
-    def near(self, selector: str, css: str) -> list[str]:
-        """CSS paths of the one element matching `css` beside each of the first 5 matches of
-        `selector` (in its nearest container that has any, or the control a `<label>` names)."""
-        with self._translating(selector):
-            paths = self._where.locator(selector).evaluate_all(script("near"), css)
-        return [p for p in paths or () if isinstance(p, str)]
+            return ItemsRead.of(self._where.locator(selector).evaluate_all(script("items"), arg))
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

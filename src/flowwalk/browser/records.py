@@ -1,7 +1,7 @@
 """What the page API returns: frozen records, and the `Reader` protocol the judges read a page through.
 
 Every method of `browser.page.Page` answers one of these (or a plain value: a URL, a text, a count),
-never a Playwright object. The judges (walk/checks.py, walk/resolve.py, walk/healer.py) read through
+never a Playwright object. The judges (walk/checks.py, walk/healing.py, heal/find.py) read through
 `Reader`, so they run on recorded reads without Chromium (tests/recorded_page.py, as httpx's tests
 use a mock transport). A new read or action is one method on `Page` and, when it returns more than a
 plain value, one record here.
@@ -12,8 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
-__all__ = ["AriaRead", "CandidatesRead", "Element", "ElementQuery", "ElementRead", "FrameName", "Inspection", "Match",
-           "Quiet", "Reader", "Seen", "Seq", "UrlState"]
+__all__ = ["AriaRead", "CandidatesRead", "Element", "ElementQuery", "ElementRead", "FrameName", "ITEMS_MAX", "ITEM_CLIP",
+           "ItemsRead", "Match", "Quiet", "Reader", "Seq", "UrlState"]
 
 
 @dataclass(frozen=True)
@@ -30,16 +30,20 @@ class ElementQuery:
     """What one read of a selector's matches asks (`Page.elements`).
 
     `kind`: `count` (only how many), `text` (the first match whose text contains `value`,
-    case-insensitive), `exact_text` (whose text is exactly `value`), `texts` (the first 20
-    matches' texts), `visible` (how many are visible), `disabled`, `checked`, `value` (the
-    first match's input value) or `attribute` (the first match's attribute `attr`). `quiet`: also
-    how long the page has been still (`Quiet`): '' (not asked), 'dom' or 'layout'.
+    case-insensitive unless `match_case`), `exact_text` (whose text is exactly `value`, both
+    normalised; with `raw` the textContent as the DOM holds it, whitespace kept, equals `value`
+    as written), `texts` (the first 20 matches' texts), `visible` (how many are visible),
+    `disabled`, `checked`, `value` (the first match's input value) or `attribute` (the first
+    match's attribute `attr`). `quiet`: also how long the page has been still (`Quiet`): ''
+    (not asked), 'dom' or 'layout'.
     """
 
     kind: str
     value: str = ""
     attr: str = ""
     quiet: str = ""
+    match_case: bool = False
+    raw: bool = False
 
 
 @dataclass(frozen=True)
@@ -129,22 +133,34 @@ class ElementRead:
                    seq=Seq.of(r.get("seq")))
 
 
-@dataclass(frozen=True)
-class Seen:
-    """An element a target re-resolution found: its id, and how it looks."""
-
-    id: int
-    visible: bool
-    enabled: bool
-    role: str
+#: an items read returns at most this many matches, each text or class clipped to ITEM_CLIP characters
+ITEMS_MAX = 1000
+ITEM_CLIP = 10_000
 
 
 @dataclass(frozen=True)
-class Inspection:
-    """A selector's matches as re-resolution ranks them: the count and the first few, looked at."""
+class ItemsRead:
+    """One read of every element a selector matches, item by item (`Page.items`)."""
 
-    count: int
-    items: tuple[Seen, ...]
+    #: how many elements match
+    n: int
+    #: the first ITEMS_MAX matches' texts, in document order: rendered and normalised (`fw.textOf`),
+    #: or the textContent as the DOM holds it when the read asked for raw text
+    texts: tuple[str, ...] = ()
+    #: their class attributes, as written ('' for an element without one)
+    classes: tuple[str, ...] = ()
+    #: when the read asked (`quiet`): how long the page had been still
+    quiet: Quiet | None = None
+    #: the page's change count at this read (`Page.changed`); None without a record
+    seq: Seq | None = None
+
+    @classmethod
+    def of(cls, raw: Any) -> "ItemsRead":
+        """The record of what `js/items.js` returned."""
+        r = raw if isinstance(raw, Mapping) else {}
+        return cls(n=int(r.get("n", 0) or 0), texts=tuple(str(t) for t in r.get("texts", ()) or ()),
+                   classes=tuple(str(c) for c in r.get("classes", ()) or ()), quiet=Quiet.of(r.get("quiet")),
+                   seq=Seq.of(r.get("seq")))
 
 
 @dataclass(frozen=True)
@@ -199,11 +215,10 @@ class Reader(Protocol):
     def url(self) -> str: ...
     def url_state(self) -> UrlState: ...
     def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead: ...
     def child_frames(self, limit: int) -> list["Reader"]: ...
     def detached(self) -> bool: ...
     def frame_name(self) -> FrameName | None: ...
-    def inspect(self, selector: str, limit: int) -> Inspection: ...
-    def near(self, selector: str, css: str) -> list[str]: ...
     def match(self, selector: str, scope: str | None = None) -> Match: ...
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

@@ -1,4 +1,4 @@
-"""What `discover` reads of a page: `Explores`, a part of `Page`. Each is one call, in plain data.
+"""What `discover` reads of a page: `Explores`, a part of `Page`. Each is one call, answered as a record.
 
 - `survey`: what a page offers, the raw material discover classifies and writes specs from: the
   title, landmarks, headings, links, buttons, forms with their fields and labels, lists and tables
@@ -16,7 +16,14 @@
   visibility, classes and states (`checked`, `aria-pressed`, `-expanded`, `-selected`, `-current`,
   a field's value), and the page's alert and status messages. Hidden elements are listed too,
   marked hidden: an element that appears after an action is an effect.
+- `tables`, `form`: the page's tables as a person reads them (headers and their sort links, the rows
+  shown, the links that turn a list's pages), and what the fields of a form ask of their values (type,
+  bounds, pattern, options, help text) with the errors shown.
 - `text`, `messages`: the body's visible text, and the alerts' (what a click or a submit changed).
+- `count`: how many elements a selector matches now.
+
+Each answers a record of browser/explored.py (`read` turns the script's plain data into it once),
+so discover's modules pass records, never dicts.
 """
 
 from __future__ import annotations
@@ -25,6 +32,7 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any
 
 from flowwalk.browser.errors import PageError
+from flowwalk.browser.explored import FormAsks, Observation, Survey, Tables, read
 from flowwalk.browser.locate import locate
 from flowwalk.browser.scripts import script
 
@@ -32,12 +40,14 @@ if TYPE_CHECKING:
     from playwright.sync_api import Frame
     from playwright.sync_api import Page as PlaywrightPage
 
-__all__ = ["Explores", "OBSERVE_LIMIT", "SURVEY_LIMIT"]
+__all__ = ["Explores", "OBSERVE_LIMIT", "SURVEY_LIMIT", "TABLE_ROWS"]
 
 #: the most elements of one kind a survey lists (a page of 5,000 links is summarised, not listed)
 SURVEY_LIMIT = 150
 #: the most elements, lists and rows an observation lists
 OBSERVE_LIMIT = 200
+#: the most rows of a table a read lists
+TABLE_ROWS = 12
 
 
 class Explores:
@@ -52,20 +62,33 @@ class Explores:
         with self._translating():
             return self._where.locator(":root").evaluate(script(name), arg, timeout=timeout_ms)
 
-    def survey(self, timeout_ms: float = 10_000) -> dict[str, Any]:
+    def survey(self, timeout_ms: float = 10_000) -> Survey:
         """What the page offers now (see the module docstring)."""
-        result = self._evaluate("survey", SURVEY_LIMIT, timeout_ms)
-        return result if isinstance(result, dict) else {}
+        return read(Survey, self._evaluate("survey", SURVEY_LIMIT, timeout_ms) or {})
 
-    def observe(self, timeout_ms: float = 10_000) -> dict[str, Any]:
+    def observe(self, timeout_ms: float = 10_000) -> Observation:
         """The page's state now (see the module docstring)."""
-        result = self._evaluate("observe", OBSERVE_LIMIT, timeout_ms)
-        return result if isinstance(result, dict) else {}
+        return read(Observation, self._evaluate("observe", OBSERVE_LIMIT, timeout_ms) or {})
+
+    def tables(self, limit: int = TABLE_ROWS) -> Tables:
+        """The page's tables, each with its first `limit` rows, and the links that turn a list's pages."""
+        with self._translating():
+            return read(Tables, self._where.locator(":root").evaluate(script("tables"), limit))
+
+    def form(self, selector: str) -> FormAsks | None:
+        """What the fields of the form `selector` finds (or holds) ask, and the errors shown; None when
+        nothing matches."""
+        with self._translating(selector):
+            found = locate(self._where, selector)
+            if found.count == 0:
+                return None
+            return read(FormAsks, found.locator.first.evaluate(script("form_asks")))
 
     def count(self, selector: str) -> int:
         """How many elements `selector` (CSS or `text=`) matches now; -1 when it cannot be evaluated."""
         try:
-            return int(locate(self._where, selector).count)
+            with self._translating(selector):
+                return int(locate(self._where, selector).count)
         except Exception:  # noqa: BLE001 - an odd selector is just not usable
             return -1
 

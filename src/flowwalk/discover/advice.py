@@ -19,12 +19,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urlsplit
 
+from flowwalk.browser.explored import Element
+from flowwalk.discover.features import Feature
 from flowwalk.discover.generate import GeneratedSpec, render_spec
 from flowwalk.discover.options import DiscoverOptions
+from flowwalk.discover.record import ModelCallRecord, ModelDrop
 from flowwalk.discover.safety import host_in_scope
+from flowwalk.discover.state import CrawledPage, CrawlState, Step
 from flowwalk.settings import Settings
 
 __all__ = ["advise_specs", "advice_question"]
@@ -37,14 +41,14 @@ ANSWER_FORMAT = ('{"specs": [{"spec": <number>, "name": "<short>", "description"
 
 def _checks(spec: GeneratedSpec) -> list[int]:
     """Indexes (in data["steps"]) of the spec's own expects, after the steps that lead to the page."""
-    return [i for i, step in enumerate(spec.data["steps"]) if i >= spec.prefix_steps and step["type"] == "expect"]
+    return [i for i, step in enumerate(spec.data["steps"]) if i >= spec.prefix_steps and step.get("type") == "expect"]
 
 
 def _describe(spec: GeneratedSpec, number: int) -> str:
     lines = [f"spec {number}: {spec.data['name']} ({spec.feature})"]
     for n, index in enumerate(_checks(spec), 1):
         step = spec.data["steps"][index]
-        lines.append(f"  check {n}: {step['kind']} {step.get('selector', '')} {step.get('value', step.get('equals', ''))}".rstrip())
+        lines.append(f"  check {n}: {step.get('kind')} {step.get('selector', '')} {step.get('value', step.get('equals', ''))}".rstrip())
     return "\n".join(lines)
 
 
@@ -55,7 +59,7 @@ def _one_line(value: Any, limit: int) -> str | None:
     return text[:limit] if text else None
 
 
-def advice_question(specs: list[GeneratedSpec], state: dict[str, Any]) -> Any:
+def advice_question(specs: list[GeneratedSpec], state: CrawlState) -> Any:
     """The one question the model is asked about a crawl's specs (an `agent.Question`)."""
     from flowwalk.agent import Question
 
@@ -64,7 +68,7 @@ def advice_question(specs: list[GeneratedSpec], state: dict[str, Any]) -> Any:
                           "clear name, a one-sentence description, and which of its numbered checks a "
                           "person would keep. You may add a check only from the data shown."),
                     answer_format=ANSWER_FORMAT,
-                    facts={"site": state["start_url"], "specs": str(len(specs))},
+                    facts={"site": state.start_url, "specs": str(len(specs))},
                     items=[_describe(spec, n) for n, spec in enumerate(specs, 1)])
 
 
@@ -88,10 +92,21 @@ class _Given:
         return Answer(value, reason if isinstance(reason, str) else "", ())
 
 
-def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: list[dict[str, Any]],
+def _unique_selectors(page: CrawledPage | None) -> set[str]:
+    """The selectors the page's survey found matching exactly one element."""
+    if page is None:
+        return set()
+    survey = page.survey
+    elements: list[Element] = [*survey.links, *survey.buttons, *survey.lists, *survey.dialogs]
+    for form in survey.forms:
+        elements += [form, *form.fields, *([form.submit] if form.submit is not None else [])]
+    return {c.selector for element in elements for c in element.candidates if c.count == 1}
+
+
+def advise_specs(specs: list[GeneratedSpec], state: CrawlState, features: Sequence[Feature],
                  settings: Settings, options: DiscoverOptions, say: Callable[[str], None],
                  given: Mapping[str, Any] | None = None,
-                 ) -> tuple[list[GeneratedSpec], list[dict[str, Any]], list[dict[str, Any]]]:
+                 ) -> tuple[list[GeneratedSpec], list[ModelDrop], list[ModelCallRecord]]:
     """(specs, drops, calls): the specs with the model's usable proposals applied (or those of the
     `given` answer, when an agent answered the question itself)."""
     config = settings.model
@@ -99,32 +114,21 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
         return specs, [], []
     from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, QuotaExceeded
 
-    calls: list[dict[str, Any]] = []
+    calls: list[ModelCallRecord] = []
     agent: Any
     if given is not None:
         agent = _Given(given)   # the agent's own answer, held to the model's rules below
     else:
         assert config is not None
         secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
-        agent = Agent.open(config, secrets=secrets, record=lambda call: calls.append(
-            {"purpose": call.purpose, "outcome": call.outcome, "decision": call.decision[:300],
-             "latency_ms": round(call.latency_ms, 1)}))
-    start_host = urlsplit(state["start_url"]).hostname or ""
+        agent = Agent.open(config, secrets=secrets, record=lambda call: calls.append(ModelCallRecord(
+            purpose=call.purpose, outcome=call.outcome, decision=call.decision[:300],
+            latency_ms=round(call.latency_ms, 1))))
+    start_host = urlsplit(state.start_url).hostname or ""
     allowed = tuple(options.allow_hosts)
-    pages = {p["id"]: p for p in state["pages"]}
-    feature_page = {f["id"]: f["page"] for f in features}
-    known_paths = {urlsplit(v).path for p in state["pages"] for v in p["visits"]}
-
-    def unique_selectors(page: dict[str, Any]) -> set[str]:
-        survey = page.get("survey") or {}
-        out: set[str] = set()
-        for group in ("links", "buttons", "lists", "dialogs"):
-            for element in survey.get(group) or ():
-                out.update(c["selector"] for c in element.get("candidates") or () if c.get("count") == 1)
-        for form in survey.get("forms") or ():
-            for element in [form, *(form.get("fields") or ()), *([form["submit"]] if form.get("submit") else [])]:
-                out.update(c["selector"] for c in element.get("candidates") or () if c.get("count") == 1)
-        return out
+    pages = {p.id: p for p in state.pages}
+    feature_page = {f.id: f.page for f in features}
+    known_paths = {urlsplit(v).path for p in state.pages for v in p.visits}
 
     def validate(data: dict[str, Any]) -> list[dict[str, Any]]:
         entries = data.get("specs")
@@ -136,25 +140,26 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
         return entries
 
     question = advice_question(specs, state)
-    drops: list[dict[str, Any]] = []
+    drops: list[ModelDrop] = []
     try:
         answer = agent.ask(question, validate, describe=lambda v: f"{len(v)} specs advised")
     except (ModelUnavailable, QuotaExceeded, NoValidAnswer) as error:
         say(f"model: no advice ({type(error).__name__}: {str(error)[:200]}); the deterministic specs stand")
-        return specs, [{"feature": "*", "what": "the whole answer", "reason": f"{type(error).__name__}: {error}"[:300]}], calls
+        return specs, [ModelDrop(feature="*", what="the whole answer",
+                                 reason=f"{type(error).__name__}: {error}"[:300])], calls
 
     out = list(specs)
     for entry in answer.value:
         spec = out[entry["spec"] - 1]
-        page = pages.get(feature_page.get(spec.feature, ""), {})
+        page = pages.get(feature_page.get(spec.feature, ""))
 
         def drop(what: str, reason: str, feature: str = spec.feature) -> None:
-            drops.append({"feature": feature, "what": what[:200], "reason": reason})
+            drops.append(ModelDrop(feature=feature, what=what[:200], reason=reason))
 
         def url_ok(text: str) -> bool:
             return all(host_in_scope(urlsplit(u).hostname or "", start_host, allowed) for u in _URL.findall(text))
 
-        data = {**spec.data, "steps": [dict(s) for s in spec.data["steps"]]}
+        data = spec.data.copy()
         name = _one_line(entry.get("name"), 120)
         if name and url_ok(name):
             data["name"] = name
@@ -176,12 +181,12 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
                 removed = {checks[k - 1] for k in range(1, len(checks) + 1) if k not in numbers}
             elif checks and not keep:
                 drop("keep []", "a spec keeps at least one check")
-        extras: list[dict[str, Any]] = []
+        extras: list[Step] = []
         for extra in entry.get("extra") or []:
             if not isinstance(extra, dict):
                 drop(repr(extra)[:120], "not a check")
             elif extra.get("kind") == "visible" and isinstance(extra.get("selector"), str):
-                if extra["selector"] in unique_selectors(page):
+                if extra["selector"] in _unique_selectors(page):
                     extras.append({"type": "expect", "kind": "visible", "selector": extra["selector"]})
                 else:
                     drop(f"visible {extra['selector']!r}"[:200], "the selector does not resolve to one element "
@@ -197,6 +202,6 @@ def advise_specs(specs: list[GeneratedSpec], state: dict[str, Any], features: li
                 drop(repr(extra)[:120], "only visible and url_contains checks may be added")
         data["steps"] = [s for i, s in enumerate(data["steps"]) if i not in removed] + extras
         data["steps"] = data["steps"][:30]
-        out[entry["spec"] - 1] = replace(spec, data=data, text=render_spec(data, list(spec.header)))
+        out[entry["spec"] - 1] = replace(spec, data=data, text=render_spec(data, spec.header))
     say(f"model: advised {len(answer.value)} specs; {len(drops)} proposals dropped")
     return out, drops, calls

@@ -11,71 +11,38 @@ crawl that stopped where it stopped, loop detection included.
 
 from __future__ import annotations
 
-import json
 import re
 import threading
 import time
-from dataclasses import asdict, dataclass, field
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable
+from typing import Callable
 from urllib.parse import urlsplit
 
-from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
-from flowwalk.browser.errors import translating
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
+from flowwalk.browser.explore import ExplorePage, Mark
+from flowwalk.browser.explored import Survey
+from flowwalk.discover import inpage
+from flowwalk.discover.goal import goal_words, score
+from flowwalk.discover.inpage import Found, Hands, resolve_survey
+from flowwalk.discover.listview import explore_list
 from flowwalk.discover.options import DiscoverOptions, StopReason
-from flowwalk.discover.safety import destructive_word, host_in_scope, is_hash_route, url_key
-from flowwalk.discover.inpage import InPage
+from flowwalk.discover.safety import destructive, host_in_scope, is_hash_route, url_key
 from flowwalk.discover.selectors import choose_selector
 from flowwalk.discover.signature import dom_signature, outline, template_key
+from flowwalk.discover.state import CrawledPage, CrawlState, Edge, Queued, Skipped, Via
 
-__all__ = ["CrawlState", "Crawler", "STATE_FILE", "STATE_VERSION"]
+__all__ = ["Crawler", "STATE_FILE"]
 
 STATE_FILE = "discover.state.json"
-STATE_VERSION = 1
-SETTLE_MS = 1_500
+#: with --submit-forms, a destructive link to such a path is followed to see the confirmation page
+#: it asks on (Django's `/books/3/delete/`), whose form is never submitted
+_CONFIRMATION = re.compile(r"/(delete|remove)/?$", re.I)
+#: URLs of one path (a list under other filters, sorts, pages) visited as pages: the crawl spends
+#: its pages on views, not query strings (a list's own moves, listview.py, turn it)
+VIEWS = 1
 _EXTENSIONS = (".pdf", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".mp4", ".mp3", ".csv",
                ".xlsx", ".docx", ".exe", ".dmg", ".gz", ".tar", ".json", ".xml", ".txt")
-
-
-@dataclass
-class CrawlState:
-    """Everything the crawl knows; JSON as `discover.state.json` between pages."""
-
-    start_url: str
-    queue: list[dict[str, Any]] = field(default_factory=list)
-    pages: list[dict[str, Any]] = field(default_factory=list)
-    #: url key -> page id, for every URL that was loaded
-    seen: dict[str, str] = field(default_factory=dict)
-    edges: list[dict[str, Any]] = field(default_factory=list)
-    skipped: list[dict[str, Any]] = field(default_factory=list)
-    loops: list[dict[str, Any]] = field(default_factory=list)
-    #: "signature|action" -> the signature that action led to (loop detection)
-    transitions: dict[str, str] = field(default_factory=dict)
-    #: how often each signature was reached
-    signature_visits: dict[str, int] = field(default_factory=dict)
-    dismiss: list[dict[str, Any]] = field(default_factory=list)
-    #: the journeys explored with --submit-forms (journeys.Journey.to_dict), in page order
-    journeys: list[dict[str, Any]] = field(default_factory=list)
-    #: the URL key of the page an in-page login (a single-page app) left the session at
-    login_landing: str = ""
-    actions: int = 0
-    elapsed_s: float = 0.0
-    stopped_reason: str = ""
-    version: int = STATE_VERSION
-
-    def to_json(self) -> str:
-        return json.dumps(asdict(self), indent=1, sort_keys=True, ensure_ascii=False)
-
-    @classmethod
-    def from_json(cls, text: str) -> "CrawlState":
-        data = json.loads(text)
-        if not isinstance(data, dict) or data.get("version") != STATE_VERSION or "start_url" not in data:
-            raise ValueError("not a discover state file of this version")
-        known = {f for f in cls.__dataclass_fields__}
-        return cls(**{k: v for k, v in data.items() if k in known})
-
-    def page(self, page_id: str) -> dict[str, Any]:
-        return next(p for p in self.pages if p["id"] == page_id)
 
 
 def _slug(url: str) -> str:
@@ -89,17 +56,15 @@ def _slug(url: str) -> str:
 
 
 class Crawler:
-    """One crawl over one `PageSession` (kept for the whole crawl, so a login holds)."""
+    """One crawl over one page (its session kept for the whole crawl, so a login holds); the only
+    writer of the crawl state."""
 
-    def __init__(self, options: DiscoverOptions, session: PageSession, state: CrawlState, folder: Path, *,
-                 action_timeout_ms: int, navigation_timeout_ms: int,
+    def __init__(self, options: DiscoverOptions, view: ExplorePage, state: CrawlState, folder: Path, *,
                  progress: Callable[[str], None], cancel: threading.Event, started: float):
         self.options = options
-        self.session = session
+        self.view = view
         self.state = state
         self.folder = folder
-        self.action_timeout_ms = action_timeout_ms
-        self.navigation_timeout_ms = navigation_timeout_ms
         self.progress = progress
         self.cancel = cancel
         self.started = started - state.elapsed_s   # a resumed crawl's budget counts what it spent
@@ -110,17 +75,16 @@ class Crawler:
         #: would show the login form, so "load this page" there means "log in again"
         self.landing: str | None = None
         self.relogin: Callable[[], None] | None = None
-        self._by_signature = {p["signature"]: p["id"] for p in state.pages}
-        self._by_template = {p["template"]: p["id"] for p in state.pages}
-        #: the banner, controls, searches and forms of each new page
-        self.inpage = InPage(self)
+        self._by_signature = {p.signature: p.id for p in state.pages}
+        self._by_template = {p.template: p.id for p in state.pages}
+        self.goal = goal_words(options.goal)
 
     # --- the loop ---------------------------------------------------------------------------------
 
     def run(self) -> StopReason:
         state = self.state
         if not state.pages and not state.queue:
-            state.queue.append({"url": state.start_url, "depth": 0, "via": None})
+            state.queue.append(Queued(url=state.start_url, depth=0))
         reason: StopReason = "done"
         while state.queue:
             if self.cancel.is_set():
@@ -134,13 +98,12 @@ class Crawler:
                 break
             item = state.queue.pop(0)
             try:
-                with translating():
-                    self._visit(item)
+                self._visit(item)
             except NavigationBlocked as blocked:
-                self.skip(item.get("via"), item["url"], f"left the allowed hosts ({blocked})")
+                self.skip(item.via, item.url, f"left the allowed hosts ({blocked})")
             except (PageError, InvalidSelector) as error:
-                self.skip(item.get("via"), item["url"], f"could not be loaded: {str(error).splitlines()[0][:200]}")
-                if item["depth"] == 0 and not state.pages:
+                self.skip(item.via, item.url, f"could not be loaded: {str(error).splitlines()[0][:200]}")
+                if item.depth == 0 and not state.pages:
                     reason = "unreachable"
                     break
             self._save()
@@ -161,11 +124,11 @@ class Crawler:
         tmp.write_text(self.state.to_json(), encoding="utf-8")
         tmp.replace(path)
 
-    # --- what the in-page actions (discover/inpage.py) and the journeys act through -----------------
+    # --- what the in-page functions (discover/inpage.py) and the journeys act through --------------
 
-    def skip(self, via: dict[str, Any] | None, what: str, reason: str) -> None:
-        """List `what` (reached `via`) as not visited or not clicked, and why, once."""
-        entry = {"from": (via or {}).get("from", ""), "what": what[:300], "reason": reason[:300]}
+    def skip(self, via: Via | None, what: str, reason: str, page: str = "") -> None:
+        """List `what` (reached `via`, or found on `page`) as not visited or not clicked, and why, once."""
+        entry = Skipped(via.from_ if via is not None else page, what[:300], reason[:300])
         if entry not in self.state.skipped:
             self.state.skipped.append(entry)
 
@@ -186,49 +149,58 @@ class Crawler:
         """Go to `url` and let it settle; the document's HTTP status when the page knows it."""
         if self.relogin is not None and self.landing is not None and url_key(url) == self.landing:
             self.relogin()
-        else:
-            self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
-        self.settle()
-        try:
-            with translating():
-                status = self.session.playwright_page.evaluate(
-                    "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }")
-        except (PageError, InvalidSelector):
-            status = None
-        return int(status) if isinstance(status, int) else None
+            self.view.settle()
+            return self.view.status()
+        return self.view.load(url)
 
-    def settle(self) -> None:
-        """Let the page settle after a load or a click: network idle (up to SETTLE_MS), then 100 ms."""
-        try:
-            with translating():
-                self.session.playwright_page.wait_for_load_state("networkidle", timeout=SETTLE_MS)
-        except (PageError, InvalidSelector):
-            pass   # a page that keeps polling is settled enough
-        self.session.wait(100)
+    def _dismiss_banner(self, survey: Survey) -> Survey:
+        """Accept a cookie banner the first time one shows (discover/inpage.py); the survey after it."""
+        survey, dismissed = inpage.dismiss_banner(self.view, survey, self.words)
+        if dismissed is not None and not any(d.selector == dismissed.selector for d in self.state.dismiss):
+            self.state.dismiss.append(dismissed)
+            self.progress(f"  dismissed the cookie banner with {dismissed.selector}")
+        return survey
 
-    def _visit(self, item: dict[str, Any]) -> None:
+    def _record(self, page: CrawledPage, found: Found) -> CrawledPage:
+        """Write what an in-page pass found into the state: `page`'s records, the loops, the routes."""
+        page = replace(page, controls=page.controls + found.controls, searches=page.searches + found.searches,
+                       submits=page.submits + found.submits)
+        self.state.put(page)
+        for key, signature in found.transitions:
+            self.state.transitions[key] = signature
+        for skip in found.skipped:
+            self.skip(None, skip.what, skip.reason, page.id)
+        self.state.loops.extend(found.loops)
+        for route in found.routes:
+            self.enqueue(Queued(url=route.url, depth=page.depth + 1,
+                                via=Via(kind="route", from_=page.id, from_url=page.url, selector=route.selector,
+                                        name=route.name)))
+        return page
+
+    def _visit(self, item: Queued) -> None:
         state = self.state
-        via = item.get("via")
-        loaded_before = {id(entry) for entry in self.session.network}
-        if via and via.get("kind") == "route":
+        via = item.via
+        loaded_before = self.view.mark()
+        status: int | None
+        if via is not None and via.kind == "route":
             # a client-side route: reached by clicking on its page, as the generated spec will
-            self._load(via["from_url"])
-            self.inpage.dismiss_banner(None)
-            self.click(via["selector"])
-            self.settle()
+            self._load(via.from_url)
+            self._dismiss_banner(self.view.survey())
+            self.view.tap(via.selector)
+            self.view.settle()
             status = None
         else:
-            status = self._load(item["url"])
-        url = self.session.page.last_url()
+            status = self._load(item.url)
+        url = self.view.url
         key = url_key(url)
         if status is not None and status >= 400:
             # a broken link is worth knowing about, not worth a spec that checks the error page
             state.seen.setdefault(key, "")
-            self.skip(via, item["url"], f"answered HTTP {status}")
-            self.progress(f"  {item['url']} answered HTTP {status}: not a page to write specs for")
+            self.skip(via, item.url, f"answered HTTP {status}")
+            self.progress(f"  {item.url} answered HTTP {status}: not a page to write specs for")
             return
-        before = self.session.console_error_count
-        survey = self.inpage.dismiss_banner(self.session.page.survey())
+        before = self.view.console_errors
+        survey = self._dismiss_banner(self.view.survey())
         signature = dom_signature(survey)
         template = template_key(url, survey)
         state.signature_visits[signature] = state.signature_visits.get(signature, 0) + 1
@@ -237,195 +209,184 @@ class Crawler:
             same = state.seen[key]
         if same is not None:
             known = state.page(same)
-            if url not in known["visits"]:
-                known["visits"].append(url)
+            if url not in known.visits:
+                known = replace(known, visits=known.visits + (url,))
+                state.put(known)
             state.seen.setdefault(key, same)
-            state.seen.setdefault(url_key(item["url"]), same)
+            state.seen.setdefault(url_key(item.url), same)
             self._edge(via, same)
-            self.progress(f"  = {url} is {known['path']} again (signature {signature}, {len(known['visits'])} visits)")
+            self.progress(f"  = {url} is {known.path} again (signature {signature}, {len(known.visits)} visits)")
             return
         page_id = f"p{len(state.pages) + 1:03d}"
         slug = _slug(url)
-        taken = {p["slug"] for p in state.pages}
+        taken = {p.slug for p in state.pages}
         if slug in taken:
             n = 2
             while f"{slug}-{n}" in taken:
                 n += 1
             slug = f"{slug}-{n}"
-        self._resolve_text_candidates(survey)
-        page: dict[str, Any] = {
-            "id": page_id, "slug": slug, "url": url, "path": _display_path(url), "title": survey.get("title", ""),
-            "status": status, "depth": item["depth"], "signature": signature, "template": template,
-            "outline": outline(survey), "visits": [url], "reached_by": via, "survey": survey,
-            "banner": state.dismiss[0] if state.dismiss else None, "console_errors": 0,
-            "controls": [], "searches": [], "submits": [], "snapshot": "", "screenshot": "",
-        }
-        state.pages.append(page)
+        survey = resolve_survey(survey, self.view.count)
+        page = CrawledPage(id=page_id, slug=slug, url=url, path=_display_path(url), title=survey.title, status=status,
+                           depth=item.depth, signature=signature, template=template, outline=outline(survey),
+                           survey=survey, visits=(url,), reached_by=via,
+                           banner=state.dismiss[0] if state.dismiss else None)
+        state.put(page)
         state.seen[key] = page_id
-        state.seen.setdefault(url_key(item["url"]), page_id)
+        state.seen.setdefault(url_key(item.url), page_id)
         self._by_signature[signature] = page_id
         self._by_template[template] = page_id
         self._edge(via, page_id)
-        self._evidence(page)
-        page["console_errors"] = self.session.console_error_count - before
-        counts = (f"{len(survey.get('links') or [])} links, {len(survey.get('forms') or [])} forms, "
-                  f"{len(survey.get('lists') or [])} lists")
-        self.progress(f"page {len(state.pages)}/{self.options.max_pages} depth {item['depth']} {page['path']}: "
-                      f"{survey.get('title') or '(no title)'} ({counts}; signature {signature})")
-        self.inpage.explore_controls(page)
-        self.inpage.try_searches(page)
-        self._queue_links(page, page["survey"], item["depth"])
-        if self.options.submit_forms and self.inpage.submit_forms(page):
-            # what a submit added (TodoMVC's filters appear with the first todo) may link on
-            try:
-                with translating():
-                    self._queue_links(page, self.session.page.survey(), item["depth"])
-            except (PageError, InvalidSelector):
-                pass
-        page["console_errors"] = self.session.console_error_count - before
-        page["failed_resources"] = self._failed_resources(loaded_before)
+        page = replace(self._evidence(page), console_errors=self.view.console_errors - before)
+        state.put(page)
+        counts = f"{len(survey.links)} links, {len(survey.forms)} forms, {len(survey.lists)} lists"
+        self.progress(f"page {len(state.pages)}/{self.options.max_pages} depth {item.depth} {page.path}: "
+                      f"{survey.title or '(no title)'} ({counts}; signature {signature})")
+        if via is not None and via.confirm:
+            # a delete confirmation, reached to see what it says (a protected object refuses there):
+            # nothing on it is clicked or submitted, and it links nowhere new
+            self._finish(replace(page, confirmation=True), before, loaded_before)
+            return
+        hands = Hands(page=self.view, fresh=lambda: self.reload(page), take_action=self.take_action,
+                      words=self.words, progress=self.progress)
+        if self.options.submit_forms:
+            # first, while the page is as a fresh visitor sees it: a control's click may be kept in
+            # storage (Django keeps its filter panels folded once folded)
+            page = replace(page, list=explore_list(hands, page))
+            state.put(page)
+        page = self._record(page, inpage.explore_controls(hands, page, self.state.transitions,
+                                                          self.state.signature_visits))
+        page = self._record(page, inpage.try_searches(hands, page))
+        self._queue_links(page, page.survey, item.depth)
+        if self.options.submit_forms:
+            submitted = inpage.submit_forms(hands, page, self.state.transitions)
+            page = self._record(page, submitted)
+            if submitted.submitted:
+                # what a submit added (TodoMVC's filters appear with the first todo) may link on
+                try:
+                    self._queue_links(page, self.view.survey(), item.depth)
+                except (PageError, InvalidSelector):
+                    pass
+        self._finish(page, before, loaded_before)
 
-    def _failed_resources(self, known: set[int]) -> list[str]:
+    def _finish(self, page: CrawledPage, errors_before: int, loaded_before: Mark) -> None:
+        """Keep `page` with the console errors and the failed loads since its visit began."""
+        self.state.put(replace(page, console_errors=self.view.console_errors - errors_before,
+                               failed_resources=self._failed_resources(loaded_before)))
+
+    def _failed_resources(self, known: Mark) -> tuple[str, ...]:
         """Sub-resources of the page that did not load (a missing favicon): a finding for index.md,
         and the reason the page's specs do not assert `no_console_errors` (the browser logs each)."""
         out: list[str] = []
-        for entry in list(self.session.network):
-            if id(entry) in known:
+        for entry in self.view.requests(since=known):
+            if entry.resource_type == "document" or not ((entry.status or 0) >= 400 or entry.failure):
                 continue
-            status = entry.get("status")
-            if entry.get("resource_type") == "document" or not ((status or 0) >= 400 or entry.get("failure")):
-                continue
-            path = urlsplit(str(entry.get("url") or "")).path or "/"
-            said = f"{path} answered HTTP {status}" if status else f"{path} failed ({entry.get('failure')})"
+            path = urlsplit(entry.url).path or "/"
+            said = f"{path} answered HTTP {entry.status}" if entry.status else f"{path} failed ({entry.failure})"
             if said not in out:
                 out.append(said)
-        return out[:10]
+        return tuple(out[:10])
 
-    def _edge(self, via: dict[str, Any] | None, to: str) -> None:
-        if not via:
+    def _edge(self, via: Via | None, to: str) -> None:
+        if via is None:
             return
-        edge = {"from": via.get("from", ""), "to": to, "kind": via.get("kind", "link"),
-                "selector": via.get("selector", ""), "name": via.get("name", "")}
+        edge = Edge(from_=via.from_, to=to, kind=via.kind, selector=via.selector, name=via.name)
         if edge not in self.state.edges:
             self.state.edges.append(edge)
 
-    def _evidence(self, page: dict[str, Any]) -> None:
+    def _evidence(self, page: CrawledPage) -> CrawledPage:
         """The page's accessibility snapshot and screenshot, under discover/pages/<slug>/."""
-        folder = self.folder / "pages" / page["slug"]
+        folder = self.folder / "pages" / page.slug
         folder.mkdir(parents=True, exist_ok=True)
-        snapshot = self.session.a11y_snapshot()
+        snapshot = self.view.snapshot()
         (folder / "snapshot.md").write_text(
-            f"# {page['title'] or page['path']}\n\nURL: {page['url']}\n\nsignature: {page['signature']}\n\n"
+            f"# {page.title or page.path}\n\nURL: {page.url}\n\nsignature: {page.signature}\n\n"
             f"```yaml\n{snapshot}\n```\n", encoding="utf-8")
-        page["snapshot"] = f"pages/{page['slug']}/snapshot.md"
-        if self.session.screenshot(folder / "screenshot.png"):
-            page["screenshot"] = f"pages/{page['slug']}/screenshot.png"
+        shot = f"pages/{page.slug}/screenshot.png" if self.view.screenshot(folder / "screenshot.png") else ""
+        page = replace(page, snapshot=f"pages/{page.slug}/snapshot.md", screenshot=shot)
+        self.state.put(page)
+        return page
 
-    def _resolve_text_candidates(self, survey: dict[str, Any]) -> None:
-        """`text=` candidates cannot be counted by the page's CSS engine: count those that matter
-        (no better candidate is unique) with Playwright."""
-        for group in ("links", "buttons"):
-            for element in survey.get(group) or ():
-                self.resolve_element(element)
-        for form in survey.get("forms") or ():
-            if form.get("submit"):
-                self.resolve_element(form["submit"])
-        for dialog in survey.get("dialogs") or ():
-            for button in dialog.get("buttons") or ():
-                self.resolve_element(button)
-
-    def resolve_element(self, element: dict[str, Any]) -> None:
-        """Count `element`'s `text=` candidates in the page when no better candidate is unique."""
-        for candidate in element.get("candidates") or ():
-            if candidate.get("count") == 1 and candidate.get("how") != "position":
-                return
-            if candidate.get("how") == "text" and candidate.get("count") == -1:
-                candidate["count"] = self.session.page.count(candidate["selector"])
-
-
-    # --- actions on one page ----------------------------------------------------------------------
-
-    def click(self, selector: str) -> bool:
-        """Click the first element `selector` finds; False when none is there or the click failed
-        (a navigation off the allowed hosts raises NavigationBlocked)."""
-        from flowwalk.browser.locate import locate
-
-        try:
-            with translating():
-                found = locate(self.session.playwright_page, selector)
-                if found.count == 0:
-                    return False
-                with self.session.translating():
-                    found.locator.first.click(timeout=self.action_timeout_ms)
-                self.session.check_navigation()
-                return True
-        except NavigationBlocked:
-            raise
-        except (PageError, InvalidSelector):
-            return False
-
-    def reload(self, page: dict[str, Any]) -> bool:
+    def reload(self, page: CrawledPage) -> bool:
         """Bring `page` back fresh: load its URL, or its route's page and the click that opened it;
         False when it cannot be had."""
         try:
-            with translating():
-                via = page.get("reached_by")
-                if via and via.get("kind") == "route":
-                    self._load(via["from_url"])
-                    self.click(via["selector"])
-                    self.settle()
-                else:
-                    self._load(page["url"])
-                return True
+            via = page.reached_by
+            if via is not None and via.kind == "route":
+                self._load(via.from_url)
+                self.view.tap(via.selector)
+                self.view.settle()
+            else:
+                self._load(page.url)
+            return True
         except (PageError, InvalidSelector, NavigationBlocked):
             return False
 
-
     # --- links ------------------------------------------------------------------------------------
 
-    def enqueue(self, item: dict[str, Any]) -> None:
-        """Queue a page to visit (`url`, `depth`, `via`) unless it was seen or is queued already."""
-        key = url_key(item["url"])
-        if key in self.state.seen or any(url_key(q["url"]) == key for q in self.state.queue):
+    def enqueue(self, item: Queued) -> None:
+        """Queue a page to visit unless it was seen or is queued already; with --goal, a link whose
+        words match it goes before those that match less."""
+        key = url_key(item.url)
+        if key in self.state.seen or any(url_key(q.url) == key for q in self.state.queue):
+            return
+        name = item.via.name if item.via is not None else ""
+        match = score(self.goal, f"{name} {item.url}") if self.goal else 0
+        if match:
+            at = next((i for i, q in enumerate(self.state.queue) if q.goal < match), len(self.state.queue))
+            self.state.queue.insert(at, replace(item, goal=match))
             return
         self.state.queue.append(item)
 
-    def _queue_links(self, page: dict[str, Any], survey: dict[str, Any], depth: int) -> None:
-        for link in survey.get("links") or ():
-            href = str(link.get("href") or "")
+    def _views_of(self, href: str) -> int:
+        """How many URLs of `href`'s path (any query) were loaded or are queued."""
+        view = _view(href)
+        return len({k for k in self.state.seen if _view(k) == view} | {url_key(q.url) for q in self.state.queue
+                                                                          if _view(q.url) == view})
+
+    def _queue_links(self, page: CrawledPage, survey: Survey, depth: int) -> None:
+        for link in survey.links:
+            href = link.href
             parts = urlsplit(href)
-            name = str(link.get("name") or href)[:80]
+            name = (link.name or href)[:80]
             if parts.scheme not in ("http", "https"):
                 continue
-            if parts.fragment and not is_hash_route(parts.fragment) \
-                    and url_key(href) == url_key(page["url"]):
+            if parts.fragment and not is_hash_route(parts.fragment) and url_key(href) == url_key(page.url):
                 continue   # an anchor on this page
-            attrs = link.get("attrs") or {}
-            if "download" in attrs or parts.path.lower().endswith(_EXTENSIONS):
+            if "download" in link.attrs or parts.path.lower().endswith(_EXTENSIONS):
                 continue
             if not host_in_scope(parts.hostname or "", self.start_host, self.options.allow_hosts):
-                self.skip({"from": page["id"]}, href, "outside the allowed hosts")
+                self.skip(None, href, "outside the allowed hosts", page.id)
                 continue
-            word = destructive_word(link, self.words)
-            if word:
-                self.skip({"from": page["id"]}, href, f"destructive ('{word}'): link {name!r}")
+            word = destructive(link, self.words)
+            confirm = bool(word) and self.options.submit_forms and bool(_CONFIRMATION.search(parts.path))
+            if word and not confirm:
+                self.skip(None, href, f"destructive ('{word}'): link {name!r}", page.id)
                 continue
             key = url_key(href)
             if key in self.state.seen:
                 if not self.state.seen[key]:
                     continue   # a broken link, listed once
-                self._edge({"from": page["id"], "kind": "link", "selector": choose_selector(link) or "",
-                            "name": name}, self.state.seen[key])
+                self._edge(Via(kind="link", from_=page.id, selector=choose_selector(link) or "", name=name),
+                           self.state.seen[key])
+                continue
+            if parts.query and self._views_of(href) >= VIEWS:
+                self.skip(None, href, "the same view as its path under another query (a filter, a sort, a page: "
+                                      "the list's own moves explore those)", page.id)
                 continue
             if depth + 1 > self.options.max_depth:
-                self.skip({"from": page["id"]}, href, f"deeper than --max-depth {self.options.max_depth}")
+                self.skip(None, href, f"deeper than --max-depth {self.options.max_depth}", page.id)
                 continue
-            self.enqueue({"url": href, "depth": depth + 1,
-                          "via": {"kind": "link", "from": page["id"], "selector": choose_selector(link) or "",
-                                  "name": name}})
+            self.enqueue(Queued(url=href, depth=depth + 1, via=Via(kind="link", from_=page.id,
+                                                                   selector=choose_selector(link) or "", name=name,
+                                                                   confirm=confirm)))
 
 
 # --- pure helpers -----------------------------------------------------------------------------------
+
+
+def _view(url: str) -> str:
+    """A URL without its query: the view that URLs differing only in query share."""
+    return url_key(urlsplit(url)._replace(query="").geturl())
 
 
 def _display_path(url: str) -> str:
@@ -436,5 +397,3 @@ def _display_path(url: str) -> str:
     if parts.fragment and is_hash_route(parts.fragment):
         path += "#" + parts.fragment
     return path
-
-

@@ -1,6 +1,6 @@
 """Effects: what an action changed, read from two observations of the page, and the checks that say so.
 
-Pure functions over `Page.observe` records. `diff_states(before, after, ...)` lists what
+Pure functions over `browser.explored.Observation` records. `diff_states(before, after, ...)` lists what
 changed between the observation before an action and the one after it: a list gained or lost
 rows (or showed fewer of them), a row the journey created got or lost a class or had its checkbox
 ticked, a counter's text changed, an element appeared or went away, a control's state changed
@@ -18,9 +18,11 @@ which were dropped.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 from urllib.parse import urlsplit
+
+from flowwalk.browser.explored import Named, ObservedList, Observation, Request, Row
+from flowwalk.discover.state import Effect, Step
 
 __all__ = ["Effect", "agree", "by_novelty", "checks_per_move", "diff_states", "own_text", "quote_text", "row_selector",
            "state_checks", "url_check"]
@@ -34,6 +36,8 @@ def checks_per_move(moves: int) -> int:
     """How many checks each move of a journey of `moves` moves keeps (its spec, its record, and
     `by_novelty`'s choice all take this many)."""
     return CHECKS_PER_ACTION if moves <= 3 else LONG_CHECKS
+
+
 #: longest text a `has_text` check pins exactly (longer texts are checked with text_contains)
 EXACT_TEXT = 80
 #: class names that say how a row looks under the mouse or while focused, not what state it is in
@@ -41,23 +45,7 @@ _TRANSIENT_CLASSES = {"hover", "focus", "focused", "active", "animating", "fade"
                       "ng-dirty", "ng-pristine", "ng-untouched", "hidden", "is-hidden", "d-none", "visible"}
 
 
-@dataclass(frozen=True)
-class Effect:
-    """One observed change. `check` is the expect step that asserts it (None: recorded, not checked)."""
-
-    kind: str
-    what: str
-    check: dict[str, Any] | None = None
-    #: lower is more telling; an action keeps its CHECKS_PER_ACTION most telling checks
-    rank: int = 5
-    #: what must be equal in two walks for the effect to count (kind, selector and value)
-    key: str = field(default="")
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind, "what": self.what, **({"check": self.check} if self.check else {})}
-
-
-def _effect(kind: str, what: str, check: dict[str, Any] | None, rank: int) -> Effect:
+def _effect(kind: str, what: str, check: Step | None, rank: int) -> Effect:
     key = json.dumps([kind, check if check is not None else what], sort_keys=True, ensure_ascii=False)
     return Effect(kind=kind, what=what, check=check, rank=rank, key=key)
 
@@ -74,7 +62,7 @@ def row_selector(list_sel: str, item: str, text: str) -> str:
     return f"{list_sel} > {head}{last}:has-text({quote_text(text)})"
 
 
-def url_check(url: str) -> dict[str, Any]:
+def url_check(url: str) -> Step:
     """The check that the page is at `url`: its hash route, else its path (and query)."""
     parts = urlsplit(url)
     if parts.fragment.startswith(("/", "!")):
@@ -85,8 +73,8 @@ def url_check(url: str) -> dict[str, Any]:
     return {"type": "expect", "kind": "url_contains", "value": path}
 
 
-def _visible_rows(entry: dict[str, Any]) -> list[dict[str, Any]]:
-    return [r for r in entry.get("rows") or () if r.get("visible")]
+def _visible_rows(entry: ObservedList | None) -> list[Row]:
+    return [r for r in entry.rows if r.visible] if entry is not None else []
 
 
 def own_text(text: str, typed: Sequence[str]) -> str | None:
@@ -97,18 +85,18 @@ def own_text(text: str, typed: Sequence[str]) -> str | None:
     return None
 
 
-def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: Sequence[str]) -> list[Effect]:
+def _list_effects(before: ObservedList | None, after: ObservedList, typed: Sequence[str]) -> list[Effect]:
     out: list[Effect] = []
-    sel, item = after["sel"], after["item"]
+    sel, item = after.sel, after.item
     visible_sel = f"{sel} > {item}:visible"
-    was = before["count"] if before and before.get("visible", True) else 0
-    now = after["count"] if after.get("visible", True) else 0
+    was = before.count if before is not None and before.visible else 0
+    now = after.count if after.visible else 0
     if was != now:
-        mine = any(own_text(r.get("text", ""), typed) for r in [*(after.get("rows") or ()), *((before or {}).get("rows") or ())])
+        mine = any(own_text(r.text, typed) for r in [*after.rows, *(before.rows if before is not None else ())])
         out.append(_effect("count", f"{sel} shows {now} {'row' if now == 1 else 'rows'} (was {was})",
                            {"type": "expect", "kind": "count", "selector": visible_sel, "equals": now}, 0 if mine else 5))
-    old_rows = {r["text"]: r for r in _visible_rows(before or {})} if before and before.get("visible", True) else {}
-    new_rows = {r["text"]: r for r in _visible_rows(after)} if after.get("visible", True) else {}
+    old_rows = {r.text: r for r in _visible_rows(before)} if before is not None and before.visible else {}
+    new_rows = {r.text: r for r in _visible_rows(after)} if after.visible else {}
     for text in new_rows:
         if text in old_rows or not text:
             continue
@@ -126,15 +114,15 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
         out.append(_effect("row_gone", f"{sel} no longer shows '{text[:80]}'",
                            {"type": "expect", "kind": "text_not_contains", "value": own, "selector": sel}, 1))
     # the journey's own rows: their classes and checkboxes
-    old_all = {(own_text(r["text"], typed) or ""): r for r in (before or {}).get("rows") or ()}
-    for row in after.get("rows") or ():
-        own = own_text(row["text"], typed)
-        if own is None or own not in old_all or not row.get("visible"):
+    old_all = {(own_text(r.text, typed) or ""): r for r in (before.rows if before is not None else ())}
+    for row in after.rows:
+        own = own_text(row.text, typed)
+        if own is None or own not in old_all or not row.visible:
             continue
         prior = old_all[own]
         row_sel = row_selector(sel, item, own)
-        gained = [c for c in row.get("classes") or () if c not in (prior.get("classes") or ()) and c not in _TRANSIENT_CLASSES]
-        lost = [c for c in prior.get("classes") or () if c not in (row.get("classes") or ()) and c not in _TRANSIENT_CLASSES]
+        gained = [c for c in row.classes if c not in prior.classes and c not in _TRANSIENT_CLASSES]
+        lost = [c for c in prior.classes if c not in row.classes and c not in _TRANSIENT_CLASSES]
         for cls in gained[:1]:
             out.append(_effect("row_class", f"the row '{own[:60]}' got the class '{cls}'",
                                {"type": "expect", "kind": "attribute", "selector": row_sel, "name": "class",
@@ -143,37 +131,38 @@ def _list_effects(before: dict[str, Any] | None, after: dict[str, Any], typed: S
             gone_sel = row_selector(sel, f"{item}.{cls}", own)
             out.append(_effect("row_class", f"the row '{own[:60]}' lost the class '{cls}'",
                                {"type": "expect", "kind": "selector_absent", "selector": gone_sel}, 1))
-        prior_controls = {c.get("sel"): c for c in prior.get("controls") or () if c.get("sel")}
-        for control in row.get("controls") or ():
-            old = prior_controls.get(control.get("sel"))
-            if old is None or control.get("kind") != "checkbox":
+        prior_controls = {c.sel: c for c in prior.controls if c.sel}
+        for control in row.controls:
+            old = prior_controls.get(control.sel)
+            if old is None or control.kind != "checkbox":
                 continue
-            was_checked = (old.get("state") or {}).get("checked")
-            is_checked = (control.get("state") or {}).get("checked")
+            was_checked, is_checked = old.state.get("checked"), control.state.get("checked")
             if was_checked is not None and is_checked is not None and was_checked != is_checked:
                 out.append(_effect("row_checked", f"the checkbox of '{own[:60]}' is {'on' if is_checked else 'off'}",
                                    {"type": "expect", "kind": "checked" if is_checked else "unchecked",
-                                    "selector": f"{row_sel} {control['sel']}"}, 1))
+                                    "selector": f"{row_sel} {control.sel}"}, 1))
     return out
 
 
-def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None, acted: str | None,
+def _element_effects(before: Named | None, after: Named | None, acted: str | None,
                      typed_value: str | None, pressed: str | None = None) -> list[Effect]:
     out: list[Effect] = []
+    shown = after or before
+    assert shown is not None
+    sel = shown.sel
     # the control the move pressed showing its new state (a filter link now `selected`, a toggle
     # now `aria-pressed`) is what the user sees answer the press: as telling as a text that changed
-    own_state = 3 if pressed is not None and (after or before or {}).get("sel") == pressed else 5
-    sel = (after or before or {}).get("sel", "")
-    was_visible = bool(before and before.get("visible"))
-    is_visible = bool(after and after.get("visible"))
+    own_state = 3 if pressed is not None and sel == pressed else 5
+    was_visible = before is not None and before.visible
+    is_visible = after is not None and after.visible
     if after is not None and sel == acted and typed_value is not None:
-        value = after.get("value")
+        value = after.value
         if value is not None and value != typed_value:
             out.append(_effect("cleared" if value == "" else "value", f"{sel} holds '{value[:60]}' after the action",
                                {"type": "expect", "kind": "input_value", "selector": sel, "value": value}, 4))
         return out
-    if is_visible and not was_visible:
-        text = (after or {}).get("text") or ""
+    if after is not None and is_visible and not was_visible:
+        text = after.text
         if text and len(text) <= EXACT_TEXT:
             out.append(_effect("appeared", f"{sel} appeared, reading '{text}'",
                                {"type": "expect", "kind": "has_text", "selector": sel, "value": text}, 3))
@@ -183,15 +172,14 @@ def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None
     if was_visible and not is_visible:
         out.append(_effect("disappeared", f"{sel} went away", {"type": "expect", "kind": "hidden", "selector": sel}, 6))
         return out
-    if not (was_visible and is_visible):
+    if before is None or after is None or not (was_visible and is_visible):
         return out
-    assert before is not None and after is not None
-    if before.get("text") != after.get("text") and after.get("text") and sel != acted:
-        text = after["text"]
-        check = ({"type": "expect", "kind": "has_text", "selector": sel, "value": text} if len(text) <= EXACT_TEXT
-                 else {"type": "expect", "kind": "text_contains", "selector": sel, "value": text[:120]})
-        out.append(_effect("text", f"{sel} reads '{text[:80]}' (was '{str(before.get('text'))[:80]}')", check, 3))
-    old_state, new_state = before.get("state") or {}, after.get("state") or {}
+    if before.text != after.text and after.text and sel != acted:
+        text = after.text
+        check: Step = ({"type": "expect", "kind": "has_text", "selector": sel, "value": text} if len(text) <= EXACT_TEXT
+                       else {"type": "expect", "kind": "text_contains", "selector": sel, "value": text[:120]})
+        out.append(_effect("text", f"{sel} reads '{text[:80]}' (was '{before.text[:80]}')", check, 3))
+    old_state, new_state = before.state, after.state
     if "checked" in new_state and old_state.get("checked") != new_state["checked"]:
         out.append(_effect("checked", f"{sel} is {'checked' if new_state['checked'] else 'unchecked'}",
                            {"type": "expect", "kind": "checked" if new_state["checked"] else "unchecked",
@@ -201,18 +189,17 @@ def _element_effects(before: dict[str, Any] | None, after: dict[str, Any] | None
             out.append(_effect("state", f"{sel} {name}={new_state[name]}",
                                {"type": "expect", "kind": "attribute", "selector": sel, "name": name,
                                 "equals": str(new_state[name])}, own_state))
-    if after.get("control") is not None:
-        old_classes, new_classes = before.get("classes") or [], after.get("classes") or []
-        for cls in [c for c in new_classes if c not in old_classes and c not in _TRANSIENT_CLASSES][:1]:
+    if after.control is not None:
+        for cls in [c for c in after.classes if c not in before.classes and c not in _TRANSIENT_CLASSES][:1]:
             out.append(_effect("class", f"{sel} got the class '{cls}'",
                                {"type": "expect", "kind": "attribute", "selector": sel, "name": "class",
                                 "contains": cls}, own_state))
     return out
 
 
-def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequence[str] = (),
+def diff_states(before: Observation, after: Observation, *, typed: Sequence[str] = (),
                 acted: str | None = None, typed_value: str | None = None, pressed: str | None = None,
-                requests: Iterable[dict[str, Any]] = ()) -> list[Effect]:
+                requests: Iterable[Request] = ()) -> list[Effect]:
     """What changed from `before` to `after` (see the module docstring), most telling first.
 
     `typed`: every text the journey typed so far (its rows are recognised by them); `acted`: the
@@ -220,51 +207,51 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
     `pressed`: the selector of the control it clicked, if it clicked one.
     """
     out: list[Effect] = []
-    if before.get("url") != after.get("url"):
-        out.append(_effect("url", f"the URL became {after.get('url')}", url_check(str(after.get("url"))), 2))
-    old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
+    if before.url != after.url:
+        out.append(_effect("url", f"the URL became {after.url}", url_check(after.url), 2))
+    old_lists = {entry.sel: entry for entry in before.lists}
     if _document(before) != _document(after):
         # another page: what was on the last one is no news. Where it landed, what it says, and
         # the journey's own rows there are
-        heading = str(after.get("heading") or "")
-        if heading and heading != before.get("heading"):
-            out.append(_effect("heading", f"the page's heading reads '{heading[:80]}'",
-                               {"type": "expect", "kind": "text_contains", "selector": "h1", "value": heading[:120]}, 2))
-        for message in after.get("messages") or ():
+        if after.heading and after.heading != before.heading:
+            out.append(_effect("heading", f"the page's heading reads '{after.heading[:80]}'",
+                               {"type": "expect", "kind": "text_contains", "selector": "h1",
+                                "value": after.heading[:120]}, 2))
+        for message in after.messages:
             out.append(_effect("message", f"the page says '{message[:120]}'",
                                {"type": "expect", "kind": "text_contains", "value": message[:120]}, 1))
-        for entry in after.get("lists") or ():
+        for entry in after.lists:
             out.extend(e for e in _list_effects(None, entry, typed) if e.kind == "row_added")
         out.extend(_noted(before, after, requests))
         return _ranked(out)
-    for entry in after.get("lists") or ():
-        out.extend(_list_effects(old_lists.get(entry["sel"]), entry, typed))
-        if typed_value and after.get("visible", True) and any(typed_value in r["text"] for r in _visible_rows(entry)):
+    for entry in after.lists:
+        out.extend(_list_effects(old_lists.get(entry.sel), entry, typed))
+        if typed_value and any(typed_value in r.text for r in _visible_rows(entry)):
             # what was typed (a search, an edit) is what the list shows now, and a row it no
             # longer shows is what the search left out
-            out.append(_effect("row_added", f"{entry['sel']} shows '{typed_value[:80]}'",
+            out.append(_effect("row_added", f"{entry.sel} shows '{typed_value[:80]}'",
                                {"type": "expect", "kind": "text_contains", "value": typed_value,
-                                "selector": entry["sel"]}, 0))
-            shown = {r["text"] for r in _visible_rows(entry)}
-            prior = old_lists.get(entry["sel"]) or {}
-            left = [r["text"] for r in _visible_rows(prior) if r["text"] not in shown and not own_text(r["text"], typed)]
+                                "selector": entry.sel}, 0))
+            shown = {r.text for r in _visible_rows(entry)}
+            left = [r.text for r in _visible_rows(old_lists.get(entry.sel))
+                    if r.text not in shown and not own_text(r.text, typed)]
             if left and left[0]:
-                out.append(_effect("row_gone", f"{entry['sel']} no longer shows '{left[0][:80]}'",
+                out.append(_effect("row_gone", f"{entry.sel} no longer shows '{left[0][:80]}'",
                                    {"type": "expect", "kind": "text_not_contains", "value": left[0][:60],
-                                    "selector": entry["sel"]}, 1))
-    new_lists = {entry["sel"] for entry in after.get("lists") or ()}
-    for sel, entry in old_lists.items():
-        if sel not in new_lists and entry.get("count"):
+                                    "selector": entry.sel}, 1))
+    new_lists = {entry.sel for entry in after.lists}
+    for sel, gone in old_lists.items():
+        if sel not in new_lists and gone.count:
             out.append(_effect("count", f"{sel} went away", {"type": "expect", "kind": "hidden", "selector": sel}, 2))
-    old_elements = {e["sel"]: e for e in before.get("elements") or ()}
-    new_elements = {e["sel"]: e for e in after.get("elements") or ()}
+    old_elements = {e.sel: e for e in before.elements}
+    new_elements = {e.sel: e for e in after.elements}
     for sel, element in new_elements.items():
         out.extend(_element_effects(old_elements.get(sel), element, acted, typed_value, pressed))
     for sel, element in old_elements.items():
         if sel not in new_elements:
             out.extend(_element_effects(element, None, acted, typed_value))
-    old_messages = set(before.get("messages") or ())
-    for message in after.get("messages") or ():
+    old_messages = set(before.messages)
+    for message in after.messages:
         if message not in old_messages:
             out.append(_effect("message", f"the page says '{message[:120]}'",
                                {"type": "expect", "kind": "text_contains", "value": message[:120]}, 2))
@@ -272,25 +259,24 @@ def diff_states(before: dict[str, Any], after: dict[str, Any], *, typed: Sequenc
     return _ranked(out)
 
 
-def _document(state: dict[str, Any]) -> tuple[str, ...]:
-    parts = urlsplit(str(state.get("url") or ""))
+def _document(state: Observation) -> tuple[str, ...]:
+    parts = urlsplit(state.url)
     return parts.scheme, parts.netloc, parts.path
 
 
-def _noted(before: dict[str, Any], after: dict[str, Any], requests: Iterable[dict[str, Any]]) -> list[Effect]:
+def _noted(before: Observation, after: Observation, requests: Iterable[Request]) -> list[Effect]:
     """Storage that changed and requests that were sent: recorded, not checked."""
     out: list[Effect] = []
-    for area in ("local", "session"):
-        old, new = before.get(area) or {}, after.get(area) or {}
+    for area, old, new in (("local", before.local, after.local), ("session", before.session, after.session)):
         for key in sorted(set(old) | set(new)):
             if old.get(key) != new.get(key):
                 verb = "gained" if key not in old else "lost" if key not in new else "changed"
                 out.append(_effect("storage", f"{area}Storage {verb} '{key}'", None, 9))
     for request in requests:
-        method = str(request.get("method") or "GET")
-        if method != "GET" or request.get("resource_type") in ("xhr", "fetch"):
-            path = urlsplit(str(request.get("url") or "")).path or "/"
-            out.append(_effect("request", f"{method} {path} answered {request.get('status')}", None, 9))
+        method = request.method or "GET"
+        if method != "GET" or request.resource_type in ("xhr", "fetch"):
+            path = urlsplit(request.url).path or "/"
+            out.append(_effect("request", f"{method} {path} answered {request.status}", None, 9))
     return out
 
 
@@ -312,11 +298,11 @@ def _ranked(out: list[Effect]) -> list[Effect]:
 REPEAT_RANK = 2
 
 
-def _aspect(check: dict[str, Any]) -> tuple[str, str]:
+def _aspect(check: Step) -> tuple[str, str]:
     kind = str(check.get("kind"))
     if kind.startswith("url_"):
         return ("url", "")
-    return (kind, str(check.get("selector") or check.get("value") or ""))
+    return (kind, check.get("selector") or check.get("value") or "")
 
 
 def by_novelty(moves: Sequence[Sequence[Effect]], per_move: int) -> list[list[Effect]]:
@@ -349,36 +335,36 @@ def agree(first: Sequence[Effect], second: Sequence[Effect]) -> tuple[list[Effec
     return kept, dropped
 
 
-def state_checks(before: dict[str, Any], after: dict[str, Any], typed: Sequence[str]) -> list[Effect]:
+def state_checks(before: Observation, after: Observation, typed: Sequence[str]) -> list[Effect]:
     """What a reload must keep: the journey's rows that `before` showed, read in `after` (the
     rows, the list's count, each row's classes and checkbox)."""
     out: list[Effect] = []
-    old_lists = {entry["sel"]: entry for entry in before.get("lists") or ()}
-    for entry in after.get("lists") or ():
-        prior = old_lists.get(entry["sel"])
-        if prior is None or not any(own_text(r["text"], typed) for r in _visible_rows(prior)):
+    old_lists = {entry.sel: entry for entry in before.lists}
+    for entry in after.lists:
+        prior = old_lists.get(entry.sel)
+        if prior is None or not any(own_text(r.text, typed) for r in _visible_rows(prior)):
             continue
-        sel, item = entry["sel"], entry["item"]
-        out.append(_effect("kept", f"{sel} still shows {entry['count']} rows",
+        sel, item = entry.sel, entry.item
+        out.append(_effect("kept", f"{sel} still shows {entry.count} rows",
                            {"type": "expect", "kind": "count", "selector": f"{sel} > {item}:visible",
-                            "equals": entry["count"]}, 0))
+                            "equals": entry.count}, 0))
         for row in _visible_rows(entry):
-            own = own_text(row["text"], typed)
+            own = own_text(row.text, typed)
             if own is None:
                 continue
             row_sel = row_selector(sel, item, own)
             out.append(_effect("kept", f"the row '{own[:60]}' is still there",
-                               {"type": "expect", "kind": "text_contains", "value": row["text"][:120],
+                               {"type": "expect", "kind": "text_contains", "value": row.text[:120],
                                 "selector": sel}, 0))
-            for cls in [c for c in row.get("classes") or () if c not in _TRANSIENT_CLASSES][:1]:
+            for cls in [c for c in row.classes if c not in _TRANSIENT_CLASSES][:1]:
                 out.append(_effect("kept", f"the row '{own[:60]}' still has the class '{cls}'",
                                    {"type": "expect", "kind": "attribute", "selector": row_sel, "name": "class",
                                     "contains": cls}, 1))
-            for control in row.get("controls") or ():
-                checked = (control.get("state") or {}).get("checked")
-                if control.get("kind") == "checkbox" and control.get("sel") and checked is not None:
+            for control in row.controls:
+                checked = control.state.get("checked")
+                if control.kind == "checkbox" and control.sel and checked is not None:
                     out.append(_effect("kept", f"the checkbox of '{own[:60]}' is still {'on' if checked else 'off'}",
                                        {"type": "expect", "kind": "checked" if checked else "unchecked",
-                                        "selector": f"{row_sel} {control['sel']}"}, 1))
+                                        "selector": f"{row_sel} {control.sel}"}, 1))
                     break
     return out

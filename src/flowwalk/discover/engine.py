@@ -24,12 +24,28 @@ import time
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Literal
 from urllib.parse import urlsplit
 
+from flowwalk.browser import Browser, InvalidSelector, NavigationBlocked, PageError, PageSession
+from flowwalk.browser.explore import ExplorePage
+from flowwalk.discover.advice import advice_question, advise_specs
+from flowwalk.discover.crawl import STATE_FILE, Crawler
+from flowwalk.discover.features import classify
+from flowwalk.discover.generate import GeneratedSpec, SignIn, generate_specs, render_spec
+from flowwalk.discover.goal import goal_words, page_score
+from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
+from flowwalk.discover.login import LoginFailed, LoginFlow, load_login, play_login
+from flowwalk.discover.markdown import render_index
 from flowwalk.discover.options import DiscoverOptions, DiscoverResult, JourneySummary, StopReason
+from flowwalk.discover.record import CrawlRecord, Limits, ModelCallRecord, ModelDrop, SpecRecord, build_record
+from flowwalk.discover.safety import destructive, url_key
+from flowwalk.discover.selectors import choose_selector
+from flowwalk.discover.state import CrawledPage, CrawlState, Edge, Journey
+from flowwalk.discover.verify import verify_specs
 from flowwalk.errors import UsageError
 from flowwalk.settings import Settings
+from flowwalk.spec.config import settings_for
 
 __all__ = ["crawl_browser", "crawl_session", "discover", "discover_settings"]
 
@@ -39,8 +55,6 @@ REVIEW_DIR = "needs-review"
 
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
-    from flowwalk.spec.config import settings_for  # the spec layer loads lazily, as before
-
     cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
                            "secret_names": list(options.secret_names)}
     if options.executable:
@@ -53,14 +67,12 @@ def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = Non
 
 
 @contextmanager
-def crawl_browser(settings: Settings, browser: Any = None) -> Iterator[Any]:
+def crawl_browser(settings: Settings, browser: Browser | None = None) -> Iterator[Browser]:
     """`browser` when the caller has one running (tests and the MCP server share theirs), else a
     Chromium launched for the block (`browser.Browser.launch`) and closed after it."""
     if browser is not None:
         yield browser
         return
-    from flowwalk.browser import Browser
-
     launched = Browser.launch(settings)
     try:
         yield launched
@@ -68,10 +80,17 @@ def crawl_browser(settings: Settings, browser: Any = None) -> Iterator[Any]:
         launched.close()
 
 
-def crawl_session(browser: Any, options: DiscoverOptions, settings: Settings) -> Any:
+def crawl_session(browser: Browser, options: DiscoverOptions, settings: Settings) -> PageSession:
     """A fresh context + page for crawling `options.url`: its allowed hosts, offline as the settings say."""
     return browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
                                offline=settings.offline)
+
+
+def crawl_page(browser: Browser, options: DiscoverOptions, settings: Settings) -> ExplorePage:
+    """`crawl_session` as the page the crawl and the journeys explore (actions capped at 5 s)."""
+    return ExplorePage(crawl_session(browser, options, settings),
+                       action_timeout_ms=min(settings.action_timeout_ms, 5_000),
+                       navigation_timeout_ms=settings.navigation_timeout_ms)
 
 
 def _check(options: DiscoverOptions) -> None:
@@ -92,17 +111,12 @@ def _check(options: DiscoverOptions) -> None:
 
 
 def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None = None,
-             cancel: threading.Event | None = None, browser: Any = None) -> DiscoverResult:
+             cancel: threading.Event | None = None, browser: Browser | None = None) -> DiscoverResult:
     """Crawl `options.url`, write specs and the discover folder under `options.out_dir`.
 
     `browser`: a running `browser.Browser` to crawl with (tests share theirs); else one is
     launched and closed. Raises UsageError / SpecError for bad input before any browser starts.
     """
-    from flowwalk.discover.crawl import STATE_FILE, Crawler, CrawlState
-    from flowwalk.discover.features import classify
-    from flowwalk.discover.generate import generate_specs
-    from flowwalk.discover.login import LoginFlow, load_login, play_login
-
     say = progress or (lambda _line: None)
     cancel = cancel if cancel is not None else threading.Event()
     _check(options)
@@ -128,65 +142,55 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         shutil.rmtree(folder)
     folder.mkdir(parents=True, exist_ok=True)
 
-    with crawl_browser(settings, browser) as browser:
-        session = crawl_session(browser, options, settings)
+    with crawl_browser(settings, browser) as running:
+        page = crawl_page(running, options, settings)
         try:
-            crawler = Crawler(options, session, state, folder, action_timeout_ms=min(settings.action_timeout_ms, 5_000),
-                              navigation_timeout_ms=settings.navigation_timeout_ms, progress=say, cancel=cancel,
-                              started=started)
+            crawler = Crawler(options, page, state, folder, progress=say, cancel=cancel, started=started)
             if login is not None:
                 say(f"logging in with {options.login}")
-                play_login(login, session, settings, browser)
-                landing = _in_page_login(login, session, settings, browser)
+                play_login(login, page.session, settings, running)
+                landing = _in_page_login(login, page, settings, running)
                 if landing is not None:
                     say(f"  the login stays in the page at {landing}: that state is explored, not a fresh load")
                     crawler.landing = state.login_landing = landing
-                    crawler.relogin = lambda: play_login(login, session, settings, browser)
+                    flow = login
+                    crawler.relogin = lambda: play_login(flow, page.session, settings, running)
             reason: StopReason = crawler.run()
         finally:
-            session.close()
+            page.close()
         if options.submit_forms and not cancel.is_set() and state.pages:
-            state.journeys = _explore_journeys(options, settings, browser, state, login, crawler, say)
+            state.journeys = _explore_journeys(options, settings, running, state, login, crawler, say)
     crawl_s = time.monotonic() - started
     say(f"crawl {reason}: {len(state.pages)} pages, {state.actions} actions in {crawl_s:.1f} s")
 
-    state_dict = json.loads(state.to_json())
-    features = classify(state_dict["pages"], state_dict["dismiss"])
-    login_data = {"url": login.url, "steps": login.steps} if login else None
-    specs = generate_specs(state_dict, features, login=login_data, submit_forms=options.submit_forms,
-                           words=options.destructive_words())
-    drops: list[dict[str, Any]] = []
-    calls: list[dict[str, Any]] = []
+    features = classify(state.pages, state.dismiss)
+    specs = generate_specs(state, features, login=SignIn(login.url, login.steps) if login else None,
+                           submit_forms=options.submit_forms, words=options.destructive_words())
+    drops: list[ModelDrop] = []
+    calls: list[ModelCallRecord] = []
     question = None
     if options.advice is not None:
-        from flowwalk.discover.advice import advise_specs
-
-        specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say, given=options.advice)
+        specs, drops, calls = advise_specs(specs, state, features, settings, options, say, given=options.advice)
     elif options.use_model and settings.model is not None:
-        from flowwalk.discover.advice import advise_specs
-
-        specs, drops, calls = advise_specs(specs, state_dict, features, settings, options, say)
+        specs, drops, calls = advise_specs(specs, state, features, settings, options, say)
     elif options.use_model and specs:
-        from flowwalk.discover.advice import advice_question
-
-        question = advice_question(specs, state_dict)   # what a model would have been asked
+        question = advice_question(specs, state)   # what a model would have been asked
     say(f"{len(features)} features, {len(specs)} specs to check")
 
     # --no-verify writes every spec in place, marked not_verified in crawl.json and index.md
     verdicts: dict[str, str | None] = {s.path: None for s in specs}
     if options.verify and specs:
-        from flowwalk.discover.verify import verify_specs
-
         verdicts = verify_specs(specs, folder / ".verify", settings, progress=say, cancel=cancel)
-        specs = _without_failed_loads(specs, verdicts, state_dict, folder, settings, say, cancel)
+        specs = _without_failed_loads(specs, verdicts, state, folder, settings, say, cancel)
         shutil.rmtree(folder / ".verify", ignore_errors=True)
 
     _remove_previous(out, previous)
-    spec_records: list[dict[str, Any]] = []
+    spec_records: list[SpecRecord] = []
     written: list[str] = []
     review: list[str] = []
     for spec in specs:
         failure = verdicts.get(spec.path)
+        status: Literal["written", "needs_review", "not_verified"]
         if failure is None:
             target = out / spec.path
             status = "written" if options.verify else "not_verified"
@@ -200,18 +204,14 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
             review.append(target.as_posix())
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(text, encoding="utf-8")
-        spec_records.append({"path": target.relative_to(out).as_posix(), "feature": spec.feature, "status": status,
-                             "failure": failure, "variables": list(spec.variables)})
-
-    from flowwalk.discover.markdown import render_index
-    from flowwalk.discover.record import build_record
+        spec_records.append(SpecRecord(path=target.relative_to(out).as_posix(), feature=spec.feature, status=status,
+                                       failure=failure, variables=list(spec.variables)))
 
     duration = time.monotonic() - started
-    limits = {"max_pages": options.max_pages, "max_depth": options.max_depth, "max_actions": options.max_actions,
-              "budget_s": options.budget_s, "submit_forms": options.submit_forms,
-              "allow_hosts": list(options.allow_hosts), "destructive_words": list(options.destructive_words())}
-    record = build_record(state_dict, features, spec_records, limits=limits, duration_s=crawl_s, drops=drops,
-                          calls=calls)
+    limits = Limits(max_pages=options.max_pages, max_depth=options.max_depth, max_actions=options.max_actions,
+                    budget_s=options.budget_s, submit_forms=options.submit_forms, allow_hosts=list(options.allow_hosts),
+                    destructive_words=list(options.destructive_words()))
+    record = build_record(state, features, spec_records, limits=limits, duration_s=crawl_s, drops=drops, calls=calls)
     (folder / "crawl.json").write_text(record.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
     (folder / "index.md").write_text(render_index(record), encoding="utf-8")
     say(f"wrote {len(written)} specs to {out}/ and {len(review)} to {out}/{REVIEW_DIR}/; "
@@ -219,7 +219,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     return DiscoverResult(out_dir=out, pages=len(state.pages), features=len(features),
                           specs_written=tuple(written), needs_review=tuple(review), duration_s=round(duration, 1),
                           stopped_reason=reason, discover_dir=folder, model_question=question,
-                          dropped=tuple(f"{d['feature']}: {d['what']}: {d['reason']}" for d in drops),
+                          dropped=tuple(f"{d.feature}: {d.what}: {d.reason}" for d in drops),
                           journeys=_summaries(record))
 
 
@@ -235,19 +235,18 @@ def _only_failed_loads(failure: str | None) -> list[str]:
     return shown if shown and all(e.strip().startswith(_FAILED_LOAD) for e in shown) else []
 
 
-def _without_failed_loads(specs: list[Any], verdicts: dict[str, str | None], state: dict[str, Any], folder: Path,
-                          settings: Settings, say: Callable[[str], None], cancel: threading.Event) -> list[Any]:
+def _without_failed_loads(specs: list[GeneratedSpec], verdicts: dict[str, str | None], state: CrawlState,
+                          folder: Path, settings: Settings, say: Callable[[str], None],
+                          cancel: threading.Event) -> list[GeneratedSpec]:
     """A spec that failed only because a resource did not load (a favicon 404 the page never uses)
     is verified again without `no_console_errors`; the failed load becomes a finding in index.md."""
-    from flowwalk.discover.generate import render_spec
-    from flowwalk.discover.verify import verify_specs
-
     retry = {}
     for spec in specs:
         loads = _only_failed_loads(verdicts.get(spec.path))
         if loads and spec.data.get("assertions"):
-            data = {k: v for k, v in spec.data.items() if k != "assertions"}
-            retry[spec.path] = (replace(spec, data=data, text=render_spec(data, list(spec.header))), loads)
+            data = spec.data.copy()
+            del data["assertions"]
+            retry[spec.path] = (replace(spec, data=data, text=render_spec(data, spec.header)), loads)
     if not retry:
         return specs
     say(f"{len(retry)} specs failed only on resources that did not load: verifying them without no_console_errors")
@@ -258,19 +257,20 @@ def _without_failed_loads(specs: list[Any], verdicts: dict[str, str | None], sta
         if spec.path in retry and again.get(spec.path) is None:
             fixed, loads = retry[spec.path]
             verdicts[spec.path] = None
-            page = next((p for p in state["pages"] if spec.feature.startswith(p["slug"] + "/")), None)
+            page = next((p for p in state.pages if spec.feature.startswith(p.slug + "/")), None)
             if page is not None:
-                found = page.setdefault("failed_resources", [])
-                for load in loads:
-                    if f"console: {load.strip()[:160]}" not in found:
-                        found.append(f"console: {load.strip()[:160]}")
+                found = list(page.failed_resources)
+                for line in (f"console: {load.strip()[:160]}" for load in loads):
+                    if line not in found:
+                        found.append(line)
+                state.put(replace(page, failed_resources=tuple(found)))
             out.append(fixed)
         else:
             out.append(spec)
     return out
 
 
-def _summaries(record: Any) -> tuple[JourneySummary, ...]:
+def _summaries(record: CrawlRecord) -> tuple[JourneySummary, ...]:
     pages = {p.id: p.path for p in record.pages}
     status = {s.path: s.status for s in record.specs}
     return tuple(JourneySummary(id=j.id, name=j.name, page=pages.get(j.page, j.page), why=j.why, spec=j.spec,
@@ -280,108 +280,83 @@ def _summaries(record: Any) -> tuple[JourneySummary, ...]:
                  for j in record.journeys)
 
 
-def _in_page_login(login: Any, session: Any, settings: Settings, browser: Any) -> str | None:
+def _in_page_login(login: LoginFlow, page: ExplorePage, settings: Settings, browser: Browser) -> str | None:
     """The URL key of the page a login left the session at, when that login lives in the page (a
     single-page app: loading the URL again shows the login form); None for a cookie session."""
-    from flowwalk.discover.login import play_login
-    from flowwalk.discover.safety import url_key
 
     def has_password() -> bool:
-        survey = session.page.survey()
-        return any(f.get("type") == "password" for form in survey.get("forms") or () for f in form.get("fields") or ())
+        return any(f.type == "password" for form in page.survey().forms for f in form.fields)
 
-    from flowwalk.browser import PageError
-    from flowwalk.browser.errors import translating
-
-    landing = session.page.last_url()
+    landing = page.url
     try:
-        with translating():
-            if has_password():
-                return None   # the login did not leave the login form behind: nothing to keep
-            session.goto(landing, timeout_ms=settings.navigation_timeout_ms)
-            session.wait(300)
-            if not has_password():
-                return None
+        if has_password():
+            return None   # the login did not leave the login form behind: nothing to keep
+        page.goto(landing)
+        page.wait(300)
+        if not has_password():
+            return None
     except PageError:
         return None
-    play_login(login, session, settings, browser)
+    play_login(login, page.session, settings, browser)
     return url_key(landing)
 
 
-def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Any, state: Any, login: Any,
-                      crawler: Any, say: Callable[[str], None]) -> list[dict[str, Any]]:
+def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Browser, state: CrawlState,
+                      login: LoginFlow | None, crawler: Crawler, say: Callable[[str], None]) -> list[Journey]:
     """With --submit-forms: the journeys of every page, each walked twice in fresh contexts."""
-    from flowwalk.browser.errors import translating
-    from flowwalk.browser.locate import locate
-    from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
-    from flowwalk.discover.login import play_login
-    from flowwalk.discover.safety import url_key
 
-    def open_state(page: dict[str, Any]) -> Any:
-        session = crawl_session(browser, options, settings)
+    def open_state(record: CrawledPage) -> ExplorePage:
+        page = crawl_page(browser, options, settings)
         try:
-            via = page.get("reached_by") or {}
-            start = str(via.get("from_url") if via.get("kind") == "route" else page["url"])
+            via = record.reached_by
             if login is not None:
-                play_login(login, session, settings, browser)
-            clicks = ([page["banner"]["selector"]] if page.get("banner") else []) + \
-                ([via["selector"]] if via.get("kind") == "route" else [])
-            with translating():
-                if login is None or crawler.landing is None or url_key(start) != crawler.landing:
-                    session.goto(start, timeout_ms=settings.navigation_timeout_ms)
-                for selector in clicks:
-                    found = locate(session.playwright_page, selector)
-                    if found.count:
-                        with session.translating():
-                            found.locator.first.click(timeout=settings.action_timeout_ms)
-                        session.wait(200)
-        except BaseException as error:
-            session.close()
-            from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-            from flowwalk.discover.login import LoginFailed
-
-            if isinstance(error, (PageError, InvalidSelector, NavigationBlocked, LoginFailed)):
-                raise MoveFailed(f"could not open {page['path']}: {str(error).splitlines()[0][:200]}") from None
+                play_login(login, page.session, settings, browser)
+            clicks = ([record.banner.selector] if record.banner is not None else []) + \
+                ([via.selector] if via is not None and via.kind == "route" else [])
+            if login is None or crawler.landing is None or url_key(record.start) != crawler.landing:
+                page.goto(record.start)
+            for selector in clicks:
+                if page.act("click", selector).found:
+                    page.wait(200)
+        except (PageError, InvalidSelector, NavigationBlocked, LoginFailed) as error:
+            page.close()
+            raise MoveFailed(f"could not open {record.path}: {str(error).splitlines()[0][:200]}") from None
+        except BaseException:
+            page.close()
             raise
-        return session
+        return page
 
-    explorer = JourneyExplorer(open_state, words=options.destructive_words(),
-                               action_timeout_ms=min(settings.action_timeout_ms, 5_000),
-                               navigation_timeout_ms=settings.navigation_timeout_ms,
-                               take_action=crawler.take_action, progress=say)
-    pages = {p["id"]: p for p in state.pages}
+    explorer = JourneyExplorer(open_state, words=options.destructive_words(), take_action=crawler.take_action,
+                               progress=say)
+    pages = {p.id: p for p in state.pages}
     links = _links(state, options.destructive_words())
-    out: list[dict[str, Any]] = []
-    for page in state.pages:
+    out: list[Journey] = []
+    goal = goal_words(options.goal)
+    # with --goal, the journeys of the pages its words match come first (the budget may not reach the rest)
+    for page in sorted(state.pages, key=lambda p: -page_score(goal, p)) if goal else state.pages:
+        if page.confirmation:
+            continue   # a delete confirmation: nothing on it is used
         if crawler.out_of_time():
             say("journeys: the budget is spent; the rest are not explored")
             break
         try:
-            found = explorer.explore(page, pages, links)
+            out.extend(explorer.explore(page, pages, links))
         except MoveFailed as failed:
-            say(f"  journeys of {page['path']}: {failed}")
-            continue
-        out.extend(j.to_dict() for j in found)
-    for page in state.pages:
-        page.pop("_create_claimed", None)
+            say(f"  journeys of {page.path}: {failed}")
     return out
 
 
-def _links(state: Any, words: tuple[str, ...]) -> list[dict[str, Any]]:
-    """Every link of every page to another crawled page ({from, to, kind, selector, name}), from the
-    pages' surveys: the crawl's edges keep only the first way each page was found."""
-    from flowwalk.discover.safety import destructive_word, url_key
-    from flowwalk.discover.selectors import choose_selector
-
-    out: list[dict[str, Any]] = []
+def _links(state: CrawlState, words: tuple[str, ...]) -> list[Edge]:
+    """Every link of every page to another crawled page, from the pages' surveys: the crawl's edges
+    keep only the first way each page was found."""
+    out: list[Edge] = []
     for page in state.pages:
-        for link in page["survey"].get("links") or ():
-            target = state.seen.get(url_key(str(link.get("href") or "")))
+        for link in page.survey.links:
+            target = state.seen.get(url_key(link.href))
             selector = choose_selector(link)
-            if not target or target == page["id"] or not selector or destructive_word(link, words):
+            if not target or target == page.id or not selector or destructive(link, words):
                 continue
-            edge = {"from": page["id"], "to": target, "kind": "link", "selector": selector,
-                    "name": str(link.get("name") or "")[:80]}
+            edge = Edge(from_=page.id, to=target, kind="link", selector=selector, name=link.name[:80])
             if edge not in out:
                 out.append(edge)
     return out

@@ -1,238 +1,329 @@
-"""What the crawl does on a page in place (discover/crawl.py's `Crawler` asks it for each new page):
-accept its cookie banner, click its in-page controls (tabs, disclosures, toggles, filters) one at a
-time from a fresh load, type into its search fields, and, with `--submit-forms`, submit its forms
-empty. Each records what changed in the page's entry of the crawl state; none clicks a
-destructive control.
+"""What the crawl does on a page in place: accept its cookie banner, click its in-page controls (tabs,
+disclosures, toggles, filters) one at a time from a fresh load, type into its search fields, and,
+with `--submit-forms`, submit its forms empty.
+
+Functions over a narrow `Hands` (the page and what the crawl lends: a fresh load of the page,
+one action off the budget), each returning what it found as records; the crawler
+(discover/crawl.py) writes them into the crawl state. None clicks a destructive control.
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass, replace
+from typing import Callable, Protocol, TypeVar
 from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.errors import translating
-from flowwalk.discover.safety import destructive_word, is_hash_route
+from flowwalk.browser.explore import Action
+from flowwalk.browser.explored import Acted, Element, Form, Listed, Survey, Tables
+from flowwalk.discover.safety import destructive, is_hash_route
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.signature import dom_signature
+from flowwalk.discover.state import (ControlRecord, CrawledPage, Dismissal, ListCount, Loop, SearchRecord, Skipped,
+                                     SubmitRecord)
+from flowwalk.discover.values import CRAWL_TEXT
 
-if TYPE_CHECKING:
-    from flowwalk.discover.crawl import Crawler
-
-__all__ = ["CONTROLS_PER_PAGE", "InPage"]
+__all__ = ["CONTROLS_PER_PAGE", "Found", "Hands", "Page", "Route", "dismiss_banner", "explore_controls",
+           "resolve_survey", "submit_forms", "try_searches"]
 
 #: in-page controls clicked per page, search fields tried per page
 CONTROLS_PER_PAGE = 8
 #: words of a button that accepts or dismisses a cookie banner
 _ACCEPT = re.compile(r"\b(accept|agree|allow|ok|okay|got it|i understand|continue|dismiss|close)\b", re.I)
+#: what a single field that takes Enter (TodoMVC's new-todo input) gets when its form is submitted
+SAMPLE_ENTRY = CRAWL_TEXT
 
 
-class InPage:
-    """The in-place actions of one crawl (see the module docstring); `crawl` owns the session and
-    the state they write to."""
+class Page(Protocol):
+    """The page the in-page functions act on (`browser.explore.ExplorePage`)."""
 
-    def __init__(self, crawl: "Crawler"):
-        self.crawl = crawl
+    @property
+    def url(self) -> str: ...
 
-    def dismiss_banner(self, survey: dict[str, Any] | None) -> dict[str, Any]:
-        """Accept a cookie banner the first time one shows: it covers the page, and every generated
-        spec will start by accepting it too (it is the crawl's `dismiss_selectors`)."""
-        if survey is None:
-            survey = self.crawl.session.page.survey()
-        for dialog in survey.get("dialogs") or ():
-            if not dialog.get("cookie"):
-                continue
-            for button in dialog.get("buttons") or ():
-                name = str(button.get("name") or "")
-                if not _ACCEPT.search(name) or destructive_word(button, self.crawl.words):
-                    continue
-                self.crawl.resolve_element(button)
-                selector = choose_selector(button)
-                if selector is None:
-                    continue
-                banner_selector = choose_selector(dialog) or ""
-                if not self.crawl.click(selector):
-                    continue
-                entry = {"selector": selector, "target": target_of(button), "banner": banner_selector,
-                         "text": str(dialog.get("text") or "")[:200]}
-                if not any(d["selector"] == selector for d in self.crawl.state.dismiss):
-                    self.crawl.state.dismiss.append(entry)
-                    self.crawl.progress(f"  dismissed the cookie banner with {selector}")
-                self.crawl.settle()
-                return self.crawl.session.page.survey()
-        return survey
+    def act(self, action: Action, selector: str, value: str = "", *, then_ms: float = 0) -> Acted: ...
 
-    def controls(self, page: dict[str, Any]) -> list[dict[str, Any]]:
-        """The buttons of a page that change it in place: tabs, disclosures, toggles, filters."""
-        out = []
-        for button in page["survey"].get("buttons") or ():
-            if button.get("disabled") or (button.get("in_form") and button.get("type") in ("submit", "reset")):
+    def tap(self, selector: str) -> bool: ...
+
+    def settle(self, idle_ms: int = ...) -> None: ...
+
+    def wait(self, ms: float) -> None: ...
+
+    def survey(self) -> Survey: ...
+
+    def text(self) -> str: ...
+
+    def messages(self) -> list[str]: ...
+
+    def count(self, selector: str) -> int: ...
+
+    def tables(self, limit: int = ...) -> Tables: ...
+
+
+@dataclass(frozen=True)
+class Hands:
+    """What the crawl lends the in-page functions for one page."""
+
+    page: Page
+    #: bring the page back fresh (False: it cannot be had)
+    fresh: Callable[[], bool]
+    #: count one action against --max-actions (False: none is left)
+    take_action: Callable[[], bool]
+    words: tuple[str, ...]
+    progress: Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Route:
+    """A control whose click led to another URL without a document load: a page to queue."""
+
+    url: str
+    selector: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Found:
+    """What one in-page pass found; the crawler writes it into the crawl state."""
+
+    controls: tuple[ControlRecord, ...] = ()
+    searches: tuple[SearchRecord, ...] = ()
+    submits: tuple[SubmitRecord, ...] = ()
+    #: (state key, signature) pairs: "signature|action" -> where it led; "submit|..." -> the page
+    transitions: tuple[tuple[str, str], ...] = ()
+    loops: tuple[Loop, ...] = ()
+    skipped: tuple[Skipped, ...] = ()
+    routes: tuple[Route, ...] = ()
+    #: submit_forms: the page is as the last submit left it (what it revealed may link on)
+    submitted: bool = False
+
+
+# --- the cookie banner ----------------------------------------------------------------------------
+
+E = TypeVar("E", bound=Element)
+
+
+def resolved(element: E, count: Callable[[str], int]) -> E:
+    """`element` with its `text=` candidates counted in the page (`count`: the page's CSS engine cannot)
+    where no better candidate before them is unique."""
+    out = []
+    done = False
+    for candidate in element.candidates:
+        if not done and candidate.count == 1 and candidate.how != "position":
+            done = True
+        elif not done and candidate.how == "text" and candidate.count == -1:
+            candidate = replace(candidate, count=count(candidate.selector))
+        out.append(candidate)
+    return replace(element, candidates=tuple(out))
+
+
+def resolve_survey(survey: Survey, count: Callable[[str], int]) -> Survey:
+    """The survey with the `text=` candidates that matter counted (`resolved`): its links' and
+    buttons', its forms' submit buttons', its dialogs' buttons'."""
+    return replace(
+        survey, links=tuple(resolved(e, count) for e in survey.links),
+        buttons=tuple(resolved(e, count) for e in survey.buttons),
+        forms=tuple(replace(f, submit=resolved(f.submit, count)) if f.submit is not None else f for f in survey.forms),
+        dialogs=tuple(replace(d, buttons=tuple(resolved(b, count) for b in d.buttons)) for d in survey.dialogs))
+
+
+def dismiss_banner(page: Page, survey: Survey, words: tuple[str, ...]) -> tuple[Survey, Dismissal | None]:
+    """Accept a cookie banner: it covers the page, and every generated spec starts by accepting it
+    too. Returns the survey after it (the same one when there was none) and the accept button."""
+    for dialog in survey.dialogs:
+        if not dialog.cookie:
+            continue
+        for button in dialog.buttons:
+            if not _ACCEPT.search(button.name) or destructive(button, words):
                 continue
-            # every destructive button is listed as not clicked, whether or not it looked in-place
-            word = destructive_word(button, self.crawl.words)
-            if word:
-                self.crawl.skip({"from": page["id"]}, f"button {button.get('name')!r}", f"destructive ('{word}')")
+            selector = choose_selector(resolved(button, page.count))
+            if selector is None or not page.tap(selector):
                 continue
-            in_place = (button.get("role") == "tab" or button.get("expanded") is not None
-                        or button.get("pressed") is not None or button.get("controls") or button.get("tag") == "summary"
-                        or (button.get("type") == "button" and button.get("group")))
-            if not in_place:
-                continue
-            if choose_selector(button) is None:
-                continue
+            page.settle()
+            return page.survey(), Dismissal(selector=selector, target=target_of(button),
+                                            banner=choose_selector(dialog) or "", text=dialog.text[:200])
+    return survey, None
+
+
+# --- in-page controls -----------------------------------------------------------------------------
+
+
+def controls_of(survey: Survey, words: tuple[str, ...], page: str) -> tuple[list[Element], list[Skipped]]:
+    """The buttons of a page that change it in place (tabs, disclosures, toggles, filters), and
+    every destructive button, listed as not clicked whether or not it looked in-place. A link that
+    leads nowhere (`href="#"`, `href=""`, `role="button"`: a single-page app's control) is a button."""
+    out: list[Element] = []
+    skipped: list[Skipped] = []
+    links = [replace(link, type="button", group="link") for link in survey.links
+             if link.raw_href.strip() in ("", "#") or link.role == "button"]
+    for button in [*survey.buttons, *links]:
+        if button.disabled or (button.in_form and button.type in ("submit", "reset")):
+            continue
+        word = destructive(button, words)
+        if word:
+            skipped.append(Skipped(page, f"button {button.name!r}", f"destructive ('{word}')"))
+            continue
+        in_place = (button.role == "tab" or button.expanded is not None or button.pressed is not None
+                    or button.controls or button.tag == "summary" or (button.type == "button" and button.group))
+        if in_place and choose_selector(button) is not None:
             out.append(button)
-        return out[:CONTROLS_PER_PAGE]
+    return out[:CONTROLS_PER_PAGE], skipped
 
-    def explore_controls(self, page: dict[str, Any]) -> None:
-        for button in self.controls(page):
-            selector = choose_selector(button)
-            assert selector is not None
-            action = f"click {selector}"
-            transition = f"{page['signature']}|{action}"
-            if transition in self.crawl.state.transitions:
-                self.crawl.state.loops.append({"page": page["id"], "action": action,
-                                         "signature": self.crawl.state.transitions[transition]})
-                continue
-            if not self.crawl.take_action():
-                return
-            if not self.crawl.reload(page):
-                return
-            before_text = self.crawl.session.page.text()
-            before_url = self.crawl.session.page.last_url()
+
+def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, str], visits: dict[str, int]) -> Found:
+    """Click each in-page control of the page `record` from a fresh load and note what it changed.
+
+    `transitions` and `visits` are the crawl's ("signature|action" -> the signature it led to; how
+    often each signature was reached): a click made before from this signature, or one that led
+    (without leaving the URL) to a signature already reached, is a loop."""
+    page = hands.page
+    buttons, skipped = controls_of(record.survey, hands.words, record.id)
+    out: list[ControlRecord] = []
+    taken: list[tuple[str, str]] = []
+    loops: list[Loop] = []
+    routes: list[Route] = []
+    known = dict(transitions)
+    for button in buttons:
+        selector = choose_selector(button)
+        assert selector is not None
+        action = f"click {selector}"
+        transition = f"{record.signature}|{action}"
+        if transition in known:
+            loops.append(Loop(record.id, action, known[transition]))
+            continue
+        if not hands.take_action() or not hands.fresh():
+            break
+        before_text, before_url = page.text(), page.url
+        try:
+            clicked = page.tap(selector)
+        except NavigationBlocked as blocked:
+            skipped.append(Skipped(record.id, action, f"left the allowed hosts ({blocked})"))
+            continue
+        if not clicked:
+            continue
+        page.wait(300)
+        after_url = page.url
+        after = page.survey()
+        after_sig = dom_signature(after)
+        known[transition] = after_sig
+        taken.append((transition, after_sig))
+        if after_sig != record.signature and visits.get(after_sig, 0) >= 1 and after_url == before_url:
+            loops.append(Loop(record.id, action, after_sig))
+        route = ""
+        if after_url != before_url and (
+                urlsplit(after_url)._replace(fragment="") != urlsplit(before_url)._replace(fragment="")
+                or is_hash_route(urlsplit(after_url).fragment)):
+            route = after_url
+            routes.append(Route(after_url, selector, button.name))
+        out.append(ControlRecord(
+            selector=selector, target=target_of(button), name=button.name, role=button.role, controls=button.controls,
+            pressed=button.pressed, expanded=button.expanded, url_before=before_url, url_after=after_url,
+            signature_after=after_sig, new_text=tuple(new_lines(before_text, page.text())), lists=list_counts(after),
+            attrs_after=_state_of(after, button), route=route))
+        hands.progress(f"  clicked {target_of(button)} ({selector}) on {record.path}")
+    return Found(controls=tuple(out), transitions=tuple(taken), loops=tuple(loops), skipped=tuple(skipped),
+                 routes=tuple(routes))
+
+
+# --- search fields --------------------------------------------------------------------------------
+
+
+def try_searches(hands: Hands, record: CrawledPage) -> Found:
+    """Type a word from the page's biggest list into each search or filter field and note what
+    the lists show then (no form is submitted: only the field's own input events)."""
+    page = hands.page
+    lists = sorted((entry for entry in record.survey.lists if entry.count >= 2), key=lambda entry: -entry.count)
+    out: list[SearchRecord] = []
+    for index, form in enumerate(record.survey.forms):
+        fields = [f for f in form.fields if _is_search_field(form, f)]
+        if not fields or not lists:
+            continue
+        field_ = fields[0]
+        selector = choose_selector(field_)
+        term = _search_term(lists[0])
+        if selector is None or not term or not hands.take_action() or not hands.fresh():
+            continue
+        try:
+            page.act("fill", selector, term)
+            page.wait(500)
+            after = page.survey()
+        except (PageError, InvalidSelector, NavigationBlocked):
+            continue
+        if page.url != record.url:
+            continue   # typing navigated: not a filter to keep
+        out.append(SearchRecord(form=index, selector=selector, target=target_of(field_), term=term,
+                                lists=list_counts(after)))
+        hands.progress(f"  typed {term!r} into {target_of(field_)} on {record.path}")
+    return Found(searches=tuple(out))
+
+
+# --- forms ----------------------------------------------------------------------------------------
+
+
+def submit_forms(hands: Hands, record: CrawledPage, transitions: dict[str, str]) -> Found:
+    """With --submit-forms: submit each (non-destructive) form empty and note its validation
+    message; a single-field form without a button gets a sample value and Enter. The same form
+    on another page (a site-wide search, TodoMVC's input on every route) is submitted once, the
+    first time (`transitions` holds the forms submitted before): each submit changes what the
+    next pages show. `submits` is empty when nothing was submitted; else the page is left as the
+    last submit made it."""
+    page = hands.page
+    out: list[SubmitRecord] = []
+    taken: list[tuple[str, str]] = []
+    skipped: list[Skipped] = []
+    done = set(transitions)
+    for index, form in enumerate(record.survey.forms):
+        submit = form.submit
+        word = destructive(form, hands.words) or (destructive(submit, hands.words) if submit else None)
+        if word:
+            skipped.append(Skipped(record.id, f"form {form.name or index}", f"destructive ('{word}')"))
+            continue
+        once = f"submit|{choose_selector(submit) if submit else ''}|" + "|".join(
+            str(choose_selector(f) or "") for f in form.fields)
+        if once in done:
+            continue
+        done.add(once)
+        taken.append((once, record.signature))
+        text_fields = [f for f in form.fields if f.type in ("text", "email", "search", "textarea")]
+        selector = choose_selector(submit) if submit and not submit.disabled else None
+        if submit is not None and selector is not None:
+            if not hands.take_action() or not hands.fresh():
+                return Found(submits=tuple(out), transitions=tuple(taken), skipped=tuple(skipped))
+            before, before_messages = page.text(), page.messages()
             try:
-                clicked = self.crawl.click(selector)
-            except NavigationBlocked as blocked:
-                self.crawl.skip({"from": page["id"]}, action, f"left the allowed hosts ({blocked})")
+                clicked = page.tap(selector)
+            except NavigationBlocked:
                 continue
             if not clicked:
                 continue
-            self.crawl.session.wait(300)
-            after_url = self.crawl.session.page.last_url()
-            after = self.crawl.session.page.survey()
-            after_sig = dom_signature(after)
-            self.crawl.state.transitions[transition] = after_sig
-            if after_sig != page["signature"] and self.crawl.state.signature_visits.get(after_sig, 0) >= 1 \
-                    and after_url == before_url:
-                self.crawl.state.loops.append({"page": page["id"], "action": action, "signature": after_sig})
-            record = {"selector": selector, "target": target_of(button), "name": button.get("name", ""),
-                      "role": button.get("role", ""), "controls": button.get("controls", ""),
-                      "pressed": button.get("pressed"), "expanded": button.get("expanded"),
-                      "url_before": before_url, "url_after": after_url, "signature_after": after_sig,
-                      "new_text": _new_lines(before_text, self.crawl.session.page.text()),
-                      "lists": _list_counts(after), "attrs_after": _state_of(after, button)}
-            if after_url != before_url:
-                if urlsplit(after_url)._replace(fragment="") != urlsplit(before_url)._replace(fragment="") \
-                        or is_hash_route(urlsplit(after_url).fragment):
-                    record["route"] = after_url
-                    self.crawl.enqueue({"url": after_url, "depth": page["depth"] + 1,
-                                        "via": {"kind": "route", "from": page["id"], "from_url": page["url"],
-                                                "selector": selector, "name": button.get("name", "")}})
-            page["controls"].append(record)
-            self.crawl.progress(f"  clicked {target_of(button)} ({selector}) on {page['path']}")
-
-    def try_searches(self, page: dict[str, Any]) -> None:
-        """Type a word from the page's biggest list into each search or filter field and note
-        what the lists show then (no form is submitted: only the field's own input events)."""
-        survey = page["survey"]
-        lists = sorted((entry for entry in survey.get("lists") or () if entry.get("count", 0) >= 2),
-                       key=lambda entry: -int(entry.get("count", 0)))
-        for index, form in enumerate(survey.get("forms") or ()):
-            fields = [f for f in form.get("fields") or () if _is_search_field(form, f)]
-            if not fields or not lists:
-                continue
-            field_ = fields[0]
-            selector = choose_selector(field_)
-            term = _search_term(lists[0])
-            if selector is None or not term or not self.crawl.take_action() or not self.crawl.reload(page):
+            page.wait(400)
+            # a validation message is what a form's alert or live region says now; failing that, a
+            # line of text with a word the page did not show before
+            said = [m for m in page.messages() if m not in before_messages]
+            out.append(SubmitRecord(form=index, kind="empty", selector=selector, target=target_of(submit),
+                                    url_after=page.url, new_text=tuple(said or new_lines(before, page.text())),
+                                    lists=list_counts(page.survey())))
+            hands.progress(f"  submitted {form.name or 'a form'} empty on {record.path}")
+        elif form.implicit and len(text_fields) == 1 and not form.search:
+            selector = choose_selector(text_fields[0])
+            if selector is None or not hands.take_action() or not hands.fresh():
                 continue
             try:
-                with translating():
-                    from flowwalk.browser.locate import locate
-
-                    with self.crawl.session.translating():
-                        locate(self.crawl.session.playwright_page, selector).locator.first.fill(term, timeout=self.crawl.action_timeout_ms)
-                    self.crawl.session.wait(500)
-                    after = self.crawl.session.page.survey()
-            except (PageError, InvalidSelector):
+                page.act("fill", selector, SAMPLE_ENTRY)
+                page.act("press", selector, "Enter", then_ms=400)
+            except (PageError, InvalidSelector, NavigationBlocked):
                 continue
-            if self.crawl.session.page.last_url() != page["url"]:
-                continue   # typing navigated: not a filter to keep
-            page["searches"].append({"form": index, "selector": selector, "target": target_of(field_),
-                                     "term": term, "lists": _list_counts(after)})
-            self.crawl.progress(f"  typed {term!r} into {target_of(field_)} on {page['path']}")
-
-    def submit_forms(self, page: dict[str, Any]) -> bool:
-        """With --submit-forms: submit each (non-destructive) form empty and note its validation
-        message; a single-field form without a button gets a sample value and Enter. True when
-        the page was left as the last submit made it."""
-        submitted = False
-        for index, form in enumerate(page["survey"].get("forms") or ()):
-            word = destructive_word(form, self.crawl.words) or (destructive_word(form["submit"], self.crawl.words)
-                                                          if form.get("submit") else None)
-            if word:
-                self.crawl.skip({"from": page["id"]}, f"form {form.get('name') or index}", f"destructive ('{word}')")
-                continue
-            submit = form.get("submit")
-            # the same form on another page (a site-wide search, TodoMVC's input on every route)
-            # is submitted once: each submit changes what the next pages show
-            once = f"submit|{choose_selector(submit) if submit else ''}|" + "|".join(
-                str(choose_selector(f) or "") for f in form.get("fields") or ())
-            if once in self.crawl.state.transitions:
-                continue
-            self.crawl.state.transitions[once] = page["signature"]
-            text_fields = [f for f in form.get("fields") or () if f.get("type") in ("text", "email", "search", "textarea")]
-            if submit and not submit.get("disabled") and choose_selector(submit):
-                if not self.crawl.take_action() or not self.crawl.reload(page):
-                    return False
-                before = self.crawl.session.page.text()
-                before_messages = self.crawl.session.page.messages()
-                selector = choose_selector(submit)
-                assert selector is not None
-                try:
-                    clicked = self.crawl.click(selector)
-                except NavigationBlocked:
-                    continue
-                if not clicked:
-                    continue
-                self.crawl.session.wait(400)
-                # a validation message is what a form's alert or live region says now; failing
-                # that, a line of text with a word the page did not show before
-                said = [m for m in self.crawl.session.page.messages() if m not in before_messages]
-                page["submits"].append({"form": index, "kind": "empty", "selector": selector,
-                                        "target": target_of(submit), "url_after": self.crawl.session.page.last_url(),
-                                        "new_text": said or _new_lines(before, self.crawl.session.page.text()),
-                                        "lists": _list_counts(self.crawl.session.page.survey())})
-                submitted = True
-                self.crawl.progress(f"  submitted {form.get('name') or 'a form'} empty on {page['path']}")
-            elif form.get("implicit") and len(text_fields) == 1 and not form.get("search"):
-                selector = choose_selector(text_fields[0])
-                if selector is None or not self.crawl.take_action() or not self.crawl.reload(page):
-                    continue
-                value = "Written by flowwalk discover"
-                try:
-                    with translating():
-                        from flowwalk.browser.locate import locate
-
-                        with self.crawl.session.translating():
-                            field_loc = locate(self.crawl.session.playwright_page, selector).locator.first
-                            field_loc.fill(value, timeout=self.crawl.action_timeout_ms)
-                            field_loc.press("Enter", timeout=self.crawl.action_timeout_ms)
-                        self.crawl.session.wait(400)
-                        self.crawl.session.check_navigation()
-                except (PageError, InvalidSelector, NavigationBlocked):
-                    continue
-                page["submits"].append({"form": index, "kind": "enter", "selector": selector,
-                                        "target": target_of(text_fields[0]), "value": value,
-                                        "url_after": self.crawl.session.page.last_url(),
-                                        "lists": _list_counts(self.crawl.session.page.survey())})
-                submitted = True
-                self.crawl.progress(f"  entered a sample value into {target_of(text_fields[0])} on {page['path']}")
-        return submitted
+            out.append(SubmitRecord(form=index, kind="enter", selector=selector, target=target_of(text_fields[0]),
+                                    value=SAMPLE_ENTRY, url_after=page.url, lists=list_counts(page.survey())))
+            hands.progress(f"  entered a sample value into {target_of(text_fields[0])} on {record.path}")
+    return Found(submits=tuple(out), transitions=tuple(taken), skipped=tuple(skipped), submitted=bool(out))
 
 
-def _new_lines(before: str, after: str) -> list[str]:
+# --- pure helpers ---------------------------------------------------------------------------------
+
+
+def new_lines(before: str, after: str) -> list[str]:
     """Lines of text the page shows now and did not before, each with a word it did not show
     before (a label that only moved is not news): at most 5, each at most 200 characters."""
     old = Counter(line.strip() for line in before.splitlines())
@@ -254,32 +345,29 @@ def _new_lines(before: str, after: str) -> list[str]:
     return out
 
 
-def _list_counts(survey: dict[str, Any]) -> list[dict[str, Any]]:
-    return [{"selector": choose_selector(entry) or "", "item_tag": entry.get("item_tag", ""),
-             "count": entry.get("count", 0), "total": entry.get("total", entry.get("count", 0)),
-             "first_item": entry.get("first_item", ""), "items": list(entry.get("items") or ())}
-            for entry in survey.get("lists") or ()]
+def list_counts(survey: Survey) -> tuple[ListCount, ...]:
+    return tuple(ListCount(selector=choose_selector(entry) or "", item_tag=entry.item_tag, count=entry.count,
+                           total=entry.total, first_item=entry.first_item, items=entry.items)
+                 for entry in survey.lists)
 
 
-def _state_of(survey: dict[str, Any], button: dict[str, Any]) -> dict[str, Any]:
+def _state_of(survey: Survey, button: Element) -> dict[str, str | None]:
     """The clicked control's own state after the click (aria-pressed, -expanded, -selected)."""
     selector = choose_selector(button)
-    for other in survey.get("buttons") or ():
+    for other in survey.buttons:
         if choose_selector(other) == selector:
-            return {"pressed": other.get("pressed"), "expanded": other.get("expanded"),
-                    "selected": other.get("selected")}
+            return {"pressed": other.pressed, "expanded": other.expanded, "selected": other.selected}
     return {}
 
 
-def _is_search_field(form: dict[str, Any], field_: dict[str, Any]) -> bool:
-    if field_.get("type") not in ("text", "search"):
+def _is_search_field(form: Form, field_: Element) -> bool:
+    if field_.type not in ("text", "search"):
         return False
-    words = " ".join(str(field_.get(k) or "") for k in ("name", "field_name", "id", "testid")).lower()
-    return bool(form.get("search") or field_.get("type") == "search"
-                or re.search(r"\b(search|filter|query|find)\b|^q$", words))
+    words = " ".join((field_.name, field_.field_name, field_.id, field_.testid)).lower()
+    return bool(form.search or field_.type == "search" or re.search(r"\b(search|filter|query|find)\b|^q$", words))
 
 
-def _search_term(entry: dict[str, Any]) -> str:
+def _search_term(entry: Listed) -> str:
     """A word of the list's first item that is likely to narrow the list: its longest word."""
-    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", str(entry.get("first_item") or ""))
+    words = re.findall(r"[A-Za-z][A-Za-z'-]{2,}", entry.first_item)
     return max(words, key=len) if words else ""

@@ -18,104 +18,82 @@ The journeys of a page, in this order:
   control of its own row;
 - **reload**: add, change the item's state, load the page again: it is still there, in that state
   (only when an action changed storage or sent a request);
-- **across pages**: from a page that links to a form page, open the form, fill it with the crawl's
-  text, save, see where it lands (the list shows the new row, the message), then search for the
-  text there when the page has a search field.
+- **across pages**: from a page that links to a form page, open the form, submit it empty, fill it
+  the way it asks (values.py) and save, correcting what the server refused from its messages (at
+  most SAVES saves), see where it lands (the list shows the new row, the message), then search for
+  the text there when the page has a search field;
+- **edit and delete**, when that save was taken: the same values under the journey's second text,
+  then open the new row, edit it and save, continuing to edit, open its delete page, confirm.
 
 Each journey is walked twice, each time in a fresh browser context; an effect counts only when
 both walks saw it with the same value (a timestamp, a generated id, a row count that grows with
 every run is dropped and recorded). Destructive controls keep their rule (safety.py), with one
 exception under `--submit-forms`: what the journey itself created may be deleted, when the
-control sits in the row that carries the crawl's text, or when every row the page lists is one
-the journey created.
+control sits in the row that carries the crawl's text, when every row the page lists is one the
+journey created, or on the delete page of the journey's own row whose text names it.
 """
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator, Mapping, Protocol, Sequence, cast
 from urllib.parse import urljoin, urlsplit
 
-from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError, PageSession
-from flowwalk.browser.errors import translating
-from flowwalk.discover.effects import (LONG_CHECKS, Effect, agree, by_novelty, checks_per_move, diff_states,
-                                       own_text, quote_text, row_selector, state_checks)
-from flowwalk.discover.safety import destructive_word
+from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
+from flowwalk.browser.explore import Action, Mark
+from flowwalk.browser.explored import Acted, Control, FormAsks, Named, ObservedList, Observation, Request, Row
+from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
+                                       quote_text, row_selector, state_checks)
+from flowwalk.discover.features import form_kind
+from flowwalk.discover.safety import destructive, destructive_control
+from flowwalk.discover.selectors import choose_selector, target_of
+from flowwalk.discover.state import CrawledPage, Edge, Effect, Journey, Move, Step
+from flowwalk.discover.values import CRAWL_TEXT, corrected, crawl_text, first_values
 
-__all__ = ["CRAWL_TEXT", "Journey", "JourneyExplorer", "Move", "crawl_text"]
+__all__ = ["CRAWL_TEXT", "JourneyExplorer", "MoveFailed", "crawl_text"]
 
-#: what the crawl types: every item a journey creates carries it, so its own rows are recognisable
-CRAWL_TEXT = "Written by flowwalk discover"
 #: moves in one journey (the creates included)
 MAX_MOVES = 9
+_ROW_ID = re.compile(r"/\d+(/|$|\?)")
 #: journeys per page
 MAX_JOURNEYS = 6
 #: steps a flow spec may have (flow-spec v1)
 SPEC_STEPS = 30
-#: how long a move may keep the page busy before it is observed
-SETTLE_MAX_MS = 2_000
-QUIET_MS = 150
+#: the step actions a journey's move plays
+_PLAYED: dict[str, Action] = {"click": "click", "dblclick": "dblclick", "hover": "hover", "fill": "fill",
+                              "press": "press", "select": "select", "check": "check"}
 
 
-def crawl_text(n: int) -> str:
-    return f"{CRAWL_TEXT} {n}"
-
-
-@dataclass(frozen=True)
-class Move:
-    """One user action of a journey, as the spec steps that perform it."""
-
-    name: str
-    steps: tuple[dict[str, Any], ...]
-    #: what makes two moves the same control (a move is taken once per page)
-    key: str
-    #: the text this move typed (the journey's own), and the field it typed it into
-    typed: str | None = None
-    field: str | None = None
-    #: a reload: its checks are what is still there, not what changed
-    reload: bool = False
+class JourneyPage(Protocol):
+    """The page a journey walks (`browser.explore.ExplorePage`), opened fresh for each walk."""
 
     @property
-    def pressed(self) -> str | None:
-        """The selector of the control the move clicks (None: it types, selects or reloads)."""
-        last = self.steps[-1] if self.steps else {}
-        return last.get("selector") if last.get("action") in ("click", "check", "uncheck") else None
+    def url(self) -> str: ...
+
+    def goto(self, url: str) -> None: ...
+
+    def act(self, action: Action, selector: str, value: str = "", *, then_ms: float = 0) -> Acted: ...
+
+    def settle_quiet(self, max_ms: int = ..., quiet_ms: int = ...) -> None: ...
+
+    def observe(self) -> Observation: ...
+
+    def form(self, selector: str) -> FormAsks | None: ...
+
+    def text(self) -> str: ...
+
+    def mark(self) -> Mark: ...
+
+    def requests(self, since: Mark = ...) -> tuple[Request, ...]: ...
+
+    def close(self) -> None: ...
 
 
-@dataclass
-class Journey:
-    """A chain of moves from a page's start state, each with the checks its effects gave."""
-
-    id: str
-    page: str
-    name: str
-    why: str
-    moves: list[Move]
-    effects: list[list[Effect]] = field(default_factory=list)
-    #: effects one walk saw and the other did not (or saw with another value)
-    dropped: list[str] = field(default_factory=list)
-    #: effects recorded but not checkable in a spec (storage, requests)
-    noted: list[str] = field(default_factory=list)
-    #: the page id of the form a journey across pages created its item through
-    through: str = ""
-
-    def covers(self) -> list[str]:
-        out: list[str] = []
-        for move, effects in zip(self.moves, self.effects):
-            shown = "; ".join(e.what for e in effects if e.check is not None) or "no checkable change"
-            out.append(f"{move.name}: {shown}")
-        return out
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "page": self.page, "name": self.name, "why": self.why,
-                "moves": [{"name": m.name, "key": m.key, "steps": list(m.steps), "effects": [e.to_dict() for e in effects]}
-                          for m, effects in zip(self.moves, self.effects)],
-                "covers": self.covers(), "dropped": list(self.dropped), "noted": list(self.noted),
-                **({"through": self.through} if self.through else {})}
-
-
-Opener = Callable[[dict[str, Any]], PageSession]
+Opener = Callable[[CrawledPage], JourneyPage]
+#: picks a journey's next move from its start state, the state now, the texts typed so far, the
+#: effects so far and the page (None: the journey ends)
+Extend = Callable[[Observation, Observation, list[str], list[list[Effect]], JourneyPage], "Move | None"]
 
 
 class MoveFailed(Exception):
@@ -125,157 +103,125 @@ class MoveFailed(Exception):
 class JourneyExplorer:
     """Explores one page's journeys in fresh sessions from `open_state(page)`."""
 
-    def __init__(self, open_state: Opener, *, words: tuple[str, ...], action_timeout_ms: int,
-                 navigation_timeout_ms: int, take_action: Callable[[], bool], progress: Callable[[str], None]):
+    def __init__(self, open_state: Opener, *, words: tuple[str, ...], take_action: Callable[[], bool],
+                 progress: Callable[[str], None]):
         self.open_state = open_state
         self.words = words
-        self.action_timeout_ms = action_timeout_ms
-        self.navigation_timeout_ms = navigation_timeout_ms
         self.take_action = take_action
         self.progress = progress
         #: the create moves already explored (a form shown on several pages is explored once)
         self._explored: set[str] = set()
+        #: the form pages a journey across pages already creates through (one journey each)
+        self._claimed: set[str] = set()
 
     # --- playing moves ----------------------------------------------------------------------------
 
-    def _settle(self, session: PageSession) -> None:
-        """Until no request is in flight for QUIET_MS (at most SETTLE_MAX_MS), then the load event."""
-        deadline = time.monotonic() + SETTLE_MAX_MS / 1000
-        quiet_since = time.monotonic()
-        while time.monotonic() < deadline:
-            session.wait(50)
-            if session.in_flight():
-                quiet_since = time.monotonic()
-            elif (time.monotonic() - quiet_since) * 1000 >= QUIET_MS:
-                break
+    @staticmethod
+    def _play(page: JourneyPage, step: Step) -> None:
         try:
-            with translating():
-                session.playwright_page.wait_for_load_state("load", timeout=SETTLE_MAX_MS)
-        except (PageError, InvalidSelector):
-            pass
-
-    def _play(self, session: PageSession, step: dict[str, Any]) -> None:
-        from flowwalk.browser.locate import locate
-
-        try:
-            with translating():
-                if step["type"] == "goto":
-                    session.goto(urljoin(session.page.last_url(), step["url"]), timeout_ms=self.navigation_timeout_ms)
-                    return
-                found = locate(session.playwright_page, step["selector"])
-                if found.count == 0:
-                    raise MoveFailed(f"{step['selector']} matches nothing")
-                target = found.locator.first
-                action, timeout = step["action"], self.action_timeout_ms
-                with session.translating():
-                    if action == "click":
-                        target.click(timeout=timeout)
-                    elif action == "dblclick":
-                        target.dblclick(timeout=timeout)
-                    elif action == "hover":
-                        target.hover(timeout=timeout)
-                    elif action == "fill":
-                        target.fill(step["value"], timeout=timeout)
-                    elif action == "press":
-                        target.press(step["value"], timeout=timeout)
-                    elif action == "select":
-                        target.select_option(step["value"], timeout=timeout)
-                    elif action == "check":
-                        target.check(timeout=timeout)
-                    else:
-                        raise MoveFailed(f"cannot play {action}")
-                session.check_navigation()
+            if step.get("type") == "goto":
+                page.goto(urljoin(page.url, step.get("url", "")))
+                return
+            action, selector = _PLAYED.get(step.get("action", "")), step.get("selector", "")
+            if action is None:
+                raise MoveFailed(f"cannot play {step.get('action')}")
+            if not page.act(action, selector, step.get("value", "")).found:
+                raise MoveFailed(f"{selector} matches nothing")
         except (PageError, InvalidSelector, NavigationBlocked) as error:
             raise MoveFailed(str(error).splitlines()[0][:200] if str(error) else type(error).__name__) from None
 
-    def _observe(self, session: PageSession) -> dict[str, Any]:
+    @staticmethod
+    def _observe(page: JourneyPage) -> Observation:
         try:
-            with translating():
-                return session.page.observe()
+            return page.observe()
         except (PageError, InvalidSelector) as error:
             raise MoveFailed(f"the page could not be read: {str(error).splitlines()[0][:200]}") from None
 
     # --- one walk ---------------------------------------------------------------------------------
 
-    def walk(self, page: dict[str, Any], moves: Sequence[Move], *,
-             extend: Callable[[dict[str, Any], dict[str, Any], list[str], list[list[Effect]]], Move | None] | None = None,
-             ) -> tuple[list[Move], list[list[Effect]], list[dict[str, Any]]]:
+    def walk(self, page: CrawledPage, moves: Sequence[Move], *,
+             extend: Extend | None = None) -> tuple[list[Move], list[list[Effect]]]:
         """Play `moves` (then whatever `extend` picks, one at a time) from a fresh start state.
 
-        Returns (moves played, effects of each, the observation after each). A move that cannot
-        be made ends the walk there."""
-        session = self.open_state(page)
+        Returns (moves played, effects of each). A move that cannot be made ends the walk there."""
+        opened = self.open_state(page)
         played: list[Move] = []
         effects: list[list[Effect]] = []
-        states: list[dict[str, Any]] = []
         typed: list[str] = []
         try:
-            self._settle(session)
-            start = self._observe(session)
+            opened.settle_quiet()
+            start = self._observe(opened)
             now = start
             pending = list(moves)
             while len(played) < MAX_MOVES:
-                move = pending.pop(0) if pending else (extend(start, now, typed, effects) if extend else None)
+                move = pending.pop(0) if pending else (extend(start, now, typed, effects, opened) if extend else None)
                 if move is None or not self.take_action():
                     break
-                known = {id(entry) for entry in session.network}
+                known = opened.mark()
                 try:
                     for step in move.steps:
-                        self._play(session, step)
-                    self._settle(session)
-                    after = self._observe(session)
+                        self._play(opened, step)
+                    opened.settle_quiet()
+                    after = self._observe(opened)
                 except MoveFailed as failed:
                     self.progress(f"    {move.name}: {failed}")
                     break
                 if move.typed:
                     typed.append(move.typed)
-                requests = [entry for entry in session.network if id(entry) not in known]
                 if move.reload:
                     found = state_checks(now, after, typed)
                 else:
                     found = diff_states(now, after, typed=typed, acted=move.field, typed_value=move.typed,
-                                        pressed=move.pressed, requests=requests)
+                                        pressed=move.pressed, requests=opened.requests(since=known))
                 played.append(move)
                 effects.append(found)
-                states.append(after)
                 now = after
         finally:
-            session.close()
-        return played, effects, states
+            opened.close()
+        return played, effects
 
-    def journey(self, page: dict[str, Any], jid: str, name: str, why: str, moves: Sequence[Move], *,
-                extend: Any = None) -> Journey | None:
+    def journey(self, page: CrawledPage, jid: str, name: str, why: str, moves: Sequence[Move], *,
+                extend: Extend | None = None, through: str = "") -> Journey | None:
         """Walk the moves twice; the journey keeps the effects both walks agreed on."""
-        first_moves, first, _ = self.walk(page, moves, extend=extend)
+        first_moves, first = self.walk(page, moves, extend=extend)
         if not first_moves or not any(e.check for effects in first for e in effects):
             return None
-        second_moves, second, _ = self.walk(page, first_moves)
-        journey = Journey(id=jid, page=page["id"], name=name, why=why, moves=[])
+        second_moves, second = self.walk(page, first_moves)
+        played: list[Move] = []
+        checked: list[list[Effect]] = []
+        noted: list[str] = []
+        dropped: list[str] = []
         for index, move in enumerate(first_moves):
             if index >= len(second_moves):
-                journey.dropped.append(f"{move.name}: the second walk could not make this move")
+                dropped.append(f"{move.name}: the second walk could not make this move")
                 break
-            kept, dropped = agree(first[index], second[index])
-            journey.moves.append(move)
-            journey.effects.append([e for e in kept if e.check is not None])
-            journey.noted.extend(f"{move.name}: {e.what}" for e in kept if e.check is None)
-            journey.dropped.extend(f"{move.name}: {e.what} (the two walks differed)" for e in dropped
-                                   if e.check is not None)
+            kept, differed = agree(first[index], second[index])
+            played.append(move)
+            # a URL that names a row by its id (`/authors/6/change/`) holds only while the store
+            # hands out the same ids: another run's rows take them
+            by_id = [e for e in kept if e.check is not None and e.check.get("kind") in ("url_contains", "url_matches")
+                     and _ROW_ID.search(str(e.check.get("value") or ""))]
+            kept = [e for e in kept if e not in by_id]
+            dropped.extend(f"{move.name}: {e.what} (the URL names a row by its id)" for e in by_id)
+            checked.append([e for e in kept if e.check is not None])
+            noted.extend(f"{move.name}: {e.what}" for e in kept if e.check is None)
+            dropped.extend(f"{move.name}: {e.what} (the two walks differed)" for e in differed if e.check is not None)
         # a journey ends with its last move that checks something
-        while journey.moves and not journey.effects[-1]:
-            journey.moves.pop()
-            journey.effects.pop()
-        if not journey.moves:
+        while played and not checked[-1]:
+            played.pop()
+            checked.pop()
+        if not played:
             return None
         # the checks each move keeps (generate.journey_spec) look at what the journey has not yet
-        journey.effects = by_novelty(journey.effects, checks_per_move(len(journey.moves)))
-        self.progress(f"  journey {name}: {len(journey.moves)} moves, "
-                      f"{sum(len(e) for e in journey.effects)} checks")
-        return journey
+        ordered = by_novelty(checked, checks_per_move(len(played)))
+        self.progress(f"  journey {name}: {len(played)} moves, {sum(len(e) for e in ordered)} checks")
+        return Journey(id=jid, page=page.id, name=name, why=why, moves=tuple(played),
+                       effects=tuple(tuple(e) for e in ordered), dropped=tuple(dropped), noted=tuple(noted),
+                       through=through)
 
     # --- the journeys of one page -----------------------------------------------------------------
 
-    def explore(self, page: dict[str, Any], pages: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> list[Journey]:
+    def explore(self, page: CrawledPage, pages: Mapping[str, CrawledPage], edges: Sequence[Edge]) -> list[Journey]:
         journeys: list[Journey] = []
         for journey in self._in_place(page):
             journeys.append(journey)
@@ -283,16 +229,14 @@ class JourneyExplorer:
             journeys.append(journey)
         return journeys[:MAX_JOURNEYS]
 
-    def _creates(self, page: dict[str, Any]) -> Callable[[int], Move] | None:
+    def _creates(self, page: CrawledPage) -> Callable[[int], Move] | None:
         """The page's own way to add an item: a single field outside a form that takes Enter."""
-        for form in page["survey"].get("forms") or ():
-            if not form.get("implicit") or form.get("search") or destructive_word(form, self.words):
+        for form in page.survey.forms:
+            if not form.implicit or form.search or destructive(form, self.words):
                 continue
-            fields = [f for f in form.get("fields") or () if f.get("type") in ("text", "textarea", "")]
+            fields = [f for f in form.fields if f.type in ("text", "textarea", "")]
             if len(fields) != 1:
                 continue
-            from flowwalk.discover.selectors import choose_selector, target_of
-
             selector = choose_selector(fields[0])
             if selector is None:
                 continue
@@ -306,18 +250,18 @@ class JourneyExplorer:
             return create
         return None
 
-    def _in_place(self, page: dict[str, Any]) -> Iterator[Journey]:
+    def _in_place(self, page: CrawledPage) -> Iterator[Journey]:
         create = self._creates(page)
         if create is None or create(1).key in self._explored:
             return   # the same field on another page (TodoMVC's input on every route): explored once
         self._explored.add(create(1).key)
-        slug = page["slug"]
+        slug = page.slug
         taken: set[str] = {f"create|{create(1).field}"}
         branches: dict[str, Move] = {}
-        path = _path(page["url"])
+        path = _path(page.url)
 
-        def extend(start: dict[str, Any], now: dict[str, Any], typed: list[str],
-                   effects: list[list[Effect]]) -> Move | None:
+        def extend(start: Observation, now: Observation, typed: list[str],
+                   effects: list[list[Effect]], _page: JourneyPage) -> Move | None:
             options = self._candidates(start, now, typed)
             for priority, move in options:
                 if priority in BRANCH and move.key not in taken and move.key not in branches:
@@ -344,8 +288,6 @@ class JourneyExplorer:
                 continue
             taken.add(key)
             own = _for_text(move, first_text)
-            if own is None:
-                continue
             kind = key.split("|", 1)[0]
             name, why = {
                 "row-edit": ("add an item and edit it in place", "an item's text can be edited where it is shown"),
@@ -357,155 +299,239 @@ class JourneyExplorer:
                 yield journey
         if storing:
             # reload after the add, then after changing the item: each change must have been saved
-            reload = Move(name="load the page again", key="reload", reload=True,
-                          steps=({"type": "goto", "url": path},))
+            reload = Move(name="load the page again", key="reload", reload=True, steps=({"type": "goto", "url": path},))
             moves = [create(1), reload]
-            toggle = next((m for m in (chain.moves if chain else []) if m.key.startswith("row-check|")), None)
-            own = _for_text(toggle, first_text) if toggle is not None else None
-            if own is not None:
-                moves += [own, reload]
+            toggle = next((m for m in (chain.moves if chain else ()) if m.key.startswith("row-check|")), None)
+            if toggle is not None:
+                moves += [_for_text(toggle, first_text), reload]
             journey = self.journey(page, f"{slug}/journey-reload", "add an item, reload, change it, reload: it is kept",
                                    "the page saved what the journey did (storage or a request): a reload must show it",
                                    moves)
             if journey is not None:
                 yield journey
 
-    def _candidates(self, start: dict[str, Any], now: dict[str, Any], typed: list[str]) -> list[tuple[int, Move]]:
+    def _candidates(self, start: Observation, now: Observation, typed: list[str]) -> list[tuple[int, Move]]:
         """Moves the state `now` offers, with their priority (lower first; BRANCH ones are branches)."""
         out: list[tuple[int, Move]] = []
-        start_rows = {entry["sel"]: len(entry.get("rows") or ()) for entry in start.get("lists") or ()}
+        start_rows = {entry.sel: len(entry.rows) for entry in start.lists}
         # the lists that hold the journey's items hold nothing else, and held nothing at the start:
         # a control that clears or removes on this page can only take what the journey created
         all_own = bool(typed)
-        for entry in now.get("lists") or ():
-            rows = entry.get("rows") or ()
-            if any(own_text(r.get("text", ""), typed) for r in rows):
-                all_own = all_own and start_rows.get(entry["sel"], 0) == 0 and all(
-                    own_text(r.get("text", ""), typed) for r in rows)
-        for entry in now.get("lists") or ():
-            for row in entry.get("rows") or ():
-                own = own_text(row.get("text", ""), typed)
-                if own is None:
-                    continue
-                row_sel = row_selector(entry["sel"], entry["item"], own)
-                for control in row.get("controls") or ():
-                    if not control.get("sel"):
-                        continue
-                    sel = f"{row_sel} {control['sel']}"
-                    word = destructive_word({"name": control.get("name"), "text": control.get("words")}, self.words)
-                    reach = () if control.get("visible") else ({"type": "act", "action": "hover",
-                                                                 "target": f"the row '{own}'", "selector": row_sel},)
-                    what = control.get("name") or control["sel"]
-                    if control.get("kind") == "checkbox":
-                        out.append((1, Move(name=f"tick the checkbox of '{own}'", key=f"row-check|{entry['sel']}|{control['sel']}",
-                                            steps=reach + ({"type": "act", "action": "click",
-                                                            "target": f"the checkbox of '{own}'", "selector": sel},))))
-                    elif control.get("kind") == "field" and not control.get("visible") and row.get("label"):
-                        new = f"{own} (edited)"
-                        label = f"{row_sel} {row['label']}"
-                        out.append((4, Move(name=f"edit '{own}' to '{new}'", key=f"row-edit|{entry['sel']}|{control['sel']}",
-                                            typed=new, field=sel, steps=(
-                                                {"type": "act", "action": "dblclick", "target": f"the text of '{own}'",
-                                                 "selector": label},
-                                                {"type": "act", "action": "fill", "target": f"the edit field of '{own}'",
-                                                 "selector": sel, "value": new},
-                                                {"type": "act", "action": "press", "target": f"the edit field of '{own}'",
-                                                 "selector": sel, "value": "Enter"}))))
-                    elif control.get("kind") == "button" and word:
-                        # the one destructive exception: the control of the row the journey created
-                        out.append((9, Move(name=f"delete '{own}' with its own {what!r} control ({word})",
-                                            key=f"row-delete|{entry['sel']}|{control['sel']}",
-                                            steps=reach + ({"type": "act", "action": "click",
-                                                            "target": f"the {word} control of '{own}'", "selector": sel},))))
-        start_visible = {e["sel"] for e in start.get("elements") or () if e.get("visible")}
-        here = urlsplit(str(now.get("url") or ""))
-        for element in now.get("elements") or ():
-            control = element.get("control")
-            if not control or not element.get("visible") or element["sel"] in start_visible:
+        for entry in now.lists:
+            if any(own_text(r.text, typed) for r in entry.rows):
+                all_own = all_own and start_rows.get(entry.sel, 0) == 0 and all(own_text(r.text, typed) for r in entry.rows)
+        for entry in now.lists:
+            for row in entry.rows:
+                own = own_text(row.text, typed)
+                if own is not None:
+                    out.extend(self._row_moves(entry, row, own))
+        start_visible = {e.sel for e in start.elements if e.visible}
+        here = urlsplit(now.url)
+        for element in now.elements:
+            control = element.control
+            if control is None or not element.visible or element.sel in start_visible:
                 continue
-            word = destructive_word({"name": control.get("name"), "text": control.get("words")}, self.words)
-            name = control.get("name") or element["sel"]
-            step = {"type": "act", "action": "click", "target": f"the {name} {control.get('kind')}",
-                    "selector": element["sel"]}
-            if control.get("kind") == "link":
-                href = urlsplit(str(control.get("href") or ""))
+            word = destructive_control(control, self.words)
+            name = control.name or element.sel
+            step: Step = {"type": "act", "action": "click", "target": f"the {name} {control.kind}", "selector": element.sel}
+            if control.kind == "link":
+                href = urlsplit(control.href)
                 if word or (href.scheme, href.netloc, href.path, href.query) != (here.scheme, here.netloc, here.path, here.query) \
                         or not href.fragment.startswith(("/", "!")):
                     continue
-                out.append((2, Move(name=f"open '{name}'", key=f"link|{element['sel']}", steps=(step,))))
-            elif control.get("kind") == "checkbox":
-                out.append((5, Move(name=f"tick '{name}'", key=f"check|{element['sel']}", steps=(step,))))
-            elif control.get("kind") == "button" and control.get("type") not in ("submit", "reset"):
+                out.append((2, Move(name=f"open '{name}'", key=f"link|{element.sel}", steps=(step,))))
+            elif control.kind == "checkbox":
+                out.append((5, Move(name=f"tick '{name}'", key=f"check|{element.sel}", steps=(step,))))
+            elif control.kind == "button" and control.type not in ("submit", "reset"):
                 if not word:
-                    out.append((3, Move(name=f"press '{name}'", key=f"button|{element['sel']}", steps=(step,))))
+                    out.append((3, Move(name=f"press '{name}'", key=f"button|{element.sel}", steps=(step,))))
                 elif all_own:
                     # it can only clear what the journey created: the page lists nothing else
                     out.append((8, Move(name=f"press '{name}' ({word}; the page lists only the journey's items)",
-                                        key=f"clear|{element['sel']}", steps=(step,))))
+                                        key=f"clear|{element.sel}", steps=(step,))))
         return out
 
-    def _across_pages(self, page: dict[str, Any], pages: dict[str, dict[str, Any]],
-                      edges: list[dict[str, Any]]) -> Iterator[Journey]:
+    def _row_moves(self, entry: ObservedList, row: Row, own: str) -> Iterator[tuple[int, Move]]:
+        """What the journey's own row offers: its checkbox, editing its text in place, its delete control."""
+        row_sel = row_selector(entry.sel, entry.item, own)
+        for control in row.controls:
+            if not control.sel:
+                continue
+            sel = f"{row_sel} {control.sel}"
+            word = destructive_control(control, self.words)
+            reach: tuple[Step, ...] = () if control.visible else (
+                {"type": "act", "action": "hover", "target": f"the row '{own}'", "selector": row_sel},)
+            what = control.name or control.sel
+            if control.kind == "checkbox":
+                yield 1, Move(name=f"tick the checkbox of '{own}'", key=f"row-check|{entry.sel}|{control.sel}",
+                              steps=reach + ({"type": "act", "action": "click", "target": f"the checkbox of '{own}'",
+                                              "selector": sel},))
+            elif control.kind == "field" and not control.visible and row.label:
+                new = f"{own} (edited)"
+                yield 4, Move(name=f"edit '{own}' to '{new}'", key=f"row-edit|{entry.sel}|{control.sel}",
+                              typed=new, field=sel, steps=(
+                                  {"type": "act", "action": "dblclick", "target": f"the text of '{own}'",
+                                   "selector": f"{row_sel} {row.label}"},
+                                  {"type": "act", "action": "fill", "target": f"the edit field of '{own}'",
+                                   "selector": sel, "value": new},
+                                  {"type": "act", "action": "press", "target": f"the edit field of '{own}'",
+                                   "selector": sel, "value": "Enter"}))
+            elif control.kind == "button" and word:
+                # the one destructive exception: the control of the row the journey created
+                yield 9, Move(name=f"delete '{own}' with its own {what!r} control ({word})",
+                              key=f"row-delete|{entry.sel}|{control.sel}",
+                              steps=reach + ({"type": "act", "action": "click", "target": f"the {word} control of '{own}'",
+                                              "selector": sel},))
+
+    def _across_pages(self, page: CrawledPage, pages: Mapping[str, CrawledPage],
+                      edges: Sequence[Edge]) -> Iterator[Journey]:
         """From this page, a link to a page with a form: open it, fill it with the crawl's text, save."""
         for edge in edges:
-            if edge.get("from") != page["id"] or edge.get("kind") != "link" or not edge.get("selector"):
+            if edge.from_ != page.id or edge.kind != "link" or not edge.selector:
                 continue
-            target = pages.get(edge["to"])
-            if target is None or target.get("_create_claimed") or _source(target, pages, edges) != page["id"]:
+            target = pages.get(edge.to)
+            if target is None or target.id in self._claimed or _source(target, pages, edges) != page.id:
                 continue
-            fill = _form_fill(target, self.words)
-            if fill is None:
+            plan = _form_plan(target, self.words)
+            if plan is None:
                 continue
-            target["_create_claimed"] = True
-            steps, submit, typed = fill
-            open_move = Move(name=f"open '{edge.get('name') or target['path']}'", key=f"open|{edge['selector']}",
-                             steps=({"type": "act", "action": "click", "target": f"the {edge.get('name') or 'add'} link",
-                                     "selector": edge["selector"]},))
-            save = Move(name=f"fill the form with '{typed}' and submit it", key=f"save|{submit['selector']}",
-                        typed=typed, steps=tuple(steps) + (submit,))
+            self._claimed.add(target.id)
+            typed = crawl_text(1)
+            open_move = Move(name=f"open '{edge.name or target.path}'", key=f"open|{edge.selector}",
+                             steps=({"type": "act", "action": "click", "target": f"the {edge.name or 'add'} link",
+                                     "selector": edge.selector},))
             # first the form as it is, submitted empty: what it says is missing (and it creates nothing)
-            empty = Move(name="submit the form empty", key=f"empty|{submit['selector']}", steps=(submit,))
-            searched: list[Move] = []
+            empty = Move(name="submit the form empty", key=f"empty|{plan.submit['selector']}", steps=(plan.submit,))
+            saving = _Saving(plan, typed, urlsplit(target.url).path)
+            journey = self.journey(page, f"{page.slug}/journey-create-{target.slug}"[:120],
+                                   f"create an item through {target.path} and find it",
+                                   f"{page.path} links to the form on {target.path}: saving it with values the "
+                                   f"form takes (corrected where the server refused them) must show the new item, and a "
+                                   f"search must find it", [open_move, empty], extend=saving.next_move, through=target.id)
+            if journey is None:
+                continue
+            yield journey
+            if not saving.saved:
+                continue
+            # the same form with the values it took, under the journey's own text: open the new row,
+            # edit it, delete it (the one destructive exception: the journey's own item)
+            text = crawl_text(2)
+            values = {k: v.replace(typed, text) for k, v in saving.values.items()}
+            save = Move(name=f"fill the form with '{text}' and save it", key=f"save|{plan.submit['selector']}",
+                        typed=text, steps=plan.fill(values) + (plan.submit,))
+            editing = _Editing(text, self.words)
+            crud = self.journey(page, f"{page.slug}/journey-edit-{target.slug}"[:120],
+                                f"create an item through {target.path}, edit it, delete it",
+                                "the journey's own item: its page shows what was saved, an edit is kept, and its "
+                                "delete removes it from the list", [open_move, save], extend=editing.next_move,
+                                through=target.id)
+            if crud is not None:
+                yield crud
 
-            def extend(start: dict[str, Any], now: dict[str, Any], typed_so_far: list[str],
-                       effects: list[list[Effect]], searched: list[Move] = searched) -> Move | None:
-                if searched or len(effects) < 3:
-                    return None
-                field_sel = _search_field(now)
-                if field_sel is None:
-                    return None
-                move = Move(name=f"search for '{typed}'", key=f"search|{field_sel}", typed=typed, field=field_sel,
-                            steps=({"type": "act", "action": "fill", "target": "the search field", "selector": field_sel,
-                                    "value": typed},
-                                   {"type": "act", "action": "press", "target": "the search field", "selector": field_sel,
-                                    "value": "Enter"}))
-                searched.append(move)
-                return move
 
-            journey = self.journey(page, f"{page['slug']}/journey-create-{target['slug']}"[:120],
-                                   f"create an item through {target['path']} and find it",
-                                   f"{page['path']} links to the form on {target['path']}: saving it with the crawl's "
-                                   f"text must show the new item, and a search must find it",
-                                   [open_move, empty, save], extend=extend)
-            if journey is not None:
-                journey.through = target["id"]
-                yield journey
+class _Editing:
+    """After a save lands on the list: open the journey's own row, edit its text and save with
+    the form's "continue editing" button, open its delete page, confirm there (the page names the
+    journey's text: the one destructive exception). Each step is taken once, in that order."""
+
+    def __init__(self, text: str, words: tuple[str, ...]):
+        self.text = text
+        self.words = words
+        self.done: list[str] = []
+
+    def next_move(self, start: Observation, now: Observation, typed: list[str], effects: list[list[Effect]],
+                  page: JourneyPage) -> Move | None:
+        if not self.done:
+            return self._step("open", self._open_row(now))
+        if self.done == ["open"]:
+            return self._step("edit", self._edit(now))
+        if self.done == ["open", "edit"]:
+            return self._step("delete", self._delete_link(now))
+        if self.done == ["open", "edit", "delete"]:
+            try:
+                names_it = self.text in page.text()
+            except (PageError, InvalidSelector):
+                return None
+            return self._step("confirm", self._confirm(now) if names_it else None)
+        return None
+
+    def _step(self, kind: str, move: Move | None) -> Move | None:
+        if move is not None:
+            self.done.append(kind)
+        return move
+
+    def _open_row(self, now: Observation) -> Move | None:
+        for entry in now.lists:
+            for row in entry.rows:
+                if self.text not in row.text:
+                    continue
+                link = next((c for c in row.controls if c.kind == "link" and c.sel), None)
+                if link is not None:
+                    # the link by what it says, not by its href: the new row's id differs on every walk
+                    own = self.text in link.name
+                    sel = f"{row_selector(entry.sel, entry.item, self.text)} " + (
+                        f"a:has-text({quote_text(self.text)})" if own else "a")
+                    return Move(name=f"open '{self.text}'", key=f"open-row|{entry.sel}",
+                                steps=({"type": "act", "action": "click", "target": f"the row '{self.text}'",
+                                        "selector": sel},))
+        return None
+
+    @staticmethod
+    def _controls(now: Observation, kind: str) -> list[tuple[Named, Control]]:
+        return [(e, e.control) for e in now.elements if e.visible and e.control is not None and e.control.kind == kind]
+
+    def _edit(self, now: Observation) -> Move | None:
+        field = next((e for e, c in self._controls(now, "field") if (e.value or "") == self.text), None)
+        keep = next((e for e, c in self._controls(now, "button")
+                     if c.type == "submit" and "continue" in f"{c.name} {c.words}".lower()), None)
+        if field is None or keep is None:
+            return None
+        edited = f"{self.text} (edited)"
+        move = Move(name=f"edit '{self.text}' to '{edited}' and save, continuing to edit", key="edit", typed=edited,
+                    field=field.sel, steps=(
+                        {"type": "act", "action": "fill", "target": f"the field holding '{self.text}'",
+                         "selector": field.sel, "value": edited},
+                        {"type": "act", "action": "click", "target": "the save and continue editing button",
+                         "selector": keep.sel}))
+        self.text = edited
+        return move
+
+    def _delete_link(self, now: Observation) -> Move | None:
+        """The item's own delete link: the one that says just that ("Delete"), before links that say
+        more ("Delete selected author", a related object's)."""
+        links: list[tuple[int, str, str]] = []
+        for _element, control in self._controls(now, "link"):
+            word = destructive_control(control, self.words)
+            if word in ("delete", "remove") and control.name and '"' not in control.name:
+                links.append((len(control.name.split()), control.name, word))
+        if not links:
+            return None
+        _, name, word = min(links)
+        return Move(name=f"open the {word} page of '{self.text}' (the journey's own item)", key="delete",
+                    steps=({"type": "act", "action": "click", "target": f"the {name} link",
+                            "selector": f"a:text-is({quote_text(name)})"},))
+
+    def _confirm(self, now: Observation) -> Move | None:
+        button = next((e for e, c in self._controls(now, "button") if c.type in ("submit", "")), None)
+        if button is None:
+            return None
+        return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
+                    steps=({"type": "act", "action": "click", "target": "the confirm button", "selector": button.sel},))
 
 
-def _source(target: dict[str, Any], pages: dict[str, dict[str, Any]], edges: list[dict[str, Any]]) -> str:
+def _source(target: CrawledPage, pages: Mapping[str, CrawledPage], edges: Sequence[Edge]) -> str:
     """The page a journey to `target`'s form starts on: of the pages linking to it, the one whose
     path is the longest start of the form page's (the list `/books/` for `/books/add/`), else the first."""
-    sources = [e["from"] for e in edges if e.get("to") == target["id"] and e.get("kind") == "link" and e.get("selector")
-               and e.get("from") in pages]
+    sources = [e.from_ for e in edges if e.to == target.id and e.kind == "link" and e.selector and e.from_ in pages]
     if not sources:
         return ""
-    path = urlsplit(target["url"]).path
+    path = urlsplit(target.url).path
 
     def shared(source: str) -> int:
-        other = urlsplit(pages[source]["url"]).path
+        other = urlsplit(pages[source].url).path
         return len(other) if path.startswith(other) and other != path else 0
 
-    return str(max(sources, key=lambda s: (shared(s), -sources.index(s))))
+    return max(sources, key=lambda s: (shared(s), -sources.index(s)))
 
 
 #: priorities that make branches of their own rather than steps of the main chain
@@ -517,7 +543,7 @@ def _priority_of(move: Move) -> int:
     return {"row-edit": 4, "check": 5, "row-delete": 9}.get(kind, 6)
 
 
-def _for_text(move: Move, text: str) -> Move | None:
+def _for_text(move: Move, text: str) -> Move:
     """The same move on the row carrying `text` (branches start from the first item alone)."""
     if not move.key.startswith("row-"):
         return move
@@ -526,8 +552,9 @@ def _for_text(move: Move, text: str) -> Move | None:
         if quoted in str(move.steps):
             if other == text:
                 return move
-            steps = tuple({k: (v.replace(quoted, quote_text(text)).replace(f"'{other}'", f"'{text}'")
-                               if isinstance(v, str) else v) for k, v in step.items()} for step in move.steps)
+            steps = tuple(cast(Step, {k: (v.replace(quoted, quote_text(text)).replace(f"'{other}'", f"'{text}'")
+                                          if isinstance(v, str) else v) for k, v in step.items()})
+                          for step in move.steps)
             return Move(name=move.name.replace(other, text), key=move.key, steps=steps,
                         typed=move.typed.replace(other, text) if move.typed else None,
                         field=move.field.replace(quoted, quote_text(text)) if move.field else None)
@@ -543,66 +570,111 @@ def _path(url: str) -> str:
     return (parts.path or "/") + (f"?{parts.query}" if parts.query else "")
 
 
-def _form_fill(page: dict[str, Any], words: tuple[str, ...]) -> tuple[list[dict[str, Any]], dict[str, Any], str] | None:
-    """(fill steps, the submit step, the text typed) for the page's one creating form, or None."""
-    from flowwalk.discover.features import form_kind
-    from flowwalk.discover.generate import SAMPLE_VALUES
-    from flowwalk.discover.selectors import choose_selector, target_of
+@dataclass(frozen=True)
+class FormPlan:
+    """A creating form: its fields (name -> the step's selector, target and action), its submit."""
 
-    for form in page["survey"].get("forms") or ():
-        if form.get("implicit") or form.get("search") or form_kind(form)[0] != "form":
+    form: str
+    fields: Mapping[str, tuple[str, str, str]]
+    submit: Step
+
+    def fill(self, values: Mapping[str, str]) -> tuple[Step, ...]:
+        """The steps that give the form's fields `values` (name -> value; names it has not are left out)."""
+        return tuple({"type": "act", "action": self.fields[name][2], "target": self.fields[name][1],
+                      "selector": self.fields[name][0], "value": value}
+                     for name, value in values.items() if name in self.fields)
+
+
+def _form_plan(page: CrawledPage, words: tuple[str, ...]) -> FormPlan | None:
+    """The page's one creating form (not a search, not an account form, showing no item's values,
+    not destructive, with a text field to carry the crawl's text), or None."""
+    for form in page.survey.forms:
+        if form.implicit or form.search or form_kind(form)[0] != "form":
             continue
-        if any(f.get("value") for f in form.get("fields") or () if f.get("type") not in ("select", "checkbox", "radio")):
+        if any(f.value for f in form.fields if f.type not in ("select", "checkbox", "radio")):
             continue   # a form that shows an item's values edits that item: it creates nothing
-        if destructive_word(form, words) or (form.get("submit") and destructive_word(form["submit"], words)):
+        submit = form.submit
+        if destructive(form, words) or (submit and destructive(submit, words)):
             continue
-        submit = form.get("submit")
         submit_sel = choose_selector(submit) if submit else None
-        if submit_sel is None or submit.get("disabled"):
+        if submit is None or submit_sel is None or submit.disabled:
             continue
-        text = crawl_text(1)
-        steps: list[dict[str, Any]] = []
-        first = True
-        for f in form.get("fields") or ():
+        fields: dict[str, tuple[str, str, str]] = {}
+        for f in form.fields:
             selector = choose_selector(f)
-            ftype = str(f.get("type") or "text")
-            if selector is None or f.get("disabled"):
-                if f.get("required"):
-                    break
-                continue
-            if ftype in ("text", "textarea", "search"):
-                value = text if first else f"{text} {str(f.get('field_name') or f.get('name') or 'note').lower()}"
-                first = False
-                steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector, "value": value})
-            elif ftype in SAMPLE_VALUES:
-                steps.append({"type": "act", "action": "fill", "target": target_of(f), "selector": selector,
-                              "value": SAMPLE_VALUES[ftype]})
-            elif ftype == "select":
-                option = next((o for o in f.get("options") or () if o.get("value")), None)
-                if option is None:
-                    if f.get("required"):
-                        break
-                    continue
-                steps.append({"type": "act", "action": "select", "target": target_of(f), "selector": selector,
-                              "value": option["value"]})
-            elif f.get("required"):
-                break
-        else:
-            if first:
-                continue   # no text field: nothing would carry the crawl's text
-            return steps, {"type": "act", "action": "click", "target": target_of(submit), "selector": submit_sel}, text
+            if selector is not None and not f.disabled:
+                fields[f.field_name or f.id] = (selector, target_of(f), "select" if f.type == "select" else "fill")
+        if not any(f.type in ("text", "textarea", "") for f in form.fields):
+            continue   # no text field: nothing would carry the crawl's text
+        return FormPlan(form=choose_selector(form) or submit_sel, fields=fields,
+                        submit={"type": "act", "action": "click", "target": target_of(submit), "selector": submit_sel})
     return None
 
 
+#: saves tried in one journey: the first values, then corrections of what the server refused
+SAVES = 3
 
-def _search_field(state: dict[str, Any]) -> str | None:
-    for element in state.get("elements") or ():
-        control = element.get("control") or {}
-        if control.get("kind") != "field" or not element.get("visible"):
+
+class _Saving:
+    """A journey's saves through a form: the first values (values.first_values), then, while the
+    page refuses them and says why, the corrected ones (values.corrected), at most SAVES; once
+    saved, a search for the text where the page it landed on has a search field."""
+
+    def __init__(self, plan: FormPlan, typed: str, form_path: str):
+        self.plan = plan
+        self.typed = typed
+        self.form_path = form_path
+        self.values: dict[str, str] = {}
+        self.saves = 0
+        self.searched = False
+        #: the last save was taken (the values are ones the form accepts)
+        self.saved = False
+
+    def _save_move(self, values: dict[str, str]) -> Move:
+        steps = self.plan.fill({name: value for name, value in values.items() if self.values.get(name) != value})
+        first = not self.values
+        self.values = dict(values)
+        self.saves += 1
+        shown = "; ".join(f"{name} '{value}'" for name, value in values.items())[:200]
+        return Move(name=(f"fill the form ({shown}) and submit it" if first else f"correct what was refused ({shown}) and "
+                          "submit again"), key=f"save-{self.saves}|{self.plan.submit['selector']}",
+                    typed=self.typed, steps=steps + (self.plan.submit,))
+
+    def next_move(self, start: Observation, now: Observation, typed: list[str], effects: list[list[Effect]],
+                  page: JourneyPage) -> Move | None:
+        try:
+            asks = page.form(self.plan.form) if urlsplit(page.url).path == self.form_path else None
+        except (PageError, InvalidSelector):
+            return None
+        if not self.saves:
+            return self._save_move(first_values(asks, 1)) if asks is not None else None
+        if asks is not None and (asks.errors or any(f.errors for f in asks.fields)):
+            fixed = corrected(asks, self.values, 1) if self.saves < SAVES else None
+            return self._save_move(fixed) if fixed is not None else None
+        self.saved = True
+        if self.searched:
+            return None
+        field_sel = _search_field(now)
+        if field_sel is None:
+            return None
+        self.searched = True
+        return Move(name=f"search for '{self.typed}'", key=f"search|{field_sel}", typed=self.typed, field=field_sel,
+                    steps=({"type": "act", "action": "fill", "target": "the search field", "selector": field_sel,
+                            "value": self.typed},
+                           {"type": "act", "action": "press", "target": "the search field", "selector": field_sel,
+                            "value": "Enter"}))
+
+
+def _search_field(state: Observation) -> str | None:
+    """The page's search field: one that says it searches (or is named q) before a filter box."""
+    found: list[tuple[int, str]] = []
+    for element in state.elements:
+        control = element.control
+        if control is None or control.kind != "field" or not element.visible:
             continue
-        words = f"{element['sel']} {control.get('words', '')}".lower()
-        if control.get("type") == "search" or any(w in words for w in ("search", "[name=\"q\"]", "query", "filter")):
-            return str(element["sel"])
-    return None
-
-
+        words = f"{element.sel} {control.words}".lower()
+        if any(w in words for w in ("search", "[name=\"q\"]", "query")):
+            found.append((0, element.sel))
+        elif control.type == "search" or "filter" in words:
+            found.append((1, element.sel))
+    return min(found)[1] if found else None

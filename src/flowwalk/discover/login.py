@@ -12,10 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urljoin
 
 from flowwalk.browser import PageSession
+from flowwalk.discover import state
 from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Expect, Scenario, Step
 from flowwalk.settings import Settings
@@ -31,7 +32,7 @@ class LoginFlow:
     scenario: Scenario
     #: the entry URL and the steps as written in the file, for the generated specs
     url: str
-    steps: list[dict[str, Any]]
+    steps: tuple[state.Step, ...]
 
 
 def load_login(path: Path, settings: Settings, site: str) -> LoginFlow:
@@ -58,7 +59,7 @@ def load_login(path: Path, settings: Settings, site: str) -> LoginFlow:
     if not url.lower().startswith(("http://", "https://")):
         raise SpecError([Problem(scenario.loc, f"--login flow's url '{scenario.entry_url}' is not a page of the site",
                                  "write the login page's URL, e.g. /login or https://staging.example.com/login")])
-    return LoginFlow(scenario=scenario, url=url, steps=[dict(s) for s in data.get("steps") or []])
+    return LoginFlow(scenario=scenario, url=url, steps=tuple(cast(state.Step, dict(s)) for s in data.get("steps") or []))
 
 
 def play_login(login: LoginFlow, session: PageSession, settings: Settings, browser: Any) -> None:

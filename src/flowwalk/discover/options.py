@@ -34,8 +34,11 @@ class DiscoverOptions:
     budget_s: float = 600.0
     resume: bool = False
     submit_forms: bool = False
-    #: a flow spec that logs in first; its steps also start every generated spec
+    #: a flow spec that logs in first: the setup whose session every generated spec starts from
     login: Path | None = None
+    #: what the crawl should reach first, in a person's words ("create a book"): links, buttons and
+    #: pages whose words match go first, in the queue and in the journeys
+    goal: str = ""
     variables: tuple[tuple[str, str], ...] = ()
     secret_names: tuple[str, ...] = ()
     destructive_add: tuple[str, ...] = ()

@@ -7,11 +7,17 @@ crawl.json is that model's JSON, so the file always satisfies `schemas/crawl.v1.
 
 from __future__ import annotations
 
-from typing import Any, Literal, Optional
+from dataclasses import asdict
+from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-__all__ = ["CRAWL_SCHEMA", "CrawlRecord", "build_record", "generate_schemas"]
+from flowwalk.discover.effects import checks_per_move
+from flowwalk.discover.features import Feature
+from flowwalk.discover.state import CrawlState, Journey
+
+__all__ = ["CRAWL_SCHEMA", "CrawlRecord", "Limits", "ModelCallRecord", "ModelDrop", "SpecRecord", "build_record",
+           "generate_schemas"]
 
 CRAWL_SCHEMA = "crawl.v1.schema.json"
 
@@ -180,43 +186,41 @@ class CrawlRecord(_Model):
     model_calls: list[ModelCallRecord] = Field(default_factory=list)
 
 
-def build_record(state: dict[str, Any], features: list[dict[str, Any]], specs: list[dict[str, Any]], *,
-                 limits: dict[str, Any], duration_s: float, drops: list[dict[str, Any]],
-                 calls: list[dict[str, Any]] | None = None) -> CrawlRecord:
-    pages = []
-    for page in state["pages"]:
-        links_to = sorted({e["to"] for e in state["edges"] if e["from"] == page["id"] and e["to"] != page["id"]})
-        pages.append({
-            **{k: page[k] for k in ("id", "slug", "url", "path", "title", "status", "depth", "signature", "template",
-                                     "outline", "visits", "console_errors", "snapshot", "screenshot")},
-            "reached_by": ({"kind": page["reached_by"].get("kind", "link"), "from": page["reached_by"].get("from", ""),
-                            "selector": page["reached_by"].get("selector", ""),
-                            "name": page["reached_by"].get("name", "")} if page.get("reached_by") else None),
-            "links_to": links_to,
-            "features": [f["id"] for f in features if f["page"] == page["id"]],
-        })
+def build_record(state: CrawlState, features: Sequence[Feature], specs: list[SpecRecord], *, limits: Limits,
+                 duration_s: float, drops: list[ModelDrop], calls: list[ModelCallRecord] | None = None) -> CrawlRecord:
+    pages = [PageRecord.model_validate({
+        "id": page.id, "slug": page.slug, "url": page.url, "path": page.path, "title": page.title,
+        "status": page.status, "depth": page.depth, "signature": page.signature, "template": page.template,
+        "outline": asdict(page.outline), "visits": list(page.visits), "console_errors": page.console_errors,
+        "snapshot": page.snapshot, "screenshot": page.screenshot,
+        "reached_by": ({"kind": page.reached_by.kind, "from": page.reached_by.from_, "selector": page.reached_by.selector,
+                        "name": page.reached_by.name} if page.reached_by is not None else None),
+        "links_to": sorted({e.to for e in state.edges if e.from_ == page.id and e.to != page.id}),
+        "features": [f.id for f in features if f.page == page.id]}) for page in state.pages]
     return CrawlRecord.model_validate({
-        "start_url": state["start_url"], "stopped_reason": state.get("stopped_reason") or "done",
-        "duration_s": round(duration_s, 1), "actions": state.get("actions", 0), "limits": limits,
-        "dismiss_selectors": state.get("dismiss") or [], "pages": pages, "edges": state["edges"],
-        "skipped": state["skipped"], "loops": state["loops"],
-        "features": [{k: f[k] for k in ("id", "kind", "page", "name", "reason", "pages")} for f in features],
+        "start_url": state.start_url, "stopped_reason": state.stopped_reason or "done",
+        "duration_s": round(duration_s, 1), "actions": state.actions, "limits": limits,
+        "dismiss_selectors": [asdict(d) for d in state.dismiss], "pages": pages,
+        "edges": [{"from": e.from_, "to": e.to, "kind": e.kind, "selector": e.selector, "name": e.name}
+                  for e in state.edges],
+        "skipped": [{"from": s.from_, "what": s.what, "reason": s.reason} for s in state.skipped],
+        "loops": [asdict(loop) for loop in state.loops],
+        "features": [{"id": f.id, "kind": f.kind, "page": f.page, "name": f.name, "reason": f.reason,
+                      "pages": list(f.pages)} for f in features],
         "specs": specs, "model_drops": drops, "model_calls": calls or [],
-        "journeys": [_journey(j, specs) for j in state.get("journeys") or ()],
-        "failed_resources": sorted({f"{p['path']}: {r}" for p in state["pages"] for r in p.get("failed_resources") or ()}),
+        "journeys": [_journey(j, specs) for j in state.journeys],
+        "failed_resources": sorted({f"{p.path}: {r}" for p in state.pages for r in p.failed_resources}),
     })
 
 
-def _journey(journey: dict[str, Any], specs: list[dict[str, Any]]) -> dict[str, Any]:
-    from flowwalk.discover.effects import checks_per_move
-
-    spec = next((s["path"] for s in specs if s.get("feature") == journey["id"]), "")
+def _journey(journey: Journey, specs: list[SpecRecord]) -> JourneyRecord:
+    spec = next((s.path for s in specs if s.feature == journey.id), "")
     # the checks the spec has: a move's most telling ones (generate.journey_spec keeps as many)
-    kept = checks_per_move(len(journey["moves"]))
-    return {"id": journey["id"], "page": journey["page"], "name": journey["name"], "why": journey["why"], "spec": spec,
-            "moves": [{"name": m["name"], "checks": [e["what"] for e in m["effects"] if e.get("check")][:kept]}
-                      for m in journey["moves"]],
-            "noted": list(journey.get("noted") or ()), "dropped": list(journey.get("dropped") or ())}
+    kept = checks_per_move(len(journey.moves))
+    return JourneyRecord(id=journey.id, page=journey.page, name=journey.name, why=journey.why, spec=spec,
+                         moves=[MoveRecord(name=move.name, checks=[e.what for e in effects if e.check][:kept])
+                                for move, effects in zip(journey.moves, journey.effects)],
+                         noted=list(journey.noted), dropped=list(journey.dropped))
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:

@@ -2,7 +2,8 @@
 
 A control is destructive when any of its words contains a word of the destructive list as whole
 words: `destructive_word` and `words_of` live in model.py, because the healer (heal/meaning.py)
-keeps the same controls out of its reach.
+keeps the same controls out of its reach; `destructive` asks it about a surveyed element, and
+`destructive_control` about an observed one.
 """
 
 from __future__ import annotations
@@ -10,9 +11,22 @@ from __future__ import annotations
 from typing import Iterable
 from urllib.parse import urlsplit, urlunsplit
 
+from flowwalk.browser.explored import Control, Element, Form
 from flowwalk.model import destructive_word, words_of
 
-__all__ = ["destructive_word", "host_in_scope", "url_key", "words_of"]
+__all__ = ["destructive", "destructive_control", "destructive_word", "host_in_scope", "url_key", "words_of"]
+
+
+def destructive(element: Element, words: Iterable[str]) -> str | None:
+    """The destructive word a surveyed link, button or form says (its names, classes, attributes), or None."""
+    return destructive_word({"name": element.name, "text": element.text, "testid": element.testid, "id": element.id,
+                             "raw_href": element.raw_href, "action": element.action if isinstance(element, Form) else "",
+                             "classes": element.classes, "attrs": element.attrs}, words)
+
+
+def destructive_control(control: Control, words: Iterable[str]) -> str | None:
+    """The destructive word an observed control says (its name, its id, classes, href, value, text), or None."""
+    return destructive_word({"name": control.name, "text": control.words}, words)
 
 
 def host_in_scope(host: str, start_host: str, allow_hosts: Iterable[str]) -> bool:

@@ -8,7 +8,7 @@ or role (an `aria-label`, a field's `name` or placeholder, a link's `href`, a ro
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from flowwalk.browser.explored import Element
 
 __all__ = ["RANK", "choose_selector", "target_of"]
 
@@ -16,13 +16,11 @@ __all__ = ["RANK", "choose_selector", "target_of"]
 RANK = ("testid", "id", "label", "role", "text", "position")
 
 
-def choose_selector(element: Mapping[str, Any]) -> str | None:
+def choose_selector(element: Element) -> str | None:
     """The best candidate of a surveyed element that matches exactly one element, else None."""
-    candidates = sorted(element.get("candidates") or (), key=lambda c: RANK.index(c.get("how", "position"))
-                        if c.get("how") in RANK else len(RANK))
-    for candidate in candidates:
-        if candidate.get("count") == 1 and len(str(candidate.get("selector") or "")) <= 512:
-            return str(candidate["selector"])
+    for candidate in sorted(element.candidates, key=lambda c: RANK.index(c.how) if c.how in RANK else len(RANK)):
+        if candidate.count == 1 and len(candidate.selector) <= 512:
+            return candidate.selector
     return None
 
 
@@ -30,17 +28,17 @@ _NOUNS = {"link": "link", "button": "button", "dialog": "dialog", "list": "list"
 _FIELD_NOUNS = {"checkbox": "checkbox", "radio": "option", "select": "menu", "textarea": "box", "search": "search box"}
 
 
-def target_of(element: Mapping[str, Any]) -> str:
+def target_of(element: Element) -> str:
     """A short description a person understands: 'the Log in button', 'the Email field'."""
-    kind = str(element.get("kind") or "")
-    name = " ".join(str(element.get("name") or element.get("text") or "").split())[:80]
+    kind = element.kind
+    name = " ".join((element.name or element.text).split())[:80]
     if kind == "field":
-        noun = _FIELD_NOUNS.get(str(element.get("type") or ""), "field")
-    elif kind == "button" and element.get("role") == "tab":
+        noun = _FIELD_NOUNS.get(element.type, "field")
+    elif kind == "button" and element.role == "tab":
         noun = "tab"
     else:
         noun = _NOUNS.get(kind, "element")
     if not name:
-        ident = str(element.get("testid") or element.get("id") or "")
+        ident = element.testid or element.id
         return f"the {ident} {noun}".replace("  ", " ") if ident else f"the {noun}"
     return f"the {name} {noun}"

@@ -13,8 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Any, Mapping
+from dataclasses import asdict, replace
 from urllib.parse import urlsplit
+
+from flowwalk.browser.explored import Survey
+from flowwalk.discover.state import Outline
 
 __all__ = ["dom_signature", "outline", "template_key", "url_template"]
 
@@ -22,30 +25,30 @@ _NUMBER = re.compile(r"\d+")
 _ID_SEGMENT = re.compile(r"^(\d+|[0-9a-f]{8,}|[0-9a-f-]{32,36})$", re.IGNORECASE)
 
 
-def _norm(text: Any) -> str:
-    return _NUMBER.sub("0", " ".join(str(text or "").split()).lower())[:80]
+def _norm(text: str) -> str:
+    return _NUMBER.sub("0", " ".join(text.split()).lower())[:80]
 
 
-def outline(survey: Mapping[str, Any]) -> dict[str, Any]:
+def outline(survey: Survey) -> Outline:
     """The semantic outline a signature hashes (kept in crawl.json so a person can see why two
     pages were one)."""
-    landmarks = sorted({f"{lm.get('role')}:{_norm(lm.get('name'))}" for lm in survey.get("landmarks") or ()})
-    headings = [f"h{h.get('level')}:{_norm(h.get('text'))}" for h in (survey.get("headings") or ())[:30]]
-    fields = []
-    for form in survey.get("forms") or ():
-        for f in form.get("fields") or ():
-            fields.append(f"{f.get('type')}:{_norm(f.get('name'))}")
-    buttons = sorted({_norm(b.get("name")) for b in survey.get("buttons") or () if b.get("name")})
     # links inside lists of items would make every list length a new page: only landmarks' links count
-    links = sorted({_norm(a.get("name")) for a in survey.get("links") or ()
-                    if a.get("name") and str(a.get("landmark") or "").startswith(("navigation", "banner", "contentinfo"))})
-    return {"landmarks": landmarks, "headings": headings, "fields": fields, "buttons": buttons, "links": links}
+    return Outline(
+        landmarks=tuple(sorted({f"{lm.role}:{_norm(lm.name)}" for lm in survey.landmarks})),
+        headings=tuple(f"h{h.level}:{_norm(h.text)}" for h in survey.headings[:30]),
+        fields=tuple(f"{f.type}:{_norm(f.name)}" for form in survey.forms for f in form.fields),
+        buttons=tuple(sorted({_norm(b.name) for b in survey.buttons if b.name})),
+        links=tuple(sorted({_norm(a.name) for a in survey.links
+                            if a.name and a.landmark.startswith(("navigation", "banner", "contentinfo"))})))
 
 
-def dom_signature(survey: Mapping[str, Any]) -> str:
+def _digest(data: object) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, ensure_ascii=False).encode("utf-8")).hexdigest()[:12]
+
+
+def dom_signature(survey: Survey) -> str:
     """12 hex digits of the outline's SHA-256."""
-    data = json.dumps(outline(survey), sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:12]
+    return _digest(asdict(outline(survey)))
 
 
 def url_template(url: str) -> str:
@@ -55,10 +58,9 @@ def url_template(url: str) -> str:
     return "/".join(segments) + (("#" + parts.fragment) if parts.fragment.startswith(("/", "!")) else "")
 
 
-def template_key(url: str, survey: Mapping[str, Any]) -> str:
+def template_key(url: str, survey: Survey) -> str:
     """Pages with the same URL template and the same outline apart from heading texts are one
     template (`/products/7` "Red shirt" and `/products/9` "Blue hat")."""
     shape = outline(survey)
-    shape["headings"] = [h.split(":", 1)[0] for h in shape["headings"]]
-    data = json.dumps({"url": url_template(url), "shape": shape}, sort_keys=True, ensure_ascii=False)
-    return hashlib.sha256(data.encode("utf-8")).hexdigest()[:12]
+    shape = replace(shape, headings=tuple(h.split(":", 1)[0] for h in shape.headings))
+    return _digest({"url": url_template(url), "shape": asdict(shape)})

@@ -18,10 +18,14 @@ the person for the user name and for the NAME of the variable (discover then cra
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
+from flowwalk.browser import Browser, NavigationBlocked, PageError
+from flowwalk.browser.explored import Survey
+from flowwalk.discover.engine import crawl_browser, crawl_page, discover_settings
+from flowwalk.discover.features import form_kind
 from flowwalk.discover.options import DiscoverOptions
+from flowwalk.discover.selectors import choose_selector, target_of
 
 __all__ = ["LoginWall", "probe_login", "login_flow"]
 
@@ -40,11 +44,8 @@ class LoginWall:
     form_name: str = ""
 
 
-def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | None:
-    from flowwalk.discover.features import form_kind
-    from flowwalk.discover.selectors import choose_selector, target_of
-
-    forms = list(survey.get("forms") or [])
+def _wall_of(survey: Survey, landed: str, start: str) -> LoginWall | None:
+    forms = survey.forms
     logins = [f for f in forms if form_kind(f)[0] == "login"]
     if not logins:
         return None
@@ -52,41 +53,32 @@ def _wall_of(survey: dict[str, Any], landed: str, start: str) -> LoginWall | Non
     if not redirected and len(forms) > 1:
         return None   # a page with a login form among others is a page, not a wall
     form = logins[0]
-    fields = list(form.get("fields") or [])
-    password = next((f for f in fields if f.get("type") == "password"), None)
-    user = next((f for f in fields if f.get("type") in ("email", "text", "tel")), None)
+    password = next((f for f in form.fields if f.type == "password"), None)
+    user = next((f for f in form.fields if f.type in ("email", "text", "tel")), None)
     if password is None or user is None:
         return None
     user_selector, password_selector = choose_selector(user), choose_selector(password)
     if not user_selector or not password_selector:
         return None
     return LoginWall(url=landed, redirected=redirected, user_selector=user_selector, user_target=target_of(user),
-                     user_type=str(user.get("type") or "text"), password_selector=password_selector,
-                     password_target=target_of(password), form_name=str(form.get("name") or ""))
+                     user_type=user.type or "text", password_selector=password_selector,
+                     password_target=target_of(password), form_name=form.name)
 
 
-def probe_login(options: DiscoverOptions, *, browser: Any = None) -> LoginWall | None:
+def probe_login(options: DiscoverOptions, *, browser: Browser | None = None) -> LoginWall | None:
     """The login form the start URL lands on, or None when the site is not behind a login."""
-    from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-    from flowwalk.browser.errors import translating
-    from flowwalk.discover.engine import crawl_browser, crawl_session, discover_settings
-
     settings = discover_settings(options)
-    with crawl_browser(settings, browser) as browser:
-        session = crawl_session(browser, options, settings)
+    with crawl_browser(settings, browser) as running:
+        page = crawl_page(running, options, settings)
         try:
             try:
-                session.goto(options.url, timeout_ms=settings.navigation_timeout_ms)
+                page.goto(options.url)
             except (PageError, NavigationBlocked):
                 return None   # unreachable: the crawl itself says so (stopped_reason unreachable)
-            try:
-                with translating():
-                    session.playwright_page.wait_for_load_state("networkidle", timeout=3_000)
-            except (PageError, InvalidSelector):
-                pass   # a page that keeps polling is settled enough
-            return _wall_of(session.page.survey(), session.page.last_url(), options.url)
+            page.settle(3_000)
+            return _wall_of(page.survey(), page.url, options.url)
         finally:
-            session.close()
+            page.close()
 
 
 def _quoted(text: str) -> str:

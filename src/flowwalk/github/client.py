@@ -25,7 +25,7 @@ import email.utils
 import random
 import time
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping, Protocol
+from typing import Any, Callable, Iterator, Mapping, Protocol, TypeVar
 from urllib.parse import quote, urlsplit
 
 import requests
@@ -171,20 +171,20 @@ def _short(url: str) -> str:
     return parts.path + (f"?{parts.query}" if parts.query else "")
 
 
-class GitHubClient:
-    """A small synchronous REST client. One instance per publish; not thread-safe (on purpose)."""
+_Self = TypeVar("_Self", bound="PacedClient")
 
-    def __init__(self, api_url: str, token: str | None, *, policy: RetryPolicy | None = None,
-                 clock: Clock | None = None, jitter: Callable[[], float] | None = None,
-                 session: requests.Session | None = None):
-        self.api_url = api_url.rstrip("/")
-        self._token = token
+
+class PacedClient:
+    """What the GitHub and GitLab clients share: one requests session (the job's proxies and CA bundle
+    honoured), the retry policy, and one budget of waiting (backoff and rate limits) per publish."""
+
+    def __init__(self, *, policy: RetryPolicy | None = None, clock: Clock | None = None,
+                 jitter: Callable[[], float] | None = None, session: requests.Session | None = None):
         self.policy = policy or RetryPolicy()
         self.clock: Clock = clock or SystemClock()
         self._jitter = jitter or random.Random().random
         self._session = session or requests.Session()
         self._session.trust_env = True  # REQUESTS_CA_BUNDLE / proxies on GitHub Enterprise runners
-        self._last_mutation: float | None = None
         self._budget = _Budget()
 
     # what happened along the way (retries, waits), for the publish report
@@ -199,11 +199,60 @@ class GitHubClient:
     def close(self) -> None:
         self._session.close()
 
-    def __enter__(self) -> "GitHubClient":
+    def __enter__(self: _Self) -> _Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    #: the request header that carries the token: never sent on to another host
+    token_header = "Authorization"
+
+    def _headers(self) -> dict[str, str]:
+        """Every request's headers, the token's among them."""
+        return {}
+
+    def _send(self, method: str, url: str, body: Mapping[str, Any] | None,
+              params: Mapping[str, Any] | None) -> requests.Response:
+        headers = self._headers()
+        origin = urlsplit(url).netloc
+        for _hop in range(self.policy.max_redirects + 1):
+            raw = self._session.request(method, url, json=body, params=params, headers=headers,
+                                        timeout=self.policy.timeout_s, allow_redirects=False)
+            if raw.status_code not in (301, 302, 307, 308) or "Location" not in raw.headers:
+                return raw
+            # same method, same body (requests would turn a redirected POST into a GET)
+            url = requests.compat.urljoin(url, raw.headers["Location"])
+            params = None
+            if urlsplit(url).netloc != origin:
+                headers.pop(self.token_header, None)  # never hand the token to another host
+        return raw
+
+    def _backoff(self, tries: int) -> float:
+        delay = min(self.policy.max_delay_s, self.policy.base_delay_s * 2.0 ** (tries - 1))
+        return float(delay * (0.5 + self._jitter() / 2))  # "equal jitter": never less than half
+
+    def _wait(self, seconds: float, why: str) -> bool:
+        """Sleep `seconds` if the shared budget allows; False (no sleep) when it does not."""
+        seconds = max(0.0, seconds)
+        if self._budget.waited_s + seconds > self.policy.total_wait_s:
+            return False
+        self._budget.log.append(f"{why}; retrying in {seconds:.1f} s")
+        self.clock.sleep(seconds)
+        self._budget.waited_s += seconds
+        return True
+
+
+class GitHubClient(PacedClient):
+    """A small synchronous REST client. One instance per publish; not thread-safe (on purpose)."""
+
+    def __init__(self, api_url: str, token: str | None, *, policy: RetryPolicy | None = None,
+                 clock: Clock | None = None, jitter: Callable[[], float] | None = None,
+                 session: requests.Session | None = None):
+        super().__init__(policy=policy, clock=clock, jitter=jitter, session=session)
+        self.api_url = api_url.rstrip("/")
+        self._token = token
+        self._last_mutation: float | None = None
 
     # --- public verbs -------------------------------------------------------------------------
 
@@ -301,22 +350,6 @@ class GitHubClient:
             headers["Authorization"] = f"Bearer {self._token}"
         return headers
 
-    def _send(self, method: str, url: str, body: Mapping[str, Any] | None,
-              params: Mapping[str, Any] | None) -> requests.Response:
-        headers = self._headers()
-        origin = urlsplit(url).netloc
-        for _hop in range(self.policy.max_redirects + 1):
-            raw = self._session.request(method, url, json=body, params=params, headers=headers,
-                                        timeout=self.policy.timeout_s, allow_redirects=False)
-            if raw.status_code not in (301, 302, 307, 308) or "Location" not in raw.headers:
-                return raw
-            # same method, same body (requests would turn a redirected POST into a GET)
-            url = requests.compat.urljoin(url, raw.headers["Location"])
-            params = None
-            if urlsplit(url).netloc != origin:
-                headers.pop("Authorization", None)  # never hand the token to another host
-        return raw
-
     def _space_mutations(self) -> None:
         now = self.clock.time()
         if self._last_mutation is not None:
@@ -325,20 +358,6 @@ class GitHubClient:
                 self.clock.sleep(gap)
                 now = self.clock.time()
         self._last_mutation = now
-
-    def _backoff(self, tries: int) -> float:
-        delay = min(self.policy.max_delay_s, self.policy.base_delay_s * 2.0 ** (tries - 1))
-        return float(delay * (0.5 + self._jitter() / 2))  # "equal jitter": never less than half
-
-    def _wait(self, seconds: float, why: str) -> bool:
-        """Sleep `seconds` if the shared budget allows; False (no sleep) when it does not."""
-        seconds = max(0.0, seconds)
-        if self._budget.waited_s + seconds > self.policy.total_wait_s:
-            return False
-        self._budget.log.append(f"{why}; retrying in {seconds:.1f} s")
-        self.clock.sleep(seconds)
-        self._budget.waited_s += seconds
-        return True
 
     def _rate_limit_wait(self, raw: requests.Response) -> float | None:
         """Seconds to wait when the answer is a rate limit, else None (contract.md section 3)."""

@@ -33,6 +33,7 @@ from flowwalk.github.inputs import ACTION_INPUTS, ActionInput, input_by_name
 
 FLOWWALK: tuple[str, ...] = (sys.executable, "-m", "flowwalk.cli")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_HEADER = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 
 
 class InputError(ValueError):
@@ -70,6 +71,19 @@ def _arguments(item: ActionInput, value: str, flag: str) -> list[str]:
                 raise InputError(f"input '{item.name}' line {number} '{line}' is not NAME=VALUE\n"
                                  f"  hint: one variable per line, for example BASE_PATH=/shop")
             out += [flag, line]
+        return out
+    if item.kind == "headers":
+        out = []
+        for number, line in enumerate(value.splitlines(), 1):
+            line = line.strip()
+            if not line or line.startswith("#"):
+                continue
+            name, sep, secret = line.partition("=")
+            if not sep or not _HEADER.match(name.strip()) or not _NAME.match(secret.strip()):
+                raise InputError(f"input '{item.name}' line {number} is not Header-Name=SECRET_NAME\n"
+                                 f"  hint: one header per line, for example x-vercel-protection-bypass=VERCEL_BYPASS, "
+                                 f"with the value in the step's env: (never the value itself here)")
+            out += [flag, f"{name.strip()}={secret.strip()}"]
         return out
     if item.kind == "names":
         out = []

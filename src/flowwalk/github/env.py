@@ -7,7 +7,8 @@ Where the PR number and the commit to report on come from depends on the event (
 on `pull_request` / `pull_request_target` the payload's PR and its *head* SHA (`GITHUB_SHA` is the
 test merge commit there, which is not on the PR); on `workflow_run` the triggering run's head SHA,
 and the PR number only when GitHub lists it (it does not for fork PRs: `publish` then takes it from
-the report's `pr.json`); on anything else `GITHUB_SHA` and no PR.
+the report's `pr.json`); on `deployment_status` the deployed commit, and the PR whose head it is is
+looked up when publishing (github/publish.py); on anything else `GITHUB_SHA` and no PR.
 """
 
 from __future__ import annotations
@@ -66,7 +67,12 @@ class _WorkflowRun(_Loose):
     head_repository: _Repo | None = None
 
 
+class _Deployment(_Loose):
+    sha: str | None = None
+
+
 class _Payload(_Loose):
+    deployment: _Deployment | None = None
     number: int | None = None
     pull_request: _PullRequest | None = None
     workflow_run: _WorkflowRun | None = None
@@ -118,6 +124,9 @@ def read_event(event_name: str | None, event_path: str | None) -> EventContext:
             is_fork=head_repo is not None and base_repo is not None and head_repo != base_repo,
             source_run_id=str(run.id) if run.id is not None else None,
             source_run_attempt=str(run.run_attempt) if run.run_attempt is not None else None)
+    if event_name == "deployment_status" and payload.deployment is not None:
+        # the deployed commit; the PR (none is in the payload) is looked up when publishing
+        return EventContext(head_sha=_sha_or_none(payload.deployment.sha))
     if event_name == "push" and payload.after:
         return EventContext(head_sha=_sha_or_none(payload.after))
     return EventContext()

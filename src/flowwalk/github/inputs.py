@@ -16,6 +16,7 @@ Kind = Literal[
     "paths",   # whitespace/newline separated words -> positional arguments
     "value",   # one flag with the trimmed text, left out when empty
     "lines",   # one flag per non-empty line that is not a # comment (NAME=VALUE)
+    "headers", # one flag per non-empty line that is not a # comment (Header-Name=SECRET_NAME)
     "names",   # one flag per name, names separated by commas, spaces or newlines
     "bool",    # the flag alone when true; "true"/"false"
 ]
@@ -59,7 +60,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("secret-names", "Names of secrets to read from the step's environment (set them with "
                 "`env:`), separated by commas, spaces or newlines. Their values never reach a report.",
                 kind="names", run_flag="--secret"),
-    ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs).", run_flag="--shard"),
+    ActionInput("shard", "Run only shard K of N, as K/N (for a matrix of jobs), or auto on a CI that numbers its "
+                "parallel jobs.", run_flag="--shard"),
     ActionInput("durations", "An earlier emit.jsonl (or a JSON {scenario id: seconds}) to balance shards by; "
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
     ActionInput("projects", "Run only these projects (environment profiles) of flowwalk.yaml, separated by commas, "
@@ -100,6 +102,22 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 "failing (for a job that makes them inside this image); each one written is a warning in every "
                 "report and a file under baselines/ in the report folder to review and commit.", "false", "bool",
                 run_flag="--update-snapshots"),
+    ActionInput("wait-for", "Before walking, wait until this URL (absolute, or relative to base-url) answers as "
+                "expected; a site that never does is its own verdict, site_not_ready (exit code 7).",
+                run_flag="--wait-for"),
+    ActionInput("wait-status", "The status wait-for expects: 200, 2xx, 200-399, several separated by commas "
+                "(default: 2xx).", run_flag="--wait-status"),
+    ActionInput("wait-text", "A text wait-for's page must hold, e.g. the commit the preview was built from.",
+                run_flag="--wait-text"),
+    ActionInput("wait-timeout", "Seconds wait-for waits at most (default: 180).", run_flag="--wait-timeout"),
+    ActionInput("wait-interval", "Seconds between wait-for's tries (default: 5).", run_flag="--wait-interval"),
+    ActionInput("http-headers", "Extra HTTP headers for the base URL's origin only, one Header-Name=SECRET_NAME per "
+                "line; the value is read from the step's environment variable SECRET_NAME (set it with `env:`) and "
+                "never reaches a report.", kind="headers", run_flag="--http-header"),
+    ActionInput("http-credentials", "The name of a step environment variable holding HTTP credentials as "
+                "username:password, for the base URL's origin only.", run_flag="--http-credentials"),
+    ActionInput("browser-endpoint", "Connect to a running Playwright browser server (ws://...) instead of launching "
+                "Chromium in the job.", run_flag="--browser-endpoint"),
     ActionInput("output-dir", "The report folder (emit.jsonl, junit.xml, verdict.json, summary.md, report.html).",
                 "flowwalk-report", run_flag="--out", publish_flag="--report"),
     ActionInput("comment-mode", "The sticky PR comment: always, on-failure, on-change or off.", "always",
@@ -118,10 +136,10 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
 )
 
 ACTION_OUTPUTS: Mapping[str, str] = {
-    "verdict": "passed, site_misbehaved, spec_needs_review, infrastructure_failed or cancelled "
+    "verdict": "passed, site_misbehaved, spec_needs_review, infrastructure_failed, cancelled or site_not_ready "
                "(input_refused when the specs were refused)",
     "exit-code": "The run's exit code (0 passed, 1 the site misbehaved, 2 a spec needs review, 3 input refused, "
-                 "4 internal error, 5 cancelled, 6 infrastructure failed).",
+                 "4 internal error, 5 cancelled, 6 infrastructure failed, 7 the site never came up).",
     "total": "Number of tests (flows and rules).",
     "passed": "Tests that passed.",
     "failed": "Tests that failed.",

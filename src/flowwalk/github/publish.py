@@ -113,7 +113,7 @@ class _VerdictHead(BaseModel):
 
     schema_: str = Field(alias="schema")
     outcome: str
-    exit_code: int = Field(ge=0, le=6)
+    exit_code: int = Field(ge=0, le=7)
     counts: dict[str, int]
 
 
@@ -152,7 +152,7 @@ def for_shard(verdict: Mapping[str, Any], settings: GitHubSettings) -> GitHubSet
     return settings if named == settings.comment_name else replace(settings, comment_name=named)
 
 
-def _base_url(report_dir: Path) -> str | None:
+def run_base_url(report_dir: Path) -> str | None:
     """The base URL the run used (from emit.jsonl's first record), for the reproduce command."""
     try:
         with (report_dir / "emit.jsonl").open(encoding="utf-8") as handle:
@@ -219,7 +219,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
         progress.notices.append(event.problem)
 
     settings = _with_pr_context(report, settings, progress)
-    links = links_from_settings(settings, base_url=_base_url(report))
+    links = links_from_settings(settings, base_url=run_base_url(report))
     annotations = collect_annotations(verdict, workspace)
 
     # 1. the job summary
@@ -250,7 +250,8 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
             api = client or GitHubClient(settings.api_url, settings.token)
             try:
                 settings = _confirm_pr_head(api, settings, progress)
-                if wants[3] and settings.pr_number:
+                settings = _deployed_pull(api, settings, progress)
+                if settings.heal_suggestions and suggestions and settings.pr_number:
                     # before the sticky comment, which lists the heals GitHub would not take as suggestions
                     suggested = _api_step(progress, "heal suggestions", event.is_fork,
                                           lambda: post_suggestions(api, settings, list(suggestions)))
@@ -374,6 +375,29 @@ def _confirm_pr_head(client: GitHubClient, settings: GitHubSettings, progress: _
                                 f"{settings.sha[:12]}: not commenting (the newer run will)")
         return replace(settings, pr_number=None)
     return settings
+
+
+def _deployed_pull(client: GitHubClient, settings: GitHubSettings, progress: _Progress) -> GitHubSettings:
+    """deployment_status: the event names the deployed commit, not a PR. The open PR whose head that
+    commit is gets the comment; with none (a deployment of main, a PR moved on since), nothing does."""
+    if settings.event_name != "deployment_status" or settings.pr_number or not settings.sha \
+            or not settings.repository:
+        return settings
+    try:
+        pulls = list(client.paginate(f"{repo_path(settings.repository)}/commits/{settings.sha}/pulls"))
+    except GitHubError as error:
+        progress.notices.append(f"could not find the pull request of commit {settings.sha[:12]}: {error}")
+        return settings
+    heads = sorted(int(p["number"]) for p in pulls if isinstance(p, dict) and p.get("state") == "open"
+                   and (p.get("head") or {}).get("sha") == settings.sha and isinstance(p.get("number"), int))
+    if not heads:
+        progress.notices.append(f"no open pull request has the deployed commit {settings.sha[:12]} as its head: "
+                                f"no PR comment (the job summary, annotations and outputs are written)")
+        return settings
+    if len(heads) > 1:
+        progress.notices.append(f"the deployed commit {settings.sha[:12]} heads PRs "
+                                f"{', '.join(f'#{n}' for n in heads)}: commenting on #{heads[0]}")
+    return replace(settings, pr_number=heads[0])
 
 
 def _guard(progress: _Progress, label: str, action: Callable[[], Any]) -> Any:

@@ -58,12 +58,14 @@ class RunLinks:
     artifact_url: str | None = None
     #: the base URL the run used, for the reproduce command (None: a placeholder is shown)
     base_url: str | None = None
+    #: the route of a file at a commit under the repository's URL (GitLab's is `-/blob`)
+    blob_route: str = "blob"
 
     def blob(self, path: str | None, line: int | None) -> str | None:
         if not (path and self.repository and self.sha) or path.startswith("/"):
             return None
         anchor = f"#L{line}" if line else ""
-        return f"{self.server_url}/{self.repository}/blob/{self.sha}/{quote(path)}{anchor}"
+        return f"{self.server_url}/{self.repository}/{self.blob_route}/{self.sha}/{quote(path)}{anchor}"
 
 
 def links_from_settings(settings: GitHubSettings, *, base_url: str | None = None) -> RunLinks:

@@ -1,6 +1,6 @@
 """From scored page elements to a decision: heal to one, ask a model about a few, or explain the miss.
 
-Pure: the page read is `Page.candidates` (browser/page.py), the page calls are walk/healer.py's. Each element
+Pure: the page read is `Page.candidates` (browser/page.py), the page calls are walk/healing.py's. Each element
 gets `d` (heal/meaning.py, from the target) and `f` (heal/score.py, from the last fingerprint),
 merged by `combine`. `decide` applies the acceptance rule: the best element must be visible,
 eligible (it can take the step's action, is not a destructive control the target does not name,
@@ -65,8 +65,8 @@ class Ranked:
 
 
 def rank(want: Want | None, elements: Sequence[PageElement], fingerprint: Mapping[str, Any] | None,
-         action: str) -> list[Ranked]:
-    """Every element scored, best first (document order breaks ties)."""
+         action: str | None) -> list[Ranked]:
+    """Every element scored, best first (document order breaks ties). `action`: the act's, None for a read."""
     like = like_positions(elements)
     out: list[Ranked] = []
     for el in elements:
@@ -152,14 +152,14 @@ def decide(ranked: Sequence[Ranked]) -> Decision:
         return Decision(None, f"no visible candidates ({len(ranked)} hidden)")
     usable = [r for r in visible if r.barred is None]
     best = visible[0]
+    if best.score < THRESHOLD:
+        return Decision(None, f"no candidate reaches the threshold {THRESHOLD:.2f} (best {best.score:.2f})",
+                        ask=bool(usable))
     if best.barred is not None:
         why = (f"the best candidate, {best.element.describe()} ({best.score:.2f}), may not be used: {best.barred}")
         return Decision(None, why, ask=bool(usable))
     second = visible[1] if len(visible) > 1 else None
     lead = best.score - (second.score if second else 0.0)
-    if best.score < THRESHOLD:
-        return Decision(None, f"no candidate reaches the threshold {THRESHOLD:.2f} (best {best.score:.2f})",
-                        ask=bool(usable))
     if lead < MARGIN:
         assert second is not None
         return Decision(None, f"no clear winner: {best.element.describe()} scored {best.score:.2f}, "

@@ -20,15 +20,16 @@ one element against a target, 0..1, and says what it lacked:
 
 - N, the name: each name word gets the credit of the best place it is found, the mean over the
   words. The element's own visible name (accessible name, label, text, alt) 1.0; placeholder,
-  title or a button's value 0.9; its test id, id, name attribute, classes or href 0.9 when it
+  title, test id or a button's value 0.9; its id, name attribute, classes or href 0.9 when it
   has no visible name of its own (an icon button is named by its class), else 0.55 (a "Change"
   link whose href says `book` is not the Books link); the row or list item it sits in 0.9 for an
   element with no visible name (a todo's checkbox is named by its row), for a row itself the list
   it belongs to 0.9 (a "todo row" is a row of the todo list); anything else around it 0.4. A
   synonym (`delete` for `destroy`) takes 0.85 of that, a prefix (`search` in `searchbar`) 0.75.
-  A preference (up to 0.2) for an element whose visible name holds no other words: "Save" leads
-  "Save and add another" by the margin.
-  With no name words, N is the context coverage (`checkbox of "Write report"`).
+  An element whose visible name holds other words loses 0.1, and up to 0.1 more by their share:
+  "Sign up" leads "Sign up later", and "Save" leads "Save and add another", by the margin.
+  With no name words, N is the context coverage (`checkbox of "Write report"`), or 0.75 for a
+  target that names only a role ("the link": the one link on the page is it, one of two is not).
 - C, the context: 1 when every context word is found around the element (or in its own name:
   "Terms of Service"), else 0.3 + 0.5 x the share found (a "Loans" link in the Inventory module
   is not the Loans link in the Catalog module); 1 without context words.
@@ -128,7 +129,11 @@ OWN_NAME, OWN_HINT, ATTR_UNNAMED, ATTR_NAMED, ROW_UNNAMED, AROUND = 1.0, 0.9, 0.
 ROLE_MISMATCH, ROLE_GENERIC = 0.5, 0.8
 ORDINAL_MISS, ORDINAL_UNKNOWN = 0.4, 0.7
 CONTEXT_BASE, CONTEXT_SLOPE = 0.3, 0.5
-EXACTNESS = 0.2
+#: an element whose visible name says more than the target: EXTRA off for any other word, up to
+#: EXACTNESS more by their share ("Sign up" leads "Sign up later" and "Save and add another")
+EXTRA, EXACTNESS = 0.1, 0.1
+#: N of a target that names only a role ("the link"): the one element of that role is it
+ROLE_ONLY = 0.75
 #: tags that hold a page's structure: never "a button" or "a link", whatever their text says
 _STRUCTURE_TAGS = frozenset({"html", "body", "main", "nav", "header", "footer", "aside", "section", "article",
                              "form", "fieldset", "table", "thead", "tbody", "tfoot", "ul", "ol", "dl"})
@@ -438,10 +443,10 @@ def _fields(el: PageElement) -> list[tuple[float, list[str]]]:
     """(credit, words) for each place a name word may be found on or around `el`, best first."""
     named = bool(_stems(el.visible_name) or (el.value and el.role == "button"))
     is_row = el.role in ("row", "listitem", "option") or el.tag in ("li", "tr")
-    attrs = " ".join([el.testid, el.id, el.name_attr, " ".join(el.classes), el.href])
+    attrs = " ".join([el.id, el.name_attr, " ".join(el.classes), el.href])
     out = [
         (OWN_NAME, _stems(" ".join([el.name, el.label, el.text, el.alt]))),
-        (OWN_HINT, _stems(" ".join([el.placeholder, el.title, el.value if el.role == "button" else ""]))),
+        (OWN_HINT, _stems(" ".join([el.placeholder, el.title, el.value if el.role == "button" else "", el.testid]))),
         (ATTR_NAMED if named else ATTR_UNNAMED, _stems(attrs)),
     ]
     if is_row:
@@ -509,7 +514,7 @@ def meaning_score(want: Want, el: PageElement, like: tuple[int, int] | None = No
         if own and n > 0:
             wanted = set(want.name_words) | set(want.context)
             extra = sum(1 for w in own if not any(_match(v, [w]) for v in wanted)) / len(own)
-            n *= 1.0 - EXACTNESS * extra
+            n *= 1.0 - (EXTRA + EXACTNESS * extra if extra else 0.0)
     else:
         n = -1.0
     # C
@@ -520,7 +525,7 @@ def meaning_score(want: Want, el: PageElement, like: tuple[int, int] | None = No
         if c_share < 1.0:
             lacked.append("the context " + ", ".join(f"'{w}'" for w in want.context if w not in found))
     if n < 0:   # no name words: the context names it (checkbox of "Write report"), else the role alone
-        n = c_share if want.context else 0.5
+        n = c_share if want.context else ROLE_ONLY
         c = 1.0
     else:
         c = 1.0 if c_share == 1.0 else CONTEXT_BASE + CONTEXT_SLOPE * c_share
@@ -571,8 +576,9 @@ _FILLABLE = frozenset({"textbox", "searchbox", "combobox", "spinbutton"})
 _CHECKABLE = frozenset({"checkbox", "radio", "switch", "menuitemcheckbox", "menuitemradio"})
 
 
-def can_take(action: str, el: PageElement) -> bool:
-    """Can `el` take the step's action at all? (a fill needs a field, a check a checkbox ...)"""
+def can_take(action: str | None, el: PageElement) -> bool:
+    """Can `el` take the step's action at all? (a fill needs a field, a check a checkbox ...; a
+    read, None, takes any element)"""
     if action in ("fill", "press"):
         return el.editable or el.role in _FILLABLE or (action == "press" and el.role in ("button", "link"))
     if action in ("check", "uncheck"):
@@ -597,7 +603,7 @@ def _family(word: str) -> frozenset[str]:
     return _SYNONYM_OF.get(key, frozenset({key})) | {key}
 
 
-def eligible(want: Want | None, action: str, el: PageElement) -> str | None:
+def eligible(want: Want | None, action: str | None, el: PageElement) -> str | None:
     """Why `el` may not be healed to or shown to a model, or None when it may."""
     if not can_take(action, el):
         return f"cannot take '{action}'"

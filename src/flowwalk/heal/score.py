@@ -20,7 +20,7 @@ element that gained an id is not punished and one that lost its test id is:
 | context | 1.5 | as accessible name: the text around it |
 | nth | 0.5 | same position among same-tag siblings |
 
-`combine(d, f)` merges the description score `d` (walk/resolve.py's score over 100) and the
+`combine(d, f)` merges the description score `d` (heal/meaning.py `meaning_score`, 0..1) and the
 fingerprint score `f`: the larger, plus AGREEMENT times the smaller when both found the element
 (so the description decides between elements that look alike). A candidate is used only if its combined score is at least THRESHOLD, it is one visible
 element, and it leads the next visible element by at least MARGIN. docs/healing.md has the why.

@@ -66,7 +66,7 @@ class AskedOut(BaseModel):
 
 class RunAnswer(Bounded):
     outcome: str = Field(description="passed | site_misbehaved | spec_needs_review | infrastructure_failed | "
-                                     "cancelled | not_run (a question was declined or cancelled before the run)")
+                                     "cancelled | site_not_ready | not_run (a question was declined or cancelled before the run)")
     exit_code: int | None = Field(description="flowwalk run's exit code; null when the run did not start")
     counts: dict[str, int] = Field(default_factory=dict)
     duration_ms: float = 0.0

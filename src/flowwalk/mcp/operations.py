@@ -535,6 +535,8 @@ class DiscoverRequest:
     budget_s: float | None = None
     submit_forms: bool = False
     login: str | None = None
+    goal: str = ""
+    resume: bool = False
     variables: Mapping[str, str] = field(default_factory=dict)
     secret_names: list[str] = field(default_factory=list)
     destructive_add: list[str] = field(default_factory=list)
@@ -564,8 +566,8 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
         url=request.url, out_dir=out, allow_hosts=tuple(request.allow_hosts), max_pages=request.max_pages,
         max_depth=request.max_depth, max_actions=request.max_actions, budget_s=budget,
         submit_forms=request.submit_forms,
-        login=ws.confine(request.login, "login") if request.login else None,
-        variables=tuple(request.variables.items()), secret_names=tuple(_names(request.secret_names)),
+        login=ws.confine(request.login, "login") if request.login else None, goal=request.goal,
+        resume=request.resume, variables=tuple(request.variables.items()), secret_names=tuple(_names(request.secret_names)),
         destructive_add=tuple(request.destructive_add), destructive_remove=tuple(request.destructive_remove),
         verify=request.verify, use_model=request.use_model, advice=request.advice)
     with limits.lock:

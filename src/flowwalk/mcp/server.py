@@ -335,6 +335,10 @@ class FlowwalkServer:
                                                             "limit)", gt=0)] = None,
         submit_forms: Annotated[bool, Field(description="fill and submit forms (never destructive ones)")] = False,
         login: Annotated[str | None, Field(description="a flow spec that logs in first")] = None,
+        goal: Annotated[str, Field(description="what the crawl should reach first, in a person's words "
+                                               "(\"create a book\")", max_length=200)] = "",
+        resume: Annotated[bool, Field(description="continue the crawl an earlier call left in out_dir (its "
+                                                  "discover.state.json) instead of starting over")] = False,
         variables: Annotated[dict[str, str], Field(description="run variables NAME: value")] = {},  # noqa: B006
         secret_names: Annotated[list[str], Field(description="names of the server's environment variables "
                                                              "that hold secrets; never the values")] = [],  # noqa: B006
@@ -357,8 +361,8 @@ class FlowwalkServer:
         password (never the password), and submit_forms asks before any form is submitted."""
         request = operations.DiscoverRequest(
             url=url, out_dir=out_dir, allow_hosts=list(allow_hosts), max_pages=max_pages, max_depth=max_depth,
-            max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login,
-            variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
+            max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login, goal=goal,
+            resume=resume, variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
             destructive_remove=list(destructive_remove), verify=verify, use_model=use_model, advice=advice)
         job = _Job()
         try:

@@ -41,7 +41,10 @@ class Plan:
     assigned: tuple[str, ...]
     shard_index: int = 1
     shard_total: int = 1
-    #: scenario ids of every shard (index 0 is shard 1), each in plan order
+    #: `--shard auto`: the CI variables this job's shard came from (None: given as K/N)
+    shard_source: str | None = None
+    #: scenario ids of every shard (index 0 is shard 1), each in plan order; a setup that saves a
+    #: session is in every shard that holds a scenario starting from it
     shards: tuple[tuple[str, ...], ...] = ()
     #: the duration (seconds) each scenario was balanced with; None in a count-balanced plan
     estimates: Mapping[str, float] = field(default_factory=dict)
@@ -85,7 +88,11 @@ class Plan:
         It lists every scenario of the whole run (not just this shard), so that any one shard's
         emit.jsonl knows the full plan order and what the other shards were meant to run.
         """
-        shard_by_id = {sid: n for n, ids in enumerate(self.shards, start=1) for sid in ids}
+        # a setup walked in several shards (plan/shard.py) is recorded with the first of them
+        shard_by_id: dict[str, int] = {}
+        for n, ids in enumerate(self.shards, start=1):
+            for sid in ids:
+                shard_by_id.setdefault(sid, n)
         scenarios: list[dict[str, Any]] = []
         for sc in self.scenarios:
             scenarios.append({
@@ -111,7 +118,8 @@ class Plan:
             "order": "scenario_id",
             "scenarios": scenarios,
             "assigned": list(self.assigned),
-            "shard": {"index": self.shard_index, "total": self.shard_total},
+            "shard": {"index": self.shard_index, "total": self.shard_total,
+                      **({"from": self.shard_source} if self.shard_source else {})},
             "shards": [{"index": n, "scenarios": list(ids),
                         "estimated_s": est if self.durations.kind != "none" else None}
                        for n, (ids, est) in enumerate(zip(self.shards, self.shard_estimates()), start=1)],

@@ -4,8 +4,9 @@ Every job of a matrix computes the same plan from the same files and the same du
 so the assignment must not depend on the machine, the Python process or the order files were
 found in: scenarios are sorted by id, weights are integer milliseconds, and every tie is broken
 by id or shard number (never `hash()`, which is salted per process). The unit is a scenario, so
-a rule DAG never crosses shards; a setup that saves a session and the scenarios that start from
-it are one unit (`session_groups`), so a setup is walked in the shard of its dependants.
+a rule DAG never crosses shards. A setup that saves a session is walked in every shard that holds a
+scenario starting from it (`session_setups`), and counted once in that shard's weight: the
+dependants of one login spread over the shards like any other scenarios.
 
 Balancing is longest-first bin packing (LPT) followed by a small exchange pass: LPT alone can be
 a third worse than the best split on unlucky inputs; moving or swapping one scenario at a time
@@ -119,74 +120,107 @@ def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
 # --- assignment --------------------------------------------------------------------------------
 
 
-def _lpt(weights: Mapping[str, int], total: int) -> list[list[str]]:
-    """Longest first onto the least-loaded shard; ties by id, then by the lower shard number."""
+def _lpt(weights: Mapping[str, int], total: int, needs: Mapping[str, str],
+         overhead: Mapping[str, int]) -> list[list[str]]:
+    """Longest first onto the shard it leaves least loaded (a scenario that starts from a session
+    adds its setup's weight to a shard that does not run that setup yet); ties by id, then by the
+    lower shard number."""
     bins: list[list[str]] = [[] for _ in range(total)]
     loads = [0] * total
+    present: list[set[str]] = [set() for _ in range(total)]
     for sid in sorted(weights, key=lambda s: (-weights[s], s)):
-        target = min(range(total), key=lambda k: (loads[k], k))
+        setup = needs.get(sid)
+
+        def after(k: int) -> int:
+            return loads[k] + weights[sid] + (overhead[setup] if setup is not None and setup not in present[k] else 0)
+
+        target = min(range(total), key=lambda k: (after(k), k))
+        loads[target] = after(target)
         bins[target].append(sid)
-        loads[target] += weights[sid]
+        if setup is not None:
+            present[target].add(setup)
     return bins
 
 
-def _improve(bins: list[list[str]], weights: Mapping[str, int], max_rounds: int) -> list[list[str]]:
+def _load(ids: Iterable[str], weights: Mapping[str, int], needs: Mapping[str, str], overhead: Mapping[str, int]) -> int:
+    """A shard's weight: its scenarios, and once each setup one of them starts from."""
+    ids = list(ids)
+    return sum(weights[s] for s in ids) + sum(overhead[x] for x in {needs[s] for s in ids if s in needs})
+
+
+def _improve(bins: list[list[str]], weights: Mapping[str, int], max_rounds: int, needs: Mapping[str, str],
+             overhead: Mapping[str, int]) -> list[list[str]]:
     """Move or swap one scenario between the heaviest shard and another while that lowers the pair's
-    maximum. Each accepted exchange strictly lowers the sum of squared loads, so this terminates."""
-    loads = [sum(weights[s] for s in b) for b in bins]
+    maximum. A move takes a session's setup along when the other shard lacks it (and leaves it
+    behind when nothing else needs it there); a swap is between two scenarios of the same session
+    (or of none), so that neither shard's setups change. Without sessions each accepted exchange
+    strictly lowers the sum of squared loads, so this terminates; `max_rounds` bounds it anyway."""
+    loads = [_load(b, weights, needs, overhead) for b in bins]
     for _ in range(max_rounds):
         heavy = min(range(len(bins)), key=lambda k: (-loads[k], k))
+        users: dict[str, int] = {}
+        for sid in bins[heavy]:
+            if sid in needs:
+                users[needs[sid]] = users.get(needs[sid], 0) + 1
         best: tuple[int, int, str, str] | None = None  # (new pair max, shard, from heavy, from other)
         for other in range(len(bins)):
             gap = loads[heavy] - loads[other]
             if other == heavy or gap <= 1:
                 continue
-            # items of the other shard by weight; "" means "move without swapping" (weight 0)
-            theirs = sorted((weights[s], s) for s in bins[other])
-            their_weights = [w for w, _ in theirs]
+            # the other shard's scenarios by session, each list by weight
+            theirs: dict[str | None, list[tuple[int, str]]] = {}
+            for sid in bins[other]:
+                theirs.setdefault(needs.get(sid), []).append((weights[sid], sid))
+            for group in theirs.values():
+                group.sort()
             for mine in sorted(bins[heavy]):
-                wa = weights[mine]
+                wa, setup = weights[mine], needs.get(mine)
+                shed = overhead[setup] if setup is not None and users[setup] == 1 else 0
+                pay = overhead[setup] if setup is not None and setup not in theirs else 0
+                pair_max = max(loads[heavy] - wa - shed, loads[other] + wa + pay)
+                if pair_max < loads[heavy] and (best is None or (pair_max, other, mine, "") < best):
+                    best = (pair_max, other, mine, "")
+                same = theirs.get(setup, [])
                 # the best transfer d = wa - wb is the one nearest gap / 2, with 0 < d < gap
-                options: list[tuple[int, str]] = [(0, "")]
-                ideal = wa - gap / 2
-                pos = bisect.bisect_left(their_weights, ideal)
+                pos = bisect.bisect_left([w for w, _ in same], wa - gap / 2)
                 for j in (pos - 1, pos, pos + 1):
-                    if 0 <= j < len(theirs):
-                        options.append(theirs[j])
-                for wb, theirs_id in options:
-                    d = wa - wb
-                    if 0 < d < gap:
-                        pair_max = max(loads[heavy] - d, loads[other] + d)
-                        candidate = (pair_max, other, mine, theirs_id)
-                        if best is None or candidate < best:
-                            best = candidate
+                    if 0 <= j < len(same):
+                        d = wa - same[j][0]
+                        if 0 < d < gap:
+                            candidate = (max(loads[heavy] - d, loads[other] + d), other, mine, same[j][1])
+                            if best is None or candidate < best:
+                                best = candidate
         if best is None:
             break
         _, other, mine, theirs_id = best
         bins[heavy].remove(mine)
         bins[other].append(mine)
-        loads[heavy] -= weights[mine]
-        loads[other] += weights[mine]
         if theirs_id:
             bins[other].remove(theirs_id)
             bins[heavy].append(theirs_id)
-            loads[other] -= weights[theirs_id]
-            loads[heavy] += weights[theirs_id]
+        loads[heavy] = _load(bins[heavy], weights, needs, overhead)
+        loads[other] = _load(bins[other], weights, needs, overhead)
     return bins
 
 
-def assign_shards(weights: Mapping[str, int], total: int) -> list[list[str]]:
+def assign_shards(weights: Mapping[str, int], total: int, needs: Mapping[str, str] | None = None,
+                  overhead: Mapping[str, int] | None = None) -> list[list[str]]:
     """Split scenario ids into `total` shards of near-equal summed weight; each shard in id order.
 
-    Deterministic for the same input on any machine: integer weights, and ties broken by id.
+    `needs` maps a scenario that starts from a saved session to the setup that saves it, and
+    `overhead` gives each such setup's weight: a setup is not packed itself, it goes into every
+    shard that holds one of its dependants and counts once in that shard's weight (as Playwright's
+    setup projects run once per shard that needs them). Deterministic for the same input on any
+    machine: integer weights, and ties broken by id.
     """
     if total < 1:
         raise ValueError("total must be >= 1")
-    bins = _lpt(weights, total)
+    needs, overhead = dict(needs or {}), dict(overhead or {})
+    bins = _lpt(weights, total, needs, overhead)
     if total > 1:
-        bins = _improve(bins, weights, _ROUNDS_PER_SCENARIO * max(1, len(weights)))
+        bins = _improve(bins, weights, _ROUNDS_PER_SCENARIO * max(1, len(weights)), needs, overhead)
     # heaviest shard first would depend on durations; keep shard content sorted, shard order as packed
-    return [sorted(b) for b in bins]
+    return [sorted({*b, *(needs[s] for s in b if s in needs)}) for b in bins]
 
 
 # --- the plan ----------------------------------------------------------------------------------
@@ -265,8 +299,10 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
         weights = {sid: max(1, round(estimates[sid] * 1000)) for sid in ids}
     else:
         weights = {sid: 1 for sid in ids}
-    groups = session_groups(scenarios)
-    shards = _ungroup(assign_shards(_group_weights(weights, groups), total), groups)
+    needs = session_setups(scenarios)
+    setups = set(needs.values())
+    shards = assign_shards({sid: w for sid, w in weights.items() if sid not in setups}, total, needs,
+                           {sid: weights[sid] for sid in setups})
     if known:
         source = DurationSource(kind=kind, path=path, known=len(known), unknown=len(ids) - len(known),
                                 default_s=default_s)
@@ -274,7 +310,7 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
         source = DurationSource(kind="none", path=path, missing=missing)
     environments = {sc.id: describe(layers_of(settings.environment, settings.projects, sc)) for sc in scenarios}
     return Plan(scenarios=tuple(scenarios), assigned=tuple(shards[index - 1]), shard_index=index,
-                shard_total=total, shards=tuple(tuple(b) for b in shards), estimates=estimates,
+                shard_total=total, shard_source=getattr(settings, "shard_source", None), shards=tuple(tuple(b) for b in shards), estimates=estimates,
                 measured=frozenset(known), durations=source,
                 selection=selection.record(len(scenarios), len(every)) if selection.active else None,
                 environments={sid: env for sid, env in environments.items() if env})
@@ -290,29 +326,16 @@ def _with_setups(every: Sequence[Scenario], picked: Sequence[Scenario]) -> list[
     return [sc for sc in every if sc.id in needed]
 
 
-def session_groups(scenarios: Sequence[Scenario]) -> dict[str, str]:
-    """Scenario id -> the id of its sharding unit: a setup that saves a session and every scenario
-    that starts from it are one unit (the setup's id), so a shard never waits on another's login."""
+def session_setups(scenarios: Sequence[Scenario]) -> dict[str, str]:
+    """Scenario id -> the id of the setup that saves the session it starts from (for the scenarios
+    that start from one whose setup is in the plan): each shard with one of them runs that setup."""
     setups = setups_by_key(scenarios)
     out: dict[str, str] = {}
     for sc in scenarios:
         setup = setups.get(session_key(sc, sc.session)) if sc.session else None
-        out[sc.id] = setup[0].id if setup is not None else sc.id
+        if setup is not None:
+            out[sc.id] = setup[0].id
     return out
-
-
-def _group_weights(weights: Mapping[str, int], groups: Mapping[str, str]) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for sid, weight in weights.items():
-        out[groups[sid]] = out.get(groups[sid], 0) + weight
-    return out
-
-
-def _ungroup(bins: list[list[str]], groups: Mapping[str, str]) -> list[list[str]]:
-    members: dict[str, list[str]] = {}
-    for sid, unit in groups.items():
-        members.setdefault(unit, []).append(sid)
-    return [sorted(sid for unit in b for sid in members[unit]) for b in bins]
 
 
 def _seconds(value: float) -> str:
@@ -352,6 +375,8 @@ def render_plan(plan: Plan) -> str:
             how += f", {src.unknown} estimated at {_seconds(src.default_s or 0.0)}, the median"
         how += ")"
     lines = [f"{head}, {how}"]
+    if plan.shard_source:
+        lines.append(f"this job is shard {plan.shard_index}/{plan.shard_total}, from {plan.shard_source}")
     if plan.selection:
         lines.append(f"selected by {describe_selection(plan.selection)}: {plan.selection.get('scenarios')} of "
                      f"{plan.selection.get('of')} scenarios")

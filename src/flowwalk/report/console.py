@@ -45,6 +45,10 @@ def _can_encode(stream: TextIO, text: str) -> bool:
         return False
 
 
+#: lines of a list check's diff printed under its failure (report.html has all of them)
+DIFF_SHOWN = 12
+
+
 def _seconds(ms: float) -> str:
     return f"{ms / 1000:.1f}s"
 
@@ -119,6 +123,17 @@ class ConsoleReporter:
         for rule in rules:
             self.statuses.append(rule.status)
             self._print(self._line(rule, rule.status))
+            if rule.status == "failed" and rule.failure is not None and rule.failure.diff:
+                self._diff(rule.failure.diff)
+
+    def _diff(self, diff: str) -> None:
+        """A list check's diff under its failure line: the first DIFF_SHOWN lines, `-` expected, `+` observed."""
+        lines = diff.splitlines()
+        for line in lines[:DIFF_SHOWN]:
+            what = "failed" if line.startswith("+ ") else "passed" if line.startswith("- ") else "dim"
+            self._print("      " + self._paint(line[:200], what))
+        if len(lines) > DIFF_SHOWN:
+            self._print("      " + self._paint(f"… {len(lines) - DIFF_SHOWN} more line(s) in report.html", "dim"))
 
     def _line(self, rule: RuleFinished, status: str) -> str:
         symbol = self._paint(self.symbols.get(status, "?"), status)

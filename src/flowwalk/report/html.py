@@ -48,19 +48,37 @@ def safe_relative(path: Any) -> str | None:
     return path
 
 
-def _step(step: StepFinished) -> list[Any]:
-    """A step as a compact array: [index, status, kind, text, ms, reads, line, role, detail, failure?]."""
-    row: list[Any] = [step.index, step.status, step.kind, step.text, round(step.duration_ms, 1), step.reads,
-                      step.line, step.role, step.detail or None]
-    if step.failure is not None:
-        row.append({"class": step.failure.failure_class, "code": step.failure.runtime_code,
-                    "message": step.failure.message})
-    return row
+def _step(step: StepFinished, source: str) -> list[Any]:
+    """A step as a compact array: [index, status, kind, text, ms, reads, line, role, detail, failure,
+    path (when another file than the test's: a called steps file), frame ids (outermost first)]."""
+    failure = None if step.failure is None else {"class": step.failure.failure_class, "code": step.failure.runtime_code,
+                                                 "message": step.failure.message}
+    return [step.index, step.status, step.kind, step.text, round(step.duration_ms, 1), step.reads, step.line,
+            step.role, step.detail or None, failure, step.path if step.path != source else None,
+            [f.id for f in step.frames]]
+
+
+#: a block's status from its steps': the worst of them
+_WORST = ("failed", "warning", "passed", "skipped")
+
+
+def _frames(steps: Sequence[StepFinished]) -> dict[str, dict[str, Any]]:
+    """The blocks (calls, groups, hooks) a test's steps ran in, by id: what opens each in the timeline,
+    with its steps' worst status and their time together."""
+    out: dict[str, dict[str, Any]] = {}
+    for step in steps:
+        for frame in step.frames:
+            entry = out.setdefault(str(frame.id), {**to_json(frame), "status": step.status, "ms": 0.0})
+            entry["ms"] = round(entry["ms"] + step.duration_ms, 1)
+            if _WORST.index(step.status) < _WORST.index(entry["status"]):
+                entry["status"] = step.status
+    return out
 
 
 #: the failure fields the page shows, in the order it receives them
 _FAILURE_FIELDS = ("failure_class", "runtime_code", "retryable", "step_kind", "message", "step_index", "step_text",
-                   "expected", "observed", "path", "line", "col", "parent", "recovery", "candidates", "context")
+                   "expected", "observed", "diff", "path", "line", "col", "parent", "recovery", "candidates",
+                   "context")
 
 
 def _failure(failure: Failure | None) -> dict[str, Any] | None:
@@ -99,7 +117,8 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         "headline": (failure_message(failure) if test.status == "failed" else
                      skip_message(test) if test.status == "skipped" else ""),
         "failure": _failure(failure) if test.status == "failed" else None,
-        "steps": [_step(s) for s in test.steps],
+        "steps": [_step(s, test.source) for s in test.steps],
+        "frames": _frames(test.steps),
         "skipped_steps": test.skipped_steps,
         "findings": [_finding(f) for f in test.findings],
         "emits": [{"name": e.name, "url": e.url, "fields": e.fields} for e in test.emits],

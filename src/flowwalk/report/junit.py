@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from typing import Any
+from typing import Any, Sequence
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from flowwalk.events import Failure, to_json
+from flowwalk.events import Failure, StepFinished, to_json
 from flowwalk.exitcodes import Gate
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
@@ -40,6 +40,9 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     for key, value in (("expected", failure.expected), ("observed", failure.observed)):
         if value:
             lines.append(f"{key}: {value}")
+    if failure.diff:
+        lines.append("items (- expected, + observed):")
+        lines.extend(f"  {line}" for line in failure.diff.splitlines())
     if failure.runtime_code:
         lines.append(f"runtime code: {failure.runtime_code} (retryable: {'yes' if failure.retryable else 'no'})")
     if failure.parent:
@@ -69,6 +72,28 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     return lines
 
 
+def step_tree(steps: Sequence[StepFinished], source: str) -> list[str]:
+    """A test's steps nested under the blocks they ran in (calls, groups, hooks), a line each:
+    `  use steps/add-todo.steps.yaml (line 12)`, then `    step 3 passed: act fill '#new-todo'
+    (steps/add-todo.steps.yaml:7)`."""
+    lines: list[str] = []
+    open_ids: list[int] = []
+    for step in steps:
+        ids = [f.id for f in step.frames]
+        same = 0
+        while same < min(len(open_ids), len(ids)) and open_ids[same] == ids[same]:
+            same += 1
+        open_ids = ids[:same]
+        for depth, frame in enumerate(step.frames[same:], start=same):
+            where = f"line {frame.line}" if frame.path == source else f"{frame.path}:{frame.line}"
+            args = ", ".join(f"{k}={json.dumps(v, ensure_ascii=False)}" for k, v in frame.args.items())
+            lines.append(f"{'  ' * (depth + 1)}{frame.title} ({where})" + (f" with {args}" if args else ""))
+            open_ids.append(frame.id)
+        where = f"line {step.line}" if step.path == source else f"{step.path}:{step.line}"
+        lines.append(f"{'  ' * (len(ids) + 1)}step {step.index} {step.status}: {step.text} ({where})")
+    return lines
+
+
 #: what a test's comparison with the base report says, in system-out
 CHANGE_TEXT = {"new": "new: failed here, not on the base branch", "still_failing": "still failing: failed on the base "
                "branch too", "newly_flaky": "newly flaky: not flaky on the base branch", "still_flaky": "still flaky: "
@@ -89,6 +114,9 @@ def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -
                      + ("; this result did not fail the job" if excused else ""))
     elif gate is not None and gate.excuse(test.test_id, test.status) == "not_new":
         lines.append("fail-on new: not new, so this result did not fail the job")
+    if any(step.frames for step in test.steps):
+        lines.append("steps:")
+        lines.extend(step_tree(test.steps, test.source))
     if test.skipped_steps:
         lines.append("skipped steps:")
         lines.extend(f"  {s}" for s in test.skipped_steps)

@@ -182,6 +182,8 @@ class ShardSection:
     last_t: float = 0.0
     #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.Gate); None: none
     gate: Mapping[str, Any] | None = None
+    #: `run_started.readiness`: what the readiness wait saw (readiness.py); None: it did not wait
+    readiness: Mapping[str, Any] | None = None
 
     @property
     def was_cancelled(self) -> bool:
@@ -235,6 +237,11 @@ class RunRecords:
         """The gate of record (the lowest shard's run_started.gate): what decides which failures
         fail the job, and what each result is compared with."""
         return self.sections[0].gate if self.sections else None
+
+    @property
+    def readiness(self) -> tuple[dict[str, Any], ...]:
+        """What each shard's readiness wait saw (with its `shard`), for the shards that waited."""
+        return tuple({"shard": s.index, **s.readiness} for s in self.sections if s.readiness is not None)
 
     @cached_property
     def by_id(self) -> dict[str, TestRecord]:
@@ -365,6 +372,18 @@ class _Result:
     shard: int | None = None
 
 
+def _scenario_of(result: _Result) -> str | None:
+    for attempt in result.attempts.values():
+        return attempt.scenario_id
+    for steps in result.steps.values():
+        return steps[0].scenario_id if steps else None
+    return None
+
+
+#: which of a setup's results, from the shards that each walked it, the merged report keeps: the worst
+_STATUS_RANK = {"passed": 0, "flaky": 1, "skipped": 2, "failed": 3}
+
+
 @dataclass
 class _Read:
     """One section's events, grouped (mutable while reading)."""
@@ -429,7 +448,8 @@ def _section(raw: RawSection, problems: list[str]) -> _Read:
                                 plan=as_dict(start.get("plan")), settings=as_dict(start.get("settings")),
                                 line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
                                 cancelled=cancelled, last_t=last_t,
-                                gate=start["gate"] if isinstance(start.get("gate"), dict) else None)
+                                gate=start["gate"] if isinstance(start.get("gate"), dict) else None,
+                                readiness=start["readiness"] if isinstance(start.get("readiness"), dict) else None)
     return read
 
 
@@ -514,15 +534,26 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
         scenario_records = {sid: sc for sid, sc in scenario_records.items() if sid in mine}
         planned = {tid: test for tid, test in planned.items() if test.scenario_id in mine}
 
-    # the results: later sections overwrite earlier ones (a duplicated shard's later run wins)
+    # the results: later sections overwrite earlier ones (a duplicated shard's later run wins); a
+    # setup walked by several shards keeps the shard where it went worst, whose dependants it held back
     results: dict[str, _Result] = {}
     emits: dict[tuple[str, str], dict[int, list[ev.EmitRecorded]]] = {}
     scen_attempts: dict[str, dict[int, ev.ScenarioFinished]] = {}
     all_emits: list[ev.EmitRecorded] = []
+    kept: dict[str, tuple[int, int]] = {}   # scenario id -> (shard, rank of its final status) kept
     for read in parsed:
-        results.update(read.results)
-        emits.update(read.emits)
-        scen_attempts.update(read.scenario_attempts)
+        index = read.section.index
+        passed_over: set[str] = set()
+        for sid, finished_by_attempt in read.scenario_attempts.items():
+            rank = _STATUS_RANK.get(finished_by_attempt[max(finished_by_attempt)].status, 0)
+            held = kept.get(sid)
+            if held is not None and held[0] != index and held[1] > rank:
+                passed_over.add(sid)
+            else:
+                kept[sid] = (index, rank)
+        results.update({tid: res for tid, res in read.results.items() if _scenario_of(res) not in passed_over})
+        emits.update({key: value for key, value in read.emits.items() if key[0] not in passed_over})
+        scen_attempts.update({sid: a for sid, a in read.scenario_attempts.items() if sid not in passed_over})
         all_emits.extend(read.all_emits)
 
     # tests that ran but are not in the plan (should not happen) go last, by id

@@ -147,14 +147,7 @@
     var status = { missing: "missing: run flowwalk run --update-snapshots, or flowwalk heal --report <this folder>",
       mismatch: "differs from the page", written: "written by --update-snapshots", invalid: "unreadable" }[b.status] || b.status;
     box.appendChild(h("h5", { text: "baseline " + b.path + " (" + status + ")" }));
-    if (b.text_diff) {
-      var pre = h("pre", { cls: "aria-diff" });
-      b.text_diff.split("\n").forEach(function (line) {
-        var cls = line.charAt(0) === "+" && line.indexOf("+++") !== 0 ? "add" : line.charAt(0) === "-" && line.indexOf("---") !== 0 ? "del" : "";
-        pre.appendChild(h("span", { cls: cls, text: line + "\n" }));
-      });
-      box.appendChild(pre);
-    }
+    if (b.text_diff) box.appendChild(diffBlock(b.text_diff));
     var images = [["expected", b.expected], ["observed", b.observed], ["difference", b.diff]].filter(function (p) {
       return p[1] && /\.png$/.test(p[1]);
     });
@@ -170,6 +163,16 @@
       box.appendChild(h("p", null, "what the page showed: ", h("a", { href: b.observed, text: b.observed })));
     }
     return box;
+  }
+
+  // a unified or a list diff, its added and removed lines coloured
+  function diffBlock(text) {
+    var pre = h("pre", { cls: "aria-diff" });
+    text.split("\n").forEach(function (line) {
+      var cls = line.charAt(0) === "+" && line.indexOf("+++") !== 0 ? "add" : line.charAt(0) === "-" && line.indexOf("---") !== 0 ? "del" : "";
+      pre.appendChild(h("span", { cls: cls, text: line + "\n" }));
+    });
+    return pre;
   }
 
   // axe-core's violations: rule (linked to its help), impact, how many elements and which
@@ -193,6 +196,7 @@
       box.appendChild(h("div", { cls: "diff" }, h("div", { cls: "expected" }, h("h5", { text: "expected" }), h("pre", { text: f.expected || "\u2014" })),
         h("div", { cls: "observed" }, h("h5", { text: "observed" }), h("pre", { text: f.observed || "\u2014" }))));
     }
+    if (f.diff) { box.appendChild(h("h5", { text: "items: - expected, + observed" })); box.appendChild(diffBlock(f.diff)); }
     add(box, kv("runtime code", f.runtime_code ? f.runtime_code + (f.retryable ? " (retryable)" : "") : ""));
     if (f.parent) add(box, kv("parent", f.parent));
     if (f.screenshot) {
@@ -226,18 +230,39 @@
     return parts.join(" \u00b7 ");
   }
 
+  // a call, a group or a hook: a row the steps it ran are nested under (Playwright's test.step)
+  function frameRow(f, depth, source) {
+    var where = (f.path === source ? "line " : f.path + ":") + f.line;
+    var args = Object.keys(f.args || {}).map(function (k) { return k + "=" + JSON.stringify(f.args[k]); }).join(", ");
+    return h("tr", { cls: "frame " + f.status },
+      h("td", { cls: "num" }), h("td", { cls: "st", text: f.status }),
+      h("td", { cls: "d" + Math.min(depth, 8) }, h("span", { cls: "block " + f.kind, text: f.title }), h("small", { text: " " + where }),
+        args ? h("small", { cls: "args", text: " (" + args + ")" }) : null),
+      h("td", { cls: "num", text: String(Math.round(f.ms)) }), h("td", { cls: "num" }), h("td", { cls: "note" }));
+  }
+
   function timeline(t) {
     if (!t.steps.length) {
       return t.skipped_steps.length ? h("ul", { cls: "skipped-steps" }, ...t.skipped_steps.map(function (s) { return h("li", { text: s + " \u2014 not run" }); })) : null;
     }
     var table = h("table", { cls: "timeline" }, h("tr", null, h("th", { text: "#" }), h("th", { text: "" }), h("th", { text: "step" }), h("th", { text: "ms" }), h("th", { text: "reads" }), h("th", { text: "detail" })));
+    var open = [];
     t.steps.forEach(function (s) {
-      // [index, status, kind, text, ms, reads, line, role, detail, failure?]
+      // [index, status, kind, text, ms, reads, line, role, detail, failure, path, frame ids]
+      var ids = s[11] || [];
+      var same = 0;
+      while (same < open.length && same < ids.length && open[same] === ids[same]) same++;
+      open = open.slice(0, same);
+      for (var i = same; i < ids.length; i++) {
+        var f = (t.frames || {})[String(ids[i])];
+        if (f) table.appendChild(frameRow(f, i, t.source));
+        open.push(ids[i]);
+      }
       var note = detailText(s[8]);
       if (s[9]) note = (s[9]["class"] || "") + (s[9].message ? ": " + s[9].message : "") + (note ? " \u00b7 " + note : "");
       table.appendChild(h("tr", { cls: "step " + s[1] },
         h("td", { cls: "num", text: String(s[0]) }), h("td", { cls: "st", text: s[1] + (s[7] === "guard" ? " (guard)" : "") }),
-        h("td", null, h("code", { text: s[3] }), h("small", { text: " line " + s[6] })),
+        h("td", { cls: "d" + Math.min(ids.length, 8) }, h("code", { text: s[3] }), h("small", { text: " " + (s[10] ? s[10] + ":" : "line ") + s[6] })),
         h("td", { cls: "num", text: String(Math.round(s[4])) }), h("td", { cls: "num", text: s[5] === null || s[5] === undefined ? "" : String(s[5]) }),
         h("td", { cls: "note", text: note })));
     });

@@ -38,7 +38,7 @@ CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 )
 
 OUTCOME_ICONS: Mapping[str, str] = {"passed": "✅", "site_misbehaved": "❌", "spec_needs_review": "⚠️",
-                                     "infrastructure_failed": "🛠️", "cancelled": "⏹️"}
+                                     "infrastructure_failed": "🛠️", "cancelled": "⏹️", "site_not_ready": "⏳"}
 #: each outcome's icon and words (exitcodes.OUTCOME_WORDS)
 OUTCOME_TEXT: Mapping[str, tuple[str, str]] = {outcome: (OUTCOME_ICONS[outcome], words)
                                                for outcome, words in OUTCOME_WORDS.items()}
@@ -136,11 +136,22 @@ def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
     return groups
 
 
+def site_lead(wait: Mapping[str, Any]) -> str:
+    """What a readiness wait that ran out saw (verdict.json `readiness`), in one sentence."""
+    tries = int(wait.get("attempts") or 0)
+    shard = f"shard {wait['shard']}: " if wait.get("shard") and wait.get("shard") != 1 else ""
+    return (f"**{shard}{code(wait.get('url') or '', 200)} never came up**: it answered {plain(wait.get('last'), 200)} "
+            f"for {plain(wait.get('waited_s'))} s ({tries} tr{'ies' if tries != 1 else 'y'}; expected "
+            f"{plain(wait.get('expected'), 200)}); no flow was walked")
+
+
 def gate_lead(verdict: Mapping[str, Any]) -> str:
-    """One line under the headline: what the run was compared with, and what did not count.
-    "" when the run had no base report, no quarantine and fail-on any."""
+    """One line under the headline: a site that never came up, what the run was compared with, and
+    what did not count. "" when the site came up (or the run did not wait), and the run had no base
+    report, no quarantine and fail-on any."""
     gate = verdict.get("gate") or {}
-    parts: list[str] = []
+    parts: list[str] = [site_lead(wait) for wait in verdict.get("readiness") or () if not wait.get("ready")
+                        and not wait.get("cancelled")]
     changes = gate.get("changes")
     base = gate.get("base") or {}
     if changes is not None:
@@ -410,9 +421,14 @@ def screenshot_missing(failure: Mapping[str, Any]) -> str:
 
 
 def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_lines: int = 40) -> list[str]:
-    """A failure's accessibility violations (rule linked to its help, impact, elements) and baseline
-    (file, status, the report's copies, the aria diff) as Markdown list items."""
+    """A failure's list diff (expected items against observed ones), accessibility violations (rule
+    linked to its help, impact, elements) and baseline (file, status, the report's copies, the aria
+    diff) as Markdown list items."""
     lines: list[str] = []
+    items = str(failure.get("diff") or "")
+    if items:
+        lines.append(f"{indent}- items (`-` expected, `+` observed):")
+        lines.extend(_fenced(items, indent, diff_lines))
     for v in failure.get("violations") or ():
         link = help_link(v.get("help_url"))
         rule = f"[{code(v.get('rule'), 60)}]({link})" if link else code(v.get("rule"), 60)
@@ -428,12 +444,17 @@ def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_line
         lines.extend(f"{indent}  - {code(line, 300)}" for line in rest)
         text_diff = str(baseline.get("text_diff") or "")
         if text_diff:
-            shown = text_diff.splitlines()[:diff_lines]
-            fence = "```"
-            while fence in text_diff:
-                fence += "`"
-            lines.extend([f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"])
+            lines.extend(_fenced(text_diff, indent, diff_lines))
     return lines
+
+
+def _fenced(diff: str, indent: str, limit: int) -> list[str]:
+    """A diff as a fenced `diff` block under a list item, its first `limit` lines."""
+    shown = diff.splitlines()[:limit]
+    fence = "```"
+    while fence in diff:
+        fence += "`"
+    return [f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"]
 
 
 def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:

@@ -6,6 +6,8 @@ docs/architecture.md and `schemas/verdict.v1.schema.json`. The outcome and exit 
 
 - a cancelled run is `cancelled` (exit 5), whatever else happened;
 - any failed test of class `assertion_failed`: the site misbehaved (exit 1), the only alerting one;
+- else tests not walked because the site never came up (the readiness wait ran out: `readiness`
+  says what it answered): `site_not_ready` (exit 7);
 - else any `infrastructure_error`, or tests cut short (run timeout, a crashed browser, a missing
   shard, never run):
   infrastructure failed (exit 6) - rerunning may pass, and a partial run never reads as a pass;
@@ -271,6 +273,7 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
         "slowest": [{"test_id": t.test_id, "duration_ms": round(t.duration_ms, 1)} for t in slowest],
         "warnings": list(records.problems),
         "gate": gate_summary(records, described),
+        "readiness": list(records.readiness),
     }
 
 

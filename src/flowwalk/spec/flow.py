@@ -11,15 +11,17 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ConfigDict, ValidationError
 
 from flowwalk import model as m
 from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
+from flowwalk.spec.calls import Blocks, StepsLibrary, bind, unknown_placeholders
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
@@ -47,7 +49,10 @@ def expect_text(step: Any) -> str:
     if kind == "attribute":
         how, val = ("=", step.equals) if step.equals is not None else ("contains", step.contains)
         return f"expect attribute {show(step.selector)} {step.name} {how} {show(val)}"
-    if kind in ("has_text", "input_value"):
+    if kind in ("texts", "classes"):
+        how, items = ("==", step.equals) if step.equals is not None else ("contains", step.contains)
+        return f"expect {kind} {show(step.selector)} {how} {show_items(items)}"
+    if kind in ("has_text", "input_value", "has_class", "lacks_class"):
         return f"expect {kind} {show(step.selector)} {show(step.value)}"
     if kind in sm.ELEMENT_STATE_KINDS:
         return f"expect {kind} {show(step.selector)}"
@@ -56,15 +61,28 @@ def expect_text(step: Any) -> str:
         if getattr(step, "name", None):
             text += f" {step.name}"
         return text + (f" of {show(step.selector)}" if step.selector else "")
+    if getattr(step, "match_case", False):
+        return f"expect {kind} {show(step.value)} (match case)"
     return f"expect {kind} {show(step.value)}"
 
 
+def show_items(items: Sequence[str]) -> str:
+    """A list of items for a step's text: `['a', 'b', …]`, cut to a readable length."""
+    shown = ", ".join(f"'{escape(i)}'" for i in items)
+    if len(shown) > TEXT_LIMIT:
+        shown = shown[: TEXT_LIMIT - 1] + "…"
+    return f"[{shown}]"
+
+
 class StepBuilder:
-    """Converts step models into `model.Step`s for one file, collecting problems as it goes."""
+    """Converts step models into `model.Step`s for one file, collecting problems as it goes. Calls
+    and groups are expanded in place (spec/calls.py): `steps` returns the flat list the walker runs."""
 
     def __init__(self, source: Source, settings: Settings, stabilize: m.Stabilize | None = None,
-                 stabilize_overridden: bool = False):
+                 stabilize_overridden: bool = False, library: StepsLibrary | None = None):
         self.source = source
+        #: the file being loaded (a called steps file's steps are built with `source` set to it)
+        self.root = source
         self.settings = settings
         self.problems: list[Problem] = []
         #: the stabilize settings a check starts from (run settings merged with file defaults)
@@ -75,17 +93,45 @@ class StepBuilder:
         self._baselines: dict[str, Location] = {}
         #: the default baseline name's prefix: "" in a flow, "<scenario>-<rule>-" in a rule file
         self.snapshot_prefix = ""
+        #: the 1-based position of the step being built among its test's steps, calls expanded
         self._index = 0
+        self.blocks = Blocks(self, library or StepsLibrary())
 
     def loc(self, path: PathKey) -> Location:
         return self.source.loc(path)
 
+    def start_test(self) -> None:
+        """What follows are the steps of another test (a flow, a row of one, a rule)."""
+        self._index = 0
+        self.blocks.start_test()
+
+    def test_steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
+        """The steps of one test (a rule), calls and groups expanded."""
+        self.start_test()
+        return self.steps(steps, path)
+
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
-        return tuple(self.step(step, path + (i,)) for i, step in enumerate(steps))
+        out: list[m.Step] = []
+        for i, step in enumerate(steps):
+            if isinstance(step, (sm.CallStep, sm.GroupStep)):
+                out.extend(self.blocks.expand(step, path + (i,)))
+            else:
+                self._index += 1
+                out.append(self.blocks.framed(self.step(step, path + (i,))))
+        return tuple(out)
+
+    @contextmanager
+    def reading(self, source: Source) -> Iterator[None]:
+        """Build from `source` (a called steps file) for a while: locations and verifier lookups are its."""
+        saved = self.source, self._verifier_dirs
+        self.source, self._verifier_dirs = source, None
+        try:
+            yield
+        finally:
+            self.source, self._verifier_dirs = saved
 
     def step(self, step: Any, path: PathKey) -> m.Step:
         loc = self.loc(path)
-        self._index = int(path[-1]) + 1
         if isinstance(step, sm.GotoStep):
             return m.Goto(loc=loc, text=f"goto {show(step.url)}", optional=step.optional, url=step.url)
         if isinstance(step, sm.ActStep):
@@ -121,8 +167,16 @@ class StepBuilder:
                 fields.update(attr=step.name, value=step.equals, match="equals")
             else:
                 fields.update(attr=step.name, value=step.contains, match="contains")
+        elif kind in ("texts", "classes"):
+            if step.equals is not None:
+                fields.update(items=tuple(step.equals), match="equals")
+            else:
+                fields.update(items=tuple(step.contains), match="contains")
         elif "value" in step.__dict__:
             fields["value"] = step.value
+        for flag in ("match_case", "keep_whitespace"):
+            if step.__dict__.get(flag):
+                fields[flag] = True
         if kind in ("url_matches", "text_matches"):
             fields["pattern"] = re.compile(step.value)
         if kind in m.SNAPSHOT_EXPECTS:
@@ -141,9 +195,14 @@ class StepBuilder:
         """The baseline of an aria_snapshot or screenshot expect: `<spec>.snapshots/<name>.yml|png`,
         `name` defaulting to `step-<n>`, n the step's 1-based index (prefixed with the scenario and
         the rule in a rule file)."""
+        if step.name is None and self.blocks.calling:
+            self.problems.append(Problem(loc, f"{step.kind} check in a steps file has no 'name'",
+                                         "name its baseline (a parameter can: name: \"cart-{{page}}\"), so that "
+                                         "each call compares with its own"))
         name = step.name or f"{self.snapshot_prefix}step-{self._index}"
         suffix = ".yml" if step.kind == "aria_snapshot" else ".png"
-        baseline = f"{self.source.path}.snapshots/{name}{suffix}"
+        # beside the spec being loaded, also for a check a steps file holds
+        baseline = f"{self.root.path}.snapshots/{name}{suffix}"
         first = self._baselines.setdefault(baseline, loc)
         if first is not loc:
             self.problems.append(Problem(loc, f"baseline '{name}{suffix}' is already used by the check at line "
@@ -268,6 +327,10 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
         add(("tags",), "'tags'", key=True)
     for i, step in enumerate(spec.steps):
         path: PathKey = ("steps", i)
+        if isinstance(step, (sm.CallStep, sm.GroupStep)):
+            key = "use" if isinstance(step, sm.CallStep) else "group"
+            add(path + (key,), f"a {'call' if key == 'use' else 'group'} ('{key}')", key=True)
+            continue
         if isinstance(step, sm.EmitStep):
             add(path + ("type",), "step type 'emit'")
             continue
@@ -284,8 +347,10 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             for key in ("timeout_ms", "stabilize"):
                 if getattr(step, key) is not None:
                     add(path + (key,), f"'{key}'", key=True)
+            if "match_case" in step.model_fields_set:
+                add(path + ("match_case",), "'match_case'", key=True)
         selectors(step, path)
-    for key in ("saves_session", "session", *sm.ENVIRONMENT_KEYS):
+    for key in ("saves_session", "session", "before_each", "after_each", "examples", *sm.ENVIRONMENT_KEYS):
         if getattr(spec, key) is not None:
             add((key,), f"'{key}'", key=True)
     for i, item in enumerate(spec.assertions):
@@ -312,8 +377,71 @@ def assertion_text(item: Any) -> str:
     return str(item.kind)
 
 
-def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:
-    """One flow spec file into a Suite of one flow scenario, or the problems that refuse it."""
+def load_flow(source: Source, settings: Settings,
+              library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
+    """One flow spec file into a Suite of one flow scenario (one per row of its `examples`), or the
+    problems that refuse it."""
+    library = library or StepsLibrary()
+    rows = table_rows(source.data)
+    if rows is None:
+        scenario, problems = _flow(source, settings, library)
+        return (m.Suite(path=source.path, kind="flow", scenarios=(scenario,)), []) if scenario else (None, problems)
+    found: dict[str, list[Problem]] = {}
+    scenarios: list[m.Scenario] = []
+    columns = list(next(iter(rows.values())))
+    typos: list[Problem] = []
+    unknown_placeholders({k: v for k, v in source.data.items() if k not in ("examples", "name")}, columns,
+                         list(settings.variables) + ["BASE_URL"], source, (), typos, "column")
+    try:
+        _Table.model_validate({"examples": rows})
+    except ValidationError as exc:
+        # rows that disagree cannot be bound: the table first
+        return None, typos + errors_to_problems(exc, source, _Table)
+    for row, cells in rows.items():
+        binding: list[Problem] = []
+        bound = {key: value if key in ("examples", "name") else bind(value, cells, source, (key,), binding, "column")
+                 for key, value in source.data.items()}
+        scenario, problems = _flow(dataclasses.replace(source, data=bound), settings, library, row)
+        found[row] = binding + problems
+        if scenario is not None and not binding:
+            scenarios.append(scenario)
+    problems = typos + rows_problems(found)
+    if problems:
+        return None, problems
+    return m.Suite(path=source.path, kind="flow", scenarios=tuple(scenarios)), []
+
+
+class _Table(BaseModel):
+    """A flow's `examples` alone: checked before its rows are bound to the rest of the flow."""
+
+    model_config = ConfigDict(extra="ignore", strict=True, defer_build=True)
+    examples: sm.Examples
+
+
+def table_rows(data: Any) -> dict[str, dict[str, Any]] | None:
+    """The rows of a flow's `examples` when they can be bound (a mapping of mappings); None otherwise
+    (no table, or one the model refuses: the flow is then validated as written, which says why)."""
+    rows = data.get("examples") if isinstance(data, dict) else None
+    if not isinstance(rows, dict) or not rows or not all(isinstance(r, dict) and r for r in rows.values()):
+        return None
+    return rows
+
+
+def rows_problems(found: dict[str, list[Problem]]) -> list[Problem]:
+    """The problems of every row, each once; one that only some rows have names them in its hint."""
+    out: list[Problem] = []
+    for problem in dict.fromkeys(p for problems in found.values() for p in problems):
+        rows = [row for row, problems in found.items() if problem in problems]
+        if len(rows) < len(found):
+            shown = ", ".join(f"'{escape(r)}'" for r in rows)
+            problem = dataclasses.replace(problem, hint=f"{problem.hint} (row{'s' * (len(rows) > 1)} {shown})".lstrip())
+        out.append(problem)
+    return out
+
+
+def _flow(source: Source, settings: Settings, library: StepsLibrary,
+          row: str | None = None) -> tuple[m.Scenario | None, list[Problem]]:
+    """The flow scenario of `source` (for `row` of its table: the data already bound to the row)."""
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
     except ValidationError as exc:
@@ -321,25 +449,45 @@ def load_flow(source: Source, settings: Settings) -> tuple[m.Suite | None, list[
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
+        problems.extend(hook_problems(source, library))
     # a step's own `stabilize` keys override the flow default (one read), not the rule files' two
-    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"))
-    steps = builder.steps(spec.steps, ("steps",))
+    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"), library=library)
+    builder.start_test()
+    blocks = builder.blocks
+    steps = blocks.folder_hooks("before_each")
+    if spec.before_each:
+        steps += blocks.file_hook("before_each", spec.before_each, ("before_each",))
+    steps += builder.steps(spec.steps, ("steps",))
+    if spec.after_each:
+        steps += blocks.file_hook("after_each", spec.after_each, ("after_each",))
+    steps += blocks.folder_hooks("after_each")
     problems.extend(builder.problems)
     if problems:
         return None, problems
     rel = source.path
     loc = source.loc(("name",))
-    rule = m.Rule(name=spec.name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
+    name, test_id = (spec.name, f"{rel}#{spec.name}") if row is None else (f"{spec.name} [{row}]",
+                                                                           f"{rel}#{spec.name}[{row}]")
+    rule = m.Rule(name=name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
     assertions = tuple(
         m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
                     vendor=getattr(a, "vendor", None), event=getattr(a, "event", None),
                     axe=axe_options(a) if a.kind == "no_accessibility_violations" else None)
         for i, a in enumerate(spec.assertions))
-    scenario = m.Scenario(id=f"{rel}#{spec.name}", name=spec.name, source=rel, kind="flow", loc=loc,
-                          entry_url=spec.url, rules=(rule,), description=spec.description or "",
-                          allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
-                          session=spec.session,
-                          session_loc=source.loc(("session",)) if spec.session is not None else None,
-                          tags=m.merge_tags(spec.tags or ()),
-                          environment=environment_of(spec))
-    return m.Suite(path=rel, kind="flow", scenarios=(scenario,)), []
+    return m.Scenario(id=test_id, name=name, source=rel, kind="flow", loc=loc,
+                      entry_url=spec.url, rules=(rule,), description=spec.description or "",
+                      allowed_hosts=tuple(h.lower() for h in spec.allowed_hosts), assertions=assertions,
+                      session=spec.session,
+                      session_loc=source.loc(("session",)) if spec.session is not None else None,
+                      tags=m.merge_tags(spec.tags or ()),
+                      environment=environment_of(spec)), []
+
+
+def hook_problems(source: Source, library: StepsLibrary) -> list[Problem]:
+    """A `spec_version: "1"` flow in a folder with hook files: they would change what it runs."""
+    hooks = library.hooks(source.path, "before_each") + library.hooks(source.path, "after_each")
+    if not hooks:
+        return []
+    return [Problem(source.loc(("spec_version",)),
+                    f"{', '.join(escape(h) for h in hooks)} run{'s' * (len(hooks) == 1)} around each flow of "
+                    "its folder, a v1.x addition not part of spec_version \"1\"", _V1X_HINT)]

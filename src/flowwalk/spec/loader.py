@@ -1,6 +1,7 @@
 """Finding input files and loading them all into `model.Suite`s, refusing with every problem at once.
 
-`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}` and the
+`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}`,
+`*.steps.{yaml,yml,json}` (checked on their own, spec/calls.py; they make no suite) and the
 `.robot` files that are aitester-bdd suites; a file named explicitly is loaded whatever its name.
 `load_suites` loads each file (flows and rule files here, `.robot` suites through
 `spec.robot`), checks secret placeholders, and raises one `SpecError` holding the problems of every
@@ -17,7 +18,9 @@ from typing import Any, Iterable, Sequence
 from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Suite
 from flowwalk.settings import Settings
+from flowwalk.spec.calls import StepsLibrary, check_steps_file
 from flowwalk.spec.flow import load_flow
+from flowwalk.spec.models import STEPS_SUFFIXES
 from flowwalk.spec.rules import load_rules
 from flowwalk.spec.sessions import session_problems
 from flowwalk.spec.spelling import choices_hint
@@ -45,6 +48,8 @@ def file_kind(name: str) -> str | None:
         return "flow"
     if lower.endswith(RULES_SUFFIXES):
         return "rules"
+    if name.endswith(STEPS_SUFFIXES):
+        return "steps"
     if lower.endswith(ROBOT_SUFFIX):
         return "robot"
     return None
@@ -101,8 +106,10 @@ def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) ->
     return files
 
 
-def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Problem]]:
-    """One input file, by its kind; problems instead of exceptions."""
+def load_file(path: Path, settings: Settings,
+              library: StepsLibrary | None = None) -> tuple[Suite | None, list[Problem]]:
+    """One input file, by its kind; problems instead of exceptions. `library`: the steps files read
+    so far, shared by the files of one load."""
     # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
     # in its problems and its scenario ids, so each problem stays on one line
     display = escape(display_path(path))
@@ -114,6 +121,9 @@ def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Proble
                                   "install flowwalk with Robot Framework, or leave .robot files out of the paths")]
         result: tuple[Suite | None, list[Problem]] = robot.load_robot_suite(path, display, settings)
         return result
+    library = library or StepsLibrary()
+    if kind == "steps":
+        return None, check_steps_file(display, settings, library)
     try:
         source = load_source(path, display)
     except SourceError as exc:
@@ -122,8 +132,8 @@ def load_file(path: Path, settings: Settings) -> tuple[Suite | None, list[Proble
         # named explicitly with a name that says nothing: the content says which format it is
         kind = "rules" if isinstance(source.data, dict) and "rules_version" in source.data else "flow"
     if kind == "rules":
-        return load_rules(source, settings)
-    return load_flow(source, settings)
+        return load_rules(source, settings, library)
+    return load_flow(source, settings, library)
 
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
@@ -131,8 +141,9 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     files, problems = _find(list(paths) or list(settings.paths), exclude=[settings.out_dir])
     suites: list[Suite] = []
     secret_names = set(settings.secret_names)
+    library = StepsLibrary()
     for path in files:
-        suite, found = load_file(path, settings)
+        suite, found = load_file(path, settings, library)
         problems.extend(found)
         if suite is None:
             continue
@@ -142,7 +153,8 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     # which file saves a session is known once all of them loaded
     problems.extend(session_problems(suites))
     if problems:
-        raise SpecError(problems)
+        # a steps file's problem is found at each call of it (and when it is checked on its own): once
+        raise SpecError(list(dict.fromkeys(problems)))
     return with_projects(suites, settings)
 
 

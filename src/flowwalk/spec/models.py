@@ -366,6 +366,8 @@ class ExpectTextContains(ExpectBase):
     kind: Literal["text_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
+    #: v1.x: compare with case (flow-spec v1's text_contains ignores case)
+    match_case: bool = False
 
 
 class ExpectTextNotContains(ExpectBase):
@@ -373,6 +375,7 @@ class ExpectTextNotContains(ExpectBase):
     kind: Literal["text_not_contains"]
     value: NonEmptyValue
     selector: Optional[Selector] = None
+    match_case: bool = False
 
 
 class ExpectTextMatches(ExpectBase):
@@ -387,6 +390,61 @@ class ExpectHasText(ExpectBase):
     kind: Literal["has_text"]
     selector: Selector
     value: Value
+    #: compare the element's textContent exactly as the DOM holds it: no trimming, no collapsing
+    keep_whitespace: bool = False
+
+
+# --- lists, item by item, and classes (v1.1, issue 36) --------------------------------------------
+
+
+def equals_or_contains(check: Any, hint: str) -> None:
+    """Refuse a check (attribute, texts, classes) that has both or neither of `equals`, `contains`."""
+    if (check.equals is None) == (check.contains is None):
+        both = check.equals is not None
+        raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
+                   hint, at="contains" if both else None, key=True)
+
+ITEMS_MAX = 100
+Items = Annotated[list[Value], Field(max_length=ITEMS_MAX)]
+SomeItems = Annotated[list[NonEmptyValue], Field(min_length=1, max_length=ITEMS_MAX)]
+
+
+def _check_classes(value: str) -> str:
+    if not value.split():
+        raise fail("{subject} is blank", "write one class name, or several separated by spaces, e.g. 'completed'")
+    return value
+
+
+#: one class name or several separated by spaces (`completed editing`)
+ClassNames = Annotated[str, Field(min_length=1, max_length=VALUE_MAX), AfterValidator(_check_classes)]
+
+
+class _ItemsCheck(ExpectBase):
+    """What texts and classes share: the items' selector and exactly one of equals / contains."""
+
+    selector: Selector
+    equals: Optional[Items] = None
+    contains: Optional[SomeItems] = None
+
+    @model_validator(mode="after")
+    def _one_list(self) -> "_ItemsCheck":
+        equals_or_contains(self, f"a {getattr(self, 'kind', '')} expect takes exactly one list: 'equals' (every "
+                                 "item, in order) or 'contains' (these items among them, in order), e.g. "
+                                 "'equals: [buy milk, walk the dog]'")
+        return self
+
+
+class ExpectTexts(_ItemsCheck):
+    LABEL: ClassVar[str] = "expect texts step"
+    kind: Literal["texts"]
+    keep_whitespace: bool = False
+
+
+class ExpectClasses(_ItemsCheck):
+    LABEL: ClassVar[str] = "expect classes step"
+    kind: Literal["classes"]
+    #: an empty entry asks nothing of its item (it may have any class, or none)
+    contains: Optional[Annotated[list[Value], Field(min_length=1, max_length=ITEMS_MAX)]] = None
 
 
 class ExpectInputValue(ExpectBase):
@@ -403,10 +461,14 @@ class ExpectBeacon(ExpectBase):
     event: Optional[Event] = None
 
 
-def _element_expect(kind: str) -> type[ExpectBase]:
-    """The expect kinds that only name an element: selector_exists, visible, checked, ..."""
+def _element_expect(kind: str, value: Any = None) -> type[ExpectBase]:
+    """The expect kinds that name an element (selector_exists, visible, checked, ...), and with
+    `value` the type of a `value` they take too (has_class)."""
+    annotations: dict[str, Any] = {"kind": Literal[kind], "selector": Selector}
+    if value is not None:
+        annotations["value"] = value
     return type(f"Expect{''.join(p.title() for p in kind.split('_'))}", (ExpectBase,), {
-        "__annotations__": {"kind": Literal[kind], "selector": Selector},
+        "__annotations__": annotations,
         "LABEL": f"expect {kind} step",
         "__module__": __name__,
     })
@@ -415,6 +477,10 @@ def _element_expect(kind: str) -> type[ExpectBase]:
 ELEMENT_STATE_KINDS = ("selector_exists", "selector_absent", "visible", "hidden", "enabled", "disabled",
                        "checked", "unchecked")
 _ELEMENT_MODELS = {kind: _element_expect(kind) for kind in ELEMENT_STATE_KINDS}
+
+#: the element's classes: has every one named in `value` / none of them
+ExpectHasClass = _element_expect("has_class", ClassNames)
+ExpectLacksClass = _element_expect("lacks_class", ClassNames)
 
 
 class ExpectCount(ExpectBase):
@@ -447,11 +513,8 @@ class ExpectAttribute(ExpectBase):
 
     @model_validator(mode="after")
     def _one_match(self) -> "ExpectAttribute":
-        if (self.equals is None) == (self.contains is None):
-            both = self.equals is not None
-            raise fail("{where} has " + ("both 'equals' and 'contains'" if both else "neither 'equals' nor 'contains'"),
-                       "an attribute expect takes exactly one of them, e.g. 'name: href' with 'contains: /checkout'",
-                       at="contains" if both else None, key=True)
+        equals_or_contains(self, "an attribute expect takes exactly one of them, e.g. 'name: href' with "
+                                 "'contains: /checkout'")
         return self
 
 
@@ -563,6 +626,7 @@ _EXPECT_MODELS: tuple[type[ExpectBase], ...] = (
     ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
     *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
     ExpectAriaSnapshot, ExpectScreenshot, ExpectAccessible,
+    ExpectTexts, ExpectClasses, ExpectHasClass, ExpectLacksClass,
 )
 ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
 
@@ -792,9 +856,143 @@ class EmitStep(Strict):
         return self
 
 
-Step = Annotated[Union[GotoStep, ActStep, ExpectStep, WaitStep, ExtractStep, EmitStep],
-                 Field(discriminator="type")]
+# --- calls of steps files and named groups (v1.1, issue 36: docs/flow-spec.md, "Reusable steps") -------
+
+#: the names a steps file may have
+STEPS_SUFFIXES = (".steps.yaml", ".steps.yml", ".steps.json")
+STEPS_PATH_PATTERN = r"^(?![/\\])(?!.*\{\{).*\.steps\.(yaml|yml|json)$"
+PARAMS_MAX = 20
+GROUP_STEPS_MAX = 50
+#: a steps file: parameters; an argument of a call, a parameter's default, a data table's cell
+PARAM_TYPES = ("string", "integer", "number", "boolean", "list")
+_SCALARS = (str, int, float, bool)
+
+
+def _check_arg(value: Any) -> Any:
+    """An argument, a default, a data table's cell: text, a number, a boolean, or a list of those."""
+    if isinstance(value, list):
+        if len(value) > ITEMS_MAX:
+            raise fail(f"{{subject}} has {len(value)} entries; the limit is {ITEMS_MAX}", f"keep at most {ITEMS_MAX}")
+        for item in value:
+            if not isinstance(item, _SCALARS) or isinstance(item, str) and len(item) > VALUE_MAX:
+                raise fail("{subject} holds an entry that is not a short text",
+                           "a list parameter takes a list of texts, e.g. [buy some cheese, feed the cat]")
+        return value
+    if isinstance(value, str) and len(value) > VALUE_MAX:
+        raise fail(f"{{subject}} is {len(value)} characters long; the limit is {VALUE_MAX}", "shorten it")
+    if not isinstance(value, _SCALARS):
+        got = "a mapping" if isinstance(value, dict) else "nothing (null)" if value is None else type(value).__name__
+        raise fail(f"{{subject}} must be text, a number, true or false, or a list, got {got}",
+                   "write one value: text, a number, true or false, or a list of texts, e.g. 'buy some cheese' "
+                   "or [a, b]")
+    return value
+
+
+_SCALAR_SCHEMA = [{"type": "string", "maxLength": VALUE_MAX}, {"type": "number"}, {"type": "boolean"}]
+ArgValue = Annotated[Any, BeforeValidator(_check_arg), WithJsonSchema({"anyOf": [
+    *_SCALAR_SCHEMA, {"type": "array", "maxItems": ITEMS_MAX, "items": {"anyOf": _SCALAR_SCHEMA}}]})]
+
+
+def _check_steps_path(value: str) -> str:
+    if value.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", value):
+        raise fail(f"steps file {quote(value)} is an absolute path",
+                   "write the path relative to the file that calls it, e.g. 'steps/add-todo.steps.yaml'")
+    if "{{" in value:
+        raise fail(f"steps file {quote(value)} holds a placeholder",
+                   "name the steps file as written: a call's steps are known when the spec is loaded")
+    if not value.endswith(STEPS_SUFFIXES):
+        raise fail(f"{{subject}} names {quote(value)}, which is not a steps file",
+                   "a steps file's name ends in .steps.yaml (or .steps.yml, .steps.json), e.g. 'steps/add-todo.steps.yaml'")
+    return value
+
+
+StepsPath = Annotated[str, Field(min_length=1, max_length=SELECTOR_MAX, json_schema_extra={"pattern": STEPS_PATH_PATTERN}),
+                      AfterValidator(_check_steps_path)]
+
+
+class CallStep(Strict):
+    """`use: <file>.steps.yaml` with `with: {param: value}`: the steps file's steps, run here."""
+
+    LABEL: ClassVar[str] = "call"
+    use: StepsPath
+    with_: Annotated[dict[Identifier, ArgValue], Field(max_length=PARAMS_MAX)] = Field(default_factory=dict,
+                                                                                       alias="with")
+
+
+class GroupStep(Strict):
+    """`group: <title>` with `steps: [...]`: steps reported together under the title (Playwright's test.step)."""
+
+    LABEL: ClassVar[str] = "group step"
+    group: Name
+    steps: Annotated[list["Step"], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
+
+
+def _step_tag(value: Any) -> str | None:
+    """Which step model reads `value`: its `type`, or a call (`use`) or group (`group`) without one."""
+    if isinstance(value, dict):
+        if "type" not in value:
+            return "use" if "use" in value else "group" if "group" in value else None
+        tag = value["type"]
+        return tag if isinstance(tag, str) else None
+    if isinstance(value, CallStep):
+        return "use"
+    if isinstance(value, GroupStep):
+        return "group"
+    return getattr(value, "type", None)
+
+
+Step = Annotated[Union[Annotated[GotoStep, Tag("goto")], Annotated[ActStep, Tag("act")],
+                       Annotated[ExpectStep, Tag("expect")], Annotated[WaitStep, Tag("wait")],
+                       Annotated[ExtractStep, Tag("extract")], Annotated[EmitStep, Tag("emit")],
+                       Annotated[CallStep, Tag("use")], Annotated[GroupStep, Tag("group")]],
+                 Discriminator(_step_tag, custom_error_type="step_tag", custom_error_message="unknown step")]
 STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit")
+GroupStep.model_rebuild()
+
+
+def _type_of(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    return "list" if isinstance(value, list) else "string"
+
+
+def fits_type(value: Any, wanted: str) -> bool:
+    """Whether `value` (an argument, a default, a data table's cell) is of the parameter type `wanted`."""
+    got = _type_of(value)
+    return got == wanted or (wanted == "number" and got == "integer")
+
+
+class ParamModel(Strict):
+    """One parameter of a steps file: its type and, when it may be left out, its default."""
+
+    LABEL: ClassVar[str] = "parameter"
+    type: Literal[PARAM_TYPES] = "string"  # type: ignore[valid-type]
+    default: Optional[ArgValue] = None
+    description: Optional[Description] = None
+
+    @model_validator(mode="after")
+    def _default_fits(self) -> "ParamModel":
+        if self.default is not None and not fits_type(self.default, self.type):
+            words = {"string": "text", "integer": "a whole number", "number": "a number", "boolean": "true or false",
+                     "list": "a list"}
+            raise fail(f"the default of {{where}} is {words[_type_of(self.default)]}, not {words[self.type]}",
+                       f"write a default of type {self.type}, or change 'type'", at="default")
+        return self
+
+
+class StepsFileModel(Strict):
+    """A steps file (`*.steps.yaml`): steps a flow or a rule runs with `use:`, and the parameters they take."""
+
+    model_config = ConfigDict(title="flowwalk steps file v1")
+    LABEL: ClassVar[str] = "steps file"
+    steps_version: Literal["1"]
+    description: Optional[Description] = None
+    params: Annotated[dict[Identifier, ParamModel], Field(max_length=PARAMS_MAX)] = Field(default_factory=dict)
+    steps: Annotated[list[Step], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
 
 
 # --- assertions -----------------------------------------------------------------------------------------
@@ -860,6 +1058,30 @@ ENVIRONMENT_KEYS = tuple(EnvironmentKeys.model_fields)
 
 # --- flow spec ------------------------------------------------------------------------------------------
 
+ROWS_MAX = 100
+COLUMNS_MAX = 20
+HookSteps = Annotated[list[Step], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
+#: a row of a data table: its name (its test's id ends in `[name]`) and its cells by column
+RowName = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX, pattern=RULE_NAME_PATTERN)]
+
+
+def _same_columns(rows: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    names = list(rows)
+    columns = list(rows[names[0]]) if names else []
+    for name in names[1:]:
+        missing = [c for c in columns if c not in rows[name]]
+        extra = [c for c in rows[name] if c not in columns]
+        if missing or extra:
+            what = (f"has no {', '.join(repr(c) for c in missing)}" if missing else
+                    f"has {', '.join(repr(c) for c in extra)}, which row {quote(names[0])} has not")
+            raise fail(f"row {quote(name)} of 'examples' {what}",
+                       f"every row names the same columns, as the first does: {', '.join(columns)}", at=name, key=True)
+    return rows
+
+
+Examples = Annotated[dict[RowName, Annotated[dict[Identifier, ArgValue], Field(min_length=1, max_length=COLUMNS_MAX)]],
+                     Field(min_length=1, max_length=ROWS_MAX), AfterValidator(_same_columns)]
+
 
 class FlowSpecModel(EnvironmentKeys):
     """flow-spec v1 (`spec_version: "1"`) and v1 plus the documented v1.x additions (`"1.1"`)."""
@@ -879,6 +1101,19 @@ class FlowSpecModel(EnvironmentKeys):
     session: Optional[SessionName] = None
     #: v1.x: words `--tag` selects by
     tags: Optional[Tags] = None
+    #: v1.x: steps run before the steps (of each row), and after them even when one failed
+    before_each: Optional[HookSteps] = None
+    after_each: Optional[HookSteps] = None
+    #: v1.x: a data table: the flow runs once per row, its placeholders bound to the row's cells
+    examples: Optional[Examples] = None
+
+    @model_validator(mode="after")
+    def _one_test_per_row(self) -> "FlowSpecModel":
+        if self.examples is not None and self.saves_session is not None:
+            raise fail("{where} saves a session and runs once per row of 'examples'",
+                       "a session is saved by one flow: move the sign-in into a flow of its own",
+                       at="saves_session", key=True)
+        return self
 
 
 # --- rule files -----------------------------------------------------------------------------------------
@@ -971,6 +1206,10 @@ class RulesFileModel(Strict):
 # --- flowwalk.yaml -----------------------------------------------------------------------------------
 
 
+#: an HTTP header's name (RFC 9110 token)
+HEADER_NAME_PATTERN = r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$"
+
+
 def _absolute_url(value: str) -> str:
     if value.startswith(("/", "{{")):
         raise fail(f"base_url {quote(value)} is not an absolute url",
@@ -1054,6 +1293,24 @@ class ConfigModel(EnvironmentKeys):
     fail_on: Optional[Literal["any", "new"]] = None
     #: the quarantine file (docs/quarantine.md) [flowwalk-quarantine.yaml when present]
     quarantine_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
+    #: the readiness wait before walking (docs/preview.md): a URL, absolute or relative to base_url
+    wait_for: Optional[Annotated[str, Field(min_length=1, max_length=URL_MAX)]] = None
+    #: the status it expects: 200, 2xx, 200-399, several separated by commas [2xx]
+    wait_status: Optional[Annotated[str, Field(min_length=1, max_length=100)]] = None
+    #: a text its page must hold
+    wait_text: Optional[Annotated[str, Field(min_length=1, max_length=VALUE_MAX)]] = None
+    wait_timeout_s: Optional[Annotated[float, Field(gt=_RANGE["wait_timeout_s"][0], le=_RANGE["wait_timeout_s"][1])]] = None
+    wait_interval_s: Optional[Annotated[float, Field(gt=_RANGE["wait_interval_s"][0],
+                                                     le=_RANGE["wait_interval_s"][1])]] = None
+    #: extra HTTP headers for the base URL's host: header name -> the secret (environment variable)
+    #: holding its value; never the value itself
+    http_headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=100,
+                                                                pattern=HEADER_NAME_PATTERN)],
+                                          Identifier], Field(max_length=20)]] = None
+    #: the secret (environment variable) holding HTTP credentials as username:password
+    http_credentials: Optional[Identifier] = None
+    #: a running Playwright browser server to connect to instead of launching Chromium (docs/remote-browsers.md)
+    browser_endpoint: Optional[Annotated[str, Field(min_length=6, max_length=URL_MAX, pattern=r"^wss?://")]] = None
 
     @model_validator(mode="after")
     def _unique_projects(self) -> "ConfigModel":

@@ -276,7 +276,8 @@ class _Describer:
                 name = self.name_of(path)
                 return f"scenario {quote(name, NAME_SHOWN)}" if name else f"scenario {n}"
             own = {"steps": f"step {n}", "assertions": f"assertion {n}", "verify": f"verifier {n}",
-                   "fields": f"emit field {n}"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
+                   "fields": f"emit field {n}", "before_each": f"step {n} of 'before_each'",
+                   "after_each": f"step {n} of 'after_each'"}.get(str(owner), f"entry {n} of {quote(owner, NAME_SHOWN)}")
             if outer and owner in ("steps", "verify", "fields") or (outer and owner not in own):
                 return f"{own} of {self.where(outer)}"
             return own
@@ -400,6 +401,19 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{describe.where(path)} has no '{disc}'",
                        f"add {disc}: <one of {', '.join(choices)}>")
 
+    if kind == "step_tag":
+        if not isinstance(value, dict):
+            return _not_a_mapping(path, value, raw, describe, source, "")
+        if "type" in value:
+            tag = value["type"]
+            shown = quote(tag, NAME_SHOWN) if isinstance(tag, str) else _shown(tag, source.raw.get(path + ("type",)))
+            return Problem(source.loc(path + ("type",)), f"unknown step type {shown} {describe.in_where(path)}",
+                           _choices_hint(str(tag), list(STEP_TYPES), "step types")
+                           + "; or a call (use: <file>.steps.yaml) or a group (group: <title>, steps: [...])")
+        return Problem(loc, f"{describe.where(path)} has no 'type'",
+                       f"add type: <one of {', '.join(STEP_TYPES)}>; or call a steps file (use: <file>.steps.yaml, "
+                       "with: {...}), or group steps (group: <title>, steps: [...])")
+
     if kind == "verify_tag":
         if isinstance(value, dict):
             written = ", ".join(quote(k, NAME_SHOWN) for k in value) or "no keys"
@@ -423,11 +437,11 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
         shown = _shown(value, raw)
-        if field in ("spec_version", "rules_version"):
+        if field in ("spec_version", "rules_version", "steps_version"):
             if field == "spec_version":
                 hint = 'write "1" (flow-spec v1) or "1.1" (v1 plus the documented v1.x additions)'
             else:
-                hint = 'write rules_version: "1"'
+                hint = f'write {field}: "1"'
             if not isinstance(value, str):
                 return Problem(loc, f"{field} must be a string, got {_type_name(value)} {shown}",
                                "quote the version: " + hint.replace("write ", "", 1))
@@ -452,6 +466,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                                             else "")
         if isinstance(value, (dict, list)) or value is None:
             hint = "write a single text value here"
+        elif path and isinstance(path[-1], int):
+            hint = f"put it in quotes: \"{escape(raw if raw is not None else value)}\""
         return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
 
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -517,6 +533,14 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
         return Problem(loc, f"{subject} is {value}, out of range", f"use a value {rng}")
 
     if kind == "string_pattern_mismatch":
+        if res.key_error and path[:-1] == ("http_headers",):
+            return Problem(source.key_loc(path), f"{quote(path[-1], NAME_SHOWN)} in 'http_headers' is not an HTTP "
+                           "header name", "letters, digits and - _ . ! # $ % & ' * + ^ ` | ~, no spaces, e.g. "
+                           "x-vercel-protection-bypass")
+        if res.key_error and path[-2:-1] == ("examples",):
+            return Problem(source.key_loc(path), f"row name {quote(path[-1], NAME_SHOWN)} of 'examples' is not one word",
+                           "use letters, digits, '_', '.' and '-', e.g. 'active': it ends the row's test id, "
+                           "<name>[<row>]")
         if res.key_error:
             key = path[-1] if path else "?"
             return Problem(source.key_loc(path),

@@ -25,6 +25,7 @@ from robot.utils import timestr_to_secs, unescape
 from robot.variables import VariableMatches, search_variable
 
 from flowwalk.errors import Location, Problem
+from flowwalk.events import StepFrame
 from flowwalk.model import (SETTING_RANGES, Act, Expect, Goto, Rule, Scenario, Step, Suite, merge_tags,
                             tag_problem)
 from flowwalk.settings import Settings
@@ -33,6 +34,7 @@ from flowwalk.spec.robot_keywords import (
     FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
 )
 from flowwalk.spec.flow import StepBuilder, environment_of
+from flowwalk.spec.robot_user import Expansion, Group, UserKeyword, keyword_key, parse_argument
 from flowwalk.spec.models import EnvironmentKeys
 from flowwalk.spec.source import MAX_BYTES, LineTable, Source, escape
 from flowwalk.spec.spelling import did_you_mean
@@ -186,11 +188,13 @@ class _Reader:
     suite_teardown: _CallSite | None = None
     test_setup: _CallSite | None = None
     test_teardown: _CallSite | None = None
-    events: list[_CallSite | _TestStart | _TestEnd] = field(default_factory=list)
+    events: list[_CallSite | Group | _TestStart | _TestEnd] = field(default_factory=list)
     #: `Test Tags` (and its old name `Force Tags`), `Default Tags`, `Test Timeout` of *** Settings ***
     test_tags: tuple[_Setting, ...] = ()
     default_tags: tuple[_Setting, ...] = ()
     test_timeout: _Setting | None = None
+    #: the suite's own keywords (*** Keywords ***), by their name as RF compares names
+    keywords: dict[str, UserKeyword] = field(default_factory=dict)
 
     def loc(self, token: Token) -> Location:
         if self.lines is not None:
@@ -235,10 +239,11 @@ class _Reader:
                     else:
                         self.other(test, "in *** Test Cases ***")
             elif isinstance(section, blocks.KeywordSection):
-                if any(isinstance(n, blocks.Keyword) for n in section.body):
-                    assert section.header is not None
-                    self.problem(self.node_loc(section.header), "user keywords (*** Keywords ***) are not supported",
-                                 "flowwalk reads a suite as data: write the aitester-bdd keywords in the test cases")
+                for keyword in section.body:
+                    if isinstance(keyword, blocks.Keyword):
+                        self.user_keyword(keyword)
+                    else:
+                        self.other(keyword, "in *** Keywords ***")
             elif isinstance(section, (blocks.ImplicitCommentSection, blocks.CommentSection)):
                 continue
             elif isinstance(section, blocks.InvalidSection) and section.header is not None:
@@ -335,7 +340,7 @@ class _Reader:
         tags: tuple[_Setting, ...] | None = None
         timeout: _Setting | None = None
         timeout_set = False
-        body: list[_CallSite] = []
+        body: list[_CallSite | Group] = []
         for node in test.body:
             if isinstance(node, statements.Setup):
                 setup = self.call_from(node, Token.NAME)
@@ -349,7 +354,21 @@ class _Reader:
                 timeout, timeout_set = next(iter(self.cells(node)), None), True
             elif isinstance(node, (statements.EmptyLine, statements.Comment)):
                 continue
-            elif isinstance(node, statements.KeywordCall):
+            elif isinstance(node, (statements.KeywordCall, blocks.Group)):
+                body.extend(self.calls([node], "in a test case"))
+            else:
+                self.other(node, "in a test case")
+        if not timeout_set:
+            timeout = self.test_timeout
+        self.events.append(_TestStart(name_token.value, self.loc(name_token), description, tags, timeout))
+        self.events.extend(s for s in (setup, *body, teardown) if s is not None)
+        self.events.append(_TestEnd())
+
+    def calls(self, nodes: object, where: str) -> tuple[_CallSite | Group, ...]:
+        """The keyword calls and GROUP blocks of a body (a test's, a keyword's, a group's)."""
+        out: list[_CallSite | Group] = []
+        for node in nodes:  # type: ignore[attr-defined]
+            if isinstance(node, statements.KeywordCall):
                 if node.errors:
                     self.rf_errors(node)
                 elif node.assign:
@@ -359,14 +378,50 @@ class _Reader:
                 else:
                     site = self.call_from(node, Token.KEYWORD)
                     if site is not None:
-                        body.append(site)
+                        out.append(site)
+            elif isinstance(node, blocks.Group):
+                name = node.header.get_value(Token.ARGUMENT) if node.header is not None else None
+                loc = self.node_loc(node.header)
+                if node.errors or not name:
+                    self.rf_errors(node.header)
+                    if not node.errors:
+                        self.problem(loc, "GROUP has no name", "name it: GROUP    Showing all items")
+                    continue
+                out.append(Group(name, loc, self.calls(node.body, where)))
+            elif isinstance(node, (statements.EmptyLine, statements.Comment)):
+                continue
             else:
-                self.other(node, "in a test case")
-        if not timeout_set:
-            timeout = self.test_timeout
-        self.events.append(_TestStart(name_token.value, self.loc(name_token), description, tags, timeout))
-        self.events.extend(s for s in (setup, *body, teardown) if s is not None)
-        self.events.append(_TestEnd())
+                self.other(node, where)
+        return tuple(out)
+
+    def user_keyword(self, keyword: blocks.Keyword) -> None:
+        """One user keyword: its [Arguments] and the calls of its body (robot_user.py runs them)."""
+        token = keyword.header.get_token(Token.KEYWORD_NAME)
+        assert token is not None
+        name, loc = token.value, self.loc(token)
+        if search_variable(name).is_variable() or "${" in name:
+            self.problem(loc, f"keyword '{name}' takes embedded arguments, which flowwalk does not read",
+                         "take them as [Arguments] instead, e.g. [Arguments]    ${title}")
+            return
+        if keyword_key(name) in self.keywords:
+            self.problem(loc, f"keyword '{name}' is defined twice",
+                         f"the first is at {self.keywords[keyword_key(name)].loc}; keep one")
+            return
+        arguments = []
+        body: list[object] = []
+        for node in keyword.body:
+            if isinstance(node, statements.Arguments) and not node.errors:
+                for cell in node.get_tokens(Token.ARGUMENT):
+                    parsed = parse_argument(cell.value, self.loc(cell))
+                    if isinstance(parsed, str):
+                        self.problem(self.loc(cell), parsed, "write ${name}, or ${name}=<default>")
+                    else:
+                        arguments.append(parsed)
+            elif isinstance(node, (statements.Documentation, statements.Tags)):
+                continue
+            else:
+                body.append(node)
+        self.keywords[keyword_key(name)] = UserKeyword(name, loc, tuple(arguments), self.calls(body, "in a keyword"))
 
     def other(self, node: object, where: str) -> None:
         if isinstance(node, statements.TemplateArguments):
@@ -380,7 +435,7 @@ class _Reader:
             self.problem(self.node_loc(header), f"{kind} {where} is not supported",
                          "flowwalk reads a suite as data: write each aitester-bdd keyword call on its own line")
 
-    def calls_in_order(self) -> Iterator[_CallSite | _TestStart | _TestEnd]:
+    def calls_in_order(self) -> Iterator[_CallSite | Group | _TestStart | _TestEnd]:
         if self.suite_setup is not None:
             yield self.suite_setup
         yield from self.events
@@ -723,7 +778,16 @@ class _Loader:
         secret_names = set(self.settings.secret_names) | set(self.settings.secrets.names())
         expander = _Expander(reader.variables, run_vars, {_normalize(n): n for n in secret_names})
 
-        sites = list(reader.calls_in_order())
+        # the suite's own keywords and GROUP blocks expanded: each call with the frames it runs in
+        expansion = Expansion(reader.keywords, self.problem)
+        expanded: list[tuple[_CallSite | _TestStart | _TestEnd, tuple[StepFrame, ...]]] = []
+        for event in reader.calls_in_order():
+            if isinstance(event, (_TestStart, _TestEnd)):
+                expansion.start_test()
+                expanded.append((event, ()))
+            else:
+                expanded.extend(expansion.expand([event]))
+        sites = [site for site, _ in expanded]
         matches: dict[int, Match | Miss] = {}
         for i, site in enumerate(sites):
             if isinstance(site, _CallSite):
@@ -746,6 +810,7 @@ class _Loader:
             elif isinstance(site, _TestEnd):
                 plan.test, plan.test_scenario, plan.rule = None, None, None
             else:
+                plan.frames = expanded[i][1]
                 self.run_call(site, matches[i], plan, expander)
         if self.problems:
             return None

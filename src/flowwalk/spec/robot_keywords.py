@@ -25,6 +25,7 @@ from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArgum
 from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
+from flowwalk.events import StepFrame
 from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
@@ -37,7 +38,7 @@ BDD_PREFIXES = (G, W, T, A, B)
 #: the order in which a did-you-mean picks among a keyword's registered prefixes
 _SUGGEST_ORDER = (A, T, W, G, B)
 
-Cells = Literal["none", "options", "keys", "rows", "words", "setup"]
+Cells = Literal["none", "options", "keys", "rows", "words", "setup", "items"]
 SecretMode = Literal["refuse", "placeholder", "only"]
 
 
@@ -281,6 +282,8 @@ class PlanDraft:
     #: turns validated check models into `model.Expect`s, as for flows and rule files: one per file,
     #: so two checks of the file cannot share a baseline (set by robot.py)
     builder: StepBuilder | None = None
+    #: the user keywords and GROUP blocks the call in hand runs inside (robot_user.py): its steps carry them
+    frames: tuple[StepFrame, ...] = ()
 
     def current_rule(self, call: Call) -> RuleDraft:
         if self.rule is None or self.scenario is None or self.scenario is not self.test_scenario:
@@ -290,7 +293,8 @@ class PlanDraft:
         return self.rule
 
     def add_steps(self, call: Call, *steps: Step) -> None:
-        self.current_rule(call).steps.extend(steps)
+        frames = self.frames
+        self.current_rule(call).steps.extend(dataclasses.replace(s, frames=frames) if frames else s for s in steps)
 
 
 # --- builders: lifecycle and rule structure ---------------------------------------------------------
@@ -883,6 +887,26 @@ def _accessible(call: Call, plan: PlanDraft) -> None:
     _add_check(call, plan, sm.ExpectAccessible, data, places, errors)
 
 
+def _items_check(kind: Literal["texts", "classes"], match: Literal["equals", "contains"]) -> Builder:
+    """`locator "css" has texts    a    b`: a texts or classes check, a cell per item (`${EMPTY}`:
+    an element without a class, or an empty text)."""
+    model = sm.ExpectTexts if kind == "texts" else sm.ExpectClasses
+
+    def build(call: Call, plan: PlanDraft) -> None:
+        if match == "contains" and not call.cells:
+            raise CallError(f"'{call.name}' names no item", "add the items as cells, separated by two or more "
+                            f"spaces: {call.name}    first    second")
+        data, places = _target(call, kind)
+        places[(match,)] = call.loc
+        items: list[str] = []
+        for i, cell in enumerate(call.cells):
+            items.append(call.cell(cell))
+            places[(match, i)] = cell.loc
+        data[match] = items
+        _add_check(call, plan, model, data, places)
+    return build
+
+
 # --- builders: saved sessions and the browser's environment (docs/sessions.md, environment.md) ----
 
 
@@ -993,7 +1017,7 @@ def _save_session(call: Call, plan: PlanDraft) -> None:
 
 GAT = (G, A, T)
 #: families of the keywords flowwalk adds to aitester-bdd's (its own checks and scenario settings)
-FLOWWALK_FAMILIES = ("baseline check", "accessibility check", "session", "environment")
+FLOWWALK_FAMILIES = ("list check", "baseline check", "accessibility check", "session", "environment")
 
 _SHELL = ("it runs a shell command on the CI machine, and flowwalk never executes commands from a spec",
           "run the command as its own CI step and check its effect on the page with state checks")
@@ -1207,6 +1231,15 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I emit to artifact "${artifact}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
+    # flowwalk's own: lists item by item (docs/flow-spec.md, "Lists and exact text"), not in aitester-bdd
+    _kw('locator "${css}" has texts', GAT, "list check", "expect texts (equals): a cell per element, in order",
+        _items_check("texts", "equals"), cells="items"),
+    _kw('locator "${css}" contains texts', GAT, "list check", "expect texts (contains): these among them, in order",
+        _items_check("texts", "contains"), cells="items"),
+    _kw('locator "${css}" has classes', GAT, "list check", "expect classes (equals): a cell per element",
+        _items_check("classes", "equals"), cells="items"),
+    _kw('locator "${css}" contains classes', GAT, "list check", "expect classes (contains): a cell per element",
+        _items_check("classes", "contains"), cells="items"),
     # flowwalk's own: baselines and accessibility (docs/snapshots.md), not in aitester-bdd
     _kw('page matches aria snapshot "${name}"', GAT, "baseline check",
         "expect aria_snapshot of `body`, baseline `<suite>.robot.snapshots/<name>.yml`", _aria_snapshot),
@@ -1655,7 +1688,7 @@ def strip_outer_quotes(value: str) -> str:
 DOC_START = "<!-- keyword-table:start (generated by `python -m flowwalk.spec.robot_keywords docs/robot.md`) -->"
 DOC_END = "<!-- keyword-table:end -->"
 _CELLS_DOC = {"none": "", "options": "k=v options", "keys": "key cells", "rows": "k=v rows",
-              "words": "cells", "setup": "k=v cells"}
+              "words": "cells", "setup": "k=v cells", "items": "a cell per item"}
 
 
 def _md(text: str) -> str:

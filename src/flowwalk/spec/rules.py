@@ -18,6 +18,7 @@ from flowwalk.errors import Problem
 from flowwalk.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
+from flowwalk.spec.calls import StepsLibrary
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.spelling import did_you_mean
 from flowwalk.spec.flow import StepBuilder, environment_of, snapshot_slug
@@ -29,7 +30,8 @@ def _q(name: str) -> str:
     return quote(name, NAME_SHOWN)
 
 
-def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list[Problem]]:
+def load_rules(source: Source, settings: Settings,
+               library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
     """One rule file into a Suite of rule scenarios, or the problems that refuse it."""
     try:
         spec = sm.RulesFileModel.model_validate(source.data)
@@ -50,7 +52,7 @@ def load_rules(source: Source, settings: Settings) -> tuple[m.Suite | None, list
     overridden = bool(defaults.stabilize and defaults.stabilize.overrides())
     if defaults.stabilize is not None:
         stabilize = dataclasses.replace(stabilize, **defaults.stabilize.overrides())
-    builder = StepBuilder(source, settings, stabilize=stabilize, stabilize_overridden=overridden)
+    builder = StepBuilder(source, settings, stabilize=stabilize, stabilize_overridden=overridden, library=library)
 
     scenarios: list[m.Scenario] = []
     seen_scenarios: dict[str, int] = {}
@@ -132,7 +134,7 @@ def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder
         interrupts = "override"
         selectors = tuple(rule.interrupts.override)
     return m.Rule(
-        name=rule.name, loc=builder.loc(path + ("name",)), steps=builder.steps(rule.steps, path + ("steps",)),
+        name=rule.name, loc=builder.loc(path + ("name",)), steps=builder.test_steps(rule.steps, path + ("steps",)),
         parents=tuple(rule.parents),
         retry=m.Retry(max=retry.max, delay_ms=retry.delay_ms) if retry else m.Retry(),
         guard_policy=rule.guard_policy,

@@ -13,7 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from flowwalk.spec.models import ConfigModel, FlowSpecModel, QuarantineFileModel, RulesFileModel
+from flowwalk.spec.models import ConfigModel, FlowSpecModel, QuarantineFileModel, RulesFileModel, StepsFileModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
 #: the same base as the hand-written emit-event and verdict schemas in schemas/
@@ -27,6 +27,10 @@ INPUT_SCHEMAS: dict[str, tuple[type[BaseModel], str, str]] = {
     "rules.v1.schema.json": (
         RulesFileModel, "flowwalk rule file v1",
         "A verification: scenarios, each an entry URL and a DAG of rules (*.rules.yaml)."),
+    "steps.v1.schema.json": (
+        StepsFileModel, "flowwalk steps file v1",
+        "Steps a flow or a rule runs with `use:` (*.steps.yaml), and the typed parameters they take; a number, "
+        "boolean or list field of a step may hold a whole placeholder of a parameter (\"{{count}}\")."),
     "config.v1.schema.json": (
         ConfigModel, "flowwalk.yaml",
         "Run defaults for flowwalk; command-line options and environment variables win over them."),
@@ -58,8 +62,37 @@ def _clean(node: Any) -> Any:
     return node
 
 
+#: a whole-value placeholder of a parameter: what a steps file may write where a number, a boolean or
+#: a list goes (spec/calls.py binds the argument itself there)
+PLACEHOLDER_PATTERN = r"^\{\{\s*[A-Za-z_][A-Za-z0-9_]*\s*\}\}$"
+_TYPED = ("integer", "number", "boolean", "array")
+
+
+def _typed(node: dict[str, Any]) -> bool:
+    return node.get("type") in _TYPED or any(isinstance(a, dict) and a.get("type") in _TYPED
+                                             for a in node.get("anyOf", ()))
+
+
+def _placeholders_allowed(schema: dict[str, Any]) -> dict[str, Any]:
+    """The schema with a whole placeholder accepted in every typed field of a step (not at the top
+    level: a spec's own keys take no placeholder)."""
+    for name, definition in schema.get("$defs", {}).items():
+        if name in ("ParamModel", "StabilizeModel", "ViewportModel", "GeolocationModel"):
+            continue
+        for key, prop in (definition.get("properties") or {}).items():
+            if key != "steps" and isinstance(prop, dict) and _typed(prop):
+                definition["properties"][key] = {"anyOf": [
+                    {k: v for k, v in prop.items() if k != "default"},
+                    {"type": "string", "pattern": PLACEHOLDER_PATTERN}], **(
+                    {"default": prop["default"]} if "default" in prop else {})}
+    return schema
+
+
 def generate_schema(model: type[BaseModel], name: str, title: str, description: str) -> dict[str, Any]:
     body = _clean(model.model_json_schema(mode="validation"))
+    if model in (StepsFileModel, FlowSpecModel):
+        # a data table's column or a parameter may fill a typed field (the validator checks which)
+        body = _placeholders_allowed(body)
     body["title"] = title
     body["description"] = description
     return {"$schema": DRAFT, "$id": ID_BASE + name, **body}

@@ -88,6 +88,8 @@ def step_strings(step: Step) -> Iterator[tuple[str, str]]:
             value = getattr(step, name)
             if value is not None:
                 yield name, value
+        for n, listed in enumerate(step.items or (), 1):
+            yield f"item {n}", listed
     elif isinstance(step, Wait):
         if step.for_selector is not None:
             yield "for", step.for_selector

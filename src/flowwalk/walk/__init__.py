@@ -6,5 +6,6 @@ body, rule verifiers, assertions) -> step.run_step (the one step envelope) -> th
 actions (goto, act, wait) and observations (expect, extract, emit, assertions). attempt holds an
 attempt's state (Budget, Bindings, AttemptControl), outcomes what it comes to, boundary the one
 answer to "is the browser gone?", evidence a failure's page evidence. checks (stabilized
-expects), resolve (target re-resolution), verifiers and recovery (the runtime code table) serve them.
+expects), healing (the one seam to heal/: fingerprints, and finding an element anew), verifiers
+and recovery (the runtime code table) serve them.
 """

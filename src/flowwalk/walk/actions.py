@@ -4,9 +4,9 @@ Contract of an act:
 1. dismiss the rule's interrupts (only those already visible; `dismiss`);
 2. find its element (`act_target`): the pinned selector, waited for TARGET_GRACE_MS when the step
    also has a `target` (else the whole action timeout); when it matches nothing (or there is
-   none), `recover_target` is the one place that finds the element another way (healing a broken
-   pinned selector, walk/healing.py; re-resolving the human `target` of a step without one) or
-   fails the step saying why;
+   none), `recover_target` is the one place that finds the element another way (walk/healing.py:
+   the `target` and the pinned selector's last fingerprint over one page read, with or without a
+   pinned selector) or fails the step saying why;
 3. do the action; one that raises is retried once after dismissing interrupts, when the rule
    has any (aitester-bdd);
 4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
@@ -23,6 +23,7 @@ from typing import Sequence
 from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
 from flowwalk.browser.records import Element, Reader
+from flowwalk.heal.find import Lookup
 from flowwalk.model import Act, Expect, Goto, Wait
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
@@ -30,13 +31,12 @@ from flowwalk.walk import healing
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
-from flowwalk.walk.resolve import TargetResolution, resolve_target
-from flowwalk.walk.waits import POLL_S, Gate, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
+from flowwalk.walk.waits import Gate, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
 
 __all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
            "goto_step", "recover_target", "wait"]
 
-#: how long an act waits for its pinned selector before re-resolving its `target` instead (a
+#: how long an act waits for its pinned selector before finding its `target` instead (a
 #: step with no target waits the full action timeout): long enough for a page still rendering.
 TARGET_GRACE_MS = 1000
 #: an interrupt is clicked only if already visible, and the click itself may not dawdle
@@ -210,74 +210,40 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
     step has no pinned selector), found another way; or StepFailed saying why none could be
     (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
 
-    The one seam for finding an element anew, with or without a `target`. A pinned selector that
-    broke is healed (walk/healing.py: the `target` and the selector's last fingerprint, then the
-    model if configured; a heal is a `healed` finding). A step with no pinned selector has its
-    `target` re-resolved on the live page (walk/resolve.py). What was tried goes into `result`
-    (its recovery record, and the candidates in its detail).
+    Finding it is one job, with or without a pinned selector (walk/healing.py `act_on`): the
+    `target` and the selector's last fingerprint ranked over one page read, then the model if
+    configured and a selector broke. A heal of a pinned selector is a `healed` finding; a step with
+    no pinned selector has nothing to heal. What was tried goes into `result` (its recovery
+    record, and the candidates in its detail).
     """
     if not step.target and not (selector and healing.has_fingerprint(attempt, step, selector)):
         assert selector is not None   # the loaders refuse an act with neither
         tried = ", ".join(tried_alternatives(attempt, selector, state.scope))
         missing = f"no element matches '{selector}' within {int(waited_ms)} ms"
         observed = f"nothing matched ({tried})"
-        frame = _frame_with_target(attempt, state, selector, None)
+        frame = _frame_with_target(attempt, state, step, selector, None)
         if frame is not None:
             missing = f"{missing}; {only_in_frame(frame, 'act on')}"
             observed = f"{observed}; only inside the frame {frame}"
         raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
                          observed=observed)
-    target = attempt.bindings.subst(step.target)
-    if selector:
-        # a pinned selector broke: heal (walk/healing.py), from the target and the last fingerprint
-        assert state.current_index is not None
-        try:
-            return healing.heal_act(attempt, state, state.current_index, step, selector, target, result)
-        except StepFailed as failed:
-            if failed.code != "ELEMENT_NOT_FOUND":
-                raise
-            frame = _frame_with_target(attempt, state, selector, target)
-            if frame is None:
-                raise
-            raise StepFailed(failed.code, f"{failed.message}; {only_in_frame(frame, 'act on')}",
-                             expected=failed.expected, observed=f"{failed.observed}; only inside the frame {frame}",
-                             candidates=failed.candidates) from None
-    assert target is not None
-    resolution = _resolve(attempt, state, target)
-    candidates = tuple(resolution.candidates)
-    result.detail["candidates"] = [dict(c) for c in candidates]
-    why = "no pinned selector" if not selector else f"pinned selector '{selector}' matched nothing"
-    if resolution.selector:
-        result.recovery.record("re_resolve_target", "recovered",
-                               f"{why}; '{target}' resolved to {resolution.selector} ({resolution.reason})")
-        result.detail["selector"] = resolution.selector
-        return Element(resolution.selector)
-    result.recovery.record("re_resolve_target", "failed", f"{why}; '{target}': {resolution.reason}")
-    if candidates:
-        raise StepFailed("AMBIGUOUS_TARGET", f"could not resolve the target '{target}': {resolution.reason}",
-                         expected=f"one element for '{target}'",
-                         observed=f"{len(candidates)} candidate(s), none unique and usable",
-                         candidates=candidates)
-    message, observed = f"could not resolve the target '{target}': {resolution.reason}", "no candidate"
-    frame = _frame_with_target(attempt, state, selector, target)
-    if frame is not None:
-        message = f"{message}; {only_in_frame(frame, 'act on')}"
-        observed = f"{observed}; only inside the frame {frame}"
-    raise StepFailed("ELEMENT_NOT_FOUND", message, expected=f"one element for '{target}'", observed=observed,
-                     candidates=candidates)
+    target = attempt.bindings.subst(step.target) if step.target else None
+    assert state.current_index is not None
+    try:
+        return healing.act_on(attempt, state, state.current_index, step, selector, target, result)
+    except StepFailed as failed:
+        if failed.code != "ELEMENT_NOT_FOUND":
+            raise
+        frame = _frame_with_target(attempt, state, step, selector, target)
+        if frame is None:
+            raise
+        raise StepFailed(failed.code, f"{failed.message}; {only_in_frame(frame, 'act on')}",
+                         expected=failed.expected, observed=f"{failed.observed}; only inside the frame {frame}",
+                         candidates=failed.candidates) from None
 
 
-def _resolve(attempt: Attempt, state: RuleState, target: str) -> TargetResolution:
-    """Re-resolve `target`, giving a page still rendering the grace period to show it."""
-    end = time.monotonic() + state.budget.cap_ms(TARGET_GRACE_MS) / 1000
-    while True:
-        resolution = resolve_target(attempt.page, target, state.scope)
-        if resolution.selector or time.monotonic() >= end:
-            return resolution
-        sleep_ms(attempt, POLL_S * 2500)
-
-
-def _frame_with_target(attempt: Attempt, state: RuleState, selector: str | None, target: str | None) -> str | None:
+def _frame_with_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None,
+                       target: str | None) -> str | None:
     """The child frame that has what an act's main frame lacks (failure path only, like a
     check's: `look_in_frames`, at most 4 frames within 1 s and within the rule's and the run's
     time): the pinned selector matches there, or the `target` resolves there to one element."""
@@ -294,7 +260,8 @@ def _frame_with_target(attempt: Attempt, state: RuleState, selector: str | None,
                     return True
             except InvalidSelector:
                 pass  # the main frame parsed it (it would have failed there); nothing to find
-        return bool(target) and resolve_target(frame, target or "", state.scope).selector is not None
+        return bool(target) and healing.find(frame, Lookup(target=target, action=step.action,
+                                                          scope=state.scope)).selector is not None
 
     with halting(attempt):
         return look_in_frames(attempt.session, has, budget_ms=budget)

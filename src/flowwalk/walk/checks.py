@@ -42,11 +42,13 @@ from typing import Callable
 from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.records import AriaRead, ElementQuery, ElementRead, Quiet, Reader, Seq
+from flowwalk.browser.records import AriaRead, ElementQuery, ElementRead, ItemsRead, Quiet, Reader, Seq
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
+from flowwalk.spec.source import escape
+from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
 from flowwalk.walk.stabilizer import Fail, Pass, Read, ReadAt, Stabilizer, step
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
@@ -86,6 +88,8 @@ class CheckResult:
     stability: str = "reads"
     #: "quiet": how long, in ms, the page had been still at the deciding read
     quiet_ms: float | None = None
+    #: a list check that failed: the expected items against the observed ones (walk/items.py)
+    diff: str = ""
 
 
 @dataclass(frozen=True)
@@ -105,6 +109,8 @@ class _Read:
     #: where the read stood in the page's record of changes (`Page.changed`), for a kind whose state
     #: changes only with what the record counts; None otherwise or without a record
     change: Seq | None = None
+    #: a list read that did not match: the expected items against the observed ones
+    diff: str = ""
 
     def at(self, started: float) -> Read:
         """This read as the stabilizer steps on it (walk/stabilizer.py), started at `started`."""
@@ -234,7 +240,9 @@ def _judge_text(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
         return _missing(c, used)
     many = f" (first of {r.n})" if r.n > 1 and not r.hit else ""
-    return _Read(r.hit, f"{_shown_label(c, used)} text{many}: {_q(_clip(r.text))}", selector=used)
+    # a text compared whitespace and all is shown so: its spaces and line breaks are the point
+    shown = _q(escape(r.text[:OBSERVED_LIMIT])) if c.expect.keep_whitespace else _q(_clip(r.text))
+    return _Read(r.hit, f"{_shown_label(c, used)} text{many}: {shown}", selector=used)
 
 
 def _judge_text_matches(c: "_Check", r: ElementRead, used: str) -> _Read:
@@ -304,6 +312,43 @@ def _expect_attribute(c: "_Check") -> str:
     return f"{c.label} attribute {e.attr}={_q(v)}"
 
 
+# --- lists, item by item, and one element's classes (walk/items.py compares them) -------------------
+
+
+def _wanted(c: "_Check") -> list[str]:
+    e = c.expect
+    if e.kind == "texts" and not e.keep_whitespace:
+        return [normalized(i) for i in e.items or ()]
+    return list(e.items or ())
+
+
+def _expect_items(c: "_Check") -> str:
+    e = c.expect
+    how = "exactly" if e.match == "equals" else "including, in order,"
+    kept = " (whitespace kept)" if e.keep_whitespace else ""
+    return f"{e.kind} of {c.label} {how} {shown_list(_wanted(c))}{kept}"
+
+
+def _judge_items(c: "_Check", r: ItemsRead, used: str) -> _Read:
+    found = list(r.texts if c.kind == "texts" else r.classes)
+    wanted = _wanted(c)
+    cut = f" (the first {len(found)} read)" if r.n > len(found) else ""
+    observed = f"{r.n} item(s) match {_shown_label(c, used)}{cut}: {shown_list(found)}"
+    ok = r.n == len(found) and items_match(c.kind, c.expect.match, found, wanted)
+    return _Read(ok, observed, found=r.n > 0, selector=used,
+                 diff="" if ok else list_diff(c.kind, c.expect.match, found, wanted))
+
+
+def _judge_class(c: "_Check", r: ItemsRead, used: str) -> _Read:
+    if r.n == 0 or not r.classes:
+        return _missing(c, used)
+    names, wanted = class_names(r.classes[0]), class_names(c.expect.value or "")
+    ok = all(n in names for n in wanted) if c.kind == "has_class" else not any(n in names for n in wanted)
+    shown = f"class {_q(' '.join(names))}" if names else "no class"
+    many = f" (first of {r.n})" if r.n > 1 else ""
+    return _Read(ok, f"{_shown_label(c, used)}{many} has {shown}", selector=used)
+
+
 # --- the page kinds: baselines and axe-core ---------------------------------------------------------
 # They read the whole page (or an element's subtree) and wait as Playwright Test waits for the same
 # assertion, in walk/snapshots.py, which asks these judges for the verdict of each read.
@@ -348,8 +393,9 @@ class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
-    "elements" (one read of the selector's matches, asking `query`: see `browser.records.ElementQuery`)
-    or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
+    "elements" (one read of the selector's matches, asking `query`: see `browser.records.ElementQuery`),
+    "items" (one read of every match's text and class, item by item: `Page.items`) or "page"
+    (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
@@ -388,7 +434,9 @@ KINDS: dict[str, Kind] = {
                           query="text", needs_element=True, settles="render"),
     "text_not_contains": Kind(lambda c: f"text not containing {_q(c.expect.value)}{_where(c)}", _judge_text_absent,
                               query="text", settles="render"),
-    "has_text": Kind(lambda c: f"text exactly {_q(' '.join((c.expect.value or '').split()))}{_where(c)}",
+    "has_text": Kind(lambda c: f"text exactly {_q(escape(c.expect.value or ''))}{_where(c)} (whitespace kept)"
+                     if c.expect.keep_whitespace else
+                     f"text exactly {_q(' '.join((c.expect.value or '').split()))}{_where(c)}",
                      _judge_text, query="exact_text", needs_element=True, settles="render"),
     "text_matches": Kind(lambda c: f"text matching /{c.pattern.pattern if c.pattern else c.expect.value or ''}/"
                                    f"{_where(c)}", _judge_text_matches, query="texts", needs_element=True,
@@ -409,6 +457,12 @@ KINDS: dict[str, Kind] = {
     "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True, settles="dom"),
     "input_value": Kind(lambda c: f"{c.label} value {_q(c.expect.value)}", _judge_input_value, query="value",
                         needs_element=True, settles="dom"),
+    "texts": Kind(_expect_items, _judge_items, reads="items", settles="render"),
+    "classes": Kind(_expect_items, _judge_items, reads="items", settles="dom"),
+    "has_class": Kind(lambda c: f"{c.label} with class {_q(normalized(c.expect.value or ''))}", _judge_class,
+                      reads="items", needs_element=True, settles="dom"),
+    "lacks_class": Kind(lambda c: f"{c.label} without class {_q(normalized(c.expect.value or ''))}", _judge_class,
+                        reads="items", needs_element=True, settles="dom"),
     "aria_snapshot": Kind(lambda c: f"aria snapshot of {c.page_label} matching {c.expect.snapshot.baseline}"
                           if c.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
     "screenshot": Kind(lambda c: f"screenshot of {c.page_label} like {c.expect.snapshot.baseline}"
@@ -506,13 +560,16 @@ class _Check:
     def read_elements(self, reader: Reader) -> _Read:
         """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
         level = ("dom" if self.row.settles == "dom" else "layout") if self.quiet and self.row.settles else ""
-        query = ElementQuery(self.row.query, self.expect.value or "", self.expect.attr or "", level)
+        e = self.expect
+        query = ElementQuery(self.row.query, e.value or "", e.attr or "", level, match_case=e.match_case,
+                             raw=e.keep_whitespace)
         used = self.alternatives[0] if self.alternatives else ""
-        result = ElementRead(0)
+        result: ElementRead | ItemsRead = ElementRead(0)
         for alt in self.alternatives:
             used = alt
             try:
-                result = reader.elements(alt, query)
+                result = (reader.items(alt, raw_text=e.keep_whitespace, quiet=level) if self.row.reads == "items"
+                          else reader.elements(alt, query))
             except (PageError, InvalidSelector) as exc:
                 return _read_failure(exc, alt)
             if result.n > 0:
@@ -527,7 +584,7 @@ class _Check:
         """What a failed final read could have found in a child frame: 'text' (a page-text check
         that found no such text), 'element' (the selector matched nothing), or None (the main
         frame answered the question, or the kind does not read the page's elements)."""
-        if obs.ok is not False or obs.fatal or self.row.reads != "elements":
+        if obs.ok is not False or obs.fatal or self.row.reads not in ("elements", "items"):
             return None
         if self.expect.selector is None and self.scope is None and self.kind in ("text_contains", "text_matches"):
             return "text"
@@ -645,7 +702,7 @@ def _failed(session: PageSession, check: _Check, obs: _Read, state: Stabilizer, 
             code = "ELEMENT_NOT_FOUND"
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
     return CheckResult(False, state.reads, check.expected, observed, code, (clock() - started) * 1000,
-                       obs.selector, frame)
+                       obs.selector, frame, diff=obs.diff if obs.ok is False and not state.stale else "")
 
 
 def _frame_label(frame: Reader) -> str:

@@ -63,6 +63,7 @@ def _substituted(attempt: Attempt, step: Expect) -> Expect:
         vendor=subst(step.vendor),
         event=subst(step.event),
         attr=subst(step.attr),
+        items=None if step.items is None else tuple(subst(i) or "" for i in step.items),
     )
 
 
@@ -132,7 +133,7 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
                              expected=check.expected, observed=check.observed)
         raise StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                          f"{what}: expected {check.expected}; observed {check.observed}",
-                         expected=check.expected, observed=check.observed)
+                         expected=check.expected, observed=check.observed, diff=check.diff)
 
 
 # --- extract and emit ---------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from flowwalk import events as ev
 from flowwalk.errors import Location
-from flowwalk.model import Rule, Scenario, Step
+from flowwalk.model import Rule, Scenario, Step, titled
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 
 __all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "Unit", "only_in_frame", "parent_failure", "parent_gate",
@@ -31,8 +31,11 @@ class StepFailed(Exception):
 
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
                  candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None,
-                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = ()):
+                 baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = (),
+                 diff: str = ""):
         super().__init__(message)
+        #: a list check's expected items against the observed ones (walk/items.py)
+        self.diff = diff
         #: a baseline check's evidence; an accessibility check's violations
         self.baseline = baseline
         self.violations = violations
@@ -58,8 +61,8 @@ class Unit:
 
     @classmethod
     def of(cls, index: int | None, step: Step, kind: ev.FailureStepKind) -> "Unit":
-        """The unit of the rule's step `index`."""
-        return cls(kind, step.loc, step.text, index)
+        """The unit of the rule's step `index`, named with the blocks it runs in (`model.titled`)."""
+        return cls(kind, step.loc, titled(step), index)
 
     def failure(self, failed: StepFailed, *, code: str | None = None, message: str | None = None,
                 context: Mapping[str, Any] | None = None, recovery: tuple[ev.RecoveryAttempt, ...] = (),
@@ -71,7 +74,8 @@ class Unit:
                             message=failed.message if message is None else message, step_index=self.index,
                             step_text=self.text, expected=failed.expected, observed=failed.observed, loc=self.loc,
                             parent=parent, recovery=recovery, candidates=failed.candidates,
-                            context=dict(context or {}), baseline=failed.baseline, violations=failed.violations)
+                            context=dict(context or {}), baseline=failed.baseline, violations=failed.violations,
+                            diff=failed.diff)
         return made if like is None else replace(made, failure_class=like.failure_class, retryable=like.retryable)
 
 
@@ -127,7 +131,7 @@ def scenario_status(rules: Sequence[ev.RuleFinished], attempt: int) -> ev.Status
 
 def skipped_text(index: int, step: Step) -> str:
     """How a step that did not run is listed in `RuleFinished.skipped_steps`."""
-    return f"step {index} ({step.text})"
+    return f"step {index} ({titled(step)})"
 
 
 def skipped_steps(steps: Sequence[Step], *, after: int = 0) -> tuple[str, ...]:

@@ -16,7 +16,7 @@ from typing import Any, Iterable, Sequence
 
 from flowwalk import events as ev
 from flowwalk.errors import Location
-from flowwalk.model import Rule, Scenario, Step
+from flowwalk.model import Rule, Scenario, Step, titled
 from flowwalk.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import missing_variables, placeholders
@@ -100,7 +100,7 @@ def refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run:
             loc = where.get(step_names[0], step.loc)
             if loc.path != step.loc.path or loc.line < step.loc.line:
                 loc = step.loc
-            failure = Unit("setup", loc, step.text, index).failure(StepFailed(
+            failure = Unit("setup", loc, titled(step), index).failure(StepFailed(
                 "VARIABLE_MISSING", f"no value for {_braces(rule_names)}: {hint}",
                 expected=f"a value for {', '.join(rule_names)}", observed="not supplied"))
             # the step that needs the variable is the failure; every other step was not run

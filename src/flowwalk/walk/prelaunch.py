@@ -57,7 +57,7 @@ class Prelaunch:
                 # the browser owns the driver from here on: its close stops both
                 browser = Browser.launch(settings, playwright, manager=manager)
                 manager = None
-                if settings.trace == "off" and not settings.offline:
+                if settings.trace == "off" and not settings.offline and not settings.http_access:
                     # the first scenario's context and page too, while the specs are still loading
                     browser.prepare_spare(wait=True)
             except Exception:  # noqa: BLE001 - as above

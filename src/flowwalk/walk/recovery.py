@@ -61,6 +61,8 @@ RUNTIME_CODES: Mapping[str, CodeMapping] = MappingProxyType({
     # SIGINT/SIGTERM stopped the step in flight (the run's outcome is "cancelled", exit 5).
     "CANCELLED": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     "INTERNAL": CodeMapping("infrastructure_error", False, INFRASTRUCTURE),
+    # the readiness wait ran out before the site answered as expected: nothing was walked
+    "SITE_NOT_READY": CodeMapping("infrastructure_error", True, INFRASTRUCTURE),
     "MODEL_UNAVAILABLE": CodeMapping("agent_uncertain", True, MODEL),
     "QUOTA_EXCEEDED": CodeMapping("quota_exceeded", False, MODEL),
     # the model answered, twice, with nothing usable (not JSON, or a pick outside the list)
@@ -124,7 +126,7 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
                  loc: Location | None = None, screenshot: str | None = None, parent: str | None = None,
                  recovery: tuple[RecoveryAttempt, ...] = (), candidates: tuple[dict[str, Any], ...] = (),
                  context: dict[str, Any] | None = None, baseline: Baseline | None = None,
-                 violations: tuple[Violation, ...] = ()) -> Failure:
+                 violations: tuple[Violation, ...] = (), diff: str = "") -> Failure:
     """A Failure whose class and `retryable` come from the table, never from the caller."""
     runtime_code = normalize_code(code)
     mapping = RUNTIME_CODES[runtime_code]
@@ -149,4 +151,5 @@ def make_failure(code: str | None, *, step_kind: FailureStepKind, message: str, 
         context=dict(context or {}),
         baseline=baseline,
         violations=tuple(violations),
+        diff=diff,
     )

@@ -9,7 +9,8 @@ Contract:
   never its observations) are replayed, `delay_ms` slept, the guards checked again. Guards that
   still fail skip the rule (`guard_failed`), or fail it under `guard_policy: abort` or when the
   run deadline cut them;
-- **body**: steps in order; a failed required step fails the rule and lists the rest as not run;
+- **body**: steps in order; a failed required step fails the rule and lists the rest as not run,
+  except the after_each steps of its hooks (`Step.teardown`), which run all the same;
 - the rule's own verifiers run after a body that passed, reported as one more step `verify ...`;
 - a flow's assertions grade it after its steps (observations.grade_assertions);
 - a browser that dies mid-rule fails the step in flight and stops the attempt (`browser_crashed`).
@@ -25,7 +26,7 @@ from dataclasses import replace
 from typing import Sequence
 
 from flowwalk import events as ev
-from flowwalk.model import Act, Expect, Goto, Rule, Step, Wait
+from flowwalk.model import Act, Expect, Goto, Rule, Step, Wait, titled
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call, halt_failure
 from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evidence
@@ -34,7 +35,7 @@ from flowwalk.walk.snapshots import scan_new_page
 from flowwalk.walk.outcomes import StepResult, Unit, rule_finished, skipped_text
 from flowwalk.walk.healing import contradicted
 from flowwalk.walk.recovery import RecoveryLog
-from flowwalk.walk.step import run_step, step_finished
+from flowwalk.walk.step import run_step, step_finished, step_kind
 from flowwalk.walk.waits import sleep_ms
 
 __all__ = ["Numbered", "scope_of", "split_guards", "walk_rule"]
@@ -214,9 +215,26 @@ def _run_body(attempt: Attempt, state: RuleState, body: list[Numbered]) -> tuple
             continue  # the finding was recorded by run_step
         failure = with_failure_evidence(attempt, state, failure, index)
         state.failure = failure
-        rest = tuple(skipped_text(i, s) for i, s in body[pos + 1:])
-        return failure, rest
+        rest = body[pos + 1:]
+        not_run = _teardown(attempt, state, [(i, s) for i, s in rest if s.teardown])
+        return failure, tuple(skipped_text(i, s) for i, s in rest if not s.teardown) + not_run
     return None, ()
+
+
+def _teardown(attempt: Attempt, state: RuleState, steps: list[Numbered]) -> tuple[str, ...]:
+    """The after_each steps still to run when a step before them failed: they run all the same (as
+    Playwright's afterEach hooks do). The test has failed already: a teardown step that fails too is
+    a warning finding, and the teardown stops there; what it did not run is returned, listed."""
+    for pos, (index, step) in enumerate(steps):
+        state.ahead.plan(steps, pos, unbatched=PAGE_CHECKS)
+        result = run_step(attempt, state, index, step, role="body")
+        state.ahead.done()
+        if result.status == "failed" and result.failure is not None:
+            state.add_finding(ev.Finding(severity="warning", source="step", step_index=index, kind=step_kind(step),
+                                         message=f"after the test failed, step {index} ({titled(step)}) failed too: "
+                                                 f"{result.failure.message}"))
+            return tuple(skipped_text(i, s) for i, s in steps[pos + 1:])
+    return ()
 
 
 def _rule_verifiers(attempt: Attempt, state: RuleState, index: int) -> ev.Failure | None:

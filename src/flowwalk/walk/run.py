@@ -175,11 +175,13 @@ class _Shared:
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
              plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
              run_id: str | None = None, prelaunched: Prelaunch | None = None,
-             gate: dict[str, Any] | None = None) -> RunSummary:
+             gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
 
     `plan` is a `plan.model.Plan` (its `assigned_scenarios()` run, its `record()` goes into
-    RunStarted) or a plain sequence of scenarios with `plan_record` describing them.
+    RunStarted) or a plain sequence of scenarios with `plan_record` describing them. `readiness`:
+    the readiness wait's record (readiness.py); when the site never came up, no scenario is walked
+    and each is reported not run (`site_not_ready`), naming what the site answered.
     """
     t0 = time.monotonic()
     if isinstance(plan, Sequence):
@@ -225,11 +227,17 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings),
-                      gate=gate))
+                      gate=gate, readiness=readiness))
 
-    # 1. variables, before any browser
+    # 1. variables, before any browser; nothing at all when the site never came up
     runnable: list[Scenario] = []
+    not_ready = _not_ready_failure(readiness) if not cancel.is_set() else None
     for scenario in scenarios:
+        if not_ready is not None:
+            for event in not_run_events(scenario, "site_not_ready", run, blame=dataclasses.replace(
+                    not_ready, path=scenario.loc.path, line=scenario.loc.line, col=scenario.loc.col)):
+                out(event)
+            continue
         missing = check_variables(scenario, settings, dict(run.variables))
         if missing:
             refused = refused_events(scenario, missing, run)
@@ -249,8 +257,9 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
     work = WorkQueue(runnable, run.sessions)
     threads: list[threading.Thread] = []
     if runnable:
-        # sharing a browser goes through Playwright's private API (browser/seams.py)
-        per_browser = WALKERS_PER_BROWSER if private_api_allowed() else 1
+        # sharing a browser goes through Playwright's private API (browser/seams.py); with a browser
+        # server, each worker connects to a browser of its own, spreading over the server's browsers
+        per_browser = WALKERS_PER_BROWSER if private_api_allowed() and not settings.browser_endpoint else 1
         for index, numbers in enumerate(worker_groups(n_workers, per_browser)):
             runs = {n: run.for_worker(n) for n in numbers}
             host = functools.partial(_host, numbers, work, settings, runs, out, shared)
@@ -293,6 +302,19 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
                       failure_classes={t: c for t, (s, _, c) in finals.items() if s == "failed" and c},
                       cancelled=cancelled, duration_ms=duration, outcomes=outcomes,
                       launch_errors=tuple(shared.launch_errors))
+
+
+def _not_ready_failure(readiness: dict[str, Any] | None) -> ev.Failure | None:
+    """The failure every scenario carries when the readiness wait ran out (None: the site is up,
+    or the run did not wait; a wait cut short by a cancel is the cancel's)."""
+    if not readiness or readiness.get("ready") or readiness.get("cancelled"):
+        return None
+    attempts = int(readiness.get("attempts") or 0)
+    return Unit("setup", text=f"wait for {readiness.get('url')}").failure(StepFailed(
+        "SITE_NOT_READY", f"the site never came up: {readiness.get('url')} answered {readiness.get('last')} "
+                          f"for {readiness.get('waited_s')} s ({attempts} tr{'ies' if attempts != 1 else 'y'})",
+        expected=str(readiness.get("expected") or ""), observed=str(readiness.get("last") or "")),
+        context={"readiness": dict(readiness)})
 
 
 #: the most workers that share one Chromium and one Playwright driver (browser/together.py). At

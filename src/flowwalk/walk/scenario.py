@@ -212,6 +212,9 @@ def _close(attempt: Attempt, walked: Sequence[ev.RuleFinished]) -> tuple[str | N
     elif wanted and (attempt.scenario.session or attempt.scenario.saves):
         # A trace records every request's headers: the session's cookies would be in it.
         withheld = "this scenario saves or starts from a session; its trace would contain the session's cookies"
+    elif wanted and settings.http_access:
+        # The same: the run's HTTP headers and credentials, from secrets, would be in it.
+        withheld = "the run sends HTTP headers or credentials from secrets; its trace would contain them"
     elif wanted and not attempt.control.crashed:
         trace = f"traces/{slug(attempt.scenario.id)}-a{attempt.number}.zip"
     try:

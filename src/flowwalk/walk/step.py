@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
-from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait
+from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait, titled
 from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call
@@ -105,7 +105,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
         state.add_finding(ev.Finding(severity="warning", source="step",
-                                         message=f"optional step {index} ({step.text}) failed: "
+                                         message=f"optional step {index} ({titled(step)}) failed: "
                                                  f"{result.failure.message}",
                                          step_index=index, kind=step_kind(step)))
     if attempt.settings.screenshots == "on" and role == "body" and not attempt.control.crashed:
@@ -124,7 +124,7 @@ def step_finished(attempt: Attempt, state: RuleState, index: int, step: Step, ro
         scenario_id=attempt.scenario.id, rule=state.rule.name, test_id=attempt.scenario.test_id(state.rule),
         attempt=attempt.number, index=index, text=step.text, kind=kind or step_kind(step), role=role,
         status=result.status, duration_ms=round((time.monotonic() - started) * 1000, 1), path=step.loc.path,
-        line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail)
+        line=step.loc.line, reads=result.reads, failure=result.failure, detail=result.detail, frames=step.frames)
 
 
 def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: ev.Role, failed: StepFailed,

@@ -11,11 +11,26 @@
   };
   const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean).map(stem);
   const wanted = new Set(arg.words || []);
-  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr';
+  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr, img[alt], [title]';
   let css = base;
   try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch { /* a tag that is not CSS adds nothing */ }
   const all = Array.from(root.querySelectorAll(css)).slice(0, arg.scanned);
   const tagOf = (e) => e.tagName.toLowerCase();
+  // an element whose own text says a wanted word and that no candidate above holds (a <p>, a <span>
+  // a framework listens on without a role): a person names it by what it shows
+  if (wanted.size) {
+    const known = new Set(all);
+    const walker = doc.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+    let added = 0;
+    for (let n = walker.nextNode(), k = 0; n && k < 2 * arg.scanned && all.length < arg.scanned; n = walker.nextNode(), k++) {
+      const e = n.parentElement;
+      if (!e || known.has(e) || !words(n.nodeValue).some((w) => wanted.has(w))) continue;
+      known.add(e);
+      if (/^(html|body|script|style|noscript|template|option|select|textarea|title)$/.test(tagOf(e)) || e.closest(css) || (tagOf(e) === 'label' && e.control)) continue;
+      all.push(e); added++;
+    }
+    if (added) all.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
+  }
   // rows and list items are candidates too ("the first todo row"), and so is an editable element
   const roleOf = (e) => implicitRole(e) || ({ li: 'listitem', tr: 'row' })[tagOf(e)] || (e.isContentEditable ? 'textbox' : '');
   // text with images' alt words (a label that is an icon: Django's search label is an <img alt="Search">)
@@ -116,8 +131,8 @@
       near: nearOf(e), around: aroundOf(e), item: item ? item.text : '', item_index: item ? item.index : 0,
       item_count: item ? item.count : 0, visible: fw.visible(e), enabled: !fw.disabled(e),
       editable: e.isContentEditable || (['textbox', 'searchbox', 'combobox', 'spinbutton'].includes(role) && isField(e) && !e.readOnly),
-      offsite, css: cssPath(e), fp: arg.fingerprints ? fingerprint(e) : null,
-      css_position: arg.position ? cssPosition(e, arg.position === -1) : null,
+      offsite, css: cssPath(e, root), fp: arg.fingerprints ? fingerprint(e) : null,
+      css_position: arg.position ? cssPosition(e, arg.position === -1, root) : null,
     };
   }) };
 }

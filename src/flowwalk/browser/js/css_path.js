@@ -1,10 +1,15 @@
 /* global generated */
-/* flowwalk: an element -> a CSS selector that matches only it in its document */
-(el) => {
+/* flowwalk: an element -> a CSS selector that matches only it in its document; with a `scope` element,
+   one that Playwright's `scope >> selector` finds only it by (every part inside the scope, `:scope > ...`
+   when the path reaches it) */
+(el, scope) => {
   const root = el.ownerDocument;
+  const within = scope && scope !== root ? scope : null;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
-  const unique = (sel) => { try { return root.querySelectorAll(sel).length === 1; } catch { return false; } };
+  const unique = (sel) => {
+    try { return (within ? within.querySelectorAll(sel.startsWith(':scope') ? sel : ':scope ' + sel) : root.querySelectorAll(sel)).length === 1; } catch { return false; }
+  };
   const own = (e) => {
     const tag = e.tagName.toLowerCase();
     const out = [];
@@ -33,6 +38,7 @@
   };
   let path = step(el);
   for (let p = el.parentElement, d = 0; p && d < 6; p = p.parentElement, d++) {
+    if (p === within) { path = ':scope > ' + path; return unique(path) ? path : null; }
     if (p === root.body || p === root.documentElement) { path = 'body > ' + path; return unique(path) ? path : null; }
     for (const s of own(p)) { if (unique(s) && unique(`${s} > ${path}`)) return `${s} > ${path}`; }
     path = step(p) + ' > ' + path;

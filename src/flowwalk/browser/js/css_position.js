@@ -1,11 +1,15 @@
 /* global generated */
-/* flowwalk: an element -> a positional CSS selector free of its row's data */
-(el, last) => {
+/* flowwalk: an element -> a positional CSS selector free of its row's data; with a `scope` element,
+   as css_path.js: inside it */
+(el, last, scope) => {
   const root = el.ownerDocument;
+  const within = scope && scope !== root ? scope : null;
   const esc = (v) => CSS.escape(v);
   const str = (v) => JSON.stringify(String(v));
   const state = /^(is|has)[-_A-Z]|^(active|selected|checked|completed?|done|disabled|enabled|hidden|shown|open(ed)?|closed|collapsed|expanded|focus(ed)?|hover(ed)?|editing|current|visible|invisible|odd|even|first|last|new|dirty|pristine|valid|invalid|loading|highlighted)$/i;
-  const all = (sel) => { try { return root.querySelectorAll(sel); } catch { return []; } };
+  const all = (sel) => {
+    try { return within ? within.querySelectorAll(sel.startsWith(':scope') ? sel : ':scope ' + sel) : root.querySelectorAll(sel); } catch { return []; }
+  };
   const only = (sel, e) => { const m = all(sel); return m.length === 1 && m[0] === e; };
   const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean);
   const row = el.closest('li, tr, [role=row], [role=listitem], [role=option]');
@@ -52,6 +56,10 @@
   const stepOf = (e) => ofType(e, tagOf(e) + classes(e, false));
   let chain = '';
   for (let a = parent, d = 0; a && d < 8; a = a.parentElement, d++) {
+    if (a === within) {
+      const sel = ':scope' + (chain ? ' > ' + chain : '') + tail;
+      return only(sel, el) ? sel : null;
+    }
     if (a === root.body || a === root.documentElement) {
       const sel = 'body' + (chain ? ' > ' + chain : '') + tail;
       return only(sel, el) ? sel : null;

@@ -20,21 +20,22 @@
     switch (a.k) {
       case 'text': {
         // each element's text is computed once per read: innerText lays the page out
-        const needle = fw.norm(a.v).toLowerCase();
+        const needle = a.c ? fw.norm(a.v) : fw.norm(a.v).toLowerCase();
         let firstText = '';
         for (let i = 0; i < n; i++) {
           const t = fw.textOf(els[i]);
           if (i === 0) firstText = t;
-          const at = t.toLowerCase().indexOf(needle);
+          const at = (a.c ? t : t.toLowerCase()).indexOf(needle);
           if (at >= 0) return { n, hit: true, text: around(t, at, needle.length) };
         }
         return { n, hit: false, text: clip(firstText) };
       }
       case 'exact_text': {
-        const want = fw.norm(a.v);
+        // a.w: the text exactly as the DOM holds it (textContent), whitespace and all
+        const want = a.w ? String(a.v) : fw.norm(a.v);
         let firstText = '';
         for (let i = 0; i < n; i++) {
-          const t = fw.textOf(els[i]);
+          const t = a.w ? String(els[i].textContent || '') : fw.textOf(els[i]);
           if (i === 0) firstText = t;
           if (t === want) return { n, hit: true, text: clip(t) };
         }

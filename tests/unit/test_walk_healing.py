@@ -1,8 +1,8 @@
-"""Target re-resolution and healing judged from recorded page reads, without a browser.
+"""Finding an element anew, judged from recorded page reads, without a browser.
 
-resolve.py ranks what `Reader.inspect` reports for each strategy's query; healer.py scores what
-`Reader.candidates` reports against a target and a fingerprint and keeps a selector only when
-`Reader.owns` confirms it finds that element alone (tests/recorded_page.py).
+The seam (walk/healing.py `find`) scores what `Reader.candidates` reports against a target and a
+fingerprint, with or without a pinned selector, and keeps a selector only when `Reader.owns`
+confirms it finds that element alone (tests/recorded_page.py).
 """
 
 from __future__ import annotations
@@ -12,56 +12,46 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.errors import PageGone, PageUnreadable
-from flowwalk.browser.records import Inspection
-from flowwalk.walk.healer import heal_selector
-from flowwalk.walk.resolve import resolve_target
+from flowwalk.heal.find import Lookup
+from flowwalk.walk.healing import find
 
-from recorded_page import RecordedReader, items
-
-
-def answering(**by_fragment: Inspection) -> Any:
-    """An inspect handler: the first fragment found in the query's selector picks the answer."""
-    def inspect(selector: str) -> Inspection | None:
-        for fragment, answer in by_fragment.items():
-            if fragment.replace("_", "=") in selector:
-                return answer
-        return None
-    return inspect
+from recorded_page import RecordedReader
 
 
-def test_a_unique_visible_match_of_the_hinted_role_is_picked() -> None:
-    reader = RecordedReader(inspect_with=answering(role_button=Inspection(1, items({"id": 7, "role": "button"}))))
-    resolution = resolve_target(reader, "the Save button")
-    assert resolution.selector is not None and resolution.selector.startswith("internal:role=button[name=")
-    assert resolution.reason.startswith("unique role match for 'the Save button'")
-    # a clear winner skips every strategy that could not reach its score
-    assert len(reader.calls) < 10
+def button(key: int, name: str, *, visible: bool = True, **kw: Any) -> dict[str, Any]:
+    """A button's record as `Page.candidates` returns it."""
+    return {"key": str(key), "tag": "button", "role": "button", "name": name, "text": name, "css": f"#b{key}",
+            "visible": visible, "enabled": True, **kw}
 
 
-def test_two_elements_with_the_same_score_are_ambiguous() -> None:
-    reader = RecordedReader(inspect_with=answering(
-        role_button=Inspection(2, items({"id": 1, "role": "button"}, {"id": 2, "role": "button"}))))
-    resolution = resolve_target(reader, "the Save button")
-    assert resolution.selector is None and resolution.reason.startswith("ambiguous: 2 elements match")
+def test_a_target_with_no_pinned_selector_is_found_by_the_same_read_and_rule() -> None:
+    reader = RecordedReader(candidate_records=[button(1, "Save"), button(2, "Cancel")], owned={("#b1", 1)})
+    outcome = find(reader, Lookup(target="the Save button"))
+    assert (outcome.selector, outcome.method, outcome.score) == ("#b1", "deterministic", 1.0)
+    # one page read and one check of the winner's selector, as a heal
+    assert [c[0] for c in reader.calls] == ["candidates", "owns"]
+
+
+def test_two_elements_the_words_fit_alike_are_ambiguous() -> None:
+    reader = RecordedReader(candidate_records=[button(1, "Save"), button(2, "Save")], owned={("#b1", 1), ("#b2", 2)})
+    outcome = find(reader, Lookup(target="the Save button"))
+    assert outcome.selector is None and outcome.ambiguous and outcome.reason.startswith("no clear winner")
 
 
 def test_a_hidden_match_is_evidence_not_a_pick() -> None:
-    reader = RecordedReader(inspect_with=answering(
-        role_button=Inspection(1, items({"id": 3, "role": "button", "visible": False}))))
-    resolution = resolve_target(reader, "the Save button")
-    assert resolution.selector is None and resolution.reason == "no visible candidates (1 hidden)"
-    assert resolution.candidates[0]["visible"] is False
+    reader = RecordedReader(candidate_records=[button(3, "Save", visible=False)], owned={("#b3", 3)})
+    outcome = find(reader, Lookup(target="the Save button"))
+    assert outcome.selector is None and outcome.reason == "no visible candidates (1 hidden)"
+    assert not outcome.ambiguous
 
 
-def test_a_closed_page_leaves_resolution_for_the_caller_to_judge() -> None:
-    def closed(selector: str) -> Inspection:
-        raise PageGone("Target page, context or browser has been closed")
+def test_a_closed_page_leaves_finding_for_the_caller_to_judge() -> None:
     with pytest.raises(PageGone):
-        resolve_target(RecordedReader(inspect_with=closed), "the Save button")
-
-    def navigating(selector: str) -> Inspection:
-        raise PageUnreadable("Execution context was destroyed", navigating=True)
-    assert resolve_target(RecordedReader(inspect_with=navigating), "the Save button").reason == "no candidates"
+        find(RecordedReader(candidate_records=PageGone("Target page, context or browser has been closed")),
+             Lookup(target="the Save button"))
+    navigating = RecordedReader(candidate_records=PageUnreadable("Execution context was destroyed",
+                                                                 navigating=True))
+    assert find(navigating, Lookup(target="the Save button")).reason.startswith("no candidates")
 
 
 def fp(**kw: Any) -> dict[str, Any]:
@@ -82,23 +72,22 @@ def test_a_fingerprint_heals_to_the_element_it_describes_and_nothing_else() -> N
     moved = fp(id="save-button", aname="Save", text="Save")
     reader = RecordedReader(candidate_records=[record(1, "#save-button", moved), record(2, "#cancel", cancel)],
                             owned={("#save-button", 1)})
-    outcome = heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save)
+    outcome = find(reader, Lookup(fingerprint=save, pinned="#save-btn"))
     assert (outcome.selector, outcome.method) == ("#save-button", "deterministic")
     assert [c["selector"] for c in outcome.candidates] == ["#save-button", "#cancel"]
     # one page read and one check of the winner's selector: the heal's round trips
     assert [c[0] for c in reader.calls] == ["candidates", "owns"]
     # a selector that no longer finds that element alone is never used
     reader.owned.clear()
-    assert heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save).selector is None
+    assert find(reader, Lookup(fingerprint=save, pinned="#save-btn")).selector is None
 
 
 def test_a_target_heals_without_a_fingerprint_and_a_miss_says_what_each_lacked() -> None:
     save, cancel = fp(id="save-button", aname="Save", text="Save"), fp(id="cancel", aname="Cancel", text="Cancel")
     reader = RecordedReader(candidate_records=[record(1, "#save-button", save), record(2, "#cancel", cancel)],
                             owned={("#save-button", 1)})
-    assert heal_selector(reader, pinned="#save-btn", target="the Save button", fingerprint=None).selector \
-        == "#save-button"
-    missed = heal_selector(reader, pinned="#export", target="the Export button", fingerprint=None)
+    assert find(reader, Lookup(target="the Save button", pinned="#save-btn")).selector == "#save-button"
+    missed = find(reader, Lookup(target="the Export button", pinned="#export"))
     assert missed.selector is None and not missed.ambiguous
     assert missed.missed.startswith('button "Save" #save-button 0.00 (lacked: the words \'export\')')
 
@@ -106,7 +95,7 @@ def test_a_target_heals_without_a_fingerprint_and_a_miss_says_what_each_lacked()
 def test_a_hidden_lookalike_is_not_healed_to() -> None:
     save = fp(id="save-btn", aname="Save", text="Save")
     reader = RecordedReader(candidate_records=[record(1, "#x", save, visible=False)])
-    outcome = heal_selector(reader, pinned="#save-btn", target=None, fingerprint=save)
+    outcome = find(reader, Lookup(fingerprint=save, pinned="#save-btn"))
     assert outcome.selector is None and outcome.reason == "no visible candidates (1 hidden)"
 
 
@@ -122,13 +111,13 @@ def test_a_positional_target_asks_for_positional_selectors_and_heals_to_one() ->
                 "css_position": f"#result_list tbody > tr:nth-of-type({index}) input.action-select", "order": index}
     positional = "#result_list tbody > tr:nth-of-type(1) input.action-select"
     reader = RecordedReader(candidate_records=[box(1, "Dune", 1), box(2, "Emma", 2)], owned={(positional, 1)})
-    outcome = heal_selector(reader, pinned="#result_list tr:first-child input.select-row",
-                            target="the first book's checkbox", fingerprint=None, action="check")
+    outcome = find(reader, Lookup(target="the first book's checkbox", action="check",
+                                  pinned="#result_list tr:first-child input.select-row"))
     assert (outcome.selector, outcome.method) == (positional, "deterministic")
     assert reader.positions == [1] and ("owns", positional) in reader.calls
     # a target with no position asks for none, and keeps the unique selector
     reader = RecordedReader(candidate_records=[box(1, "Dune", 1)],
                             owned={('input[aria-label="Select this object for an action - Dune"]', 1)})
-    outcome = heal_selector(reader, pinned="#x", target="the Dune checkbox", fingerprint=None, action="check")
+    outcome = find(reader, Lookup(target="the Dune checkbox", action="check", pinned="#x"))
     assert outcome.selector == 'input[aria-label="Select this object for an action - Dune"]'
     assert reader.positions == [None]
