@@ -408,6 +408,45 @@ def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
     assert broken == []
 
 
+#: what browser/errors.py offers the rest of flowwalk: its errors, to catch. Its translation
+#: (`translating`, `translated`) and its reading of Playwright's messages are the browser layer's.
+BROWSER_ERRORS = frozenset({"BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PageError", "PageGone",
+                            "PageUnreadable", "TimedOut"})
+
+
+def translations(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, what) of each name a module takes from browser/errors.py (or `flowwalk.browser`) that is
+    not one of its errors, and each call of a `translating` (the page API's and the session's own)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("flowwalk.browser.errors", "flowwalk.browser"):
+            found += [(node.lineno, f"imports {a.name}") for a in node.names
+                      if a.name not in BROWSER_ERRORS and (node.module == "flowwalk.browser.errors" or
+                                                           a.name in ("translating", "translated"))]
+        elif isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "translating"
+                                             or getattr(node.func, "id", None) == "translating"):
+            found.append((node.lineno, "translating()"))
+    return sorted(found)
+
+
+def test_errors_are_translated_only_in_the_browser_layer() -> None:
+    """Outside browser/ no module translates an error itself: it meets flowwalk's own, already
+    translated by the page API (or discover's browser/explore.py), and imports nothing else of
+    browser/errors.py."""
+    broken = [f"{rel}:{line} {what}" for rel, tree in package_trees().items() if not rel.startswith("browser/")
+              for line, what in translations(tree)]
+    assert broken == [], "read and act through the page API: it translates Playwright's errors once"
+
+
+def test_the_translation_rule_sees_a_translation_and_not_a_catch() -> None:
+    tree = ast.parse("from flowwalk.browser.errors import PageError, translating\n"
+                     "from flowwalk.browser import InvalidSelector, PageSession\n"
+                     "def f(session):\n    with translating():\n        pass\n"
+                     "    with session.translating():\n        pass\n"
+                     "    try:\n        g()\n    except PageError:\n        pass\n")
+    assert translations(tree) == [(1, "imports translating"), (4, "translating()"), (6, "translating()")]
+
+
 #: the page scripts that may look at boxes and styles: the prelude (`fw.visible`, the one meaning of
 #: visible) and the interrupts' gate, which asks only whether a match could be visible
 LAYOUT_READERS = {Path("browser/js/prelude.js"), Path("browser/js/may_show.js")}
