@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
 from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.explored import Acted, FormAsks, Observation, Request, Survey, Tables, read
@@ -34,7 +34,7 @@ QUIET_MAX_MS = 2_000
 QUIET_MS = 150
 
 Action = Literal["click", "dblclick", "hover", "fill", "press", "select", "check"]
-_ACTIONS = frozenset(("click", "dblclick", "hover", "fill", "press", "select", "check"))
+_ACTIONS = frozenset(get_args(Action))
 
 #: the requests a session had recorded at one moment (`ExplorePage.mark`)
 Mark = frozenset[int]
