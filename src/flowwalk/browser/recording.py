@@ -15,7 +15,8 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from flowwalk.browser.errors import PlaywrightError
+from playwright.sync_api import Error as PlaywrightError
+
 from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
 from flowwalk.model import DialogAnswer
 

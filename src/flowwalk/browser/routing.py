@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 from urllib.parse import urlsplit
 
-from flowwalk.browser.errors import PlaywrightError
+from playwright.sync_api import Error as PlaywrightError
+
 from flowwalk.browser.network import host_of, request_allowed
 from flowwalk.browser.recording import MAX_URL, clip
 from flowwalk.model import Route

@@ -16,18 +16,14 @@ Contract:
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from flowwalk import events as ev
-from flowwalk.browser.element import first_of
-from flowwalk.browser.interact import dispatch_event, drag_to, type_keys
+from flowwalk.browser.records import Element
 from flowwalk.model import Act, DialogAnswer, Step, titled
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import sleep_ms, wait_for
-
-if TYPE_CHECKING:
-    from flowwalk.browser.probe import Element
 
 __all__ = ["DIALOG_POLL_MS", "INTERACT_ACTIONS", "arm_dialog", "await_dialog", "dialogs_seen", "drop_target",
            "perform_interaction", "report_routed", "settle_dialogs"]
@@ -38,30 +34,30 @@ INTERACT_ACTIONS = ("type", "drag", "dispatch")
 DIALOG_POLL_MS = 50
 
 
-def drop_target(attempt: Attempt, state: RuleState, step: Act) -> "Element":
+def drop_target(attempt: Attempt, state: RuleState, step: Act) -> Element:
     """Where a drag drops: the first match of `to`, waited for like the act's own selector."""
     assert step.to_selector is not None
     selector = attempt.bindings.subst(step.to_selector)
     assert selector is not None
     waited = state.budget.cap_ms(attempt.settings.action_timeout_ms)
-    located = wait_for(attempt, selector, state.scope, waited, visible=False)
-    if located is None:
+    found = wait_for(attempt, selector, state.scope, waited, visible=False)
+    if found is None:
         raise StepFailed("ELEMENT_NOT_FOUND", f"drag: no element matches the drop target '{selector}' within "
                          f"{int(waited)} ms", expected=f"an element matching '{selector}'", observed="nothing matched")
-    return first_of(located)
+    return found.element
 
 
-def perform_interaction(step: Act, target: "Element", value: str | None, dest: "Element | None",
+def perform_interaction(attempt: Attempt, step: Act, target: Element, value: str | None, dest: Element | None,
                         timeout_ms: int) -> None:
-    """Do a `type`, `drag` or `dispatch` act on `target`."""
+    """Do a `type`, `drag` or `dispatch` act on `target` through the page API."""
     if step.action == "type":
-        type_keys(target, value or "", step.delay_ms, timeout_ms)
+        attempt.page.type_keys(target, value or "", step.delay_ms, timeout_ms)
     elif step.action == "drag":
         assert dest is not None
-        drag_to(target, dest, timeout_ms)
+        attempt.page.drag(target, dest, timeout_ms)
     else:
         assert step.event is not None
-        dispatch_event(target, step.event, step.detail, timeout_ms)
+        attempt.page.dispatch(target, step.event, step.detail, timeout_ms)
 
 
 def dialogs_seen(attempt: Attempt) -> int:
