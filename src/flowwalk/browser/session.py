@@ -53,6 +53,7 @@ from flowwalk.browser.page_evidence import CONTEXT_SCRIPT, LAST_CLICK_TIMEOUT_MS
 from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
 from flowwalk.browser.probe import PageReader
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
+from flowwalk.browser.state import RequestLog, StateReader
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
@@ -75,6 +76,9 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         self.page = page
         self._init_policy(entry_url, allowed_hosts, offline)
         self._init_records()
+        #: every request the page sent, for request checks (browser/state.py)
+        self.request_log = RequestLog()
+        self._state: StateReader | None = None
         self._tracing = tracing
         self._browser_alive = browser_alive
         #: the URL of this page's main-frame navigation that has no answer yet (`uncommitted`)
@@ -119,6 +123,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if self._is_own_document(request):
             self._document_pending = url
         self._record_request(request, url, host)
+        self.request_log.add(request)
         if request.redirected_from is not None and url.lower().startswith(("http://", "https://")):
             self._check_redirect(request, url, host)
 
@@ -127,6 +132,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 and self._is_own_document(request):
             self._document_pending = None
         self._record_finished(request, status, failure)
+        self.request_log.answer(request, status, failure)
 
     def _on_response(self, response: "Response") -> None:
         self._finish(response.request, response.status, None)
@@ -158,6 +164,13 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if self._reader is None:
             self._reader = PageReader(self.page)
         return self._reader
+
+    @property
+    def state(self) -> StateReader:
+        """Reads of what the page keeps beyond its DOM: storage, cookies, JS values, requests (browser/state.py)."""
+        if self._state is None:
+            self._state = StateReader(self.page, self.context, self.request_log)
+        return self._state
 
     @property
     def crashed(self) -> bool:
@@ -239,6 +252,30 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 raise blocked from exc
             raise
         self.check_navigation(pump=False)
+
+    def history(self, move: str, timeout_ms: int) -> str | None:
+        """The browser's back or forward button (`move` "go_back", "go_forward") or its reload
+        ("reload"), waiting for the page to load (a same-document move: to commit). None when it
+        moved; the URL the page stayed at when there was no page to go back or forward to (nothing
+        navigated and the URL is the same). Raises like `goto`."""
+        self.raise_if_crashed()
+        self._blocked_navigation = None
+        before = self.page.url
+        try:
+            with self.guard():
+                if move == "reload":
+                    self.page.reload(timeout=timeout_ms, wait_until="load")
+                    moved = True
+                else:
+                    go = self.page.go_back if move == "go_back" else self.page.go_forward
+                    moved = go(timeout=timeout_ms, wait_until="load") is not None or self.page.url != before
+        except PlaywrightError as exc:
+            if self._blocked_navigation is not None:
+                blocked, self._blocked_navigation = self._blocked_navigation, None
+                raise blocked from exc
+            raise
+        self.check_navigation(pump=False)
+        return None if moved else before
 
     def check_navigation(self, pump: bool = True) -> None:
         """Raise NavigationBlocked if a top-level navigation since the last check left the allowlist."""

@@ -27,7 +27,7 @@ from flowwalk.browser.locate import locate
 from flowwalk.browser.probe import Reader
 from flowwalk.browser.session import NavigationBlocked
 from flowwalk.heal.find import Lookup
-from flowwalk.model import Act, Expect, Goto, Wait
+from flowwalk.model import Act, Expect, Goto, History, Wait
 from flowwalk.walk.attempt import Attempt, Budget, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.walk import healing
@@ -84,6 +84,27 @@ def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: ev.Role, res
         url = attempt.bindings.subst(step.url)
         assert url is not None
         goto(attempt, attempt.absolute(url), state.budget)
+
+
+def history_step(attempt: Attempt, state: RuleState, step: History, role: ev.Role, result: StepResult) -> None:
+    """go_back, go_forward, reload: the browser's buttons, within the navigation timeout (cut by the budget)."""
+    assert attempt.session is not None
+    timeout = state.budget.cap_ms(attempt.settings.navigation_timeout_ms)
+    if timeout <= 0:
+        raise StepFailed("TIMEOUT", f"no time left for {step.move}")
+    try:
+        stayed = attempt.session.history(step.move, timeout_ms=int(max(timeout, 1)))
+    except NavigationBlocked as blocked:
+        raise StepFailed("NAVIGATION_BLOCKED", f"{step.move} to '{blocked.url}' left the allowlist",
+                         expected=allowlist_text(attempt), observed=blocked.host) from None
+    except Exception as exc:  # noqa: BLE001
+        halt_if_gone(exc, attempt)
+        raise StepFailed(runtime_code(exc, "ACTION_REJECTED"), f"{step.move} failed: {short(exc)}",
+                         expected=f"{step.move} done", observed=short(exc)) from None
+    if stayed is not None:
+        where = "back" if step.move == "go_back" else "forward"
+        raise StepFailed("ACTION_REJECTED", f"{step.move}: the history has no page to go {where} to",
+                         expected=f"a page to go {where} to", observed=f"none: the page stayed at '{stayed[:300]}'")
 
 
 def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: StepResult) -> None:

@@ -65,6 +65,7 @@ from flowwalk.snapshots.images import ImageComparison
 from flowwalk.spec.source import escape
 from flowwalk.walk.boundary import crash_of
 from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
+from flowwalk.walk import state_checks
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
@@ -401,13 +402,22 @@ def _expect_accessible(p: "_Probe") -> str:
     return f"no axe-core violations{floor} in {p.page_label}"
 
 
+# --- state beyond the DOM: storage, cookies, a JS value, requests (walk/state_checks.py) ------------
+
+
+def _judge_state(p: "_Probe", got: object) -> _Read:
+    ok, observed = state_checks.judge(p.expect, got, time.time())
+    return _Read(ok, observed)
+
+
 @dataclass(frozen=True)
 class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
     "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`),
-    "items" (one read of every match's text and class, item by item: `PageReader.items`) or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
+    "items" (one read of every match's text and class, item by item: `PageReader.items`), "state" (storage,
+    cookies, a JS value, the requests sent: `PageSession.state`, walk/state_checks.py) or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
@@ -480,6 +490,12 @@ KINDS: dict[str, Kind] = {
     "screenshot": Kind(lambda p: f"screenshot of {p.page_label} like {p.expect.snapshot.baseline}"
                        if p.expect.snapshot else "screenshot like its baseline", _judge_screenshot, reads="page"),
     "accessible": Kind(_expect_accessible, _judge_violations, reads="page"),
+    # state beyond the DOM: read by browser/state.py, judged by walk/state_checks.py; never "settled"
+    # by the page's record of DOM changes (storage, cookies and requests change without one)
+    **{kind: Kind(lambda p: state_checks.expected(p.expect), _judge_state, reads="state")
+       for kind in ("storage", "storage_count", "cookie", "js")},
+    # the requests sent only grow: one matching read is final (a request check, not "absent")
+    "request": Kind(lambda p: state_checks.expected(p.expect), _judge_state, reads="state", settles="log"),
 }
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
 NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
@@ -559,6 +575,17 @@ class _Probe:
             except PageError as exc:
                 return _read_failure(session, exc, None)
             return replace(self.judge_url(state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
+        if self.row.reads == "state":
+            try:
+                if self.kind == "request":
+                    with translating():
+                        session.pump()   # deliver request events already on the wire
+                obs = self.row.judge(self, state_checks.read(session.state, self.expect))
+            except PageError as exc:
+                return _read_failure(session, exc, None)
+            log = self.quiet and self.row.settles == "log" and obs.ok and not (self.expect.state and
+                                                                                self.expect.state.absent)
+            return replace(obs, stability="recorded") if log else obs
         if self.row.reads == "beacons":
             try:
                 with translating():
