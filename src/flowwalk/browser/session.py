@@ -242,10 +242,17 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if not self.is_allowed(url):
             self._record_blocked(url, "navigation", "goto outside the allowlist")
             raise NavigationBlocked(host_of(url), url, "goto")
+        with self._navigating():
+            self.page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+
+    @contextmanager
+    def _navigating(self) -> Iterator[None]:
+        """Around a navigation of the page: a crash is BrowserCrashed, a stop at the allowlist
+        NavigationBlocked (raised for an error the stop caused, and after it when none did)."""
         self._blocked_navigation = None
         try:
             with self.guard():
-                self.page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+                yield
         except PlaywrightError as exc:
             if self._blocked_navigation is not None:
                 blocked, self._blocked_navigation = self._blocked_navigation, None
@@ -259,22 +266,14 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         moved; the URL the page stayed at when there was no page to go back or forward to (nothing
         navigated and the URL is the same). Raises like `goto`."""
         self.raise_if_crashed()
-        self._blocked_navigation = None
         before = self.page.url
-        try:
-            with self.guard():
-                if move == "reload":
-                    self.page.reload(timeout=timeout_ms, wait_until="load")
-                    moved = True
-                else:
-                    go = self.page.go_back if move == "go_back" else self.page.go_forward
-                    moved = go(timeout=timeout_ms, wait_until="load") is not None or self.page.url != before
-        except PlaywrightError as exc:
-            if self._blocked_navigation is not None:
-                blocked, self._blocked_navigation = self._blocked_navigation, None
-                raise blocked from exc
-            raise
-        self.check_navigation(pump=False)
+        moved = True
+        with self._navigating():
+            if move == "reload":
+                self.page.reload(timeout=timeout_ms, wait_until="load")
+            else:
+                go = self.page.go_back if move == "go_back" else self.page.go_forward
+                moved = go(timeout=timeout_ms, wait_until="load") is not None or self.page.url != before
         return None if moved else before
 
     def check_navigation(self, pump: bool = True) -> None:

@@ -103,18 +103,19 @@ def state_text(step: Any) -> str:
 def state_fields(step: Any) -> dict[str, Any]:
     """The `model.Expect` fields of a state check's model: its `StateQuery` and its comparison."""
     fields: dict[str, Any] = {}
+    kind = step.kind
+    if kind == "storage_count":
+        # its equals / at_least / at_most bound a number of keys, as a count check's do
+        name, op = next((n, o) for n, o in (("equals", "eq"), ("at_least", "gte"), ("at_most", "lte"))
+                        if getattr(step, n) is not None)
+        return {"count": getattr(step, name), "op": op,
+                "state": m.StateQuery(area=step.area, key=step.prefix, fields=tuple((step.where or {}).items()))}
     how = next((k for k in sm.COMPARISONS if getattr(step, k, None) is not None), None)
     if how is not None:
         fields.update(value=getattr(step, how), match=how)
         if how == "matches":
             fields["pattern"] = re.compile(getattr(step, how))
-    kind = step.kind
-    if kind == "storage_count":
-        for name, op in (("equals", "eq"), ("at_least", "gte"), ("at_most", "lte")):
-            if getattr(step, name) is not None:
-                fields = {"count": getattr(step, name), "op": op}
-        query = m.StateQuery(area=step.area, key=step.prefix, fields=tuple((step.where or {}).items()))
-    elif kind == "storage":
+    if kind == "storage":
         query = m.StateQuery(area=step.area, key=step.key, path=step.path, absent=step.absent)
     elif kind == "cookie":
         attrs = tuple((k, str(getattr(step, k))) for k in ("http_only", "secure", "same_site", "expires",
