@@ -18,7 +18,9 @@ from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Callable
 
-from flowwalk.browser.errors import PlaywrightError, translating
+from playwright.sync_api import Error as PlaywrightError
+
+from flowwalk.browser.errors import translating
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Page, Request
@@ -132,21 +134,23 @@ class RequestLog:
 class StateReader:
     """The state reads of one page and its context (see the module docstring)."""
 
-    def __init__(self, page: "Page", context: "BrowserContext", requests: RequestLog):
+    def __init__(self, page: "Page", context: "BrowserContext", requests: RequestLog, *,
+                 crashed: Callable[[BaseException], bool] | None = None):
         self.page = page
         self.context = context
         self.requests = requests
+        self._crashed = crashed
 
     def storage(self, area: str) -> StorageRead:
         """Every entry of localStorage (`area` "local") or sessionStorage ("session") of the page's origin."""
-        with translating():
+        with translating(crashed=self._crashed):
             raw = self.page.evaluate(_STORAGE_JS, [area, STORAGE_MAX, VALUE_CLIP])
         entries = tuple((str(k), str(v)) for k, v in raw.get("entries", ())) if isinstance(raw, dict) else ()
         return StorageRead(int(raw.get("n", len(entries))) if isinstance(raw, dict) else 0, entries)
 
     def js(self, expr: str) -> JsRead:
         """The value of `expr` evaluated in the page (awaited when it is a promise)."""
-        with translating():
+        with translating(crashed=self._crashed):
             raw = self.page.evaluate(_JS_VALUE, expr)
         if not isinstance(raw, dict):
             return JsRead(error="the page returned nothing")
@@ -157,7 +161,7 @@ class StateReader:
     def cookies(self, name: str, holds: Callable[[str], bool] | None) -> list[CookieRead]:
         """The cookies named `name` that the page's URL would send (or, for a page without an http(s)
         URL, every one of the context), each with whether `holds(value)` was true."""
-        with translating():
+        with translating(crashed=self._crashed):
             url = self.page.url
             found = self.context.cookies([url] if url.startswith(("http://", "https://")) else [])
         out = []
