@@ -103,6 +103,10 @@ class RecordedReader:
     def frame_name(self) -> FrameName | None:
         return self.name
 
+    def fingerprint(self, selector: str, scope: str | None = None) -> Any:
+        self.calls.append(("fingerprint", selector))
+        return None
+
     def match(self, selector: str, scope: str | None = None) -> Match:
         self.calls.append(("match", selector))
         result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))

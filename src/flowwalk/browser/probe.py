@@ -932,6 +932,8 @@ class Reader(Protocol):
 
     def match(self, selector: str, scope: str | None = None) -> Match: ...
 
+    def fingerprint(self, selector: str, scope: str | None = None) -> Any: ...
+
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,
                    position: int | None = None) -> CandidatesRead | None: ...
@@ -1024,6 +1026,12 @@ class PageReader:
         with translating(selector):
             found = locate(self.where, selector, scope)
         return Match(found.used, found.count, tuple(found.tried))
+
+    def fingerprint(self, selector: str, scope: str | None = None) -> Any:
+        """The first match's fingerprint, as `PROBE_JS` reads it (None: nothing matches): one read."""
+        with translating(selector):
+            found = locate(self.where, selector, scope, probe=PROBE_JS)
+        return found.probe if found.count else None
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

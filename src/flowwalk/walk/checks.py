@@ -105,6 +105,8 @@ class CheckResult:
     quiet_ms: float | None = None
     #: a list check that failed: the expected items against the observed ones (walk/items.py)
     diff: str = ""
+    #: the last read found the check's element (a check that failed without it judged nothing of it)
+    found: bool = True
 
 
 @dataclass(frozen=True)
@@ -654,7 +656,7 @@ def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabi
 def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
               stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
               early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None,
-              quiet: bool = True) -> CheckResult:
+              quiet: bool = True, mend: Callable[[], str | None] | None = None) -> CheckResult:
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable; see the module doc.
 
     Batched stabilization: consecutive checks share one interval instead of paying one each.
@@ -676,6 +678,10 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     its first matching read: the captured beacons only grow, so a second read could only agree.
     `CheckResult.stability` says which way a pass was shown. `quiet=False` always takes the reads
     (the differential tests compare the two).
+
+    `mend` (walk/healing.py `Mender`): asked after each fresh read that found no element, until it
+    gives a mended selector; the check then goes on with that selector at once (its reads start
+    again), without waiting for the next interval.
 
     Raises BrowserCrashed when the browser or the page's renderer died during the check.
     """
@@ -741,6 +747,12 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
         elif obs.ok is False and not stale:
             streak = 0
             early_asked = False
+            if mend is not None and not obs.found and not obs.fatal:
+                mended = mend()
+                if mended is not None:
+                    expect, mend = replace(expect, selector=mended), None
+                    probe = _Probe(expect, scope, quiet=probe.quiet)
+                    continue
         # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was
         if now >= deadline and reads >= st.stable_reads:
             if window_end is None:
@@ -780,7 +792,7 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
             code = "ELEMENT_NOT_FOUND"
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
     return CheckResult(False, reads, probe.expected, observed, code, (clock() - started) * 1000, obs.selector,
-                       frame, diff=obs.diff if obs.ok is False and not stale else "")
+                       frame, diff=obs.diff if obs.ok is False and not stale else "", found=obs.found)
 
 
 def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool, deadline: float,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable, Sequence
+from typing import TYPE_CHECKING, Callable, Sequence
 
 from flowwalk.browser.element import first_visible, wait_for_first
 from flowwalk.browser.locate import Located, locate
@@ -22,10 +22,16 @@ from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
 from flowwalk.walk.outcomes import StepFailed
 
-__all__ = ["Gate", "POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "wait_in_rule"]
+if TYPE_CHECKING:
+    from flowwalk.walk.healing import Mended
+
+__all__ = ["Gate", "POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "SETTLE_MS"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
 POLL_S = 0.1
+#: while a selector that may be mended matches nothing, one wait for it lasts at most this long
+#: before the mender is asked again (the page may have gone quiet without it)
+SETTLE_MS = 250
 
 
 @dataclasses.dataclass(frozen=True)
@@ -49,47 +55,38 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool, probe: str | None = None, gate: Gate | None = None) -> Located | None:
+             visible: bool, probe: str | None = None, gate: Gate | None = None,
+             mend: "Callable[[], Mended | None] | None" = None) -> Located | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
     the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
     `probe` goes to `locate` (the match that is returned carries what it found). `gate`: the
     first read also asks whether its interrupts could be showing, and they are cleared before
-    anything is judged; the selector is read again when that clicked something.
+    anything is judged; the selector is read again when that clicked something. `mend`
+    (walk/healing.py `Mender`): asked after every read that matched nothing, until it mends the
+    selector; meanwhile each wait lasts at most SETTLE_MS, so a page that went quiet without the
+    element is healed at once, not at the timeout. The Located returned is then the mended one's.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     located = _first_read(page, selector, scope, probe, gate)
-    if located.count > 0 and (not visible or first_visible(located)):
-        return located
-    if len(located.tried) == 1:
+    while True:
+        if located.count > 0 and (not visible or first_visible(located)):
+            return located
+        if mend is not None and located.count == 0:
+            mended = mend()
+            if mended is not None:
+                selector, probe, mend, located = mended.selector, None, None, mended.located
+                continue
         left = int((end - time.monotonic()) * 1000)
         if left < 1:
             return None   # timeout 0 would mean "no timeout" to Playwright
-        if not wait_for_first(located, visible=visible, timeout_ms=left):
-            return None
+        if len(located.tried) == 1:
+            wait_for_first(located, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
+        else:
+            sleep_ms(attempt, min(POLL_S * 1000, left))
         located = locate(page, selector, scope, probe=probe)
-        if located.count > 0:
-            return located
-        # it went again between the wait and the count: back to polling what is left
-    while True:
-        if time.monotonic() >= end:
-            return None
-        sleep_ms(attempt, min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
-        located = locate(page, selector, scope, probe=probe)
-        if located.count > 0 and (not visible or first_visible(located)):
-            return located
-
-
-def wait_in_rule(attempt: Attempt, state: RuleState, written: str | None, *,
-                 visible: bool) -> tuple[str, float, Located | None]:
-    """Wait, within the rule's observation time, for the selector as `written` (substituted):
-    (the selector, the time it was given in ms, what it matched or None)."""
-    selector = attempt.bindings.subst(written)
-    assert selector is not None
-    timeout = state.budget.cap_ms(state.observe_ms)
-    return selector, timeout, wait_for(attempt, selector, state.scope, timeout, visible=visible)
 
 
 def _first_read(page: object, selector: str, scope: str | None, probe: str | None, gate: Gate | None) -> Located:
