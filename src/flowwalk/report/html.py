@@ -275,7 +275,8 @@ def _refactor(refactor: Refactor) -> str:
     renames = "".join(f"<li><del><code>{_e(old)}</code></del> → <ins><code>{_e(new)}</code></ins> <small>used in "
                       f"{tests} spec{'s' * (tests != 1)}, {steps} step{'s' * (steps != 1)}</small></li>"
                       for old, new, tests, steps in refactor.renames)
-    return (f'<section class="heals refactor"><h2>A refactor <small>{_e(refactor.headline)}. Keep it with <code>'
+    said = refactor.said(lambda s: f"<code>{_e(s)}</code>")
+    return (f'<section class="heals refactor"><h2>A refactor <small>{said}. Keep it with <code>'
             "flowwalk heal --report &lt;this folder&gt; --apply</code>, which writes exactly this diff.</small></h2>"
             f"<ul>{renames}</ul><pre class=\"diff\">{_e(refactor.diff(len(refactor.edits)))}</pre></section>")
 

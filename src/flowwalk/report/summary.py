@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
@@ -299,9 +299,14 @@ class Refactor:
 
     @property
     def headline(self) -> str:
+        """In Markdown: `Five selectors changed: `#a` → `#b` (used in 25 specs), …`."""
+        return self.said(lambda s: code(s, 120))
+
+    def said(self, shown_as: Callable[[str], str]) -> str:
+        """The headline, each selector shown by `shown_as` (Markdown code, HTML <code>)."""
         n = len(self.renames)
         count = _COUNTS[n] if n < len(_COUNTS) else str(n)
-        shown = ", ".join(f"`{old}` → `{new}` (used in {tests} spec{'s' * (tests != 1)})"
+        shown = ", ".join(f"{shown_as(old)} → {shown_as(new)} (used in {tests} spec{'s' * (tests != 1)})"
                           for old, new, tests, _ in self.renames[:8])
         more = f" and {n - 8} more" if n > 8 else ""
         return f"{count} selector{'s' * (n != 1)} changed: {shown}{more}"
@@ -453,7 +458,7 @@ def render_written_baselines(items: Sequence[tuple[str, str]], limit: int = 50) 
 
 def render_refactor(refactor: Refactor) -> str:
     """A refactor's heals as one finding (summary.md; the PR comment says the same)."""
-    lines = [f"### A refactor: {plain(refactor.headline)}", "",
+    lines = [f"### A refactor: {refactor.headline}", "",
              f"_{sum(r[3] for r in refactor.renames)} step(s) of {refactor.tests} test(s) found their elements "
              "under the new names, each checked against what it saw in the earlier run; the specs still pin the "
              "old ones._", "", "```diff", refactor.diff(), "```", "",

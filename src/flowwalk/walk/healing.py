@@ -14,8 +14,14 @@
   `quota_exceeded` when the model was needed and could not answer). A pinned selector's heal
   becomes a `healed` finding (events.Heal) and is acted on for this run only; a step with no
   pinned selector has nothing to heal, so its pick is recorded as the step's selector only.
-- `contradicted` (a check that fails later in the same rule): the heal is what was wrong, so the
-  failure is HEAL_CONTRADICTED (`spec_step_unresolvable`), never `assertion_failed`.
+- `contradicted` (a check that fails later in the same rule, having found its own element): a heal
+  with no fingerprint to hold it to is what was wrong, so the failure is HEAL_CONTRADICTED
+  (`spec_step_unresolvable`), never `assertion_failed`.
+- `Mender` (any selector a step uses: an act's, a wait's, a check's, an await, an extract, an emit
+  field; `mender` refuses absence claims): when it matches nothing, the run's heals (heal/cache.py)
+  with one read, else on a quiet page the earlier fingerprint over one candidates read, as renames
+  of its ids and classes (heal/rename.py) that the element found must hold; `wait_mended` waits
+  for a selector that way, `remember_check` keeps a passing check's fingerprint.
 """
 
 from __future__ import annotations
@@ -47,7 +53,7 @@ if TYPE_CHECKING:
     from flowwalk.agent import Agent, ModelCall
     from flowwalk.browser.probe import Element
 
-__all__ = ["HealRecord", "Asking", "probe_for", "has_fingerprint", "remember", "remember_also", "remember_check",
+__all__ = ["HealRecord", "Asking", "probe_for", "has_fingerprint", "remember", "remember_check",
            "find", "read_candidates", "seek", "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS", "Mended",
            "Mender", "mender", "absence", "QUIET_MS", "wait_mended"]
 
@@ -99,15 +105,21 @@ def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
     return attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) is not None
 
 
-def remember(attempt: Attempt, step: Step, selector: str, probed: Any, result: StepResult) -> None:
-    """Record the fingerprint of the element `selector` matched (see the module docstring)."""
+def remember(attempt: Attempt, step: Step, selector: str, probed: Any, result: StepResult, *,
+             also: bool = False) -> None:
+    """Record the fingerprint of the element `selector` matched (see the module docstring): the
+    step's `detail.fingerprint`, or with `also` (a step's further selector: an await, an emit field)
+    one of its `detail.fingerprints`."""
     store = attempt.run.fingerprints
     record = fresh(probed, selector, attempt.redact) if probed is not None else None
     if record is None:
         record = store.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
     if record is None:
         return
-    result.detail["fingerprint"] = record
+    if also:
+        result.detail.setdefault("fingerprints", []).append(record)
+    else:
+        result.detail["fingerprint"] = record
     if record.get("age") == 0:
         store.put(step.loc.path, step.loc.line, selector, record)
 
@@ -509,20 +521,6 @@ def mender(attempt: Attempt, state: RuleState, step: Step, selector: str | None,
                   action=action, target=target, key=key)
 
 
-def remember_also(attempt: Attempt, step: Step, selector: str, probed: Any, result: StepResult) -> None:
-    """Like `remember`, for a step's further selector (an await, an emit field): into
-    `detail.fingerprints`."""
-    store = attempt.run.fingerprints
-    record = fresh(probed, selector, attempt.redact) if probed is not None else None
-    if record is None:
-        record = store.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
-    if record is None:
-        return
-    result.detail.setdefault("fingerprints", []).append(record)
-    if record.get("age") == 0:
-        store.put(step.loc.path, step.loc.line, selector, record)
-
-
 def remember_check(attempt: Attempt, step: Step, selector: str, scope: str | None, result: StepResult) -> None:
     """After a check of `selector` passed: its element's fingerprint, carried, or taken afresh with one
     read when due (every REFRESH_RUNS runs), so that a later run can heal the check."""
@@ -557,5 +555,5 @@ def wait_mended(attempt: Attempt, state: RuleState, step: Step, written: str | N
         assert state.current_index is not None
         mend.record(state.current_index, result)
         return mend.mended.selector, timeout, located
-    (remember if key in ("selector", "for") else remember_also)(attempt, step, selector, located.probe, result)
+    remember(attempt, step, selector, located.probe, result, also=key not in ("selector", "for"))
     return selector, timeout, located

@@ -210,7 +210,7 @@ def _emit_field(attempt: Attempt, state: RuleState, step: Emit, f: EmitField, re
             mend.record(state.current_index, result)
             located = mended.located
     elif reads:
-        healing.remember_also(attempt, step, selector, located.probe, result)
+        healing.remember(attempt, step, selector, located.probe, result, also=True)
     if located.count == 0:
         if f.source in ("is_visible", "is_enabled", "is_checked"):
             return False
