@@ -68,7 +68,7 @@ def test_a_flow_check_passes_on_its_first_read_and_a_rule_check_on_its_second(fl
 def test_a_flow_check_still_waits_for_a_state_that_comes_late(flowwalk_browser: Any, tmp_path: Path,
                                                                page_url: Any) -> None:
     # the update lands 400 ms after the click: the check waits for it, and reads again when the
-    # page changes (browser/probe.py PageReader.changed), not every 100 ms until then (nor 500 ms later)
+    # page changes (browser/page.py Page.changed), not every 100 ms until then (nor 500 ms later)
     steps = [click("#refresh"), expect("text_contains", "ready", "#status")]
     outcome, events = walk(flow("late", steps, page_url("delayed.html")), flowwalk_browser,
                            make_settings(tmp_path / "report"))

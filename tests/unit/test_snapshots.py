@@ -12,7 +12,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from flowwalk import events as ev
-from flowwalk.browser.capture import AriaRead
+from flowwalk.browser.records import AriaRead
 from flowwalk.errors import Location
 from flowwalk.heal.baselines import apply_baselines, plan_baselines
 from flowwalk.model import AxeOptions, Expect, Snapshot

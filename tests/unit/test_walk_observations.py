@@ -55,7 +55,7 @@ def test_a_passing_expect_leaves_its_reads_in_the_record(tmp_path: Path) -> None
     [record] = Walk(tmp_path, reader, expect(7, kind="text_contains", selector="#count", value="3 notes")).body()
     assert (record.status, record.reads, record.failure) == ("passed", 2, None)
     # two reads, then one of its element's fingerprint (none carried from an earlier run yet)
-    assert [c[0] for c in reader.calls][2:] == ["fingerprint"] and len(reader.calls) == 3
+    assert reader.calls[2:] == [("match", "#count")] and len(reader.calls) == 3
 
 
 def test_a_failing_expect_says_what_it_expected_and_saw(tmp_path: Path) -> None:
@@ -76,5 +76,5 @@ def test_consecutive_expects_share_one_interval(tmp_path: Path) -> None:
     first, second = walk.body()
     assert first.status == second.status == "passed"
     # #b's first read was taken during #a's interval and counts as its first fresh read
-    assert [c[1] for c in reader.calls if c[0] != "fingerprint"] == ["#a", "#b", "#a", "#b"]
+    assert [c[1] for c in reader.calls if c[0] != "match"] == ["#a", "#b", "#a", "#b"]
     assert (first.reads, second.reads) == (2, 2)

@@ -1,11 +1,12 @@
 """The walker's one seam to heal/: fingerprints on the passing path, and finding an element anew.
 
 - `remember` (an act whose pinned selector matched): the element's fingerprint goes into the
-  step's `detail.fingerprint` and the run's store: taken by the probe that replaced the match
-  count, or carried from an earlier run (heal/fingerprint.py, REFRESH_RUNS).
+  step's `detail.fingerprint` and the run's store: taken by the read that counted the matches
+  (`Page.match(..., fingerprint=True)`), or carried from an earlier run (heal/fingerprint.py,
+  REFRESH_RUNS).
 - `find` (any step, any reader): one try at what a `heal.find.Lookup` seeks. It reads the page's
   candidates (the main frame within the scope, or it and up to MAX_FRAMES same-origin child
-  frames), lets heal/ judge them, confirms the winner's selector (`PageReader.owns`), and asks
+  frames), lets heal/ judge them, confirms the winner's selector (`Page.owns`), and asks
   the model only when the rule found no winner. It returns a `HealOutcome` and never acts.
 - `seek`: `find` tried until the grace a page still rendering gets (1 s, within the rule's and the
   run's time), the model asked on the last try only.
@@ -33,10 +34,9 @@ from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.agent import runtime_code as model_code
-from flowwalk.browser.element import element, first_of, page_url
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
-from flowwalk.browser.locate import Located, locate, scoped, split_pipe
-from flowwalk.browser.probe import PROBE_JS, Reader
+from flowwalk.browser.locate import scoped, split_pipe
+from flowwalk.browser.records import Element, Match, Reader
 from flowwalk.heal.cache import Accepted, signature
 from flowwalk.heal.decide import Ranked
 from flowwalk.heal.find import HealOutcome, Lookup, consult, elements_of, judge
@@ -44,18 +44,17 @@ from flowwalk.heal.fingerprint import bound, fresh
 from flowwalk.heal.meaning import PageElement
 from flowwalk.heal.rename import holds, renames_from, rewrite, tokens
 from flowwalk.model import Act, Step
-from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.attempt import Attempt, HealRecord, RuleState
 from flowwalk.walk.evidence import screenshot
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import POLL_S, sleep_ms, wait_for
 
 if TYPE_CHECKING:
     from flowwalk.agent import Agent, ModelCall
-    from flowwalk.browser.probe import Element
 
-__all__ = ["HealRecord", "Asking", "probe_for", "has_fingerprint", "remember", "remember_check",
-           "find", "read_candidates", "seek", "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS", "Mended",
-           "Mender", "mender", "absence", "QUIET_MS", "wait_mended"]
+__all__ = ["Asking", "fingerprint_due", "has_fingerprint", "remember", "remember_check", "find", "read_candidates",
+           "seek", "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS", "Mended", "Mender", "mender", "absence",
+           "QUIET_MS", "wait_mended"]
 
 #: failures of a later check that a heal earlier in the rule turns into HEAL_CONTRADICTED
 CONTRADICTABLE = ("EXPECT_STATE_MISMATCH", "VERIFICATION_FAILED")
@@ -65,14 +64,6 @@ CONTEXT_CHARS = 8 * 1024
 #: full records per frame (the best by the cheap first score), elements looked at per frame,
 #: same-origin child frames read
 LIMIT, SCANNED, MAX_FRAMES = 50, 3000, 4
-
-
-@dataclass(frozen=True)
-class HealRecord:
-    index: int
-    old: str
-    new: str
-    method: str
 
 
 @dataclass(frozen=True)
@@ -94,10 +85,9 @@ def _exact(step: Step) -> bool:
     return not isinstance(step, Act)
 
 
-def probe_for(attempt: Attempt, step: Step, selector: str) -> str | None:
-    """PROBE_JS when this step's fingerprint must be taken afresh, else None (carried over)."""
-    carried = attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
-    return None if carried else PROBE_JS
+def fingerprint_due(attempt: Attempt, step: Step, selector: str) -> bool:
+    """Must this step's fingerprint be taken afresh (else it is carried over)?"""
+    return not attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
 
 
 def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
@@ -105,13 +95,13 @@ def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
     return attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) is not None
 
 
-def remember(attempt: Attempt, step: Step, selector: str, probed: Any, result: StepResult, *,
+def remember(attempt: Attempt, step: Step, selector: str, fingerprint: Any, result: StepResult, *,
              also: bool = False) -> None:
     """Record the fingerprint of the element `selector` matched (see the module docstring): the
     step's `detail.fingerprint`, or with `also` (a step's further selector: an await, an emit field)
     one of its `detail.fingerprints`."""
     store = attempt.run.fingerprints
-    record = fresh(probed, selector, attempt.redact) if probed is not None else None
+    record = fresh({"fp": fingerprint}, selector, attempt.redact) if fingerprint is not None else None
     if record is None:
         record = store.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
     if record is None:
@@ -232,7 +222,7 @@ def seek(attempt: Attempt, state: RuleState, lookup: Lookup, index: int, *, mode
             left_s = state.budget.cap_ms(attempt.settings.action_timeout_ms) / 1000
             asking = Asking(agent, f"{attempt.scenario.test_id(state.rule)}:{index}:{attempt.number}",
                             max(left_s, 0.1), record)
-        outcome = find(attempt.reader, lookup, asking=asking, redact=attempt.redact)
+        outcome = find(attempt.page, lookup, asking=asking, redact=attempt.redact)
         if outcome.selector or last:
             return outcome
         sleep_ms(attempt, POLL_S * 2500)
@@ -242,7 +232,7 @@ def seek(attempt: Attempt, state: RuleState, lookup: Lookup, index: int, *, mode
 
 
 def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str | None,
-           target: str | None, result: StepResult) -> "Element":
+           target: str | None, result: StepResult) -> Element:
     """The element to act on instead of the pinned `selector` that matched nothing (None: the step
     pins none), or StepFailed (see the module docstring). Only a pinned selector asks the model."""
     fingerprint = attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) if selector else None
@@ -262,8 +252,8 @@ def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: 
                                    f"no pinned selector; '{target}' resolved to {outcome.selector} ({outcome.reason})")
             result.detail["selector"] = used
         if len(split_pipe(used)) == 1:
-            return element(attempt.page, used)
-        return first_of(locate(attempt.page, outcome.selector, state.scope))   # a scope with alternatives
+            return Element(used)
+        return attempt.page.match(outcome.selector, state.scope).element   # a scope with alternatives
     if selector:
         what = f"pinned selector '{selector}' matched nothing"
         result.recovery.record("re_resolve_target", "failed", f"{what}; {outcome.reason}")
@@ -365,7 +355,7 @@ class Mended:
     score: float
     renames: Mapping[str, str]
     reason: str
-    located: Located
+    found: Match
     candidates: tuple[dict[str, Any], ...] = ()
 
 
@@ -410,39 +400,39 @@ class Mender:
         fp = self.fingerprint
         if self.check and fp is None:
             return None   # a check heals only from what it checked before, never from words alone
-        page = signature(page_url(self.attempt.page))
+        page = signature(self.attempt.page.last_url())
         heals = self.attempt.run.heals
         known = heals.get(page, self.selector)
         renames = dict(known.renames) if known else heals.renames(page)
         again = known.selector if known else rewrite(self.selector, renames)
         if again:
-            located = self._holds(again, fp)
-            if located is not None:
-                return self._mended(again, renames, "run", 1.0, "a heal accepted earlier in this run", located)
+            found = self._holds(again, fp)
+            if found is not None:
+                return self._mended(again, renames, "run", 1.0, "a heal accepted earlier in this run", found)
             if known:
                 heals.drop(page, self.selector)
         if fp is None or not self._quiet():
             return None
         lookup = Lookup(target=self.target, fingerprint=fp, action=self.action, scope=self.state.scope,
                         pinned=self.selector)
-        judgement = judge(lookup, read_candidates(self.attempt.reader, lookup, self.attempt.redact))
+        judgement = judge(lookup, read_candidates(self.attempt.page, lookup, self.attempt.redact))
         winner = judgement.winner
         if winner is None or not winner.element.fingerprint:
             return None
         mine = set(tokens(self.selector))
         renames = {k: v for k, v in renames_from(fp, winner.element.fingerprint).items() if k in mine}
         again = rewrite(self.selector, renames)
-        located = self._holds(again, fp) if again else None
-        if again is None or located is None:
+        found = self._holds(again, fp) if again else None
+        if again is None or found is None:
             return None
         heals.put(page, self.selector, Accepted(again, renames))
         return self._mended(again, renames, "renamed", round(min(winner.score, 1.0), 3), judgement.decision.reason,
-                            located, judgement.kept)
+                            found, judgement.kept)
 
     def _quiet(self) -> bool:
         """Has the page been still for QUIET_MS, and changed since its candidates were last read?"""
         try:
-            quiet = self.attempt.reader.url_state().quiet
+            quiet = self.attempt.page.url_state().quiet
         except PageGone:
             raise
         except PageError:
@@ -455,26 +445,26 @@ class Mender:
         self._read_at_change = changed_at
         return True
 
-    def _holds(self, selector: str, fp: Mapping[str, Any] | None) -> Located | None:
+    def _holds(self, selector: str, fp: Mapping[str, Any] | None) -> Match | None:
         """One read of `selector`: what it matches, when its first match is the fingerprinted element."""
         try:
-            located = locate(self.attempt.page, selector, self.state.scope, probe=PROBE_JS)
+            found = self.attempt.page.match(selector, self.state.scope, fingerprint=True)
         except PageGone:
             raise
         except (PageError, InvalidSelector):
             return None
-        if located.count == 0:
+        if found.count == 0:
             return None
         if fp is not None:
-            now = bound(located.probe.get("fp") if isinstance(located.probe, Mapping) else None)
+            now = bound(found.fingerprint)
             if now is None or not holds(fp, now, text=self.text):
                 return None
-        return located
+        return found
 
     def _mended(self, selector: str, renames: Mapping[str, str], method: str, score: float, reason: str,
-                located: Located, candidates: tuple[dict[str, Any], ...] = ()) -> Mended:
+                found: Match, candidates: tuple[dict[str, Any], ...] = ()) -> Mended:
         written = rewrite(self.written, renames) if renames else None
-        return Mended(selector, written or selector, method, score, dict(renames), reason, located, candidates)
+        return Mended(selector, written or selector, method, score, dict(renames), reason, found, candidates)
 
     def record(self, index: int, result: StepResult) -> None:
         """The mended selector as this step's heal: its detail, a `healed` finding (once per step and
@@ -525,9 +515,9 @@ def remember_check(attempt: Attempt, step: Step, selector: str, scope: str | Non
     """After a check of `selector` passed: its element's fingerprint, carried, or taken afresh with one
     read when due (every REFRESH_RUNS runs), so that a later run can heal the check."""
     probed = None
-    if probe_for(attempt, step, selector) is not None:
+    if fingerprint_due(attempt, step, selector):
         try:
-            probed = attempt.reader.fingerprint(selector, scope)
+            probed = attempt.page.match(selector, scope, fingerprint=True).fingerprint
         except PageGone:
             raise
         except (PageError, InvalidSelector):
@@ -538,7 +528,7 @@ def remember_check(attempt: Attempt, step: Step, selector: str, scope: str | Non
 
 
 def wait_mended(attempt: Attempt, state: RuleState, step: Step, written: str | None, result: StepResult, *,
-                visible: bool, key: str = "selector") -> tuple[str, float, Located | None]:
+                visible: bool, key: str = "selector") -> tuple[str, float, Match | None]:
     """Wait, within the rule's observation time, for a selector a step claims is there (a wait, an
     await, an extract; `written` as the spec has it): mended when it breaks (`Mender`, the spec's
     `key`), its element's fingerprint kept when it matches. (the selector used, the time it was
@@ -547,13 +537,13 @@ def wait_mended(attempt: Attempt, state: RuleState, step: Step, written: str | N
     assert selector is not None
     timeout = state.budget.cap_ms(state.observe_ms)
     mend = mender(attempt, state, step, selector, written, key=key)
-    located = wait_for(attempt, selector, state.scope, timeout, visible=visible,
-                       probe=probe_for(attempt, step, selector), mend=mend)
-    if located is None:
+    found = wait_for(attempt, selector, state.scope, timeout, visible=visible,
+                     fingerprint=fingerprint_due(attempt, step, selector), mend=mend)
+    if found is None:
         return selector, timeout, None
     if mend is not None and mend.mended is not None:
         assert state.current_index is not None
         mend.record(state.current_index, result)
-        return mend.mended.selector, timeout, located
-    remember(attempt, step, selector, located.probe, result, also=key not in ("selector", "for"))
-    return selector, timeout, located
+        return mend.mended.selector, timeout, found
+    remember(attempt, step, selector, found.fingerprint, result, also=key not in ("selector", "for"))
+    return selector, timeout, found

@@ -67,10 +67,9 @@ from flowwalk.exitcodes import Gate, decide_outcome
 from flowwalk.model import Scenario
 from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
-from flowwalk.walk.outcomes import ScenarioOutcome
+from flowwalk.walk.outcomes import ScenarioOutcome, StepFailed, Unit
 from flowwalk.walk.preflight import check_variables, not_run_events, refused_events
 from flowwalk.walk.prelaunch import Prelaunch
-from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.scenario import walk_scenario
 from flowwalk.walk.sessions import SessionBook, WorkQueue
 from flowwalk.walk.watchdog import Watchdog, kill_browsers
@@ -311,11 +310,11 @@ def _not_ready_failure(readiness: dict[str, Any] | None) -> ev.Failure | None:
     if not readiness or readiness.get("ready") or readiness.get("cancelled"):
         return None
     attempts = int(readiness.get("attempts") or 0)
-    return make_failure("SITE_NOT_READY", step_kind="setup",
-                        message=f"the site never came up: {readiness.get('url')} answered {readiness.get('last')} "
-                                f"for {readiness.get('waited_s')} s ({attempts} tr{'ies' if attempts != 1 else 'y'})",
-                        step_text=f"wait for {readiness.get('url')}", expected=str(readiness.get("expected") or ""),
-                        observed=str(readiness.get("last") or ""), context={"readiness": dict(readiness)})
+    return Unit("setup", text=f"wait for {readiness.get('url')}").failure(StepFailed(
+        "SITE_NOT_READY", f"the site never came up: {readiness.get('url')} answered {readiness.get('last')} "
+                          f"for {readiness.get('waited_s')} s ({attempts} tr{'ies' if attempts != 1 else 'y'})",
+        expected=str(readiness.get("expected") or ""), observed=str(readiness.get("last") or "")),
+        context={"readiness": dict(readiness)})
 
 
 #: the most workers that share one Chromium and one Playwright driver (browser/together.py). At
@@ -494,8 +493,8 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
             except BrowserLaunchError as error:
                 with shared.lock:
                     shared.launch_errors.append(str(error))
-                failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
-                                       message=f"Chromium could not be started: {error}")
+                failure = Unit("setup", scenario.loc).failure(StepFailed("INTERNAL",
+                                                                         f"Chromium could not be started: {error}"))
                 for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                     out(event)
                 return None
@@ -503,10 +502,8 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
         try:
             outcome = walk_scenario(scenario, browser, settings, run, attempt, out, earlier_failures=earlier)
         except Exception as error:  # noqa: BLE001 - a bug in flowwalk: report it, keep the run going
-            failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
-                                   message=f"flowwalk broke while walking this scenario: "
-                                           f"{type(error).__name__}: {error}",
-                                   context={"traceback": traceback.format_exc(limit=8)})
+            broke = StepFailed("INTERNAL", f"flowwalk broke while walking this scenario: {type(error).__name__}: {error}")
+            failure = Unit("setup", scenario.loc).failure(broke, context={"traceback": traceback.format_exc(limit=8)})
             for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                 out(event)
             _let_go(browser, seat)

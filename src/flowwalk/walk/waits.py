@@ -2,7 +2,7 @@
 
 - `sleep_ms` sleeps while Playwright keeps delivering page events (beacons, navigations, console);
 - `wait_for` waits until a selector matches (and its first match is visible when asked): one
-  round trip in the page when the selector has one alternative, else `locate` polled every POLL_S;
+  round trip in the page when the selector has one alternative, else `Page.match` polled every POLL_S;
 - `check_navigation` turns a top-level navigation that left the allowlist into the step's
   failure, blaming the action that set it off when it was an earlier step (`caused_by`).
 """
@@ -13,10 +13,8 @@ import dataclasses
 import time
 from typing import TYPE_CHECKING, Callable, Sequence
 
-from flowwalk.browser.element import first_visible, wait_for_first
-from flowwalk.browser.locate import Located, locate
-from flowwalk.browser.probe import gated
-from flowwalk.browser.session import NavigationBlocked
+from flowwalk.browser.errors import NavigationBlocked
+from flowwalk.browser.records import Match
 from flowwalk.model import Step
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
@@ -25,7 +23,7 @@ from flowwalk.walk.outcomes import StepFailed
 if TYPE_CHECKING:
     from flowwalk.walk.healing import Mended
 
-__all__ = ["Gate", "POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "SETTLE_MS"]
+__all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
 POLL_S = 0.1
@@ -37,7 +35,7 @@ SETTLE_MS = 250
 @dataclasses.dataclass(frozen=True)
 class Gate:
     """Interrupts to clear before the first read of a wait counts: their selectors, asked in that
-    read (`probe.gated`), and what clears them given the answer (how many it clicked)."""
+    read (`Page.match`'s `gate`), and what clears them given the answer (how many it clicked)."""
 
     selectors: Sequence[str]
     clear: Callable[[Sequence[bool | None] | None], int]
@@ -55,49 +53,40 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool, probe: str | None = None, gate: Gate | None = None,
-             mend: "Callable[[], Mended | None] | None" = None) -> Located | None:
+             visible: bool, fingerprint: bool = False, gate: Gate | None = None,
+             mend: "Callable[[], Mended | None] | None" = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
-    the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
-    `probe` goes to `locate` (the match that is returned carries what it found). `gate`: the
-    first read also asks whether its interrupts could be showing, and they are cleared before
-    anything is judged; the selector is read again when that clicked something. `mend`
-    (walk/healing.py `Mender`): asked after every read that matched nothing, until it mends the
-    selector; meanwhile each wait lasts at most SETTLE_MS, so a page that went quiet without the
-    element is healed at once, not at the timeout. The Located returned is then the mended one's.
+    the moment it lands, in one round trip). A pipe fallback: `Page.match` polled every POLL_S.
+    `fingerprint`: the match that is returned carries its first element's. `gate`: the first read
+    also asks whether its interrupts could be showing, and they are cleared before anything is
+    judged; the selector is read again when that clicked something. `mend` (walk/healing.py
+    `Mender`): asked after every read that matched nothing, until it mends the selector; meanwhile
+    each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
+    once, not at the timeout. The Match returned is then the mended selector's.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
-    located = _first_read(page, selector, scope, probe, gate)
+    found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
+    if gate is not None and gate.selectors and gate.clear(found.gate):
+        found = page.match(selector, scope, fingerprint=fingerprint)
     while True:
-        if located.count > 0 and (not visible or first_visible(located)):
-            return located
-        if mend is not None and located.count == 0:
+        if found.count > 0 and (not visible or page.is_visible(found.element)):
+            return found
+        if mend is not None and found.count == 0:
             mended = mend()
             if mended is not None:
-                selector, probe, mend, located = mended.selector, None, None, mended.located
+                selector, fingerprint, mend, found = mended.selector, False, None, mended.found
                 continue
         left = int((end - time.monotonic()) * 1000)
         if left < 1:
             return None   # timeout 0 would mean "no timeout" to Playwright
-        if len(located.tried) == 1:
-            wait_for_first(located, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
+        if len(found.tried) == 1:
+            page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
         else:
             sleep_ms(attempt, min(POLL_S * 1000, left))
-        located = locate(page, selector, scope, probe=probe)
-
-
-def _first_read(page: object, selector: str, scope: str | None, probe: str | None, gate: Gate | None) -> Located:
-    if gate is None or not gate.selectors:
-        return locate(page, selector, scope, probe=probe)
-    located = locate(page, selector, scope, probe=gated(probe), probe_arg=list(gate.selectors))
-    answer = located.probe.get("gate") if isinstance(located.probe, dict) else None
-    if gate.clear(answer if isinstance(answer, list) else None):
-        return locate(page, selector, scope, probe=probe)
-    # the probe's own answer, as `locate` with `probe` alone gives it
-    return dataclasses.replace(located, probe=located.probe if probe else None)
+        found = page.match(selector, scope, fingerprint=fingerprint)
 
 
 def allowlist_text(attempt: Attempt) -> str:
