@@ -19,7 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from fake_model import FakeModel, Reply
-from flowwalk.agent import Agent, ModelConfig
+from flowwalk.agent import Agent, LLMConfig
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
@@ -263,7 +263,7 @@ def _items(body: dict[str, Any]) -> list[tuple[int, str]]:
 
 
 def _agent(fake: FakeModel) -> Agent:
-    return Agent(ModelConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, max_calls=100,
+    return Agent(LLMConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, max_calls=100,
                              max_calls_per_step=1))
 
 

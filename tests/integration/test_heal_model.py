@@ -11,7 +11,7 @@ from typing import Any, Iterator
 import pytest
 
 from fake_model import FakeModel, Reply
-from flowwalk.agent import Agent, ModelCall, ModelConfig, NoValidAnswer, QuotaExceeded, failure_class
+from flowwalk.agent import Agent, ModelCall, LLMConfig, NoValidAnswer, QuotaExceeded, failure_class
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
@@ -27,7 +27,7 @@ def fake() -> Iterator[FakeModel]:
 
 
 def agent_for(fake: FakeModel, **caps: Any) -> Agent:
-    return Agent(ModelConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, **caps),
+    return Agent(LLMConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, **caps),
                  secrets={"PASSWORD": "pa55-w0rd-secret"})
 
 

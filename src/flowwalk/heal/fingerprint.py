@@ -26,6 +26,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from flowwalk.reportfolder import ReportFolder
+
 __all__ = ["bound", "fresh", "FingerprintStore", "FIELDS", "MAX_TEXT", "REFRESH_RUNS"]
 
 MAX_TEXT = 80
@@ -159,7 +161,7 @@ class FingerprintStore:
             return store
         path = Path(source)
         if path.is_dir():
-            path = path / "emit.jsonl"
+            path = ReportFolder(path).emit
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

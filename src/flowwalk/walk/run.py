@@ -28,15 +28,15 @@
    the scenarios in flight fail, and the ones not started go to a new driver and Chromium;
 5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
    start (reason `run_timeout`); `--max-failures N`: once N scenarios have failed (their final
-   attempt), no more start: the ones in flight finish, the rest are skipped `max_failures`; the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
-   signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
+   attempt), no more start: the ones in flight finish, the rest are skipped `max_failures`; the `cancel` token (cancelled by the CLI on SIGINT/SIGTERM, naming
+   the signal, and by the MCP server) stops starting scenarios, marks those not run
    `cancelled` and emits `RunCancelled`;
 6. sign in once (walk/sessions.py): setups (`saves_session`) are queued first; a scenario with
    `session: NAME` waits in the queue until NAME is saved, and starts from it, or, when its setup
    failed, is reported not run (`session_failed`, the setup's failure named) without a browser.
 
 Start-up: `Prelaunch()` starts worker 1 and its Playwright driver before the settings are read,
-and `launch(settings)` its Chromium before the specs are loaded (`app.execute_run` does, so that
+and `launch(settings)` its Chromium before the specs are loaded (`app.run.execute_run` does, so that
 the driver's start and the browser launch overlap reading, loading and planning); `run_plan(...,
 prelaunched=...)` hands it its work. When the input is refused, or no scenario is left to walk
 (every one refused for a missing variable), that browser is closed without opening a page: a
@@ -61,9 +61,10 @@ from typing import Any, Callable, Protocol, Sequence
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
 from flowwalk.browser.seams import private_api_allowed
+from flowwalk.cooperative import CancelToken
 from flowwalk.environment import describe
 from flowwalk.errors import BrowserLaunchError
-from flowwalk.exitcodes import Gate, decide_outcome
+from flowwalk.exitcodes import JobGate, decide_outcome
 from flowwalk.model import Scenario
 from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
@@ -173,7 +174,7 @@ class _Shared:
 
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
-             plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
+             plan_record: dict[str, Any] | None = None, cancel: CancelToken | None = None,
              run_id: str | None = None, prelaunched: Prelaunch | None = None,
              gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
@@ -196,13 +197,13 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
         walk_order = list(plan.walk_order())
         record = plan_record if plan_record is not None else plan.record()
         shard = {"index": plan.shard_index, "total": plan.shard_total}
-    cancel = cancel if cancel is not None else threading.Event()
+    cancel = cancel if cancel is not None else CancelToken()
     run = dataclasses.replace(RunContext.create(settings, cancel=cancel, started=t0), sessions=SessionBook(scenarios))
     run_id = run_id or uuid.uuid4().hex[:12]
     shared = _Shared()
     emit_lock = threading.Lock()
     # which failures fail the job (quarantine, fail_on: new): --max-failures counts only those
-    judge = Gate.from_record(gate)
+    judge = JobGate.from_record(gate)
     tests_of = {s.id: [s.test_id(r) for r in s.rules] for s in scenarios}
 
     def out(event: ev.Event) -> None:
@@ -284,7 +285,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 
     cancelled = cancel.is_set()
     if cancelled:
-        out(ev.RunCancelled(signal=str(getattr(cancel, "signal_name", None) or "SIGINT"), t=run.elapsed_s()))
+        out(ev.RunCancelled(signal=cancel.signal, t=run.elapsed_s()))
     finals = dict(shared.finals)
     counts = ev.tally(status for status, _, _ in finals.values())
     healed = any(finals[t][0] in ("passed", "flaky") for t in shared.healed if t in finals)
