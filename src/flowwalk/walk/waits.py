@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import TYPE_CHECKING, Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from flowwalk.browser.errors import NavigationBlocked
 from flowwalk.browser.records import Match
@@ -20,8 +20,15 @@ from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
 from flowwalk.walk.outcomes import StepFailed
 
-if TYPE_CHECKING:
-    from flowwalk.walk.healing import Mended
+
+class Mended(Protocol):
+    """A selector a mender mended (walk/healing.py `Mended`): the selector, and what it matched."""
+
+    @property
+    def selector(self) -> str: ...
+
+    @property
+    def found(self) -> Match: ...
 
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
@@ -54,7 +61,7 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
              visible: bool, fingerprint: bool = False, gate: Gate | None = None,
-             mend: "Callable[[], Mended | None] | None" = None) -> Match | None:
+             mend: Callable[[], Mended | None] | None = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
