@@ -33,7 +33,7 @@ FailureClass = Literal[
 FailureStepKind = Literal["guard", "action", "observation_or_assertion", "parent_failed", "run_timeout",
                           "assertion", "setup"]
 #: a walked step's type (`verify`: a verifier named on a step or a rule)
-StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify"]
+StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify", "history"]
 #: what a block of steps is: a steps file's steps run by `use:`, a named group (Playwright's
 #: test.step), or the setup and teardown a folder or a file runs around each of its tests
 FrameKind = Literal["call", "group", "before_each", "after_each"]

@@ -32,6 +32,8 @@ EXPECT_KINDS = (
     "aria_snapshot", "screenshot", "accessible",
     # v1.1 (issue 36): lists of texts and classes, item by item; one element's classes
     "texts", "classes", "has_class", "lacks_class",
+    # v1.1 (issue 36 phase B): state beyond the DOM
+    "storage", "storage_count", "cookie", "js", "request",
 )
 #: expect kinds compared with a baseline file in `<spec>.snapshots/`
 SNAPSHOT_EXPECTS = ("aria_snapshot", "screenshot")
@@ -217,7 +219,8 @@ class Expect(Step):
     #: attribute: which attribute, and whether `value` must equal it or be contained in it;
     #: texts, classes: whether the items must be exactly `items`, or contain them in order
     attr: str | None = None
-    match: Literal["equals", "contains"] = "equals"
+    #: state kinds: also "matches" (`pattern`)
+    match: Literal["equals", "contains", "matches"] = "equals"
     #: texts, classes: the expected items, in order
     items: tuple[str, ...] | None = None
     #: text_contains, text_not_contains: compare with case (flow-spec v1 ignores it)
@@ -233,6 +236,39 @@ class Expect(Step):
     snapshot: Snapshot | None = None
     #: accessible: which axe-core violations fail it
     axe: AxeOptions | None = None
+    #: storage, storage_count, cookie, js, request: what they read (`value`/`match`/`pattern` compare it)
+    state: StateQuery | None = None
+
+
+@dataclass(frozen=True)
+class StateQuery:
+    """What a check of state beyond the DOM reads (issue 36 phase B; docs/flow-spec.md)."""
+
+    #: storage, storage_count: "local" or "session"
+    area: str = "local"
+    #: storage: the key; cookie: the cookie's name; storage_count: the keys' prefix
+    key: str = ""
+    #: storage: the JSON path compared in the key's value
+    path: str | None = None
+    #: storage_count: JSON paths the counted values hold; request: the JSON body's fields
+    fields: tuple[tuple[str, str], ...] = ()
+    #: js: the expression
+    expr: str = ""
+    #: request: a part of its URL, its method, its response's status
+    url: str = ""
+    method: str | None = None
+    status: int | None = None
+    #: cookie: attributes asked for (http_only, secure, same_site, expires, expires_after_s), as text
+    attrs: tuple[tuple[str, str], ...] = ()
+    #: storage, cookie, request: there is none
+    absent: bool = False
+
+
+@dataclass(frozen=True)
+class History(Step):
+    """go_back, go_forward, reload"""
+
+    move: str = "reload"
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,13 @@ def test_the_port_stays_within_upstreams_length_and_a_quarter() -> None:
     assert lines <= 405 * 1.25, lines
 
 
+def test_the_port_keeps_upstreams_86_checks(walked: tuple[Path, int, str]) -> None:
+    out, _, _ = walked
+    checks = [r for r in _records(out) if r["event"] == "step_finished" and r["kind"] == "expect"]
+    assert len(checks) == 86 and all(r["status"] == "passed" for r in checks)
+    assert sum(r["kind"] == "history" for r in _records(out) if r["event"] == "step_finished") == 3
+
+
 def test_shared_steps_groups_and_hooks_show_in_the_records(walked: tuple[Path, int, str]) -> None:
     out, _, _ = walked
     records = _records(out)
@@ -87,7 +94,7 @@ def test_shared_steps_groups_and_hooks_show_in_the_records(walked: tuple[Path, i
     html = (out / "report.html").read_text()
     assert '"title":"Showing all items"' in html and '"kind":"before_each"' in html
     case = _case(out, back)
-    assert "  Showing all items (line 7)\n    step 8 passed: act click '#filters >> text=All' (line 9)" in \
+    assert "  Showing all items (line 7)\n    step 10 passed: act click '#filters >> text=All' (line 9)" in \
         (case.findtext("system-out") or "")
 
 
@@ -151,11 +158,13 @@ def test_items_that_lose_their_class_and_an_untrimmed_title_fail_their_checks(bu
     one = _failure(verdict, "item/marks-complete.flow.yaml")
     assert (one["expected"], one["observed"]) == ("'#todo-list li:nth-child(1)' with class 'completed'",
                                                   "'#todo-list li:nth-child(1)' has no class")
-    # a text check that collapses whitespace passes; the label as the DOM holds it does not
+    # a text check that collapses whitespace passes; the title the app stored does not
     trimmed = _failure(verdict, "editing/trims.flow.yaml")
-    assert trimmed["step_index"] == 11 and trimmed["expected"] == \
-        "text exactly 'buy some sausages' in '#todo-list li:nth-child(2) label' (whitespace kept)"
-    assert trimmed["observed"] == "'#todo-list li:nth-child(2) label' text: '    buy some sausages    '"
+    assert trimmed["step_index"] == 12 and trimmed["expected"] == \
+        "at least 1 localStorage key(s) starting with 'todos-backbone-' holding title = 'buy some sausages'"
+    assert trimmed["observed"].startswith("3 localStorage key(s) start with 'todos-backbone-', 0 holding title = "
+                                          "'buy some sausages' (title: ")
+    assert "    buy some sausages    " in trimmed["observed"]
     _reports_say_what_was_expected_and_observed(out, verdict, marked)
     _report_html_shows_the_diff_and_the_blocks(out, tmp_path)
 
@@ -174,6 +183,43 @@ def test_a_list_in_the_wrong_order_and_a_class_that_stays_fail_their_checks(bugg
     assert reopened["step_text"] == "expect lacks_class '#todo-list li:nth-child(1)' 'completed'"
     assert reopened["observed"] == "'#todo-list li:nth-child(1)' has class 'completed'"
     _reports_say_what_was_expected_and_observed(out, verdict, added)
+
+
+#: the toggle changes the item in memory only: the page shows it completed, storage does not
+UNSAVED_TOGGLE = [("../models/todo.js", "this.save({", "this.set({")]
+#: the filter links replace the history entry instead of adding one: the back button leaves the app
+FILTERS_REPLACE_HISTORY = [
+    ("../routers/router.js", "Backbone.history.start();",
+     "Backbone.history.start();\n\tdocument.addEventListener('click', function (e) {\n"
+     "\t\tvar link = e.target.closest('#filters a');\n"
+     "\t\tif (link) { e.preventDefault(); location.replace(link.getAttribute('href')); }\n\t}, true);"),
+]
+
+
+@pytest.mark.parametrize("buggy", [UNSAVED_TOGGLE], indirect=True)
+def test_a_state_the_app_does_not_store_fails_its_storage_check(buggy: StaticServer, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    verdict = _walk(buggy, out, "item/unmarks-complete.flow.yaml")
+    marked = _failure(verdict, "item/unmarks-complete.flow.yaml")
+    assert marked["step_text"] == ("use ../steps/stored-completed.steps.yaml (at examples/todomvc/item/unmarks-complete"
+                                   ".flow.yaml:10) › expect storage_count 'todos-backbone-*' completed='true' == 1")
+    assert marked["expected"] == "exactly 1 localStorage key(s) starting with 'todos-backbone-' holding completed = 'true'"
+    assert marked["observed"] == ("2 localStorage key(s) start with 'todos-backbone-', 0 holding completed = 'true' "
+                                  "(completed: false; false)")
+    body = _case(out, verdict["tests"][0]["test_id"]).find("failure")
+    assert body is not None and f"expected: {marked['expected']}" in (body.text or "")
+    assert f"observed: {marked['observed']}" in (body.text or "")
+    assert json.dumps(marked["observed"])[1:-1] in (out / "report.html").read_text()
+    comment = render_comment(verdict, RunLinks())
+    assert marked["expected"] in comment and marked["observed"] in comment
+
+
+@pytest.mark.parametrize("buggy", [FILTERS_REPLACE_HISTORY], indirect=True)
+def test_a_back_button_that_leaves_the_app_fails_the_check_after_go_back(buggy: StaticServer, tmp_path: Path) -> None:
+    verdict = _walk(buggy, tmp_path / "report", "routing/back-button.flow.yaml")
+    back = _failure(verdict, "routing/back-button.flow.yaml")
+    assert (back["step_index"], back["step_text"]) == (16, "expect count '#todo-list li:not(.hidden)' == 2")
+    assert back["observed"] == "0 element(s) match '#todo-list li:not(.hidden)'"
 
 
 def _reports_say_what_was_expected_and_observed(out: Path, verdict: dict[str, Any], failure: dict[str, Any]) -> None:
@@ -212,7 +258,9 @@ steps:
     kind: texts
     selector: "#list tr.frame .block"
     equals: ["before each (examples/todomvc/mark-all/before_each.steps.yaml)", "use ../steps/default-todos.steps.yaml",
-             "use add-todo.steps.yaml", "use add-todo.steps.yaml", "use add-todo.steps.yaml"]
+             "use add-todo.steps.yaml", "use add-todo.steps.yaml", "use add-todo.steps.yaml",
+             "use ../steps/stored-todos.steps.yaml", "after each (examples/todomvc/mark-all/after_each.steps.yaml)",
+             "use ../steps/stored-todos.steps.yaml"]
   - {type: expect, kind: has_class, selector: "#list tr.step.failed td:nth-child(3)", value: d0}
   - {type: expect, kind: has_class, selector: "#list tr.step td:nth-child(3)", value: d3}   # the first step, 3 deep
 assertions:

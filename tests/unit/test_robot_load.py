@@ -549,8 +549,6 @@ def test_an_undefined_secret_says_to_pass_it_with_secret(tmp_path: Path) -> None
 
 
 @pytest.mark.parametrize(("line", "why"), [
-    ("When I reload", "no reload step"),
-    ("When I go back", "no history step"),
     ('When I add url params "a=1"', "URL-editing"),
     ("When I wait for idle", "network-idle"),
     ("When I take screenshot    filename=x.png", "screenshots per rule"),
@@ -570,6 +568,13 @@ def test_refused_actions_name_the_keyword_and_say_why(tmp_path: Path, line: str,
     assert problem.message.startswith(f"flowwalk does not run '{name}': ")
     assert why in problem.message and problem.hint.startswith("instead, ")
     assert source.strip().startswith(name)
+
+
+def test_reload_and_the_back_and_forward_buttons_are_history_steps(tmp_path: Path) -> None:
+    r = rule(tmp_path, "When I go back\nWhen I go forward\nWhen I reload\nThen url contains \"/\"")
+    assert [(type(s).__name__, getattr(s, "move", None), s.text) for s in r.steps[:3]] == [
+        ("History", "go_back", "When I go back"), ("History", "go_forward", "When I go forward"),
+        ("History", "reload", "When I reload")]
 
 
 def test_extra_cells_on_a_keyword_that_takes_none_are_refused(tmp_path: Path) -> None:

@@ -37,9 +37,9 @@ Behaviour a user sees, on purpose:
 from __future__ import annotations
 
 import time
-from contextlib import AbstractContextManager
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from flowwalk.browser.errors import BrowserCrashed, NavigationBlocked, PageError, closed, translating
 from flowwalk.browser.network import host_of
@@ -48,6 +48,7 @@ from flowwalk.browser.page_evidence import PageEvidence
 from flowwalk.browser.policy import NetworkPolicy, RouteForward
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
 from flowwalk.browser.scripts import context_script
+from flowwalk.browser.state import RequestLog, StateReader
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Frame, Request, Response
@@ -70,6 +71,9 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         self.playwright_page = page
         self._init_policy(entry_url, allowed_hosts, offline)
         self._init_records()
+        #: every request the page sent, for request checks (browser/state.py)
+        self.request_log = RequestLog()
+        self._state: StateReader | None = None
         self._tracing = tracing
         self._browser_alive = browser_alive
         #: the URL of this page's main-frame navigation that has no answer yet (`uncommitted`)
@@ -115,6 +119,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if self._is_own_document(request):
             self._document_pending = url
         self._record_request(request, url, host)
+        self.request_log.add(request)
         if request.redirected_from is not None and url.lower().startswith(("http://", "https://")):
             self._check_redirect(request, url, host)
 
@@ -123,6 +128,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 and self._is_own_document(request):
             self._document_pending = None
         self._record_finished(request, status, failure)
+        self.request_log.answer(request, status, failure)
 
     def _on_response(self, response: "Response") -> None:
         self._finish(response.request, response.status, None)
@@ -147,6 +153,14 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         self._crashed = True
 
     # --- liveness ---------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> StateReader:
+        """Reads of what the page keeps beyond its DOM: storage, cookies, JS values, requests (browser/state.py)."""
+        if self._state is None:
+            self._state = StateReader(self.playwright_page, self.playwright_context, self.request_log,
+                                      crashed=self.crashed_by)
+        return self._state
 
     @property
     def crashed(self) -> bool:
@@ -208,16 +222,40 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if not self.is_allowed(url):
             self._record_blocked(url, "navigation", "goto outside the allowlist")
             raise NavigationBlocked(host_of(url), url, "goto")
+        with self._navigating():
+            self.playwright_page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+
+    @contextmanager
+    def _navigating(self) -> Iterator[None]:
+        """Around a navigation of the page: a crash is BrowserCrashed, a stop at the allowlist
+        NavigationBlocked (raised for an error the stop caused, and after it when none did)."""
         self._blocked_navigation = None
         try:
             with self.translating():
-                self.playwright_page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+                yield
         except PageError as exc:
             if self._blocked_navigation is not None:
                 blocked, self._blocked_navigation = self._blocked_navigation, None
                 raise blocked from exc
             raise
         self.check_navigation(pump=False)
+
+    def history(self, move: str, timeout_ms: int) -> str | None:
+        """The browser's back or forward button (`move` "go_back", "go_forward") or its reload
+        ("reload"), waiting for the page to load (a same-document move: to commit). None when it
+        moved; the URL the page stayed at when there was no page to go back or forward to (nothing
+        navigated and the URL is the same). Raises like `goto`."""
+        self.raise_if_crashed()
+        page = self.playwright_page
+        before = page.url
+        moved = True
+        with self._navigating():
+            if move == "reload":
+                page.reload(timeout=timeout_ms, wait_until="load")
+            else:
+                go = page.go_back if move == "go_back" else page.go_forward
+                moved = go(timeout=timeout_ms, wait_until="load") is not None or page.url != before
+        return None if moved else before
 
     def check_navigation(self, pump: bool = True) -> None:
         """Raise NavigationBlocked if a top-level navigation since the last check left the allowlist."""

@@ -52,6 +52,8 @@ def expect_text(step: Any) -> str:
     if kind in ("texts", "classes"):
         how, items = ("==", step.equals) if step.equals is not None else ("contains", step.contains)
         return f"expect {kind} {show(step.selector)} {how} {show_items(items)}"
+    if kind in sm.STATE_KINDS:
+        return state_text(step)
     if kind in ("has_text", "input_value", "has_class", "lacks_class"):
         return f"expect {kind} {show(step.selector)} {show(step.value)}"
     if kind in sm.ELEMENT_STATE_KINDS:
@@ -64,6 +66,68 @@ def expect_text(step: Any) -> str:
     if getattr(step, "match_case", False):
         return f"expect {kind} {show(step.value)} (match case)"
     return f"expect {kind} {show(step.value)}"
+
+
+# --- state beyond the DOM (issue 36 phase B) ----------------------------------------------------------
+
+
+def _compared(step: Any) -> str:
+    how = next((k for k in sm.COMPARISONS if getattr(step, k, None) is not None), None)
+    if how is None:
+        return ""
+    # a cookie's value is never written anywhere a report shows: the step's text included
+    return f" {how} …" if step.kind == "cookie" else f" {how} {show(getattr(step, how))}"
+
+
+def state_text(step: Any) -> str:
+    """`expect storage 'todos' path title equals 'milk'` for people; never a cookie's value."""
+    kind, absent = step.kind, " absent" if getattr(step, "absent", False) else ""
+    if kind in ("storage", "storage_count"):
+        area = "" if step.area == "local" else " (session)"
+        if kind == "storage":
+            path = f" path {step.path}" if step.path else ""
+            return f"expect storage{area} {show(step.key)}{path}{absent}{_compared(step)}"
+        op, n = next((sym, getattr(step, name)) for name, sym in
+                     (("equals", "=="), ("at_least", ">="), ("at_most", "<=")) if getattr(step, name) is not None)
+        where = "".join(f" {k}={show(v)}" for k, v in (step.where or {}).items())
+        return f"expect storage_count{area} {show(step.prefix + '*')}{where} {op} {n}"
+    if kind == "cookie":
+        return f"expect cookie {show(step.name)}{absent}{_compared(step)}"
+    if kind == "js":
+        return f"expect js {show(step.expr)}{_compared(step)}"
+    method = f"{step.method} " if step.method else ""
+    status = f" -> {step.status}" if step.status else ""
+    return f"expect request {method}{show(step.url)}{absent}{status}"
+
+
+def state_fields(step: Any) -> dict[str, Any]:
+    """The `model.Expect` fields of a state check's model: its `StateQuery` and its comparison."""
+    fields: dict[str, Any] = {}
+    kind = step.kind
+    if kind == "storage_count":
+        # its equals / at_least / at_most bound a number of keys, as a count check's do
+        name, op = next((n, o) for n, o in (("equals", "eq"), ("at_least", "gte"), ("at_most", "lte"))
+                        if getattr(step, n) is not None)
+        return {"count": getattr(step, name), "op": op,
+                "state": m.StateQuery(area=step.area, key=step.prefix, fields=tuple((step.where or {}).items()))}
+    how = next((k for k in sm.COMPARISONS if getattr(step, k, None) is not None), None)
+    if how is not None:
+        fields.update(value=getattr(step, how), match=how)
+        if how == "matches":
+            fields["pattern"] = re.compile(getattr(step, how))
+    if kind == "storage":
+        query = m.StateQuery(area=step.area, key=step.key, path=step.path, absent=step.absent)
+    elif kind == "cookie":
+        attrs = tuple((k, str(getattr(step, k))) for k in ("http_only", "secure", "same_site", "expires",
+                                                           "expires_after_s") if getattr(step, k) is not None)
+        query = m.StateQuery(key=step.name, attrs=attrs, absent=step.absent)
+    elif kind == "js":
+        query = m.StateQuery(expr=step.expr)
+    else:
+        query = m.StateQuery(url=step.url, method=step.method, status=step.status,
+                             fields=tuple((step.body or {}).items()), absent=step.absent)
+    fields["state"] = query
+    return fields
 
 
 def show_items(items: Sequence[str]) -> str:
@@ -146,6 +210,8 @@ class StepBuilder:
         if isinstance(step, sm.ExtractStep):
             return m.Extract(loc=loc, text=f"extract {show(step.selector)} into {step.into}",
                              optional=step.optional, selector=step.selector, into=step.into)
+        if isinstance(step, sm.HistoryStep):
+            return m.History(loc=loc, text=step.type, optional=step.optional, move=step.type)
         if isinstance(step, sm.EmitStep):
             fields = tuple(m.EmitField(name=f.name, source=f.source, selector=f.selector, attr=f.attr, expr=f.expr)
                            for f in step.fields)
@@ -172,6 +238,8 @@ class StepBuilder:
                 fields.update(items=tuple(step.equals), match="equals")
             else:
                 fields.update(items=tuple(step.contains), match="contains")
+        elif kind in sm.STATE_KINDS:
+            fields.update(state_fields(step))
         elif "value" in step.__dict__:
             fields["value"] = step.value
         for flag in ("match_case", "keep_whitespace"):
@@ -363,8 +431,8 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
             key = "use" if isinstance(step, sm.CallStep) else "group"
             add(path + (key,), f"a {'call' if key == 'use' else 'group'} ('{key}')", key=True)
             continue
-        if isinstance(step, sm.EmitStep):
-            add(path + ("type",), "step type 'emit'")
+        if isinstance(step, (sm.EmitStep, sm.HistoryStep)):
+            add(path + ("type",), f"step type '{step.type}'")
             continue
         if isinstance(step, sm.ActStep):
             if step.action not in sm.V1_ACTIONS:

@@ -493,14 +493,17 @@ class ExpectCount(ExpectBase):
 
     @model_validator(mode="after")
     def _one_bound(self) -> "ExpectCount":
-        given = [k for k in ("equals", "at_least", "at_most") if getattr(self, k) is not None]
-        if len(given) != 1:
-            what = "none of 'equals', 'at_least', 'at_most'" if not given else "both " + " and ".join(
-                f"'{g}'" for g in given)
-            raise fail(f"{{where}} has {what}",
-                       "a count expect takes exactly one of equals, at_least, at_most, e.g. 'at_least: 1'",
-                       at=given[1] if len(given) > 1 else None, key=True)
+        one_bound(self, "a count expect takes exactly one of equals, at_least, at_most, e.g. 'at_least: 1'")
         return self
+
+
+def one_bound(check: Any, hint: str) -> None:
+    """Refuse a count (of elements, of storage keys) with none or several of equals, at_least, at_most."""
+    given = [k for k in ("equals", "at_least", "at_most") if getattr(check, k) is not None]
+    if len(given) != 1:
+        what = "none of 'equals', 'at_least', 'at_most'" if not given else "both " + " and ".join(
+            f"'{g}'" for g in given)
+        raise fail(f"{{where}} has {what}", hint, at=given[1] if len(given) > 1 else None, key=True)
 
 
 class ExpectAttribute(ExpectBase):
@@ -623,12 +626,178 @@ class ExpectAccessible(ExpectBase, _AxeCheck):
     selector: Optional[Selector] = None
 
 
+# --- state beyond the DOM: storage, cookies, a JS value, requests (v1.1, issue 36 phase B) ---------
+# docs/flow-spec.md, "State beyond the page". Each is polled like any check, within its timeout.
+
+#: a JSON path into a stored value or a request body: keys by dots, list items by index
+#: (`title`, `items.0.sku`, `[0].title`, `items[2]`)
+JSON_PATH_PATTERN = r"^(?:[^.\[\]\s]+|\[\d+\])(?:\.[^.\[\]\s]+|\[\d+\])*$"
+_JSON_PATH = re.compile(JSON_PATH_PATTERN)
+STATE_FIELDS_MAX = 10
+
+
+def _check_json_path(value: str) -> str:
+    if not _JSON_PATH.match(value):
+        raise fail(f"{{subject}} {quote(value)} is not a JSON path",
+                   "name keys by dots and list items by their index from 0, e.g. 'title', 'items.0.sku' or "
+                   "'[0].title'")
+    return value
+
+
+JsonPath = Annotated[str, Field(min_length=1, max_length=256, json_schema_extra={"pattern": JSON_PATH_PATTERN}),
+                     AfterValidator(_check_json_path)]
+StorageKey = Annotated[str, Field(min_length=1, max_length=512)]
+#: what a JSON path must hold: compared as text (a JSON number or boolean as JSON writes it)
+Fields = Annotated[dict[JsonPath, ScalarText], Field(min_length=1, max_length=STATE_FIELDS_MAX)]
+NonEmptyScalar = Annotated[str, BeforeValidator(_scalar_text), Field(min_length=1, max_length=VALUE_MAX),
+                           WithJsonSchema({"type": ["string", "integer", "number", "boolean"]})]
+COMPARISONS = ("equals", "contains", "matches")
+
+
+class _Compared(ExpectBase):
+    """A value compared one way: `equals` (the whole text), `contains` (case kept) or `matches` (a regex)."""
+
+    equals: Optional[ScalarText] = None
+    contains: Optional[NonEmptyScalar] = None
+    matches: Optional[Regex] = None
+
+    def comparisons(self) -> list[str]:
+        return [k for k in COMPARISONS if getattr(self, k) is not None]
+
+    def one_comparison(self, hint: str, *, optional: bool = False) -> None:
+        given = self.comparisons()
+        if len(given) > 1:
+            raise fail(f"{{where}} has both '{given[0]}' and '{given[1]}'", hint, at=given[1], key=True)
+        if not given and not optional:
+            raise fail("{where} has none of 'equals', 'contains', 'matches'", hint)
+
+    def refuse_with_absent(self, *keys: str) -> None:
+        """`absent: true` asks that nothing be there: it takes no comparison and none of `keys`."""
+        for key in (*COMPARISONS, *keys):
+            if getattr(self, key, None) not in (None, {}):
+                raise fail(f"{{where}} has 'absent: true' and '{key}'",
+                           "'absent: true' checks that there is none; remove one of them", at=key, key=True)
+
+
+class ExpectStorage(_Compared):
+    """A key of localStorage or sessionStorage: its value, or the value at a JSON path in it."""
+
+    LABEL: ClassVar[str] = "expect storage step"
+    kind: Literal["storage"]
+    area: Literal["local", "session"] = "local"
+    key: StorageKey
+    path: Optional[JsonPath] = None
+    absent: bool = False
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> "ExpectStorage":
+        if self.absent:
+            self.refuse_with_absent("path")
+        else:
+            self.one_comparison("a storage expect compares one way: 'equals', 'contains' or 'matches' (or "
+                                "'absent: true'), e.g. 'key: theme' with 'equals: dark'")
+        return self
+
+
+class ExpectStorageCount(ExpectBase):
+    """How many keys of a storage area start with `prefix` (and, with `where`, hold these JSON fields)."""
+
+    LABEL: ClassVar[str] = "expect storage_count step"
+    kind: Literal["storage_count"]
+    area: Literal["local", "session"] = "local"
+    prefix: Annotated[str, Field(max_length=512)]
+    where: Optional[Fields] = None
+    equals: Optional[Annotated[int, Field(ge=0)]] = None
+    at_least: Optional[Annotated[int, Field(ge=0)]] = None
+    at_most: Optional[Annotated[int, Field(ge=0)]] = None
+
+    @model_validator(mode="after")
+    def _one_bound(self) -> "ExpectStorageCount":
+        one_bound(self, "a storage_count expect takes exactly one of equals, at_least, at_most, e.g. 'equals: 3'")
+        return self
+
+
+SAME_SITE = ("Strict", "Lax", "None")
+
+
+class ExpectCookie(_Compared):
+    """A cookie of the page's URL: its attributes, and its value (never shown in a report)."""
+
+    LABEL: ClassVar[str] = "expect cookie step"
+    kind: Literal["cookie"]
+    name: Annotated[str, Field(min_length=1, max_length=256)]
+    http_only: Optional[bool] = None
+    secure: Optional[bool] = None
+    same_site: Optional[Literal[SAME_SITE]] = None  # type: ignore[valid-type]
+    #: `session`: gone when the browser closes; `persistent`: has an expiry
+    expires: Optional[Literal["session", "persistent"]] = None
+    #: the cookie outlives this many seconds from the check at least (a persistent cookie)
+    expires_after_s: Optional[Annotated[int, Field(ge=1)]] = None
+    absent: bool = False
+
+    @model_validator(mode="after")
+    def _conditions(self) -> "ExpectCookie":
+        if self.absent:
+            self.refuse_with_absent("http_only", "secure", "same_site", "expires", "expires_after_s")
+        else:
+            self.one_comparison("compare a cookie's value one way: 'equals', 'contains' or 'matches'", optional=True)
+        if self.expires == "session" and self.expires_after_s is not None:
+            raise fail("{where} has 'expires: session' and 'expires_after_s'",
+                       "a session cookie has no expiry: keep one of them", at="expires_after_s", key=True)
+        return self
+
+
+class ExpectJs(_Compared):
+    """A JavaScript expression's value in the page, for what no other check reaches."""
+
+    LABEL: ClassVar[str] = "expect js step"
+    kind: Literal["js"]
+    expr: Annotated[str, Field(min_length=1, max_length=VALUE_MAX)]
+
+    @model_validator(mode="after")
+    def _one_condition(self) -> "ExpectJs":
+        self.one_comparison("a js expect compares the value one way: 'equals', 'contains' or 'matches', e.g. "
+                            "'expr: window.cart.items.length' with 'equals: 2'")
+        return self
+
+
+HTTP_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+
+
+class ExpectRequest(ExpectBase):
+    """A request the page made since it opened: its URL (a part of it), method, JSON body fields and
+    response status; or, with `absent: true`, that no such request was made."""
+
+    LABEL: ClassVar[str] = "expect request step"
+    kind: Literal["request"]
+    url: NonEmptyValue
+    method: Optional[Literal[HTTP_METHODS]] = None  # type: ignore[valid-type]
+    body: Optional[Fields] = None
+    status: Optional[Annotated[int, Field(ge=100, le=599)]] = None
+    absent: bool = False
+
+    @model_validator(mode="after")
+    def _absent_alone(self) -> "ExpectRequest":
+        for key in ("body", "status"):
+            if self.absent and getattr(self, key) is not None:
+                raise fail(f"{{where}} has 'absent: true' and '{key}'",
+                           "'absent: true' checks that no request matching url (and method) was made; "
+                           f"remove '{key}'", at=key, key=True)
+        return self
+
+
+STATE_KINDS = ("storage", "storage_count", "cookie", "js", "request")
+_STATE_MODELS: tuple[type[ExpectBase], ...] = (ExpectStorage, ExpectStorageCount, ExpectCookie, ExpectJs,
+                                               ExpectRequest)
+
+
 _EXPECT_MODELS: tuple[type[ExpectBase], ...] = (
     ExpectUrlContains, ExpectUrlMatches, ExpectTextContains, ExpectBeacon,
     ExpectUrlNotContains, ExpectTextNotContains, ExpectTextMatches, ExpectHasText,
     *_ELEMENT_MODELS.values(), ExpectCount, ExpectAttribute, ExpectInputValue,
     ExpectAriaSnapshot, ExpectScreenshot, ExpectAccessible,
     ExpectTexts, ExpectClasses, ExpectHasClass, ExpectLacksClass,
+    *_STATE_MODELS,
 )
 ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
 
@@ -745,6 +914,10 @@ VerifyList = Annotated[list[VerifyItem], Field(min_length=1, max_length=VERIFY_M
 
 
 # --- other steps ---------------------------------------------------------------------------------------
+
+
+#: the history steps (v1.1): the browser's back and forward buttons, and its reload
+HISTORY_MOVES = ("go_back", "go_forward", "reload")
 
 
 class GotoStep(Strict):
@@ -943,12 +1116,22 @@ def _step_tag(value: Any) -> str | None:
     return getattr(value, "type", None)
 
 
+class HistoryStep(Strict):
+    """`go_back`, `go_forward`, `reload`: the browser's own buttons (v1.1, issue 36 phase B)."""
+
+    LABEL: ClassVar[str] = "history step"
+    type: Literal[HISTORY_MOVES]  # type: ignore[valid-type]
+    optional: bool = False
+
+
 Step = Annotated[Union[Annotated[GotoStep, Tag("goto")], Annotated[ActStep, Tag("act")],
                        Annotated[ExpectStep, Tag("expect")], Annotated[WaitStep, Tag("wait")],
                        Annotated[ExtractStep, Tag("extract")], Annotated[EmitStep, Tag("emit")],
-                       Annotated[CallStep, Tag("use")], Annotated[GroupStep, Tag("group")]],
+                       Annotated[CallStep, Tag("use")], Annotated[GroupStep, Tag("group")],
+                       Annotated[HistoryStep, Tag("go_back")], Annotated[HistoryStep, Tag("go_forward")],
+                       Annotated[HistoryStep, Tag("reload")]],
                  Discriminator(_step_tag, custom_error_type="step_tag", custom_error_message="unknown step")]
-STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit")
+STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit", *HISTORY_MOVES)
 GroupStep.model_rebuild()
 
 

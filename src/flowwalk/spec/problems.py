@@ -368,7 +368,9 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
     if kind == "flowwalk" and res.key_error:
         container = describe.where(path[:-1])
         what = "variable name" if path[-2:-1] == ("variables",) else f"key in {container}"
-        return Problem(source.key_loc(path), f"{what} {quote(path[-1], NAME_SHOWN)} is not an identifier",
+        # a key is an identifier, or a JSON path (storage_count's where, a request's body)
+        wanted = "a JSON path" if "JSON path" in str(ctx.get("message", "")) else "an identifier"
+        return Problem(source.key_loc(path), f"{what} {quote(path[-1], NAME_SHOWN)} is not {wanted}",
                        ctx.get("hint", ""))
 
     if kind == "flowwalk":

@@ -26,7 +26,7 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
-from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, Retry, Step
+from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, History, Retry, Step
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
@@ -538,6 +538,13 @@ def _act(call: Call, plan: PlanDraft, action: str, selector: str, value: str | N
 
 def _open(call: Call, plan: PlanDraft) -> None:
     plan.add_steps(call, Goto(**call.step_kwargs(), url=call.nonempty("url", "URL")))  # type: ignore[arg-type]
+
+
+def _history(move: str) -> Builder:
+    """`When I reload`, `When I go back`, `When I go forward`: the browser's buttons."""
+    def build(call: Call, plan: PlanDraft) -> None:
+        plan.add_steps(call, History(**call.step_kwargs(), move=move))  # type: ignore[arg-type]
+    return build
 
 
 def _click(call: Call, plan: PlanDraft) -> None:
@@ -1109,10 +1116,9 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw("I set max failed percentage to ${percent}", (A,), "capture", "refused", refused=_CAPTURE),
     # 1.4 actions
     _kw('I open "${url}"', (W,), "action", "goto url", _open),
-    _kw("I reload", (W,), "action", "refused", refused=(
-        "flowwalk's step language has no reload step", "open the page again with When I open \"<url>\"")),
-    _kw("I go back", (W,), "action", "refused", refused=(
-        "flowwalk's step language has no history step", "open the previous page with When I open \"<url>\"")),
+    _kw("I reload", (W,), "action", "reload", _history("reload")),
+    _kw("I go back", (W,), "action", "go_back", _history("go_back")),
+    _kw("I go forward", (W,), "action", "go_forward", _history("go_forward")),
     _kw('I add url params "${params}"', (W,), "action", "refused", refused=(
         "flowwalk's step language has no URL-editing step", "open the full URL with its parameters: When I open \"<url>\"")),
     _kw('I click locator "${css}"', (W,), "action", "act click", _click, cells="options", options=("await",)),

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Callable, Sequence, TypeVar
 
 from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
 from flowwalk.browser.records import Element, Reader
 from flowwalk.heal.find import Lookup
-from flowwalk.model import Act, Expect, Goto, Wait
+from flowwalk.model import Act, Expect, Goto, History, Wait
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.walk import healing
@@ -43,6 +43,7 @@ TARGET_GRACE_MS = 1000
 DISMISS_CLICK_MS = 500
 #: at most this many matches of one dismiss selector are clicked in one pass
 DISMISS_MAX_MATCHES = 5
+T = TypeVar("T")
 
 
 # --- goto and wait ------------------------------------------------------------------------------
@@ -51,18 +52,27 @@ DISMISS_MAX_MATCHES = 5
 def goto(attempt: Attempt, url: str, budget: Budget) -> None:
     """Navigate to `url` within the navigation timeout (cut by `budget`)."""
     assert attempt.session is not None
+    session = attempt.session
+    _navigate(attempt, budget, "the navigation", f"navigation to '{url}'", f"the page at {url}",
+              lambda ms: session.goto(url, timeout_ms=ms))
+
+
+def _navigate(attempt: Attempt, budget: Budget, what: str, how: str, expected: str,
+              move: Callable[[int], T]) -> T:
+    """`move(timeout_ms)` within the navigation timeout (cut by `budget`): a stop at the allowlist
+    is NAVIGATION_BLOCKED, any other error the step's failure (`how` failed), a gone browser Halt."""
     timeout = budget.cap_ms(attempt.settings.navigation_timeout_ms)
     if timeout <= 0:
-        raise StepFailed("TIMEOUT", "no time left for the navigation")
+        raise StepFailed("TIMEOUT", f"no time left for {what}")
     try:
-        attempt.session.goto(url, timeout_ms=int(max(timeout, 1)))
+        return move(int(max(timeout, 1)))
     except NavigationBlocked as blocked:
-        raise StepFailed("NAVIGATION_BLOCKED", f"navigation to '{blocked.url}' left the allowlist",
+        raise StepFailed("NAVIGATION_BLOCKED", f"{how.split(' to ')[0]} to '{blocked.url}' left the allowlist",
                          expected=allowlist_text(attempt), observed=blocked.host) from None
     except Exception as exc:  # noqa: BLE001
         halt_if_gone(exc, attempt)
-        raise StepFailed(runtime_code(exc, "ACTION_REJECTED"), f"navigation to '{url}' failed: {short(exc)}",
-                         expected=f"the page at {url}", observed=short(exc)) from None
+        raise StepFailed(runtime_code(exc, "ACTION_REJECTED"), f"{how} failed: {short(exc)}",
+                         expected=expected, observed=short(exc)) from None
 
 
 def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: ev.Role, result: StepResult) -> None:
@@ -77,6 +87,18 @@ def goto_step(attempt: Attempt, state: RuleState, step: Goto, role: ev.Role, res
         url = attempt.bindings.subst(step.url)
         assert url is not None
         goto(attempt, attempt.absolute(url), state.budget)
+
+
+def history_step(attempt: Attempt, state: RuleState, step: History, role: ev.Role, result: StepResult) -> None:
+    """go_back, go_forward, reload: the browser's buttons, within the navigation timeout (cut by the budget)."""
+    assert attempt.session is not None
+    session = attempt.session
+    stayed = _navigate(attempt, state.budget, step.move, step.move, f"{step.move} done",
+                       lambda ms: session.history(step.move, timeout_ms=ms))
+    if stayed is not None:
+        where = "back" if step.move == "go_back" else "forward"
+        raise StepFailed("ACTION_REJECTED", f"{step.move}: the history has no page to go {where} to",
+                         expected=f"a page to go {where} to", observed=f"none: the page stayed at '{stayed[:300]}'")
 
 
 def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: StepResult) -> None:

@@ -49,6 +49,7 @@ from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
 from flowwalk.spec.source import escape
 from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
+from flowwalk.walk import state_checks
 from flowwalk.walk.stabilizer import Fail, Pass, Read, ReadAt, Stabilizer, step
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
@@ -390,13 +391,22 @@ def _expect_accessible(c: "_Check") -> str:
     return f"no axe-core violations{floor} in {c.page_label}"
 
 
+# --- state beyond the DOM: storage, cookies, a JS value, requests (walk/state_checks.py) ------------
+
+
+def _judge_state(c: "_Check", got: object) -> _Read:
+    ok, observed = state_checks.judge(c.expect, got, time.time())
+    return _Read(ok, observed)
+
+
 @dataclass(frozen=True)
 class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
     "elements" (one read of the selector's matches, asking `query`: see `browser.records.ElementQuery`),
-    "items" (one read of every match's text and class, item by item: `Page.items`) or "page"
+    "items" (one read of every match's text and class, item by item: `Page.items`), "state" (storage,
+    cookies, a JS value, the requests sent: `PageSession.state`, walk/state_checks.py) or "page"
     (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
@@ -470,6 +480,12 @@ KINDS: dict[str, Kind] = {
     "screenshot": Kind(lambda c: f"screenshot of {c.page_label} like {c.expect.snapshot.baseline}"
                        if c.expect.snapshot else "screenshot like its baseline", _judge_screenshot, reads="page"),
     "accessible": Kind(_expect_accessible, _judge_violations, reads="page"),
+    # state beyond the DOM: read by browser/state.py, judged by walk/state_checks.py; never "settled"
+    # by the page's record of DOM changes (storage, cookies and requests change without one)
+    **{kind: Kind(lambda c: state_checks.expected(c.expect), _judge_state, reads="state")
+       for kind in ("storage", "storage_count", "cookie", "js")},
+    # the requests sent only grow: one matching read is final (a request check, not "absent")
+    "request": Kind(lambda c: state_checks.expected(c.expect), _judge_state, reads="state", settles="log"),
 }
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
 NEEDS_ELEMENT = tuple(k for k, kind in KINDS.items() if kind.needs_element)
@@ -550,6 +566,16 @@ class _Check:
             except PageError as exc:
                 return _read_failure(exc, None)
             return replace(self.row.judge(self, state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
+        if self.row.reads == "state":
+            try:
+                if self.kind == "request":
+                    session.pump()   # deliver request events already on the wire
+                obs = self.row.judge(self, state_checks.read(session.state, self.expect))
+            except PageError as exc:
+                return _read_failure(exc, None)
+            final = self.quiet and self.row.settles == "log" and obs.ok and not (self.expect.state and
+                                                                                 self.expect.state.absent)
+            return replace(obs, final=True) if final else obs
         if self.row.reads == "beacons":
             try:
                 session.pump()   # deliver request events already on the wire before reading the list

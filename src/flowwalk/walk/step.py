@@ -22,7 +22,7 @@ import time
 from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
-from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait, titled
+from flowwalk.model import Act, Emit, Expect, Extract, Goto, History, Step, Wait, titled
 from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call
@@ -44,6 +44,7 @@ HANDLERS: Mapping[type[Step], Handler] = {
     Expect: observations.expect,
     Extract: observations.extract,
     Emit: observations.emit_record,
+    History: actions.history_step,
 }
 
 
