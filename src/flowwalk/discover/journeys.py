@@ -249,7 +249,7 @@ class JourneyExplorer:
             open_move = Move(name=f"open '{control.name or control.target}'", key=f"scene|{control.selector}",
                              steps=({"type": "act", "action": "click", "target": control.target,
                                      "selector": control.selector},))
-            scene = _InScene(self.words)
+            scene = _InScene(self.words, at_rest={choose_selector(f) or "" for f in page.survey.forms})
             journey = self.journey(page, f"{page.slug}/journey-scene-{index + 1}",
                                    f"create an item through '{control.name or control.target}', edit it, delete it",
                                    f"'{control.name or control.target}' opens a form in place: saving it must list the "
@@ -556,14 +556,17 @@ _EDIT = re.compile(r"\b(edit|change|rename|update|modify)\b", re.I)
 
 
 class _InScene:
-    """A scene with a creating form, opened in place (`JourneyExplorer._in_scenes`): fill the
+    """A scene with a creating form that the control opened in place, one the page did not show at
+    rest (`JourneyExplorer._in_scenes`): fill the
     fields the form left empty the way they ask (what it filled itself, a generated id or colour,
     keeps its value) and save; once the list shows the journey's row, open the row's edit control,
     change its text and save, open its delete control, and confirm on the scene that names the
     row, typing the phrase it asks for (the one destructive exception: the journey's own item)."""
 
-    def __init__(self, words: tuple[str, ...]):
+    def __init__(self, words: tuple[str, ...], at_rest: set[str]):
         self.words = words
+        #: the forms the page showed before the control was used: none of them is the scene's
+        self.at_rest = at_rest
         self.text = crawl_text(1)
         self.done: list[str] = []
         #: the journey's row was listed after its save
@@ -586,8 +589,10 @@ class _InScene:
 
     def _save(self, now: Observation, page: JourneyPage) -> Move | None:
         plan = _form_plan(page.survey(), self.words, filled=True)
-        asks = page.form(plan.form) if plan is not None else None
-        if plan is None or asks is None:
+        if plan is None or plan.form in self.at_rest:
+            return None   # a form the page showed at rest (an item's own change form) is not a scene's
+        asks = page.form(plan.form)
+        if asks is None:
             return None
         empty = tuple(f for f in asks.fields if not f.value and f.type not in ("select", "color"))
         values = first_values(replace(asks, fields=empty), 1)
