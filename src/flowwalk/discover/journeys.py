@@ -557,9 +557,8 @@ _EDIT = re.compile(r"\b(edit|change|rename|update|modify)\b", re.I)
 
 class _InScene:
     """A scene with a creating form that the control opened in place, one the page did not show at
-    rest (`JourneyExplorer._in_scenes`): fill the
-    fields the form left empty the way they ask (what it filled itself, a generated id or colour,
-    keeps its value) and save; once the list shows the journey's row, open the row's edit control,
+    rest (`JourneyExplorer._in_scenes`): fill the fields the form left empty the way they ask (what
+    it filled itself, a generated id or colour, keeps its value) and save; once the list shows the journey's row, open the row's edit control,
     change its text and save, open its delete control, and confirm on the scene that names the
     row, typing the phrase it asks for (the one destructive exception: the journey's own item)."""
 
