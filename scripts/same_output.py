@@ -71,6 +71,7 @@ def normalise(text: str, tmp: Path) -> str:
     text = _PORT.sub(r"\1:<PORT>", text)
     text = _NUMBER_TIME.sub(r"\1<T>", text)
     text = _SECONDS.sub("<DUR>", text)
+    text = re.sub(r"\b\d+ min <DUR>", "<DUR>", text)   # a run that took over a minute (a loaded machine)
     text = re.sub(r'"run_id":\s*"[^"]*"', '"run_id": "<ID>"', text)
     text = re.sub(r"[0-9a-f]{32}|[0-9a-f]{12,16}", "<HEX>", text)
     return text

@@ -1,12 +1,12 @@
 """Recorded page reads: the judges in walk/ (checks, healing) run on these without Chromium.
 
-`RecordedReader` answers `browser.probe.Reader` from handlers and recordings, as httpx's
+`RecordedReader` answers `browser.records.Reader` from handlers and recordings, as httpx's
 MockTransport answers a client: each read is looked up (a selector's recorded `ElementRead`, or
 a list of them consumed one read at a time: the page changing under the check), an exception
-recorded in its place is raised (`PageGone`, `PageUnreadable`, `InvalidSelector`), and every read
-is logged in `calls`, so a test counts the round trips a judge took. `RecordedSession` is the
-part of a `PageSession` a check asks (reader, beacons, wait, pump, crashed, translate), on a fake
-clock that `wait` advances.
+recorded in its place is raised (`PageGone`, `PageUnreadable`, `InvalidSelector`, or
+`BrowserCrashed` for a browser that died), and every read is logged in `calls`, so a test counts
+the round trips a judge took. `RecordedSession` is the part of a `PageSession` a check asks (its
+`page`, beacons, wait, pump, crashed), on a fake clock that `wait` advances.
 """
 
 from __future__ import annotations
@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from flowwalk.browser.errors import BrowserCrashed, PageGone
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.probe import (
+from flowwalk.browser.records import (
     CandidatesRead,
     ElementQuery,
     ElementRead,
@@ -60,7 +59,7 @@ class RecordedReader:
     name: FrameName | None = None
     gone: bool = False
     matches: dict[str, Recorded] = field(default_factory=dict)
-    #: the healer's read: candidate records as `PageReader.candidates` returns them (None: the
+    #: the healer's read: candidate records as `Page.candidates` returns them (None: the
     #: scope matches nothing), or the exception the read raises
     candidate_records: list[dict[str, Any]] | BaseException | None = None
     #: (selector, element id) pairs `owns` answers True for
@@ -143,12 +142,10 @@ class RecordedSession:
 
     def __init__(self, reader: RecordedReader, clock: FakeClock | None = None, *,
                  beacons: Sequence[Beacon] = (), crashed: bool = False):
-        self.reader = _Timed(reader, clock or FakeClock())
-        self.clock = self.reader.clock
+        self.page = _Timed(reader, clock or FakeClock())
+        self.clock = self.page.clock
         self.beacons = list(beacons)
         self.crashed = crashed
-        #: the site closed its own page (window.close()): a closed page is then not a crash
-        self.site_closed = False
         self.waited_ms: list[float] = []
 
     def wait(self, ms: float) -> None:
@@ -179,13 +176,7 @@ class RecordedSession:
 
     @property
     def recorded(self) -> RecordedReader:
-        return self.reader.recorded
-
-    def translate(self, exc: BaseException) -> BaseException:
-        """As PageSession.translate: a closed page is a crash (the site did not close it)."""
-        if isinstance(exc, PageGone) and not self.site_closed:
-            return BrowserCrashed(f"the browser or page crashed: {exc}")
-        return exc
+        return self.page.recorded
 
 
 class _Timed:

@@ -48,10 +48,11 @@ PATCHES = [
      "        waited_ms = state.budget.cap_ms(TARGET_GRACE_MS",
      '    if selector and __import__("os").environ.get("SEMANTICS_NOCOUNT"):\n'
      "        from flowwalk.browser.locate import scoped, split_pipe\n"
+     "        from flowwalk.browser.records import Element\n"
      "        whole = scoped(selector, state.scope)\n"
      "        if len(split_pipe(whole)) <= 1:\n"
      '            result.detail["selector"] = whole\n'
-     "            return attempt.page.locator(whole).first\n"
+     "            return Element(whole)\n"
      "    if selector:\n"
      "        waited_ms = state.budget.cap_ms(TARGET_GRACE_MS"),
 ]

@@ -1,25 +1,36 @@
-"""The `flowwalk` command line: parses options, calls one function in `app`, maps errors to exit codes.
+"""The `flowwalk` command line: fills a command's request from the options, calls its one function
+in `app` and prints the result; flowwalk's errors become messages and exit codes.
 
-Heavy modules (playwright, pydantic models, reports) are imported inside the commands so that
-`flowwalk --help` and the first result of a run come quickly.
+`app.run` (validate, plan, run) imports nothing heavy at its top; each other command's module is
+imported by its command, so `flowwalk --help` and the first result of a run come quickly.
 """
 
 from __future__ import annotations
 
+import contextlib
+import functools
+import json
+import os
 import sys
-from typing import Any, Callable
+import traceback
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
 
 import click
 
 from flowwalk import __version__
+from flowwalk.app import run as app_run
+from flowwalk.cooperative import CancelToken
+from flowwalk.errors import BrowserLaunchError, FlowwalkError, Problem, SpecError, UsageError
 from flowwalk.exitcodes import ExitCode
+from flowwalk.settings import Overrides, parse_assignments
 
 EXIT_CODES_HELP = """\b
 Exit codes:
   0  every scenario passed
   1  the site misbehaved (an assertion_failed)
   2  a spec needs review (spec_step_unresolvable, credential_rejected, ...)
-  3  input refused (a spec, rule file, suite or option is invalid)
+  3  input refused (a spec, rule file, suite, option or its value is invalid)
   4  flowwalk itself broke
   5  cancelled (SIGINT/SIGTERM); reports cover what ran
   6  infrastructure failed (browser crash, run timeout)
@@ -33,39 +44,146 @@ Exit codes:
   3  the report folder cannot be read"""
 
 
-def _guarded(action: Callable[[], int]) -> None:
-    """Run a command body; turn flowwalk's own errors into messages and exit codes, never tracebacks."""
-    from flowwalk.errors import BrowserLaunchError, FlowwalkError, SpecError, UsageError
+def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
+    """Every problem as `path:line:col: error: ...` + hint; under Actions also an ::error annotation."""
+    stream = stream or sys.stderr
+    problems = list(problems)
+    for problem in problems:
+        print(problem.render(), file=stream)
+    if os.environ.get("GITHUB_ACTIONS") == "true":
+        for problem in problems[:50]:
+            print(problem.annotation(), file=sys.stdout)
+    files = len({p.loc.path for p in problems})
+    print(f"\n{len(problems)} error{'s' * (len(problems) != 1)} in {files} file{'s' * (files != 1)}; "
+          f"nothing was run.", file=stream)
 
+
+def report_crash(error: BaseException) -> None:
+    """A bug in flowwalk: one clear line for the user, the traceback in a file for the bug report."""
+    path = Path(os.environ.get("TMPDIR", "/tmp")) / f"flowwalk-crash-{os.getpid()}.txt"
     try:
-        code = action()
-    except SpecError as error:
-        from flowwalk.app import print_problems
+        path.write_text("".join(traceback.format_exception(error)))
+        where = f"details in {path}"
+    except OSError:
+        where = "no details could be written"
+    print(f"flowwalk: internal error: {type(error).__name__}: {error} ({where}); "
+          f"this is a bug in flowwalk, please report it", file=sys.stderr)
 
+
+def guarded(command: Callable[..., int]) -> Callable[..., None]:
+    """The command, its exit code the process's; flowwalk's own errors become messages and exit
+    codes, never tracebacks."""
+    @functools.wraps(command)
+    def guard(**options: Any) -> None:
+        sys.exit(int(_exit_code(lambda: command(**options))))
+
+    return guard
+
+
+def _exit_code(action: Callable[[], int]) -> int:
+    try:
+        return action()
+    except SpecError as error:
         print_problems(error.problems)
-        code = ExitCode.INPUT_REFUSED
+        return ExitCode.INPUT_REFUSED
     except UsageError as error:
         click.echo(f"flowwalk: error: {error}", err=True)
-        code = ExitCode.INPUT_REFUSED
+        return ExitCode.INPUT_REFUSED
     except BrowserLaunchError as error:
         click.echo(f"flowwalk: cannot start Chromium: {error}\n  hint: run scripts/install.sh, or set "
                    f"FLOWWALK_CHROMIUM to a Chromium executable", err=True)
-        code = ExitCode.INTERNAL_ERROR
+        return ExitCode.INTERNAL_ERROR
     except FlowwalkError as error:
         click.echo(f"flowwalk: error: {error}", err=True)
-        code = ExitCode.INTERNAL_ERROR
+        return ExitCode.INTERNAL_ERROR
     except KeyboardInterrupt:
         click.echo("flowwalk: cancelled", err=True)
-        code = ExitCode.CANCELLED
+        return ExitCode.CANCELLED
+    except BrokenPipeError:   # `flowwalk plan | head`: the reader has what it wanted; not a bug
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())   # nothing more to write at exit
+        return ExitCode.OK
     except Exception as error:  # a bug: say so plainly, keep the traceback out of the user's face
-        from flowwalk.app import report_crash
-
         report_crash(error)
-        code = ExitCode.INTERNAL_ERROR
-    sys.exit(int(code))
+        return ExitCode.INTERNAL_ERROR
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+class _Listened:
+    """A standard stream whose reader may leave (`flowwalk run 2>&1 | head`): once its pipe is closed,
+    what is written is dropped, so that a long command goes on to its reports and its exit code."""
+
+    def __init__(self, stream: Any):
+        self._stream = stream
+        self._gone = False
+
+    def write(self, text: str) -> int:
+        if not self._gone:
+            try:
+                return int(self._stream.write(text))
+            except BrokenPipeError:
+                self._leave()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self._gone:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._leave()
+
+    def _leave(self) -> None:
+        self._gone = True
+        os.dup2(os.open(os.devnull, os.O_WRONLY), self._stream.fileno())   # nothing more to write at exit
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
+
+
+@contextlib.contextmanager
+def _readers_may_leave() -> Iterator[None]:
+    with contextlib.redirect_stdout(_Listened(sys.stdout)), contextlib.redirect_stderr(_Listened(sys.stderr)):
+        yield
+
+
+def _many(count: int, word: str) -> str:
+    return f"{count} {word}{'s' * (count != 1)}"
+
+
+def _run_request(options: dict[str, Any]) -> app_run.RunRequest:
+    """The request of `validate`, `plan` and `run`: their options are named after its fields."""
+    told = dict(options)
+    config_path, serve_dir = told.pop("config_path", None), told.pop("serve_dir", None)
+    told["variables"] = parse_assignments(told.get("variables") or ())
+    if "http_headers" in told:
+        told["http_headers"] = parse_assignments(told["http_headers"], "--http-header", "NAME=SECRET",
+                                                 "x-vercel-protection-bypass=BYPASS_SECRET")
+    return app_run.RunRequest(Overrides(**told), config_path=config_path, serve_dir=serve_dir)
+
+
+class _Commands(click.Group):
+    """click's group, except that a command line click cannot parse (an unknown option, a value
+    not among the choices, a word where a number goes, a missing argument or command) is bad input:
+    exit INPUT_REFUSED (3), as the same mistake through a FLOWWALK_* variable is, never click's 2,
+    which flowwalk's exit codes keep for a spec that needs review."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        with _refused():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        with _refused():
+            return super().invoke(ctx)
+
+
+@contextlib.contextmanager
+def _refused() -> Iterator[None]:
+    try:
+        yield
+    except click.UsageError as error:
+        setattr(error, "exit_code", int(ExitCode.INPUT_REFUSED))   # this error's, over its class's 2
+        raise
+
+
+@click.group(cls=_Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
              epilog=EXIT_CODES_HELP)
 @click.version_option(__version__, prog_name="flowwalk")
 def main() -> None:
@@ -115,11 +233,13 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 @base_url_option
 @click.option("--quarantine", "quarantine_file", type=click.Path(dir_okay=False),
               help="The quarantine file to check too [flowwalk-quarantine.yaml when present].")
-def validate(**options: Any) -> None:
+@guarded
+def validate(**options: Any) -> int:
     """Check specs, rule files and .robot suites without starting a browser."""
-    from flowwalk import app
-
-    _guarded(lambda: app.validate(options))
+    loaded = app_run.validate(_run_request(options))
+    print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
+          f"{_many(loaded.rules, 'rule')}; no errors")
+    return ExitCode.OK
 
 
 @main.command(epilog=EXIT_CODES_HELP)
@@ -179,11 +299,11 @@ def validate(**options: Any) -> None:
 @click.option("--http-credentials", metavar="SECRET",
               help="HTTP credentials (username:password) from the environment variable SECRET, for the base URL's "
                    "host only.")
-def run(**options: Any) -> None:
+@guarded
+def run(**options: Any) -> int:
     """Walk specs in headless Chromium and write the report folder."""
-    from flowwalk import app
-
-    _guarded(lambda: app.run(options))
+    with _readers_may_leave():
+        return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
 
 
 @main.command()
@@ -194,30 +314,46 @@ def run(**options: Any) -> None:
 @selection_options
 @project_option
 @click.option("--json", "as_json", is_flag=True, help="Print the plan as JSON.")
-def plan(**options: Any) -> None:
+@guarded
+def plan(as_json: bool, **options: Any) -> int:
     """Print which scenarios each shard runs, without running them."""
-    from flowwalk import app
+    the_plan = app_run.plan(_run_request(options))
+    if as_json:
+        print(json.dumps(the_plan.record(), indent=2))
+    else:
+        from flowwalk.plan.shard import render_plan   # yaml: not before a run's prelaunch
 
-    _guarded(lambda: app.plan(options))
+        print(render_plan(the_plan))
+    return ExitCode.OK
 
 
 @main.command()
 @click.argument("dirs", nargs=-1, required=True, type=click.Path(file_okay=False, exists=True))
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False), help="Merged report folder.")
-def merge(dirs: tuple[str, ...], out_dir: str) -> None:
+@guarded
+def merge(dirs: tuple[str, ...], out_dir: str) -> int:
     """Combine shard report folders into the report one unsharded run would have written."""
-    from flowwalk import app
+    from flowwalk.app import reports
 
-    _guarded(lambda: app.merge(dirs, out_dir))
+    result = reports.merge(dirs, out_dir)
+    for warning in result.warnings:
+        print(f"flowwalk: warning: {warning}", file=sys.stderr)
+    counts = result.verdict["counts"]
+    print(f"merged {len(dirs)} report folders into {out_dir}: {counts['total']} tests, {counts['passed']} passed, "
+          f"{counts['failed']} failed, {counts['skipped']} skipped, {counts['flaky']} flaky")
+    return int(result.verdict["exit_code"])
 
 
 @main.command()
 @click.argument("report_dir", type=click.Path(file_okay=False, exists=True))
-def report(report_dir: str) -> None:
+@guarded
+def report(report_dir: str) -> int:
     """Rebuild junit.xml, verdict.json, summary.md and report.html from a folder's emit.jsonl."""
-    from flowwalk import app
+    from flowwalk.app import reports
 
-    _guarded(lambda: app.rebuild(report_dir))
+    verdict = reports.rebuild(report_dir)
+    print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
+    return int(verdict["exit_code"])
 
 
 @main.command()
@@ -230,11 +366,12 @@ def report(report_dir: str) -> None:
 @click.option("--comment-name", help="Name of the sticky comment when several flowwalk jobs comment on one PR.")
 @click.option("--heal-suggestions/--no-heal-suggestions", default=None,
               help="Post each heal as a review comment with a suggestion block on the spec line [on].")
-def publish(**options: Any) -> None:
+@guarded
+def publish(report_dir: str, **options: Any) -> int:
     """Post the verdict: sticky PR comment, job summary, annotations, outputs, check run or status."""
-    from flowwalk import app
+    from flowwalk.app.publish import PublishRequest, publish
 
-    _guarded(lambda: app.publish(options))
+    return int(publish(PublishRequest(Path(report_dir), **options)).exit_code)
 
 
 @main.command(epilog=HEAL_EXIT_CODES_HELP)
@@ -244,11 +381,41 @@ def publish(**options: Any) -> None:
               help="The folder the run ran in; spec paths in the report are relative to it, and only files "
                    "inside it are changed [the current folder, any path the run wrote].")
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
-def heal(**options: Any) -> None:
+@guarded
+def heal(report_dir: str | None, root: str | None, apply: bool) -> int:
     """Turn a run's heals into a unified diff of the spec files (only the selectors change)."""
-    from flowwalk import app
+    from flowwalk.app import heal as app_heal
 
-    _guarded(lambda: app.heal(options))
+    plan = app_heal.plan_heal(app_heal.HealRequest(Path(report_dir or "flowwalk-report"), Path(root) if root else None))
+    for line in plan.skipped:
+        print(f"flowwalk heal: {line}", file=sys.stderr)
+    if plan.baselines.written:
+        print(f"flowwalk heal: {len(plan.baselines.written)} baseline(s) --update-snapshots already wrote (review "
+              f"them with git diff): {', '.join(plan.baselines.written)}", file=sys.stderr)
+    left = f"; {len(plan.skipped)} skipped (see above)" if plan.skipped else ""
+    if plan.patch.kept:
+        left += f"; {len(plan.patch.kept)} already in the spec files"
+    if plan.nothing:
+        print(f"flowwalk heal: nothing to change: {plan.nothing}{left}", file=sys.stderr)
+        return plan.exit_code
+    done = f"{_many(len(plan.patch.edits), 'heal')} in {_many(len(plan.patch.texts), 'file')}"
+    done += f" and {_many(len(plan.baselines.changes), 'baseline')}" if plan.baselines.changes else ""
+    if not apply:
+        sys.stdout.write(plan.diff)
+        print(f"flowwalk heal: {done}{left}; `flowwalk heal --apply` (or `git apply`) writes it", file=sys.stderr)
+        return plan.exit_code
+    written = app_heal.apply_heal(plan)
+    for line in written.patched:
+        print(f"patched {line}")
+    for path in written.conflicts:
+        print(f"flowwalk heal: {path}: changed while the patch was made; not written, run flowwalk heal again",
+              file=sys.stderr)
+    if written.conflicts:
+        return ExitCode.SPEC_NEEDS_REVIEW
+    for line in written.baselines:
+        print(f"wrote {line}")
+    print(f"flowwalk heal: wrote {done}{left}", file=sys.stderr)
+    return plan.exit_code
 
 
 @main.command(epilog="Limits, the destructive words and the files written: docs/discover.md.")
@@ -277,20 +444,45 @@ def heal(**options: Any) -> None:
 @var_option
 @secret_option
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
-def discover(**options: Any) -> None:
+@guarded
+def discover(**options: Any) -> int:
     """Crawl URL and write starter flow specs that pass (checked twice before they are written)."""
-    from flowwalk import app
+    # exit 0 when it ran (specs in needs-review/ are part of its answer), 5 when cancelled, 6 when
+    # the start URL did not load
+    from flowwalk.discover import DiscoverOptions, discover as crawl   # the crawl's modules: discover only
 
-    _guarded(lambda: app.discover(options))
+    request = DiscoverOptions(
+        url=options["url"], out_dir=Path(options["out_dir"]), allow_hosts=options["allow_hosts"],
+        max_pages=options["max_pages"], max_depth=options["max_depth"], max_actions=options["max_actions"],
+        budget_s=(options["budget_min"] or 10.0) * 60, resume=options["resume"], submit_forms=options["submit_forms"],
+        login=Path(options["login"]) if options["login"] else None, goal=options["goal"],
+        variables=tuple(sorted(parse_assignments(options["variables"]).items())),
+        secret_names=options["secret_names"], destructive_add=options["destructive_add"],
+        destructive_remove=options["destructive_remove"], verify=not options["no_verify"],
+        use_model=not options["no_model"], config_path=Path(options["config_path"]) if options["config_path"] else None,
+        executable=options["executable"] or None)
+    with app_run.cancelled_by_signals(CancelToken()) as cancel, _readers_may_leave():
+        result = crawl(request, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
+    print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "
+          f"{len(result.needs_review)} need review; crawl {result.stopped_reason} in {result.duration_s:.1f} s")
+    print(f"next: flowwalk run {result.out_dir}/   (what was found: {result.discover_dir}/index.md)")
+    if result.stopped_reason == "cancelled":
+        return ExitCode.CANCELLED
+    if result.stopped_reason == "unreachable":
+        return ExitCode.INFRASTRUCTURE_FAILED
+    return ExitCode.OK
 
 
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
-def schema(out_dir: str) -> None:
+@guarded
+def schema(out_dir: str) -> int:
     """Write the JSON Schemas generated from the models (flow spec, rules, config, emit, verdict)."""
-    from flowwalk import app
+    from flowwalk.app import reports
 
-    _guarded(lambda: app.write_schemas(out_dir))
+    for path in reports.write_schemas(out_dir):
+        print(f"wrote {path}")
+    return ExitCode.OK
 
 
 @main.command(name="mcp")
@@ -299,15 +491,13 @@ def schema(out_dir: str) -> None:
                    "address is the first line on stderr).")
 @click.option("--run-timeout", "max_run_timeout_s", type=click.FloatRange(min=1), default=300.0, show_default=True,
               help="The longest run (seconds) a client may ask for.")
-def mcp_server(**options: Any) -> None:
+@guarded
+def mcp_server(http_port: int | None, max_run_timeout_s: float) -> int:
     """Serve the MCP tools coding agents use to validate, run, explain and fix checks (stdio)."""
     from flowwalk.mcp.server import serve
 
-    def run() -> int:
-        serve(http_port=options.get("http_port"), max_run_timeout_s=float(options.get("max_run_timeout_s") or 300.0))
-        return ExitCode.OK
-
-    _guarded(run)
+    serve(http_port=http_port, max_run_timeout_s=max_run_timeout_s)
+    return ExitCode.OK
 
 
 if __name__ == "__main__":  # pragma: no cover

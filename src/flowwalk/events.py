@@ -321,7 +321,7 @@ class RunStarted(Event):
     plan: dict[str, Any]
     settings: dict[str, Any]
     schema: str = EMIT_SCHEMA
-    #: which failures fail the job (`exitcodes.Gate`): `fail_on`, the quarantine file's entries
+    #: which failures fail the job (`exitcodes.JobGate`): `fail_on`, the quarantine file's entries
     #: (each with the tests it covers and whether it expired) and the base report's final status of
     #: each test; null when the run has none of them
     gate: dict[str, Any] | None = None

@@ -66,7 +66,7 @@ OUTCOME_WORDS: Final[Mapping[str, str]] = {  # keyed by Outcome
 INCOMPLETE_REASONS: Final = ("run_timeout", "shard_missing", "not_run", "browser_crashed")
 
 
-#: how a test's result compares with the base branch's last report (`Gate.change`)
+#: how a test's result compares with the base branch's last report (`JobGate.change`)
 Change = Literal["", "new", "still_failing", "newly_flaky", "still_flaky", "fixed"]
 #: why a failing (or flaky) result does not fail the job: its quarantine is active, or under
 #: `fail_on: new` it is not new against the base report
@@ -74,7 +74,7 @@ Excuse = Literal["", "quarantined", "not_new"]
 
 
 @dataclass(frozen=True)
-class Gate:
+class JobGate:
     """Which failing results fail the job: everything, except a test whose quarantine is active,
     and, under `fail_on: "new"`, a failure that is not new against the base report.
 
@@ -89,7 +89,7 @@ class Gate:
     base: Mapping[str, str] | None = field(default=None, compare=False)
 
     @classmethod
-    def from_record(cls, record: Mapping[str, Any] | None) -> "Gate":
+    def from_record(cls, record: Mapping[str, Any] | None) -> "JobGate":
         if not isinstance(record, Mapping):
             return cls()
         quarantine = record.get("quarantine") if isinstance(record.get("quarantine"), Mapping) else {}
@@ -131,7 +131,7 @@ class Gate:
 
 def decide_outcome(results: Iterable[Sequence[str | None]], *, cancelled: bool, flaky_policy: str,
                    heal_policy: str = "pass", healed: bool = False,
-                   gate: Gate | None = None) -> tuple[Outcome, ExitCode]:
+                   gate: JobGate | None = None) -> tuple[Outcome, ExitCode]:
     """(outcome, exit code) of a run from (status, skip reason, failure class[, test id]) of each
     test's final result.
 

@@ -1,22 +1,26 @@
 """Frozen Settings, built once from command-line options, the environment and `flowwalk.yaml`.
 
-Precedence, highest first: command-line option, action input (`INPUT_*`), `FLOWWALK_*`
-environment variable, `flowwalk.yaml`, built-in default. `build_settings` is the one pure function
-that does this; tests build settings from plain dicts. Secret *values* live only in `Secrets`,
-whose repr never shows them.
+Precedence, highest first: what the command was told (`Overrides`: the command line's options, an
+MCP tool's arguments; the Action's inputs become options), `FLOWWALK_*` environment variable,
+`flowwalk.yaml`, built-in default. `build_settings` is the one pure function that does this.
+Secret *values* live only in `Secrets`, whose repr never shows them.
+
+A new setting is a field of `Settings`; one that a command or a tool can set is also a field of
+`Overrides` of the same name, which `build_settings` picks up (with its `FLOWWALK_*` variable in
+its tables).
 """
 
 from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any, Mapping
 
 from flowwalk.ci import shard_from_ci
-from flowwalk.modelconfig import ModelConfig, build_model_config
 from flowwalk.errors import UsageError
+from flowwalk.llm import LLMConfig, build_llm_config
 from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
 from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
@@ -152,8 +156,9 @@ class Settings:
     #: write missing and changed baselines of aria_snapshot and screenshot checks (and pass them,
     #: each with a `baseline_written` warning) instead of failing them
     update_snapshots: bool = False
-    #: the optional model that heals when deterministic re-resolution cannot (`model:`); None: off
-    model: ModelConfig | None = None
+    #: the optional language model that heals when deterministic re-resolution cannot (flowwalk.yaml's
+    #: `model:`); None: off
+    llm: LLMConfig | None = None
     #: run selection (plan/select.py): a regex the test id must match / must not match, a tag
     #: expression, and an earlier report folder whose tests that did not pass are the ones to run
     grep: str | None = None
@@ -193,9 +198,12 @@ class Settings:
     project_filter: tuple[str, ...] = ()
     on_github_actions: bool = False
     github: GitHubSettings = GitHubSettings()
+    #: where each setting the command, the environment or flowwalk.yaml gave came from, as messages
+    #: name it: `--last-failed`, `FLOWWALK_LAST_FAILED`, `flowwalk.yaml last_failed`
+    origins: Mapping[str, str] = field(default_factory=dict, compare=False)
 
-    def with_(self, **changes: Any) -> "Settings":
-        return replace(self, **changes)
+    def origin(self, name: str) -> str:
+        return self.origins.get(name) or _flag(name)
 
     def stabilize_for(self, kind: str) -> Stabilize:
         """The stabilize settings a check starts from in a scenario of this kind (`Scenario.kind`):
@@ -203,6 +211,69 @@ class Settings:
         return self.flow_stabilize if kind == "flow" else self.stabilize
 
 
+
+
+@dataclass(frozen=True)
+class Overrides:
+    """What one call of a command was told, above the environment and flowwalk.yaml: the command
+    line's options or an MCP tool's arguments. Each field is named after the Settings field it sets
+    (`shard` is `K/N` or `auto`, `projects` the names `--project` takes); None, or empty, is not given."""
+
+    paths: tuple[str, ...] = ()
+    variables: Mapping[str, str] = field(default_factory=dict)
+    #: names of environment variables holding secrets (added to flowwalk.yaml's `secrets`)
+    secret_names: tuple[str, ...] = ()
+    base_url: str | None = None
+    out_dir: str | None = None
+    shard: str | None = None
+    durations_file: str | None = None
+    fingerprints_file: str | None = None
+    projects: tuple[str, ...] = ()
+    #: the readiness wait and what is sent to the base URL's origin (docs/preview.md): header name ->
+    #: the secret holding its value, and the secret holding `username:password`
+    wait_for: str | None = None
+    wait_status: str | None = None
+    wait_text: str | None = None
+    wait_timeout_s: float | None = None
+    wait_interval_s: float | None = None
+    http_headers: Mapping[str, str] = field(default_factory=dict)
+    http_credentials: str | None = None
+    browser_endpoint: str | None = None
+    grep: str | None = None
+    grep_invert: str | None = None
+    tag: str | None = None
+    last_failed: str | None = None
+    max_failures: int | None = None
+    base_report: str | None = None
+    fail_on: str | None = None
+    quarantine_file: str | None = None
+    workers: int | None = None
+    retries: int | None = None
+    flaky_policy: str | None = None
+    heal_policy: str | None = None
+    run_timeout_s: float | None = None
+    screenshots: str | None = None
+    full_page_screenshots: bool | None = None
+    trace: str | None = None
+    offline: bool | None = None
+    update_snapshots: bool | None = None
+    executable: str | None = None
+
+    def given(self) -> dict[str, Any]:
+        """The fields that were given, by name."""
+        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) not in (None, (), {})}
+
+
+#: settings whose command-line option is not the setting's name with dashes (`_s` dropped)
+_FLAGS = {"out_dir": "--out", "durations_file": "--durations", "fingerprints_file": "--fingerprints",
+          "quarantine_file": "--quarantine", "executable": "--chromium", "projects": "--project",
+          "secret_names": "--secret", "variables": "--var"}
+
+
+def _flag(setting: str) -> str:
+    """The command line's option for a setting: `--quarantine` for `quarantine_file`, `--run-timeout`
+    for `run_timeout_s`."""
+    return _FLAGS.get(setting) or "--" + setting.removesuffix("_s").replace("_", "-")
 
 
 def parse_shard(text: str) -> tuple[int, int]:
@@ -224,12 +295,13 @@ _HEADER_NAME = re.compile(r"^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 _SECRET_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def http_headers_from(config: Mapping[str, str], flags: Any) -> dict[str, str]:
-    """Header name -> the secret holding its value: flowwalk.yaml's `http_headers`, then each
-    `--http-header NAME=SECRET` (which wins for the same header, names compared without case)."""
+def http_headers_from(config: Mapping[str, str], told: Mapping[str, str]) -> dict[str, str]:
+    """Header name -> the secret holding its value: flowwalk.yaml's `http_headers`, then what the
+    command was told (`--http-header NAME=SECRET`, which wins for the same header, names compared
+    without case)."""
     headers: dict[str, str] = {}
     pairs = [(name, secret, "flowwalk.yaml http_headers") for name, secret in config.items()]
-    pairs += [(*parse_assignments([text], "--http-header").popitem(), "--http-header") for text in flags]
+    pairs += [(name, secret, "--http-header") for name, secret in told.items()]
     for name, secret, where in pairs:
         name, secret = str(name).strip(), str(secret).strip()
         if not _HEADER_NAME.match(name) or name.lower() in _FORBIDDEN_HEADERS:
@@ -244,12 +316,14 @@ def http_headers_from(config: Mapping[str, str], flags: Any) -> dict[str, str]:
     return headers
 
 
-def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var") -> dict[str, str]:
+def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var", form: str = "NAME=VALUE",
+                      example: str = "BASE=https://127.0.0.1:8080") -> dict[str, str]:
+    """`NAME=VALUE` texts as a dict (the last wins); UsageError naming `what` for one without `=`."""
     out: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name.strip():
-            raise UsageError(f"{what} '{pair}' is not NAME=VALUE\n  hint: for example {what} BASE=https://127.0.0.1:8080")
+            raise UsageError(f"{what} '{pair}' is not {form}\n  hint: for example {what} {example}")
         out[name.strip()] = value
     return out
 
@@ -323,7 +397,7 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     whole = not setting.endswith("_s")
     span = (f"above {low:g}" if not whole else f"{low:g} or more") if high is None else (
         f"above {low:g} and at most {high:g}" if not whole else f"{low:g} to {high:g}")
-    hint = (f"  hint: {setting.replace('_', '-')} takes {span}; flowwalk.yaml, the command line, the Action's "
+    hint = (f"  hint: {_flag(setting)[2:]} takes {span}; flowwalk.yaml, the command line, the Action's "
             f"inputs and FLOWWALK_* variables share these bounds")
     shown = f"{where}={value}" if where.startswith("FLOWWALK_") else f"{where} {value}"
     try:
@@ -337,9 +411,9 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     return number
 
 
-def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = None,
+def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
                    config: Mapping[str, Any] | None = None) -> Settings:
-    """The one place configuration is read. `options` holds only what the command line set.
+    """The one place configuration is read: `overrides` above `env` above `config`.
 
     `config` is the validated `flowwalk.yaml` as a plain dict (only the keys the file sets).
     Secret values are read from the environment variables the run names (`--secret NAME` or the
@@ -348,16 +422,21 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     """
     env = dict(os.environ if env is None else env)
     config = dict(config or {})
+    options = overrides.given()
     merged: dict[str, Any] = {}
+    origins: dict[str, str] = {}
 
     def pick_from(name: str, *env_names: str) -> tuple[Any, str]:
-        """The value of a setting and where it came from (for messages)."""
-        if options.get(name) not in (None, (), []):
-            return options[name], "--" + name.replace("_", "-")
-        for env_name in env_names:
-            if env.get(env_name, "").strip():
-                return env[env_name], env_name
-        return config.get(name), f"flowwalk.yaml {name}"
+        """The value of a setting and where it came from (for messages; kept in `origins`)."""
+        found = next((e for e in env_names if env.get(e, "").strip()), None)
+        if name in options:
+            value, where = options[name], _flag(name)
+        elif found:
+            value, where = env[found], found
+        else:
+            value, where = config.get(name), f"flowwalk.yaml {name}"
+        origins[name] = where
+        return value, where
 
     def pick(name: str, *env_names: str) -> Any:
         return pick_from(name, *env_names)[0]
@@ -392,16 +471,15 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
     for name, env_names in ranged:
         value, where = pick_from(name, *env_names)
         if value is not None:
-            where = where[:-2] if where.startswith("--") and where.endswith("-s") else where
             merged[name] = _in_range(name, where, value)
     if "workers" not in merged:
         merged["workers"] = default_workers()
 
-    paths = options.get("paths") or config.get("paths")
+    paths = overrides.paths or config.get("paths")
     if paths:
         merged["paths"] = tuple(str(p) for p in paths)
 
-    shard = options.get("shard") or env.get("FLOWWALK_SHARD")
+    shard = overrides.shard or env.get("FLOWWALK_SHARD")
     if shard and str(shard).strip().lower() == "auto":
         found = shard_from_ci(env)
         merged["shard_index"], merged["shard_total"], merged["shard_source"] = found.index, found.total, found.source
@@ -409,14 +487,14 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         merged["shard_index"], merged["shard_total"] = parse_shard(str(shard))
 
     variables = dict(config.get("variables") or {})
-    variables.update(parse_assignments(options.get("variables") or ()))
+    variables.update(overrides.variables)
     merged["variables"] = {str(k): str(v) for k, v in variables.items()}
 
     secret_names = list(config.get("secrets") or [])
-    for name in options.get("secret_names") or ():
+    for name in overrides.secret_names:
         if name not in secret_names:
             secret_names.append(name)
-    headers = http_headers_from(config.get("http_headers") or {}, options.get("http_headers") or ())
+    headers = http_headers_from(config.get("http_headers") or {}, overrides.http_headers)
     if headers:
         merged["http_headers"] = tuple(headers.items())
     # the secrets HTTP headers and credentials take their values from are secrets of the run
@@ -443,32 +521,32 @@ def build_settings(options: Mapping[str, Any], env: Mapping[str, str] | None = N
         # the keys the config sets win over both defaults; the keys it leaves out keep each default
         merged["stabilize"] = replace(Stabilize(), **stabilize)
         merged["flow_stabilize"] = replace(FLOW_STABILIZE, **stabilize)
-    offline = options.get("offline")
-    if offline is None:
-        offline = _env_bool("FLOWWALK_OFFLINE", env.get("FLOWWALK_OFFLINE"))
-    if offline is None:
-        offline = config.get("offline")
-    if offline is not None:
-        merged["offline"] = bool(offline)
-    update = options.get("update_snapshots")
-    if update is None:
-        update = _env_bool("FLOWWALK_UPDATE_SNAPSHOTS", env.get("FLOWWALK_UPDATE_SNAPSHOTS"))
-    if update is not None:
-        merged["update_snapshots"] = bool(update)
-    if "full_page_screenshots" in options and options["full_page_screenshots"] is not None:
-        merged["full_page_screenshots"] = bool(options["full_page_screenshots"])
+    # switches: the command line, else their FLOWWALK_* variable, else flowwalk.yaml
+    for name, env_name in (("offline", "FLOWWALK_OFFLINE"), ("update_snapshots", "FLOWWALK_UPDATE_SNAPSHOTS"),
+                           ("full_page_screenshots", "")):
+        switch = options.get(name)
+        if switch is None and env_name:
+            switch = _env_bool(env_name, env.get(env_name))
+        if switch is None:
+            switch = config.get(name)
+        if switch is not None:
+            merged[name] = bool(switch)
 
     for name, allowed in (("flaky_policy", FLAKY_POLICIES), ("heal_policy", HEAL_POLICIES),
                           ("trace", TRACE_MODES), ("screenshots", SCREENSHOT_MODES), ("fail_on", FAIL_ON)):
         if name in merged and merged[name] not in allowed:
-            raise UsageError(f"{name.replace('_', '-')} '{merged[name]}' is not one of {', '.join(allowed)}")
+            where = origins.get(name, name)
+            sep = "=" if where.startswith("FLOWWALK_") else " "
+            raise UsageError(f"{where}{sep}'{merged[name]}' is not one of {', '.join(allowed)}\n  hint: for example "
+                             f"{where}{sep}{allowed[0]}")
     if config.get("model"):
-        merged["model"] = build_model_config(config["model"])
+        merged["llm"] = build_llm_config(config["model"])
     merged["environment"] = environment_from(config)
     merged["projects"] = tuple(Project(str(p["name"]), environment_from(p)) for p in config.get("projects") or ())
-    merged["project_filter"] = parse_names(options.get("projects") or env.get("FLOWWALK_PROJECT", ""))
+    merged["project_filter"] = parse_names(overrides.projects or env.get("FLOWWALK_PROJECT", ""))
     # a browser server launches the headless shell flowwalk's image installs, unless told otherwise:
     # what this machine has installed says nothing about the server
     merged.setdefault("executable", HEADLESS_SHELL if merged.get("browser_endpoint") else default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
+    merged["origins"] = {name: where for name, where in origins.items() if name in merged}
     return Settings(**merged)

@@ -21,49 +21,56 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "model": ("the one internal model (Suite, Scenario, Rule, steps) and the step vocabularies",
               frozenset({"errors", "events"})),
     "dag": ("the rule DAG: Kahn order, cycles, ancestors (for spec/, plan/ and walk/)", frozenset({"errors", "model"})),
-    "modelconfig": ("the `model:` block of flowwalk.yaml: presets, caps", frozenset({"errors"})),
+    "llm": ("the language model's configuration (flowwalk.yaml's `model:` block): presets, caps",
+            frozenset({"errors"})),
     "ci": ("`--shard auto`: a parallel job's place from the CI's own variables", frozenset({"errors"})),
     "readiness": ("the readiness wait before a run walks a preview, and the run's HTTP headers and credentials",
                   frozenset({"errors"})),
     "settings": ("frozen Settings from argv + env + flowwalk.yaml, built once",
-                 frozenset({"ci", "errors", "model", "modelconfig", "readiness"})),
+                 frozenset({"ci", "errors", "llm", "model", "readiness"})),
     "environment": ("the browser's environment: Playwright's device table (`devices.json`) and the layers "
                     "(flowwalk.yaml, project, spec) merged into context options", frozenset({"model"})),
     "lazy": ("PEP 562 exports for `flowwalk.agent` and `flowwalk.browser`", frozenset()),
-    "cooperative": ("`offload`: a blocking call that lets the thread's other workers go on", frozenset()),
+    "cooperative": ("`offload`: a blocking call that lets the thread's other workers go on; `CancelToken`",
+                    frozenset()),
     "serve": ("the static server of `--serve`", frozenset()),
+    "reportfolder": ("`ReportFolder`: the report folder's files and folders, named once", frozenset()),
     "spec": ("reading files into `model.Suite`: sources with positions, pydantic models, variables, redaction, "
              "the input JSON Schemas", frozenset({"dag", "environment", "errors", "events", "model", "settings",
                                                    "vendor"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
-             frozenset({"dag", "environment", "errors", "model", "settings", "spec"})),
-    "browser": ("the only package importing playwright: launch, sessions, page reads, network, errors translated",
+             frozenset({"dag", "environment", "errors", "model", "reportfolder", "settings", "spec"})),
+    "browser": ("the only package importing playwright: launch, sessions, the typed page API (reads and actions), "
+                "network, the scripts run in pages, errors translated once",
                 frozenset({"errors", "lazy", "model", "readiness", "settings", "vendor"})),
-    "agent": ("the optional model: the one client, the prompt boundary, the caps, the call records",
-              frozenset({"__init__", "cooperative", "errors", "lazy", "modelconfig", "spec"})),
+    "agent": ("the optional language model: the one client, the prompt boundary, the caps, the call records",
+              frozenset({"__init__", "cooperative", "errors", "lazy", "llm", "spec"})),
     "vendor": ("third-party files shipped as package data (axe-core) and their readers", frozenset()),
-    "snapshots": ("baseline files beside the spec and the pure comparisons (pixels, aria text)", frozenset()),
+    "snapshots": ("baseline files beside the spec and the pure comparisons (pixels, aria text)",
+                  frozenset({"reportfolder"})),
     "report": ("emit writer, record reader, junit, verdict, summary, console, html, merge",
-               frozenset({"errors", "events", "exitcodes", "model"})),
+               frozenset({"errors", "events", "exitcodes", "model", "reportfolder"})),
     "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), fingerprints, "
              "the heal finding, the diff writer",
-             frozenset({"agent", "errors", "events", "model", "report", "spec"})),
+             frozenset({"agent", "errors", "events", "model", "report", "reportfolder", "snapshots", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",
                         "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
     "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
-                 frozenset({"agent", "browser", "errors", "events", "model", "settings", "spec", "walk"})),
+                 frozenset({"agent", "browser", "cooperative", "errors", "events", "model", "settings", "spec",
+                            "walk"})),
     "github": ("the GitHub and GitLab clients (the only `requests` users for either), the comment, the merge "
                "request note, outputs, publish",
-               frozenset({"__init__", "errors", "exitcodes", "report", "settings"})),
-    "app": ("the commands' one implementation, for the CLI and the MCP server",
-            frozenset({"discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan", "readiness",
-                       "report", "serve", "settings", "spec", "walk"})),
+               frozenset({"__init__", "errors", "exitcodes", "report", "reportfolder", "settings"})),
+    "app": ("the commands, one typed function each (request in, result out), for the CLI and the MCP server",
+            frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan",
+                       "readiness", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
-            frozenset({"__init__", "agent", "app", "discover", "errors", "events", "exitcodes", "heal", "report",
-                       "settings", "spec"})),
-    "cli": ("click group: parse, call one function, map errors to exit codes", frozenset({"__init__", "app", "errors",
-                                                                                      "exitcodes", "mcp"})),
+            frozenset({"__init__", "agent", "app", "cooperative", "discover", "errors", "events", "heal", "report",
+                       "reportfolder", "settings", "spec", "walk"})),
+    "cli": ("click group: fill a command's request, call its one function, print the result; errors to exit codes",
+            frozenset({"__init__", "app", "cooperative", "discover", "errors", "exitcodes", "mcp", "plan",
+                       "settings"})),
     "entry": ("the console script: for `run`, spawns Playwright's driver before anything heavy is imported",
               frozenset({"browser", "cli"})),
     "__init__": ("the package root: `__version__`", frozenset()),
@@ -179,6 +186,24 @@ def test_no_two_units_import_each_other_even_through_others() -> None:
     cycle = find_cycle({unit: set(row) for unit, row in graph.items()})
     assert cycle is None, " -> ".join(f"{u} ({', '.join(sorted(graph[u][v]))})" if v else u
                                       for u, v in zip(cycle, cycle[1:] + [""]))
+
+
+#: packages whose modules import each other one way only, type-only imports included (a state module
+#: that imports its users is a circle too); discover/ joins once its crawl and in-page parts are apart
+ONE_WAY_PACKAGES = ("browser", "walk")
+
+
+def test_the_modules_of_a_package_import_each_other_one_way() -> None:
+    for package in ONE_WAY_PACKAGES:
+        modules = {p.stem: p for p in (PACKAGE / package).glob("*.py") if p.stem != "__init__"}
+        graph = {name: {n.split(".")[2] for n in imports_of(path) if n.startswith(f"flowwalk.{package}.")
+                        and n.split(".")[2] in modules} - {name}
+                 for name, path in modules.items()}
+        for name, path in modules.items():   # `from flowwalk.walk import healing`
+            tree = ast.parse(path.read_text(), str(path))
+            graph[name] |= {a.name for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                            and node.module == f"flowwalk.{package}" for a in node.names if a.name in modules}
+        assert find_cycle(graph) is None, f"{package}/: " + " -> ".join(find_cycle(graph) or [])
 
 
 def test_the_allow_list_itself_has_no_cycle() -> None:
@@ -304,27 +329,62 @@ def test_mypy_strict_is_clean_on_src() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-#: Playwright Page / Frame / Locator methods: the walker's modules hand pages and elements to
-#: `flowwalk.browser` (element.py, locate.py, session.py) instead of calling these on them
-PLAYWRIGHT_CALLS = {
-    "locator", "click", "dblclick", "fill", "press", "hover", "focus", "check", "uncheck", "select_option",
-    "set_input_files", "scroll_into_view_if_needed", "evaluate", "evaluate_all", "inner_text", "inner_html",
-    "input_value", "get_attribute", "is_visible", "is_enabled", "is_checked", "wait_for", "wait_for_timeout",
-    "wait_for_selector", "nth", "title", "query_selector", "query_selector_all",
-}
+#: the attributes that hold Playwright's own objects: the session's page and context, the locator of
+#: browser/locate.py's `Located`. The page API (`PageSession.page`, browser/page.py) is the rest's.
+PLAYWRIGHT_HANDLES = {"playwright_page", "playwright_context", "locator"}
+#: Playwright's classes whose methods only Playwright's objects have
+PLAYWRIGHT_CLASSES = ("Page", "Frame", "Locator", "FrameLocator", "ElementHandle", "JSHandle", "BrowserContext",
+                      "Browser", "BrowserType", "Playwright", "Keyboard", "Mouse", "Touchscreen", "Route", "Request",
+                      "Response", "Dialog", "Download", "Worker", "ConsoleMessage", "APIRequestContext")
+def playwright_only_methods() -> set[str]:
+    """The names of methods that only Playwright's objects have: every public method of its classes
+    that no flowwalk module defines (a function, or a field of a class) and no builtin or standard
+    type flowwalk calls has (`count` and `goto` are flowwalk's too, `json` is a requests answer's;
+    `evaluate` and `wait_for_load_state` are Playwright's alone)."""
+    import asyncio
+    import datetime
+    import socket
+
+    import playwright.sync_api as sync_api
+    import requests
+
+    names = {name for cls in PLAYWRIGHT_CLASSES for name in dir(getattr(sync_api, cls)) if not name.startswith("_")}
+    ours = {node.name for tree in package_trees().values() for node in ast.walk(tree)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    ours |= {node.target.id for tree in package_trees().values() for node in ast.walk(tree)
+             if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
+    others = (str, bytes, list, dict, set, tuple, int, float, Path, datetime.datetime, socket.socket, asyncio.Task,
+              requests.Response)
+    return names - ours - {name for kind in others for name in dir(kind)}
 
 
-def test_the_walker_calls_playwright_only_through_the_browser_layer() -> None:
-    broken = []
-    for path in sorted((PACKAGE / "walk").glob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(), str(path))):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
-                    and node.func.attr in PLAYWRIGHT_CALLS:
-                broken.append(f"walk/{path.name}:{node.lineno} calls .{node.func.attr}()")
-            elif isinstance(node, ast.Attribute) and node.attr == "url" and isinstance(node.value, ast.Attribute) \
-                    and node.value.attr == "page":
-                broken.append(f"walk/{path.name}:{node.lineno} reads .page.url")
-    assert broken == []
+def playwright_uses(tree: ast.Module, only: set[str]) -> list[tuple[int, str]]:
+    """(line, what) of each call of a Playwright-only method and each reach for a Playwright handle."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in only:
+            found.append((node.lineno, f".{node.func.attr}()"))
+        elif isinstance(node, ast.Attribute) and node.attr in PLAYWRIGHT_HANDLES:
+            found.append((node.lineno, f".{node.attr}"))
+    return sorted(found)
+
+
+def test_nothing_but_the_browser_layer_calls_playwright() -> None:
+    """Every module outside browser/ (walk/, discover/, heal/, the commands, all of it) reads and acts
+    on pages through the page API: no Playwright-only method is called and no Playwright object reached."""
+    only = playwright_only_methods()
+    broken = [f"{rel}:{line} {what}" for rel, tree in package_trees().items() if not rel.startswith("browser/")
+              for line, what in playwright_uses(tree, only)]
+    assert broken == [], "use the page API (PageSession.page, browser/page.py; discover's browser/explore.py)"
+
+
+def test_the_playwright_rule_sees_a_raw_call_and_not_flowwalks_own() -> None:
+    only = playwright_only_methods()
+    assert {"evaluate", "wait_for_load_state", "select_option", "inner_text", "click"} <= only
+    assert not {"count", "goto", "title", "close", "act", "match"} & only
+    tree = ast.parse("def f(session, page):\n    session.playwright_page.evaluate('1')\n    page.act(el)\n"
+                     "    found.locator.first.click()\n    'x'.title()\n")
+    assert playwright_uses(tree, only) == [(2, ".evaluate()"), (2, ".playwright_page"), (4, ".click()"), (4, ".locator")]
 
 
 def _handlers_of(path: Path, name: str) -> list[int]:
@@ -339,18 +399,13 @@ def _handlers_of(path: Path, name: str) -> list[int]:
     return lines
 
 
-#: packages outside browser/ that still catch Playwright's errors themselves: none (discover moved
-#: onto browser/'s translated errors in issue 26); nothing may be added here
-CATCHES_PLAYWRIGHT: set[str] = set()
-
-
 def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
-    """browser/ translates Playwright's errors once (browser/errors.py, browser/probe.py); the rest of
+    """browser/ translates Playwright's errors once (browser/errors.py `translating`); the rest of
     flowwalk catches flowwalk's own (PageGone, PageUnreadable, TimedOut, InvalidSelector)."""
     broken = []
     for path in sorted(PACKAGE.rglob("*.py")):
         rel = path.relative_to(PACKAGE)
-        if rel.parts[0] == "browser" or rel.parts[0] in CATCHES_PLAYWRIGHT:
+        if rel.parts[0] == "browser":
             continue
         for name in ("PlaywrightError", "PlaywrightTimeoutError", "Error", "TimeoutError"):
             if name in ("Error", "TimeoutError") and "playwright" not in path.read_text():
@@ -359,11 +414,56 @@ def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
     assert broken == []
 
 
+#: what browser/errors.py offers the rest of flowwalk: its errors, to catch. Its translation
+#: (`translating`, `translated`) and its reading of Playwright's messages are the browser layer's.
+BROWSER_ERRORS = frozenset({"BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PageError", "PageGone",
+                            "PageUnreadable", "TimedOut"})
+
+
+def translations(tree: ast.Module) -> list[tuple[int, str]]:
+    """(line, what) of each name a module takes from browser/errors.py (or `flowwalk.browser`) that is
+    not one of its errors, and each call of a `translating` (the page API's and the session's own)."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module in ("flowwalk.browser.errors", "flowwalk.browser"):
+            found += [(node.lineno, f"imports {a.name}") for a in node.names
+                      if a.name not in BROWSER_ERRORS and (node.module == "flowwalk.browser.errors" or
+                                                           a.name in ("translating", "translated"))]
+        elif isinstance(node, ast.Call) and (getattr(node.func, "attr", None) == "translating"
+                                             or getattr(node.func, "id", None) == "translating"):
+            found.append((node.lineno, "translating()"))
+    return sorted(found)
+
+
+def test_errors_are_translated_only_in_the_browser_layer() -> None:
+    """Outside browser/ no module translates an error itself: it meets flowwalk's own, already
+    translated by the page API (or discover's browser/explore.py), and imports nothing else of
+    browser/errors.py."""
+    broken = [f"{rel}:{line} {what}" for rel, tree in package_trees().items() if not rel.startswith("browser/")
+              for line, what in translations(tree)]
+    assert broken == [], "read and act through the page API: it translates Playwright's errors once"
+
+
+def test_the_translation_rule_sees_a_translation_and_not_a_catch() -> None:
+    tree = ast.parse("from flowwalk.browser.errors import PageError, translating\n"
+                     "from flowwalk.browser import InvalidSelector, PageSession\n"
+                     "def f(session):\n    with translating():\n        pass\n"
+                     "    with session.translating():\n        pass\n"
+                     "    try:\n        g()\n    except PageError:\n        pass\n")
+    assert translations(tree) == [(1, "imports translating"), (4, "translating()"), (6, "translating()")]
+
+
+#: the page scripts that may look at boxes and styles: the prelude (`fw.visible`, the one meaning of
+#: visible) and the interrupts' gate, which asks only whether a match could be visible
+LAYOUT_READERS = {Path("browser/js/prelude.js"), Path("browser/js/may_show.js")}
+
+
 def test_one_definition_of_visible() -> None:
-    """What "visible" means in the page is written once, in browser/probe.py's PRELUDE."""
+    """What "visible" means in the page is written once, in browser/js/prelude.js (`fw.visible`)."""
     marks = ("getBoundingClientRect", "checkVisibility", "getComputedStyle")
-    found = [f"{p.relative_to(PACKAGE)} uses {m}" for p in sorted(PACKAGE.rglob("*.py"))
-             if p.relative_to(PACKAGE) != Path("browser/probe.py") for m in marks if m in p.read_text()]
+    found = [f"{p.relative_to(PACKAGE)} uses {m}" for p in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.js")])
+             if p.relative_to(PACKAGE) not in LAYOUT_READERS and "vendor" not in p.parts and "report" not in p.parts
+             for m in marks if m in p.read_text()]
     assert found == []
 
 

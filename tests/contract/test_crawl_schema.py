@@ -6,8 +6,7 @@ from pathlib import Path
 
 from jsonschema import Draft202012Validator
 
-from flowwalk.discover.record import CRAWL_SCHEMA
-from flowwalk.app import generated_schemas as generate_schemas
+from flowwalk.discover.record import CRAWL_SCHEMA, generate_schemas
 from flowwalk.spec.schemas import render
 
 SCHEMAS = Path(__file__).resolve().parents[2] / "schemas"

@@ -111,6 +111,35 @@ def _resolve_dotted(name: str, modules: dict[str, Path], classes: dict[str, set[
     return False if name.startswith("flowwalk.") else None
 
 
+def stale_names(text: str, where: str, bases: tuple[Path, ...], modules: dict[str, Path],
+                functions: set[str], classes: dict[str, set[str]]) -> list[str]:
+    """What the backticked names of `text` name that does not exist (see the module docstring)."""
+    stale: list[str] = []
+    for match in SPAN.finditer(text):
+        span = match.group(1).strip()
+        at = f"{where}:{text[:match.start()].count(chr(10))}: `{span}`"
+        if PATH.match(span):
+            if not any((base / span).exists() for base in bases):
+                stale.append(f"{at}: no such file")
+            continue
+        call = CALL.match(span)
+        name = call.group(1) if call else span
+        if call and "." not in name:
+            if name not in functions and name not in classes and not hasattr(builtins, name):
+                stale.append(f"{at}: no function of that name in src/")
+            continue
+        if not DOTTED.match(name) or FILE_NAME.search(name):
+            continue
+        resolved = _resolve_dotted(name, modules, classes)
+        if resolved is False:
+            stale.append(f"{at}: does not import or resolve")
+        elif resolved is None:
+            head, _, member = name.partition(".")
+            if head in classes and "." not in member and member not in classes[head]:
+                stale.append(f"{at}: {head} has no member {member!r}")
+    return stale
+
+
 def test_every_name_a_docstring_gives_in_backticks_exists() -> None:
     modules = _modules()
     functions, classes = _definitions()
@@ -118,26 +147,24 @@ def test_every_name_a_docstring_gives_in_backticks_exists() -> None:
     for path in sorted(SRC.rglob("*.py")):
         rel = path.relative_to(ROOT)
         for line, text in _docstrings(ast.parse(path.read_text(encoding="utf-8"))):
-            for match in SPAN.finditer(text):
-                span = match.group(1).strip()
-                where = f"{rel}:{line + text[:match.start()].count(chr(10))}: `{span}`"
-                if PATH.match(span):
-                    if not any((base / span).exists() for base in (path.parent, SRC, ROOT)):
-                        stale.append(f"{where}: no such file")
-                    continue
-                call = CALL.match(span)
-                name = call.group(1) if call else span
-                if call and "." not in name:
-                    if name not in functions and name not in classes and not hasattr(builtins, name):
-                        stale.append(f"{where}: no function of that name in src/")
-                    continue
-                if not DOTTED.match(name) or FILE_NAME.search(name):
-                    continue
-                resolved = _resolve_dotted(name, modules, classes)
-                if resolved is False:
-                    stale.append(f"{where}: does not import or resolve")
-                elif resolved is None:
-                    head, _, member = name.partition(".")
-                    if head in classes and "." not in member and member not in classes[head]:
-                        stale.append(f"{where}: {head} has no member {member!r}")
+            stale += stale_names(text, f"{rel}:+{line}", (path.parent, SRC, ROOT), modules, functions, classes)
     assert not stale, "docstrings name what does not exist:\n" + "\n".join(stale)
+
+
+#: pages of docs/ held to the same rule: what they name of the code exists; with the packages whose
+#: files the page names by their bare names (architecture.md's "Inside walk/" table)
+CHECKED_PAGES = {"architecture.md": ("walk",)}
+
+
+def test_every_name_the_architecture_page_gives_in_backticks_exists() -> None:
+    """docs/architecture.md fixes the modules and their interfaces: each module, function, class or
+    member it names in backticks is there (a `walk/checks.py`, a `walk.boundary.gone`, a
+    `Page.match`, a `run_check()`)."""
+    modules = _modules()
+    functions, classes = _definitions()
+    stale: list[str] = []
+    for page, packages in CHECKED_PAGES.items():
+        path = ROOT / "docs" / page
+        bases = (SRC, ROOT, path.parent, *(SRC / package for package in packages))
+        stale += stale_names(path.read_text(encoding="utf-8"), f"docs/{page}", bases, modules, functions, classes)
+    assert not stale, "the page names what does not exist (the number is the line, from 0):\n" + "\n".join(stale)

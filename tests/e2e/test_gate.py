@@ -105,3 +105,4 @@ def test_a_bad_quarantine_file_is_refused_at_its_line_by_run_and_validate(tmp_pa
         assert "q.yaml:6:14: error: 'expires' in entry 1 of 'tests' is '2026-13-01', not a day of the calendar" \
             in result.stderr
         assert "Traceback" not in result.stderr
+        assert "serving" not in result.stderr   # a refused run serves nothing, and says nothing of it

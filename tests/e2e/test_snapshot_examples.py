@@ -92,6 +92,10 @@ def test_a_baseline_written_by_one_run_compares_equal_on_the_next(tmp_path: Path
                      "--update-snapshots")
     assert write.returncode == 0, write.stdout + write.stderr
     assert sorted(p.name for p in baselines.iterdir()) == ["cards.png", "page.png", "step-1.yml"]
+    # the console names each baseline it wrote, not only "N warnings"
+    assert "baselines written: 3, by --update-snapshots" in write.stdout
+    listed = [line.strip() for line in write.stdout.splitlines() if line.startswith("  ") and ".snapshots/" in line]
+    assert sorted(Path(line).name for line in listed) == ["cards.png", "page.png", "step-1.yml"], write.stdout
     summary = (tmp_path / "r1" / "summary.md").read_text()
     assert "### Baselines written (3)" in summary and "trip.flow.yaml.snapshots/cards.png" in summary
     written = {p.name: p.read_bytes() for p in baselines.iterdir()}

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from flowwalk.browser.probe import PageReader
+from flowwalk.browser.page import Page
 from flowwalk import events as ev
 from flowwalk.browser import PageSession
 from flowwalk.serve import StaticServer
@@ -111,11 +111,11 @@ def test_an_act_the_main_page_can_do_is_unchanged(flowwalk_browser: Any, tmp_pat
 
 def test_finding_a_target_answers_for_a_frame_too(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
-    child = next(f for f in session.page.frames if f.name == "pay-frame")
+    child = next(f for f in session.playwright_page.frames if f.name == "pay-frame")
     child.wait_for_load_state("load", timeout=5_000)
-    on_page = find(session.reader, Lookup(target="the Pay now button"))
+    on_page = find(session.page, Lookup(target="the Pay now button"))
     # the page's read shows the frame's button, and never acts on it
     assert on_page.selector is None and "acts do not cross into frames" in on_page.reason, on_page.reason
-    found = find(PageReader(child), Lookup(target="the Pay now button"))
+    found = find(Page(child), Lookup(target="the Pay now button"))
     assert found.selector is not None, found.reason
     assert child.locator(found.selector).get_attribute("id") == "pay"

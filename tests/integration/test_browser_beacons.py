@@ -23,14 +23,14 @@ def beacon(vendor: str, event: str | None = None) -> Expect:
 
 
 def results(session: PageSession) -> dict[str, Any]:
-    text = session.page.text_content("#results") or "{}"
+    text = session.playwright_page.text_content("#results") or "{}"
     return json.loads(text) if text.strip() else {}
 
 
 def click_and_wait(session: PageSession, button: str, key: str) -> Any:
     """Click, then wait until the page saw its request answered (or sent, for sendBeacon)."""
-    session.page.click(f"#{button}")
-    session.page.wait_for_function(f"() => document.getElementById('results').textContent.includes('\"{key}\"')")
+    session.playwright_page.click(f"#{button}")
+    session.playwright_page.wait_for_function(f"() => document.getElementById('results').textContent.includes('\"{key}\"')")
     return results(session)[key]
 
 
@@ -131,7 +131,7 @@ def test_missing_beacon_fails_and_lists_what_was_captured(beacons_page: PageSess
 
 
 def test_a_beacon_sent_after_the_check_started_is_waited_for(beacons_page: PageSession) -> None:
-    beacons_page.page.evaluate("""() => setTimeout(() => navigator.sendBeacon(
+    beacons_page.playwright_page.evaluate("""() => setTimeout(() => navigator.sendBeacon(
         'https://plausible.io/api/event', JSON.stringify({n: 'late_event'})), 300)""")
     result = run_check(beacons_page, beacon("plausible", "late_event"), scope=None, timeout_ms=5_000,
                        stabilize=Stabilize(interval_ms=100))

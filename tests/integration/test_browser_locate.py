@@ -43,7 +43,7 @@ def locate_page(session: PageSession, site: StaticServer) -> PageSession:
 
 @pytest.mark.browser
 def test_the_first_alternative_that_matches_wins(locate_page: PageSession) -> None:
-    found = locate(locate_page.page, "#missing | .secondary | .tertiary")
+    found = locate(locate_page.playwright_page, "#missing | .secondary | .tertiary")
     assert found.used == ".secondary"
     assert found.count == 1
     assert found.tried == ["#missing", ".secondary"]
@@ -52,7 +52,7 @@ def test_the_first_alternative_that_matches_wins(locate_page: PageSession) -> No
 
 @pytest.mark.browser
 def test_nothing_matches(locate_page: PageSession) -> None:
-    found = locate(locate_page.page, "#a | #b")
+    found = locate(locate_page.playwright_page, "#a | #b")
     assert found.count == 0
     assert found.used == "#a"
     assert found.tried == ["#a", "#b"]
@@ -61,24 +61,24 @@ def test_nothing_matches(locate_page: PageSession) -> None:
 
 @pytest.mark.browser
 def test_pipes_inside_quotes_and_brackets_belong_to_the_selector(locate_page: PageSession) -> None:
-    assert locate(locate_page.page, 'text="A | B"').locator.inner_text() == "A | B"
-    assert locate(locate_page.page, "p[lang|=en] | #never").locator.inner_text() == "British"
+    assert locate(locate_page.playwright_page, 'text="A | B"').locator.inner_text() == "A | B"
+    assert locate(locate_page.playwright_page, "p[lang|=en] | #never").locator.inner_text() == "British"
 
 
 @pytest.mark.browser
 def test_scope_narrows_every_alternative(locate_page: PageSession) -> None:
-    assert locate(locate_page.page, ".act").count == 2
-    found = locate(locate_page.page, ".act", scope="#second")
+    assert locate(locate_page.playwright_page, ".act").count == 2
+    found = locate(locate_page.playwright_page, ".act", scope="#second")
     assert (found.count, found.used) == (1, "#second >> .act")
     assert found.locator.inner_text() == "Second panel"
-    via_scope_pipe = locate(locate_page.page, ".only-second", scope="#first | #second")
+    via_scope_pipe = locate(locate_page.playwright_page, ".only-second", scope="#first | #second")
     assert via_scope_pipe.used == "#second >> .only-second"
-    assert locate(locate_page.page, ".", scope="#first").locator.get_attribute("id") == "first"
+    assert locate(locate_page.playwright_page, ".", scope="#first").locator.get_attribute("id") == "first"
 
 
 @pytest.mark.browser
 def test_a_selector_that_does_not_parse(locate_page: PageSession) -> None:
     with pytest.raises(InvalidSelector) as info:
-        locate(locate_page.page, "#ok | button[[")
+        locate(locate_page.playwright_page, "#ok | button[[")
     assert info.value.selector == "button[["
     assert str(info.value).startswith("invalid selector 'button[[': ")

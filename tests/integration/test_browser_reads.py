@@ -1,4 +1,4 @@
-"""The reads walk/verifiers.py takes through `PageReader` (browser/probe.py): an element's text, the
+"""The reads walk/verifiers.py takes through the page API (browser/page.py): an element's text, the
 act's field (value, checked state, selected options) and the page's title, on a real page, with
 Playwright's errors leaving translated."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from flowwalk.browser import InvalidSelector, PageSession, PageUnreadable, TimedOut
-from flowwalk.browser.element import element
+from flowwalk.browser.records import Element
 from flowwalk.serve import StaticServer
 
 
@@ -19,28 +19,30 @@ def verify_page(session: PageSession, site: StaticServer) -> PageSession:
 
 @pytest.mark.browser
 def test_text_title_and_the_acts_field_read_through_the_reader(verify_page: PageSession) -> None:
-    reader, page = verify_page.reader, verify_page.page
-    assert reader.document_title() == "Verify"
-    assert reader.first_text("#missing | h1", None, 1_000) == "Verify"
-    assert reader.first_text("h1", "#nowhere", 1_000) is None
-    email, agree, plan = element(page, "#email"), element(page, "#agree"), element(page, "#plan")
-    email.fill("ann@example.com")
-    agree.check()
-    plan.select_option("pro")
-    assert reader.field_value(email, 1_000) == "ann@example.com"
-    assert reader.checked(agree, 1_000) is True
-    assert reader.selected_options(plan) == [("pro", "Professional")]
+    page = verify_page.page
+    assert page.document_title() == "Verify"
+    assert page.first_text("#missing | h1", None, 1_000) == "Verify"
+    assert page.first_text("h1", "#nowhere", 1_000) is None
+    email, agree, plan = Element("#email"), Element("#agree"), Element("#plan")
+    page.act(email, "fill", "ann@example.com", 1_000)
+    page.act(agree, "check", None, 1_000)
+    page.act(plan, "select", "pro", 1_000)
+    assert page.field_value(email, 1_000) == "ann@example.com"
+    assert page.checked(agree, 1_000) is True
+    assert page.selected_options(plan) == [("pro", "Professional")]
 
 
 @pytest.mark.browser
 def test_a_read_that_fails_leaves_as_flowwalks_error(verify_page: PageSession) -> None:
-    reader, page = verify_page.reader, verify_page.page
+    page = verify_page.page
     with pytest.raises(TimedOut):
-        reader.field_value(element(page, "#nothing-here"), 200)
+        page.field_value(Element("#nothing-here"), 200)
     with pytest.raises(PageUnreadable):
-        reader.checked(element(page, "h1"), 1_000)   # not a checkbox
+        page.checked(Element("h1"), 1_000)   # not a checkbox
+    with pytest.raises(TimedOut):
+        page.act(Element("#nothing-here"), "click", None, 200)
     with pytest.raises(InvalidSelector):
-        reader.first_text("div[", None, 1_000)
+        page.first_text("div[", None, 1_000)
 
 
 _INTERRUPTS = """<!doctype html><body>
@@ -59,15 +61,15 @@ _INTERRUPTS = """<!doctype html><body>
 
 @pytest.mark.browser
 def test_the_interrupt_gate_never_says_no_where_playwright_sees_a_visible_match(session: PageSession) -> None:
-    # browser/element.dismiss_visible skips a selector the gate says False for: that must mean no
+    # Page.dismiss skips a selector the gate says False for: that must mean no
     # match is visible to Playwright; True is only a maybe; Playwright's own syntax is None
-    session.page.set_content(_INTERRUPTS)
+    session.playwright_page.set_content(_INTERRUPTS)
     css = ["#shown", "#gone", "#empty", "#hidden", "#contents", "#in-shadow", "#nowhere", "body > #shown"]
-    gate = session.reader.may_show(css + ["text=accept", "div:has-text('shown')", "#a >> #b"])
+    gate = session.page.may_show(css + ["text=accept", "div:has-text('shown')", "#a >> #b"])
     assert gate[:len(css)] == [True, False, False, True, True, True, False, True]
     assert gate[len(css):] == [None, None, None]
     for selector, maybe in zip(css, gate):
-        located = session.page.locator(selector)
+        located = session.playwright_page.locator(selector)
         visible = any(located.nth(i).is_visible() for i in range(located.count()))
         assert maybe or not visible, selector
 
@@ -82,26 +84,26 @@ _ITEMS = """<!doctype html><body><ul id="list">
 
 @pytest.mark.browser
 def test_the_items_read_gives_each_matchs_text_and_class_in_document_order(session: PageSession) -> None:
-    session.page.set_content(_ITEMS)
-    read = session.reader.items("#list li")
+    session.playwright_page.set_content(_ITEMS)
+    read = session.page.items("#list li")
     assert read.n == 4
     # rendered and normalised (a hidden element's innerText is its textContent), one per match
     assert read.texts == ("buy some cheese", "feed the cat", "book a doctors appointment", "hidden one")
     # the class attribute as written; an element without one reads as ''
     assert read.classes == ("completed", "", "", " completed   editing ")
-    raw = session.reader.items("#list li", raw_text=True)
+    raw = session.page.items("#list li", raw_text=True)
     assert raw.texts[0] == "  buy   some cheese " and raw.texts[2] == "  book a doctors appointment  "
-    assert session.reader.items("#nothing li").n == 0
+    assert session.page.items("#nothing li").n == 0
     with pytest.raises(InvalidSelector):
-        session.reader.items("li[")
+        session.page.items("li[")
 
 
 @pytest.mark.browser
 def test_a_text_read_can_match_case_and_an_exact_one_can_keep_whitespace(session: PageSession) -> None:
-    from flowwalk.browser.probe import ElementQuery
+    from flowwalk.browser.records import ElementQuery
 
-    session.page.set_content(_ITEMS)
-    reader = session.reader
+    session.playwright_page.set_content(_ITEMS)
+    reader = session.page
     assert reader.elements("#list li", ElementQuery("text", "CHEESE")).hit
     assert not reader.elements("#list li", ElementQuery("text", "CHEESE", match_case=True)).hit
     assert reader.elements("#list li", ElementQuery("text", "the cat", match_case=True)).hit

@@ -24,7 +24,7 @@ def open_nav(session: PageSession, site: StaticServer) -> PageSession:
 
 
 def on_page(session: PageSession, site: StaticServer, path: str) -> bool:
-    return session.page.url == f"{site.url}{path}"
+    return session.playwright_page.url == f"{site.url}{path}"
 
 
 # --- launching ----------------------------------------------------------------------------------
@@ -43,7 +43,7 @@ def test_the_full_browser_works_despite_its_stderr_noise(playwright_instance, si
     try:
         session = browser.new_session(entry_url=f"{site.url}/", allowed_hosts=())
         session.goto(f"{site.url}/browser/checks.html", timeout_ms=30_000)
-        assert session.page.title() == "checks"
+        assert session.playwright_page.title() == "checks"
         session.close()
     finally:
         browser.close()
@@ -58,7 +58,7 @@ def test_launch_starts_and_stops_its_own_playwright(site: StaticServer) -> None:
         "b = Browser.launch(Settings(executable=default_executable()))\n"
         f"s = b.new_session(entry_url='{site.url}/', allowed_hosts=())\n"
         f"s.goto('{site.url}/browser/checks.html', timeout_ms=10000)\n"
-        "print(s.page.title())\n"
+        "print(s.playwright_page.title())\n"
         "s.close(); b.close(); print('alive', b.is_alive())\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
@@ -70,15 +70,15 @@ def test_sessions_are_fresh_contexts_with_a_fixed_viewport(flowwalk_browser: Bro
     first = flowwalk_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=())
     try:
         first.goto(f"{site.url}/browser/checks.html", timeout_ms=10_000)
-        first.page.evaluate("localStorage.setItem('seen', 'yes'); document.cookie = 'c=1'")
-        assert first.page.viewport_size == {"width": 1280, "height": 720}
+        first.playwright_page.evaluate("localStorage.setItem('seen', 'yes'); document.cookie = 'c=1'")
+        assert first.playwright_page.viewport_size == {"width": 1280, "height": 720}
     finally:
         first.close()
     second = flowwalk_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=())
     try:
         second.goto(f"{site.url}/browser/checks.html", timeout_ms=10_000)
-        assert second.page.evaluate("localStorage.getItem('seen')") is None
-        assert second.page.evaluate("document.cookie") == ""
+        assert second.playwright_page.evaluate("localStorage.getItem('seen')") is None
+        assert second.playwright_page.evaluate("document.cookie") == ""
     finally:
         second.close()
     assert flowwalk_browser.is_alive()
@@ -92,7 +92,7 @@ def test_goto_outside_the_allowlist_is_refused_before_navigating(session: PageSe
         session.goto("http://outside.invalid/start", timeout_ms=5_000)
     assert info.value.host == "outside.invalid"
     assert info.value.url == "http://outside.invalid/start"
-    assert session.page.url == "about:blank"
+    assert session.playwright_page.url == "about:blank"
     assert session.blocked[-1]["url"] == "http://outside.invalid/start"
 
 
@@ -109,14 +109,14 @@ def test_a_loopback_entry_host_admits_exactly_itself(flowwalk_browser: Browser, 
     widened = flowwalk_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=("localhost",))
     try:
         widened.goto(f"{other}/browser/checks.html", timeout_ms=10_000)
-        assert widened.page.title() == "checks"
+        assert widened.playwright_page.title() == "checks"
     finally:
         widened.close()
 
 
 def test_a_link_that_leaves_is_stopped_and_reported(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#outside")
+    session.playwright_page.click("#outside")
     with pytest.raises(NavigationBlocked) as info:
         session.check_navigation()
     assert info.value.host == "outside.invalid" and info.value.how == "navigation"
@@ -126,7 +126,7 @@ def test_a_link_that_leaves_is_stopped_and_reported(session: PageSession, site: 
 
 def test_a_script_redirect_is_stopped(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#js-redirect")
+    session.playwright_page.click("#js-redirect")
     with pytest.raises(NavigationBlocked) as info:
         session.check_navigation()
     assert info.value.url == "http://outside.invalid/js"
@@ -135,7 +135,7 @@ def test_a_script_redirect_is_stopped(session: PageSession, site: StaticServer) 
 
 def test_a_late_script_redirect_is_caught_on_a_later_check(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#late-redirect")
+    session.playwright_page.click("#late-redirect")
     session.wait(300)
     with pytest.raises(NavigationBlocked) as info:
         session.check_navigation()
@@ -145,7 +145,7 @@ def test_a_late_script_redirect_is_caught_on_a_later_check(session: PageSession,
 
 def test_a_server_redirect_away_is_stopped_without_a_dns_lookup(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#redirect")
+    session.playwright_page.click("#redirect")
     session.wait(200)
     with pytest.raises(NavigationBlocked) as info:
         session.check_navigation()
@@ -162,8 +162,8 @@ def test_goto_that_redirects_away_raises(session: PageSession, site: StaticServe
 
 def test_staying_on_the_site_is_fine(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#inside")
-    session.page.wait_for_url("**/browser/checks.html")
+    session.playwright_page.click("#inside")
+    session.playwright_page.wait_for_url("**/browser/checks.html")
     session.check_navigation()
     assert list(session.navigations)[-2:] == [f"{site.url}/browser/nav.html", f"{site.url}/browser/checks.html"]
 
@@ -174,7 +174,7 @@ def test_without_an_entry_url_the_first_goto_sets_the_entry_host(flowwalk_browse
     try:
         session.goto(f"{site.url}/browser/nav.html", timeout_ms=10_000)
         assert session.entry_host == "127.0.0.1"
-        session.page.click("#outside")
+        session.playwright_page.click("#outside")
         with pytest.raises(NavigationBlocked):
             session.check_navigation()
     finally:
@@ -201,12 +201,12 @@ def test_third_party_subresources_are_blocked_and_recorded_quietly(session: Page
 
 def test_dialogs_are_dismissed_and_recorded(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#alert")
-    assert session.page.text_content("#after-alert") == "closed"
-    session.page.click("#confirm")
-    assert session.page.text_content("#confirm-result") == "false"
-    session.page.click("#prompt")
-    assert session.page.text_content("#prompt-result") == "null"
+    session.playwright_page.click("#alert")
+    assert session.playwright_page.text_content("#after-alert") == "closed"
+    session.playwright_page.click("#confirm")
+    assert session.playwright_page.text_content("#confirm-result") == "false"
+    session.playwright_page.click("#prompt")
+    assert session.playwright_page.text_content("#prompt-result") == "null"
     assert [(d["type"], d["message"], d["action"]) for d in session.dialogs] == [
         ("alert", "Hello", "dismissed"), ("confirm", "Delete everything?", "dismissed"),
         ("prompt", "Your name?", "dismissed")]
@@ -214,25 +214,25 @@ def test_dialogs_are_dismissed_and_recorded(session: PageSession, site: StaticSe
 
 def test_beforeunload_does_not_trap_the_walk(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#guard")
-    session.page.click("#inside")
-    session.page.wait_for_url("**/browser/checks.html")
+    session.playwright_page.click("#guard")
+    session.playwright_page.click("#inside")
+    session.playwright_page.wait_for_url("**/browser/checks.html")
     assert [(d["type"], d["action"]) for d in session.dialogs] == [("beforeunload", "accepted")]
 
 
 def test_popups_are_recorded_and_closed(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#popup")
+    session.playwright_page.click("#popup")
     session.wait(300)
     assert [p["url"] for p in session.popups] == [f"{site.url}/browser/checks.html?popup=1"]
-    assert session.context.pages == [session.page]
+    assert session.playwright_context.pages == [session.playwright_page]
     assert on_page(session, site, "/browser/nav.html")
 
 
 def test_console_errors_and_page_errors_are_kept_in_order(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.click("#console-error")
-    session.page.click("#throw")
+    session.playwright_page.click("#console-error")
+    session.playwright_page.click("#throw")
     session.wait(100)
     assert session.console_errors == ["something broke: 42", "TypeError: bad thing happened"]
     evidence = session.evidence()
@@ -243,7 +243,7 @@ def test_console_errors_and_page_errors_are_kept_in_order(session: PageSession, 
 
 def test_console_errors_are_bounded(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.evaluate("for (let i = 0; i < 250; i++) console.error('e' + i)")
+    session.playwright_page.evaluate("for (let i = 0; i < 250; i++) console.error('e' + i)")
     session.wait(200)
     assert len(session.console_errors) == 200
     assert session.console_errors[-1] == "e249" and session.console_errors[0] == "e50"
@@ -256,7 +256,7 @@ def test_console_errors_are_bounded(session: PageSession, site: StaticServer) ->
 
 def test_evidence_lists_the_page_and_its_last_requests(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.evaluate("""async () => { for (let i = 0; i < 35; i++) await fetch('/__echo?i=' + i); }""")
+    session.playwright_page.evaluate("""async () => { for (let i = 0; i < 35; i++) await fetch('/__echo?i=' + i); }""")
     session.pump()
     evidence = session.evidence()
     assert evidence["url"] == f"{site.url}/browser/nav.html"
@@ -283,7 +283,7 @@ def test_screenshot_and_aria_snapshot(session: PageSession, site: StaticServer, 
 
 def test_aria_snapshot_is_bounded(session: PageSession, site: StaticServer) -> None:
     open_nav(session, site)
-    session.page.evaluate("""() => { for (let i = 0; i < 3000; i++) {
+    session.playwright_page.evaluate("""() => { for (let i = 0; i < 3000; i++) {
         const b = document.createElement('button'); b.textContent = 'Button number ' + i; document.body.append(b); } }""")
     snapshot = session.a11y_snapshot()
     assert len(snapshot) < 20_100
@@ -310,12 +310,11 @@ def test_a_closed_session_gives_evidence_without_raising(session: PageSession, s
 
 def test_a_page_closed_by_the_site_is_not_a_crash(flowwalk_browser: Browser, session: PageSession,
                                                    site: StaticServer) -> None:
-    from flowwalk.browser import PlaywrightError
+    from flowwalk.browser import PageGone
 
     # a tab with a single history entry may close itself
-    with session.page.expect_event("close"):
-        session.page.evaluate("window.close()")
-    with pytest.raises(PlaywrightError):
-        with session.guard():
-            session.page.title()
+    with session.playwright_page.expect_event("close"):
+        session.playwright_page.evaluate("window.close()")
+    with pytest.raises(PageGone):   # not BrowserCrashed: the context still answers
+        session.page.document_title()
     assert not session.crashed and flowwalk_browser.is_alive()

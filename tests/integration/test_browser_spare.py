@@ -31,16 +31,16 @@ def test_a_spare_context_shares_nothing_with_the_session_before(spare_browser: B
     first = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
     assert spare_browser._spare is not None   # the next one is on its way
     first.goto(f"{site.url}/", timeout_ms=10_000)
-    first.page.evaluate("() => { localStorage.setItem('left', 'behind'); document.cookie = 'crumb=1'; }")
+    first.playwright_page.evaluate("() => { localStorage.setItem('left', 'behind'); document.cookie = 'crumb=1'; }")
     first.close()
     second = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
     try:
-        assert second.context is not first.context and second.page.url == "about:blank"
+        assert second.playwright_context is not first.playwright_context and second.playwright_page.url == "about:blank"
         second.goto(f"{site.url}/", timeout_ms=10_000)
-        assert second.page.evaluate("() => [localStorage.getItem('left'), document.cookie]") == [None, ""]
+        assert second.playwright_page.evaluate("() => [localStorage.getItem('left'), document.cookie]") == [None, ""]
         # the spare carries the click recorder, as a context opened on the spot does
-        second.page.evaluate("() => document.body.insertAdjacentHTML('beforeend', '<button id=b>b</button>')")
-        second.page.click("#b")
+        second.playwright_page.evaluate("() => document.body.insertAdjacentHTML('beforeend', '<button id=b>b</button>')")
+        second.playwright_page.click("#b")
         landed: Any = second.last_click("#b", timeout_ms=2000)
         assert landed is not None and landed.get("click") is not None
     finally:
@@ -81,8 +81,8 @@ def test_the_spare_comes_routed_for_the_last_sessions_hosts(spare_browser: Brows
         assert not pattern.match(f"{site.url}/index.html") and not pattern.match("https://docs.example.org/a")
         # and it answers vendors for this session: a beacon from its page is fulfilled locally
         second.goto(f"{site.url}/browser/beacons.html", timeout_ms=10_000)
-        second.page.wait_for_function("() => document.getElementById('results') !== null")
-        status = second.page.evaluate(
+        second.playwright_page.wait_for_function("() => document.getElementById('results') !== null")
+        status = second.playwright_page.evaluate(
             "() => fetch('https://www.google-analytics.com/g/collect?v=2&tid=G-TEST&en=spare_check',"
             " {method: 'POST', mode: 'no-cors'}).then(() => 'answered', () => 'failed')")
         assert status == "answered"
@@ -119,7 +119,7 @@ def test_a_spare_is_taken_only_by_a_session_of_the_same_environment(spare_browse
                                                    context_options=french)
         try:
             french_session.goto(f"{site.url}/", timeout_ms=10_000)
-            assert french_session.page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
+            assert french_session.playwright_page.evaluate("() => [navigator.language, innerWidth]") == ["fr-FR", 400]
         finally:
             french_session.close()
         assert spare_browser._spare is not None
@@ -129,7 +129,7 @@ def test_a_session_starts_from_a_saved_storage_state(spare_browser: Browser, sit
     first = spare_browser.new_session(entry_url=f"{site.url}/", allowed_hosts=(), offline=False)
     try:
         first.goto(f"{site.url}/", timeout_ms=10_000)
-        first.page.evaluate("() => { localStorage.setItem('who', 'ada'); document.cookie = 'sid=42'; }")
+        first.playwright_page.evaluate("() => { localStorage.setItem('who', 'ada'); document.cookie = 'sid=42'; }")
         state = first.storage_state()
     finally:
         first.close()
@@ -138,6 +138,6 @@ def test_a_session_starts_from_a_saved_storage_state(spare_browser: Browser, sit
                                           storage_state=state)
     try:
         signed_in.goto(f"{site.url}/", timeout_ms=10_000)
-        assert signed_in.page.evaluate("() => [localStorage.getItem('who'), document.cookie]") == ["ada", "sid=42"]
+        assert signed_in.playwright_page.evaluate("() => [localStorage.getItem('who'), document.cookie]") == ["ada", "sid=42"]
     finally:
         signed_in.close()

@@ -8,6 +8,7 @@ Every step's record keeps its number of reads. The pages are tests/site/pages/wa
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 import pytest
 
 from flowwalk.model import Stabilize
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Overrides, Settings, build_settings
 from flowwalk.spec.config import load_config
 from flowwalk.spec.loader import load_suites
 
@@ -60,7 +61,7 @@ def test_a_flow_check_passes_on_its_first_read_and_a_rule_check_on_its_second(fl
     assert set(shown_stable(events)) <= RULE_STABLE and shown_stable(events)[1][0] == "quiet"
 
     # the config's stabilize (here: stable_reads 2) applies to flows too
-    stable = settings.with_(flow_stabilize=Stabilize(stable_reads=2))
+    stable = dataclasses.replace(settings, flow_stabilize=Stabilize(stable_reads=2))
     outcome, events = walk(flow("stabilized", checks, page_url("basic.html")), flowwalk_browser, stable)
     assert outcome.status == "passed" and set(shown_stable(events)) <= RULE_STABLE
 
@@ -68,7 +69,7 @@ def test_a_flow_check_passes_on_its_first_read_and_a_rule_check_on_its_second(fl
 def test_a_flow_check_still_waits_for_a_state_that_comes_late(flowwalk_browser: Any, tmp_path: Path,
                                                                page_url: Any) -> None:
     # the update lands 400 ms after the click: the check waits for it, and reads again when the
-    # page changes (browser/probe.py PageReader.changed), not every 100 ms until then (nor 500 ms later)
+    # page changes (browser/page.py Page.changed), not every 100 ms until then (nor 500 ms later)
     steps = [click("#refresh"), expect("text_contains", "ready", "#status")]
     outcome, events = walk(flow("late", steps, page_url("delayed.html")), flowwalk_browser,
                            make_settings(tmp_path / "report"))
@@ -179,5 +180,5 @@ scenarios:
     assert default["flow"] == [("reads", 1)] and default["rules"] in two
     (tmp_path / "flowwalk.yaml").write_text("stabilize: {stable_reads: 2}\n")
     config = load_config(tmp_path / "flowwalk.yaml").model_dump(exclude_unset=True)
-    configured = reads(build_settings(base, env={}, config=config))
+    configured = reads(build_settings(Overrides(**base), env={}, config=config))
     assert configured["flow"] in two and configured["rules"] in two

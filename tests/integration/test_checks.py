@@ -218,7 +218,7 @@ def test_selector_that_does_not_parse_fails_at_once(checks_page: PageSession) ->
 
 
 def test_state_changed_by_the_page_is_seen_on_a_later_read(checks_page: PageSession) -> None:
-    checks_page.page.evaluate("setTimeout(() => { document.querySelector('#news').checked = true }, 250)")
+    checks_page.playwright_page.evaluate("setTimeout(() => { document.querySelector('#news').checked = true }, 250)")
     result = check(checks_page, expect("checked", selector="#news"), timeout_ms=3_000)
     assert result.passed
     assert result.reads >= 3

@@ -42,7 +42,7 @@ def check(session: PageSession, e: Expect) -> CheckResult:
 def frames_page(session: PageSession, site: StaticServer) -> PageSession:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
     # the frames load with the page (load waits for them); be sure both have their text
-    for frame in session.page.frames[1:]:
+    for frame in session.playwright_page.frames[1:]:
         frame.wait_for_load_state("load", timeout=5_000)
     return session
 

@@ -1,6 +1,6 @@
 """RFC 010's guarantee without its wait, differentially: on pages whose state changes in each way the
 second read exists for, a check gives the same verdict with the page's record of stillness
-(browser/probe.py `fw.quiet`) as with two reads, run after run; and on a still page the record does
+(js/prelude.js `fw.quiet`) as with two reads, run after run; and on a still page the record does
 spare the second read."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_a_page_that_changed_just_before_passes_once_the_record_covers_the_inter
     for _ in range(3):
         session.goto(f"{site.url}/browser/quiet.html?mode=still", timeout_ms=10_000)
         time.sleep(0.2)
-        session.page.evaluate("() => { document.getElementById('t').textContent = 'Saved'; }")
+        session.playwright_page.evaluate("() => { document.getElementById('t').textContent = 'Saved'; }")
         time.sleep(0.03)
         result = run_check(session, expect("text_contains", selector="#t", value="Saved"), scope=None,
                            timeout_ms=2000, stabilize=TWO)
@@ -113,7 +113,7 @@ def test_a_page_that_changed_just_before_passes_once_the_record_covers_the_inter
 def test_a_script_setting_a_controls_state_resets_the_record(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/browser/quiet.html?mode=still", timeout_ms=10_000)
     time.sleep(0.3)
-    ages = session.page.evaluate("""() => {
+    ages = session.playwright_page.evaluate("""() => {
       const q = window[Symbol.for('flowwalk.quiet')];
       const age = () => { q.flush(); return performance.now() - q.dom; };
       const out = { before: age() };
@@ -128,7 +128,7 @@ def test_a_script_setting_a_controls_state_resets_the_record(session: PageSessio
     }""")
     assert ages["before"] >= 250 and ages["checked"] < 50 and ages["later"] >= 100 and ages["value"] < 50, ages
     # the page still sees its own values
-    assert session.page.evaluate("() => [document.getElementById('c').checked, document.getElementById('v').value]") \
+    assert session.playwright_page.evaluate("() => [document.getElementById('c').checked, document.getElementById('v').value]") \
         == [True, "x"]
 
 
@@ -139,7 +139,7 @@ def test_a_mutation_inside_a_shadow_root_resets_the_record(session: PageSession,
     # declares, which the parser attaches with no attachShadow call: the page's record finds it
     # once the document is parsed, or after setHTMLUnsafe put it there
     session.goto(f"{site.url}/browser/quiet.html?mode=still", timeout_ms=10_000)
-    session.page.evaluate("""(how) => {
+    session.playwright_page.evaluate("""(how) => {
       if (how === 'attachShadow') {
         const host = document.body.appendChild(document.createElement('div'));
         window.__span = host.attachShadow({ mode: 'closed' }).appendChild(document.createElement('span'));
@@ -152,7 +152,7 @@ def test_a_mutation_inside_a_shadow_root_resets_the_record(session: PageSession,
       }
     }""", how)
     time.sleep(0.3)
-    ages = session.page.evaluate("""() => {
+    ages = session.playwright_page.evaluate("""() => {
       const q = window[Symbol.for('flowwalk.quiet')];
       q.flush();
       const before = performance.now() - q.dom;

@@ -119,7 +119,7 @@ def test_a_state_that_matches_too_late_to_be_confirmed_is_a_timeout(session: Pag
 # Read-driven states: the element's text getter answers from a script, one entry per read (each
 # read evaluates the text exactly once), so these tests do not depend on the machine's speed.
 def drive(session: PageSession, states: list[str]) -> Expect:
-    session.page.evaluate("""(states) => {
+    session.playwright_page.evaluate("""(states) => {
         document.getElementById('driven')?.remove();
         const el = document.createElement('p'); el.id = 'driven'; document.body.append(el);
         let n = 0;
@@ -227,7 +227,7 @@ def test_reads_slower_than_the_stale_threshold_are_never_evidence(session: PageS
     open_page(session, site, "checks.html")
     # the page keeps its main thread busy for 900 ms at a time: each read waits for a gap and so
     # returns a snapshot of unknown age; the text is there, yet the check must not pass on it
-    session.page.evaluate("""() => { window.__busy = setInterval(() => {
+    session.playwright_page.evaluate("""() => { window.__busy = setInterval(() => {
         const end = Date.now() + 900; while (Date.now() < end) {} }, 1); }""")
     st = Stabilize(interval_ms=100, stale_ms=300, max_rechecks=1)
     try:
@@ -241,7 +241,7 @@ def test_reads_slower_than_the_stale_threshold_are_never_evidence(session: PageS
 
 def test_navigation_during_a_check_is_read_through(session: PageSession, site: StaticServer) -> None:
     open_page(session, site, "nav.html")
-    session.page.click("#inside")
+    session.playwright_page.click("#inside")
     result = run_check(session, expect("url_contains", value="/browser/checks.html"), scope=None, timeout_ms=5_000,
                        stabilize=Stabilize(interval_ms=100))
     assert result.passed

@@ -211,7 +211,7 @@ def test_the_landing_is_redacted_like_the_rest_of_the_evidence(flowwalk_browser:
 
 
 def test_the_session_reads_the_record_in_one_call_and_never_raises(session: PageSession, url: str) -> None:
-    page = session.page
+    page = session.playwright_page
     session.goto(url, timeout_ms=10_000)
     assert session.last_click() == {"click": None, "pointerdown": None, "in_pointerdown": None, "matches": None,
                                     "invalid_selector": False}

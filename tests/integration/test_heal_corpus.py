@@ -16,7 +16,6 @@ import pytest
 
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.browser.probe import PROBE_JS
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
 from flowwalk.heal.find import HealOutcome, Lookup
@@ -53,9 +52,9 @@ def fingerprints(session: PageSession, site: StaticServer) -> dict[str, dict[str
     session.goto(f"{site.url}/heal/v1.html", timeout_ms=10_000)
     out = {}
     for name, (selector, _, _) in STEPS.items():
-        result = locate(session.page, selector, probe=PROBE_JS)
+        result = session.page.match(selector, fingerprint=True)
         assert result.count >= 1, name
-        fp = bound(result.probe["fp"])
+        fp = bound(result.fingerprint)
         assert fp is not None
         out[name] = fp
     return out
@@ -65,13 +64,13 @@ def heal_on(session: PageSession, site: StaticServer, page: str, name: str,
             fp: dict[str, Any] | None) -> tuple[HealOutcome, bool | None, float]:
     selector, target, is_it = STEPS[name]
     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
-    assert locate(session.page, selector).count == 0, f"{name} still matches on {page}"
+    assert locate(session.playwright_page, selector).count == 0, f"{name} still matches on {page}"
     t0 = time.perf_counter()
-    outcome = find(session.reader, Lookup(target=target, fingerprint=fp, pinned=selector))
+    outcome = find(session.page, Lookup(target=target, fingerprint=fp, pinned=selector))
     took = time.perf_counter() - t0
     right = None
     if outcome.selector:
-        found = locate(session.page, outcome.selector)
+        found = locate(session.playwright_page, outcome.selector)
         assert found.count == 1, outcome
         right = bool(found.locator.evaluate(f"(el) => {is_it}"))
     return outcome, right, took
@@ -130,11 +129,11 @@ def test_corpus_figures(session: PageSession, site: StaticServer, capsys: pytest
                 if use_fp is None:
                     session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
                     t0 = time.perf_counter()
-                    outcome = find(session.reader, Lookup(target=None, fingerprint=fps[name], pinned=selector))
+                    outcome = find(session.page, Lookup(target=None, fingerprint=fps[name], pinned=selector))
                     took = time.perf_counter() - t0
                     right = None
                     if outcome.selector:
-                        right = bool(locate(session.page, outcome.selector).locator.evaluate(f"(el) => {is_it}"))
+                        right = bool(locate(session.playwright_page, outcome.selector).locator.evaluate(f"(el) => {is_it}"))
                 else:
                     outcome, right, took = heal_on(session, site, page, name, fp)
                 times.append(took)

@@ -19,10 +19,9 @@ from typing import Any, Iterator
 import pytest
 
 from fake_model import FakeModel, Reply
-from flowwalk.agent import Agent, ModelConfig
+from flowwalk.agent import Agent, LLMConfig
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.browser.probe import PROBE_JS
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
 from flowwalk.serve import StaticServer
@@ -100,14 +99,14 @@ def open_page(session: PageSession, site: StaticServer, todomvc: StaticServer, p
               hover_first: bool = False) -> None:
     if page == TODO:
         session.goto(f"{todomvc.url}/index.html", timeout_ms=10_000)
-        session.page.evaluate("() => localStorage.clear()")
+        session.playwright_page.evaluate("() => localStorage.clear()")
         session.goto(f"{todomvc.url}/index.html", timeout_ms=10_000)
         for title in TODOS:
-            session.page.fill("#new-todo", title)
-            session.page.press("#new-todo", "Enter")
+            session.playwright_page.fill("#new-todo", title)
+            session.playwright_page.press("#new-todo", "Enter")
         if hover_first:
             # the delete button shows on hover, as a person's mouse over the row shows it
-            session.page.hover("#todo-list li >> nth=0")
+            session.playwright_page.hover("#todo-list li >> nth=0")
     else:
         session.goto(f"{site.url}/heal/{page}", timeout_ms=10_000)
 
@@ -115,21 +114,21 @@ def open_page(session: PageSession, site: StaticServer, todomvc: StaticServer, p
 def is_it(session: PageSession, outcome: HealOutcome, predicate: str) -> bool | None:
     if not outcome.selector:
         return None
-    found = locate(session.page, outcome.selector)
+    found = locate(session.playwright_page, outcome.selector)
     assert found.count == 1, outcome
     return bool(found.locator.evaluate(f"(el) => {predicate}"))
 
 
 def ranked_for(session: PageSession, lookup: Lookup) -> tuple[Any, ...]:
-    return judge(lookup, read_candidates(session.reader, lookup)).ranked
+    return judge(lookup, read_candidates(session.page, lookup)).ranked
 
 
 def heal_positive(session: PageSession, site: StaticServer, todomvc: StaticServer, name: str,
                   agent: Agent | None = None) -> tuple[HealOutcome, bool | None]:
     page, pinned, target, action, predicate = POSITIVE[name]
     open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
-    assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    outcome = find(session.reader, Lookup(target=target, action=action, pinned=pinned),
+    assert locate(session.playwright_page, pinned).count == 0, f"{pinned} still matches"
+    outcome = find(session.page, Lookup(target=target, action=action, pinned=pinned),
                    asking=Asking(agent) if agent else None)
     return outcome, is_it(session, outcome, predicate)
 
@@ -138,8 +137,8 @@ def heal_negative(session: PageSession, site: StaticServer, todomvc: StaticServe
                   agent: Agent | None = None) -> HealOutcome:
     page, pinned, target, action = NEGATIVE[name]
     open_page(session, site, todomvc, page, hover_first=True)
-    assert locate(session.page, pinned).count == 0, f"{pinned} still matches"
-    return find(session.reader, Lookup(target=target, action=action, pinned=pinned),
+    assert locate(session.playwright_page, pinned).count == 0, f"{pinned} still matches"
+    return find(session.page, Lookup(target=target, action=action, pinned=pinned),
                 asking=Asking(agent) if agent else None)
 
 
@@ -160,7 +159,7 @@ def test_the_same_target_with_no_pinned_selector_finds_the_same_element(session:
     `Search button` and `Action dropdown`)."""
     page, _, target, action, predicate = POSITIVE[name]
     open_page(session, site, todomvc, page, hover_first=name == "delete-first-todo")
-    outcome = find(session.reader, Lookup(target=target, action=action))
+    outcome = find(session.page, Lookup(target=target, action=action))
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
     assert is_it(session, outcome, predicate), outcome
 
@@ -179,11 +178,11 @@ def test_a_renamed_or_moved_element_heals_from_its_fingerprint(session: PageSess
                                                                name: str) -> None:
     before, after, pinned, target, predicate = FINGERPRINTED[name]
     session.goto(f"{site.url}/heal/{before}", timeout_ms=10_000)
-    fp = bound(locate(session.page, pinned, probe=PROBE_JS).probe["fp"])
+    fp = bound(session.page.match(pinned, fingerprint=True).fingerprint)
     assert fp is not None
     session.goto(f"{site.url}/heal/{after}", timeout_ms=10_000)
-    assert locate(session.page, pinned).count == 0
-    outcome = find(session.reader, Lookup(target=target, fingerprint=fp, pinned=pinned))
+    assert locate(session.playwright_page, pinned).count == 0
+    outcome = find(session.page, Lookup(target=target, fingerprint=fp, pinned=pinned))
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
     assert is_it(session, outcome, predicate), outcome
 
@@ -238,7 +237,7 @@ def test_a_healed_positional_selector_still_picks_the_position_after_the_data_ch
         session: PageSession, site: StaticServer, todomvc: StaticServer) -> None:
     outcome, right = heal_positive(session, site, todomvc, "second-book")
     assert outcome.selector is not None and right, (outcome.reason, outcome.missed)
-    session.page.evaluate(NEW_FIRST_BOOK)
+    session.playwright_page.evaluate(NEW_FIRST_BOOK)
     # the second row is Dune's now: the healed selector picks its checkbox, not Emma's
     assert is_it(session, outcome, "el.value === '1' && el.closest('tr') === "
                                    "document.querySelectorAll('#result_list tbody tr')[1]"), outcome.selector
@@ -247,10 +246,10 @@ def test_a_healed_positional_selector_still_picks_the_position_after_the_data_ch
 def test_the_last_row_is_counted_from_the_end(session: PageSession, site: StaticServer,
                                               todomvc: StaticServer) -> None:
     open_page(session, site, todomvc, CHANGES)
-    outcome = find(session.reader, Lookup(target="checkbox of the last book", action="check",
+    outcome = find(session.page, Lookup(target="checkbox of the last book", action="check",
                                           pinned="#result_list tr:last-child input.select"))
     assert outcome.selector is not None and ":last-of-type" in outcome.selector, (outcome.reason, outcome.missed)
-    session.page.evaluate("() => document.querySelector('#result_list tbody').append("
+    session.playwright_page.evaluate("() => document.querySelector('#result_list tbody').append("
                           "document.querySelector('#result_list tbody tr').cloneNode(true))")
     last = "document.querySelector('#result_list tbody tr:last-child input')"
     assert is_it(session, outcome, f"el === {last}"), outcome.selector
@@ -264,7 +263,7 @@ def _items(body: dict[str, Any]) -> list[tuple[int, str]]:
 
 
 def _agent(fake: FakeModel) -> Agent:
-    return Agent(ModelConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, max_calls=100,
+    return Agent(LLMConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, max_calls=100,
                              max_calls_per_step=1))
 
 
@@ -355,10 +354,10 @@ def test_meaning_figures(session: PageSession, site: StaticServer, todomvc: Stat
 def test_same_origin_frames_are_read_and_their_elements_named_never_healed_to(session: PageSession,
                                                                              site: StaticServer) -> None:
     session.goto(f"{site.url}/hostile/frames.html", timeout_ms=10_000)
-    session.page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
+    session.playwright_page.frame_locator("#pay-frame").locator("#card").wait_for(timeout=5000)
     ranked = ranked_for(session, Lookup(target="the card number field", action="fill"))
     card = ranked[0]
     assert card.element.frame == 1 and card.element.label == "Card number" and card.score == 1.0
     assert card.barred is not None and "acts do not cross into frames" in card.barred
-    outcome = find(session.reader, Lookup(target="the card number field", action="fill", pinned="#card-number"))
+    outcome = find(session.page, Lookup(target="the card number field", action="fill", pinned="#card-number"))
     assert outcome.selector is None and "frame" in outcome.reason

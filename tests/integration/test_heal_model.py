@@ -11,10 +11,9 @@ from typing import Any, Iterator
 import pytest
 
 from fake_model import FakeModel, Reply
-from flowwalk.agent import Agent, ModelCall, ModelConfig, NoValidAnswer, QuotaExceeded, failure_class
+from flowwalk.agent import Agent, ModelCall, LLMConfig, NoValidAnswer, QuotaExceeded, failure_class
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.browser.probe import PROBE_JS
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
 from flowwalk.heal.find import Lookup
@@ -28,13 +27,13 @@ def fake() -> Iterator[FakeModel]:
 
 
 def agent_for(fake: FakeModel, **caps: Any) -> Agent:
-    return Agent(ModelConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, **caps),
+    return Agent(LLMConfig(base_url=fake.base_url, model="fake-1", timeout_s=5, **caps),
                  secrets={"PASSWORD": "pa55-w0rd-secret"})
 
 
 def save_fingerprint(session: PageSession, site: StaticServer) -> dict[str, Any]:
     session.goto(f"{site.url}/heal/v1.html", timeout_ms=10_000)
-    fp = bound(locate(session.page, "#save-btn", probe=PROBE_JS).probe["fp"])
+    fp = bound(session.page.match("#save-btn", fingerprint=True).fingerprint)
     assert fp is not None
     return fp
 
@@ -51,7 +50,7 @@ def save_step(fp: dict[str, Any]) -> Lookup:
 
 
 def status(session: PageSession) -> str:
-    return str(session.page.locator("#status").text_content() or "")
+    return str(session.playwright_page.locator("#status").text_content() or "")
 
 
 @pytest.mark.browser
@@ -59,7 +58,7 @@ def test_the_model_is_not_asked_when_deterministic_healing_decides(session: Page
                                                                    fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/renamed-ids.html", timeout_ms=10_000)
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake)))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert outcome.method == "deterministic" and outcome.selector == "#save-button"
     assert fake.requests == []
 
@@ -71,12 +70,12 @@ def test_the_model_breaks_a_tie_among_the_candidates(session: PageSession, site:
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     fake.script(Reply({"candidate": 2, "reason": "the second Save"}))
     calls: list[ModelCall] = []
-    outcome = find(session.reader, save_step(fp),
+    outcome = find(session.page, save_step(fp),
                    asking=Asking(agent_for(fake), step="corpus#save:3", record=calls.append))
     assert outcome.method == "model" and outcome.selector is not None, outcome.reason
     items = listed(fake)
     assert len(items) >= 2 and all('"Save"' in i for i in items[:2])
-    found = locate(session.page, outcome.selector)
+    found = locate(session.playwright_page, outcome.selector)
     assert found.count == 1
     found.locator.click()
     assert status(session) == "Saved as copy"     # the second one, as the model said
@@ -88,7 +87,7 @@ def test_the_model_breaks_a_tie_among_the_candidates(session: PageSession, site:
 def test_the_model_may_find_none_fits(session: PageSession, site: StaticServer, fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake)))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert outcome.selector is None and outcome.model_error is None
     assert "the model found none of the" in outcome.reason and outcome.candidates
 
@@ -101,7 +100,7 @@ def test_an_unavailable_model_is_agent_uncertain(session: PageSession, site: Sta
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     fake.script(reply)
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake), timeout_s=1.0))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake), timeout_s=1.0))
     assert outcome.selector is None and outcome.model_error is not None
     assert failure_class(outcome.model_error) == cls
 
@@ -111,7 +110,7 @@ def test_a_spent_cap_is_quota_exceeded_without_a_request(session: PageSession, s
                                                          fake: FakeModel) -> None:
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake, max_calls=0)))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake, max_calls=0)))
     assert isinstance(outcome.model_error, QuotaExceeded) and fake.requests == []
 
 
@@ -149,12 +148,12 @@ def test_a_hostile_page_cannot_get_its_delete_button_offered(session: PageSessio
     fence."""
     fp = _hostile(session, site)
     fake.default = _obedient
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake)))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     items = listed(fake)
     assert items and not any("delete" in i.lower() for i in items)
     assert not any("Continue" in i for i in items)
     assert outcome.selector is not None and outcome.method == "model"
-    picked = locate(session.page, outcome.selector)
+    picked = locate(session.playwright_page, outcome.selector)
     assert picked.count == 1 and picked.locator.get_attribute("id") != "delete-account"
     user = fake.requests[0].body["messages"][1]["content"]
     nonce = re.search(r"<<<PAGE-DATA ([0-9a-f]{16})>>>", user).group(1)  # type: ignore[union-attr]
@@ -162,7 +161,7 @@ def test_a_hostile_page_cannot_get_its_delete_button_offered(session: PageSessio
     inside = rest.split(f"<<<END PAGE-DATA {nonce}>>>")[0]
     assert "Ignore previous instructions" in inside and "Ignore previous instructions" not in before
     picked.locator.click()
-    assert status(session) != "ACCOUNT DELETED" and session.page.url.startswith(site.url)
+    assert status(session) != "ACCOUNT DELETED" and session.playwright_page.url.startswith(site.url)
 
 
 @pytest.mark.browser
@@ -170,11 +169,11 @@ def test_answers_outside_the_list_are_refused_and_nothing_is_picked(session: Pag
                                                                     fake: FakeModel) -> None:
     fp = _hostile(session, site)
     fake.default = _rogue
-    outcome = find(session.reader, save_step(fp), asking=Asking(agent_for(fake)))
+    outcome = find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert isinstance(outcome.model_error, NoValidAnswer), outcome
     assert failure_class(outcome.model_error) == "agent_uncertain"
     assert outcome.selector is None and len(fake.requests) == 2    # one retry, then agent_uncertain
-    assert status(session) == "" and session.page.url.startswith(site.url)
+    assert status(session) == "" and session.playwright_page.url.startswith(site.url)
 
 
 @pytest.mark.browser
@@ -183,8 +182,8 @@ def test_no_secret_reaches_the_model_even_from_the_page(session: PageSession, si
     fp = save_fingerprint(session, site)
     session.goto(f"{site.url}/heal/two-similar.html", timeout_ms=10_000)
     # the page shows a typed secret back (an echo, an error message)
-    session.page.evaluate("document.getElementById('status').textContent = 'welcome pa55-w0rd-secret'")
-    find(session.reader, save_step(fp), asking=Asking(agent_for(fake)))
+    session.playwright_page.evaluate("document.getElementById('status').textContent = 'welcome pa55-w0rd-secret'")
+    find(session.page, save_step(fp), asking=Asking(agent_for(fake)))
     assert fake.requests
     for seen in fake.requests:
         assert b"pa55-w0rd-secret" not in seen.raw

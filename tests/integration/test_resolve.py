@@ -44,7 +44,7 @@ def resolve_page(session: PageSession, site: StaticServer) -> PageSession:
 
 def picked(session: PageSession, outcome: HealOutcome) -> str | None:
     assert outcome.selector is not None, (outcome.reason, outcome.missed)
-    found = locate(session.page, outcome.selector)   # the walker acts on the selector this way
+    found = locate(session.playwright_page, outcome.selector)   # the walker acts on the selector this way
     assert found.count == 1
     return found.locator.evaluate("(el) => el.id || el.getAttribute('name') || el.getAttribute('alt') "
                                   "|| el.getAttribute('data-testid') || el.innerText")
@@ -70,7 +70,7 @@ def picked(session: PageSession, outcome: HealOutcome) -> str | None:
     ("Sign up later", "Sign up later"),        # disabled, and what the words say
 ])
 def test_the_element_a_person_means_is_found(resolve_page: PageSession, target: str, expected: str) -> None:
-    outcome = find(resolve_page.reader, Lookup(target=target))
+    outcome = find(resolve_page.page, Lookup(target=target))
     assert outcome.method == "deterministic" and outcome.score >= 0.65
     assert picked(resolve_page, outcome) == expected
     assert outcome.candidates and outcome.candidates[0]["selector"] == outcome.selector
@@ -87,7 +87,7 @@ def test_the_element_a_person_means_is_found(resolve_page: PageSession, target: 
 ])
 def test_no_clear_winner_and_nothing_good_enough_are_refused(resolve_page: PageSession, target: str,
                                                              why: str) -> None:
-    outcome = find(resolve_page.reader, Lookup(target=target))
+    outcome = find(resolve_page.page, Lookup(target=target))
     assert outcome.selector is None and outcome.reason.startswith(why), outcome.reason
     assert outcome.ambiguous == (why == "no clear winner")
     assert 0 < len(outcome.candidates) <= 5
@@ -97,34 +97,34 @@ def test_no_clear_winner_and_nothing_good_enough_are_refused(resolve_page: PageS
 
 @pytest.mark.browser
 def test_a_hidden_element_is_never_picked(resolve_page: PageSession) -> None:
-    outcome = find(resolve_page.reader, Lookup(target="Hidden action"))
+    outcome = find(resolve_page.page, Lookup(target="Hidden action"))
     assert outcome.selector is None
     assert "Hidden action" not in outcome.missed   # what is shown as the best are visible ones
 
 
 @pytest.mark.browser
 def test_scope_makes_an_ambiguous_target_unique(resolve_page: PageSession) -> None:
-    outcome = find(resolve_page.reader, Lookup(target="the Choose plan button", scope="#pro"))
+    outcome = find(resolve_page.page, Lookup(target="the Choose plan button", scope="#pro"))
     assert outcome.selector is not None, outcome.reason
-    found = locate(resolve_page.page, outcome.selector, "#pro")   # the walker acts within the scope
+    found = locate(resolve_page.playwright_page, outcome.selector, "#pro")   # the walker acts within the scope
     assert found.count == 1 and found.locator.evaluate("b => b.closest('section').id") == "pro"
-    missing_scope = find(resolve_page.reader, Lookup(target="Choose plan", scope="#enterprise"))
+    missing_scope = find(resolve_page.page, Lookup(target="Choose plan", scope="#enterprise"))
     assert missing_scope.selector is None and missing_scope.reason.startswith("no candidates")
 
 
 @pytest.mark.browser
 def test_finding_is_deterministic(resolve_page: PageSession) -> None:
-    first = find(resolve_page.reader, Lookup(target="the email field"))
-    assert find(resolve_page.reader, Lookup(target="the email field")) == first
+    first = find(resolve_page.page, Lookup(target="the email field"))
+    assert find(resolve_page.page, Lookup(target="the email field")) == first
 
 
 @pytest.mark.browser
 def test_the_sole_element_of_a_named_role(session: PageSession, site: StaticServer) -> None:
     session.goto(f"{site.url}/browser/checks.html", timeout_ms=10_000)
-    only_link = find(session.reader, Lookup(target="the link"))
-    assert only_link.selector is not None and locate(session.page, only_link.selector).locator.get_attribute(
+    only_link = find(session.page, Lookup(target="the link"))
+    assert only_link.selector is not None and locate(session.playwright_page, only_link.selector).locator.get_attribute(
         "id") == "docs"
-    many = find(session.reader, Lookup(target="the button"))
+    many = find(session.page, Lookup(target="the button"))
     assert many.selector is None and many.ambiguous
 
 
@@ -136,14 +136,14 @@ def test_the_sole_element_of_a_named_role(session: PageSession, site: StaticServ
 ])
 def test_the_page_read_has_what_a_person_names_on_an_element_without_a_role(
         resolve_page: PageSession, words: list[str], found: str) -> None:
-    read = resolve_page.reader.candidates(words)
+    read = resolve_page.page.candidates(words)
     assert read is not None
     tags = {item["tag"] for item in read.items if set(words) <= set(str(item.get("text", "") + " " +
                                                                        item.get("title", "") + " " +
                                                                        item.get("alt", "")).lower().split())}
     assert found in tags, [(i["tag"], i.get("text"), i.get("title")) for i in read.items]
     # the label of a field and the text inside a candidate are that candidate's words, not candidates
-    labels = resolve_page.reader.candidates(["email", "address"])
+    labels = resolve_page.page.candidates(["email", "address"])
     assert labels is not None and "label" not in {i["tag"] for i in labels.items}
 
 
@@ -152,13 +152,13 @@ def test_a_candidate_read_within_a_scope_has_selectors_that_find_it_within_the_s
         resolve_page: PageSession) -> None:
     """Playwright's `scope >> selector` matches only what lies wholly inside the scope: `#pro >>
     #pro > button` finds nothing, so a selector read within a scope is the scope's own."""
-    read = resolve_page.reader.candidates(["choose", "plan"], scope="#pro", position=1)
+    read = resolve_page.page.candidates(["choose", "plan"], scope="#pro", position=1)
     assert read is not None
     (button,) = [i for i in read.items if i["tag"] == "button"]
     for selector in (button["css"], button["css_position"]):
-        found = locate(resolve_page.page, selector, "#pro")
+        found = locate(resolve_page.playwright_page, selector, "#pro")
         assert found.count == 1 and found.locator.evaluate("b => b.closest('section').id") == "pro", selector
     # without a scope, the selectors are the document's, as always
-    whole = resolve_page.reader.candidates(["choose", "plan"])
+    whole = resolve_page.page.candidates(["choose", "plan"])
     assert whole is not None
-    assert all(locate(resolve_page.page, i["css"]).count == 1 for i in whole.items if i["css"])
+    assert all(locate(resolve_page.playwright_page, i["css"]).count == 1 for i in whole.items if i["css"])

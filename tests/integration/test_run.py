@@ -13,6 +13,7 @@ from typing import Any, Callable, Iterator
 import pytest
 
 from flowwalk import events as ev
+from flowwalk.cooperative import CancelToken
 from flowwalk.exitcodes import ExitCode
 from flowwalk.plan.model import Plan
 from flowwalk.settings import Secrets, default_executable
@@ -320,12 +321,12 @@ def test_the_watchdog_stops_only_this_runs_browsers(out, page_url, flowwalk_brow
     # a cancel during a long Playwright wait: nothing but the watchdog can end that wait, and it
     # must not take the test session's own browser (nor the MCP server's, nor discover's) with it
     stuck = flow("stuck", [click("#bump"), wait_for("#never-there")], page_url("basic.html"))
-    cancel = threading.Event()
+    cancel = CancelToken()
     recorder = Recorder()
 
     def on_event(event: ev.Event) -> None:
         if isinstance(event, ev.StepFinished) and event.scenario_id == stuck.id and event.index == 1:
-            threading.Timer(0.5, cancel.set).start()    # step 2's 30 s wait is in flight by then
+            threading.Timer(0.5, cancel.cancel).start()    # step 2's 30 s wait is in flight by then
 
     recorder.on_event = on_event
     t0 = time.monotonic()
@@ -344,14 +345,13 @@ def test_the_watchdog_stops_only_this_runs_browsers(out, page_url, flowwalk_brow
 def test_cancel_stops_starting_scenarios_and_says_so(out, page_url) -> None:
     first = flow("first", [click("#bump"), wait_ms(1000), click("#bump")], page_url("basic.html"))
     rest = [flow(f"rest-{i}", [click("#bump")], page_url("basic.html")) for i in range(2)]
-    cancel = threading.Event()
+    cancel = CancelToken()
     recorder = Recorder()
 
     def on_event(event: ev.Event) -> None:
         # SIGTERM arrives while the first scenario's rule is in flight (its step 1 just ended)
         if isinstance(event, ev.StepFinished) and event.scenario_id == first.id and event.index == 1:
-            cancel.signal_name = "SIGTERM"  # type: ignore[attr-defined]  # as the CLI's handler does
-            cancel.set()
+            cancel.cancel("SIGTERM")   # as the CLI's handler does
 
     recorder.on_event = on_event
     summary = run_plan([first, *rest], make_settings(out), recorder, cancel=cancel)

@@ -13,7 +13,7 @@ import pytest
 from flowwalk import events as ev
 from flowwalk.browser import together
 from flowwalk.agent.client import ChatClient
-from flowwalk.modelconfig import ModelConfig
+from flowwalk.llm import LLMConfig
 from flowwalk.browser.launch import Browser
 from flowwalk.cooperative import offload
 from flowwalk.walk import run as run_module
@@ -121,7 +121,7 @@ def test_a_model_request_lets_the_other_walkers_go_on(playwright_instance: Any) 
     seen: list[str] = []
     with FakeModel() as fake:
         fake.script(Reply({"candidate": 1, "reason": "slow"}, delay_s=0.6))
-        client = ChatClient(ModelConfig(base_url=fake.base_url, model="fake-1"), api_key="sk-test")
+        client = ChatClient(LLMConfig(base_url=fake.base_url, model="fake-1"), api_key="sk-test")
 
         def asks() -> None:
             client.complete([{"role": "user", "content": "which one?"}])

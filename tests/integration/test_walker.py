@@ -301,11 +301,11 @@ def test_an_acts_interrupts_are_asked_in_its_targets_first_read(walker_browser, 
     # the gate comes with the pinned selector's count: no read of its own before an act (a read
     # per act on a run with dismiss selectors, the bench's consent corpus), and a click the gate
     # let through still clears the banner before the target is acted on
-    from flowwalk.browser.probe import PageReader
+    from flowwalk.browser.page import Page
 
     asked: list[list[str]] = []
-    original = PageReader.may_show
-    monkeypatch.setattr(PageReader, "may_show", lambda self, sel: asked.append(list(sel)) or original(self, sel))
+    original = Page.may_show
+    monkeypatch.setattr(Page, "may_show", lambda self, sel: asked.append(list(sel)) or original(self, sel))
     steps = [click("#open"), click("#buy"), expect("text_contains", "bought", "#result")]
     sc = flow("banner", steps, page_url("banner.html"), dismiss_selectors=("#accept",))
     _, events = walk(sc, walker_browser, make_settings(out))

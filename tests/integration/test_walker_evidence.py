@@ -142,8 +142,8 @@ def test_a_screenshot_that_runs_out_of_time_says_why_in_emit_jsonl_and_the_repor
         session = flowwalk_browser.new_session(entry_url=server.url, allowed_hosts=())
         try:
             session.goto(f"{server.url}/report.html", timeout_ms=10_000)
-            session.page.wait_for_selector("#list li")
-            shown = session.page.locator(".failure .kv", has_text="screenshot").first.inner_text()
+            session.playwright_page.wait_for_selector("#list li")
+            shown = session.playwright_page.locator(".failure .kv", has_text="screenshot").first.inner_text()
         finally:
             session.close()
     assert " ".join(shown.split()) == f"screenshot none: {why}"

@@ -265,3 +265,50 @@ def test_run_takes_projects_and_refuses_one_flowwalk_yaml_does_not_name(workdir:
     without, misspelt = with_client(workdir, body)
     assert without.is_error and "flowwalk.yaml names no projects" in without.content[0].text
     assert misspelt.is_error and "did you mean 'iphone-13'?" in misspelt.content[0].text
+
+
+#: each command of the CLI and the tool that offers it; the commands without one, and why
+TOOL_OF = {"validate": "validate", "run": "run", "discover": "discover", "heal": "propose_heal", "schema": "schema"}
+NO_TOOL = {
+    "plan": "run answers with what it selected; a plan of shards is a CI job's",
+    "merge": "shards' report folders are a CI job's", "report": "a CI job's rebuild of its report folder",
+    "publish": "posts to a pull request from a CI job", "mcp": "the server itself",
+}
+#: the CLI's options a tool leaves out, and why
+LEFT_OUT = {
+    "validate": {"config_path": "the server reads the flowwalk.yaml of its working directory"},
+    "run": {
+        "config_path": "the server reads the flowwalk.yaml of its working directory",
+        "shard": "one CI job's share of a run; an agent walks the whole selection",
+        "durations_file": "balances shards across CI jobs",
+        "flaky_policy": "the job's gate, kept in flowwalk.yaml; the answer counts flaky tests either way",
+        "heal_policy": "the job's gate, kept in flowwalk.yaml; the answer lists healed tests either way",
+        "full_page_screenshots": "kept in flowwalk.yaml",
+        "executable": "the server's browser: FLOWWALK_CHROMIUM in its environment",
+        "browser_endpoint": "the server's browser: FLOWWALK_BROWSER_ENDPOINT in its environment",
+    },
+    "discover": {"config_path": "the server reads the flowwalk.yaml of its working directory",
+                 "executable": "the server's browser: FLOWWALK_CHROMIUM in its environment"},
+    "heal": {"root": "the server's working directory is the root",
+             "apply": "propose_heal never writes: the agent applies the diff as an edit its person sees"},
+    "schema": {"out_dir": "the tool answers with a schema's text; every file is a flowwalk://schemas/ resource"},
+}
+#: the CLI's option name -> the tool's argument, where they differ
+RENAMED = {"serve_dir": "serve", "quarantine_file": "quarantine", "fingerprints_file": "fingerprints",
+           "budget_min": "budget_s", "no_verify": "verify", "no_model": "use_model"}
+
+
+def test_each_tool_takes_every_option_of_its_command_that_fits(workdir: Path) -> None:
+    from flowwalk.cli import main
+
+    async def body(client: Client) -> Any:
+        return {tool.name: set(tool.input_schema["properties"]) for tool in (await client.list_tools()).tools}
+
+    tools = with_client(workdir, body)
+    assert set(main.commands) == set(TOOL_OF) | set(NO_TOOL)
+    for command, tool in TOOL_OF.items():
+        options = {p.name for p in main.commands[command].params if p.name}
+        left_out = LEFT_OUT.get(command, {})
+        assert set(left_out) <= options and not {RENAMED.get(o, o) for o in left_out} & tools[tool], command
+        missing = sorted(o for o in options - set(left_out) if RENAMED.get(o, o) not in tools[tool])
+        assert missing == [], f"the {tool} tool lacks {command}'s {missing}"

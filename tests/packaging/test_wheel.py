@@ -91,6 +91,8 @@ def test_the_wheel_and_the_sdist_carry_the_schemas_and_the_report_assets(dist: P
         assert zipfile.ZipFile(wheel).read(f"flowwalk/schemas/{schema}") == (ROOT / "schemas" / schema).read_bytes()
     for asset in ASSETS:
         assert f"flowwalk/report/{asset}" in names
+    page_scripts = sorted(p.name for p in (ROOT / "src" / "flowwalk" / "browser" / "js").glob("*.js"))
+    assert page_scripts and {f"flowwalk/browser/js/{name}" for name in page_scripts} <= names
     assert "flowwalk/py.typed" in names
     assert not [n for n in names if n.startswith(("tests/", "examples/", "bench/"))]
     (sdist,) = dist.glob("*.tar.gz")

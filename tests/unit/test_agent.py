@@ -11,8 +11,8 @@ from typing import Any, Iterator
 import pytest
 
 from fake_model import FakeModel, Reply
-from flowwalk.agent import (Agent, InvalidAnswer, ModelCall, ModelConfig, ModelUnavailable, NoValidAnswer,
-                            Question, QuotaExceeded, build_model_config, choose_candidate, failure_class,
+from flowwalk.agent import (Agent, InvalidAnswer, ModelCall, LLMConfig, ModelUnavailable, NoValidAnswer,
+                            Question, QuotaExceeded, build_llm_config, choose_candidate, failure_class,
                             runtime_code)
 from flowwalk.errors import UsageError
 from flowwalk.walk.recovery import RUNTIME_CODES as CODE_MAP
@@ -27,7 +27,7 @@ def fake() -> Iterator[FakeModel]:
 
 
 def make(fake: FakeModel, records: list[ModelCall] | None = None, **config: Any) -> Agent:
-    cfg = ModelConfig(base_url=fake.base_url, model="fake-1", **config)
+    cfg = LLMConfig(base_url=fake.base_url, model="fake-1", **config)
     return Agent(cfg, api_key="sk-test-key", secrets={"PASSWORD": "hunter2 s3cr&t/é"},
                  record=None if records is None else records.append)
 
@@ -133,7 +133,7 @@ def test_a_caller_deadline_shortens_the_timeout(fake: FakeModel) -> None:
 def test_an_unreachable_server_is_agent_uncertain() -> None:
     with FakeModel() as gone:
         url = gone.base_url
-    agent = Agent(ModelConfig(base_url=url, model="m", timeout_s=2))
+    agent = Agent(LLMConfig(base_url=url, model="m", timeout_s=2))
     with pytest.raises(ModelUnavailable, match="cannot reach"):
         choose_candidate(agent, "click", "Help", CANDIDATES)
 
@@ -231,7 +231,7 @@ def test_no_secret_is_ever_sent(fake: FakeModel) -> None:
 
 
 def test_the_api_key_is_never_in_a_prompt(fake: FakeModel) -> None:
-    cfg = ModelConfig(base_url=fake.base_url, model="m", api_key_env="FAKE_MODEL_KEY")
+    cfg = LLMConfig(base_url=fake.base_url, model="m", api_key_env="FAKE_MODEL_KEY")
     agent = Agent.open(cfg, env={"FAKE_MODEL_KEY": "sk-abcdef123456"})
     choose_candidate(agent, "click", "x", ['text "sk-abcdef123456"'])
     assert b"sk-abcdef123456" not in fake.requests[0].raw
@@ -267,15 +267,15 @@ def test_a_generic_question_for_discover(fake: FakeModel) -> None:
 
 
 def test_presets_fill_in_the_provider() -> None:
-    github = build_model_config({"preset": "github"})
+    github = build_llm_config({"preset": "github"})
     assert github is not None
     assert github.base_url == "https://models.github.ai/inference" and github.api_key_env == "GITHUB_TOKEN"
     assert (github.max_calls, github.max_calls_per_step) == (10, 1)
-    own = build_model_config({"preset": "ollama", "model": "llama3.1", "max_calls": 3})
+    own = build_llm_config({"preset": "ollama", "model": "llama3.1", "max_calls": 3})
     assert own is not None and own.base_url == "http://127.0.0.1:11434/v1" and own.max_calls == 3
     assert own.api_key_env is None and own.provider == "ollama"
-    assert build_model_config({"preset": "openai", "enabled": False}) is None
-    assert build_model_config(None) is None
+    assert build_llm_config({"preset": "openai", "enabled": False}) is None
+    assert build_llm_config(None) is None
 
 
 @pytest.mark.parametrize("block, says", [
@@ -286,4 +286,4 @@ def test_presets_fill_in_the_provider() -> None:
 ])
 def test_an_incomplete_block_says_what_is_missing(block: dict[str, Any], says: str) -> None:
     with pytest.raises(UsageError, match=re.escape(says)):
-        build_model_config(block)
+        build_llm_config(block)

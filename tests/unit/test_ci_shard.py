@@ -8,7 +8,7 @@ import pytest
 from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
 from flowwalk.plan.shard import plan_run, render_plan
-from flowwalk.settings import build_settings
+from flowwalk.settings import Overrides, build_settings
 from test_shard import corpus
 
 #: (CI's environment for the job that is shard K of 4) for K = 1..4
@@ -26,8 +26,8 @@ JOBS = {
 def test_auto_gives_each_job_the_same_shard_as_the_explicit_form(ci: str) -> None:
     suites = corpus(23)
     for k in range(1, 5):
-        auto = build_settings({"shard": "auto"}, JOBS[ci](k))
-        explicit = build_settings({"shard": f"{k}/4"}, {})
+        auto = build_settings(Overrides(shard="auto"), JOBS[ci](k))
+        explicit = build_settings(Overrides(shard=f"{k}/4"), {})
         assert (auto.shard_index, auto.shard_total) == (k, 4)
         assert auto.shard_source is not None and auto.shard_source.startswith(ci)
         planned, expected = plan_run(suites, auto), plan_run(suites, explicit)
@@ -35,14 +35,14 @@ def test_auto_gives_each_job_the_same_shard_as_the_explicit_form(ci: str) -> Non
 
 
 def test_the_plan_says_which_variables_gave_the_shard() -> None:
-    settings = build_settings({"shard": "auto"}, JOBS["CircleCI"](3))
+    settings = build_settings(Overrides(shard="auto"), JOBS["CircleCI"](3))
     plan = plan_run(corpus(8), settings)
     assert plan.record()["shard"] == {"index": 3, "total": 4, "from": "CircleCI (CIRCLE_NODE_INDEX=2, CIRCLE_NODE_TOTAL=4)"}
     assert "this job is shard 3/4, from CircleCI (CIRCLE_NODE_INDEX=2, CIRCLE_NODE_TOTAL=4)" in render_plan(plan)
 
 
 def test_auto_is_read_from_the_environment_too() -> None:
-    settings = build_settings({}, {"FLOWWALK_SHARD": "auto", **JOBS["GitLab CI"](2)})
+    settings = build_settings(Overrides(), {"FLOWWALK_SHARD": "auto", **JOBS["GitLab CI"](2)})
     assert (settings.shard_index, settings.shard_total) == (2, 4)
 
 
@@ -62,5 +62,5 @@ def test_a_gitlab_job_without_parallel_is_one_shard() -> None:
 ])
 def test_auto_without_usable_variables_is_refused_with_what_to_do(env: dict[str, str], words: str) -> None:
     with pytest.raises(UsageError) as refused:
-        build_settings({"shard": "auto"}, env)
+        build_settings(Overrides(shard="auto"), env)
     assert words in str(refused.value) and "hint:" in str(refused.value)

@@ -9,7 +9,7 @@ import pytest
 
 from discover_kit import crawl_state
 from fake_model import FakeModel, Reply
-from flowwalk.agent import ModelConfig
+from flowwalk.agent import LLMConfig
 from flowwalk.discover.advice import advise_specs
 from flowwalk.discover.features import classify
 from flowwalk.discover.generate import GeneratedSpec, generate_specs
@@ -30,7 +30,7 @@ def advise(fake: FakeModel, *replies: Reply) -> tuple[list[GeneratedSpec], list[
     features = classify(state.pages, state.dismiss)
     specs = generate_specs(state, features, submit_forms=True)   # smoke, navigation, log in
     fake.script(*replies)
-    settings = Settings(model=ModelConfig(base_url=fake.base_url, model="fake-1"), secret_names=("PASSWORD",),
+    settings = Settings(llm=LLMConfig(base_url=fake.base_url, model="fake-1"), secret_names=("PASSWORD",),
                         secrets=Secrets({"PASSWORD": "hunter2-s3cret"}))
     said: list[str] = []
     out, drops, calls = advise_specs(specs, state, features, settings, DiscoverOptions(url=state.start_url),

@@ -11,7 +11,7 @@ from flowwalk.environment import context_options, describe, device_names
 from flowwalk.errors import UsageError
 from flowwalk.model import Environment, Project
 from flowwalk.plan.shard import plan_run
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Overrides, Settings, build_settings
 from flowwalk.spec.loader import load_suites
 
 FLOW = """spec_version: "1.1"
@@ -43,7 +43,7 @@ def test_a_device_expands_and_a_higher_layer_wins_key_by_key() -> None:
 
 
 def test_flowwalk_yaml_projects_become_settings() -> None:
-    settings = build_settings({"projects": ("iphone-13",)}, env={}, config={
+    settings = build_settings(Overrides(projects=("iphone-13",)), env={}, config={
         "timezone": "Europe/London", "geolocation": {"latitude": 51.5, "longitude": -0.12},
         "projects": [{"name": "desktop", "viewport": {"width": 1280, "height": 720}},
                      {"name": "iphone-13", "device": "iPhone 13"}]})
@@ -51,7 +51,7 @@ def test_flowwalk_yaml_projects_become_settings() -> None:
     assert settings.projects == (Project("desktop", Environment(viewport=(1280, 720))),
                                  Project("iphone-13", Environment(device="iPhone 13")))
     assert settings.project_filter == ("iphone-13",)
-    assert build_settings({}, env={"FLOWWALK_PROJECT": "a, b"}).project_filter == ("a", "b")
+    assert build_settings(Overrides(), env={"FLOWWALK_PROJECT": "a, b"}).project_filter == ("a", "b")
 
 
 @pytest.fixture()
@@ -120,7 +120,8 @@ def test_a_bad_project_in_flowwalk_yaml_is_refused_at_its_line(tmp_path: Path, m
     assert str(caught.value) == (
         "flowwalk.yaml:4:13: error: unknown device 'Pixle 7' in entry 2 of 'projects'\n"
         "  hint: did you mean 'Pixel 7'? a device is one of Playwright's device descriptors by name, e.g. "
-        "'iPhone 13', 'Pixel 7', 'iPad Mini', 'Desktop Chrome' (docs/environment.md lists where to find them all)")
+        "'iPhone 13', 'Pixel 7', 'iPad Mini', 'Desktop Chrome' (docs/environment.md lists where to find them all)\n"
+        "flowwalk.yaml:5:11: error: project 'desktop' is named twice\n  hint: give each project its own name")
     (tmp_path / "flowwalk.yaml").write_text("projects:\n  - name: desktop\n  - name: desktop\n")
     with pytest.raises(SpecError) as caught:
         load_config("flowwalk.yaml")

@@ -139,13 +139,13 @@ def test_the_run_and_verdict_json_agree(tmp_path: Path, name: str, results: list
 
 # --- the gate: quarantine and fail_on: new (issue 27) ----------------------------------------------
 
-from flowwalk.exitcodes import Gate  # noqa: E402
+from flowwalk.exitcodes import JobGate  # noqa: E402
 
 BASE = {"a": "failed", "b": "passed", "c": "flaky"}
 FAILED_A = ("failed", "", "assertion_failed", "a")
 
 
-def gated(rows: list[tuple[str, str, str | None, str]], gate: Gate, flaky_policy: str = "pass") -> ExitCode:
+def gated(rows: list[tuple[str, str, str | None, str]], gate: JobGate, flaky_policy: str = "pass") -> ExitCode:
     return decide_outcome(rows, cancelled=False, flaky_policy=flaky_policy, gate=gate)[1]
 
 
@@ -155,14 +155,14 @@ def gated(rows: list[tuple[str, str, str | None, str]], gate: Gate, flaky_policy
     ("a", "passed", "fixed"), ("b", "passed", ""), ("a", "skipped", ""),
 ])
 def test_each_result_compares_with_the_base(test_id: str, status: str, change: str) -> None:
-    assert Gate(base=BASE).change(test_id, status) == change
-    assert Gate().change(test_id, status) == ""   # no base report: nothing to say
+    assert JobGate(base=BASE).change(test_id, status) == change
+    assert JobGate().change(test_id, status) == ""   # no base report: nothing to say
 
 
 def test_a_quarantined_failure_does_not_fail_the_job_and_an_expired_one_does() -> None:
     record = {"fail_on": "any", "quarantine": {"entries": [
         {"id": "a", "tests": ["a"], "expired": False}, {"id": "b", "tests": ["b"], "expired": True}]}}
-    gate = Gate.from_record(record)
+    gate = JobGate.from_record(record)
     assert gate.quarantined == frozenset({"a"})
     assert gated([FAILED_A], gate) == ExitCode.OK
     assert gated([FAILED_A, ("failed", "", "spec_step_unresolvable", "b")], gate) == ExitCode.SPEC_NEEDS_REVIEW
@@ -172,13 +172,13 @@ def test_a_quarantined_failure_does_not_fail_the_job_and_an_expired_one_does() -
 
 
 def test_fail_on_new_fails_the_job_only_on_new_failures() -> None:
-    gate = Gate.from_record({"fail_on": "new", "base": {"tests": BASE}})
+    gate = JobGate.from_record({"fail_on": "new", "base": {"tests": BASE}})
     assert gated([FAILED_A], gate) == ExitCode.OK                                   # still failing
     assert gated([("failed", "", "assertion_failed", "b")], gate) == ExitCode.SITE_MISBEHAVED
     assert gated([("failed", "", "assertion_failed", "brand-new")], gate) == ExitCode.SITE_MISBEHAVED
     assert gated([("flaky", "", None, "c")], gate, flaky_policy="fail") == ExitCode.OK
     assert gated([("flaky", "", None, "b")], gate, flaky_policy="fail") == ExitCode.SPEC_NEEDS_REVIEW
     # without a base report, every failure is new
-    assert gated([FAILED_A], Gate.from_record({"fail_on": "new"})) == ExitCode.SITE_MISBEHAVED
+    assert gated([FAILED_A], JobGate.from_record({"fail_on": "new"})) == ExitCode.SITE_MISBEHAVED
     # fail_on any: a failure that was failing on the base still fails the job
-    assert gated([FAILED_A], Gate.from_record({"fail_on": "any", "base": {"tests": BASE}})) == ExitCode.SITE_MISBEHAVED
+    assert gated([FAILED_A], JobGate.from_record({"fail_on": "any", "base": {"tests": BASE}})) == ExitCode.SITE_MISBEHAVED

@@ -19,7 +19,7 @@ def el(key: str, **raw: Any) -> PageElement:
     return PageElement.from_record({"key": f"0:{key}", "tag": "a", "role": "link", **raw})
 
 
-# a Django admin index, as `PageReader.candidates` reads it
+# a Django admin index, as `Page.candidates` reads it
 BOOKS = el("1", name="Books", text="Books", href="changelist.html#book", near=["model-book", "app-catalog module"],
            around=["Site administration", "Catalog"], item="Books Add Change", item_index=2, item_count=3, order=5)
 CHANGE_BOOKS = el("2", name="Change", text="Change", classes=["changelink"], href="changelist.html#book",

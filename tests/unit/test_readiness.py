@@ -11,7 +11,7 @@ import pytest
 from flowwalk.errors import UsageError
 from flowwalk.readiness import (HttpAccess, describe_statuses, origin_of, parse_statuses, readiness_url,
                                 wait_until_ready)
-from flowwalk.settings import build_settings
+from flowwalk.settings import Overrides, build_settings
 from flowwalk.spec.variables import Redactor
 from preview_site import HEADER, PASSWORD, TOKEN, USER, PreviewSite, secret_forms
 
@@ -49,8 +49,8 @@ def test_a_relative_wait_url_resolves_against_the_base_url_like_a_spec_url() -> 
 
 
 def test_settings_name_the_secrets_and_every_form_of_their_values_is_redacted() -> None:
-    settings = build_settings({"base_url": "https://pr-7.example.com/", "http_headers": [f"{HEADER}=BYPASS"],
-                               "http_credentials": "AUTH"}, {"BYPASS": TOKEN, "AUTH": f"{USER}:{PASSWORD}"})
+    settings = build_settings(Overrides(base_url="https://pr-7.example.com/", http_headers={HEADER: "BYPASS"},
+                                        http_credentials="AUTH"), {"BYPASS": TOKEN, "AUTH": f"{USER}:{PASSWORD}"})
     access = settings.http_access
     assert access.origin == "https://pr-7.example.com" and access.headers == ((HEADER, TOKEN),)
     assert {"BYPASS", "AUTH"} <= set(settings.secret_names)
@@ -61,13 +61,13 @@ def test_settings_name_the_secrets_and_every_form_of_their_values_is_redacted() 
 
 
 @pytest.mark.parametrize("options, words", [
-    ({"http_headers": ["x-bypass=abc-123"]}, "must name a secret"),
-    ({"http_headers": ["Host=BYPASS"]}, "not a header flowwalk can send"),
-    ({"http_headers": ["not a header=BYPASS"]}, "not a header flowwalk can send"),
-    ({"wait_status": "fine"}, "is not an HTTP status"),
-    ({"browser_endpoint": "http://127.0.0.1:3000/"}, "not a ws:// or wss:// URL"),
+    (Overrides(http_headers={"x-bypass": "abc-123"}), "must name a secret"),
+    (Overrides(http_headers={"Host": "BYPASS"}), "not a header flowwalk can send"),
+    (Overrides(http_headers={"not a header": "BYPASS"}), "not a header flowwalk can send"),
+    (Overrides(wait_status="fine"), "is not an HTTP status"),
+    (Overrides(browser_endpoint="http://127.0.0.1:3000/"), "not a ws:// or wss:// URL"),
 ])
-def test_bad_preview_options_are_refused_with_a_hint(options: dict[str, object], words: str) -> None:
+def test_bad_preview_options_are_refused_with_a_hint(options: Overrides, words: str) -> None:
     with pytest.raises(UsageError) as refused:
         build_settings(options, {"BYPASS": TOKEN})
     assert words in str(refused.value) and "hint:" in str(refused.value)

@@ -86,3 +86,18 @@ def test_every_testcase_has_a_time_even_when_it_took_none(tmp_path: Path) -> Non
     root = junit(tmp_path)
     assert all(c.get("time") is not None for c in root.iter("testcase"))
     assert case(root, "cart").get("time") == "0.000"
+
+
+def test_a_flow_in_two_projects_is_two_test_cases_named_by_project(tmp_path: Path) -> None:
+    from flowwalk.model import Environment, Project
+    from flowwalk.spec.loader import with_projects
+
+    settings = Settings(projects=(Project("desktop", Environment()), Project("phone", Environment(device="iPhone 13"))))
+    suites = with_projects(sample_suites(), settings)
+    write_sample_run(tmp_path, sample_events(suites, plan_run(suites, settings).record()))
+    root = ET.fromstring(render_junit(read_run(tmp_path)))
+    about = [(c.get("classname"), c.get("name")) for c in root.iter("testcase") if c.get("name") == "About page"]
+    assert about == [("[desktop] examples/flows/about.flow.yaml", "About page"),
+                     ("[phone] examples/flows/about.flow.yaml", "About page")]
+    classes = {c.get("classname") for c in root.iter("testcase") if c.get("name") == "home"}
+    assert classes == {"[desktop] examples/rules/shop.rules.yaml#shop", "[phone] examples/rules/shop.rules.yaml#shop"}

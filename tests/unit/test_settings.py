@@ -6,11 +6,11 @@ import pytest
 
 from flowwalk import settings as settings_module
 from flowwalk.errors import UsageError
-from flowwalk.settings import HEADLESS_SHELL, build_settings, parse_shard
+from flowwalk.settings import HEADLESS_SHELL, Overrides, build_settings, parse_assignments, parse_shard
 
 
 def test_command_line_beats_environment_beats_config() -> None:
-    settings = build_settings({"workers": 3}, {"FLOWWALK_WORKERS": "2", "FLOWWALK_RETRIES": "1"},
+    settings = build_settings(Overrides(workers=3), {"FLOWWALK_WORKERS": "2", "FLOWWALK_RETRIES": "1"},
                               {"workers": 1, "retries": 4, "run_timeout_s": 60})
     assert settings.workers == 3
     assert settings.retries == 1
@@ -18,12 +18,12 @@ def test_command_line_beats_environment_beats_config() -> None:
 
 
 def test_variables_merge_with_the_command_line_winning() -> None:
-    settings = build_settings({"variables": ["A=cli", "C=x=y"]}, {}, {"variables": {"A": "file", "B": "file"}})
+    settings = build_settings(Overrides(variables={"A": "cli", "C": "x=y"}), {}, {"variables": {"A": "file", "B": "file"}})
     assert dict(settings.variables) == {"A": "cli", "B": "file", "C": "x=y"}
 
 
 def test_secret_values_come_only_from_the_environment_and_never_print() -> None:
-    settings = build_settings({"secret_names": ["PW", "ABSENT"]}, {"PW": "hunter2"}, {"secrets": ["TOKEN"]})
+    settings = build_settings(Overrides(secret_names=("PW", "ABSENT")), {"PW": "hunter2"}, {"secrets": ["TOKEN"]})
     assert settings.secret_names == ("TOKEN", "PW", "ABSENT")
     assert settings.secrets.get("PW") == "hunter2"
     assert "ABSENT" not in settings.secrets  # named but not set: specs needing it fail credential_rejected
@@ -44,59 +44,59 @@ def test_bad_shards_are_refused_with_a_hint(text: str) -> None:
 
 def test_bad_values_are_usage_errors_not_tracebacks() -> None:
     with pytest.raises(UsageError, match="--var 'novalue' is not NAME=VALUE"):
-        build_settings({"variables": ["novalue"]}, {})
+        parse_assignments(["novalue"])
     with pytest.raises(UsageError, match="workers"):
-        build_settings({"workers": 0}, {})
+        build_settings(Overrides(workers=0), {})
     with pytest.raises(UsageError, match="trace 'sometimes'"):
-        build_settings({"trace": "sometimes"}, {})
+        build_settings(Overrides(trace="sometimes"), {})
 
 
 def test_the_headless_shell_is_preferred_and_can_be_pinned(tmp_path) -> None:  # type: ignore[no-untyped-def]
-    pinned = build_settings({}, {"FLOWWALK_CHROMIUM": "/usr/bin/chromium"})
+    pinned = build_settings(Overrides(), {"FLOWWALK_CHROMIUM": "/usr/bin/chromium"})
     assert pinned.executable == "/usr/bin/chromium"
-    assert build_settings({"executable": "/x/chrome"}, {}).executable == "/x/chrome"
+    assert build_settings(Overrides(executable="/x/chrome"), {}).executable == "/x/chrome"
     import os
 
     if os.path.exists(HEADLESS_SHELL):
-        assert build_settings({}, {}).executable == HEADLESS_SHELL
+        assert build_settings(Overrides(), {}).executable == HEADLESS_SHELL
 
 
 def test_offline_is_off_unless_asked_for() -> None:
-    assert not build_settings({}, {}).offline
-    assert build_settings({}, {"FLOWWALK_OFFLINE": "1"}).offline
-    assert build_settings({}, {}, {"offline": True}).offline
-    assert not build_settings({"offline": False}, {"FLOWWALK_OFFLINE": "1"}).offline
+    assert not build_settings(Overrides(), {}).offline
+    assert build_settings(Overrides(), {"FLOWWALK_OFFLINE": "1"}).offline
+    assert build_settings(Overrides(), {}, {"offline": True}).offline
+    assert not build_settings(Overrides(offline=False), {"FLOWWALK_OFFLINE": "1"}).offline
 
 
 def test_github_actions_is_detected() -> None:
-    assert build_settings({}, {"GITHUB_ACTIONS": "true"}).on_github_actions
-    assert not build_settings({}, {}).on_github_actions
+    assert build_settings(Overrides(), {"GITHUB_ACTIONS": "true"}).on_github_actions
+    assert not build_settings(Overrides(), {}).on_github_actions
 
 
 def test_heal_policy_comes_from_the_command_line_environment_or_config() -> None:
-    assert build_settings({}, {}).heal_policy == "pass"
-    assert build_settings({}, {}, {"heal_policy": "fail"}).heal_policy == "fail"
-    assert build_settings({}, {"FLOWWALK_HEAL_POLICY": "fail"}, {"heal_policy": "pass"}).heal_policy == "fail"
-    assert build_settings({"heal_policy": "pass"}, {"FLOWWALK_HEAL_POLICY": "fail"}).heal_policy == "pass"
-    with pytest.raises(UsageError, match="heal-policy 'never' is not one of pass, fail"):
-        build_settings({}, {"FLOWWALK_HEAL_POLICY": "never"})
+    assert build_settings(Overrides(), {}).heal_policy == "pass"
+    assert build_settings(Overrides(), {}, {"heal_policy": "fail"}).heal_policy == "fail"
+    assert build_settings(Overrides(), {"FLOWWALK_HEAL_POLICY": "fail"}, {"heal_policy": "pass"}).heal_policy == "fail"
+    assert build_settings(Overrides(heal_policy="pass"), {"FLOWWALK_HEAL_POLICY": "fail"}).heal_policy == "pass"
+    with pytest.raises(UsageError, match="FLOWWALK_HEAL_POLICY='never' is not one of pass, fail"):
+        build_settings(Overrides(), {"FLOWWALK_HEAL_POLICY": "never"})
 
 
 @pytest.mark.parametrize("cpus, workers", [(1, 2), (2, 4), (4, 8), (40, 64)])
 def test_workers_default_to_two_per_cpu_within_the_configs_bound(monkeypatch: pytest.MonkeyPatch, cpus: int,
                                                                  workers: int) -> None:
     monkeypatch.setattr(settings_module, "cpu_count", lambda: cpus)
-    assert build_settings({}, {}).workers == workers
-    assert build_settings({}, {"FLOWWALK_WORKERS": "1"}).workers == 1
+    assert build_settings(Overrides(), {}).workers == workers
+    assert build_settings(Overrides(), {"FLOWWALK_WORKERS": "1"}).workers == 1
 
 
 @pytest.mark.parametrize("name", ["FLOWWALK_UPDATE_SNAPSHOTS", "FLOWWALK_OFFLINE"])
 def test_a_switch_in_the_environment_is_on_off_or_refused(name: str) -> None:
     key = name.removeprefix("FLOWWALK_").lower()
-    assert getattr(build_settings({}, {name: "yes"}, {}), key) is True
-    assert getattr(build_settings({}, {name: "0"}, {}), key) is False
+    assert getattr(build_settings(Overrides(), {name: "yes"}, {}), key) is True
+    assert getattr(build_settings(Overrides(), {name: "0"}, {}), key) is False
     # a typo must not silently turn the switch off
     with pytest.raises(UsageError) as caught:
-        build_settings({}, {name: "ture"}, {})
+        build_settings(Overrides(), {name: "ture"}, {})
     assert str(caught.value).startswith(f"{name}=ture: not on or off")
     assert "hint: write" in str(caught.value)

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import stat
 import subprocess
 from pathlib import Path
 
@@ -12,7 +14,7 @@ import pytest
 from PIL import Image, ImageDraw
 
 from flowwalk import events as ev
-from flowwalk.browser.capture import AriaRead
+from flowwalk.browser.records import AriaRead
 from flowwalk.errors import Location
 from flowwalk.heal.baselines import apply_baselines, plan_baselines
 from flowwalk.model import AxeOptions, Expect, Snapshot
@@ -107,6 +109,23 @@ def test_a_baseline_is_written_whole_with_its_folder(tmp_path: Path) -> None:
     assert read_baseline(target) == b"data" and [p.name for p in target.parent.iterdir()] == ["home.png"]
 
 
+def test_a_baseline_gets_the_mode_of_a_repository_file(tmp_path: Path) -> None:
+    # --update-snapshots and heal --apply write into the repository: a later step running as another
+    # user (a container run as root) must read what they wrote
+    new, kept = tmp_path / "new.png", tmp_path / "kept.yml"
+    kept.write_bytes(b"old")
+    kept.chmod(0o640)
+    umask = os.umask(0o022)
+    try:
+        write_baseline(new, b"data")
+        write_baseline(kept, b"new")
+    finally:
+        os.umask(umask)
+    assert stat.S_IMODE(new.stat().st_mode) == 0o644
+    assert stat.S_IMODE(kept.stat().st_mode) == 0o640 and kept.read_bytes() == b"new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["kept.yml", "new.png"]
+
+
 # --- the page kinds' rows in checks.KINDS -------------------------------------------------------
 
 
@@ -184,8 +203,10 @@ def test_heal_patches_new_and_changed_baselines_and_git_applies_it(tmp_path: Pat
     subprocess.run(["git", "init", "-q", str(root)], check=True)
     (tmp_path / "p.diff").write_text(plan.diff)
     subprocess.run(["git", "apply", "--check", str(tmp_path / "p.diff")], cwd=root, check=True)
+    (root / "s.flow.yaml.snapshots" / "home.png").chmod(0o644)
     apply_baselines(plan)
     assert (root / "s.flow.yaml.snapshots" / "home.png").read_bytes() == new
+    assert stat.S_IMODE((root / "s.flow.yaml.snapshots" / "home.png").stat().st_mode) == 0o644
     assert not plan_baselines(report, root).changes     # kept: nothing left to do
 
 

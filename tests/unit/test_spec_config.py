@@ -9,7 +9,7 @@ import pytest
 
 from flowwalk.errors import SpecError
 from flowwalk.model import Stabilize
-from flowwalk.settings import Settings, build_settings
+from flowwalk.settings import Overrides, Settings, build_settings
 from flowwalk.spec.config import load_config
 
 FULL = """\
@@ -47,7 +47,7 @@ def write(tmp_path: Path, text: str) -> Path:
 
 def test_a_full_config_becomes_settings(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, FULL))
-    settings = build_settings({}, env={"PASSWORD": "pw"}, config=config.model_dump(exclude_unset=True))
+    settings = build_settings(Overrides(), env={"PASSWORD": "pw"}, config=config.model_dump(exclude_unset=True))
     assert settings.base_url == "http://127.0.0.1:8000"
     assert settings.paths == ("specs", "rules") and settings.out_dir == "build/report"
     assert settings.variables == {"EMAIL": "qa@example.com", "PORT": "8080"}
@@ -95,7 +95,7 @@ projects, fail_on, quarantine_file, wait_for, wait_status, wait_text, wait_timeo
 
 def test_flows_take_one_read_and_rule_files_two_unless_the_config_says_otherwise(tmp_path: Path) -> None:
     def settings_from(text: str) -> Settings:
-        return build_settings({}, env={}, config=load_config(write(tmp_path, text)).model_dump(exclude_unset=True))
+        return build_settings(Overrides(), env={}, config=load_config(write(tmp_path, text)).model_dump(exclude_unset=True))
 
     plain = settings_from("workers: 1\n")
     assert plain.stabilize_for("flow") == Stabilize(stable_reads=1)
@@ -129,12 +129,12 @@ def test_a_broken_config_file_is_refused_not_crashed_on(tmp_path: Path) -> None:
 
 def test_a_model_block_becomes_the_model_settings(tmp_path: Path) -> None:
     config = load_config(write(tmp_path, "model:\n  preset: ollama\n  model: llama3.1\n  max_calls: 4\n"))
-    settings = build_settings({}, env={}, config=config.model_dump(exclude_unset=True))
-    assert settings.model is not None
-    assert (settings.model.base_url, settings.model.model, settings.model.max_calls) == (
+    settings = build_settings(Overrides(), env={}, config=config.model_dump(exclude_unset=True))
+    assert settings.llm is not None
+    assert (settings.llm.base_url, settings.llm.model, settings.llm.max_calls) == (
         "http://127.0.0.1:11434/v1", "llama3.1", 4)
-    assert settings.model.max_calls_per_step == 1 and settings.model.api_key_env is None
-    assert build_settings({}, env={}, config={}).model is None   # off by default
+    assert settings.llm.max_calls_per_step == 1 and settings.llm.api_key_env is None
+    assert build_settings(Overrides(), env={}, config={}).llm is None   # off by default
 
 
 def test_an_incomplete_model_block_is_refused_at_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
+from flowwalk.cooperative import CancelToken
 from flowwalk.errors import Location
 from flowwalk.model import Rule, Scenario
 from flowwalk.settings import Secrets, Settings
@@ -153,7 +152,7 @@ def test_bindings_for_a_scenario_let_the_run_override_the_file() -> None:
 # --- AttemptControl -----------------------------------------------------------------------------
 
 
-def control(*, timeout_s: float = 0.0, cancel: threading.Event | None = None) -> AttemptControl:
+def control(*, timeout_s: float = 0.0, cancel: CancelToken | None = None) -> AttemptControl:
     return AttemptControl(RunContext.create(Settings(run_timeout_s=timeout_s), cancel=cancel))
 
 
@@ -164,9 +163,9 @@ def test_nothing_stops_a_fresh_attempt() -> None:
 
 
 def test_a_cancel_is_recorded_once_and_then_skips_every_rule() -> None:
-    cancel = threading.Event()
+    cancel = CancelToken()
     c = control(cancel=cancel)
-    cancel.set()
+    cancel.cancel()
     assert c.poll() == "cancelled" and c.cancelled
     assert c.poll() == "cancelled"
 

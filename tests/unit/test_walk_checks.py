@@ -1,6 +1,6 @@
 """Stabilized checks judged from recorded page reads, without a browser (tests/recorded_page.py).
 
-What a check reads goes through browser/probe.py; what it makes of the reads is walk/checks.py's:
+What a check reads goes through the page API (browser/page.py); what it makes of the reads is walk/checks.py's:
 the row of KINDS for each expect kind, the streak of fresh reads, the final runtime code, the
 look into child frames. These tests hand the check recorded reads and count its round trips.
 """
@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 
-from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable, TimedOut, translated
+from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.probe import ElementRead, FrameName, ItemsRead, Seq
+from flowwalk.browser.records import ElementRead, FrameName, ItemsRead, Seq
 from flowwalk.errors import Location
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.walk.checks import KINDS, NEEDS_ELEMENT, run_check
@@ -122,13 +122,12 @@ def test_a_selector_that_does_not_parse_fails_at_once() -> None:
     assert result.observed == "invalid selector 'a[': Unexpected token"
 
 
-def test_a_closed_page_is_a_crash_unless_the_site_closed_it() -> None:
-    gone = PageGone("Target page, context or browser has been closed")
+def test_a_crash_ends_the_check_and_a_page_the_site_closed_gives_no_evidence() -> None:
+    crashed = BrowserCrashed("the browser or page crashed: Target page, context or browser has been closed")
     with pytest.raises(BrowserCrashed):
-        check(RecordedSession(RecordedReader(url_now=gone)), expect("url_contains", value="/x"))
-    session = RecordedSession(RecordedReader(url_now=gone))
-    session.site_closed = True
-    result = check(session, expect("url_contains", value="/x"), timeout_ms=300)
+        check(RecordedSession(RecordedReader(url_now=crashed)), expect("url_contains", value="/x"))
+    gone = PageGone("Target page, context or browser has been closed")
+    result = check(RecordedSession(RecordedReader(url_now=gone)), expect("url_contains", value="/x"), timeout_ms=300)
     assert result.runtime_code == "TIMEOUT" and result.observed.startswith("no fresh read: Target page")
 
 
@@ -155,18 +154,6 @@ def test_a_failed_check_names_the_child_frame_that_has_what_it_looks_for() -> No
     result = check(RecordedSession(page), expect("text_contains", value="Pay now"), timeout_ms=300)
     assert (result.passed, result.runtime_code) == (False, "ELEMENT_NOT_FOUND")
     assert result.frame == "'checkout' (https://pay.example/frame)"
-
-
-def test_playwright_errors_are_translated_once() -> None:
-    from playwright.sync_api import Error, TimeoutError
-
-    assert isinstance(translated(Error("Target page, context or browser has been closed")), PageGone)
-    assert isinstance(translated(TimeoutError("Timeout 30000ms exceeded.")), TimedOut)
-    moved = translated(Error("Execution context was destroyed, most likely because of a navigation"))
-    assert isinstance(moved, PageUnreadable) and moved.navigating
-    bad = translated(Error("Unexpected token \"[\" while parsing css selector \"a[\""), "a[")
-    assert isinstance(bad, InvalidSelector) and bad.selector == "a["
-    assert str(moved) == "Execution context was destroyed, most likely because of a navigation"
 
 
 def test_a_flow_check_waits_for_a_change_even_after_a_read_slower_than_the_interval() -> None:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.network import Beacon
-from flowwalk.browser.probe import Quiet
+from flowwalk.browser.records import Quiet
 from flowwalk.errors import Location
 from flowwalk.model import Expect, Stabilize
 from flowwalk.walk.checks import KINDS, quiet_ms_of, run_check
@@ -88,7 +88,7 @@ def test_a_captured_beacon_is_final() -> None:
 
 
 def test_a_controls_state_passes_at_once_on_a_still_page() -> None:
-    # the page's record notes a script setting `checked` or `value` (browser/probe.py QUIET_INIT_JS)
+    # the page's record notes a script setting `checked` or `value` (browser/js/quiet.js)
     for kind, fields, recorded in [
         ("checked", {"selector": "#c"}, read(1, checked="checked", quiet=Quiet(ms=900, url_ms=900))),
         ("input_value", {"selector": "#i", "value": "a"}, read(1, value="a", tag="input", quiet=Quiet(ms=900, url_ms=900))),

@@ -19,7 +19,7 @@ from recorded_page import RecordedReader
 
 
 def button(key: int, name: str, *, visible: bool = True, **kw: Any) -> dict[str, Any]:
-    """A button's record as `PageReader.candidates` returns it."""
+    """A button's record as `Page.candidates` returns it."""
     return {"key": str(key), "tag": "button", "role": "button", "name": name, "text": name, "css": f"#b{key}",
             "visible": visible, "enabled": True, **kw}
 
@@ -61,7 +61,7 @@ def fp(**kw: Any) -> dict[str, Any]:
 
 
 def record(key: int, css: str, fingerprint: dict[str, Any], *, visible: bool = True) -> dict[str, Any]:
-    """A candidate record as `PageReader.candidates` returns it."""
+    """A candidate record as `Page.candidates` returns it."""
     return {"key": str(key), "tag": fingerprint["tag"], "role": fingerprint["role"], "name": fingerprint["aname"],
             "text": fingerprint["text"], "id": fingerprint["id"], "css": css, "visible": visible, "enabled": True,
             "fp": fingerprint}

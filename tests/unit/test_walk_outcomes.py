@@ -7,7 +7,7 @@ from typing import Any, cast
 import pytest
 
 from flowwalk import events as ev
-from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, PlaywrightTimeoutError
+from flowwalk.browser.errors import BrowserCrashed, InvalidSelector, PageGone, PageUnreadable, TimedOut
 from flowwalk.errors import Location
 from flowwalk.model import Rule, Scenario, Step
 from flowwalk.walk import boundary
@@ -104,16 +104,10 @@ class FakeBrowser:
 
 
 class FakeSession:
-    """The two answers of PageSession the boundary reads: its own crash flag and its translation."""
+    """The answer of PageSession the boundary reads: its own crash flag."""
 
-    def __init__(self, crashed: bool = False, closed_by_site: bool = False):
+    def __init__(self, crashed: bool = False):
         self.crashed = crashed
-        self.closed_by_site = closed_by_site
-
-    def translate(self, exc: BaseException) -> BaseException:
-        if self.crashed or ("closed" in str(exc) and not self.closed_by_site):
-            return BrowserCrashed(str(exc))
-        return exc
 
 
 def is_gone(exc: BaseException | None, session: FakeSession | None = None, browser: FakeBrowser | None = None) -> bool:
@@ -126,14 +120,11 @@ def test_a_crash_or_a_dead_browser_is_gone() -> None:
     assert is_gone(None, FakeSession(crashed=True), FakeBrowser())
 
 
-def test_a_page_the_site_closed_is_not_gone_but_a_closed_browser_is() -> None:
-    closed = PlaywrightError("Target page, context or browser has been closed")
-    assert not is_gone(closed, FakeSession(closed_by_site=True), FakeBrowser())
-    assert is_gone(closed, FakeSession(), FakeBrowser())
-    # checks ask with the session only, and get the same answers
-    assert boundary.crash_of(closed, cast(Any, FakeSession(closed_by_site=True))) is None
-    crash = boundary.crash_of(closed, cast(Any, FakeSession()))
-    assert isinstance(crash, BrowserCrashed) and "Target page" in str(crash)
+def test_a_page_the_site_closed_is_not_gone_but_a_crash_the_session_saw_is() -> None:
+    # the page API raises BrowserCrashed for a closed page only the session can call a crash
+    # (tests/unit/test_browser_errors.py); a PageGone that reaches the walker is the site's doing
+    assert not is_gone(PageGone("Target page, context or browser has been closed"), FakeSession(), FakeBrowser())
+    assert is_gone(BrowserCrashed("the browser or page crashed: Target closed"), FakeSession(), FakeBrowser())
 
 
 def test_a_browser_that_raises_when_asked_is_gone() -> None:
@@ -144,9 +135,49 @@ def test_a_browser_that_raises_when_asked_is_gone() -> None:
     assert is_gone(ValueError("x"), FakeSession(), Dying())
 
 
-def test_page_errors_get_their_runtime_code() -> None:
-    assert boundary.runtime_code(PlaywrightTimeoutError("Timeout 500ms exceeded"), "ACTION_REJECTED") == "TIMEOUT"
-    bad = PlaywrightError("Error: Unexpected token \"[\" while parsing selector \"a[\"")
-    assert boundary.runtime_code(bad, "INTERNAL") == "ACTION_REJECTED"
-    assert boundary.runtime_code(PlaywrightError("Element is not attached"), "INTERNAL") == "INTERNAL"
+def test_page_errors_get_their_runtime_code_and_read_as_playwright_named_them() -> None:
+    timed_out = TimedOut("Locator.click: Timeout 500ms exceeded.")
+    assert boundary.runtime_code(timed_out, "ACTION_REJECTED") == "TIMEOUT"
+    assert boundary.runtime_code(InvalidSelector("a[", "Unexpected token"), "INTERNAL") == "ACTION_REJECTED"
+    assert boundary.runtime_code(PageUnreadable("Element is not attached"), "INTERNAL") == "INTERNAL"
     assert boundary.short(ValueError("first\nsecond")) == "ValueError: first"
+    assert boundary.short(timed_out) == "TimeoutError: Locator.click: Timeout 500ms exceeded."
+    assert boundary.short(PageGone("Target closed", origin="TargetClosedError")) == "TargetClosedError: Target closed"
+
+
+def test_every_unit_that_fails_goes_through_one_envelope() -> None:
+    from flowwalk.walk.outcomes import StepFailed, Unit
+
+    step = Step(loc=LOC, text="expect visible '#saved'")
+    failed = StepFailed("EXPECT_STATE_MISMATCH", "not visible", expected="visible", observed="hidden")
+    made = Unit.of(3, step, "observation_or_assertion").failure(failed, context={"url": "x"})
+    assert (made.failure_class, made.runtime_code, made.retryable) == ("assertion_failed", "EXPECT_STATE_MISMATCH", False)
+    assert (made.step_index, made.step_text, made.line, made.expected, made.context) == (
+        3, step.text, LOC.line, "visible", {"url": "x"})
+    # a failure that repeats its cause (a parent rule's, a session setup's) keeps the cause's class
+    root = Unit("action").failure(StepFailed("NAVIGATION_BLOCKED", "left"))
+    repeated = Unit("parent_failed", LOC).failure(StepFailed("NAVIGATION_BLOCKED", "parent did not pass"), like=root,
+                                                  code="ELEMENT_NOT_FOUND")
+    assert (repeated.runtime_code, repeated.failure_class, repeated.retryable) == (
+        "ELEMENT_NOT_FOUND", root.failure_class, root.retryable)
+
+
+def test_a_unit_is_called_once_and_what_it_raised_is_its_failure() -> None:
+    from flowwalk.walk.outcomes import StepFailed
+
+    class Attempt:
+        session, browser = FakeSession(), FakeBrowser()
+
+    def raising(exc: BaseException) -> Any:
+        def run() -> None:
+            raise exc
+        return run
+
+    attempt = cast(Any, Attempt())
+    assert boundary.call(attempt, lambda: None, "INTERNAL") is None
+    own = StepFailed("TIMEOUT", "late")
+    assert boundary.call(attempt, raising(own), "INTERNAL") is own
+    page = boundary.call(attempt, raising(TimedOut("Locator.click: Timeout 500ms exceeded.")), "ACTION_REJECTED")
+    assert page is not None and (page.code, page.message) == ("TIMEOUT", "TimeoutError: Locator.click: Timeout 500ms exceeded.")
+    with pytest.raises(boundary.Halt):
+        boundary.call(attempt, raising(BrowserCrashed("gone")), "INTERNAL")

@@ -63,9 +63,6 @@ class FakeSession:
         if self.blocked is not None:
             raise self.blocked
 
-    def translate(self, exc: BaseException) -> BaseException:
-        return exc
-
     def uncommitted(self) -> str | None:
         return None
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from typing import Iterator
 
 import pytest
 
 from flowwalk.browser.launch import MARKER_SWITCH, browser_marker
+from flowwalk.cooperative import CancelToken
 from flowwalk.walk.watchdog import Watchdog, browser_processes, kill_browsers
 
 # a stand-in "browser": a process with a marker on its command line that starts a child of its own,
@@ -71,18 +71,18 @@ def test_no_markers_kills_nothing(two_browsers) -> None:  # type: ignore[no-unty
 
 
 def test_the_watchdog_fires_once_after_the_grace_period() -> None:
-    cancel = threading.Event()
+    cancel = CancelToken()
     calls: list[float] = []
     dog = Watchdog(cancel, None, lambda: calls.append(time.monotonic()) or 3, grace_s=0.2).start()
     t0 = time.monotonic()
-    cancel.set()
+    cancel.cancel()
     _wait_for(lambda: bool(calls))
     dog.stop()
     assert calls[0] - t0 >= 0.2 and len(calls) == 1 and dog.killed == 3
 
 
 def test_the_watchdog_does_nothing_when_the_workers_finish_in_time() -> None:
-    cancel = threading.Event()
+    cancel = CancelToken()
     calls: list[int] = []
     dog = Watchdog(cancel, time.monotonic() + 0.05, lambda: calls.append(1) or 0, grace_s=5).start()
     time.sleep(0.1)       # past the deadline, inside the grace period

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from flowwalk import lazy
-from flowwalk.modelconfig import PRESETS, ModelConfig, build_model_config
+from flowwalk.llm import PRESETS, LLMConfig, build_llm_config
 
 if TYPE_CHECKING:
     from flowwalk.agent.agent import (Agent, Answer, Choice, ModelCall, NoValidAnswer, candidate_question,
@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Agent", "Answer", "Choice", "ModelCall", "NoValidAnswer", "candidate_question", "choose_candidate",
            "CallBudget", "QuotaExceeded", "ChatClient", "Completion", "ModelUnavailable", "PRESETS",
-           "ModelConfig", "build_model_config", "MAX_CONTEXT_BYTES", "MAX_ITEMS", "InvalidAnswer", "Prompt",
+           "LLMConfig", "build_llm_config", "MAX_CONTEXT_BYTES", "MAX_ITEMS", "InvalidAnswer", "Prompt",
            "Question", "build_prompt", "failure_class", "runtime_code"]
 
 #: `settings` imports `config` on every command: the rest (the prompt, the client and the HTTP stack

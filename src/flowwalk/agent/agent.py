@@ -22,9 +22,9 @@ from typing import Any, Callable, Generic, Hashable, Mapping, Sequence, TypeVar
 
 from flowwalk.agent.budget import CallBudget, QuotaExceeded
 from flowwalk.agent.client import ChatClient, Completion, ModelUnavailable
-from flowwalk.modelconfig import ModelConfig
 from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, Question, build_prompt, read_object, read_pick
 from flowwalk.agent.prompt import CANDIDATE_FORMAT, CANDIDATE_TASK
+from flowwalk.llm import LLMConfig
 from flowwalk.spec.variables import Redactor
 
 __all__ = ["Agent", "Answer", "ModelCall", "NoValidAnswer", "Choice", "choose_candidate", "candidate_question"]
@@ -65,7 +65,7 @@ class Answer(Generic[T]):
 class Agent:
     """The run's model: one client, one budget, one place that records calls. Thread-safe."""
 
-    def __init__(self, config: ModelConfig, *, api_key: str | None = None,
+    def __init__(self, config: LLMConfig, *, api_key: str | None = None,
                  secrets: Mapping[str, str] | None = None,
                  record: Callable[[ModelCall], None] | None = None, client: ChatClient | None = None):
         self.config = config
@@ -76,7 +76,7 @@ class Agent:
         self._record = record
 
     @classmethod
-    def open(cls, config: ModelConfig, *, env: Mapping[str, str] | None = None,
+    def open(cls, config: LLMConfig, *, env: Mapping[str, str] | None = None,
              secrets: Mapping[str, str] | None = None,
              record: Callable[[ModelCall], None] | None = None) -> "Agent":
         """An agent whose key is read from `config.api_key_env` in `env` (the process environment)."""

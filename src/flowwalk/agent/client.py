@@ -14,8 +14,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from flowwalk import __version__
-from flowwalk.modelconfig import ModelConfig
 from flowwalk.cooperative import offload
+from flowwalk.llm import LLMConfig
 
 if TYPE_CHECKING:
     import requests
@@ -44,7 +44,7 @@ class Completion:
 class ChatClient:
     """One model endpoint. Thread-safe: every call uses its own connection from the session pool."""
 
-    def __init__(self, config: ModelConfig, api_key: str | None = None,
+    def __init__(self, config: LLMConfig, api_key: str | None = None,
                  session: requests.Session | None = None):
         # requests (and urllib3, http.client) costs ~0.1 s to import: only a run with a model pays it
         import requests

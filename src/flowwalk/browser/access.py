@@ -28,7 +28,8 @@ import re
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urljoin
 
-from flowwalk.browser.errors import PlaywrightError
+from playwright.sync_api import Error as PlaywrightError
+
 from flowwalk.readiness import MAX_REDIRECTS, HttpAccess, origin_of
 
 if TYPE_CHECKING:

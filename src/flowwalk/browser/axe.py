@@ -1,38 +1,21 @@
-"""axe-core in the page: the one place flowwalk runs it.
+"""axe-core's side of the accessibility checks: the vendored script's rules and version, and what to run.
 
-The script is the vendored axe.min.js (`flowwalk.vendor`), evaluated into the page's main frame
-once per document through the DevTools protocol (`page.evaluate`), so a page's Content Security
-Policy, which would refuse an injected <script> tag, does not stop it. `run_axe` answers the
-violations in plain dicts, the offending elements as axe's own CSS selectors (a selector path
-through iframes and shadow roots joined with ' >> ').
+`Page.axe` (browser/capture.py) evaluates the vendored axe.min.js (`flowwalk.vendor`) into the
+page's main frame once per document and runs js/axe_run.js; it answers the violations in plain
+dicts, the offending elements as axe's own CSS selectors (a selector path through iframes and
+shadow roots joined with ' >> ').
 """
 
 from __future__ import annotations
 
 from typing import Any, Sequence
 
-from flowwalk.browser.errors import PlaywrightError, translated, translating
-from flowwalk.vendor import axe_info, axe_script
+from flowwalk.vendor import axe_info
 
-__all__ = ["AxeContextError", "axe_version", "rule_selection", "run_axe"]
+__all__ = ["AxeContextError", "TARGETS_MAX", "axe_version", "rule_selection"]
 
 #: at most this many offending elements are kept per rule (the count says how many there were)
 TARGETS_MAX = 10
-
-_RUN = r"""
-async ({ include, exclude, options }) => {
-  const context = {};
-  if (include) context.include = [include];
-  if (exclude.length) context.exclude = exclude.map((s) => [s]);
-  const ctx = include || exclude.length ? context : document;
-  const result = await window.axe.run(ctx, options);
-  const flat = (t) => (Array.isArray(t) ? t.map(flat).join(' >> ') : String(t));
-  return result.violations.map((v) => ({
-    id: v.id, impact: v.impact || 'minor', help: v.help, helpUrl: v.helpUrl,
-    count: v.nodes.length, targets: v.nodes.slice(0, %d).map((n) => flat(n.target)),
-  }));
-}
-""" % TARGETS_MAX
 
 
 class AxeContextError(Exception):
@@ -59,28 +42,3 @@ def rule_selection(include: Sequence[str], skip: Sequence[str]) -> dict[str, Any
 def axe_version() -> str:
     """The vendored axe-core's version (recorded with each accessibility check)."""
     return str(axe_info()["version"])
-
-
-def _inject(page: Any) -> None:
-    with translating():
-        if not page.evaluate("() => typeof window.axe === 'object' && typeof window.axe.run === 'function'"):
-            page.evaluate(axe_script())
-
-
-def run_axe(page: Any, *, include: str | None, exclude: Sequence[str], rules: Sequence[str] = (),
-            skip: Sequence[str] = ()) -> list[dict[str, Any]]:
-    """axe-core's violations on the page (or within `include`, a CSS selector), `exclude` left
-    out. Raises AxeContextError when `include` matches nothing, browser.errors' PageError kinds
-    otherwise."""
-    _inject(page)
-    options = rule_selection(rules, skip)
-    if "runOnly" in options and not options["runOnly"]["values"]:
-        return []
-    try:
-        found = page.evaluate(_RUN, {"include": include, "exclude": list(exclude), "options": options})
-    except PlaywrightError as exc:
-        # axe's own error for an empty context comes back as the page's error
-        if "No elements found for include" in str(exc):
-            raise AxeContextError(include or "") from exc
-        raise translated(exc, include) from exc
-    return list(found)

@@ -1,53 +1,38 @@
-"""Errors of the browser layer, and the translation of Playwright's errors into them.
+"""Errors of the browser layer, and the one translation of Playwright's errors into them.
 
-Only `flowwalk.browser` imports Playwright. The walker still has to tell a timed-out action from
-a rejected one and a dead browser from a broken page, so this module gives it predicates
-(`is_timeout`, `is_invalid_selector`) and the two exceptions the browser layer raises on its own:
-`BrowserCrashed` (the browser process died or the page's renderer crashed: an infrastructure
-failure, never the site's fault) and `NavigationBlocked` (a top-level navigation left the
-scenario's allowlist: `spec_step_unresolvable` per flow-spec v1).
+Only `flowwalk.browser` imports Playwright, and every Playwright error it meets leaves it translated
+once, by `translating` (httpx's `map_exceptions`): the page API (browser/page.py) and the session
+(browser/session.py) run every call to Playwright inside it. What comes out:
 
-Page reads (browser/probe.py) go further: every Playwright error they meet is translated once, by
-`translated`, into flowwalk's own `PageError`s, so no code outside `flowwalk.browser` needs to
-catch Playwright's:
-
-- `PageGone`: the page, its context or the browser is closed. Whether that is a crash or the
-  site's own `window.close()` is the session's answer (`PageSession.translate`), not the read's;
-- `TimedOut`: the read ran out of time;
-- `PageUnreadable`: anything else the page could not answer (it was navigating, its execution
-  context was destroyed, a frame detached); `navigating` says whether it was a navigation;
+- `BrowserCrashed`: the browser process died or disconnected, or the page's renderer crashed (an
+  infrastructure failure, never the site's fault). Whether an error means that is the session's
+  answer (`PageSession.crashed_by`: a page the site closed itself with `window.close()` is not a
+  crash), given to `translating` as `crashed`;
+- `PageGone`: the page, its context or the browser is closed (and that was no crash);
+- `TimedOut`: the call ran out of time;
+- `PageUnreadable`: anything else the page could not do or answer (it was navigating, its execution
+  context was destroyed, a frame detached, an element would not take the action); `navigating`
+  says whether a navigation was the cause;
 - `InvalidSelector`: a selector that does not parse (retrying cannot help).
 
-Each keeps Playwright's first message line as its text (`first_line` of it is the same as of the
-original), so messages built from it read as before.
+The session also raises `NavigationBlocked` (a top-level navigation left the scenario's allowlist:
+`spec_step_unresolvable` per flow-spec v1). A `PageError` keeps Playwright's first message line as
+its text and the name of Playwright's error as `origin`, so a message built from it reads as one
+built from Playwright's error did.
 """
 
 from __future__ import annotations
 
 import re
 from contextlib import contextmanager
-from typing import Iterator
+from typing import Callable, Iterator
 
+# Playwright's own errors: the browser layer's modules catch them, nothing else sees them
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = [
-    "BrowserCrashed",
-    "InvalidSelector",
-    "NavigationBlocked",
-    "PageError",
-    "PageGone",
-    "PageUnreadable",
-    "PlaywrightError",
-    "PlaywrightTimeoutError",
-    "TimedOut",
-    "first_line",
-    "is_closed_error",
-    "is_invalid_selector",
-    "is_timeout",
-    "translated",
-    "translating",
-]
+__all__ = ["BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PageError", "PageGone", "PageUnreadable",
+           "TimedOut", "first_line", "translating"]
 
 
 class BrowserCrashed(Exception):
@@ -78,26 +63,33 @@ class InvalidSelector(ValueError):
 
 
 class PageError(Exception):
-    """The page could not answer a read (see the module docstring for the kinds)."""
+    """The page could not do or answer a call (see the module docstring for the kinds)."""
 
-    def __init__(self, detail: str, *, navigating: bool = False):
+    #: the name of Playwright's error class, for messages (`walk.boundary.short`)
+    origin = "Error"
+
+    def __init__(self, detail: str, *, navigating: bool = False, origin: str | None = None):
         #: Playwright's first message line
         self.detail = detail
         #: the page was navigating (its execution context was destroyed, a frame detached)
         self.navigating = navigating
+        if origin is not None:
+            self.origin = origin
         super().__init__(detail)
 
 
 class PageGone(PageError):
-    """The page, its context or the browser closed under the read."""
+    """The page, its context or the browser closed under the call."""
 
 
 class PageUnreadable(PageError):
-    """The page could not answer this time: navigating, a destroyed context, a script error."""
+    """The page could not do or answer it this time: navigating, a destroyed context, a script error."""
 
 
 class TimedOut(PageError):
-    """The read ran out of time."""
+    """The call ran out of time."""
+
+    origin = "TimeoutError"
 
 
 # Messages Playwright uses when the page, its context or the whole browser went away.
@@ -125,43 +117,42 @@ def first_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
-def is_timeout(exc: BaseException) -> bool:
-    """True for Playwright's TimeoutError (an action or a navigation ran out of time)."""
-    return isinstance(exc, PlaywrightTimeoutError)
+def closed(exc: BaseException) -> bool:
+    """Does the error say the page, its context or the browser is gone?"""
+    return isinstance(exc, PageGone) or (isinstance(exc, PlaywrightError) and bool(_CLOSED.search(str(exc))))
 
 
-def is_closed_error(exc: BaseException) -> bool:
-    """True when the error says the page, its context or the browser is gone."""
-    if isinstance(exc, PageGone):
-        return True
-    return isinstance(exc, PlaywrightError) and bool(_CLOSED.search(str(exc)))
-
-
-def is_invalid_selector(exc: BaseException) -> bool:
-    """True when Playwright refused a selector because it does not parse."""
-    return isinstance(exc, PlaywrightError) and not is_timeout(exc) and bool(_BAD_SELECTOR.search(str(exc)))
+def unparsed(exc: BaseException) -> bool:
+    """Is it Playwright refusing a selector that does not parse?"""
+    return isinstance(exc, PlaywrightError) and not isinstance(exc, PlaywrightTimeoutError) \
+        and bool(_BAD_SELECTOR.search(str(exc)))
 
 
 def translated(exc: PlaywrightError, selector: str | None = None) -> PageError | InvalidSelector:
-    """flowwalk's error for a Playwright error a read met (see the module docstring).
+    """flowwalk's error for a Playwright error that was no crash (see the module docstring).
 
-    `selector`, when the read was of one, makes a selector that does not parse `InvalidSelector`.
+    `selector`, when the call was about one, makes a selector that does not parse `InvalidSelector`.
     """
     detail = first_line(exc)
     navigating = bool(_NAVIGATING.search(str(exc)))
-    if is_timeout(exc):
-        return TimedOut(detail, navigating=navigating)
+    origin = type(exc).__name__
+    if isinstance(exc, PlaywrightTimeoutError):
+        return TimedOut(detail, navigating=navigating, origin=origin)
     if _CLOSED.search(str(exc)):
-        return PageGone(detail, navigating=navigating)
-    if selector is not None and is_invalid_selector(exc):
+        return PageGone(detail, navigating=navigating, origin=origin)
+    if selector is not None and unparsed(exc):
         return InvalidSelector(selector, detail)
-    return PageUnreadable(detail, navigating=navigating)
+    return PageUnreadable(detail, navigating=navigating, origin=origin)
 
 
 @contextmanager
-def translating(selector: str | None = None) -> Iterator[None]:
-    """Inside: a Playwright error leaves as `translated(exc, selector)`, with the original as its cause."""
+def translating(selector: str | None = None, *,
+                crashed: Callable[[BaseException], bool] | None = None) -> Iterator[None]:
+    """Inside: a Playwright error leaves as `BrowserCrashed` when `crashed(exc)` says the browser or
+    the renderer is gone, else as `translated(exc, selector)`; the original is the cause."""
     try:
         yield
     except PlaywrightError as exc:
+        if crashed is not None and crashed(exc):
+            raise BrowserCrashed(f"the browser or page crashed: {first_line(exc)}") from exc
         raise translated(exc, selector) from exc

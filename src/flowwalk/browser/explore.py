@@ -2,28 +2,27 @@
 
 `ExplorePage` is what the crawl and the journeys do to a page: load a URL and let it settle (and
 say the document's HTTP status), click, fill, press, select or tick the first element a selector
-finds, read the page (its survey, its observed state, its text, its messages, how many elements
-a selector matches), wait, and hand over the evidence the session keeps (network, console
-errors, snapshot, screenshot). Playwright's errors are translated here, once: a caller meets
-`PageError` (the page is gone, timed out or unreadable), `InvalidSelector` and
-`NavigationBlocked`, never Playwright's own. Reads that have a sensible empty answer (the page's
-text, its messages, a selector's count) give it instead of raising, as `browser.survey` does.
+finds, read the page (its survey, its observed state, its tables, a form's asks, its text, its
+messages, how many elements a selector matches), wait, and hand over the evidence the session keeps
+(network, console errors, snapshot, screenshot). It is the session and its page API
+(`PageSession.page`, browser/page.py) put together for discover, so a caller meets flowwalk's
+errors only: `PageError` (the page is gone, timed out or unreadable), `InvalidSelector` and
+`NavigationBlocked`. Reads that have a sensible empty answer (the page's text, its messages, a
+selector's count) give it instead of raising.
 """
 
 from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Literal, get_args
 
-from flowwalk.browser.errors import InvalidSelector, PageError, translating
+from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.explored import Acted, FormAsks, Observation, Request, Survey, Tables, read
-from flowwalk.browser.locate import locate
-from flowwalk.browser.observe import observe_page
-from flowwalk.browser.probe import script
-from flowwalk.browser.survey import count_matches, messages, page_text, survey_page
+from flowwalk.browser.survey import TABLE_ROWS
 
 if TYPE_CHECKING:
+    from flowwalk.browser.page import Page
     from flowwalk.browser.session import PageSession
 
 __all__ = ["Action", "ExplorePage", "IDLE_MS", "Mark"]
@@ -35,15 +34,10 @@ QUIET_MAX_MS = 2_000
 QUIET_MS = 150
 
 Action = Literal["click", "dblclick", "hover", "fill", "press", "select", "check"]
+_ACTIONS = frozenset(get_args(Action))
 
-#: the most rows of a table a read lists
-ROWS = 12
-_HERE = Path(__file__).resolve().parent
-_TABLES = script("root, limit", (_HERE / "explore_tables.js").read_text(encoding="utf-8"))
-_FIELDS = script("root", (_HERE / "explore_fields.js").read_text(encoding="utf-8"))
 #: the requests a session had recorded at one moment (`ExplorePage.mark`)
 Mark = frozenset[int]
-_STATUS = "() => { const n = performance.getEntriesByType('navigation')[0]; return n ? n.responseStatus || null : null; }"
 
 
 class ExplorePage:
@@ -55,15 +49,18 @@ class ExplorePage:
         self.navigation_timeout_ms = navigation_timeout_ms
 
     @property
+    def _page(self) -> "Page":
+        return self.session.page
+
+    @property
     def url(self) -> str:
-        return str(self.session.page.url)
+        return self._page.last_url()
 
     # --- loading ----------------------------------------------------------------------------------
 
     def goto(self, url: str) -> None:
         """Load `url` (raises NavigationBlocked off the allowed hosts, PageError when it fails)."""
-        with translating():
-            self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
+        self.session.goto(url, timeout_ms=self.navigation_timeout_ms)
 
     def load(self, url: str) -> int | None:
         """`goto`, `settle`, and the document's HTTP status when the page knows it."""
@@ -74,17 +71,14 @@ class ExplorePage:
     def status(self) -> int | None:
         """The HTTP status of the document now shown, when the browser reports it."""
         try:
-            with translating(), self.session.guard():
-                status = self.session.page.evaluate(_STATUS)
+            return self._page.navigation_status()
         except (PageError, InvalidSelector):
             return None
-        return int(status) if isinstance(status, int) else None
 
     def settle(self, idle_ms: int = IDLE_MS) -> None:
         """Network idle (up to `idle_ms`: a page that keeps polling is settled enough), then 100 ms."""
         try:
-            with translating(), self.session.guard():
-                self.session.page.wait_for_load_state("networkidle", timeout=idle_ms)
+            self._page.wait_for_load("networkidle", idle_ms)
         except (PageError, InvalidSelector):
             pass
         self.wait(100)
@@ -100,14 +94,12 @@ class ExplorePage:
             elif (time.monotonic() - quiet_since) * 1000 >= quiet_ms:
                 break
         try:
-            with translating(), self.session.guard():
-                self.session.page.wait_for_load_state("load", timeout=max_ms)
+            self._page.wait_for_load("load", max_ms)
         except (PageError, InvalidSelector):
             pass
 
     def wait(self, ms: float) -> None:
-        with translating():
-            self.session.wait(ms)
+        self.session.wait(ms)
 
     # --- acting -----------------------------------------------------------------------------------
 
@@ -116,32 +108,15 @@ class ExplorePage:
         presses, the option select picks), then wait `then_ms`. `found` is False when nothing matched
         (nothing was done); a navigation off the allowed hosts (by then) raises NavigationBlocked, a
         failed action PageError."""
-        timeout = self.action_timeout_ms
-        with translating(selector):
-            found = locate(self.session.page, selector)
-            if found.count == 0:
-                return Acted(False, self.url)
-            target = found.locator.first
-            with self.session.guard():
-                if action == "click":
-                    target.click(timeout=timeout)
-                elif action == "dblclick":
-                    target.dblclick(timeout=timeout)
-                elif action == "hover":
-                    target.hover(timeout=timeout)
-                elif action == "fill":
-                    target.fill(value, timeout=timeout)
-                elif action == "press":
-                    target.press(value, timeout=timeout)
-                elif action == "select":
-                    target.select_option(value, timeout=timeout)
-                elif action == "check":
-                    target.check(timeout=timeout)
-                else:
-                    raise ValueError(f"no action {action!r}")
-            if then_ms:
-                self.session.wait(then_ms)
-            self.session.check_navigation()
+        if action not in _ACTIONS:
+            raise ValueError(f"no action {action!r}")
+        found = self._page.match(selector)
+        if found.count == 0:
+            return Acted(False, self.url)
+        self._page.act(found.element, action, value, self.action_timeout_ms)
+        if then_ms:
+            self.session.wait(then_ms)
+        self.session.check_navigation()
         return Acted(True, self.url)
 
     def tap(self, selector: str) -> bool:
@@ -155,39 +130,33 @@ class ExplorePage:
     # --- reading ----------------------------------------------------------------------------------
 
     def survey(self) -> Survey:
-        """`browser.survey.survey_page`: what the page offers; PageError when it cannot answer."""
-        with translating():
-            return read(Survey, survey_page(self.session))
+        """What the page offers (`Page.survey`); PageError when it cannot answer."""
+        return self._page.survey()
 
     def observe(self) -> Observation:
-        """`browser.observe.observe_page`: the page's state now; PageError when it cannot answer."""
-        return read(Observation, observe_page(self.session))
+        """The page's state now (`Page.observe`); PageError when it cannot answer."""
+        return self._page.observe()
 
-    def tables(self, limit: int = ROWS) -> Tables:
+    def tables(self, limit: int = TABLE_ROWS) -> Tables:
         """The page's tables and the links that turn its list's pages; PageError when it cannot answer."""
-        with translating(), self.session.guard():
-            return read(Tables, self.session.page.locator(":root").evaluate(_TABLES, limit))
+        return self._page.tables(limit)
 
     def form(self, selector: str) -> FormAsks | None:
         """What the fields of the form `selector` finds (or holds) ask, and the errors shown; None when
         nothing matches."""
-        with translating(selector), self.session.guard():
-            found = locate(self.session.page, selector)
-            if found.count == 0:
-                return None
-            return read(FormAsks, found.locator.first.evaluate(_FIELDS))
+        return self._page.form(selector)
 
     def text(self) -> str:
         """The page body's visible text ('' when it cannot be read)."""
-        return page_text(self.session)
+        return self._page.text()
 
     def messages(self) -> list[str]:
         """The visible alerts, live regions and error messages ([] when none can be read)."""
-        return messages(self.session)
+        return self._page.messages()
 
     def count(self, selector: str) -> int:
         """How many elements `selector` (CSS or `text=`) matches now; -1 when it cannot be counted."""
-        return count_matches(self.session, selector)
+        return self._page.count(selector)
 
     # --- the session's evidence -------------------------------------------------------------------
 

@@ -249,7 +249,7 @@ class Table:
     selector: str
     headers: tuple[str, ...]
     sorts: tuple[str, ...]
-    #: the text of each row shown (at most explore.ROWS), whitespace normalised, and each row's first link
+    #: the text of each row shown (at most `survey.TABLE_ROWS`), whitespace normalised, and each row's first link
     rows: tuple[str, ...]
     links: tuple[str, ...]
     count: int

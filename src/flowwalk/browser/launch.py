@@ -36,13 +36,15 @@ import uuid
 from typing import TYPE_CHECKING, Any, Callable
 
 from playwright.sync_api import Browser as PwBrowser
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Playwright, sync_playwright
 
 from flowwalk.browser.access import HeaderRoute, credentials_option
-from flowwalk.browser.errors import BrowserCrashed, PlaywrightError, first_line
+from flowwalk.browser.errors import BrowserCrashed, first_line, translated
 from flowwalk.browser.network import host_of, is_ip, is_loopback
 from flowwalk.browser.seams import private_api_allowed
-from flowwalk.browser.session import CONTEXT_SCRIPT, PageSession, RouteForward
+from flowwalk.browser.scripts import context_script
+from flowwalk.browser.session import PageSession, RouteForward
 from flowwalk.errors import BrowserLaunchError
 from flowwalk.settings import Settings
 
@@ -233,7 +235,7 @@ class Browser:
         except PlaywrightError as exc:
             if not self.is_alive():
                 raise BrowserCrashed(f"the browser died while opening a context: {first_line(exc)}") from exc
-            raise
+            raise translated(exc) from exc
         session = PageSession(
             context=context,
             page=page,
@@ -256,7 +258,7 @@ class Browser:
     # --- ahead of time: the next context, the last close (see the module doc) ---------------------
 
     def prepare_spare(self, *, wait: bool = False) -> None:
-        """Start opening a plain context + page (with CONTEXT_SCRIPT) for the next `new_session`.
+        """Start opening a plain context + page (with `context_script()`) for the next `new_session`.
 
         It progresses whenever this thread waits on Playwright. `wait`: open it now (a thread that
         will block elsewhere next, such as the prelaunched worker). A failure is never raised here:
@@ -272,7 +274,7 @@ class Browser:
             context = await _impl_call(impl.new_context, **options)
             forward = None
             try:
-                await _impl_call(context.add_init_script, script=CONTEXT_SCRIPT)
+                await _impl_call(context.add_init_script, script=context_script())
                 if key is not None:
                     # before the page: a route then costs no round trip to a renderer
                     forward = RouteForward(key)

@@ -1,5 +1,8 @@
 """Selectors as specs write them: pipe fallback (`a | b | c`) and child scope (`scope >> selector`).
 
+`split_pipe` and `scoped` are pure; `locate` finds a selector's matches on a Playwright page or
+frame for the browser layer (`Page.match` is what the rest of flowwalk asks).
+
 A selector is CSS or a Playwright `text=` selector (XPath is refused when specs load). A pipe
 fallback lists alternatives; the first alternative that matches anything wins. A `|` inside
 quotes, brackets or parentheses belongs to the selector (`[lang|=en]`, `text="a | b"`,
@@ -12,7 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flowwalk.browser.errors import InvalidSelector, PlaywrightError, first_line, is_invalid_selector
+from playwright.sync_api import Error as PlaywrightError
+
+from flowwalk.browser.errors import InvalidSelector, first_line, unparsed
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator
@@ -85,44 +90,45 @@ class Located:
     used: str
     count: int
     tried: list[str] = field(default_factory=list)
-    #: what `probe` returned for the alternative used (the first one when none matched; None
-    #: without a probe)
-    probe: Any = None
+    #: what `ask` answered for the alternative used (the first one when none matched; None without
+    #: an `ask`)
+    answer: Any = None
 
 
-def locate(page: Any, selector: str, scope: str | None = None, *, probe: str | None = None,
-           probe_arg: Any = None) -> Located:
+def locate(page: Any, selector: str, scope: str | None = None, *, ask: str | None = None,
+           ask_arg: Any = None) -> Located:
     """Resolve a (pipe, scoped) selector on a page or frame: the first alternative with matches.
 
     When none match, `count` is 0 and `locator` is the first alternative's (so a caller can still
-    wait on it). Raises `InvalidSelector` for an alternative Playwright cannot parse.
+    wait on it). Raises `InvalidSelector` for an alternative Playwright cannot parse, and
+    Playwright's own errors otherwise (the caller translates them: `Page.match`).
 
-    `probe`, a JS function of the matched elements returning `{n: count, ...}`, replaces the count
+    `ask`, a JS function of the matched elements returning `{n: count, ...}`, replaces the count
     with one `evaluate_all` in the same round trip, so a caller learns more about the match (the
-    healer's fingerprint, heal/fingerprint.py) at no extra round trip; `probe_arg` is its second
-    argument. When nothing matches, `probe` is what the first alternative's probe returned.
+    healer's fingerprint, heal/fingerprint.py) at no extra round trip; `ask_arg` is its second
+    argument. When nothing matches, `answer` is what the first alternative answered.
     """
     alternatives = split_pipe(scoped(selector, scope)) or [selector]
     tried: list[str] = []
     first = None
-    first_probe = None
+    first_answer = None
     for alt in alternatives:
         locator = page.locator(alt)
-        probed = None
+        answer = None
         try:
-            if probe is None:
+            if ask is None:
                 count = locator.count()
             else:
-                probed = locator.evaluate_all(probe, probe_arg)
-                count = int(probed.get("n", 0)) if isinstance(probed, dict) else 0
+                answer = locator.evaluate_all(ask, ask_arg)
+                count = int(answer.get("n", 0)) if isinstance(answer, dict) else 0
         except PlaywrightError as exc:
-            if is_invalid_selector(exc):
+            if unparsed(exc):
                 raise InvalidSelector(alt, first_line(exc)) from exc
             raise
         tried.append(alt)
         if first is None:
-            first, first_probe = locator, probed
+            first, first_answer = locator, answer
         if count > 0:
-            return Located(locator=locator, used=alt, count=count, tried=tried, probe=probed)
+            return Located(locator=locator, used=alt, count=count, tried=tried, answer=answer)
     assert first is not None
-    return Located(locator=first, used=alternatives[0], count=0, tried=tried, probe=first_probe)
+    return Located(locator=first, used=alternatives[0], count=0, tried=tried, answer=first_answer)

@@ -19,7 +19,9 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any, Callable
 
-from flowwalk.browser.errors import NavigationBlocked, PlaywrightError
+from playwright.sync_api import Error as PlaywrightError
+
+from flowwalk.browser.errors import NavigationBlocked
 from flowwalk.browser.network import host_of, navigation_allowed, outside_pattern, request_allowed, vendor_pattern
 from flowwalk.browser.recording import MAX_RECORDS, MAX_URL, clip
 
@@ -57,8 +59,8 @@ class RouteForward:
 class NetworkPolicy:
     """The allowlist and the route of one session (see the module docstring)."""
 
-    context: "BrowserContext"
-    page: "Page"
+    playwright_context: "BrowserContext"
+    playwright_page: "Page"
 
     def _init_policy(self, entry_url: str | None, allowed_hosts: tuple[str, ...], offline: bool) -> None:
         self.entry_url = entry_url
@@ -83,9 +85,9 @@ class NetworkPolicy:
         the page exists costs a round trip to Chromium, on the scenario's path (Browser makes the
         next one with its spare context, before the page, when it can tell the hosts)."""
         if self._route is not None:
-            self.context.unroute(*self._route)
+            self.playwright_context.unroute(*self._route)
         self._route = (route_pattern(*self.route_key), self._handle_routed)
-        self.context.route(*self._route)
+        self.playwright_context.route(*self._route)
 
     def _handle_routed(self, route: "Route", request: "Request") -> None:
         # vendors first: they never leave the machine, even when a vendor host is also allowed
@@ -123,7 +125,7 @@ class NetworkPolicy:
         if request.resource_type != "document":   # cheap: most requests stop here
             return False
         try:
-            return self._is_top_level(request) and request.frame.page == self.page
+            return self._is_top_level(request) and request.frame.page == self.playwright_page
         except PlaywrightError:
             return False
 
@@ -131,7 +133,7 @@ class NetworkPolicy:
         """A redirect hop (never routed): the offline proxy stops it, this records it, and blocks a
         top-level one that leaves the allowlist."""
         if self._is_top_level(request) and not navigation_allowed(host, self.entry_host, self.allowed_hosts):
-            if request.frame.page == self.page:
+            if request.frame.page == self.playwright_page:
                 self._block_navigation(url, "redirect")
             else:
                 self._record_blocked(url, "navigation", "popup outside the allowlist")
@@ -147,7 +149,7 @@ class NetworkPolicy:
                 if navigation_allowed(host, self.entry_host, self.allowed_hosts):
                     route.continue_()
                     return
-                if request.frame.page == self.page:
+                if request.frame.page == self.playwright_page:
                     self._block_navigation(url, "navigation")
                 else:
                     self._record_blocked(url, "navigation", "popup outside the allowlist")

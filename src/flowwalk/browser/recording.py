@@ -13,7 +13,8 @@ import time
 from collections import deque
 from typing import TYPE_CHECKING, Any
 
-from flowwalk.browser.errors import PlaywrightError
+from playwright.sync_api import Error as PlaywrightError
+
 from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
 
 if TYPE_CHECKING:

@@ -9,9 +9,10 @@ the walker asks (`check_navigation`, `beacons`, `console_errors`) and decides.
 It is built from one part per concern, each in its own module: `policy.NetworkPolicy` (the
 allowlist, offline routing, vendors answered locally), `recording.Recorder` (what the page's
 events leave), `page_evidence.PageEvidence` (screenshots, snapshots, the last click, the
-evidence of a failure) and, here, the session's life: wiring, liveness (`crashed`, `translate`,
-`guard`), navigation (`goto`, `check_navigation`, `uncommitted`), waiting and closing. Page
-reads go through `reader` (browser/probe.py).
+evidence of a failure) and, here, the session's life: wiring, liveness (`crashed`, `crashed_by`,
+`translating`), navigation (`goto`, `check_navigation`, `uncommitted`), waiting and closing. Every
+read of the page and every action on it goes through `page` (browser/page.py); Playwright's own
+page and context (`playwright_page`, `playwright_context`) are the browser layer's alone.
 
 Behaviour a user sees, on purpose:
 
@@ -36,43 +37,37 @@ Behaviour a user sees, on purpose:
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import TYPE_CHECKING, Any, Callable
 
-from flowwalk.browser.errors import (
-    BrowserCrashed,
-    NavigationBlocked,
-    PageError,
-    PlaywrightError,
-    first_line,
-    is_closed_error,
-)
-from flowwalk.browser.network import Beacon, host_of
-from flowwalk.browser.page_evidence import CONTEXT_SCRIPT, LAST_CLICK_TIMEOUT_MS, SNAPSHOT_LIMIT, PageEvidence
-from flowwalk.browser.policy import NetworkPolicy, RouteForward, route_pattern
-from flowwalk.browser.probe import PageReader
+from flowwalk.browser.errors import BrowserCrashed, NavigationBlocked, PageError, closed, translating
+from flowwalk.browser.network import host_of
+from flowwalk.browser.page import Page
+from flowwalk.browser.page_evidence import PageEvidence
+from flowwalk.browser.policy import NetworkPolicy, RouteForward
 from flowwalk.browser.recording import MAX_URL, Recorder, clip
+from flowwalk.browser.scripts import context_script
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Frame, Page, Request, Response
+    from playwright.sync_api import BrowserContext, Frame, Request, Response
+    from playwright.sync_api import Page as PlaywrightPage
 
-__all__ = ["Beacon", "CONTEXT_SCRIPT", "LAST_CLICK_TIMEOUT_MS", "NavigationBlocked", "PageSession", "RouteForward",
-           "SNAPSHOT_LIMIT", "route_pattern"]
+__all__ = ["PageSession", "RouteForward"]
 
 
 class PageSession(NetworkPolicy, Recorder, PageEvidence):
     """A fresh browser context + page for one scenario attempt (see the module docstring)."""
 
-    page: "Page"
+    playwright_page: "PlaywrightPage"
 
-    def __init__(self, *, context: "BrowserContext", page: "Page", entry_url: str | None,
+    def __init__(self, *, context: "BrowserContext", page: "PlaywrightPage", entry_url: str | None,
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
                  browser_alive: Callable[[], bool] = lambda: True, scripted: bool = False,
                  close_context: Callable[["BrowserContext"], None] | None = None,
                  routed: RouteForward | None = None):
-        self.context = context
-        self.page = page
+        self.playwright_context = context
+        self.playwright_page = page
         self._init_policy(entry_url, allowed_hosts, offline)
         self._init_records()
         self._tracing = tracing
@@ -81,7 +76,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         self._document_pending: str | None = None
         self._crashed = False
         self._closed = False
-        self._reader: PageReader | None = None
+        #: every read and action on the page (browser/page.py)
+        self.page = Page(page, self.crashed_by)
         #: closes the context without waiting for it (Browser.new_session), else close() waits
         self._close_context = close_context
         self._install(scripted, routed)
@@ -89,9 +85,9 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     # --- wiring -----------------------------------------------------------------------------------
 
     def _install(self, scripted: bool, routed: RouteForward | None) -> None:
-        """Listeners, the click recorder (unless `scripted`: the context has CONTEXT_SCRIPT already)
+        """Listeners, the click recorder (unless `scripted`: the context has `context_script()` already)
         and the route (unless `routed`, the context's own, was made for this session's hosts)."""
-        context, page = self.context, self.page
+        context, page = self.playwright_context, self.playwright_page
         context.on("request", self._on_request)
         context.on("response", self._on_response)
         context.on("requestfailed", self._on_request_failed)
@@ -103,7 +99,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         page.on("crash", self._on_crash)
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
         if not scripted:
-            context.add_init_script(script=CONTEXT_SCRIPT)
+            context.add_init_script(script=context_script())
         if routed is not None:
             self._route = (routed.pattern, routed.handle)
             if routed.key == self.route_key:
@@ -147,31 +143,25 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
             self._block_navigation(url, "navigation")
 
-    def _on_crash(self, _page: "Page") -> None:
+    def _on_crash(self, _page: "PlaywrightPage") -> None:
         self._crashed = True
 
     # --- liveness ---------------------------------------------------------------------------------
-
-    @property
-    def reader(self) -> PageReader:
-        """Reads of this session's page (browser/probe.py)."""
-        if self._reader is None:
-            self._reader = PageReader(self.page)
-        return self._reader
 
     @property
     def crashed(self) -> bool:
         """The renderer crashed or the browser is gone."""
         return self._crashed or not self._browser_alive()
 
-    def translate(self, exc: BaseException) -> BaseException:
-        """`BrowserCrashed` for an error caused by a dead browser or renderer, else `exc` itself."""
-        if isinstance(exc, BrowserCrashed):
-            return exc
-        if isinstance(exc, (PlaywrightError, PageError)) and (self.crashed or (
-                is_closed_error(exc) and not self._closed and not self._page_closed_by_site())):
-            return BrowserCrashed(f"the browser or page crashed: {first_line(exc)}")
-        return exc
+    def crashed_by(self, exc: BaseException) -> bool:
+        """Does `exc`, a Playwright error, mean the browser or the renderer is gone? Yes when it
+        crashed; yes for a closed page, context or browser that neither flowwalk nor the site closed."""
+        return self.crashed or (closed(exc) and not self._closed and not self._page_closed_by_site())
+
+    def translating(self, selector: str | None = None) -> AbstractContextManager[None]:
+        """The one translation of Playwright's errors (browser/errors.py), with this session's answer
+        to "is it a crash?"."""
+        return translating(selector, crashed=self.crashed_by)
 
     def _page_closed_by_site(self) -> bool:
         """window.close() closes the page while the browser lives on: not a crash.
@@ -180,23 +170,12 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         with the events of a browser that is dying right now.
         """
         try:
-            if not self.page.is_closed() or self._crashed:
+            if not self.playwright_page.is_closed() or self._crashed:
                 return False
-            self.context.cookies()
+            self.playwright_context.cookies()
         except Exception:  # noqa: BLE001 - the context is gone with the browser
             return False
         return True
-
-    @contextmanager
-    def guard(self) -> Iterator[None]:
-        """`with session.guard(): session.page.click(...)` turns a dead browser into BrowserCrashed."""
-        try:
-            yield
-        except PlaywrightError as exc:
-            translated = self.translate(exc)
-            if translated is exc:
-                raise
-            raise translated from exc
 
     def raise_if_crashed(self) -> None:
         if self.crashed:
@@ -209,18 +188,18 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     def wait(self, ms: float) -> None:
         """Sleep `ms` while Playwright keeps delivering events (beacons, navigations) meanwhile."""
         self.raise_if_crashed()
-        if self._closed or self.page.is_closed():
+        if self._closed or self.playwright_page.is_closed():
             time.sleep(ms / 1000)
             return
-        with self.guard():
-            self.page.wait_for_timeout(ms)
+        with self.translating():
+            self.playwright_page.wait_for_timeout(ms)
 
     # --- navigation -------------------------------------------------------------------------------
 
     def goto(self, url: str, timeout_ms: int, wait_until: str = "load") -> None:
         """Navigate the page. Raises NavigationBlocked for a host outside the allowlist (before
         navigating) or a redirect that tried to leave it; BrowserCrashed when the browser died;
-        Playwright's TimeoutError / Error for a slow or failing page."""
+        `TimedOut` / `PageError` for a slow or failing page."""
         self.raise_if_crashed()
         if self.entry_host is None and url.lower().startswith(("http://", "https://")):
             # a scenario without an entry URL: its first goto defines the entry host
@@ -231,9 +210,9 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
             raise NavigationBlocked(host_of(url), url, "goto")
         self._blocked_navigation = None
         try:
-            with self.guard():
-                self.page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
-        except PlaywrightError as exc:
+            with self.translating():
+                self.playwright_page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+        except PageError as exc:
             if self._blocked_navigation is not None:
                 blocked, self._blocked_navigation = self._blocked_navigation, None
                 raise blocked from exc
@@ -242,10 +221,10 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
 
     def check_navigation(self, pump: bool = True) -> None:
         """Raise NavigationBlocked if a top-level navigation since the last check left the allowlist."""
-        if pump and not self._closed and not self.page.is_closed() and not self.crashed:
+        if pump and not self._closed and not self.playwright_page.is_closed() and not self.crashed:
             try:
                 self.pump()
-            except PlaywrightError:
+            except PageError:
                 pass
         if self._blocked_navigation is not None:
             blocked, self._blocked_navigation = self._blocked_navigation, None
@@ -260,7 +239,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
             return (f"the page has not committed a document: the navigation to "
                     f"'{self._document_pending[:300]}' has no answer yet")
         try:
-            url = self.page.url
+            url = self.playwright_page.url
         except Exception:  # noqa: BLE001
             return None
         if url == "about:blank":
@@ -272,8 +251,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     def storage_state(self) -> dict[str, Any]:
         """The context's cookies and local storage (Playwright's storage state), as data: never
         written to a file (a saved session holds credentials in effect)."""
-        with self.guard():
-            state = self.context.storage_state()
+        with self.translating():
+            state = self.playwright_context.storage_state()
         return dict(state)
 
     def close(self, trace_path: Path | None = None) -> None:
@@ -285,15 +264,15 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
             try:
                 if trace_path is not None:
                     Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
-                    self.context.tracing.stop(path=str(trace_path))
+                    self.playwright_context.tracing.stop(path=str(trace_path))
                 else:
-                    self.context.tracing.stop()
+                    self.playwright_context.tracing.stop()
             except Exception:  # noqa: BLE001 - a dead browser has no trace to give
                 pass
         try:
             if self._close_context is not None and not self._tracing:
-                self._close_context(self.context)
+                self._close_context(self.playwright_context)
             else:
-                self.context.close()
+                self.playwright_context.close()
         except Exception:  # noqa: BLE001
             pass

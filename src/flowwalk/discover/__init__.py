@@ -10,6 +10,6 @@ crawl.json and index.md.
 from __future__ import annotations
 
 from flowwalk.discover.engine import discover
-from flowwalk.discover.options import DEFAULT_DESTRUCTIVE, DiscoverOptions, DiscoverResult
+from flowwalk.discover.options import DEFAULT_DESTRUCTIVE, DISCOVER_DIR, DiscoverOptions, DiscoverResult
 
-__all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "discover"]
+__all__ = ["DEFAULT_DESTRUCTIVE", "DISCOVER_DIR", "DiscoverOptions", "DiscoverResult", "discover"]

@@ -109,7 +109,7 @@ def advise_specs(specs: list[GeneratedSpec], state: CrawlState, features: Sequen
                  ) -> tuple[list[GeneratedSpec], list[ModelDrop], list[ModelCallRecord]]:
     """(specs, drops, calls): the specs with the model's usable proposals applied (or those of the
     `given` answer, when an agent answered the question itself)."""
-    config = settings.model
+    config = settings.llm
     if (config is None and given is None) or not specs:
         return specs, [], []
     from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, QuotaExceeded

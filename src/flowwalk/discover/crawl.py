@@ -12,7 +12,6 @@ crawl that stopped where it stopped, loop detection included.
 from __future__ import annotations
 
 import re
-import threading
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -22,6 +21,7 @@ from urllib.parse import urlsplit
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import ExplorePage, Mark
 from flowwalk.browser.explored import Survey
+from flowwalk.cooperative import CancelToken
 from flowwalk.discover import inpage
 from flowwalk.discover.goal import goal_words, score
 from flowwalk.discover.inpage import Found, Hands, resolve_survey
@@ -63,7 +63,7 @@ class Crawler:
     writer of the crawl state."""
 
     def __init__(self, options: DiscoverOptions, view: ExplorePage, state: CrawlState, folder: Path, *,
-                 progress: Callable[[str], None], cancel: threading.Event, started: float):
+                 progress: Callable[[str], None], cancel: CancelToken, started: float):
         self.options = options
         self.view = view
         self.state = state

@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import threading
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -29,6 +28,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.browser import Browser, InvalidSelector, NavigationBlocked, PageError, PageSession
 from flowwalk.browser.explore import ExplorePage
+from flowwalk.cooperative import CancelToken
 from flowwalk.discover.advice import advice_question, advise_specs
 from flowwalk.discover.crawl import STATE_FILE, Crawler
 from flowwalk.discover.features import classify
@@ -37,31 +37,26 @@ from flowwalk.discover.goal import goal_words, page_score
 from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
 from flowwalk.discover.login import LoginFailed, LoginFlow, load_login, play_login
 from flowwalk.discover.markdown import render_index
-from flowwalk.discover.options import DiscoverOptions, DiscoverResult, JourneySummary, StopReason
+from flowwalk.discover.options import DISCOVER_DIR, DiscoverOptions, DiscoverResult, JourneySummary, StopReason
 from flowwalk.discover.record import CrawlRecord, Limits, ModelCallRecord, ModelDrop, SpecRecord, build_record
 from flowwalk.discover.safety import destructive, url_key
 from flowwalk.discover.selectors import choose_selector
 from flowwalk.discover.state import CrawledPage, CrawlState, Edge, Journey
 from flowwalk.discover.verify import verify_specs
 from flowwalk.errors import UsageError
-from flowwalk.settings import Settings
+from flowwalk.settings import Overrides, Settings
 from flowwalk.spec.config import settings_for
 
 __all__ = ["crawl_browser", "crawl_session", "discover", "discover_settings"]
 
-DISCOVER_DIR = "discover"
 REVIEW_DIR = "needs-review"
 
 
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
-    cli: dict[str, Any] = {"variables": [f"{k}={v}" for k, v in options.variables],
-                           "secret_names": list(options.secret_names)}
-    if options.executable:
-        cli["executable"] = options.executable
-    if options.workers:
-        cli["workers"] = options.workers
-    settings = settings_for(cli, os.environ if env is None else env, options.config_path)
+    told = Overrides(variables=dict(options.variables), secret_names=options.secret_names,
+                     executable=options.executable or None, workers=options.workers or None)
+    settings = settings_for(told, os.environ if env is None else env, options.config_path)
     # discover's own cap: its verification walks run at most two at once
     return replace(settings, workers=max(1, min(settings.workers, 2)))
 
@@ -114,14 +109,14 @@ def _check(options: DiscoverOptions) -> None:
 
 
 def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None = None,
-             cancel: threading.Event | None = None, browser: Browser | None = None) -> DiscoverResult:
+             cancel: CancelToken | None = None, browser: Browser | None = None) -> DiscoverResult:
     """Crawl `options.url`, write specs and the discover folder under `options.out_dir`.
 
     `browser`: a running `browser.Browser` to crawl with (tests share theirs); else one is
     launched and closed. Raises UsageError / SpecError for bad input before any browser starts.
     """
     say = progress or (lambda _line: None)
-    cancel = cancel if cancel is not None else threading.Event()
+    cancel = cancel if cancel is not None else CancelToken()
     _check(options)
     settings = discover_settings(options)
     login: LoginFlow | None = load_login(Path(options.login), settings, options.url) if options.login else None
@@ -178,7 +173,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
     question = None
     if options.advice is not None:
         specs, drops, calls = advise_specs(specs, state, features, settings, options, say, given=options.advice)
-    elif options.use_model and settings.model is not None:
+    elif options.use_model and settings.llm is not None:
         specs, drops, calls = advise_specs(specs, state, features, settings, options, say)
     elif options.use_model and specs:
         question = advice_question(specs, state)   # what a model would have been asked
@@ -244,7 +239,7 @@ def _only_failed_loads(failure: str | None) -> list[str]:
 
 def _without_failed_loads(specs: list[GeneratedSpec], verdicts: dict[str, str | None], state: CrawlState,
                           folder: Path, settings: Settings, say: Callable[[str], None],
-                          cancel: threading.Event) -> list[GeneratedSpec]:
+                          cancel: CancelToken) -> list[GeneratedSpec]:
     """A spec that failed only because a resource did not load (a favicon 404 the page never uses)
     is verified again without `no_console_errors`; the failed load becomes a finding in index.md."""
     retry = {}

@@ -3,7 +3,7 @@
 With `--submit-forms`, a page that can create something (a single field that takes Enter, such
 as TodoMVC's new-todo input, or a link to a page with a form) is explored as a user would: add an
 item carrying the crawl's own text, then use the controls that the new state revealed, up to a
-bounded depth. Every move is observed before and after (`browser.observe`), and what changed
+bounded depth. Every move is observed before and after (`Page.observe`), and what changed
 (`effects.diff_states`) becomes the move's checks: the list gained the row with the typed text,
 the counter went from 1 to 2, the row got `completed`, a filter hid one of two rows, the URL
 gained `#/active`. Nothing asserts the input itself.

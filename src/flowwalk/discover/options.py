@@ -1,6 +1,6 @@
 """What a discover run is asked to do (`DiscoverOptions`) and what it did (`DiscoverResult`).
 
-Both are plain frozen dataclasses: the CLI builds the options from its flags (`app.discover`),
+Both are plain frozen dataclasses: the CLI builds the options from its flags (`cli.discover`),
 the MCP server from its tool arguments, the tests from keywords. The defaults are the documented
 limits (docs/discover.md).
 """
@@ -13,7 +13,10 @@ from typing import Any, Literal, Mapping
 
 from flowwalk.model import DEFAULT_DESTRUCTIVE
 
-__all__ = ["DEFAULT_DESTRUCTIVE", "DiscoverOptions", "DiscoverResult", "JourneySummary", "StopReason"]
+__all__ = ["DEFAULT_DESTRUCTIVE", "DISCOVER_DIR", "DiscoverOptions", "DiscoverResult", "JourneySummary", "StopReason"]
+
+#: the folder under `out_dir` a crawl writes its index.md, crawl.json and page snapshots into
+DISCOVER_DIR = "discover"
 
 
 StopReason = Literal["done", "max_pages", "max_actions", "budget", "cancelled", "unreachable"]

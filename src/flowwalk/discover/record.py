@@ -224,7 +224,7 @@ def _journey(journey: Journey, specs: list[SpecRecord]) -> JourneyRecord:
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """The crawl.json schema, in the form `spec.schemas` gives the input schemas (`app.generated_schemas`
+    """The crawl.json schema, in the form `spec.schemas` gives the input schemas (`app.reports.schema_texts`
     gathers them all)."""
     from flowwalk.spec.schemas import generate_schema
 

@@ -10,12 +10,12 @@ would read it in a report, is what `needs-review/` says about it.
 from __future__ import annotations
 
 import shutil
-import threading
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from flowwalk import events as ev
+from flowwalk.cooperative import CancelToken
 from flowwalk.discover.generate import GeneratedSpec
 from flowwalk.settings import Settings
 
@@ -43,7 +43,7 @@ def _failure_text(event: ev.RuleFinished, run: int) -> str:
 
 
 def verify_specs(specs: Sequence[GeneratedSpec], scratch: Path, settings: Settings, *,
-                 progress: Callable[[str], None], cancel: threading.Event) -> dict[str, str | None]:
+                 progress: Callable[[str], None], cancel: CancelToken) -> dict[str, str | None]:
     """spec path -> None when it passed every check, else why not (one line)."""
     from flowwalk.errors import SpecError
     from flowwalk.spec.loader import load_file

@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence, TextIO
 
 from flowwalk.github.client import GitHubClient, repo_path
-from flowwalk.github.render import CLASS_GROUPS, HEADLINES, RunLinks, failure_group, root_causes
+from flowwalk.github.render import CLASS_GROUPS, RunLinks, failure_group, root_causes
+from flowwalk.github.render import headline as render_headline
 from flowwalk.settings import GitHubSettings
 
 SUMMARY_LIMIT = 1024 * 1024            # bytes per step
@@ -251,7 +252,7 @@ def status_state_of(verdict: Mapping[str, Any]) -> str:
 
 def headline(verdict: Mapping[str, Any]) -> str:
     counts = verdict.get("counts") or {}
-    _icon, text = HEADLINES.get(str(verdict.get("outcome")), ("", str(verdict.get("outcome"))))
+    _icon, text = render_headline(verdict)
     numbers = f"{counts.get('failed', 0)} failed, {counts.get('passed', 0)} passed"
     if counts.get("skipped"):
         numbers += f", {counts['skipped']} skipped"

@@ -30,6 +30,7 @@ from typing import Mapping, Sequence
 from flowwalk.exitcodes import ExitCode
 from flowwalk.github.actions import write_outputs
 from flowwalk.github.inputs import ACTION_INPUTS, ActionInput, input_by_name
+from flowwalk.reportfolder import ReportFolder
 
 FLOWWALK: tuple[str, ...] = (sys.executable, "-m", "flowwalk.cli")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -178,7 +179,7 @@ def main(env: Mapping[str, str] | None = None, flowwalk: Sequence[str] = FLOWWAL
     print(f"flowwalk {shlex.join(run_args)}", flush=True)
     code = call_forwarding_signals([*flowwalk, *run_args], env)
 
-    if (Path(report_dir) / "verdict.json").is_file():
+    if ReportFolder(Path(report_dir)).verdict.is_file():
         print(f"flowwalk {shlex.join(publish_args)}", flush=True)
         published = call_forwarding_signals([*flowwalk, *publish_args], publish_env(env))
         if published in (ExitCode.INPUT_REFUSED, ExitCode.INTERNAL_ERROR):  # publish itself did not work

@@ -197,13 +197,17 @@ def github_settings_from_env(env: Mapping[str, str], overrides: Mapping[str, Any
     for name in ("check_run", "commit_status", "heal_suggestions"):
         values[name] = _flag(f"--{name.replace('_', '-')}", values[name])
 
+    def named(key: str) -> str:   # where the value came from, for a message
+        return f"--{key.replace('_', '-')} " if key in given else f"FLOWWALK_{key.upper()}="
+
     if values["comment_mode"] not in COMMENT_MODES:
-        raise UsageError(f"--comment-mode '{values['comment_mode']}' is not one of {', '.join(COMMENT_MODES)}\n"
-                         f"  hint: on-failure comments only when something failed; off never comments")
+        raise UsageError(f"{named('comment_mode')}'{values['comment_mode']}' is not one of "
+                         f"{', '.join(COMMENT_MODES)}\n  hint: on-failure comments only when something failed; off "
+                         f"never comments")
     name = values["comment_name"]
     if name is not None and not _COMMENT_NAME.match(str(name)):
-        raise UsageError(f"--comment-name '{name}' must be letters, digits, '.', '_', '-' or '/' (at most 63)\n"
-                         f"  hint: for example --comment-name e2e-chrome")
+        raise UsageError(f"{named('comment_name')}'{name}' must be letters, digits, '.', '_', '-' or '/' (at most "
+                         f"63)\n  hint: for example {named('comment_name')}e2e-chrome")
     repo = values["repository"]
     if repo is not None and not re.match(r"^[\w.-]+/[\w.-]+$", str(repo)):
         raise UsageError(f"GITHUB_REPOSITORY '{repo}' is not owner/name\n  hint: for example octo-org/shop")

@@ -43,9 +43,9 @@ from flowwalk.github.comment import CommentResult, upsert_comment
 from flowwalk.github.env import PR_EVENTS, github_settings_from_env, read_event
 from flowwalk.github.render import RunLinks, links_from_settings, render_markdown
 from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions, suggestion_status
+from flowwalk.reportfolder import ReportFolder
 from flowwalk.settings import GitHubSettings
 
-PR_CONTEXT_FILE = "pr.json"
 PR_CONTEXT_SCHEMA = "flowwalk.pr/1"
 
 
@@ -82,7 +82,7 @@ def write_pr_context(report_dir: str | Path, settings: GitHubSettings | None = N
                             repository=settings.repository, run_id=settings.run_id)
     except ValidationError:
         return None
-    path = Path(report_dir) / PR_CONTEXT_FILE
+    path = ReportFolder(Path(report_dir)).pr_context
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(context.model_dump_json(by_alias=True, indent=2) + "\n", encoding="utf-8")
     return path
@@ -90,7 +90,7 @@ def write_pr_context(report_dir: str | Path, settings: GitHubSettings | None = N
 
 def read_pr_context(report_dir: str | Path) -> PrContext | None:
     """The report's pr.json, validated; None when there is none. Raises UsageError when it is bad."""
-    path = Path(report_dir) / PR_CONTEXT_FILE
+    path = ReportFolder(Path(report_dir)).pr_context
     if not path.is_file():
         return None
     try:
@@ -118,7 +118,7 @@ class _VerdictHead(BaseModel):
 
 
 def load_verdict(report_dir: str | Path) -> dict[str, Any]:
-    path = Path(report_dir) / "verdict.json"
+    path = ReportFolder(Path(report_dir)).verdict
     if not path.is_file():
         raise UsageError(f"{path}: no verdict to publish\n  hint: run `flowwalk run --out {report_dir}` first, or "
                          f"point --report at the folder `flowwalk merge --out` wrote")
@@ -155,7 +155,7 @@ def for_shard(verdict: Mapping[str, Any], settings: GitHubSettings) -> GitHubSet
 def run_base_url(report_dir: Path) -> str | None:
     """The base URL the run used (from emit.jsonl's first record), for the reproduce command."""
     try:
-        with (report_dir / "emit.jsonl").open(encoding="utf-8") as handle:
+        with ReportFolder(report_dir).emit.open(encoding="utf-8") as handle:
             first = json.loads(handle.readline() or "{}")
     except (OSError, ValueError):
         return None
@@ -206,7 +206,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
 
     `annotate` (default: inside a workflow run, i.e. `settings.run_id` is set) prints the
     annotation commands on `stdout`. `client` lets tests point at a fake GitHub with a fake clock.
-    `suggestions` are the report's heals as spec lines (see `app.publish`), posted as review
+    `suggestions` are the report's heals as spec lines (see `app.publish.publish`), posted as review
     comments when `settings.heal_suggestions` is on and there is a PR.
     """
     report = Path(report_dir)
@@ -321,7 +321,7 @@ def _suggestion_notes(result: SuggestionResult) -> list[str]:
 
 
 def _summary_markdown(report: Path, verdict: Mapping[str, Any], links: RunLinks) -> str:
-    summary = report / "summary.md"
+    summary = ReportFolder(report).summary
     try:
         text = summary.read_text(encoding="utf-8")
     except OSError:

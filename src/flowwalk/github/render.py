@@ -24,8 +24,8 @@ from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
 from flowwalk import __version__
-from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_TEXT, evidence_markdown, gate_lead,
-                                     gate_sections, healed_items, leads, render_written_baselines,
+from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_ICONS, evidence_markdown, gate_lead,
+                                     gate_sections, healed_items, leads, outcome_words, render_written_baselines,
                                      written_baselines)
 from flowwalk.settings import GitHubSettings
 
@@ -40,8 +40,14 @@ CLASS_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 
 #: what the comment adds to an outcome's words: what a reviewer can do about it
 _COMMENT_ADVICE = {"infrastructure_failed": " (rerunning may pass)", "cancelled": "; this covers what ran"}
-HEADLINES: Mapping[str, tuple[str, str]] = {outcome: (icon, words + _COMMENT_ADVICE.get(outcome, ""))
-                                            for outcome, (icon, words) in OUTCOME_TEXT.items()}
+
+
+def headline(verdict: Mapping[str, Any]) -> tuple[str, str]:
+    """(icon, words) of the comment's and the check run's headline: the outcome in words
+    (`summary.outcome_words`) and what a reviewer can do about it."""
+    outcome = str(verdict.get("outcome") or "passed")
+    words = outcome_words(verdict) if outcome in OUTCOME_ICONS else outcome.replace("_", " ")
+    return OUTCOME_ICONS.get(outcome, "❔"), words + _COMMENT_ADVICE.get(outcome, "")
 
 
 # --- links ----------------------------------------------------------------------------------------
@@ -326,11 +332,10 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
     """The verdict as Markdown (no marker): the comment's body, also the job summary's fallback."""
     detail = detail or _LEVELS[0]
     cuts = cuts if cuts is not None else _Cuts()
-    outcome = str(verdict.get("outcome") or "passed")
-    icon, headline = HEADLINES.get(outcome, ("❔", outcome.replace("_", " ")))
+    icon, words = headline(verdict)
     counts = verdict.get("counts") or {}
     total = counts.get("total", 0)
-    out: list[str] = [f"### {icon} flowwalk: {headline}", ""]
+    out: list[str] = [f"### {icon} flowwalk: {words}", ""]
 
     parts = [f"**{counts.get('failed', 0)} failed**" if counts.get("failed") else "0 failed",
              f"{counts.get('passed', 0)} passed", f"{counts.get('skipped', 0)} skipped"]
@@ -395,7 +400,7 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
                 out.append(f"- … and {hidden} more (see report.html)")
 
     for section in gate_sections(verdict, limit=detail.max_flaky):
-        out += ["", section.rstrip("\n").replace("### ", "#### ", 1)]
+        out += ["", section.markdown("####").rstrip("\n")]
 
     out += _heal_lines(verdict, links, detail, heal_status or {})
     written = written_baselines(verdict)
@@ -466,6 +471,6 @@ def render_comment(verdict: Mapping[str, Any], links: RunLinks, *, name: str | N
     return best[: max(len(head), limit - len(tail))] + tail
 
 
-__all__ = ["COMMENT_LIMIT", "CLASS_GROUPS", "CUT_MARK", "HEADLINES", "HealStatus", "RunLinks", "code",
+__all__ = ["COMMENT_LIMIT", "CLASS_GROUPS", "CUT_MARK", "HealStatus", "RunLinks", "code",
            "failure_group", "links_from_settings", "marker", "parse_marker", "render_comment", "render_markdown",
            "root_causes", "verdict_digest"]

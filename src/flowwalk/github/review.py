@@ -1,6 +1,6 @@
 """Heals as pull request review comments with a GitHub suggestion block, accepted in one click.
 
-Each `Suggestion` is one healed selector as a change of spec lines (built by `app.publish` from
+Each `Suggestion` is one healed selector as a change of spec lines (built by `app.publish.publish` from
 `flowwalk.heal.patch`; this package never reads a spec). `post_suggestions` posts each one as a
 review comment on those lines of the PR's head commit, with a ```suggestion block holding the
 new lines. Every comment carries a hidden marker with a hash of the change, and the PR's review

@@ -17,13 +17,13 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import os
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
 from flowwalk.events import Baseline
 from flowwalk.report.records import read_run
+from flowwalk.snapshots.store import write_baseline
 
 __all__ = ["BaselineChange", "BaselinePlan", "apply_baselines", "plan_baselines"]
 
@@ -111,12 +111,8 @@ def apply_baselines(plan: BaselinePlan) -> list[Path]:
     """Write every change (atomically, one file at a time); the paths written."""
     out = []
     for change in plan.changes:
-        target = plan.root / change.path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = target.with_name(f".{target.name}.flowwalk-heal")
-        tmp.write_bytes(change.data)
-        os.replace(tmp, target)
-        out.append(target)
+        write_baseline(plan.root / change.path, change.data)
+        out.append(plan.root / change.path)
     return out
 
 

@@ -1,6 +1,6 @@
 """From scored page elements to a decision: heal to one, ask a model about a few, or explain the miss.
 
-Pure: the page read is `PageReader.candidates` (browser/probe.py), the page calls are walk/healing.py's. Each element
+Pure: the page read is `Page.candidates` (browser/page.py), the page calls are walk/healing.py's. Each element
 gets `d` (heal/meaning.py, from the target) and `f` (heal/score.py, from the last fingerprint),
 merged by `combine`. `decide` applies the acceptance rule: the best element must be visible,
 eligible (it can take the step's action, is not a destructive control the target does not name,

@@ -3,7 +3,7 @@
 A step names its element with a pinned `selector`, a `target` as a person writes it ("the Save
 button"), or both. When the selector matches nothing, or there is none, finding the element is
 one job: resolving a target with no selector is healing without a fingerprint. The same page read
-(`PageReader.candidates` in browser/probe.py), the same ranking (heal/meaning.py `d`,
+(`Page.candidates` in browser/page.py), the same ranking (heal/meaning.py `d`,
 heal/score.py `f`, heal/decide.py `rank`) and the same acceptance rule (`decide`) serve both.
 
 Pure over the page read's records; the page calls are the walker's seam (walk/healing.py):
@@ -13,7 +13,7 @@ Pure over the page read's records; the page calls are the walker's seam (walk/he
    `position`);
 2. `elements_of` turns one frame's records into `PageElement`s;
 3. `judge` ranks them and applies the rule: a `Judgement`. Its `winner` is used once the seam has
-   confirmed that the winner's selector still finds it alone (`PageReader.owns`): `healed`;
+   confirmed that the winner's selector still finds it alone (`Page.owns`): `healed`;
    else `unconfirmed`;
 4. with no winner, `consult` asks a configured model to pick one of the listed candidates by id
    (agent/; the model never sees more than `heal_question` lists), and `answered` judges its

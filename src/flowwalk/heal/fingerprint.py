@@ -4,11 +4,11 @@ A fingerprint is a small, bounded description of one element: tag, id, name, rol
 name, test id, classes, text, input type, link target, its position among same-tag siblings, a
 short ancestor path and the text around it (its nearest ancestor's, for a checkbox whose row says
 what it is). It never holds an input's value. It is taken in the same round trip that
-finds the element for an act (`browser.probe.PROBE_JS` replaces the count the walker asked for anyway), cut to
+finds the element for an act (`Page.match(..., fingerprint=True)` answers with the count the walker asks for anyway), cut to
 the bounds below, passed through the run's redactor, and written into that act's `step_finished`
 record in `emit.jsonl` (`detail.fingerprint`, with the pinned selector and its age in runs). A
 fingerprint from an earlier run is carried forward unchanged (age + 1, no page call) until it is
-REFRESH_RUNS runs old, then taken afresh: the probe costs a few milliseconds per act (see
+REFRESH_RUNS runs old, then taken afresh: taking it costs a few milliseconds per act (see
 docs/healing.md), paid on one run in five.
 
 Where the last fingerprint comes from on a later run (`FingerprintStore`): an earlier run's
@@ -26,6 +26,8 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
 
+from flowwalk.reportfolder import ReportFolder
+
 __all__ = ["bound", "fresh", "FingerprintStore", "FIELDS", "MAX_TEXT", "REFRESH_RUNS"]
 
 MAX_TEXT = 80
@@ -36,9 +38,9 @@ MAX_ATTR = 120
 FIELDS = ("tag", "id", "name", "role", "aname", "testid", "classes", "text", "type", "href", "nth", "ancestors",
           "context")
 
-# The scripts that take a fingerprint (one element -> its fingerprint; PROBE_JS: the count a
-# `locate` needs plus the first match's fingerprint) live with every other page read, in
-# browser/probe.py; this module bounds, stores and carries what they return.
+# The script that takes a fingerprint (browser/js/fingerprint.js, asked with a match's count by
+# `Page.match(..., fingerprint=True)`) lives with every other page script, in browser/js/; this
+# module bounds, stores and carries what it returns.
 
 
 def _text(value: Any, limit: int) -> str:
@@ -68,7 +70,7 @@ REFRESH_RUNS = 5
 
 
 def fresh(probed: Any, pinned: str, redact: Callable[[str], str]) -> dict[str, Any] | None:
-    """The record for a fingerprint `PROBE_JS` just took (age 0), or None."""
+    """The record for a fingerprint a match just took (age 0), or None."""
     fp = bound(probed.get("fp") if isinstance(probed, Mapping) else None, redact)
     return None if fp is None else {**fp, "pinned": pinned, "age": 0}
 
@@ -150,7 +152,7 @@ class FingerprintStore:
             return store
         path = Path(source)
         if path.is_dir():
-            path = path / "emit.jsonl"
+            path = ReportFolder(path).emit
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

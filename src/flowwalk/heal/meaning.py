@@ -12,7 +12,7 @@ search box`, `Active filter`, `first todo row`, `delete (x) button of the first 
 - **an ordinal**: first, second ... last; it counts the element among elements like it
   (`first todo row`) or, inside the context (`of the first todo`), the row or list item it sits in.
 
-`PageElement` is one candidate as the page read it (`PageReader.candidates` in browser/probe.py collects them: one
+`PageElement` is one candidate as the page read it (`Page.candidates` in browser/page.py collects them: one
 record per actionable element of the main frame and same-origin frames). `meaning_score` scores
 one element against a target, 0..1, and says what it lacked:
 
@@ -316,7 +316,7 @@ def _int(value: Any, default: int = 0) -> int:
 
 @dataclass(frozen=True)
 class PageElement:
-    """One candidate as the page read it (`PageReader.candidates`' record, validated)."""
+    """One candidate as the page read it (`Page.candidates`' record, validated)."""
 
     key: str                          # "<frame>:<element id>", stable for this page
     tag: str
@@ -351,7 +351,7 @@ class PageElement:
     offsite: bool = False             # a link to another host than the page's
     css: str | None = None            # a CSS selector that matched only it when it was read
     #: for a target that names a position: a positional selector free of the row's data that
-    #: matched only it (browser/probe.py `CSS_POSITION_JS`), None when not asked or none was found
+    #: matched only it (browser/js/css_position.js), None when not asked or none was found
     css_position: str | None = None
     fingerprint: Mapping[str, Any] | None = field(default=None, compare=False)
 
@@ -620,7 +620,7 @@ def eligible(want: Want | None, action: str | None, el: PageElement) -> str | No
 
 
 def cheap_words(want: Want | None, fingerprint: Mapping[str, Any] | None) -> list[str]:
-    """The words the page read ranks its elements by before the full score (`PageReader.candidates`):
+    """The words the page read ranks its elements by before the full score (`Page.candidates`):
     the target's name, role and context words with their synonyms, and the fingerprint's."""
     out: list[str] = []
     if want is not None:

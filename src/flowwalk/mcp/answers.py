@@ -149,11 +149,12 @@ class HealQuestionOut(BaseModel):
 
 class HealAnswer(Bounded):
     report_dir: str
-    diff: str = Field(description="unified diff of the selector changes (git apply / patch -p1 from the working "
-                                  "directory); empty when there is nothing to change")
-    files: list[str] = Field(default_factory=list, description="the spec files the diff changes")
+    diff: str = Field(description="the diff of the selector changes and the new or changed baselines (git apply "
+                                  "/ patch -p1 from the working directory); empty when there is nothing to change")
+    files: list[str] = Field(default_factory=list, description="the spec and baseline files the diff changes")
     heals: list[str] = Field(default_factory=list, description="one line per change: path:line: 'old' -> 'new' "
                                                                "(method, score)")
+    baselines: list[str] = Field(default_factory=list, description="one line per baseline the diff adds or changes")
     skipped: list[str] = Field(default_factory=list, description="heals left out of the diff, each with why")
     already_applied: int = Field(default=0, description="heals the spec files already have")
     questions: list[HealQuestionOut] = Field(default_factory=list, description="steps that did not heal: the "

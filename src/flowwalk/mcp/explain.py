@@ -24,6 +24,7 @@ from typing import Any, Mapping
 from flowwalk.mcp.answers import ExplainAnswer
 from flowwalk.mcp.bounds import trim_snapshot
 from flowwalk.mcp.workspace import report_uri
+from flowwalk.reportfolder import ReportFolder
 
 _LABELS = {
     "ELEMENT_NOT_FOUND": "not_found",
@@ -59,7 +60,7 @@ def failure_label(failure: Mapping[str, Any] | None) -> str | None:
 
 
 def read_verdict(report_dir: Path) -> dict[str, Any]:
-    path = report_dir / "verdict.json"
+    path = ReportFolder(report_dir).verdict
     if not path.is_file():
         raise FileNotFoundError(f"{path.name} is missing in the report folder (the run is going, or it never "
                                 f"finished)\n  hint: wait for the run, or rebuild it with `flowwalk report DIR`")

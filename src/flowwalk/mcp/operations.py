@@ -1,10 +1,11 @@
 """The bodies of the MCP tools: synchronous, thin over the functions `flowwalk`'s commands call.
 
-`validate` loads through `app.load` (what `flowwalk validate` runs), `run` walks through
-`app.execute_run` (what `flowwalk run` runs), the schemas are `flowwalk schema`'s, and the rest
-read the report folders those write. Nothing here changes how a spec is checked or walked; this
-module only confines paths, builds the typed answers and keeps them within bounds. The server
-(`mcp/server.py`) calls these from worker threads.
+Each tool calls its command's one function with the command's own request: `validate` is
+`app.run.validate`, `run` is `app.run.execute_run`, `propose_heal` is `app.heal.plan_heal`, `discover`
+is `discover.discover`, the schemas are `app.reports.schema_texts`, and the rest read the report folders
+those write. Nothing here changes how a spec is checked or walked; this module only confines
+paths, builds the typed answers and keeps them within bounds. The server (`mcp/server.py`) calls
+these from worker threads.
 """
 
 from __future__ import annotations
@@ -15,18 +16,31 @@ import os
 import re
 import tempfile
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable, Literal, Mapping, Sequence
 
-from pydantic import BaseModel
+import yaml
+from pydantic import BaseModel, Field, create_model
 
-from flowwalk import app
+from flowwalk.app import heal as app_heal
+from flowwalk.app import reports
+from flowwalk.app import run as app_run
+from flowwalk.agent import candidate_question
+from flowwalk.agent.prompt import MAX_ITEMS, InvalidAnswer, build_prompt
+from flowwalk.cooperative import CancelToken
+from flowwalk.discover import DISCOVER_DIR, DiscoverOptions, discover as crawl
+from flowwalk.discover.wall import LoginWall, login_flow, probe_login
 from flowwalk.errors import Problem, SpecError, UsageError
+from flowwalk.events import Heal
+from flowwalk.heal.decide import choose_recorded
+from flowwalk.heal.patch import describe
 from flowwalk.mcp.answers import (
     DiscoverAnswer,
     HealAnswer,
+    HealQuestionOut,
     JourneyOut,
+    ModelQuestionOut,
     ProblemOut,
     ReportOut,
     ReportsAnswer,
@@ -37,7 +51,14 @@ from flowwalk.mcp.answers import (
 )
 from flowwalk.mcp.bounds import clip
 from flowwalk.mcp.explain import failure_label, read_verdict
-from flowwalk.mcp.workspace import DISCOVER_DIR, REPORT_MARKERS, Workspace, discover_uri, report_uri, spec_leaf
+from flowwalk.mcp.workspace import Workspace, discover_uri, report_uri, spec_leaf
+from flowwalk.report.records import read_run
+from flowwalk.reportfolder import ReportFolder
+from flowwalk.settings import Overrides
+from flowwalk.spec.loader import display_path
+from flowwalk.spec.variables import Redactor
+from flowwalk.walk.context import run_variables
+from flowwalk.walk.preflight import check_variables
 
 SpecKind = Literal["flow.yaml", "flow.json", "rules.yaml", "robot"]
 SchemaKind = Literal["flow_spec", "rules", "config", "quarantine"]
@@ -78,29 +99,25 @@ def _problem_out(problem: Problem) -> ProblemOut:
                       message=problem.message, hint=problem.hint, text=problem.render())
 
 
-def _names(secret_names: list[str]) -> list[str]:
+def _names(secret_names: Sequence[str]) -> tuple[str, ...]:
     for name in secret_names:
         if not _ENV_NAME.match(name):
             raise ToolInputError(f"secret name '{name}' is not an environment variable name\n  hint: give the "
                                  f"NAME of the variable that holds the secret (letters, digits, _), never its value")
-    return list(secret_names)
-
-
-def _assignments(variables: Mapping[str, str]) -> list[str]:
-    return [f"{name}={value}" for name, value in variables.items()]
+    return tuple(secret_names)
 
 
 def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKind | None, name: str,
-             variables: Mapping[str, str], secret_names: list[str], base_url: str | None) -> ValidateAnswer:
+             variables: Mapping[str, str], secret_names: list[str], base_url: str | None,
+             quarantine: str | None = None) -> ValidateAnswer:
     """Every problem of the named files, or of the inline spec `text`, as `flowwalk validate` finds them."""
     if (text is None) == (not paths):
         raise ToolInputError("give either paths or text (an inline spec), not both and not neither\n  hint: "
                              "paths: [\"checks/login.flow.yaml\"], or text: \"<the spec>\" with kind: \"flow.yaml\"")
-    options: dict[str, Any] = {"variables": _assignments(variables), "secret_names": _names(secret_names),
-                               "base_url": base_url}
+    told = Overrides(variables=dict(variables), secret_names=_names(secret_names), base_url=base_url,
+                     quarantine_file=os.path.relpath(ws.confine(quarantine, "quarantine")) if quarantine else None)
     if text is None:
-        options["paths"] = [str(ws.confine(p, "spec path")) for p in paths]
-        return _validated(options, rename=None)
+        return _validated(replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in paths)), rename=None)
     if kind is None:
         raise ToolInputError("an inline spec needs its kind\n  hint: kind is one of flow.yaml, flow.json, "
                              "rules.yaml, robot")
@@ -113,15 +130,12 @@ def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKin
     with tempfile.TemporaryDirectory(prefix="flowwalk-mcp-") as tmp:
         path = Path(tmp) / shown
         path.write_text(text, encoding="utf-8")
-        from flowwalk.spec.loader import display_path
-
-        options["paths"] = [str(path)]
-        return _validated(options, rename=(display_path(path), f"<inline>/{shown}"))
+        return _validated(replace(told, paths=(str(path),)), rename=(display_path(path), f"<inline>/{shown}"))
 
 
-def _validated(options: dict[str, Any], rename: tuple[str, str] | None) -> ValidateAnswer:
+def _validated(told: Overrides, rename: tuple[str, str] | None) -> ValidateAnswer:
     try:
-        _settings, suites = app.load(options)
+        loaded = app_run.validate(app_run.RunRequest(told))
     except SpecError as error:
         problems = [_problem_out(p) for p in error.problems]
         if rename is not None:
@@ -134,38 +148,10 @@ def _validated(options: dict[str, Any], rename: tuple[str, str] | None) -> Valid
                               problems=problems)
     except UsageError as error:
         raise ToolInputError(str(error)) from None
-    scenarios = sum(len(s.scenarios) for s in suites)
-    rules = sum(len(sc.rules) for s in suites for sc in s.scenarios)
-    return ValidateAnswer(ok=True, files=len(suites), scenarios=scenarios, rules=rules)
+    return ValidateAnswer(ok=True, files=len(loaded.suites), scenarios=loaded.scenarios, rules=loaded.rules)
 
 
 # --- run ----------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class RunRequest:
-    paths: list[str]
-    base_url: str | None = None
-    variables: Mapping[str, str] = field(default_factory=dict)
-    secret_names: list[str] = field(default_factory=list)
-    out_dir: str = "flowwalk-report"
-    serve: str | None = None
-    run_timeout_s: float | None = None
-    workers: int = 1
-    retries: int = 0
-    offline: bool | None = None
-    #: run selection and stopping, as `flowwalk run` takes them (docs/selection.md)
-    grep: str | None = None
-    grep_invert: str | None = None
-    tag: str | None = None
-    last_failed: str | None = None
-    max_failures: int | None = None
-    projects: list[str] = field(default_factory=list)
-    #: what this change broke, and the quarantine (docs/quarantine.md)
-    base_report: str | None = None
-    fail_on: str | None = None
-    quarantine: str | None = None
-    update_snapshots: bool = False
 
 
 def _out_dir(ws: Workspace, given: str) -> Path:
@@ -173,7 +159,7 @@ def _out_dir(ws: Workspace, given: str) -> Path:
     if out == ws.root:
         raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the report, "
                              "for example flowwalk-report")
-    if out.is_dir() and any(out.iterdir()) and not any((out / m).is_file() for m in REPORT_MARKERS):
+    if out.is_dir() and any(out.iterdir()) and not ReportFolder(out).is_report():
         raise ToolInputError(f"out_dir '{given}' is a folder with other files in it, not a report folder: a run "
                              f"replaces the report files in its out_dir\n  hint: name a new or empty folder, "
                              f"or an earlier report folder")
@@ -201,44 +187,50 @@ def secret_values(names: list[str]) -> list[str]:
     return sorted(set(values), key=len, reverse=True)
 
 
-def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: threading.Event,
+def run_secret_names(told: Overrides) -> list[str]:
+    """The environment variables a run reads secrets from: `secret_names`, and those its HTTP headers
+    and credentials name."""
+    return [*told.secret_names, *told.http_headers.values(), *([told.http_credentials] if told.http_credentials
+                                                              else [])]
+
+
+def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, cancel: CancelToken,
         on_event: Callable[[Any], None] | None = None, on_start: Callable[[Path], None] | None = None) -> RunAnswer:
     """Walk the specs as `flowwalk run` does and answer with the verdict and its root causes."""
-    if not request.paths:
+    told = request.overrides
+    if not told.paths:
         raise ToolInputError("paths is empty\n  hint: name spec files or folders, for example [\"checks/\"]")
-    paths = [str(ws.confine(p, "spec path")) for p in request.paths]
-    out = _out_dir(ws, request.out_dir)
-    timeout = limits.max_run_timeout_s if request.run_timeout_s is None else request.run_timeout_s
+    # relative to the working directory, as `flowwalk run` there would print them
+    paths = tuple(os.path.relpath(ws.confine(p, "spec path")) for p in told.paths)
+    out = _out_dir(ws, told.out_dir or "flowwalk-report")
+    timeout = limits.max_run_timeout_s if told.run_timeout_s is None else told.run_timeout_s
     if timeout <= 0:
         raise ToolInputError("run_timeout_s must be above 0 seconds")
-    note = ""
+    notes: list[str] = []
     if timeout > limits.max_run_timeout_s:
-        note = (f"run_timeout_s {timeout:g} is above this server's limit; the run had "
-                f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
+        notes.append(f"run_timeout_s {timeout:g} is above this server's limit; the run had "
+                     f"{limits.max_run_timeout_s:g} s (flowwalk mcp --run-timeout)")
         timeout = limits.max_run_timeout_s
-    options: dict[str, Any] = {
-        # relative to the working directory, as `flowwalk run` there would print them
-        "paths": [os.path.relpath(p) for p in paths], "out_dir": os.path.relpath(out), "base_url": request.base_url,
-        "variables": _assignments(request.variables), "secret_names": _names(request.secret_names),
-        "run_timeout_s": timeout, "workers": request.workers, "retries": request.retries,
-        "offline": request.offline, "grep": request.grep, "grep_invert": request.grep_invert, "tag": request.tag,
-        "max_failures": request.max_failures, "projects": _names(request.projects),
-        "update_snapshots": request.update_snapshots,
-    }
-    if request.last_failed:
-        options["last_failed"] = os.path.relpath(ws.confine(request.last_failed, "last_failed"))
-    if request.base_report:
-        options["base_report"] = os.path.relpath(ws.confine(request.base_report, "base_report"))
-    if request.quarantine:
-        options["quarantine_file"] = os.path.relpath(ws.confine(request.quarantine, "quarantine"))
-    if request.fail_on:
-        options["fail_on"] = request.fail_on
-    if request.serve:
-        served = ws.confine(request.serve, "serve")
-        if not served.is_dir():
-            raise ToolInputError(f"serve '{request.serve}' is not a folder\n  hint: name the folder of the site "
-                                 f"to serve on 127.0.0.1")
-        options["serve_dir"] = os.path.relpath(served)
+    wait = told.wait_timeout_s
+    if wait is not None and wait > limits.max_run_timeout_s:
+        notes.append(f"wait_timeout_s {wait:g} is above this server's limit; the wait had at most "
+                     f"{limits.max_run_timeout_s:g} s")
+        wait = limits.max_run_timeout_s
+
+    def inside(given: str | None, what: str) -> str | None:
+        return os.path.relpath(ws.confine(given, what)) if given else None
+
+    _names([*told.http_headers.values(), *([told.http_credentials] if told.http_credentials else [])])
+    told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
+                   secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
+                   base_report=inside(told.base_report, "base_report"),
+                   quarantine_file=inside(told.quarantine_file, "quarantine"),
+                   fingerprints_file=inside(told.fingerprints_file, "fingerprints"))
+    served = ws.confine(request.serve_dir, "serve") if request.serve_dir else None
+    if served is not None and not served.is_dir():
+        raise ToolInputError(f"serve '{request.serve_dir}' is not a folder\n  hint: name the folder of the site "
+                             f"to serve on 127.0.0.1")
+    request = replace(request, overrides=told, serve_dir=os.path.relpath(served) if served else None)
     with limits.lock:
         if out in limits.busy:
             raise ToolInputError(f"a run into '{ws.relative(out)}' is already going\n  hint: wait for it, or give "
@@ -249,7 +241,7 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
         if on_start is not None:
             on_start(out)
         try:
-            verdict = app.execute_run(options, console=console, cancel=cancel, on_event=on_event, color=False)
+            verdict = app_run.execute_run(request, console=console, cancel=cancel, on_event=on_event, color=False)
         except UsageError as error:
             raise ToolInputError(str(error)) from None
     finally:
@@ -275,10 +267,11 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
     return RunAnswer(
         outcome=str(verdict.get("outcome")), exit_code=int(verdict.get("exit_code", 4)),
         counts=dict(verdict.get("counts") or {}), duration_ms=float(verdict.get("duration_ms") or 0.0),
-        report_dir=name, summary_uri=report_uri(name, "summary.md"), verdict_uri=report_uri(name, "verdict.json"),
+        report_dir=name, summary_uri=report_uri(name, ReportFolder.SUMMARY),
+        verdict_uri=report_uri(name, ReportFolder.VERDICT),
         root_causes=causes,
         console=printed if len(printed) <= CONSOLE_TAIL else "…" + printed[-CONSOLE_TAIL:],
-        note=note)
+        note="; ".join(notes))
 
 
 # --- reports and schemas --------------------------------------------------------------------------
@@ -286,8 +279,8 @@ def run(ws: Workspace, limits: ServerLimits, request: RunRequest, *, cancel: thr
 
 def report_entry(ws: Workspace, folder: Path) -> ReportOut:
     name = ws.relative(folder)
-    entry = ReportOut(dir=name, summary_uri=report_uri(name, "summary.md"),
-                      verdict_uri=report_uri(name, "verdict.json"))
+    entry = ReportOut(dir=name, summary_uri=report_uri(name, ReportFolder.SUMMARY),
+                      verdict_uri=report_uri(name, ReportFolder.VERDICT))
     try:
         verdict = read_verdict(folder)
     except (OSError, ValueError):
@@ -296,7 +289,7 @@ def report_entry(ws: Workspace, folder: Path) -> ReportOut:
     entry.exit_code = verdict.get("exit_code") if isinstance(verdict.get("exit_code"), int) else None
     entry.counts = {k: v for k, v in (verdict.get("counts") or {}).items() if isinstance(v, int)}
     entry.started_at = verdict.get("started_at")
-    shots = folder / "screenshots"
+    shots = folder / ReportFolder.SCREENSHOTS
     if shots.is_dir():
         entry.screenshots = sorted(p.name for p in shots.iterdir() if p.is_file())[:50]
     return entry
@@ -308,17 +301,15 @@ def list_reports(ws: Workspace) -> ReportsAnswer:
 
 def schema_names() -> list[str]:
     """The file names `flowwalk schema` writes (each a `flowwalk://schemas/{name}` resource)."""
-    return sorted(app.generated_schemas())
+    return sorted(reports.schema_texts())
 
 
 def schema_text(name: str) -> str:
     """The schema `flowwalk schema` writes as `name`, as JSON text."""
-    from flowwalk.spec.schemas import render
-
-    schemas = app.generated_schemas()
+    schemas = reports.schema_texts()
     if name not in schemas:
         raise ToolInputError(f"no schema named '{name}'\n  hint: one of {', '.join(sorted(schemas))}")
-    return render(schemas[name])
+    return schemas[name]
 
 
 def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswer:
@@ -349,19 +340,15 @@ def schema(kind: SchemaKind, definitions: list[str], budget: int) -> SchemaAnswe
 
 
 def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | None = None) -> HealAnswer:
-    """The report's heals as the diff `flowwalk heal --report DIR` prints (heal/patch.py); nothing is
-    written. Spec paths in a report are relative to the folder the run ran in: the working directory.
+    """The report's heals and baselines as the diff `flowwalk heal --report DIR --root .` prints
+    (`app.heal.plan_heal`); nothing is written. Spec paths in a report are relative to the folder the run
+    ran in: the working directory.
 
     A step that did not heal although the page had candidates a model could have been asked about
     carries that question in its record (`detail.heal_question`, with no model configured); it comes
     back as `questions`. `answers` (question id -> the JSON object the model would have replied) is
     held to the model's own rule (`heal.decide.choose_recorded`), and a chosen candidate joins the
     diff as a heal of method `agent`."""
-    from flowwalk.agent.prompt import InvalidAnswer
-    from flowwalk.events import Heal
-    from flowwalk.heal.decide import choose_recorded
-    from flowwalk.heal.patch import describe, plan_patch
-
     folder = ws.report_dir(report_name)
     open_questions = heal_questions(folder)
     by_id = {q.id: q for q in open_questions}
@@ -384,18 +371,21 @@ def propose_heal(ws: Workspace, report_name: str, answers: Mapping[str, Any] | N
                            score=float(chosen.get("score") or 0.0), target=question.target,
                            step_index=question.step_index, path=question.path, line=question.line),
                       (question.test_id,)))
-    patch = plan_patch(folder, ws.root, extra=extra)
-    name = ws.relative(folder)
-    answer = HealAnswer(report_dir=name, diff=patch.diff, files=sorted(patch.texts),
-                        heals=describe(patch.edits), skipped=[s.render() for s in patch.skipped] + declined,
-                        already_applied=len(patch.kept),
+    plan = app_heal.plan_heal(app_heal.HealRequest(folder, ws.root, tuple(extra)))
+    answer = HealAnswer(report_dir=ws.relative(folder), diff=plan.diff, files=plan.files, heals=describe(plan.patch.edits),
+                        baselines=[c.render() for c in plan.baselines.changes],
+                        skipped=plan.skipped + declined, already_applied=len(plan.patch.kept),
                         questions=[q.out() for q in open_questions if q.id not in (answers or {})])
-    if not patch.edits:
-        answer.note = ("nothing to change: the report has no heals" if not (patch.skipped or patch.kept)
-                       else "nothing to change: no heal is left to apply")
+    notes = []
+    if plan.baselines.written:
+        notes.append(f"{len(plan.baselines.written)} baseline(s) --update-snapshots already wrote (review them with "
+                     f"git diff): {', '.join(plan.baselines.written)}")
+    if plan.nothing:
+        notes.append(f"nothing to change: {plan.nothing}")
         if answer.questions:
-            answer.note += (f"; {len(answer.questions)} step(s) did not heal: answer the model's question "
-                            f"for each (questions) through answers")
+            notes[-1] += (f"; {len(answer.questions)} step(s) did not heal: answer the model's question for each "
+                          f"(questions) through answers")
+    answer.note = "; ".join(notes)
     return answer
 
 
@@ -429,12 +419,7 @@ class OpenHeal:
     def answer_format(self) -> str:
         return str(self.recorded.get("answer_format") or "")
 
-    def out(self) -> Any:
-        from flowwalk.agent import candidate_question
-        from flowwalk.agent.prompt import build_prompt
-        from flowwalk.mcp.answers import HealQuestionOut
-        from flowwalk.spec.variables import Redactor
-
+    def out(self) -> HealQuestionOut:
         question = candidate_question(str(self.recorded.get("action") or ""), self.target, self.items, self.context)
         prompt = build_prompt(question, Redactor(()))
         return HealQuestionOut(id=self.id, test_id=self.test_id, step=self.step, target=self.target,
@@ -445,8 +430,6 @@ class OpenHeal:
 def heal_questions(folder: Path) -> list[OpenHeal]:
     """Every step of the report's final attempts that recorded the question a model would have been
     asked (walk/healing.py, with no model configured), with the pinned selector it replaces."""
-    from flowwalk.report.records import read_run
-
     try:
         run = read_run(folder)
     except (OSError, ValueError, UsageError):
@@ -473,8 +456,6 @@ def heal_questions(folder: Path) -> list[OpenHeal]:
 
 def _spec_name(path: Path) -> str:
     """The `name:` a written spec carries (what a model or an agent named it), or ''."""
-    import yaml
-
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8"))
     except (OSError, ValueError, yaml.YAMLError):
@@ -524,52 +505,23 @@ def journeys_of(ws: Workspace, out: Path, typed: Sequence[Any] = ()) -> list[Jou
 
 
 
-@dataclass(frozen=True)
-class DiscoverRequest:
-    url: str
-    out_dir: str = "checks"
-    allow_hosts: list[str] = field(default_factory=list)
-    max_pages: int = 50
-    max_depth: int = 4
-    max_actions: int = 200
-    budget_s: float | None = None
-    submit_forms: bool = False
-    login: str | None = None
-    goal: str = ""
-    resume: bool = False
-    variables: Mapping[str, str] = field(default_factory=dict)
-    secret_names: list[str] = field(default_factory=list)
-    destructive_add: list[str] = field(default_factory=list)
-    destructive_remove: list[str] = field(default_factory=list)
-    verify: bool = True
-    use_model: bool = True
-    advice: Mapping[str, Any] | None = None
-
-
-def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, cancel: threading.Event,
+def discover(ws: Workspace, limits: ServerLimits, options: DiscoverOptions, *, cancel: CancelToken,
              progress: Callable[[str], None]) -> DiscoverAnswer:
-    """Crawl and write starter specs as `flowwalk discover` does (CONTRACTS C4: discover.discover)."""
-    from flowwalk.discover import DiscoverOptions
-    from flowwalk.discover import discover as crawl
-
-    out = ws.confine(request.out_dir, "out_dir")
+    """Crawl and write starter specs as `flowwalk discover` does (`discover.discover`), within the
+    working directory and this server's time limit."""
+    out = ws.confine(options.out_dir, "out_dir")
     if out == ws.root:
         raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the specs, "
                              "for example checks")
-    budget = limits.max_run_timeout_s if request.budget_s is None else request.budget_s
+    budget = options.budget_s
     note = ""
     if budget > limits.max_run_timeout_s:
         note = (f"budget_s {budget:g} is above this server's limit; the crawl had {limits.max_run_timeout_s:g} s "
                 f"(flowwalk mcp --run-timeout)")
         budget = limits.max_run_timeout_s
-    options = DiscoverOptions(
-        url=request.url, out_dir=out, allow_hosts=tuple(request.allow_hosts), max_pages=request.max_pages,
-        max_depth=request.max_depth, max_actions=request.max_actions, budget_s=budget,
-        submit_forms=request.submit_forms,
-        login=ws.confine(request.login, "login") if request.login else None, goal=request.goal,
-        resume=request.resume, variables=tuple(request.variables.items()), secret_names=tuple(_names(request.secret_names)),
-        destructive_add=tuple(request.destructive_add), destructive_remove=tuple(request.destructive_remove),
-        verify=request.verify, use_model=request.use_model, advice=request.advice)
+    options = replace(options, out_dir=out, budget_s=budget,
+                      login=ws.confine(options.login, "login") if options.login else None,
+                      secret_names=_names(options.secret_names))
     with limits.lock:
         if out in limits.busy:
             raise ToolInputError(f"'{ws.relative(out)}' is busy with another run or crawl\n  hint: wait for it, "
@@ -595,17 +547,13 @@ def discover(ws: Workspace, limits: ServerLimits, request: DiscoverRequest, *, c
         duration_s=result.duration_s, stopped_reason=result.stopped_reason,
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
         dropped=list(result.dropped), note=note,
-        model_question=_question_out(result.model_question, secret_values(list(request.secret_names))))
+        model_question=_question_out(result.model_question, secret_values(list(options.secret_names))))
 
 
-def _question_out(question: Any, secrets: list[str]) -> Any:
+def _question_out(question: Any, secrets: list[str]) -> ModelQuestionOut | None:
     """The question a model would have been sent, as the messages agent/prompt.py builds."""
     if question is None:
         return None
-    from flowwalk.agent.prompt import MAX_ITEMS, build_prompt
-    from flowwalk.mcp.answers import ModelQuestionOut
-    from flowwalk.spec.variables import Redactor
-
     prompt = build_prompt(question, Redactor(secrets))
     return ModelQuestionOut(purpose=question.purpose, answer_format=question.answer_format,
                             items=list(question.items)[:MAX_ITEMS], messages=[dict(m) for m in prompt.messages])
@@ -628,23 +576,47 @@ class Needed:
     secret: bool
 
 
-def needed_variables(ws: Workspace, request: RunRequest) -> list[Needed]:
-    """Every variable the run's specs need that the run cannot supply (`app.missing_variables`)."""
-    options: dict[str, Any] = {"paths": [str(ws.confine(p, "spec path")) for p in request.paths],
-                               "variables": _assignments(request.variables),
-                               "secret_names": _names(request.secret_names), "base_url": request.base_url}
-    return [Needed(name, f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}", secret)
-            for name, loc, secret in app.missing_variables(options, base_url_later=bool(request.serve))]
+#: words in a variable's name that mark it as a secret wherever it is not declared one
+SECRET_WORDS = ("PASS", "PWD", "SECRET", "TOKEN", "APIKEY", "API_KEY", "PRIVATE", "CREDENTIAL", "AUTH", "SESSION",
+                "COOKIE")
+
+
+def looks_secret(name: str) -> bool:
+    upper = name.upper()
+    return any(word in upper for word in SECRET_WORDS) or upper.endswith("PIN")
+
+
+def needed_variables(ws: Workspace, request: app_run.RunRequest) -> list[Needed]:
+    """Every `{{NAME}}` the run's specs need that the run cannot supply, first use each, in file
+    order: the walker's own check (walk/preflight.py), before any browser. A secret is one declared
+    (config, the spec) or named like one. A folder to serve supplies BASE_URL when the run starts.
+    Specs that do not load need none: the run itself reports them."""
+    told = request.overrides
+    told = replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in told.paths),
+                   secret_names=_names(told.secret_names))
+    try:
+        loaded = app_run.load(replace(request, overrides=told))
+    except (SpecError, UsageError):
+        return []
+    available = run_variables(loaded.settings)
+    if request.serve_dir:
+        available.setdefault("BASE_URL", "http://127.0.0.1")
+    found: dict[str, Needed] = {}
+    for suite in loaded.suites:
+        for scenario in suite.scenarios:
+            declared = set(loaded.settings.secret_names) | set(scenario.secrets)
+            for loc, name in check_variables(scenario, loaded.settings, available):
+                if name not in found:
+                    found[name] = Needed(name, f"{ws.relative(Path(os.path.realpath(loc.path)))}:{loc.line}",
+                                         name in declared or looks_secret(name))
+    return list(found.values())
 
 
 def variables_form(needed: list[Needed]) -> type[BaseModel]:
     """The form asking for the values of `needed` (no secret among them): one text field each."""
-    from pydantic import Field as PField
-    from pydantic import create_model
-
     fields: dict[str, Any] = {}
     for i, item in enumerate(needed):
-        fields[f"v{i}"] = (str, PField(alias=item.name, title=item.name, min_length=1, max_length=VALUE_LIMIT,
+        fields[f"v{i}"] = (str, Field(alias=item.name, title=item.name, min_length=1, max_length=VALUE_LIMIT,
                                        description=f"the value of {{{{{item.name}}}}} (used at {item.where})"))
     form: type[BaseModel] = create_model("RunVariables", **fields)
     return form
@@ -662,15 +634,11 @@ def value_problem(values: Mapping[str, str], hidden: list[str]) -> str | None:
     return None
 
 
-def login_wall(ws: Workspace, request: DiscoverRequest) -> Any:
+def login_wall(ws: Workspace, options: DiscoverOptions) -> LoginWall | None:
     """The login form discover's start URL leads to (discover/wall.py), or None."""
-    from flowwalk.discover import DiscoverOptions
-    from flowwalk.discover.wall import probe_login
-
-    options = DiscoverOptions(url=request.url, out_dir=ws.confine(request.out_dir, "out_dir"),
-                              allow_hosts=tuple(request.allow_hosts))
     try:
-        return probe_login(options)
+        return probe_login(DiscoverOptions(url=options.url, out_dir=ws.confine(options.out_dir, "out_dir"),
+                                           allow_hosts=options.allow_hosts))
     except UsageError as error:
         raise ToolInputError(str(error)) from None
 
@@ -694,16 +662,13 @@ def login_problem(user: str, password_env: str, hidden: list[str]) -> str | None
     return None
 
 
-def write_login(ws: Workspace, request: DiscoverRequest, wall: Any, user: str, password_env: str
-                ) -> DiscoverRequest:
-    """Write the login flow into out_dir/login.flow.yaml and the request that crawls through it."""
-    from dataclasses import replace
-
-    from flowwalk.discover.wall import login_flow
-
-    out = ws.confine(request.out_dir, "out_dir")
+def write_login(ws: Workspace, options: DiscoverOptions, wall: LoginWall, user: str, password_env: str
+                ) -> DiscoverOptions:
+    """Write the login flow into out_dir/login.flow.yaml and the options that crawl through it."""
+    out = ws.confine(options.out_dir, "out_dir")
     out.mkdir(parents=True, exist_ok=True)
     path = out / "login.flow.yaml"
     path.write_text(login_flow(wall, LOGIN_USER, password_env), encoding="utf-8")
-    return replace(request, login=ws.relative(path), variables={**request.variables, LOGIN_USER: user},
-                   secret_names=list(dict.fromkeys([*request.secret_names, password_env])))
+    return replace(options, login=Path(ws.relative(path)),
+                   variables=tuple({**dict(options.variables), LOGIN_USER: user}.items()),
+                   secret_names=tuple(dict.fromkeys([*options.secret_names, password_env])))

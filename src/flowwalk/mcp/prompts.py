@@ -29,6 +29,7 @@ from flowwalk.mcp.bounds import clip, compact, fit
 from flowwalk.mcp.explain import explain
 from flowwalk.mcp.operations import ToolInputError
 from flowwalk.mcp.workspace import Workspace
+from flowwalk.spec.loader import SKIP_DIRS
 
 __all__ = ["PromptText", "check_my_app", "fix_failing_check", "review_heals", "write_a_check", "PROMPTS"]
 
@@ -186,8 +187,6 @@ def _words(text: str) -> set[str]:
 
 def _closest_example(ws: Workspace, what: str) -> tuple[str, str] | None:
     """(path, text) of the flow spec under the working directory whose words best match `what`."""
-    from flowwalk.spec.loader import SKIP_DIRS
-
     wanted = _words(what)
     best: tuple[int, str, str] | None = None
     seen = 0

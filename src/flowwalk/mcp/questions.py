@@ -12,10 +12,11 @@ import anyio
 import anyio.to_thread
 from pydantic import BaseModel, Field
 
+from flowwalk.app.run import RunRequest
+from flowwalk.discover import DiscoverOptions
 from flowwalk.mcp import operations
 from flowwalk.mcp.answers import AskedOut, DiscoverAnswer, RunAnswer
 from flowwalk.mcp.ask import Asked, Asker
-from flowwalk.mcp.operations import RunRequest
 from flowwalk.mcp.workspace import Workspace
 
 __all__ = ["LoginAnswer", "SubmitAnswer", "ask_for_discover", "ask_for_run", "asked_out"]
@@ -65,7 +66,7 @@ async def ask_for_run(ws: Workspace, asker: Asker, request: RunRequest) -> tuple
 
     outcome = await asker.ask("run.variables", message, form, check)
     if outcome.action != "accept" or outcome.data is None:
-        name = ws.relative(ws.confine(request.out_dir, "out_dir"))
+        name = ws.relative(ws.confine(request.overrides.out_dir or "flowwalk-report", "out_dir"))
         stop = RunAnswer(
             outcome="not_run", exit_code=None, report_dir=name, summary_uri="", verdict_uri="",
             asked=[asked_out(a) for a in asker.asked],
@@ -75,11 +76,12 @@ async def ask_for_run(ws: Workspace, asker: Asker, request: RunRequest) -> tuple
                   f"need them end credential_rejected). {note}").strip())
         return request, stop, note
     values = outcome.data.model_dump(by_alias=True)
-    return replace(request, variables={**request.variables, **values}), None, note
+    told = request.overrides
+    return replace(request, overrides=replace(told, variables={**told.variables, **values})), None, note
 
 
-async def ask_for_discover(ws: Workspace, asker: Asker, request: operations.DiscoverRequest
-                            ) -> tuple[operations.DiscoverRequest, DiscoverAnswer | None]:
+async def ask_for_discover(ws: Workspace, asker: Asker, request: DiscoverOptions
+                            ) -> tuple[DiscoverOptions, DiscoverAnswer | None]:
     """Before the crawl: the login when the start URL leads to one, then whether forms may be
     submitted (when asked to). (The request to crawl with, or the answer that ends the call.)"""
     done: list[str] = []
@@ -87,7 +89,7 @@ async def ask_for_discover(ws: Workspace, asker: Asker, request: operations.Disc
     def stopped(outcome: Asked) -> DiscoverAnswer:
         verb = "declined" if outcome.action == "decline" else "cancelled"
         return DiscoverAnswer(
-            out_dir=request.out_dir, pages=0, features=0, duration_s=0.0, stopped_reason="not_started",
+            out_dir=str(request.out_dir), pages=0, features=0, duration_s=0.0, stopped_reason="not_started",
             index="", crawl="", asked=[asked_out(a) for a in asker.asked],
             note=" ".join([f"the crawl did not start: the question was {verb}.", *done]))
 

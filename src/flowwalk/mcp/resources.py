@@ -21,11 +21,12 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ResourcesListChang
 from mcp_types import (EmptyResult, ListResourcesResult, PaginatedRequestParams, Resource, SubscribeRequestParams,
                        UnsubscribeRequestParams)
 
+from flowwalk.discover import DISCOVER_DIR
 from flowwalk.mcp import operations
 from flowwalk.mcp.ask import is_modern
 from flowwalk.mcp.operations import ToolInputError
-from flowwalk.mcp.workspace import (DISCOVER_DIR, OutsideRootError, Workspace, crawl_spec_paths, folder_uri,
-                                    resource_leaves)
+from flowwalk.mcp.workspace import OutsideRootError, Workspace, crawl_spec_paths, folder_uri, resource_leaves
+from flowwalk.reportfolder import ReportFolder
 
 __all__ = ["ReportWatch", "Resources"]
 
@@ -193,12 +194,12 @@ class Resources:
         @resource("flowwalk://reports/{dir}/summary.md", name="summary", mime_type="text/markdown",
                   description="a report folder's summary.md")
         def summary(dir: str) -> str:
-            return self.read_report(dir, "summary.md").decode("utf-8")
+            return self.read_report(dir, ReportFolder.SUMMARY).decode("utf-8")
 
         @resource("flowwalk://reports/{dir}/verdict.json", name="verdict", mime_type="application/json",
                   description="a report folder's verdict.json")
         def verdict(dir: str) -> str:
-            return self.read_report(dir, "verdict.json").decode("utf-8")
+            return self.read_report(dir, ReportFolder.VERDICT).decode("utf-8")
 
         @resource("flowwalk://reports/{dir}/screenshots/{name}", name="screenshot", mime_type="image/png",
                   description="a screenshot of a report folder")

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Awaitable, Callable, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
+import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.mcpserver.prompts.base import AssistantMessage, Message, UserMessage
@@ -34,6 +35,9 @@ from mcp_types import CallToolResult, INVALID_PARAMS, ImageContent, InputRequire
 from pydantic import BaseModel, Field
 
 from flowwalk import __version__
+from flowwalk.app.run import RunRequest
+from flowwalk.cooperative import CancelToken
+from flowwalk.discover import DISCOVER_DIR, DiscoverOptions
 from flowwalk.errors import FlowwalkError, UsageError
 from flowwalk.events import RuleFinished, RunStarted
 from flowwalk.mcp import operations, prompts
@@ -49,10 +53,11 @@ from flowwalk.mcp.answers import (
 )
 from flowwalk.mcp.bounds import ANSWER_LIMIT, IMAGE_LIMIT, compact, fit
 from flowwalk.mcp.explain import UnknownTestError, explain
-from flowwalk.mcp.operations import RunRequest, SchemaKind, ServerLimits, SpecKind, ToolInputError
+from flowwalk.mcp.operations import SchemaKind, ServerLimits, SpecKind, ToolInputError
 from flowwalk.mcp.questions import ask_for_discover, ask_for_run, asked_out
 from flowwalk.mcp.resources import ReportWatch, Resources
-from flowwalk.mcp.workspace import DISCOVER_DIR, OutsideRootError, Workspace
+from flowwalk.mcp.workspace import OutsideRootError, Workspace
+from flowwalk.settings import Overrides
 
 logger = logging.getLogger("flowwalk.mcp")
 
@@ -122,6 +127,31 @@ async def _questions_first(questions: Awaitable[tuple[Any, ...]], secrets: list[
 # --- the server ----------------------------------------------------------------------------------
 
 
+# `run`'s arguments that `flowwalk run` has as options beside the common ones: the preview's
+# (docs/preview.md), the screenshots, the trace and the fingerprints
+_WaitFor = Annotated[str | None, Field(description="before walking, wait until this URL (absolute, or relative to "
+                                                   "base_url) answers as expected; a site that never does is the "
+                                                   "outcome site_not_ready")]
+_WaitStatus = Annotated[str | None, Field(description="the status wait_for expects: 200, 2xx, 200-399, several "
+                                                      "separated by commas [2xx]")]
+_WaitText = Annotated[str | None, Field(description="a text wait_for's page must hold")]
+_WaitTimeout = Annotated[float | None, Field(description="seconds wait_for waits at most (at most the server's run "
+                                                         "limit) [180]", gt=0)]
+_WaitInterval = Annotated[float | None, Field(description="seconds between wait_for's tries [5]", gt=0)]
+_HttpHeaders = Annotated[dict[str, str], Field(description="extra HTTP headers for the base URL's origin only: header "
+                                                           "name -> the NAME of the server's environment variable "
+                                                           "holding its value (never the value)")]
+_HttpCredentials = Annotated[str | None, Field(description="the NAME of the server's environment variable holding "
+                                                           "HTTP credentials as username:password, for the base "
+                                                           "URL's origin only")]
+_Screenshots = Annotated[Literal["off", "on-failure", "on"] | None, Field(description="when to take screenshots "
+                                                                                      "[on-failure]")]
+_Trace = Annotated[Literal["off", "on-failure", "on"] | None, Field(
+    description="keep a Playwright trace in the report folder (never for flows that typed a secret) [off]")]
+_Fingerprints = Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose element "
+                                                        "fingerprints help heal broken selectors")]
+
+
 class FlowwalkServer:
     """`FlowwalkServer(root, max_run_timeout_s)`; `.mcp` is the SDK server to run or connect to."""
 
@@ -181,13 +211,15 @@ class FlowwalkServer:
         secret_names: Annotated[list[str], Field(description="names of environment variables holding "
                                                              "secrets (never values)")] = [],  # noqa: B006
         base_url: Annotated[str | None, Field(description="base URL relative urls resolve against")] = None,
+        quarantine: Annotated[str | None, Field(description="the quarantine file to check too "
+                                                            "[flowwalk-quarantine.yaml when present]")] = None,
     ) -> Annotated[CallToolResult, ValidateAnswer]:
         """Check flow specs, rule files and .robot suites without a browser, as `flowwalk validate`
         does: every problem at path:line:col with a hint to fix it, found in one pass."""
         try:
             answer = await anyio.to_thread.run_sync(lambda: operations.validate(
                 self.ws, paths=list(paths), text=text, kind=kind, name=name, variables=dict(variables),
-                secret_names=list(secret_names), base_url=base_url))
+                secret_names=list(secret_names), base_url=base_url, quarantine=quarantine))
         except _EXPECTED as error:
             raise _refuse(error) from None
         return _answer(answer)
@@ -231,19 +263,32 @@ class FlowwalkServer:
         update_snapshots: Annotated[bool, Field(description="write missing and changed aria_snapshot and "
                                                             "screenshot baselines beside the specs instead of "
                                                             "failing (each is a baseline_written warning)")] = False,
+        wait_for: _WaitFor = None,
+        wait_status: _WaitStatus = None,
+        wait_text: _WaitText = None,
+        wait_timeout_s: _WaitTimeout = None,
+        wait_interval_s: _WaitInterval = None,
+        http_headers: _HttpHeaders = {},  # noqa: B006
+        http_credentials: _HttpCredentials = None,
+        screenshots: _Screenshots = None,
+        trace: _Trace = None,
+        fingerprints: _Fingerprints = None,
     ) -> Annotated[CallToolResult, RunAnswer] | InputRequiredResult:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
         sends progress notifications as tests finish; cancelling the call stops the run, whose
         report still covers what ran. When the client can ask the person (elicitation) and the
         specs use variables nobody gave, it asks for their values first (never for a secret)."""
-        request = RunRequest(paths=list(paths), base_url=base_url, variables=dict(variables),
-                             secret_names=list(secret_names), out_dir=out_dir, serve=serve,
-                             run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
-                             grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed,
-                             max_failures=max_failures, projects=list(projects), base_report=base_report,
-                             fail_on=fail_on, quarantine=quarantine, update_snapshots=update_snapshots)
-        secrets = operations.secret_values(request.secret_names)
+        request = RunRequest(Overrides(
+            paths=tuple(paths), base_url=base_url, variables=dict(variables), secret_names=tuple(secret_names),
+            out_dir=out_dir, run_timeout_s=run_timeout_s, workers=workers, retries=retries, offline=offline,
+            grep=grep, grep_invert=grep_invert, tag=tag, last_failed=last_failed, max_failures=max_failures,
+            projects=tuple(projects), base_report=base_report, fail_on=fail_on, quarantine_file=quarantine,
+            update_snapshots=update_snapshots, wait_for=wait_for, wait_status=wait_status, wait_text=wait_text,
+            wait_timeout_s=wait_timeout_s, wait_interval_s=wait_interval_s, http_headers=dict(http_headers),
+            http_credentials=http_credentials, screenshots=screenshots, trace=trace,
+            fingerprints_file=fingerprints), serve_dir=serve)
+        secrets = operations.secret_values(operations.run_secret_names(request.overrides))
         asker = Asker.of(ctx, hidden=secrets)
         note = ""
         if asker.can:
@@ -258,7 +303,7 @@ class FlowwalkServer:
         result.asked = [asked_out(a) for a in asker.asked]
         result.note = " ".join(part for part in (result.note, note) if part)
         return _answer(result, artifacts=f"{result.report_dir}/ (summary.md, verdict.json, report.html)",
-                       secrets=operations.secret_values(request.secret_names))
+                       secrets=operations.secret_values(operations.run_secret_names(request.overrides)))
 
 
     async def _in_thread(self, ctx: Context[None, Any], job: _Job, work: Callable[[], _T]) -> _T:
@@ -291,7 +336,7 @@ class FlowwalkServer:
                         await self._forward(ctx, job)
                 except anyio.get_cancelled_exc_class():
                     # the work stops and finishes what it writes; leaving the task group waits for that
-                    job.cancel.set()
+                    job.cancel.cancel()
                     raise
         finally:
             if job.cancel.is_set():
@@ -359,17 +404,19 @@ class FlowwalkServer:
         of the crawl; cancelling stops it. When the client can ask the person (elicitation): a site
         behind a login asks for the user name and the NAME of the environment variable holding the
         password (never the password), and submit_forms asks before any form is submitted."""
-        request = operations.DiscoverRequest(
-            url=url, out_dir=out_dir, allow_hosts=list(allow_hosts), max_pages=max_pages, max_depth=max_depth,
-            max_actions=max_actions, budget_s=budget_s, submit_forms=submit_forms, login=login, goal=goal,
-            resume=resume, variables=dict(variables), secret_names=list(secret_names), destructive_add=list(destructive_add),
-            destructive_remove=list(destructive_remove), verify=verify, use_model=use_model, advice=advice)
+        request = DiscoverOptions(
+            url=url, out_dir=Path(out_dir), allow_hosts=tuple(allow_hosts), max_pages=max_pages, max_depth=max_depth,
+            max_actions=max_actions, budget_s=self.limits.max_run_timeout_s if budget_s is None else budget_s,
+            submit_forms=submit_forms, login=Path(login) if login else None, goal=goal, resume=resume,
+            variables=tuple(variables.items()),
+            secret_names=tuple(secret_names), destructive_add=tuple(destructive_add),
+            destructive_remove=tuple(destructive_remove), verify=verify, use_model=use_model, advice=advice)
         job = _Job()
         try:
             job.folders.append(self.ws.confine(out_dir, "out_dir") / DISCOVER_DIR)
         except OutsideRootError as error:
             raise _refuse(error) from None
-        secrets = operations.secret_values(request.secret_names)
+        secrets = operations.secret_values(list(secret_names))
         asker = Asker.of(ctx, hidden=secrets)
         if asker.can:
             asked, early = await _questions_first(ask_for_discover(self.ws, asker, request), secrets)
@@ -380,12 +427,12 @@ class FlowwalkServer:
         result = await self._in_thread(ctx, job, lambda: operations.discover(
             self.ws, self.limits, final, cancel=job.cancel, progress=job.say))
         result.asked = [asked_out(a) for a in asker.asked]
-        if final.login and final.login != login:
+        if final.login and str(final.login) != login:
             result.note = " ".join(part for part in (result.note, (
                 f"logged in with {final.login} (written from the answers); run the specs with variables "
                 f"{{\"{operations.LOGIN_USER}\": ...}} and secret_names {list(final.secret_names)}")) if part)
         return _answer(result, artifacts=f"{result.index} and {result.crawl}",
-                       secrets=operations.secret_values(final.secret_names))
+                       secrets=operations.secret_values(list(final.secret_names)))
 
 
     async def explain_failure(
@@ -509,7 +556,7 @@ _T = TypeVar("_T")
 class _Job:
     """What a long tool call shares with its worker thread: the cancel, progress, folders it writes."""
 
-    cancel: threading.Event = field(default_factory=threading.Event)
+    cancel: CancelToken = field(default_factory=CancelToken)
     updates: queue.SimpleQueue[_Update] = field(default_factory=queue.SimpleQueue)
     folders: list[Path] = field(default_factory=list)
     said: int = 0
@@ -554,8 +601,6 @@ def serve(*, http_port: int | None = None, max_run_timeout_s: float = 300.0) -> 
     if listener is None:
         server.run("stdio")
         return
-    import uvicorn
-
     # loopback only: the server walks browsers and reads the working directory. The socket is
     # bound here, not by uvicorn, so a port in use is refused with a hint, port 0 can be asked for,
     # and the address is known before the first request

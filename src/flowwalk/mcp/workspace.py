@@ -14,15 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import quote
 
+from flowwalk.discover import DISCOVER_DIR
 from flowwalk.errors import FlowwalkError
+from flowwalk.reportfolder import ReportFolder
 from flowwalk.spec.loader import SKIP_DIRS
 
 #: how deep `reports()` looks for report folders below the root (the default one sits at depth 1)
 REPORT_SEARCH_DEPTH = 4
-#: the files that make a folder a report folder
-REPORT_MARKERS = ("verdict.json", "emit.jsonl")
-#: the folder `discover` writes its index.md and crawl.json into, under its out_dir
-DISCOVER_DIR = "discover"
 #: what a discover folder's resources read (besides the specs its crawl.json lists)
 DISCOVER_LEAVES = ("index.md", "crawl.json")
 
@@ -67,7 +65,7 @@ class Workspace:
         if not path.is_dir():
             raise FileNotFoundError(f"report folder '{name}' does not exist\n  hint: call list_reports "
                                     f"for the report folders there are, or run first")
-        if not any((path / marker).is_file() for marker in REPORT_MARKERS):
+        if not ReportFolder(path).is_report():
             raise FileNotFoundError(f"'{name}' is not a report folder (no verdict.json or emit.jsonl)\n"
                                     f"  hint: call list_reports for the report folders there are")
         return path
@@ -86,7 +84,7 @@ class Workspace:
         base_depth = len(self.root.parts)
         for current, dirs, files in os.walk(self.root):
             here = Path(current)
-            if any(marker in files for marker in REPORT_MARKERS):
+            if any(marker in files for marker in ReportFolder.MARKERS):
                 reports.append(here)
             if here.name == DISCOVER_DIR and "crawl.json" in files and here != self.root:
                 crawls.append(here)
@@ -114,22 +112,18 @@ def spec_leaf(path: str) -> str:
     return f"spec/{quote(path, safe='')}"
 
 
-def is_discover_folder(folder: Path) -> bool:
-    return folder.name == DISCOVER_DIR and (folder / "crawl.json").is_file()
-
-
 def resource_leaves(folder: Path) -> list[str]:
     """The names (under `folder`) of the files its resources read: a report folder's summary.md,
     verdict.json and screenshots, or a discover folder's index.md, crawl.json and, as `spec/...`,
     the specs its crawl.json lists (those live in the out_dir, the folder's parent)."""
-    if folder.name == DISCOVER_DIR and not any((folder / m).is_file() for m in REPORT_MARKERS):
+    if folder.name == DISCOVER_DIR and not ReportFolder(folder).is_report():
         names = [leaf for leaf in DISCOVER_LEAVES if (folder / leaf).is_file()]
         names += [f"../{path}" for path in crawl_spec_paths(folder)]
         return names
-    names = ["summary.md", "verdict.json"]
-    shots = folder / "screenshots"
+    names = [ReportFolder.SUMMARY, ReportFolder.VERDICT]
+    shots = folder / ReportFolder.SCREENSHOTS
     if shots.is_dir():
-        names += [f"screenshots/{p.name}" for p in sorted(shots.iterdir())]
+        names += [f"{ReportFolder.SCREENSHOTS}/{p.name}" for p in sorted(shots.iterdir())]
     return names
 
 
@@ -145,7 +139,7 @@ def crawl_spec_paths(folder: Path) -> list[str]:
 
 def folder_uri(folder: Path, name: str, leaf: str) -> str:
     """The resource URI of `leaf` of a watched folder named `name` (relative to the root)."""
-    if folder.name == DISCOVER_DIR and not any((folder / m).is_file() for m in REPORT_MARKERS):
+    if folder.name == DISCOVER_DIR and not ReportFolder(folder).is_report():
         out_dir = name.rsplit("/", 1)[0] if "/" in name else "."
         if leaf.startswith("../"):
             return discover_uri(out_dir, spec_leaf(leaf[3:]))

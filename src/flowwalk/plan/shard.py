@@ -27,6 +27,7 @@ from flowwalk.errors import Problem, SpecError, UsageError
 from flowwalk.model import Scenario, Suite
 from flowwalk.plan.model import DurationSource, Plan
 from flowwalk.plan.select import Selection, select_scenarios
+from flowwalk.reportfolder import ReportFolder
 from flowwalk.spec.sessions import session_key, setups_by_key
 from flowwalk.spec.source import escape
 
@@ -76,7 +77,7 @@ def durations_file_missing(path: str | Path) -> bool:
     """True when `path` names no file: no such file, or a folder without an emit.jsonl. Not an
     error: a first run, or a CI job that found no earlier report to download, shards by count."""
     p = Path(path)
-    return not (p / "emit.jsonl" if p.is_dir() else p).exists()
+    return not (ReportFolder(p).emit if p.is_dir() else p).exists()
 
 
 def missing_durations_notice(path: str) -> str:
@@ -89,7 +90,7 @@ def load_durations(path: str | Path) -> tuple[dict[str, float], str]:
     a JSON object `{scenario id: seconds}`. Returns (durations, "emit" | "json")."""
     p = Path(path)
     if p.is_dir():
-        p = p / "emit.jsonl"
+        p = ReportFolder(p).emit
     hint = ("  hint: pass an earlier run's emit.jsonl (or its report folder), or a JSON object "
             "{\"<scenario id>\": seconds}")
     try:

@@ -17,10 +17,12 @@ import traceback
 from pathlib import Path
 from typing import Any, Callable, TextIO
 
-from flowwalk.report.records import RunRecords, read_run
+from flowwalk.report.html import render_html
+from flowwalk.report.junit import render_junit
+from flowwalk.report.records import read_run
+from flowwalk.report.summary import render_summary
 from flowwalk.report.verdict import build_verdict
-
-VERDICT_FILE = "verdict.json"
+from flowwalk.reportfolder import ReportFolder
 
 
 def write_atomic(path: Path, text: str) -> Path:
@@ -45,12 +47,6 @@ def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
           f"the other reports were written", file=stream)
 
 
-def _html(records: RunRecords, verdict: dict[str, Any]) -> str:
-    from flowwalk.report.html import render_html  # imported here: a broken module breaks only this report
-
-    return render_html(verdict, records)
-
-
 def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None,
                   whole_run: bool | None = None) -> dict[str, Any]:
     """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
@@ -70,23 +66,16 @@ def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | No
     verdict_error: BaseException | None = None
     try:
         verdict = build_verdict(records)
-        write_atomic(out / VERDICT_FILE, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+        write_atomic(out / ReportFolder.VERDICT, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
     except Exception as error:  # noqa: BLE001 - isolation is the point
         verdict_error = error
-        _report_failure(VERDICT_FILE, error, stream)
+        _report_failure(ReportFolder.VERDICT, error, stream)
 
-    def junit() -> str:
-        from flowwalk.report.junit import render_junit
-
-        return render_junit(records)
-
-    builders: list[tuple[str, Callable[[], str]]] = [("junit.xml", junit)]
+    builders: list[tuple[str, Callable[[], str]]] = [(ReportFolder.JUNIT, lambda: render_junit(records))]
     if verdict is not None:
-        from flowwalk.report.summary import SUMMARY_FILE, render_summary
-
         done = verdict
-        builders.append((SUMMARY_FILE, lambda: render_summary(done, records)))
-        builders.append(("report.html", lambda: _html(records, done)))
+        builders.append((ReportFolder.SUMMARY, lambda: render_summary(done, records)))
+        builders.append((ReportFolder.HTML, lambda: render_html(done, records)))
     for name, build in builders:
         try:
             write_atomic(out / name, build())

@@ -14,15 +14,14 @@ import threading
 from pathlib import Path
 from typing import Any, Mapping, TextIO
 
-from flowwalk.exitcodes import OUTCOME_WORDS
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
-from flowwalk.report.summary import gate_lead, healed_items
+from flowwalk.report.summary import gate_lead, healed_items, outcome_words, written_baselines
 from flowwalk.report.verdict import failure_message
+from flowwalk.reportfolder import ReportFolder
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
 _ASCII = {"passed": "ok   ", "failed": "FAIL ", "skipped": "skip ", "flaky": "flaky"}
 _COLORS = {"passed": "32", "failed": "31", "skipped": "33", "flaky": "35", "dim": "2", "bold": "1"}
-_REPORT_FILES = ("summary.md", "report.html", "junit.xml", "verdict.json", "emit.jsonl")
 
 
 def _wants_color(stream: TextIO, color: bool | str, env: Mapping[str, str]) -> bool:
@@ -58,6 +57,10 @@ def _one_line(text: str, limit: int = 200) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
+#: the written baselines the console names at the end of a run (summary.md names them all)
+BASELINES_LISTED = 20
+
+
 class ConsoleReporter:
     """`ConsoleReporter(stream, color="auto", report_dir=None)`; call it with each event."""
 
@@ -73,6 +76,7 @@ class ConsoleReporter:
         #: the final status of each test shown, in order (counted by events.tally at the end)
         self.statuses: list[str] = []
         self._width = 0
+        self._closed = False   # the stream's reader went away
 
     # -- output --------------------------------------------------------------------------------
 
@@ -82,8 +86,13 @@ class ConsoleReporter:
     def _print(self, text: str) -> None:
         if self.symbols is not _SYMBOLS:
             text = text.replace("…", "...").replace("·", "-")
-        self.stream.write(text + "\n")
-        self.stream.flush()
+        if self._closed:
+            return
+        try:
+            self.stream.write(text + "\n")
+            self.stream.flush()
+        except BrokenPipeError:   # `flowwalk run | head`: the reader left; the run and its reports go on
+            self._closed = True
 
     # -- events --------------------------------------------------------------------------------
 
@@ -160,7 +169,12 @@ class ConsoleReporter:
             more = f" (+{len(heals) - 1} more)" if len(heals) > 1 else ""
             line += "  " + self._paint(_one_line(f"healed {first.old_selector!r} -> {first.new_selector!r}{more}"),
                                        "skipped")
-        warnings = [f for f in rule.findings if f.severity in ("critical", "warning") and f.kind != "healed"]
+        written = [f.baseline.path for f in rule.findings if f.kind == "baseline_written" and f.baseline is not None]
+        if written:
+            what = f"wrote {written[0]}" if len(written) == 1 else f"wrote {len(written)} baselines"
+            line += "  " + self._paint(_one_line(what), "skipped")
+        warnings = [f for f in rule.findings
+                    if f.severity in ("critical", "warning") and f.kind not in ("healed", "baseline_written")]
         if warnings:
             line += "  " + self._paint(f"{len(warnings)} warning{'s' * (len(warnings) != 1)}", "skipped")
         return line
@@ -181,7 +195,7 @@ class ConsoleReporter:
         """After the reports are built: the verdict and where to look."""
         with self._lock:
             outcome = str(verdict.get("outcome"))
-            text = f"verdict: {OUTCOME_WORDS.get(outcome, outcome)} (exit {verdict.get('exit_code')})"
+            text = f"verdict: {outcome_words(verdict)} (exit {verdict.get('exit_code')})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
             lead = gate_lead(verdict).replace("**", "").replace("`", "")
             if lead:
@@ -191,7 +205,15 @@ class ConsoleReporter:
                 self._print(f"healed: {heals} selector{'s' * (heals != 1)} for this run only; "
                             f"`flowwalk heal --report {self.report_dir or 'REPORT'}` shows the diff, "
                             "`--apply` keeps it")
+            written = [path for path, _test in written_baselines(verdict)]
+            if written:
+                self._print(f"baselines written: {len(written)}, by --update-snapshots; review them (git diff) "
+                            "and commit them:")
+                for path in written[:BASELINES_LISTED]:
+                    self._print(f"  {path}")
+                if len(written) > BASELINES_LISTED:
+                    self._print(f"  … and {len(written) - BASELINES_LISTED} more (summary.md lists them all)")
             if self.report_dir:
                 folder = Path(self.report_dir)
-                present = [name for name in _REPORT_FILES if (folder / name).exists()]
+                present = ReportFolder(folder).listing()
                 self._print(f"report: {folder}/ ({', '.join(present)})" if present else f"report: {folder}/")

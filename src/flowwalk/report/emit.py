@@ -14,8 +14,7 @@ from types import TracebackType
 from typing import IO, Any
 
 from flowwalk.events import Event, RunStarted
-
-EMIT_FILE = "emit.jsonl"
+from flowwalk.reportfolder import ReportFolder
 
 
 def dump_record(record: dict[str, Any]) -> str:
@@ -27,7 +26,7 @@ def dump_record(record: dict[str, Any]) -> str:
 class EmitWriter:
     """`EmitWriter(out_dir)`: a handler writing `out_dir/emit.jsonl`; call it with each event."""
 
-    def __init__(self, out_dir: str | Path, filename: str = EMIT_FILE):
+    def __init__(self, out_dir: str | Path, filename: str = ReportFolder.EMIT):
         self.path = Path(out_dir) / filename
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()

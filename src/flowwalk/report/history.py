@@ -29,17 +29,18 @@ def did_not_pass(status: str, reason: str) -> bool:
     return status == "failed" or (status == "skipped" and reason not in DECIDED_SKIPS)
 
 
-def not_passed(path: str | Path) -> frozenset[str]:
-    """`--last-failed REPORT`: the ids of the tests that did not pass in that report."""
-    records = _read(path, "--last-failed")
+def not_passed(path: str | Path, origin: str = "--last-failed") -> frozenset[str]:
+    """`--last-failed REPORT`: the ids of the tests that did not pass in that report (`origin`: where
+    it was named, for messages)."""
+    records = _read(path, origin)
     return frozenset(t.test_id for t in records.tests if did_not_pass(t.status, t.reason))
 
 
-def base_statuses(path: str | Path, test_ids: set[str] | None = None) -> dict[str, Any]:
+def base_statuses(path: str | Path, test_ids: set[str] | None = None, origin: str = "--base-report") -> dict[str, Any]:
     """`--base-report REPORT`: the record a run keeps of the base branch's report (run_started.gate):
     where it came from and each test's final status there (only the tests of `test_ids`, when given:
     the plan's). A test the base did not run to its end is left out: there is nothing to compare."""
-    records = _read(path, "--base-report")
+    records = _read(path, origin)
     statuses = {t.test_id: t.status for t in records.tests
                 if t.status in ("passed", "failed", "flaky") and (test_ids is None or t.test_id in test_ids)}
     return {"path": str(path), "run_id": records.run_id, "started_at": records.started_at,

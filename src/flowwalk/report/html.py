@@ -26,12 +26,10 @@ from typing import Any, Mapping, Sequence
 from flowwalk.events import Baseline, Failure, Finding, ScenarioFinished, StepFinished, Violation, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
-    HEAL_MEANING, OUTCOME_TEXT, WRITTEN_MEANING, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text,
+    HEAL_MEANING, OUTCOME_ICONS, WRITTEN_MEANING, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text,
     healed_items, shards_line, verdict_headline, written_baselines,
 )
 from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
-
-HTML_FILE = "report.html"
 
 
 def _asset(name: str) -> str:
@@ -244,15 +242,10 @@ def _gate(verdict: Mapping[str, Any]) -> str:
     if lead:
         out.append(f"<p>{_inline(lead)}</p>")
     for section in sections:
-        lines = [line for line in section.splitlines() if line.strip()]
-        title, items = lines[0].lstrip("# "), lines[1:]
-        out.append(f"<h2>{_e(title)}</h2><ul>")
-        for line in items:
-            if line.startswith("- "):
-                out.append(f"<li>{_inline(line[2:])}</li>")
-            elif line.startswith("_"):
-                out.append(f"<li class=\"note\"><small>{_e(line.strip('_'))}</small></li>")
-        out.append("</ul>")
+        out.append(f'<h2>{_e(section.title)} <small>{section.count}: {_e(section.note)}</small></h2><ul>')
+        out += [f'<li><a href="#test={_e(tid)}" data-test="{_e(tid)}"><code>{_e(tid)}</code></a>'
+                f"{_e(section.sep + detail if detail else '')}</li>" for tid, detail in section.rows]
+        out.append(f"<li>… and {section.more} more</li></ul>" if section.more else "</ul>")
     out.append("</section>")
     return "\n".join(out)
 
@@ -293,7 +286,7 @@ def _heals(items: list[HealItem], policy: str) -> str:
 
 def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:
     """The report.html page for a run."""
-    icon, _text = OUTCOME_TEXT.get(str(verdict.get("outcome")), ("", ""))
+    icon = OUTCOME_ICONS.get(str(verdict.get("outcome")), "")
     title = f"{icon} {verdict_headline(verdict).split(' ', 1)[1]}" if icon else verdict_headline(verdict)
     return "".join([
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",

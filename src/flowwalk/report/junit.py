@@ -1,7 +1,8 @@
 """junit.xml from the run records: what Jenkins, GitLab and GitHub test reporters read.
 
 One `<testsuite>` per spec file (plan order), one `<testcase>` per test id: the flow, or each
-rule of a rule DAG (classname = the scenario, so rules of two scenarios in one file stay apart).
+rule of a rule DAG (classname = the file of a flow, the scenario of a rule, so rules of two scenarios
+in one file stay apart; with projects, prefixed `[project] ` as the test id is).
 A failure's `type` is its failure class and its message names the step: `step 5 (expect
 text_contains 'Saved'): ...`; expected, observed, recovery and context go in the body. Skipped
 tests say why (`parent_failed: login`). Skipped steps, findings, flaky history and emits go in
@@ -19,12 +20,10 @@ from typing import Any, Sequence
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
 from flowwalk.events import Failure, StepFinished, to_json
-from flowwalk.exitcodes import Gate
+from flowwalk.exitcodes import JobGate
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
                                      skip_message, step_label, violation_text)
-
-JUNIT_FILE = "junit.xml"
 
 
 def _lines_for_failure(failure: Failure) -> list[str]:
@@ -100,7 +99,7 @@ CHANGE_TEXT = {"new": "new: failed here, not on the base branch", "still_failing
                "flaky on the base branch too", "fixed": "fixed: failed on the base branch"}
 
 
-def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> str:
+def _system_out(test: TestRecord, gate: JobGate | None = None, entry: Any = None) -> str:
     lines: list[str] = []
     if test.tags:
         lines.append(f"tags: {', '.join(test.tags)}")
@@ -140,8 +139,11 @@ def _system_out(test: TestRecord, gate: Gate | None = None, entry: Any = None) -
     return "\n".join(lines)
 
 
-def _case(test: TestRecord, gate: Gate | None = None, entry: Any = None) -> TestCase:
-    classname = test.source if test.kind == "flow" else test.scenario_id
+def _case(test: TestRecord, gate: JobGate | None = None, entry: Any = None) -> TestCase:
+    # a flow's class is its file, a rule's its scenario; either with the project's `[name] ` prefix
+    # (a scenario's id is `[project] file#name`), so a test in two projects is two test cases
+    classname = test.scenario_id[:test.scenario_id.find(test.source) + len(test.source)] \
+        if test.kind == "flow" else test.scenario_id
     case = TestCase(test.name, classname=classname, elapsed_sec=round(test.duration_ms / 1000, 3),
                     file=test.source, line=str(test.line), stdout=_system_out(test, gate, entry) or None)
     if test.status == "failed":
@@ -173,7 +175,7 @@ def gate_properties(records: RunRecords) -> dict[str, str]:
 def render_junit(records: RunRecords) -> str:
     """The junit.xml document for a run, as text."""
     suites: dict[str, list[TestCase]] = {}
-    gate = Gate.from_record(records.gate)
+    gate = JobGate.from_record(records.gate)
     entries = quarantine_entries(records)
     for test in records.tests:
         suites.setdefault(test.source, []).append(_case(test, gate, entries.get(test.test_id)))

@@ -20,12 +20,8 @@ from typing import Any, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
-from flowwalk.report.records import ARTIFACT_DIRS, EMIT_FILE, RawSection, as_dict, split_sections
-
-#: files merge writes (and so replaces) in the output folder
-OUTPUT_FILES = (EMIT_FILE, "junit.xml", "verdict.json", "summary.md", "report.html")
-#: the PR context `run` leaves for the fork-safe publish workflow; carried over as is
-PR_CONTEXT = "pr.json"
+from flowwalk.report.records import RawSection, as_dict, split_sections
+from flowwalk.reportfolder import ReportFolder
 
 
 @dataclass(frozen=True)
@@ -74,20 +70,16 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     sections.sort(key=shard_key)
 
-    out.mkdir(parents=True, exist_ok=True)
-    for name in OUTPUT_FILES:
-        (out / name).unlink(missing_ok=True)
-    for name in ARTIFACT_DIRS:
-        if (out / name).is_dir():
-            shutil.rmtree(out / name)
-    write_atomic(out / EMIT_FILE, "".join(line + "\n" for section, _ in sections for line in section.lines))
+    merged = ReportFolder(out)
+    merged.clear()
+    write_atomic(merged.emit, "".join(line + "\n" for section, _ in sections for line in section.lines))
 
     # artifacts, in the same order as the sections: a later run of a duplicated shard wins
     copied = 0
     origin: dict[Path, Path] = {}
     ordered_folders = list(dict.fromkeys(folders[n] for _, n in sections))
     for folder in ordered_folders:
-        for name in ARTIFACT_DIRS:
+        for name in ReportFolder.ARTIFACTS:
             base = folder / name
             if not base.is_dir():
                 continue
@@ -103,9 +95,10 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
                 shutil.copy2(source, target)
                 origin[target] = folder
                 copied += 1
+    # the PR context `run` leaves for the fork-safe publish workflow: carried over as is
     for folder in ordered_folders:
-        if (folder / PR_CONTEXT).is_file() and not (out / PR_CONTEXT).exists():
-            shutil.copy2(folder / PR_CONTEXT, out / PR_CONTEXT)
+        if ReportFolder(folder).pr_context.is_file() and not merged.pr_context.exists():
+            shutil.copy2(ReportFolder(folder).pr_context, merged.pr_context)
 
     verdict = build_reports(out, warn=False, whole_run=True)
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep

@@ -30,11 +30,8 @@ from typing import Any, Iterable, Literal, Mapping, TypeVar
 
 from flowwalk import events as ev
 from flowwalk.errors import UsageError
+from flowwalk.reportfolder import ReportFolder
 
-EMIT_FILE = "emit.jsonl"
-#: the report folder's folders of files the records reference by relative path (a new run clears
-#: them, merge copies them); `baselines`: candidate baselines and comparison images (walk/snapshots.py)
-ARTIFACT_DIRS = ("screenshots", "traces", "context", "baselines")
 KNOWN_EVENTS = tuple(ev.EVENT_TYPES)
 #: why a test the plan assigned has no result: its shard never reported, the run was cancelled
 #: first, or nobody ran it
@@ -180,7 +177,7 @@ class ShardSection:
     cancelled: ev.RunCancelled | None = None
     #: the latest `t` seen (seconds since the run started), for runs that never finished
     last_t: float = 0.0
-    #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.Gate); None: none
+    #: `run_started.gate`: quarantine, base report, fail_on (exitcodes.JobGate); None: none
     gate: Mapping[str, Any] | None = None
     #: `run_started.readiness`: what the readiness wait saw (readiness.py); None: it did not wait
     readiness: Mapping[str, Any] | None = None
@@ -276,7 +273,7 @@ class RawSection:
 def emit_path(path: str | Path) -> Path:
     """The emit.jsonl of a report folder, or the file itself."""
     p = Path(path)
-    return p / EMIT_FILE if p.is_dir() else p
+    return ReportFolder(p).emit if p.is_dir() else p
 
 
 def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
@@ -288,9 +285,9 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
     try:
         text = p.read_text(encoding="utf-8", errors="replace")
     except FileNotFoundError:
-        what = f"'{path}' has no {EMIT_FILE}" if Path(path).is_dir() else f"'{path}': no such file or folder"
+        what = f"'{path}' has no {ReportFolder.EMIT}" if Path(path).is_dir() else f"'{path}': no such file or folder"
         raise ReportError(f"{what}\n  hint: pass a report folder written by `flowwalk run` "
-                          f"(it holds {EMIT_FILE})") from None
+                          f"(it holds {ReportFolder.EMIT})") from None
     except OSError as error:
         raise ReportError(f"'{p}': cannot read it ({error})") from None
     name = str(p)

@@ -23,7 +23,6 @@ from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
 from flowwalk.report.verdict import baseline_lines, help_link
 
-SUMMARY_FILE = "summary.md"
 #: GitHub's job summary limit per step (bytes)
 SUMMARY_LIMIT = 1024 * 1024
 
@@ -39,9 +38,6 @@ CATEGORIES: tuple[tuple[str, str, str, tuple[str, ...]], ...] = (
 
 OUTCOME_ICONS: Mapping[str, str] = {"passed": "✅", "site_misbehaved": "❌", "spec_needs_review": "⚠️",
                                      "infrastructure_failed": "🛠️", "cancelled": "⏹️", "site_not_ready": "⏳"}
-#: each outcome's icon and words (exitcodes.OUTCOME_WORDS)
-OUTCOME_TEXT: Mapping[str, tuple[str, str]] = {outcome: (OUTCOME_ICONS[outcome], words)
-                                               for outcome, words in OUTCOME_WORDS.items()}
 
 
 @dataclass(frozen=True)
@@ -177,55 +173,75 @@ def gate_lead(verdict: Mapping[str, Any]) -> str:
     return " · ".join(parts)
 
 
-def gate_sections(verdict: Mapping[str, Any], limit: int = 50) -> list[str]:
-    """Markdown sections (each a string) for what does not lead: failures still failing on the
-    base, quarantined failures (with owner, reason, expiry), expired quarantines, newly flaky and
-    fixed tests. The job summary and the PR comment both show them, after the new failures."""
+@dataclass(frozen=True)
+class GateSection:
+    """A list of what did not lead the report (still failing, quarantined, newly flaky, fixed ...):
+    its title, what it means, and a row per test: the test id and, as plain text, what to say of it
+    (after `sep`). Each report renders it its own way (`markdown`, report.html)."""
+
+    title: str
+    note: str
+    rows: tuple[tuple[str, str], ...]
+    #: rows left out past the limit
+    more: int = 0
+    sep: str = ": "
+
+    @property
+    def count(self) -> int:
+        return len(self.rows) + self.more
+
+    def markdown(self, heading: str = "###") -> str:
+        lines = [f"{heading} {self.title} ({self.count})", "", f"_{plain(self.note, 1000)}_", ""]
+        lines += [f"- {code(tid, 200)}" + (f"{self.sep}{plain(detail, 1000)}" if detail else "")
+                  for tid, detail in self.rows]
+        if self.more:
+            lines.append(f"- … and {self.more} more")
+        return "\n".join(lines) + "\n"
+
+
+def gate_sections(verdict: Mapping[str, Any], limit: int = 50) -> list[GateSection]:
+    """What does not lead: failures still failing on the base, quarantined failures (with owner,
+    reason, expiry), expired quarantines, newly flaky and fixed tests. The job summary, the PR
+    comment and report.html all show them, after the new failures."""
     tests = {t.get("test_id"): t for t in verdict.get("tests") or ()}
     gate = verdict.get("gate") or {}
     causes = {c.get("test_id"): c for c in verdict.get("root_causes") or ()}
-    out: list[str] = []
+    out: list[GateSection] = []
 
-    def listing(title: str, note: str, ids: Sequence[str], line: Any) -> None:
-        if not ids:
-            return
-        rows = [f"### {title} ({len(ids)})", "", f"_{note}_", ""]
-        rows += [line(tid) for tid in ids[:limit]]
-        if len(ids) > limit:
-            rows.append(f"- … and {len(ids) - limit} more")
-        out.append("\n".join(rows) + "\n")
+    def listing(title: str, note: str, ids: Sequence[str], detail: Any = lambda tid: "", sep: str = ": ") -> None:
+        if ids:
+            out.append(GateSection(title, note, tuple((tid, detail(tid)) for tid in ids[:limit]),
+                                   max(0, len(ids) - limit), sep))
 
     def why(tid: str) -> str:
         cause = causes.get(tid) or {}
         failure = (tests.get(tid) or {}).get("failure") or {}
-        cls = cause.get("failure_class") or failure.get("failure_class") or "failed"
         message = cause.get("message") or failure.get("message") or ""
-        return f"- {code(tid, 200)}: {plain(cls)}" + (f": {plain(message, 200)}" if message else "")
+        return str(cause.get("failure_class") or failure.get("failure_class") or "failed") + (
+            f": {clipped(message, 200)}" if message else "")
 
     def entry(tid: str) -> str:
         q = (tests.get(tid) or {}).get("quarantine") or {}
-        status = (tests.get(tid) or {}).get("status")
-        return (f"- {code(tid, 200)} ({plain(status)}): owner {plain(q.get('owner'), 100)}, "
-                f"{'expired' if q.get('expired') else 'expires'} {plain(q.get('expires'), 20)}: "
-                f"{plain(q.get('reason'), 200)}")
+        return (f"({(tests.get(tid) or {}).get('status')}): owner {clipped(q.get('owner'), 100)}, "
+                f"{'expired' if q.get('expired') else 'expires'} {clipped(q.get('expires'), 20)}: "
+                f"{clipped(q.get('reason'), 200)}")
 
     quarantine = gate.get("quarantine") or {}
     listing("Quarantine expired: fails the job again", "the quarantine file lists these tests, but their expiry "
-            "date has passed: fix them, or renew the entry with a new date", quarantine.get("expired") or (), entry)
+            "date has passed: fix them, or renew the entry with a new date", quarantine.get("expired") or (), entry,
+            " ")
     changes = gate.get("changes") or {}
     still = [t for t in changes.get("still_failing") or () if (tests.get(t) or {}).get("excused") != "quarantined"]
     listing("Still failing: failed on the base branch too",
             "not caused by this change" + ("; with fail-on new they do not fail the job"
                                             if gate.get("fail_on") == "new" else "; they still fail the job"),
             still, why)
-    listing("Quarantined: did not fail the job", "known flaky, listed in " + plain(quarantine.get("path") or
-            "the quarantine file", 200) + "; they ran and are reported", quarantine.get("excused") or (), entry)
-    listing("Newly flaky", "passed only on a retry here, not flaky on the base branch", changes.get("newly_flaky") or (),
-            lambda tid: f"- {code(tid, 200)}")
-    listing("Fixed", "failed on the base branch, pass now", changes.get("fixed") or (), lambda tid: f"- {code(tid, 200)}")
-    if quarantine.get("unknown"):
-        listing("Quarantine entries that match no test", "renamed or removed tests? these entries quarantine nothing",
-                quarantine["unknown"], lambda tid: f"- {code(tid, 200)}")
+    listing("Quarantined: did not fail the job", "known flaky, listed in " + clipped(quarantine.get("path") or
+            "the quarantine file", 200) + "; they ran and are reported", quarantine.get("excused") or (), entry, " ")
+    listing("Newly flaky", "passed only on a retry here, not flaky on the base branch", changes.get("newly_flaky") or ())
+    listing("Fixed", "failed on the base branch, pass now", changes.get("fixed") or ())
+    listing("Quarantine entries that match no test", "renamed or removed tests? these entries quarantine nothing",
+            quarantine.get("unknown") or ())
     return out
 
 
@@ -302,12 +318,15 @@ def code(text: Any, limit: int = 300) -> str:
     return f"{fence}{pad}{value}{pad}{fence}"
 
 
+def clipped(text: Any, limit: int = 500) -> str:
+    """`text` on one line, cut to `limit` characters."""
+    value = " ".join(str(text).split())
+    return value[: limit - 1] + "…" if len(value) > limit else value
+
+
 def plain(text: Any, limit: int = 500) -> str:
     """Text outside code: HTML-escaped (GitHub renders HTML), Markdown emphasis neutralised."""
-    value = " ".join(str(text).split())
-    if len(value) > limit:
-        value = value[: limit - 1] + "…"
-    value = html.escape(value, quote=False)
+    value = html.escape(clipped(text, limit), quote=False)
     for char in ("\\", "*", "_", "[", "]", "`", "|"):
         value = value.replace(char, "\\" + char)
     return value
@@ -321,18 +340,30 @@ def _duration(ms: float) -> str:
     return f"{minutes} min {rest:02d} s"
 
 
+#: why a failure did not fail the job (a test's `excused`), in words
+EXCUSE_WORDS: Mapping[str, str] = {"quarantined": "quarantined", "not_new": "not new"}
+
+
+def outcome_words(verdict: Mapping[str, Any]) -> str:
+    """The outcome in words (exitcodes.OUTCOME_WORDS); a pass over failures that did not fail the job
+    says how many and why (`passed, 3 failures excused (2 quarantined, 1 not new)`): every report's
+    headline, so none says "all checks passed" above a table of failures."""
+    outcome = str(verdict.get("outcome"))
+    excused = [str(t.get("excused")) for t in verdict.get("tests") or ()
+               if t.get("status") == "failed" and t.get("excused")]
+    if outcome != "passed" or not excused:
+        return OUTCOME_WORDS.get(outcome, outcome)
+    why = ", ".join(f"{excused.count(reason)} {words}" for reason, words in EXCUSE_WORDS.items() if reason in excused)
+    return f"passed, {len(excused)} failure{'s' * (len(excused) != 1)} excused ({why})"
+
+
 def verdict_headline(verdict: Mapping[str, Any]) -> str:
     """`❌ flowwalk: the site misbehaved: 3 of 14 tests failed (exit 1)`."""
-    icon, text = OUTCOME_TEXT.get(str(verdict.get("outcome")), ("❔", str(verdict.get("outcome"))))
+    icon = OUTCOME_ICONS.get(str(verdict.get("outcome")), "❔")
     counts = verdict.get("counts") or {}
     total, failed = counts.get("total", 0), counts.get("failed", 0)
-    if verdict.get("outcome") == "passed":
-        detail = f"{total} test{'s' * (total != 1)}"
-    elif failed:
-        detail = f"{failed} of {total} test{'s' * (total != 1)} failed"
-    else:
-        detail = f"{total} test{'s' * (total != 1)}"
-    return f"{icon} flowwalk: {text}: {detail} (exit {verdict.get('exit_code')})"
+    detail = f"{failed} of {total} test{'s' * (total != 1)} failed" if failed else f"{total} test{'s' * (total != 1)}"
+    return f"{icon} flowwalk: {outcome_words(verdict)}: {detail} (exit {verdict.get('exit_code')})"
 
 
 def counts_line(verdict: Mapping[str, Any]) -> str:
@@ -541,7 +572,7 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
             budget.add(render_item(item, tests))
 
     for section in gate_sections(verdict):
-        budget.add(section)
+        budget.add(section.markdown())
 
     heals = healed_items(verdict)
     if heals:

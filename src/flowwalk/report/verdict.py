@@ -26,7 +26,7 @@ from collections import deque
 from typing import Any, Mapping
 
 from flowwalk.events import Failure, tally, to_json
-from flowwalk.exitcodes import Gate, Outcome, decide_outcome
+from flowwalk.exitcodes import JobGate, Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
 
@@ -176,19 +176,19 @@ def quarantine_entries(records: RunRecords) -> dict[str, Mapping[str, Any]]:
     return out
 
 
-def judge(records: RunRecords) -> Gate:
-    return Gate.from_record(records.gate)
+def judge(records: RunRecords) -> JobGate:
+    return JobGate.from_record(records.gate)
 
 
-def blocking(test: TestRecord, gate: Gate, flaky_policy: str) -> bool:
+def blocking(test: TestRecord, gate: JobGate, flaky_policy: str) -> bool:
     """Does this test's own result fail the job (before the run-level rules: cancelled, cut short)?"""
     counts = test.status == "failed" or (test.status == "flaky" and flaky_policy == "fail")
     return counts and not gate.excuse(test.test_id, test.status)
 
 
-def describe_test(test: TestRecord, gate: Gate | None = None, entry: Mapping[str, Any] | None = None,
+def describe_test(test: TestRecord, gate: JobGate | None = None, entry: Mapping[str, Any] | None = None,
                   flaky_policy: str = "pass") -> dict[str, Any]:
-    gate = gate or Gate()
+    gate = gate or JobGate()
     failure = test.failure if test.status in ("failed", "skipped") else None
     return {
         "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,

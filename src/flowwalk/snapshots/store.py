@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import hashlib
 import os
-import tempfile
+import secrets
+import stat
 from pathlib import Path
 
-__all__ = ["REPORT_FOLDER", "read_baseline", "report_name", "save_report_file", "sha256", "write_baseline"]
+from flowwalk.reportfolder import ReportFolder
 
-#: the report folder's subfolder holding candidate baselines and the images of a comparison
-REPORT_FOLDER = "baselines"
+__all__ = ["read_baseline", "report_name", "save_report_file", "sha256", "write_baseline"]
 
 
 def report_name(baseline: str, variant: str = "") -> str:
@@ -28,7 +28,7 @@ def report_name(baseline: str, variant: str = "") -> str:
     if variant:
         stem, dot, suffix = parts[-1].rpartition(".")
         parts[-1] = f"{stem}.{variant}.{suffix}" if dot else f"{parts[-1]}.{variant}"
-    return "/".join([REPORT_FOLDER, *parts])
+    return "/".join([ReportFolder.BASELINES, *parts])
 
 
 def read_baseline(path: str | Path) -> bytes | None:
@@ -40,16 +40,21 @@ def read_baseline(path: str | Path) -> bytes | None:
 
 
 def write_baseline(path: str | Path, data: bytes) -> None:
-    """Write a baseline atomically (a reader never sees half a file), creating its folder."""
+    """Write a baseline atomically (a reader never sees half a file), creating its folder. It is a
+    file of the repository: one it replaces keeps its mode, a new one gets the mode every new file
+    gets (0666 less the umask, as git checkout gives it), never a temporary file's private 0600."""
     target = Path(path)
     target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", dir=target.parent)
+    tmp = target.with_name(f".{target.name}.{secrets.token_hex(6)}")
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)   # the kernel applies the umask
     try:
         with os.fdopen(fd, "wb") as out:
             out.write(data)
+        if target.exists():
+            os.chmod(tmp, stat.S_IMODE(target.stat().st_mode))
         os.replace(tmp, target)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        tmp.unlink(missing_ok=True)
         raise
 
 

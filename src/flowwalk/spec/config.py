@@ -11,8 +11,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
-from flowwalk.errors import SpecError, UsageError
-from flowwalk.settings import Settings, build_settings, find_config
+from flowwalk.errors import Problem, SpecError, UsageError
+from flowwalk.settings import Overrides, Settings, build_settings, find_config
 
 if TYPE_CHECKING:
     from flowwalk.spec.models import ConfigModel
@@ -28,8 +28,8 @@ def load_config(path: str | Path) -> ConfigModel:
 
     from flowwalk.spec.loader import display_path
     from flowwalk.spec.models import ConfigModel
-    from flowwalk.spec.problems import errors_to_problems
-    from flowwalk.spec.source import SourceError, escape, load_source
+    from flowwalk.spec.problems import errors_to_problems, merged, repeats
+    from flowwalk.spec.source import SourceError, escape, load_source, quote
 
     path = Path(path)
     display = escape(display_path(path))   # a line break in the name must not split a problem
@@ -37,10 +37,21 @@ def load_config(path: str | Path) -> ConfigModel:
         source = load_source(path, display)
     except SourceError as exc:
         raise SpecError([exc.problem]) from None
+    # what spans entries, and the file it names, found whatever else is wrong with the file
+    found = [Problem(source.loc(("projects", i, "name")), f"project {quote(name)} is named twice",
+                     "give each project its own name") for i, _, name in repeats(source.get(("projects",)), "name")]
+    quarantine = source.get(("quarantine_file",))
+    if isinstance(quarantine, str) and quarantine and not Path(quarantine).is_file():
+        found.append(Problem(source.loc(("quarantine_file",)), f"quarantine_file {quote(quarantine)} does not exist",
+                             "name the quarantine file relative to the folder flowwalk runs in, e.g. "
+                             "flowwalk-quarantine.yaml (docs/quarantine.md)"))
     try:
-        return ConfigModel.model_validate(source.data)
+        config = ConfigModel.model_validate(source.data)
     except ValidationError as exc:
-        raise SpecError(errors_to_problems(exc, source, ConfigModel)) from None
+        raise SpecError(merged(errors_to_problems(exc, source, ConfigModel), found)) from None
+    if found:
+        raise SpecError(found)
+    return config
 
 
 def read_config(config_path: str | Path | None) -> dict[str, Any]:
@@ -57,7 +68,7 @@ def read_config(config_path: str | Path | None) -> dict[str, Any]:
     return loaded.model_dump(exclude_unset=True) if hasattr(loaded, "model_dump") else dict(loaded)
 
 
-def settings_for(options: Mapping[str, Any], env: Mapping[str, str], config_path: str | Path | None) -> Settings:
+def settings_for(overrides: Overrides, env: Mapping[str, str], config_path: str | Path | None) -> Settings:
     """The one way a command builds its Settings: flowwalk.yaml (`config_path`, else the working
-    folder's), then the environment, then the command's own options (`run`, `plan`, `discover`...)."""
-    return build_settings(dict(options), env, read_config(config_path))
+    folder's), then the environment, then what the command was told (`run`, `plan`, `discover`...)."""
+    return build_settings(overrides, env, read_config(config_path))

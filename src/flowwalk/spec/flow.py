@@ -22,7 +22,7 @@ from flowwalk.errors import Location, Problem
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.calls import Blocks, StepsLibrary, bind, unknown_placeholders
-from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.problems import errors_to_problems, merged
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, escape, quote
 from flowwalk.spec.spelling import did_you_mean
 
@@ -199,15 +199,11 @@ class StepBuilder:
             self.problems.append(Problem(loc, f"{step.kind} check in a steps file has no 'name'",
                                          "name its baseline (a parameter can: name: \"cart-{{page}}\"), so that "
                                          "each call compares with its own"))
-        name = step.name or f"{self.snapshot_prefix}step-{self._index}"
-        suffix = ".yml" if step.kind == "aria_snapshot" else ".png"
         # beside the spec being loaded, also for a check a steps file holds
-        baseline = f"{self.root.path}.snapshots/{name}{suffix}"
+        name, baseline = baseline_of(self.root.path, self.snapshot_prefix, self._index, step.kind, step.name)
         first = self._baselines.setdefault(baseline, loc)
         if first is not loc:
-            self.problems.append(Problem(loc, f"baseline '{name}{suffix}' is already used by the check at line "
-                                              f"{first.line}",
-                                         "give each check its own 'name'; two checks cannot share one baseline file"))
+            self.problems.append(shared_baseline(loc, baseline, first))
         if step.kind == "aria_snapshot":
             return m.Snapshot(name=name, baseline=baseline)
         ratio = step.max_diff_ratio
@@ -292,6 +288,42 @@ class StepBuilder:
             hint += f"; user verifiers found: {', '.join(escape(k) for k in known)}"
         self.problems.append(Problem(loc, f"unknown verifier {quote(name, NAME_SHOWN)}", hint))
         return None
+
+
+def baseline_of(path: str, prefix: str, index: int, kind: str, name: str | None) -> tuple[str, str]:
+    """(name, baseline file) of the `index`th (1-based) step of a spec, an aria_snapshot or screenshot
+    check: `<spec>.snapshots/<name>.yml|png`, the name defaulting to `<prefix>step-<index>`."""
+    name = name or f"{prefix}step-{index}"
+    return name, f"{path}.snapshots/{name}{'.yml' if kind == 'aria_snapshot' else '.png'}"
+
+
+def shared_baseline(loc: Location, baseline: str, first: Location) -> Problem:
+    return Problem(loc, f"baseline '{baseline.rsplit('/', 1)[-1]}' is already used by the check at line {first.line}",
+                   "give each check its own 'name'; two checks cannot share one baseline file")
+
+
+def shared_baselines(source: Source, lists: Sequence[tuple[PathKey, str | None]]) -> list[Problem]:
+    """Two checks of one file sharing a baseline, read from the steps as written (each list of steps
+    with its default names' prefix): for a file that does not validate, whose steps are not built,
+    so that this is reported in the same pass as what else is wrong. A check without a name is
+    counted only while its default name is known: not after a call or a group (whose steps are
+    counted too), nor in a list whose prefix is None (hooks run before it)."""
+    problems: list[Problem] = []
+    first: dict[str, Location] = {}
+    for path, prefix in lists:
+        for i, step in enumerate(source.get(path) or ()):
+            if isinstance(step, dict) and ("use" in step or "group" in step):
+                prefix = None
+            if not isinstance(step, dict) or step.get("kind") not in m.SNAPSHOT_EXPECTS:
+                continue
+            name = step.get("name") if isinstance(step.get("name"), str) else None
+            if name is None and prefix is None:
+                continue
+            _, baseline = baseline_of(source.path, prefix or "", i + 1, str(step["kind"]), name)
+            loc = source.loc(path + (i,))
+            if first.setdefault(baseline, loc) is not loc:
+                problems.append(shared_baseline(loc, baseline, first[baseline]))
+    return problems
 
 
 def snapshot_slug(name: str) -> str:
@@ -445,7 +477,10 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
     try:
         spec = sm.FlowSpecModel.model_validate(source.data)
     except ValidationError as exc:
-        return None, errors_to_problems(exc, source, sm.FlowSpecModel)
+        hooked = isinstance(source.data, dict) and "before_each" in source.data or library.hooks(source.path,
+                                                                                                  "before_each")
+        return None, merged(errors_to_problems(exc, source, sm.FlowSpecModel),
+                            shared_baselines(source, [(("steps",), None if hooked else "")]))
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))

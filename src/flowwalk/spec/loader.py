@@ -24,7 +24,7 @@ from flowwalk.spec.models import STEPS_SUFFIXES
 from flowwalk.spec.rules import load_rules
 from flowwalk.spec.sessions import session_problems
 from flowwalk.spec.spelling import choices_hint
-from flowwalk.spec.source import SourceError, escape, load_source
+from flowwalk.spec.source import Source, SourceError, escape, load_source
 from flowwalk.spec.variables import secret_misuse
 
 FLOW_SUFFIXES = (".flow.yaml", ".flow.yml", ".flow.json")
@@ -110,6 +110,13 @@ def load_file(path: Path, settings: Settings,
               library: StepsLibrary | None = None) -> tuple[Suite | None, list[Problem]]:
     """One input file, by its kind; problems instead of exceptions. `library`: the steps files read
     so far, shared by the files of one load."""
+    suite, problems, _source = _load_file(path, settings, library or StepsLibrary())
+    return suite, problems
+
+
+def _load_file(path: Path, settings: Settings,
+               library: StepsLibrary) -> tuple[Suite | None, list[Problem], Source | None]:
+    """`load_file`, and the parsed source of a flow spec or rule file (None for a suite or a steps file)."""
     # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
     # in its problems and its scenario ids, so each problem stays on one line
     display = escape(display_path(path))
@@ -118,40 +125,39 @@ def load_file(path: Path, settings: Settings,
         robot = _robot_module()
         if robot is None:
             return None, [Problem(Location(display, 1, 1), "aitester-bdd suites cannot be loaded in this build",
-                                  "install flowwalk with Robot Framework, or leave .robot files out of the paths")]
-        result: tuple[Suite | None, list[Problem]] = robot.load_robot_suite(path, display, settings)
-        return result
-    library = library or StepsLibrary()
+                                  "install flowwalk with Robot Framework, or leave .robot files out of the paths")], None
+        suite, problems = robot.load_robot_suite(path, display, settings)
+        return suite, problems, None
     if kind == "steps":
-        return None, check_steps_file(display, settings, library)
+        return None, check_steps_file(display, settings, library), None
     try:
         source = load_source(path, display)
     except SourceError as exc:
-        return None, [exc.problem]
+        return None, [exc.problem], None
     if kind is None:
         # named explicitly with a name that says nothing: the content says which format it is
         kind = "rules" if isinstance(source.data, dict) and "rules_version" in source.data else "flow"
-    if kind == "rules":
-        return load_rules(source, settings, library)
-    return load_flow(source, settings, library)
+    return (*(load_rules if kind == "rules" else load_flow)(source, settings, library), source)
 
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     """Every suite under `paths` (default: the settings' paths), or SpecError with every problem."""
     files, problems = _find(list(paths) or list(settings.paths), exclude=[settings.out_dir])
     suites: list[Suite] = []
+    unloaded: list[Source] = []
     secret_names = set(settings.secret_names)
     library = StepsLibrary()
     for path in files:
-        suite, found = load_file(path, settings, library)
+        suite, found, source = _load_file(path, settings, library)
         problems.extend(found)
         if suite is None:
+            unloaded += [source] if source is not None else []
             continue
         for scenario in suite.scenarios:
             problems.extend(secret_misuse(scenario, secret_names))
         suites.append(suite)
-    # which file saves a session is known once all of them loaded
-    problems.extend(session_problems(suites))
+    # which file saves a session is known once all of them loaded (those that did not, as written)
+    problems.extend(session_problems(suites, unloaded))
     if problems:
         # a steps file's problem is found at each call of it (and when it is checked on its own): once
         raise SpecError(list(dict.fromkeys(problems)))

@@ -20,7 +20,7 @@ from typing import Annotated, Any, ClassVar, Literal, Optional, Union
 from urllib.parse import urlsplit
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag,
-                      WithJsonSchema, model_validator)
+                      ValidationInfo, WithJsonSchema, field_validator, model_validator)
 from pydantic_core import PydanticCustomError
 
 from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, IMPACTS, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX,
@@ -606,13 +606,15 @@ class ExpectScreenshot(ExpectBase):
     mask: Annotated[list[Selector], Field(max_length=MASK_MAX)] = Field(default_factory=list)
     full_page: bool = False
 
-    @model_validator(mode="after")
-    def _page_or_element(self) -> "ExpectScreenshot":
-        if self.full_page and self.selector is not None:
+    @field_validator("full_page")
+    @classmethod
+    def _page_or_element(cls, full_page: bool, info: ValidationInfo) -> bool:
+        # a field's validator runs whatever else of the step is wrong (a model validator would not)
+        if full_page and info.data.get("selector") is not None:
             raise fail("{where} has both 'selector' and 'full_page'",
                        "full_page takes the whole scrollable page; an element's screenshot is the element's box: "
-                       "remove one", at="full_page", key=True)
-        return self
+                       "remove one")
+        return full_page
 
 
 class ExpectAccessible(ExpectBase, _AxeCheck):
@@ -1234,7 +1236,7 @@ class ModelBlockModel(Strict):
 
     @model_validator(mode="after")
     def _complete(self) -> "ModelBlockModel":
-        # the presets of modelconfig.py that name no model (local servers serve what they loaded)
+        # the presets of llm.py that name no model (local servers serve what they loaded)
         if self.enabled is False:
             return self
         if self.preset is None and self.base_url is None:
@@ -1312,16 +1314,6 @@ class ConfigModel(EnvironmentKeys):
     #: a running Playwright browser server to connect to instead of launching Chromium (docs/remote-browsers.md)
     browser_endpoint: Optional[Annotated[str, Field(min_length=6, max_length=URL_MAX, pattern=r"^wss?://")]] = None
 
-    @model_validator(mode="after")
-    def _unique_projects(self) -> "ConfigModel":
-        seen: set[str] = set()
-        for index, project in enumerate(self.projects or ()):
-            if project.name in seen:
-                raise fail(f"project {quote(project.name)} is named twice", "give each project its own name",
-                           at=f"projects.{index}.name")
-            seen.add(project.name)
-        return self
-
 
 # --- the quarantine file ---------------------------------------------------------------------------
 
@@ -1333,8 +1325,9 @@ def _check_date(value: str) -> str:
     import datetime
 
     if not re.fullmatch(DATE_PATTERN, value):
+        day = f"{value[:4]}-{value[4:6]}-{value[6:]}" if re.fullmatch(r"\d{8}", value) else "2026-12-31"
         raise fail(f"{{subject}} is {quote(value)}, not a date",
-                   "write the day it expires as YYYY-MM-DD, e.g. '2026-12-31' (quoted or not)")
+                   f"write the day it expires as YYYY-MM-DD, e.g. '{day}' (quoted or not)")
     try:
         datetime.date.fromisoformat(value)
     except ValueError as error:

@@ -18,10 +18,11 @@ from __future__ import annotations
 import re
 import types as _types
 import typing as _typing
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal, Union, cast
 
 import annotated_types as _at
-from pydantic import BaseModel, Discriminator, Tag, ValidationError
+import yaml
+from pydantic import BaseModel, Discriminator, Tag, TypeAdapter, ValidationError
 from pydantic.fields import FieldInfo
 
 from flowwalk.errors import Location, Problem
@@ -333,6 +334,27 @@ def errors_to_problems(exc: ValidationError, source: Any, root: type[BaseModel],
     return problems
 
 
+def repeats(entries: Any, key: str) -> list[tuple[int, int, str]]:
+    """(index, index of the first, value) of each mapping in the list `entries` (a file's data as
+    written) whose text `key` an earlier one has: a check that spans entries, run whether or not
+    the entries are valid, so it comes in the same pass as what else is wrong."""
+    first: dict[str, int] = {}
+    out = []
+    for index, entry in enumerate(entries if isinstance(entries, list) else ()):
+        value = entry.get(key) if isinstance(entry, dict) else None
+        if isinstance(value, str):
+            if value in first:
+                out.append((index, first[value], value))
+            first.setdefault(value, index)
+    return out
+
+
+def merged(problems: list[Problem], found: list[Problem]) -> list[Problem]:
+    """A file's validation problems and those `found` beside them (the checks that span entries,
+    run on the file as written so that they come in the same pass), in the order they are written."""
+    return sorted(problems + found, key=lambda p: (p.loc.line, p.loc.col)) if found else problems
+
+
 def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                  describe: _Describer) -> Problem:
     kind = error["type"]
@@ -428,11 +450,16 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
                        "write 'interrupts: pause', or 'interrupts: {override: [\"#banner .close\"]}'")
 
     if kind in ("model_type", "model_attributes_type", "dict_type"):
-        return _not_a_mapping(path, value, raw, describe, source, "")
+        return _not_a_mapping(path, value, raw, describe, source, "", res.ann if _is_model(res.ann) else None)
 
     if kind == "list_type":
+        item = _shown(value, raw) or "..."
+        one = _one_key(_entry_model(res.ann))
+        if one is not None:   # a list of mappings that need one key: the value as that key's (`[{name: 'desktop'}]`)
+            item = "{" + f"{one}: {item}" + "}"
+        item = _flow_mapping(value) or _LIST_EXAMPLES.get(field or "", item)
         return Problem(loc, f"{subject} must be a list, got {_type_name(value)} {_shown(value, raw)}".rstrip(),
-                       f"write it as a list, e.g. {escape(field or 'key')}: [{_shown(value, raw) or '...'}]")
+                       f"write it as a list, e.g. {escape(field or 'key')}: [{item}]")
 
     if kind == "literal_error":
         choices = [str(c) for c in _typing.get_args(res.ann)] if _typing.get_origin(res.ann) is Literal else []
@@ -468,6 +495,8 @@ def _problem_for(error: Any, res: _Resolved, path: tuple[Any, ...], source: Any,
             hint = "write a single text value here"
         elif path and isinstance(path[-1], int):
             hint = f"put it in quotes: \"{escape(raw if raw is not None else value)}\""
+        else:   # quoted as the hint says, the text may still be refused (`expires: 20991231`): say what passes
+            hint = _still_refused(res, str(raw if raw is not None else value)) or hint
         return Problem(loc, f"{subject} must be text, got {_type_name(value)} {shown}".rstrip(), hint)
 
     if kind in ("int_type", "int_parsing", "int_from_float"):
@@ -594,12 +623,57 @@ def _tag_noun(disc: str, path: tuple[Any, ...]) -> str:
     return "expect kind"
 
 
+#: a valid entry of the lists whose entries are one of several kinds, for "write it as a list"
+_LIST_EXAMPLES = {"steps": "{type: goto, url: /}", "assertions": "{kind: no_console_errors}"}
+
+
+def _flow_mapping(value: Any) -> str | None:
+    """A short mapping of plain values in YAML's flow style (`{type: wait, ms: 1}`): a list's one entry
+    written where the list goes, to be wrapped in `[...]`. None for anything else."""
+    if not isinstance(value, dict) or not value or not all(
+            isinstance(k, str) and isinstance(v, (str, int, float, bool)) for k, v in value.items()):
+        return None
+    text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=1000).strip()
+    return text if len(text) <= 80 else None
+
+
+def _entry_model(ann: Any) -> type[BaseModel] | None:
+    """The model of each entry of a list field (`Optional[Annotated[list[ProjectModel], ...]]`), or None."""
+    while _typing.get_origin(ann) in (Annotated, Union, _types.UnionType, list):
+        args = [a for a in _typing.get_args(ann) if a is not type(None)]
+        ann = args[0] if args else None
+    return ann if _is_model(ann) else None
+
+
+def _one_key(model: type[BaseModel] | None) -> str | None:
+    """The one key a mapping of `model` needs (a project's `name`), or None when it needs more or none."""
+    required = [name for name, info in (model.model_fields.items() if model is not None else ()) if info.is_required()]
+    return required[0] if len(required) == 1 else None
+
+
+def _still_refused(res: _Resolved, text: str) -> str | None:
+    """The hint of the field's own check when `text` would not pass it either, else None."""
+    info = res.owner.model_fields.get(res.field) if res.owner is not None and res.field else None
+    if info is None:
+        return None
+    checked: Any = cast(Any, Annotated)[(info.annotation, *info.metadata)] if info.metadata else info.annotation
+    try:
+        TypeAdapter(checked).validate_python(text)
+    except ValidationError as error:
+        return next((str(e["ctx"]["hint"]) for e in error.errors(include_url=False)
+                     if e["type"] == "flowwalk" and (e.get("ctx") or {}).get("hint")), None)
+    return None
+
+
 def _not_a_mapping(path: tuple[Any, ...], value: Any, raw: str | None, describe: _Describer, source: Any,
-                   extra: str) -> Problem:
+                   extra: str, entry: type[BaseModel] | None = None) -> Problem:
     what = describe.where(path) if path and isinstance(path[-1], int) else describe.subject(path)
     shown = _shown(value, raw)
     got = f"{_type_name(value)} {shown}".rstrip()
     hint = "write it as 'key: value' lines (a mapping)"
+    key = _one_key(entry)
+    if isinstance(value, str) and key is not None:   # `projects: [desktop]`: the text as the one key's value
+        hint = f"write it as a mapping, e.g. {{{key}: {_shown(value, raw)}}}"
     if isinstance(value, str) and path and path[-2:-1] == ("steps",):
         hint = f"write a step as a mapping, e.g. '- type: goto' and 'url: ...' on the next line"
     if not path:

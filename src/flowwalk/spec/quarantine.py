@@ -22,15 +22,16 @@ __all__ = ["find_quarantine", "load_quarantine"]
 QUARANTINE_FILE = "flowwalk-quarantine.yaml"
 
 
-def find_quarantine(named: str | None) -> Path | None:
-    """The quarantine file to read: the one named (`--quarantine`, which must exist), else
-    flowwalk-quarantine.yaml in the working folder when there is one."""
+def find_quarantine(named: str | None, origin: str = "--quarantine") -> Path | None:
+    """The quarantine file to read: the one named (which must exist; `origin` says where it was
+    named, `FLOWWALK_QUARANTINE` say), else flowwalk-quarantine.yaml in the working folder when
+    there is one."""
     if named:
         path = Path(named)
         if not path.is_file():
             from flowwalk.spec.source import escape
 
-            raise UsageError(f"--quarantine '{escape(named)}' does not exist\n  hint: name the quarantine file, "
+            raise UsageError(f"{origin} '{escape(named)}' does not exist\n  hint: name the quarantine file, "
                              f"e.g. {QUARANTINE_FILE} (docs/quarantine.md)")
         return path
     default = Path(QUARANTINE_FILE)
@@ -46,7 +47,7 @@ def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], to
 
     from flowwalk.spec.loader import display_path
     from flowwalk.spec.models import QuarantineFileModel
-    from flowwalk.spec.problems import errors_to_problems
+    from flowwalk.spec.problems import errors_to_problems, merged, repeats
     from flowwalk.spec.source import SourceError, escape, load_source
 
     path = Path(path)
@@ -55,23 +56,19 @@ def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], to
         source = load_source(path, display)
     except SourceError as exc:
         raise SpecError([exc.problem]) from None
+    twice = [Problem(source.loc(("tests", index, "id")), f"test id '{escape(tid)}' is quarantined twice (first at "
+                     f"line {source.loc(('tests', first, 'id')).line})", "keep one entry per test id")
+             for index, first, tid in repeats(source.get(("tests",)), "id")]
     try:
         model = QuarantineFileModel.model_validate(source.data)
     except ValidationError as exc:
-        raise SpecError(errors_to_problems(exc, source, QuarantineFileModel)) from None
+        raise SpecError(merged(errors_to_problems(exc, source, QuarantineFileModel), twice)) from None
+    if twice:
+        raise SpecError(twice)
     tests = {tid for ids in scenarios.values() for tid in ids}
-    problems: list[Problem] = []
-    seen: dict[str, int] = {}
     entries: list[dict[str, Any]] = []
     unknown: list[str] = []
     for index, entry in enumerate(model.tests):
-        if entry.id in seen:
-            first = source.loc(("tests", seen[entry.id], "id"))
-            problems.append(Problem(source.loc(("tests", index, "id")),
-                                    f"test id '{escape(entry.id)}' is quarantined twice (first at line {first.line})",
-                                    "keep one entry per test id"))
-            continue
-        seen[entry.id] = index
         covered = list(scenarios.get(entry.id, ())) or ([entry.id] if entry.id in tests else [])
         if not covered:
             unknown.append(entry.id)
@@ -79,6 +76,4 @@ def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], to
         entries.append({"id": entry.id, "owner": entry.owner, "reason": entry.reason, "expires": entry.expires,
                         "expired": expires < today, "line": source.loc(("tests", index, "id")).line,
                         "tests": covered})
-    if problems:
-        raise SpecError(problems)
     return {"path": display, "today": today.isoformat(), "entries": entries, "unknown": unknown}

@@ -19,9 +19,9 @@ from flowwalk.dag import cycle_problem, find_cycle
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
 from flowwalk.spec.calls import StepsLibrary
-from flowwalk.spec.problems import errors_to_problems
+from flowwalk.spec.problems import errors_to_problems, merged
 from flowwalk.spec.spelling import did_you_mean
-from flowwalk.spec.flow import StepBuilder, environment_of, snapshot_slug
+from flowwalk.spec.flow import StepBuilder, environment_of, shared_baselines, snapshot_slug
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
 
@@ -36,7 +36,11 @@ def load_rules(source: Source, settings: Settings,
     try:
         spec = sm.RulesFileModel.model_validate(source.data)
     except ValidationError as exc:
-        return None, errors_to_problems(exc, source, sm.RulesFileModel)
+        lists = [(("scenarios", s, "rules", r, "steps"), f"{snapshot_slug(str(sc.get('name')))}-"
+                  f"{snapshot_slug(str(rule.get('name')))}-")
+                 for s, sc in enumerate(source.get(("scenarios",)) or ()) if isinstance(sc, dict)
+                 for r, rule in enumerate(sc.get("rules") or ()) if isinstance(rule, dict)]
+        return None, merged(errors_to_problems(exc, source, sm.RulesFileModel), shared_baselines(source, lists))
     problems: list[Problem] = []
     for i, name in enumerate(spec.secrets):
         if name in spec.variables and name not in spec.secrets[:i]:

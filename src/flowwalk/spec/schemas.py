@@ -99,7 +99,7 @@ def generate_schema(model: type[BaseModel], name: str, title: str, description: 
 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
-    """The input schemas by file name. `app.generated_schemas` adds discover's crawl.json; the
+    """The input schemas by file name. `app.reports.schema_texts` adds discover's crawl.json; the
     emit-event and verdict schemas are hand-written."""
     return {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
 

@@ -18,27 +18,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import Sequence
 
 from flowwalk import events as ev
-from flowwalk.browser.element import dismiss_visible, first_of, perform
-from flowwalk.browser.errors import InvalidSelector
-from flowwalk.browser.locate import locate
-from flowwalk.browser.probe import Reader
-from flowwalk.browser.session import NavigationBlocked
+from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
+from flowwalk.browser.records import Element, Reader
 from flowwalk.heal.find import Lookup
 from flowwalk.model import Act, Expect, Goto, Wait
-from flowwalk.walk.attempt import Attempt, Budget, RuleState
+from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.walk import healing
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
-from flowwalk.walk.evidence import Click
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
 from flowwalk.walk.waits import Gate, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
-
-if TYPE_CHECKING:
-    from flowwalk.browser.probe import Element, Page
 
 __all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
            "goto_step", "recover_target", "wait"]
@@ -106,11 +99,10 @@ def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: 
 
 def dismiss(attempt: Attempt, selectors: Sequence[str], maybe: Sequence[bool | None] | None = None) -> int:
     """Click every VISIBLE match of each dismiss selector, quickly; never wait for one. `maybe`:
-    which could be showing, when a read just asked (see `dismiss_visible`)."""
+    which could be showing, when a read just asked (see `Page.dismiss`)."""
     if attempt.session is None:
         return 0
-    return dismiss_visible(attempt.page, selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS,
-                           maybe=maybe)
+    return attempt.page.dismiss(selectors, max_matches=DISMISS_MAX_MATCHES, click_ms=DISMISS_CLICK_MS, maybe=maybe)
 
 
 def _interrupts(attempt: Attempt, state: RuleState, result: StepResult) -> Gate | None:
@@ -144,7 +136,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         check_navigation(attempt, caused_by=state.last_act, pump=False)
     started = time.time() * 1000
     try:
-        _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+        _perform(attempt, step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
     except StepFailed:
         raise
     except Exception as first:  # noqa: BLE001
@@ -156,7 +148,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         again = dismiss(attempt, state.dismiss)
         started = time.time() * 1000
         try:
-            _perform(step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
+            _perform(attempt, step, target, value, state.budget.cap_ms(attempt.settings.action_timeout_ms))
         except Exception as second:  # noqa: BLE001
             halt_if_gone(second, attempt)
             recovery.record("dismiss_and_retry", "failed",
@@ -190,7 +182,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
 
 
 def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult,
-               gate: Gate | None = None) -> "Element":
+               gate: Gate | None = None) -> Element:
     """The element an act works on: the pinned selector's first match, else `recover_target`'s.
     `gate`: interrupts to clear first, asked in the same read as the pinned selector's count."""
     selector = attempt.bindings.subst(step.selector) if step.selector else None
@@ -200,20 +192,20 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
         # the element's fingerprint comes with the match count (one round trip), when it is due
-        located = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
-                           probe=healing.probe_for(attempt, step, selector), gate=gate)
-        if located is not None:
-            result.detail["selector"] = located.used
-            if located.count > 1:
+        found = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
+                         fingerprint=healing.fingerprint_due(attempt, step, selector), gate=gate)
+        if found is not None:
+            result.detail["selector"] = found.used
+            if found.count > 1:
                 # like page.click(selector): the first match in document order
-                result.detail["matches"] = located.count
-            healing.remember(attempt, step, selector, located.probe, result)
-            return first_of(located)
+                result.detail["matches"] = found.count
+            healing.remember(attempt, step, selector, found.fingerprint, result)
+            return found.element
     return recover_target(attempt, state, step, selector, result, waited_ms)
 
 
 def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, result: StepResult,
-                   waited_ms: float) -> "Element":
+                   waited_ms: float) -> Element:
     """The element for an act whose pinned `selector` matched nothing in `waited_ms` (None: the
     step has no pinned selector), found another way; or StepFailed saying why none could be
     (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
@@ -226,7 +218,7 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
     """
     if not step.target and not (selector and healing.has_fingerprint(attempt, step, selector)):
         assert selector is not None   # the loaders refuse an act with neither
-        tried = ", ".join(located_tried(attempt.page, selector, state.scope))
+        tried = ", ".join(tried_alternatives(attempt, selector, state.scope))
         missing = f"no element matches '{selector}' within {int(waited_ms)} ms"
         observed = f"nothing matched ({tried})"
         frame = _frame_with_target(attempt, state, step, selector, None)
@@ -275,7 +267,7 @@ def _frame_with_target(attempt: Attempt, state: RuleState, step: Act, selector: 
         return look_in_frames(attempt.session, has, budget_ms=budget)
 
 
-def _perform(step: Act, target: "Element", value: str | None, timeout_ms: float) -> None:
+def _perform(attempt: Attempt, step: Act, target: Element, value: str | None, timeout_ms: float) -> None:
     if timeout_ms <= 0:
         raise StepFailed("TIMEOUT", "no time left for the action")
     if step.action == "upload":
@@ -285,7 +277,7 @@ def _perform(step: Act, target: "Element", value: str | None, timeout_ms: float)
                              expected="a file to upload (relative to the working directory)",
                              observed=f"'{value}' does not exist")
         value = str(path)
-    perform(target, step.action, value, int(timeout_ms))
+    attempt.page.act(target, step.action, value, int(timeout_ms))
 
 
 def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> StepFailed:
@@ -297,9 +289,9 @@ def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> Step
                       observed=short(exc))
 
 
-def located_tried(page: "Page", selector: str, scope: str | None) -> list[str]:
-    """The alternatives `locate` tried, for the message of a selector that matched nothing."""
+def tried_alternatives(attempt: Attempt, selector: str, scope: str | None) -> list[str]:
+    """The alternatives a match tried, for the message of a selector that matched nothing."""
     try:
-        return list(locate(page, selector, scope).tried)
-    except Exception:  # noqa: BLE001
+        return list(attempt.page.match(selector, scope).tried)
+    except Exception:  # noqa: BLE001 - the message names what was written
         return [selector]

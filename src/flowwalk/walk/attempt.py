@@ -19,7 +19,6 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
-from flowwalk.browser.element import page_url
 from flowwalk.model import Expect, Rule, Scenario, Step
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
@@ -28,18 +27,18 @@ from flowwalk.walk.outcomes import StepFailed
 
 if TYPE_CHECKING:
     from flowwalk.browser.launch import Browser
-    from flowwalk.browser.probe import Page, PageReader
+    from flowwalk.browser.page import Page
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
-    from flowwalk.walk.evidence import Click
-    from flowwalk.walk.healing import HealRecord
 
-__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "RuleState"]
+__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "RuleState"]
 
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
 EVIDENCE_MIN_MS = 300
 EVIDENCE_GRACE_MS = 2000
+#: the page's clock and ours are the same system clock; this absorbs their rounding only
+CLICK_CLOCK_SLACK_MS = 2
 
 
 @dataclass(frozen=True)
@@ -274,14 +273,9 @@ class Attempt:
 
     @property
     def page(self) -> "Page":
+        """The attempt's page: every read and action (browser/page.py)."""
         assert self.session is not None
         return self.session.page
-
-    @property
-    def reader(self) -> "PageReader":
-        """Reads of the attempt's page (browser/probe.py)."""
-        assert self.session is not None
-        return self.session.reader
 
     def absolute(self, url: str) -> str:
         """Relative URLs (`/path`) resolve against --base-url, else against the current page."""
@@ -291,7 +285,7 @@ class Attempt:
         base = self.settings.base_url
         if not base and self.session is not None:
             # a dead page has no URL ("" here); the goto will report it
-            base = page_url(self.session.page)
+            base = self.session.page.last_url()
         if not base and self.entry_url:
             base = self.entry_url
         if not base:
@@ -359,6 +353,35 @@ class Lookahead:
         return self.early.pop(index, None) if index else None
 
 
+@dataclass(frozen=True)
+class Click:
+    """A click or dblclick that Playwright reported done: what it aimed at and when it ran."""
+
+    index: int
+    action: str
+    #: the selector the act used (the pinned one, or what its target resolved to)
+    selector: str | None
+    #: wall-clock milliseconds (the page's Date.now() clock) just before and just after the action
+    started_ms: float
+    ended_ms: float
+
+    def sent(self, entry: Any) -> bool:
+        """Was this recorded event sent by this action (and not by an earlier or later one)?"""
+        t = entry.get("t") if isinstance(entry, dict) else None
+        return (isinstance(t, (int, float)) and not isinstance(t, bool)
+                and self.started_ms - CLICK_CLOCK_SLACK_MS <= t <= self.ended_ms + CLICK_CLOCK_SLACK_MS)
+
+
+@dataclass(frozen=True)
+class HealRecord:
+    """An act of the rule in flight that was healed (walk/healing.py): a later check that fails blames it."""
+
+    index: int
+    old: str
+    new: str
+    method: str
+
+
 @dataclass
 class RuleState:
     """What the rule in flight holds, for its steps and their evidence. Each field has one writer
@@ -387,12 +410,12 @@ class RuleState:
     # owner: actions.py
     #: the rule's most recent act that Playwright reported done, when it was a click or dblclick
     #: (None after any other act): a failure says where it landed (evidence.py)
-    clicked: "Click | None" = None
+    clicked: Click | None = None
     # owner: Lookahead (see there)
     ahead: Lookahead = field(default_factory=Lookahead)
     # owner: healing.py
     #: the acts of this rule that were healed: a later check that fails blames them
-    heals: "list[HealRecord]" = field(default_factory=list)
+    heals: list[HealRecord] = field(default_factory=list)
     # owner: snapshots.py
     #: no_accessibility_violations: (page URL, assertion number) -> its violations, or why axe
     #: could not scan that page

@@ -1,23 +1,9 @@
 """Stabilized checks: every expect kind, evaluated verify-until-stable (RFC 010).
 
-`run_check` answers one expect against the live page. A check passes after `stable_reads`
-consecutive matching fresh reads; a mismatch never fails it early (it resets the streak and the
-check reads again after `interval_ms`). The budget:
-
-* **wait** — reads every `interval_ms` until the streak is long enough or `timeout_ms` has passed
-  (the walker passes the rule timeout for observations, 30 s by default, and the guard timeout for
-  guards, 200 ms). The first read is immediate; the last read of the wait is taken at the
-  deadline, so a failure always rests on a fresh read taken at the end, and a check with a 5 s
-  timeout fails after 5 s, not after 5 s plus whatever the reads' timers overran: the wait before
-  that read is cut short to land on the deadline. Reads that could confirm each other (the read
-  after a match, when `stable_reads` is 2 or more) stay a whole interval apart. A check never
-  fails before it has taken `stable_reads` reads (RFC 010 §8.1: the stable count must have been
-  attempted), even with a timeout shorter than that many intervals.
-* **recheck** (RFC 010 §6.1 step 5) — when the deadline passes while the evidence is not
-  conclusive (a matching streak still too short, a stale read, a read taken mid-navigation), up to
-  `max_rechecks` more reads, one interval apart, within `window_ms` after the deadline.
-* **staleness** — a read that took longer than `stale_ms` (a busy page) neither confirms nor
-  refutes: it is not used as evidence.
+`run_check` answers one expect against the live page: it reads, hands the judged read to the
+stabilizer (walk/stabilizer.py: when a check passes, fails or reads again is decided there, as a
+pure state machine), and waits as it says. The walker gives it the rule timeout for observations
+(30 s by default) or the guard timeout for guards (200 ms).
 
 A check that passes at once costs one read, one interval and one read (`stable_reads` = 2).
 Consecutive checks share that interval (`read_ahead`, `early` and `while_waiting` of `run_check`):
@@ -37,13 +23,13 @@ them has it, the site did not misbehave: the spec cannot reach what it means, so
 `ELEMENT_NOT_FOUND` and `CheckResult.frame` names that frame. A passing check never pays for this.
 The walker asks `look_in_frames` the same way for an act whose target the main frame lacks.
 
-Reading and judging are apart: every read goes through the page-reading boundary
-(`session.reader`, browser/probe.py, which also says what "visible" means), and `KINDS` has one
-row per expect kind: its words, what it reads, and its pure judge of one read. A new kind is one
-row. Each read is one round trip: the URL, one read over a selector's matches for element kinds
-(one more per pipe alternative that matches nothing), none for beacons beyond delivering pending
-events. Element reads that look at "the element" (enabled, checked, input value, attribute) use
-the first match in document order; text and visibility kinds pass when any match does.
+Reading and judging are apart: every read goes through the page API (`session.page`,
+browser/page.py; js/prelude.js says what "visible" means), and `KINDS` has one row per expect
+kind: its words, what it reads, and its pure judge of one read. A new kind is one row. Each read
+is one round trip: the URL, one read over a selector's matches for element kinds (one more per
+pipe alternative that matches nothing), none for beacons beyond delivering pending events.
+Element reads that look at "the element" (enabled, checked, input value, attribute) use the first
+match in document order; text and visibility kinds pass when any match does.
 """
 
 from __future__ import annotations
@@ -53,18 +39,17 @@ import time
 from dataclasses import dataclass, fields, replace
 from typing import Callable
 
-from flowwalk.browser.capture import AriaRead
-from flowwalk.browser.errors import InvalidSelector, PageError, translating
+from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.locate import scoped, split_pipe
 from flowwalk.browser.network import Beacon, matching_beacons, normalize_vendor
-from flowwalk.browser.probe import ElementQuery, ElementRead, ItemsRead, Quiet, Reader, Seq
+from flowwalk.browser.records import AriaRead, ElementQuery, ElementRead, ItemsRead, Quiet, Reader, Seq
 from flowwalk.browser.session import PageSession
 from flowwalk.events import Violation
 from flowwalk.model import EXPECT_KINDS, Expect, Stabilize
 from flowwalk.snapshots.images import ImageComparison
 from flowwalk.spec.source import escape
-from flowwalk.walk.boundary import crash_of
 from flowwalk.walk.items import class_names, items_match, list_diff, normalized, shown_list
+from flowwalk.walk.stabilizer import Fail, Pass, Read, ReadAt, Stabilizer, step
 
 __all__ = ["CheckResult", "EarlyRead", "KINDS", "Kind", "run_check", "read_ahead", "bounded", "look_in_frames"]
 
@@ -109,7 +94,7 @@ class CheckResult:
 
 @dataclass(frozen=True)
 class _Read:
-    """One observation. `ok` None: inconclusive (no usable snapshot); `fatal`: retrying cannot help."""
+    """One observation, judged. `ok` None: inconclusive (no usable snapshot); `fatal`: retrying cannot help."""
 
     ok: bool | None
     observed: str
@@ -119,12 +104,17 @@ class _Read:
     #: how long (ms) what this read judged had provably not changed before it (its kind's `settles`
     #: evidence, see `Kind`); None when the read cannot show it
     quiet_ms: float | None = None
-    #: "recorded": what the read judged only grows (`Kind.settles` "log"), so a match is final
-    stability: str | None = None
-    #: where the read stood in the page's record of changes (`PageReader.changed`); None without one
-    seq: Seq | None = None
+    #: what the read judged only grows (`Kind.settles` "log"), so a match is final
+    final: bool = False
+    #: where the read stood in the page's record of changes (`Page.changed`), for a kind whose state
+    #: changes only with what the record counts; None otherwise or without a record
+    change: Seq | None = None
     #: a list read that did not match: the expected items against the observed ones
     diff: str = ""
+
+    def at(self, started: float) -> Read:
+        """This read as the stabilizer steps on it (walk/stabilizer.py), started at `started`."""
+        return Read(self.ok, started, fatal=self.fatal, final=self.final, quiet_ms=self.quiet_ms, change=self.change)
 
 
 def bounded(stabilize: Stabilize) -> Stabilize:
@@ -155,12 +145,9 @@ def _q(text: str | None) -> str:
 _TEXT_PAGE_KINDS = ("text_contains", "text_not_contains", "text_matches")
 
 
-def _read_failure(session: PageSession, exc: PageError | InvalidSelector, selector: str | None) -> _Read:
-    """A read the page could not answer: BrowserCrashed when the browser is gone, else no evidence
-    (or, for a selector that does not parse, a fatal read: retrying cannot help)."""
-    crash = crash_of(exc, session)
-    if crash is not None:
-        raise crash from exc
+def _read_failure(exc: PageError | InvalidSelector, selector: str | None) -> _Read:
+    """A read the page could not answer: no evidence (or, for a selector that does not parse, a
+    fatal read: retrying cannot help). A gone browser raised `BrowserCrashed` instead."""
     if isinstance(exc, InvalidSelector):
         return _Read(None, f"invalid selector '{selector}': {exc.detail}", found=False, fatal=True,
                      selector=selector)
@@ -168,35 +155,35 @@ def _read_failure(session: PageSession, exc: PageError | InvalidSelector, select
     return _Read(None, f"no fresh read: {why}", selector=selector)
 
 
-def _expect_url(p: "_Probe") -> str:
-    v = p.expect.value or ""
-    if p.kind == "url_contains":
+def _expect_url(c: "_Check") -> str:
+    v = c.expect.value or ""
+    if c.kind == "url_contains":
         return f"URL containing {_q(v)}"
-    if p.kind == "url_not_contains":
+    if c.kind == "url_not_contains":
         return f"URL not containing {_q(v)}"
-    return f"URL matching /{p.pattern.pattern if p.pattern else v}/"
+    return f"URL matching /{c.pattern.pattern if c.pattern else v}/"
 
 
-def _judge_url(p: "_Probe", url: str) -> _Read:
-    v = p.expect.value or ""
-    if p.kind == "url_contains":
+def _judge_url(c: "_Check", url: str) -> _Read:
+    v = c.expect.value or ""
+    if c.kind == "url_contains":
         ok = v in url
-    elif p.kind == "url_not_contains":
+    elif c.kind == "url_not_contains":
         ok = v not in url
     else:
-        assert p.pattern is not None
-        ok = p.pattern.search(url) is not None
+        assert c.pattern is not None
+        ok = c.pattern.search(url) is not None
     return _Read(ok, f"URL: {_q(_clip(url, 300))}")
 
 
-def _expect_beacon(p: "_Probe") -> str:
-    e = p.expect
+def _expect_beacon(c: "_Check") -> str:
+    e = c.expect
     vendor = normalize_vendor(e.vendor or "") or (e.vendor or "")
     return f"a {vendor} beacon" + (f" with event {_q(e.event)}" if e.event else "")
 
 
-def _judge_beacons(p: "_Probe", beacons: list[Beacon]) -> _Read:
-    vendor, event = p.expect.vendor or "", p.expect.event
+def _judge_beacons(c: "_Check", beacons: list[Beacon]) -> _Read:
+    vendor, event = c.expect.vendor or "", c.expect.event
     if matching_beacons(beacons, vendor, event):
         hit = matching_beacons(beacons, vendor, event)[-1]
         return _Read(True, f"captured {hit.vendor} beacon {_q(hit.event)} at {hit.t:.1f}s")
@@ -211,100 +198,100 @@ def _judge_beacons(p: "_Probe", beacons: list[Beacon]) -> _Read:
     return _Read(False, _clip(f"captured only: {shown}", 300))
 
 
-def _where(p: "_Probe") -> str:
-    return "" if p.label == "body" else f" in {p.label}"
+def _where(c: "_Check") -> str:
+    return "" if c.label == "body" else f" in {c.label}"
 
 
-def _missing(p: "_Probe", used: str) -> _Read:
-    tried = f" (tried {', '.join(repr(a) for a in p.alternatives)})" if len(p.alternatives) > 1 else ""
-    return _Read(False, f"no element matches {p.label}{tried}", found=False, selector=used)
+def _missing(c: "_Check", used: str) -> _Read:
+    tried = f" (tried {', '.join(repr(a) for a in c.alternatives)})" if len(c.alternatives) > 1 else ""
+    return _Read(False, f"no element matches {c.label}{tried}", found=False, selector=used)
 
 
-def _shown_label(p: "_Probe", used: str) -> str:
-    return p.label if len(p.alternatives) < 2 else f"'{used}'"
+def _shown_label(c: "_Check", used: str) -> str:
+    return c.label if len(c.alternatives) < 2 else f"'{used}'"
 
 
-def _judge_count(p: "_Probe", r: ElementRead, used: str) -> _Read:
-    compare = _OPS.get(p.expect.op, _OPS["eq"])[1]
-    return _Read(compare(r.n, int(p.expect.count or 0)), f"{r.n} element(s) match {_shown_label(p, used)}",
+def _judge_count(c: "_Check", r: ElementRead, used: str) -> _Read:
+    compare = _OPS.get(c.expect.op, _OPS["eq"])[1]
+    return _Read(compare(r.n, int(c.expect.count or 0)), f"{r.n} element(s) match {_shown_label(c, used)}",
                  found=r.n > 0, selector=used)
 
 
-def _judge_exists(p: "_Probe", r: ElementRead, used: str) -> _Read:
-    observed = f"{r.n} element(s) match {_shown_label(p, used)}" if r.n else f"no element matches {p.label}"
-    if p.kind == "selector_exists":
+def _judge_exists(c: "_Check", r: ElementRead, used: str) -> _Read:
+    observed = f"{r.n} element(s) match {_shown_label(c, used)}" if r.n else f"no element matches {c.label}"
+    if c.kind == "selector_exists":
         return _Read(r.n > 0, observed, found=r.n > 0, selector=used)
     return _Read(r.n == 0, observed, selector=used)
 
 
-def _judge_hidden(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_hidden(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _Read(True, f"no element matches {p.label}", selector=used)
-    return _Read(r.visible == 0, f"{r.visible} of {r.n} match(es) of {_shown_label(p, used)} visible", selector=used)
+        return _Read(True, f"no element matches {c.label}", selector=used)
+    return _Read(r.visible == 0, f"{r.visible} of {r.n} match(es) of {_shown_label(c, used)} visible", selector=used)
 
 
-def _judge_text_absent(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_text_absent(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _Read(True, f"no element matches {p.label}", selector=used)
-    return _Read(not r.hit, f"{_shown_label(p, used)} text: {_q(_clip(r.text))}", selector=used)
+        return _Read(True, f"no element matches {c.label}", selector=used)
+    return _Read(not r.hit, f"{_shown_label(c, used)} text: {_q(_clip(r.text))}", selector=used)
 
 
-def _judge_text(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_text(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
+        return _missing(c, used)
     many = f" (first of {r.n})" if r.n > 1 and not r.hit else ""
     # a text compared whitespace and all is shown so: its spaces and line breaks are the point
-    shown = _q(escape(r.text[:OBSERVED_LIMIT])) if p.expect.keep_whitespace else _q(_clip(r.text))
-    return _Read(r.hit, f"{_shown_label(p, used)} text{many}: {shown}", selector=used)
+    shown = _q(escape(r.text[:OBSERVED_LIMIT])) if c.expect.keep_whitespace else _q(_clip(r.text))
+    return _Read(r.hit, f"{_shown_label(c, used)} text{many}: {shown}", selector=used)
 
 
-def _judge_text_matches(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_text_matches(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
-    label = _shown_label(p, used)
-    assert p.pattern is not None
+        return _missing(c, used)
+    label = _shown_label(c, used)
+    assert c.pattern is not None
     for t in r.texts:
-        m = p.pattern.search(t)
+        m = c.pattern.search(t)
         if m:
             start = max(0, m.start() - 60)
             return _Read(True, f"{label} text: {_q(_clip(t[start:start + 200]))}", selector=used)
     return _Read(False, f"{label} text: {_q(_clip(r.texts[0] if r.texts else ''))}", selector=used)
 
 
-def _judge_visible(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_visible(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
+        return _missing(c, used)
     state = f"{r.visible} of {r.n} match(es) visible" if r.n > 1 else ("visible" if r.visible else "hidden")
-    return _Read(r.visible > 0, f"{_shown_label(p, used)} {state}", selector=used)
+    return _Read(r.visible > 0, f"{_shown_label(c, used)} {state}", selector=used)
 
 
-def _judge_enabled(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_enabled(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
+        return _missing(c, used)
     disabled = bool(r.disabled)
-    return _Read(disabled == (p.kind == "disabled"),
-                 f"{_shown_label(p, used)} {'disabled' if disabled else 'enabled'}", selector=used)
+    return _Read(disabled == (c.kind == "disabled"),
+                 f"{_shown_label(c, used)} {'disabled' if disabled else 'enabled'}", selector=used)
 
 
-def _judge_checked(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_checked(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
-    return _Read(r.checked == p.kind, f"{_shown_label(p, used)} {r.checked}", selector=used)
+        return _missing(c, used)
+    return _Read(r.checked == c.kind, f"{_shown_label(c, used)} {r.checked}", selector=used)
 
 
-def _judge_input_value(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_input_value(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
-    label = _shown_label(p, used)
+        return _missing(c, used)
+    label = _shown_label(c, used)
     if r.value is None:
         return _Read(False, f"{label} is a <{r.tag}>, which has no input value", selector=used)
-    return _Read(r.value == (p.expect.value or ""), f"{label} value: {_q(_clip(r.value))}", selector=used)
+    return _Read(r.value == (c.expect.value or ""), f"{label} value: {_q(_clip(r.value))}", selector=used)
 
 
-def _judge_attribute(p: "_Probe", r: ElementRead, used: str) -> _Read:
+def _judge_attribute(c: "_Check", r: ElementRead, used: str) -> _Read:
     if r.n == 0:
-        return _missing(p, used)
-    e, label = p.expect, _shown_label(p, used)
+        return _missing(c, used)
+    e, label = c.expect, _shown_label(c, used)
     if r.value is None:
         return _Read(False, f"{label} has no attribute {e.attr}", selector=used)
     if e.value is None:
@@ -316,50 +303,50 @@ def _judge_attribute(p: "_Probe", r: ElementRead, used: str) -> _Read:
     return _Read(ok, f"{label} {e.attr}={_q(_clip(r.value))}", selector=used)
 
 
-def _expect_attribute(p: "_Probe") -> str:
-    e, v = p.expect, p.expect.value or ""
+def _expect_attribute(c: "_Check") -> str:
+    e, v = c.expect, c.expect.value or ""
     if e.value is None:
-        return f"{p.label} with attribute {e.attr}"
+        return f"{c.label} with attribute {e.attr}"
     if e.match == "contains":
-        return f"{p.label} attribute {e.attr} containing {_q(v)}"
-    return f"{p.label} attribute {e.attr}={_q(v)}"
+        return f"{c.label} attribute {e.attr} containing {_q(v)}"
+    return f"{c.label} attribute {e.attr}={_q(v)}"
 
 
 # --- lists, item by item, and one element's classes (walk/items.py compares them) -------------------
 
 
-def _wanted(p: "_Probe") -> list[str]:
-    e = p.expect
+def _wanted(c: "_Check") -> list[str]:
+    e = c.expect
     if e.kind == "texts" and not e.keep_whitespace:
         return [normalized(i) for i in e.items or ()]
     return list(e.items or ())
 
 
-def _expect_items(p: "_Probe") -> str:
-    e = p.expect
+def _expect_items(c: "_Check") -> str:
+    e = c.expect
     how = "exactly" if e.match == "equals" else "including, in order,"
     kept = " (whitespace kept)" if e.keep_whitespace else ""
-    return f"{e.kind} of {p.label} {how} {shown_list(_wanted(p))}{kept}"
+    return f"{e.kind} of {c.label} {how} {shown_list(_wanted(c))}{kept}"
 
 
-def _judge_items(p: "_Probe", r: ItemsRead, used: str) -> _Read:
-    found = list(r.texts if p.kind == "texts" else r.classes)
-    wanted = _wanted(p)
+def _judge_items(c: "_Check", r: ItemsRead, used: str) -> _Read:
+    found = list(r.texts if c.kind == "texts" else r.classes)
+    wanted = _wanted(c)
     cut = f" (the first {len(found)} read)" if r.n > len(found) else ""
-    observed = f"{r.n} item(s) match {_shown_label(p, used)}{cut}: {shown_list(found)}"
-    ok = r.n == len(found) and items_match(p.kind, p.expect.match, found, wanted)
+    observed = f"{r.n} item(s) match {_shown_label(c, used)}{cut}: {shown_list(found)}"
+    ok = r.n == len(found) and items_match(c.kind, c.expect.match, found, wanted)
     return _Read(ok, observed, found=r.n > 0, selector=used,
-                 diff="" if ok else list_diff(p.kind, p.expect.match, found, wanted))
+                 diff="" if ok else list_diff(c.kind, c.expect.match, found, wanted))
 
 
-def _judge_class(p: "_Probe", r: ItemsRead, used: str) -> _Read:
+def _judge_class(c: "_Check", r: ItemsRead, used: str) -> _Read:
     if r.n == 0 or not r.classes:
-        return _missing(p, used)
-    names, wanted = class_names(r.classes[0]), class_names(p.expect.value or "")
-    ok = all(n in names for n in wanted) if p.kind == "has_class" else not any(n in names for n in wanted)
+        return _missing(c, used)
+    names, wanted = class_names(r.classes[0]), class_names(c.expect.value or "")
+    ok = all(n in names for n in wanted) if c.kind == "has_class" else not any(n in names for n in wanted)
     shown = f"class {_q(' '.join(names))}" if names else "no class"
     many = f" (first of {r.n})" if r.n > 1 else ""
-    return _Read(ok, f"{_shown_label(p, used)}{many} has {shown}", selector=used)
+    return _Read(ok, f"{_shown_label(c, used)}{many} has {shown}", selector=used)
 
 
 # --- the page kinds: baselines and axe-core ---------------------------------------------------------
@@ -380,25 +367,25 @@ def describe_violations(found: tuple[Violation, ...] | list[Violation]) -> str:
     return f"{len(found)} accessibility violation(s): " + "; ".join(parts) + more
 
 
-def _judge_aria(p: "_Probe", read: AriaRead) -> _Read:
+def _judge_aria(c: "_Check", read: AriaRead) -> _Read:
     if read.template_error:
         return _Read(None, f"the baseline does not parse: {read.template_error}", fatal=True)
-    return _Read(read.matches, f"aria snapshot of {p.page_label} " + ("matches" if read.matches else "differs from")
+    return _Read(read.matches, f"aria snapshot of {c.page_label} " + ("matches" if read.matches else "differs from")
                  + " its baseline")
 
 
-def _judge_screenshot(p: "_Probe", comparison: ImageComparison) -> _Read:
-    return _Read(comparison.passed, f"screenshot of {p.page_label}: {comparison.describe()}")
+def _judge_screenshot(c: "_Check", comparison: ImageComparison) -> _Read:
+    return _Read(comparison.passed, f"screenshot of {c.page_label}: {comparison.describe()}")
 
 
-def _judge_violations(p: "_Probe", found: tuple[Violation, ...]) -> _Read:
-    return _Read(not found, describe_violations(found) if found else f"no violations in {p.page_label}")
+def _judge_violations(c: "_Check", found: tuple[Violation, ...]) -> _Read:
+    return _Read(not found, describe_violations(found) if found else f"no violations in {c.page_label}")
 
 
-def _expect_accessible(p: "_Probe") -> str:
-    impact = p.expect.axe.impact if p.expect.axe else "minor"
+def _expect_accessible(c: "_Check") -> str:
+    impact = c.expect.axe.impact if c.expect.axe else "minor"
     floor = "" if impact == "minor" else f" of impact {impact} or above"
-    return f"no axe-core violations{floor} in {p.page_label}"
+    return f"no axe-core violations{floor} in {c.page_label}"
 
 
 @dataclass(frozen=True)
@@ -406,8 +393,9 @@ class Kind:
     """One expect kind: what the spec asks in words, what it reads, and how one read is judged.
 
     `reads` is "url" (the document's URL), "beacons" (the analytics beacons captured so far),
-    "elements" (one read of the selector's matches, asking `query`: see `browser.probe.ElementQuery`),
-    "items" (one read of every match's text and class, item by item: `PageReader.items`) or "page" (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
+    "elements" (one read of the selector's matches, asking `query`: see `browser.records.ElementQuery`),
+    "items" (one read of every match's text and class, item by item: `Page.items`) or "page"
+    (aria_snapshot, screenshot, accessible: walk/snapshots.py reads and waits, and judges
     each read with this row through `judge_page`; `run_check` does not take them).
     `judge` is pure: (the check, what was read[, the pipe alternative used]) -> a verdict, so it is
     tested from recorded reads. `needs_element`: a final read that matched nothing fails
@@ -428,7 +416,7 @@ class Kind:
     - "": nothing does, the check reads again (the page kinds, which `run_check` does not take).
     """
 
-    expected: Callable[["_Probe"], str]
+    expected: Callable[["_Check"], str]
     judge: Callable[..., _Read]
     reads: str = "elements"
     query: str = "count"
@@ -442,43 +430,43 @@ KINDS: dict[str, Kind] = {
     "url_not_contains": Kind(_expect_url, _judge_url, reads="url", settles="url"),
     "url_matches": Kind(_expect_url, _judge_url, reads="url", settles="url"),
     "beacon": Kind(_expect_beacon, _judge_beacons, reads="beacons", settles="log"),
-    "text_contains": Kind(lambda p: f"text containing {_q(p.expect.value)}{_where(p)}", _judge_text,
+    "text_contains": Kind(lambda c: f"text containing {_q(c.expect.value)}{_where(c)}", _judge_text,
                           query="text", needs_element=True, settles="render"),
-    "text_not_contains": Kind(lambda p: f"text not containing {_q(p.expect.value)}{_where(p)}", _judge_text_absent,
+    "text_not_contains": Kind(lambda c: f"text not containing {_q(c.expect.value)}{_where(c)}", _judge_text_absent,
                               query="text", settles="render"),
-    "has_text": Kind(lambda p: f"text exactly {_q(escape(p.expect.value or ''))}{_where(p)} (whitespace kept)"
-                     if p.expect.keep_whitespace else
-                     f"text exactly {_q(' '.join((p.expect.value or '').split()))}{_where(p)}",
+    "has_text": Kind(lambda c: f"text exactly {_q(escape(c.expect.value or ''))}{_where(c)} (whitespace kept)"
+                     if c.expect.keep_whitespace else
+                     f"text exactly {_q(' '.join((c.expect.value or '').split()))}{_where(c)}",
                      _judge_text, query="exact_text", needs_element=True, settles="render"),
-    "text_matches": Kind(lambda p: f"text matching /{p.pattern.pattern if p.pattern else p.expect.value or ''}/"
-                                   f"{_where(p)}", _judge_text_matches, query="texts", needs_element=True,
+    "text_matches": Kind(lambda c: f"text matching /{c.pattern.pattern if c.pattern else c.expect.value or ''}/"
+                                   f"{_where(c)}", _judge_text_matches, query="texts", needs_element=True,
                          settles="render"),
-    "count": Kind(lambda p: f"{_OPS.get(p.expect.op, _OPS['eq'])[0]} {p.expect.count} element(s) matching {p.label}",
+    "count": Kind(lambda c: f"{_OPS.get(c.expect.op, _OPS['eq'])[0]} {c.expect.count} element(s) matching {c.label}",
                   _judge_count, settles="dom"),
-    "selector_exists": Kind(lambda p: f"an element matching {p.label}", _judge_exists, settles="dom"),
-    "selector_absent": Kind(lambda p: f"no element matching {p.label}", _judge_exists, settles="dom"),
-    "visible": Kind(lambda p: f"{p.label} visible", _judge_visible, query="visible", needs_element=True,
+    "selector_exists": Kind(lambda c: f"an element matching {c.label}", _judge_exists, settles="dom"),
+    "selector_absent": Kind(lambda c: f"no element matching {c.label}", _judge_exists, settles="dom"),
+    "visible": Kind(lambda c: f"{c.label} visible", _judge_visible, query="visible", needs_element=True,
                     settles="layout"),
-    "hidden": Kind(lambda p: f"{p.label} hidden or absent", _judge_hidden, query="visible", settles="layout"),
-    "enabled": Kind(lambda p: f"{p.label} enabled", _judge_enabled, query="disabled", needs_element=True,
+    "hidden": Kind(lambda c: f"{c.label} hidden or absent", _judge_hidden, query="visible", settles="layout"),
+    "enabled": Kind(lambda c: f"{c.label} enabled", _judge_enabled, query="disabled", needs_element=True,
                     settles="dom"),
-    "disabled": Kind(lambda p: f"{p.label} disabled", _judge_enabled, query="disabled", needs_element=True,
+    "disabled": Kind(lambda c: f"{c.label} disabled", _judge_enabled, query="disabled", needs_element=True,
                      settles="dom"),
-    "checked": Kind(lambda p: f"{p.label} checked", _judge_checked, query="checked", needs_element=True, settles="dom"),
-    "unchecked": Kind(lambda p: f"{p.label} unchecked", _judge_checked, query="checked", needs_element=True, settles="dom"),
+    "checked": Kind(lambda c: f"{c.label} checked", _judge_checked, query="checked", needs_element=True, settles="dom"),
+    "unchecked": Kind(lambda c: f"{c.label} unchecked", _judge_checked, query="checked", needs_element=True, settles="dom"),
     "attribute": Kind(_expect_attribute, _judge_attribute, query="attribute", needs_element=True, settles="dom"),
-    "input_value": Kind(lambda p: f"{p.label} value {_q(p.expect.value)}", _judge_input_value, query="value",
+    "input_value": Kind(lambda c: f"{c.label} value {_q(c.expect.value)}", _judge_input_value, query="value",
                         needs_element=True, settles="dom"),
     "texts": Kind(_expect_items, _judge_items, reads="items", settles="render"),
     "classes": Kind(_expect_items, _judge_items, reads="items", settles="dom"),
-    "has_class": Kind(lambda p: f"{p.label} with class {_q(normalized(p.expect.value or ''))}", _judge_class,
+    "has_class": Kind(lambda c: f"{c.label} with class {_q(normalized(c.expect.value or ''))}", _judge_class,
                       reads="items", needs_element=True, settles="dom"),
-    "lacks_class": Kind(lambda p: f"{p.label} without class {_q(normalized(p.expect.value or ''))}", _judge_class,
+    "lacks_class": Kind(lambda c: f"{c.label} without class {_q(normalized(c.expect.value or ''))}", _judge_class,
                         reads="items", needs_element=True, settles="dom"),
-    "aria_snapshot": Kind(lambda p: f"aria snapshot of {p.page_label} matching {p.expect.snapshot.baseline}"
-                          if p.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
-    "screenshot": Kind(lambda p: f"screenshot of {p.page_label} like {p.expect.snapshot.baseline}"
-                       if p.expect.snapshot else "screenshot like its baseline", _judge_screenshot, reads="page"),
+    "aria_snapshot": Kind(lambda c: f"aria snapshot of {c.page_label} matching {c.expect.snapshot.baseline}"
+                          if c.expect.snapshot else "aria snapshot matching its baseline", _judge_aria, reads="page"),
+    "screenshot": Kind(lambda c: f"screenshot of {c.page_label} like {c.expect.snapshot.baseline}"
+                       if c.expect.snapshot else "screenshot like its baseline", _judge_screenshot, reads="page"),
     "accessible": Kind(_expect_accessible, _judge_violations, reads="page"),
 }
 #: kinds that read a state from an element: nothing matching the selector is ELEMENT_NOT_FOUND
@@ -499,8 +487,9 @@ def quiet_ms_of(settles: str, quiet: Quiet | None) -> float | None:
     return quiet.ms
 
 
-class _Probe:
-    """What one expect reads and how it judges a read (its row of KINDS); built once per check."""
+class _Check:
+    """One expect as a check: what it reads, its words, and how it judges a read (its row of KINDS);
+    built once per check."""
 
     expect: Expect
     kind: str
@@ -554,22 +543,21 @@ class _Probe:
         if self.row.reads == "url":
             try:
                 if not self.quiet:
-                    return self.judge_url(session.reader.url())
-                state = session.reader.url_state()
+                    return self.row.judge(self, session.page.url())
+                state = session.page.url_state()
             except PageError as exc:
-                return _read_failure(session, exc, None)
-            return replace(self.judge_url(state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
+                return _read_failure(exc, None)
+            return replace(self.row.judge(self, state.url), quiet_ms=quiet_ms_of(self.row.settles, state.quiet))
         if self.row.reads == "beacons":
             try:
-                with translating():
-                    session.pump()   # deliver request events already on the wire before reading the list
-            except PageError as exc:
-                _read_failure(session, exc, None)   # raises BrowserCrashed when the browser is gone
-            obs = self.judge_beacons(list(session.beacons))
-            return replace(obs, stability="recorded") if self.quiet and self.row.settles == "log" else obs
-        return self.read_elements(session, session.reader)
+                session.pump()   # deliver request events already on the wire before reading the list
+            except PageError:
+                pass   # what was delivered is read; a gone browser raised BrowserCrashed
+            obs = self.row.judge(self, list(session.beacons))
+            return replace(obs, final=True) if self.quiet and self.row.settles == "log" else obs
+        return self.read_elements(session.page)
 
-    def read_elements(self, session: PageSession, reader: Reader) -> _Read:
+    def read_elements(self, reader: Reader) -> _Read:
         """One read of the main frame's `reader` (or of a child frame's: see `_look_in_frames`)."""
         level = ("dom" if self.row.settles == "dom" else "layout") if self.quiet and self.row.settles else ""
         e = self.expect
@@ -583,22 +571,14 @@ class _Probe:
                 result = (reader.items(alt, raw_text=e.keep_whitespace, quiet=level) if self.row.reads == "items"
                           else reader.elements(alt, query))
             except (PageError, InvalidSelector) as exc:
-                return _read_failure(session, exc, alt)
+                return _read_failure(exc, alt)
             if result.n > 0:
                 break
-        obs = replace(self.judge_elements(result, used), seq=result.seq)
+        obs = replace(self.row.judge(self, result, used),
+                      change=result.seq if self.row.settles in ("dom", "render") else None)
         return replace(obs, quiet_ms=quiet_ms_of(self.row.settles, result.quiet)) if result.quiet else obs
 
     # --- judging a read (pure) --------------------------------------------------------------------
-
-    def judge_url(self, url: str) -> _Read:
-        return self.row.judge(self, url)
-
-    def judge_beacons(self, beacons: list[Beacon]) -> _Read:
-        return self.row.judge(self, beacons)
-
-    def judge_elements(self, read: ElementRead | ItemsRead, used: str) -> _Read:
-        return self.row.judge(self, read, used)
 
     def frame_question(self, obs: _Read) -> str | None:
         """What a failed final read could have found in a child frame: 'text' (a page-text check
@@ -617,11 +597,11 @@ def judge_page(expect: Expect, scope: str | None, read: object) -> tuple[bool | 
     """(verdict, expected, observed) of one read of a page kind, by its row of KINDS: an AriaRead
     for aria_snapshot, an ImageComparison for screenshot, the counted violations for accessible.
     The verdict is None when the read cannot be judged (a baseline that does not parse)."""
-    probe = _Probe(expect, scope)
-    if probe.row.reads != "page":
+    check = _Check(expect, scope)
+    if check.row.reads != "page":
         raise ValueError(f"expect {expect.kind} is not a page kind")
-    verdict = probe.row.judge(probe, read)
-    return verdict.ok, probe.expected, verdict.observed
+    verdict = check.row.judge(check, read)
+    return verdict.ok, check.expected, verdict.observed
 
 
 # --- the stabilization loop ---------------------------------------------------------------------
@@ -645,9 +625,9 @@ def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabi
 
     Raises BrowserCrashed like a read would.
     """
-    probe = _Probe(expect, scope, quiet=stabilize is not None and bounded(stabilize).stable_reads > 1)
+    check = _Check(expect, scope, quiet=stabilize is not None and bounded(stabilize).stable_reads > 1)
     started = clock()
-    obs = probe.read(session)
+    obs = check.read(session)
     return EarlyRead(expect, scope, obs, started, clock())
 
 
@@ -655,158 +635,74 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
               stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
               early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None,
               quiet: bool = True) -> CheckResult:
-    """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable; see the module doc.
+    """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable: read, let the
+    stabilizer decide (walk/stabilizer.py: pass, fail, or read again at a time), wait, repeat.
 
-    Batched stabilization: consecutive checks share one interval instead of paying one each.
-    `while_waiting` runs once, during this check's first interval, and is where the caller takes
-    the first reads of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as
-    `early`, counts it as its first fresh read (it was taken after the previous step finished and
-    at most `window_ms` ago, or it is dropped), and takes its next read no sooner than
-    `interval_ms` after it. Every check still rests on `stable_reads` fresh reads at least one
-    interval apart.
-
-    Stability without the wait: with `stable_reads` 2 or more, each read also asks how long the
-    page had been still (browser/probe.py `fw.quiet`). A matching read of a page that had not
-    changed, in the way its kind depends on (`Kind.settles`), for the intervals the missing reads
-    would span passes at once: the state it read held over those intervals, which is what the
-    consecutive reads show. A matching read of a page that changed more recently is followed by
-    one read as soon as the record could show the intervals if the page stays still (the interval
-    less how long it had been still), which passes when it does; that early read never counts as
-    one of the consecutive reads, and a mismatch in it starts them again. A beacon check passes on
-    its first matching read: the captured beacons only grow, so a second read could only agree.
-    `CheckResult.stability` says which way a pass was shown. `quiet=False` always takes the reads
-    (the differential tests compare the two).
-
-    Raises BrowserCrashed when the browser or the page's renderer died during the check.
+    `while_waiting` runs once, during the first wait, and is where the caller takes the first reads
+    of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as `early` and counts
+    it as its first read when it was taken at most `window_ms` ago. With `stable_reads` 2 or more,
+    each read also asks how long the page had been still (js/prelude.js `fw.quiet`) unless `quiet`
+    is False (the differential tests compare the two). Raises BrowserCrashed when the browser or
+    the page's renderer died during the check.
     """
     st = bounded(stabilize)
-    probe = _Probe(expect, scope, quiet=quiet and st.stable_reads > 1)
+    check = _Check(expect, scope, quiet=quiet and st.stable_reads > 1)
     started = clock()
-    deadline = started + max(int(timeout_ms), 0) / 1000
-    window_end: float | None = None
-    interval_s = st.interval_ms / 1000
-    reads = streak = rechecks = 0
-    #: when the last read that counted towards the streak started: the next one comes one interval
-    #: after it (RFC 010: consecutive reads at least one interval apart)
-    counted_at = 0.0
-    #: this read came early, when the page's record could show the interval(s): it counts only
-    #: by that record, never towards the streak
-    read_early = False
-    #: an early read was already asked for since the last counted read (one per interval)
-    early_asked = False
+    state = Stabilizer(st, deadline=started + max(int(timeout_ms), 0) / 1000)
     pending: EarlyRead | None = None
     if (early is not None and early.expect == expect and early.scope == scope
             and started - early.ended <= st.window_ms / 1000):
-        pending = early
-        started = early.started
+        pending, started = early, early.started
     hook = while_waiting
     while True:
         if pending is not None:
             read_started, obs, now, pending = pending.started, pending.obs, pending.ended, None
         else:
             read_started = clock()
-            obs = probe.read(session)
+            obs = check.read(session)
             now = clock()
-        reads += 1
-        # a matching read's record of stillness: how much longer (s) the page must stay still for
-        # the record alone to show the interval(s) (None: the record cannot show it)
-        still_left_s: float | None = None
-        stale = (now - read_started) * 1000 > st.stale_ms
-        if obs.fatal:
+        state, decision = step(state, obs.at(read_started), now)
+        if isinstance(decision, Pass):
+            return CheckResult(True, state.reads, check.expected, obs.observed, None, (clock() - started) * 1000,
+                               obs.selector, stability=decision.how, quiet_ms=decision.quiet_ms)
+        if isinstance(decision, Fail):
             break
-        if obs.ok is True and not stale:
-            if obs.stability == "recorded":
-                # what it read only grows (captured beacons): a matching read stays matching
-                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
-                                   obs.selector, stability="recorded")
-            if streak == 0 or not read_early:
-                streak += 1
-                counted_at = read_started
-                early_asked = False
-            if streak >= st.stable_reads:
-                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
-                                   obs.selector)
-            # the reads still missing would only show what the page's own record shows already:
-            # nothing that this check reads changed over the intervals before this read
-            needed_ms = (st.stable_reads - streak) * st.interval_ms
-            if obs.quiet_ms is not None and obs.quiet_ms >= needed_ms:
-                return CheckResult(True, reads, probe.expected, obs.observed, None, (clock() - started) * 1000,
-                                   obs.selector, stability="quiet", quiet_ms=round(obs.quiet_ms, 1))
-            if obs.quiet_ms is not None and not early_asked:
-                # the record was taken within this read: if the page stays still, a read this much
-                # later shows the whole interval(s), sooner than the next counted read would (one
-                # such read per interval: a page that changed again is read on the cadence)
-                still_left_s = (needed_ms - obs.quiet_ms + 1) / 1000
-                early_asked = True
-        elif obs.ok is False and not stale:
-            streak = 0
-            early_asked = False
-        # an inconclusive or stale read neither confirms nor refutes: the streak stays as it was
-        if now >= deadline and reads >= st.stable_reads:
-            if window_end is None:
-                window_end = deadline + st.window_ms / 1000
-            conclusive = obs.ok is False and not stale
-            if conclusive or rechecks >= st.max_rechecks or now + interval_s > window_end:
-                break
-            rechecks += 1
         if hook is not None:
-            run_hook: Callable[[], None] = hook
-            hook = None
+            run_hook, hook = hook, None
             run_hook()
-        # reads keep a cadence of one interval, start to start: a check that passes at once costs
-        # a single read plus one interval (issue #3), and reads that could confirm each other never
-        # come closer than the interval; with the page's record, the read that the record makes
-        # enough comes as soon as the record can make it so
-        left_ms = ((counted_at if streak else read_started) + interval_s - clock()) * 1000
-        early_ms = None if still_left_s is None else (now + still_left_s - clock()) * 1000
-        read_early = early_ms is not None and early_ms < left_ms
-        if early_ms is not None and read_early:
-            left_ms = early_ms
-        if now < deadline and (st.stable_reads == 1 or streak + 1 < st.stable_reads):
-            # the read at the deadline: each wait overruns its timer a little, and over 50 reads
-            # that added up to 0.1 s past the timeout the user set
-            left_ms = min(left_ms, (deadline - clock()) * 1000)
-        # (a wait for a change keeps the interval itself, from the read's own time in the page: it
-        # is asked even when this read took longer than the interval, or a slow read would be
-        # followed by another at once, the cadence it replaces)
-        if not _until_changed(session, probe, obs, stale, deadline, clock, st) and left_ms > 0:
-            session.wait(left_ms)
-    observed, code, frame = _final_observed(obs, stale, streak, st), _code(probe, obs, stale), None
-    question = None if stale else probe.frame_question(obs)
-    if question is not None:
-        frame = _look_in_frames(session, probe, question, clock)
+        _wait(session, decision, clock)
+    return _failed(session, check, obs, state, started, clock)
+
+
+def _wait(session: PageSession, decision: ReadAt, clock: Callable[[], float]) -> None:
+    """Until the stabilizer's next read: the page's first change when it asked for one (and the page
+    keeps a record of them; at most CHANGE_WAIT_MAX_MS), else `decision.at`."""
+    if decision.change is not None:
+        cap_ms = min(CHANGE_WAIT_MAX_MS, (decision.until - clock()) * 1000)
+        if cap_ms > 0:
+            try:
+                if session.page.changed(decision.change, gap_ms=decision.gap_ms, cap_ms=cap_ms) is not None:
+                    return
+            except PageError:
+                return   # the page navigated or its document went: that is a change, read again
+    left_ms = (decision.at - clock()) * 1000
+    if left_ms > 0:
+        session.wait(left_ms)
+
+
+def _failed(session: PageSession, check: _Check, obs: _Read, state: Stabilizer, started: float,
+            clock: Callable[[], float]) -> CheckResult:
+    """The failed check's result, from its last read; a frame that has what it looked for is named."""
+    observed, code, frame = _final_observed(obs, state), _code(check, obs, state.stale), None
+    asked = None if state.stale else check.frame_question(obs)
+    if asked is not None:
+        frame = _look_in_frames(session, check, asked, clock)
         if frame is not None:
             # the page has it, only where the spec cannot reach: not the site's fault
             code = "ELEMENT_NOT_FOUND"
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
-    return CheckResult(False, reads, probe.expected, observed, code, (clock() - started) * 1000, obs.selector,
-                       frame, diff=obs.diff if obs.ok is False and not stale else "")
-
-
-def _until_changed(session: PageSession, probe: _Probe, obs: _Read, stale: bool, deadline: float,
-                   clock: Callable[[], float], st: Stabilize) -> bool:
-    """After a read of a single-read check (`stable_reads` 1: flows) that did not match, wait for
-    the page to change instead of for the clock. What an element read looks at (`Kind.settles`
-    "dom" or "render") cannot change unless the page's record counts a change (browser/probe.py
-    `PageReader.changed`: a mutation, an input, a stylesheet, image or font that loaded, an animation that
-    started), so a read before one only repeats the answer. The next read comes at the first
-    change but never sooner than one interval after this read (a page that keeps changing is read
-    on the usual cadence, never more often), and at the latest at the deadline or after
-    CHANGE_WAIT_MAX_MS. Checks of RFC 010 (two reads or more) keep its cadence exactly.
-
-    False when it did not wait: another kind or setting, a read that matched, no time left before
-    the deadline, or a page without the record."""
-    if (st.stable_reads != 1 or obs.ok is not False or stale or obs.seq is None
-            or probe.row.settles not in ("dom", "render")):
-        return False
-    cap_ms = min(CHANGE_WAIT_MAX_MS, (deadline - clock()) * 1000)
-    if cap_ms <= 0:
-        return False
-    try:
-        return session.reader.changed(obs.seq, gap_ms=st.interval_ms, cap_ms=cap_ms) is not None
-    except PageError as exc:
-        _read_failure(session, exc, None)   # BrowserCrashed when the browser is gone
-        return True   # the page navigated or its document went: that is a change, read again
+    return CheckResult(False, state.reads, check.expected, observed, code, (clock() - started) * 1000,
+                       obs.selector, frame, diff=obs.diff if obs.ok is False and not state.stale else "")
 
 
 def _frame_label(frame: Reader) -> str:
@@ -829,7 +725,7 @@ def look_in_frames(session: PageSession, has: Callable[[Reader], bool], *, budge
     """
     end = clock() + max(min(budget_ms, FRAME_LOOK_MS), 0) / 1000
     try:
-        frames = session.reader.child_frames(FRAME_LOOK_MAX)
+        frames = session.page.child_frames(FRAME_LOOK_MAX)
     except PageError:
         return None
     for frame in frames:
@@ -838,22 +734,19 @@ def look_in_frames(session: PageSession, has: Callable[[Reader], bool], *, budge
         try:
             if frame.detached() or not has(frame):
                 continue
-        except PageError as exc:
-            crash = crash_of(exc, session)
-            if crash is not None:
-                raise crash from exc
+        except PageError:
             continue
         return _frame_label(frame)
     return None
 
 
-def _look_in_frames(session: PageSession, probe: _Probe, question: str,
+def _look_in_frames(session: PageSession, check: _Check, question: str,
                     clock: Callable[[], float]) -> str | None:
     """The frame where the failed check's text is shown ('text': the check would pass there) or its
     selector matches ('element'); see `look_in_frames`."""
 
     def has(frame: Reader) -> bool:
-        obs = probe.read_elements(session, frame)
+        obs = check.read_elements(frame)
         if obs.fatal or obs.ok is None:
             return False
         return bool(obs.ok) if question == "text" else obs.found
@@ -861,20 +754,21 @@ def _look_in_frames(session: PageSession, probe: _Probe, question: str,
     return look_in_frames(session, has, clock=clock)
 
 
-def _final_observed(obs: _Read, stale: bool, streak: int, st: Stabilize) -> str:
-    if obs.ok is True and not stale:
-        return _clip(f"{obs.observed} (not stable: matched {streak} of {st.stable_reads} consecutive reads)", 300)
-    if stale and obs.ok is not None:
+def _final_observed(obs: _Read, state: Stabilizer) -> str:
+    st = state.settings
+    if obs.ok is True and not state.stale:
+        return _clip(f"{obs.observed} (not stable: matched {state.streak} of {st.stable_reads} consecutive reads)", 300)
+    if state.stale and obs.ok is not None:
         return _clip(f"{obs.observed} (stale: the read took longer than {st.stale_ms} ms)", 300)
     return obs.observed
 
 
-def _code(probe: _Probe, obs: _Read, stale: bool) -> str:
+def _code(check: _Check, obs: _Read, stale: bool) -> str:
     if obs.fatal:
         # a selector that does not parse; a regex that does not compile (the loaders refuse those)
         return "ELEMENT_NOT_FOUND" if obs.selector is not None else "UNKNOWN"
     if obs.ok is None or stale or obs.ok is True:
         return "TIMEOUT"
-    if not obs.found and probe.kind in NEEDS_ELEMENT:
+    if not obs.found and check.kind in NEEDS_ELEMENT:
         return "ELEMENT_NOT_FOUND"
     return "EXPECT_STATE_MISMATCH"

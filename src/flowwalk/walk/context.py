@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, Callable, Literal, Mapping
 
 from flowwalk.agent import Agent
+from flowwalk.cooperative import CancelToken
 from flowwalk.events import Event
 from flowwalk.heal.fingerprint import FingerprintStore
 from flowwalk.settings import Secrets, Settings
@@ -74,7 +75,7 @@ class RunContext:
     started: float
     #: time.monotonic() after which nothing new starts and the step in flight is cut; None: no limit
     deadline: float | None
-    cancel: threading.Event = field(default_factory=threading.Event, compare=False)
+    cancel: CancelToken = field(default_factory=CancelToken, compare=False)
     worker: int = 1
     #: the run's model (None: not configured); one per run, so its cap holds across workers
     agent: Agent | None = field(default=None, compare=False)
@@ -86,7 +87,7 @@ class RunContext:
     stop: RunStop = field(default_factory=RunStop, compare=False, repr=False)
 
     @classmethod
-    def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: threading.Event | None = None,
+    def create(cls, settings: Settings, *, out_dir: Path | None = None, cancel: CancelToken | None = None,
                worker: int = 1, started: float | None = None) -> "RunContext":
         start = time.monotonic() if started is None else started
         timeout = settings.run_timeout_s
@@ -97,7 +98,7 @@ class RunContext:
             out_dir=Path(settings.out_dir if out_dir is None else out_dir),
             started=start,
             deadline=start + timeout if timeout and timeout > 0 else None,
-            cancel=cancel if cancel is not None else threading.Event(),
+            cancel=cancel if cancel is not None else CancelToken(),
             worker=worker,
             agent=_agent(settings),
             fingerprints=FingerprintStore.load(settings.fingerprints_file or settings.durations_file),
@@ -131,10 +132,10 @@ class RunContext:
 
 
 def _agent(settings: Settings) -> Agent | None:
-    if settings.model is None:
+    if settings.llm is None:
         return None
     secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
-    return Agent.open(settings.model, secrets=secrets)
+    return Agent.open(settings.llm, secrets=secrets)
 
 
 @functools.lru_cache(maxsize=None)

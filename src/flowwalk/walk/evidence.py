@@ -28,9 +28,9 @@ from typing import Any
 
 from flowwalk import events as ev
 from flowwalk.model import Rule
-from flowwalk.walk.attempt import Attempt, Budget, RuleState
+from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 
-__all__ = ["A11Y_TIMEOUT_MS", "LAST_CLICK_TIMEOUT_MS", "SCREENSHOT_TIMEOUT_MS", "TITLE_TIMEOUT_MS", "Click",
+__all__ = ["A11Y_TIMEOUT_MS", "LAST_CLICK_TIMEOUT_MS", "SCREENSHOT_TIMEOUT_MS", "TITLE_TIMEOUT_MS",
            "click_landing", "failure_context", "plain_css", "screenshot", "screenshot_name", "skip_reason", "slug",
            "with_failure_evidence"]
 
@@ -46,8 +46,6 @@ TITLE_TIMEOUT_MS = 2_000
 SCREENSHOT_TIMEOUT_MS = 10_000
 #: the most reading where the last click landed may take (`click_landing`)
 LAST_CLICK_TIMEOUT_MS = 1_000
-#: the page's clock and ours are the same system clock; this absorbs their rounding only
-CLICK_CLOCK_SLACK_MS = 2
 
 _SLUG_BAD = re.compile(r"[^a-z0-9._-]+")
 #: Playwright selectors that are not CSS: an engine prefix (`text=`, `role=`, `internal:role=`,
@@ -83,25 +81,6 @@ def plain_css(selector: str | None) -> bool:
     if not text or ">>" in text or text.startswith(("/", "(", "..", '"', "'")):
         return False
     return not _ENGINE_PREFIX.match(text) and not _PLAYWRIGHT_PSEUDO.search(text)
-
-
-@dataclass(frozen=True)
-class Click:
-    """A click or dblclick that Playwright reported done: what it aimed at and when it ran."""
-
-    index: int
-    action: str
-    #: the selector the act used (the pinned one, or what its target resolved to)
-    selector: str | None
-    #: wall-clock milliseconds (the page's Date.now() clock) just before and just after the action
-    started_ms: float
-    ended_ms: float
-
-    def sent(self, entry: Any) -> bool:
-        """Was this recorded event sent by this action (and not by an earlier or later one)?"""
-        t = entry.get("t") if isinstance(entry, dict) else None
-        return (isinstance(t, (int, float)) and not isinstance(t, bool)
-                and self.started_ms - CLICK_CLOCK_SLACK_MS <= t <= self.ended_ms + CLICK_CLOCK_SLACK_MS)
 
 
 def skip_reason(attempt: Attempt, budget: Budget) -> str | None:

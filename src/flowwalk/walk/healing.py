@@ -1,11 +1,12 @@
 """The walker's one seam to heal/: fingerprints on the passing path, and finding an element anew.
 
 - `remember` (an act whose pinned selector matched): the element's fingerprint goes into the
-  step's `detail.fingerprint` and the run's store: taken by the probe that replaced the match
-  count, or carried from an earlier run (heal/fingerprint.py, REFRESH_RUNS).
+  step's `detail.fingerprint` and the run's store: taken by the read that counted the matches
+  (`Page.match(..., fingerprint=True)`), or carried from an earlier run (heal/fingerprint.py,
+  REFRESH_RUNS).
 - `find` (any step, any reader): one try at what a `heal.find.Lookup` seeks. It reads the page's
   candidates (the main frame within the scope, or it and up to MAX_FRAMES same-origin child
-  frames), lets heal/ judge them, confirms the winner's selector (`PageReader.owns`), and asks
+  frames), lets heal/ judge them, confirms the winner's selector (`Page.owns`), and asks
   the model only when the rule found no winner. It returns a `HealOutcome` and never acts.
 - `seek`: `find` tried until the grace a page still rendering gets (1 s, within the rule's and the
   run's time), the model asked on the last try only.
@@ -27,25 +28,23 @@ from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.agent import runtime_code as model_code
-from flowwalk.browser.element import element, first_of
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
-from flowwalk.browser.locate import locate, scoped, split_pipe
-from flowwalk.browser.probe import PROBE_JS, Reader
+from flowwalk.browser.locate import scoped, split_pipe
+from flowwalk.browser.records import Element, Reader
 from flowwalk.heal.decide import Ranked
 from flowwalk.heal.find import HealOutcome, Lookup, consult, elements_of, judge
 from flowwalk.heal.fingerprint import fresh
 from flowwalk.heal.meaning import PageElement
 from flowwalk.model import Act
-from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.attempt import Attempt, HealRecord, RuleState
 from flowwalk.walk.evidence import screenshot
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import POLL_S, sleep_ms
 
 if TYPE_CHECKING:
     from flowwalk.agent import Agent, ModelCall
-    from flowwalk.browser.probe import Element
 
-__all__ = ["HealRecord", "Asking", "probe_for", "has_fingerprint", "remember", "find", "read_candidates", "seek",
+__all__ = ["Asking", "fingerprint_due", "has_fingerprint", "remember", "find", "read_candidates", "seek",
            "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS"]
 
 #: failures of a later check that a heal earlier in the rule turns into HEAL_CONTRADICTED
@@ -56,14 +55,6 @@ CONTEXT_CHARS = 8 * 1024
 #: full records per frame (the best by the cheap first score), elements looked at per frame,
 #: same-origin child frames read
 LIMIT, SCANNED, MAX_FRAMES = 50, 3000, 4
-
-
-@dataclass(frozen=True)
-class HealRecord:
-    index: int
-    old: str
-    new: str
-    method: str
 
 
 @dataclass(frozen=True)
@@ -79,9 +70,9 @@ class Asking:
 # --- the passing path: fingerprints ----------------------------------------------------------------
 
 
-def probe_for(attempt: Attempt, step: Act, selector: str) -> str | None:
-    """PROBE_JS when this act's fingerprint must be taken afresh, else None (carried over)."""
-    return None if attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector) else PROBE_JS
+def fingerprint_due(attempt: Attempt, step: Act, selector: str) -> bool:
+    """Must this act's fingerprint be taken afresh (else it is carried over)?"""
+    return not attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector)
 
 
 def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
@@ -89,10 +80,10 @@ def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
     return attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) is not None
 
 
-def remember(attempt: Attempt, step: Act, selector: str, probed: Any, result: StepResult) -> None:
+def remember(attempt: Attempt, step: Act, selector: str, fingerprint: Any, result: StepResult) -> None:
     """Record the fingerprint of the element `selector` matched (see the module docstring)."""
     store = attempt.run.fingerprints
-    record = fresh(probed, selector, attempt.redact) if probed is not None else None
+    record = fresh({"fp": fingerprint}, selector, attempt.redact) if fingerprint is not None else None
     if record is None:
         record = store.carry(step.loc.path, step.loc.line, selector)
     if record is None:
@@ -210,7 +201,7 @@ def seek(attempt: Attempt, state: RuleState, lookup: Lookup, index: int, *, mode
             left_s = state.budget.cap_ms(attempt.settings.action_timeout_ms) / 1000
             asking = Asking(agent, f"{attempt.scenario.test_id(state.rule)}:{index}:{attempt.number}",
                             max(left_s, 0.1), record)
-        outcome = find(attempt.reader, lookup, asking=asking, redact=attempt.redact)
+        outcome = find(attempt.page, lookup, asking=asking, redact=attempt.redact)
         if outcome.selector or last:
             return outcome
         sleep_ms(attempt, POLL_S * 2500)
@@ -220,7 +211,7 @@ def seek(attempt: Attempt, state: RuleState, lookup: Lookup, index: int, *, mode
 
 
 def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: str | None,
-           target: str | None, result: StepResult) -> "Element":
+           target: str | None, result: StepResult) -> Element:
     """The element to act on instead of the pinned `selector` that matched nothing (None: the step
     pins none), or StepFailed (see the module docstring). Only a pinned selector asks the model."""
     fingerprint = attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) if selector else None
@@ -240,8 +231,8 @@ def act_on(attempt: Attempt, state: RuleState, index: int, step: Act, selector: 
                                    f"no pinned selector; '{target}' resolved to {outcome.selector} ({outcome.reason})")
             result.detail["selector"] = used
         if len(split_pipe(used)) == 1:
-            return element(attempt.page, used)
-        return first_of(locate(attempt.page, outcome.selector, state.scope))   # a scope with alternatives
+            return Element(used)
+        return attempt.page.match(outcome.selector, state.scope).element   # a scope with alternatives
     if selector:
         what = f"pinned selector '{selector}' matched nothing"
         result.recovery.record("re_resolve_target", "failed", f"{what}; {outcome.reason}")

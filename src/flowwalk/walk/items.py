@@ -1,6 +1,6 @@
 """Lists, item by item: what the `texts` and `classes` checks compare, and the diff a failure shows.
 
-Pure functions over the items a read found (`browser.probe.ItemsRead`) and the items a spec
+Pure functions over the items a read found (`browser.records.ItemsRead`) and the items a spec
 expects. Texts compare as Playwright's `toHaveText([...])` / `toContainText([...])` do: case counts,
 runs of whitespace count as one space (unless the check keeps whitespace), `equals` needs every item
 in order and no other, `contains` needs the expected items among the found ones, in order, each

@@ -17,26 +17,22 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import Any, Sequence
 
 from flowwalk import events as ev
-from flowwalk.browser.element import ELEMENT_SOURCES, page_url, read_field
-from flowwalk.browser.locate import locate
+from flowwalk.browser.element import ELEMENT_SOURCES
 from flowwalk.browser.network import matching_beacons
+from flowwalk.browser.records import Element
 from flowwalk.model import Assertion, Emit, EmitField, Expect, Extract, Stabilize, Step, VerifierRef
 from flowwalk.spec.variables import LITERAL_KINDS
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, short
 from flowwalk.walk.checks import read_ahead, run_check
 from flowwalk.walk.evidence import failure_context, with_failure_evidence
-from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, StepResult, Unit, only_in_frame
 from flowwalk.walk import snapshots
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
 from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
-
-if TYPE_CHECKING:
-    from flowwalk.browser.probe import Element
 
 #: expect kinds that look at the whole page (or an element's subtree) with their own waiting:
 #: baselines and axe-core (walk/snapshots.py), never read ahead
@@ -145,11 +141,11 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
 
 def extract(attempt: Attempt, state: RuleState, step: Extract, role: ev.Role, result: StepResult) -> None:
     """Store the (trimmed) text of the selector's first match as `step.into`."""
-    selector, _, located = wait_in_rule(attempt, state, step.selector, visible=False)
-    if located is None:
+    selector, _, found = wait_in_rule(attempt, state, step.selector, visible=False)
+    if found is None:
         raise StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
                          expected=f"an element matching '{selector}'", observed="nothing matched")
-    text = read_field(attempt.page, located, "text", timeout_ms=max(int(state.budget.cap_ms(EMIT_READ_MS)), 1))
+    text = attempt.page.value(found.element, "text", timeout_ms=max(int(state.budget.cap_ms(EMIT_READ_MS)), 1))
     attempt.bindings.store(step.into, text)
     result.detail["into"] = step.into
     result.detail["value"] = text[:200]
@@ -170,7 +166,7 @@ def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: ev.Role, r
             fields[f.name] = None
             errors[f.name] = short(exc)
     attempt.emit(ev.EmitRecorded(scenario_id=attempt.scenario.id, rule=state.rule.name, name=step.name,
-                                 url=page_url(attempt.page), fields=fields, t=attempt.run.elapsed_s()))
+                                 url=attempt.page.last_url(), fields=fields, t=attempt.run.elapsed_s()))
     result.detail["fields"] = sorted(fields)
     if errors:
         result.detail["errors"] = errors
@@ -179,22 +175,22 @@ def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: ev.Role, r
 def _emit_field(attempt: Attempt, f: EmitField, scope: str | None) -> Any:
     page = attempt.page
     if f.source in ("url", "title"):
-        return read_field(page, None, f.source)
+        return page.value(None, f.source)
     selector = attempt.bindings.subst(f.selector) if f.selector else None
     if f.source == "js" and not selector:
-        return _cap(read_field(page, None, "js", expr=f.expr))
+        return _cap(page.value(None, "js", expr=f.expr))
     if not selector:
         raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
-    located = locate(page, selector, scope)
+    found = page.match(selector, scope)
     if f.source == "count":
-        return located.count
-    if located.count == 0:
+        return found.count
+    if found.count == 0:
         if f.source in ("is_visible", "is_enabled", "is_checked"):
             return False
         raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}': nothing matches '{selector}'")
     if f.source not in ELEMENT_SOURCES:
         raise StepFailed("ACTION_REJECTED", f"unknown emit source '{f.source}'")
-    return _cap(read_field(page, located, f.source, attr=f.attr, expr=f.expr, timeout_ms=EMIT_READ_MS))
+    return _cap(page.value(found.element, f.source, attr=f.attr, expr=f.expr, timeout_ms=EMIT_READ_MS))
 
 
 def _cap(value: Any) -> Any:
@@ -207,11 +203,11 @@ def _cap(value: Any) -> Any:
 
 
 def verify(attempt: Attempt, state: RuleState, step: Step | None, refs: Sequence[VerifierRef], value: str | None,
-           locator: "Element | None", result: StepResult) -> None:
-    """Run `refs` (with what an act wrote: `value`, `locator`); StepFailed unless every one passes."""
+           element: Element | None, result: StepResult) -> None:
+    """Run `refs` (with what an act wrote: `value`, on `element`); StepFailed unless every one passes."""
     assert attempt.session is not None
     context = VerifierContext(
-        session=attempt.session, step=step, value=value, locator=locator, scope=state.scope,
+        session=attempt.session, step=step, value=value, element=element, scope=state.scope,
         variables=attempt.bindings.plain_values(), allowed_hosts=attempt.allowed_host_names(),
         redact=attempt.redact, substitute=attempt.bindings.text,
         stabilize=attempt.settings.stabilize_for(attempt.scenario.kind),
@@ -250,11 +246,10 @@ def grade_assertions(attempt: Attempt, state: RuleState, failure: ev.Failure | N
             continue
         message = f"assertion {assertion.text} failed: {observed}"
         if assertion.severity == "critical" and failure is None:
-            failure = make_failure("EXPECT_STATE_MISMATCH", step_kind="assertion", message=message,
-                                   step_text=assertion.text, expected=expected, observed=observed,
-                                   loc=assertion.loc, context=failure_context(attempt, None, state.budget,
-                                                                              state.clicked),
-                                   violations=violations)
+            unmet = StepFailed("EXPECT_STATE_MISMATCH", message, expected=expected, observed=observed,
+                               violations=violations)
+            failure = Unit("assertion", assertion.loc, assertion.text).failure(
+                unmet, context=failure_context(attempt, None, state.budget, state.clicked))
             failure = with_failure_evidence(attempt, state, failure, 0)
             continue
         state.add_finding(ev.Finding(severity=assertion.severity, source="assertion", message=message,

@@ -1,7 +1,9 @@
 """What steps, rules and scenario attempts come to: one place decides each.
 
-- a step that fails raises `StepFailed` inside its handler; the step envelope turns it into a
-  `StepResult` (step.py);
+- what can fail (a step, a rule's verifiers, an assertion, a scenario's opening or its session, a
+  rule skipped for its parent) is a `Unit`, and what went wrong a `StepFailed` (raised inside a
+  step's handler, or made); `Unit.failure` is the one way either becomes the `Failure` a report
+  shows (the step envelope, step.py, runs a step and builds its `StepResult` with it);
 - `rule_finished` builds every `RuleFinished` (walked, skipped, refused): a test that failed in an
   earlier attempt and passes now is `flaky`;
 - `parent_gate` skips a rule whose parent did not pass, carrying the parent's root-cause class,
@@ -16,11 +18,12 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 from flowwalk import events as ev
+from flowwalk.errors import Location
 from flowwalk.model import Rule, Scenario, Step, titled
 from flowwalk.walk.recovery import RecoveryLog, make_failure
 
-__all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "only_in_frame", "parent_failure", "parent_gate", "rule_finished",
-           "scenario_status", "skipped_steps", "skipped_text", "will_retry"]
+__all__ = ["ScenarioOutcome", "StepFailed", "StepResult", "Unit", "only_in_frame", "parent_failure", "parent_gate",
+           "rule_finished", "scenario_status", "skipped_steps", "skipped_text", "will_retry"]
 
 
 class StepFailed(Exception):
@@ -44,6 +47,36 @@ class StepFailed(Exception):
         self.expected = expected
         self.observed = observed
         self.candidates = candidates
+
+
+@dataclass(frozen=True)
+class Unit:
+    """What can fail, as its Failure names it (pytest's item and `when` in one): the step kind of the
+    failure, and where it is written."""
+
+    kind: ev.FailureStepKind
+    loc: Location | None = None
+    text: str = ""
+    index: int | None = None
+
+    @classmethod
+    def of(cls, index: int | None, step: Step, kind: ev.FailureStepKind) -> "Unit":
+        """The unit of the rule's step `index`, named with the blocks it runs in (`model.titled`)."""
+        return cls(kind, step.loc, titled(step), index)
+
+    def failure(self, failed: StepFailed, *, code: str | None = None, message: str | None = None,
+                context: Mapping[str, Any] | None = None, recovery: tuple[ev.RecoveryAttempt, ...] = (),
+                parent: str | None = None, like: ev.Failure | None = None) -> ev.Failure:
+        """The Failure of this unit for `failed` (its `code` and `message` when given instead): the
+        class and `retryable` from the runtime-code table, or `like` another failure's, the cause
+        it repeats (a parent rule's, a session setup's)."""
+        made = make_failure(failed.code if code is None else code, step_kind=self.kind,
+                            message=failed.message if message is None else message, step_index=self.index,
+                            step_text=self.text, expected=failed.expected, observed=failed.observed, loc=self.loc,
+                            parent=parent, recovery=recovery, candidates=failed.candidates,
+                            context=dict(context or {}), baseline=failed.baseline, violations=failed.violations,
+                            diff=failed.diff)
+        return made if like is None else replace(made, failure_class=like.failure_class, retryable=like.retryable)
 
 
 @dataclass
@@ -128,12 +161,9 @@ def parent_failure(rule: Rule, parent: str, prior: ev.RuleFinished | None) -> ev
     """
     root = prior.failure if prior is not None else None
     status = prior.status if prior is not None else "not run"
-    failure = make_failure(root.runtime_code if root else "UNKNOWN", step_kind="parent_failed",
-                           message=f"parent rule '{parent}' did not pass ({status})", loc=rule.loc, parent=parent,
-                           expected=f"parent '{parent}' passed", observed=status)
-    if root is not None:
-        failure = replace(failure, failure_class=root.failure_class, retryable=root.retryable)
-    return failure
+    failed = StepFailed(root.runtime_code if root else "UNKNOWN", f"parent rule '{parent}' did not pass ({status})",
+                        expected=f"parent '{parent}' passed", observed=status)
+    return Unit("parent_failed", rule.loc).failure(failed, parent=parent, like=root)
 
 
 def parent_gate(rule: Rule, results: Mapping[str, ev.RuleFinished]) -> ev.Failure | None:

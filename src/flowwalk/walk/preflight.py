@@ -21,8 +21,7 @@ from flowwalk.dag import topo_order
 from flowwalk.settings import Settings
 from flowwalk.spec.variables import missing_variables, placeholders
 from flowwalk.walk.context import RunContext
-from flowwalk.walk.outcomes import parent_failure, rule_finished, skipped_steps
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, Unit, parent_failure, rule_finished, skipped_steps
 
 __all__ = ["check_variables", "not_run_events", "refused_events"]
 
@@ -88,10 +87,10 @@ def refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run:
         if scenario_level and pos == 0:
             name = scenario_level[0]
             loc = where.get(name, scenario.loc)
-            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc,
-                                   message=f"no value for {_braces(scenario_level)}: {hint}",
-                                   step_text=f"open the entry URL {scenario.entry_url}" if scenario.entry_url else "",
-                                   expected=f"a value for {', '.join(scenario_level)}", observed="not supplied")
+            opening = f"open the entry URL {scenario.entry_url}" if scenario.entry_url else ""
+            failure = Unit("setup", loc, opening).failure(StepFailed(
+                "VARIABLE_MISSING", f"no value for {_braces(scenario_level)}: {hint}",
+                expected=f"a value for {', '.join(scenario_level)}", observed="not supplied"))
             result = finished(rule, "failed", failure=failure, skipped_steps=all_steps)
         elif scenario_level:
             result = finished(rule, "skipped", reason="setup_failed")
@@ -101,10 +100,9 @@ def refused_events(scenario: Scenario, missing: list[tuple[Location, str]], run:
             loc = where.get(step_names[0], step.loc)
             if loc.path != step.loc.path or loc.line < step.loc.line:
                 loc = step.loc
-            failure = make_failure("VARIABLE_MISSING", step_kind="setup", loc=loc, step_index=index,
-                                   step_text=titled(step),
-                                   message=f"no value for {_braces(rule_names)}: {hint}",
-                                   expected=f"a value for {', '.join(rule_names)}", observed="not supplied")
+            failure = Unit("setup", loc, titled(step), index).failure(StepFailed(
+                "VARIABLE_MISSING", f"no value for {_braces(rule_names)}: {hint}",
+                expected=f"a value for {', '.join(rule_names)}", observed="not supplied"))
             # the step that needs the variable is the failure; every other step was not run
             not_run = tuple(text for i, text in enumerate(all_steps, 1) if i != index)
             result = finished(rule, "failed", failure=failure, skipped_steps=not_run)

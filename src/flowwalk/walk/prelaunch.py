@@ -5,7 +5,7 @@ soon as the settings are known, while the main thread is still importing, loadin
 The driver is the slowest part of a start (Node.js loading Playwright's server takes about 0.3 s
 before it answers) and needs nothing from the settings, so `Prelaunch()` starts it before they
 are even read; `launch(settings)` then starts Chromium and the first scenario's context and page.
-Kept apart from `walk.run` so that `app.execute_run` can start it before importing the walker,
+Kept apart from `walk.run` so that `app.run.execute_run` can start it before importing the walker,
 the browser layer and the specs' models: this module imports nothing heavy.
 """
 

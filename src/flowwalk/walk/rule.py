@@ -28,13 +28,13 @@ from typing import Sequence
 from flowwalk import events as ev
 from flowwalk.model import Act, Expect, Goto, Rule, Step, Wait, titled
 from flowwalk.walk.attempt import Attempt, RuleState
-from flowwalk.walk.boundary import Halt, halt_failure, halt_if_gone, short
+from flowwalk.walk.boundary import Halt, call, halt_failure
 from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evidence
 from flowwalk.walk.observations import PAGE_CHECKS, grade_assertions, verify
 from flowwalk.walk.snapshots import scan_new_page
-from flowwalk.walk.outcomes import StepFailed, StepResult, rule_finished, skipped_text
+from flowwalk.walk.outcomes import StepResult, Unit, rule_finished, skipped_text
 from flowwalk.walk.healing import contradicted
-from flowwalk.walk.recovery import RecoveryLog, make_failure
+from flowwalk.walk.recovery import RecoveryLog
 from flowwalk.walk.step import run_step, step_finished, step_kind
 from flowwalk.walk.waits import sleep_ms
 
@@ -244,19 +244,12 @@ def _rule_verifiers(attempt: Attempt, state: RuleState, index: int) -> ev.Failur
     pseudo = Step(loc=rule.verify[0].loc, text=f"verify {names}")
     t0 = time.monotonic()
     result = StepResult(status="passed")
-    try:
-        verify(attempt, state, None, rule.verify, None, None, result)
-    except StepFailed as failed:
+    failed = call(attempt, lambda: verify(attempt, state, None, rule.verify, None, None, result), "INTERNAL")
+    if failed is not None:
         result.status = "failed"
         code, message = contradicted(state, failed.code, failed.message)
-        result.failure = make_failure(code, step_kind="observation_or_assertion", message=message,
-                                      step_index=index, step_text=pseudo.text, expected=failed.expected,
-                                      observed=failed.observed, loc=pseudo.loc,
-                                      context=failure_context(attempt, state.scope, state.budget, state.clicked))
-    except Exception as exc:  # noqa: BLE001
-        halt_if_gone(exc, attempt)
-        result.status = "failed"
-        result.failure = make_failure("INTERNAL", step_kind="observation_or_assertion", message=short(exc),
-                                      step_index=index, step_text=pseudo.text, loc=pseudo.loc)
+        result.failure = Unit("observation_or_assertion", pseudo.loc, pseudo.text, index).failure(
+            failed, code=code, message=message,
+            context=failure_context(attempt, state.scope, state.budget, state.clicked))
     attempt.emit(step_finished(attempt, state, index, pseudo, "body", result, t0, kind="verify"))
     return result.failure

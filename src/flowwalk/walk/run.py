@@ -28,15 +28,15 @@
    the scenarios in flight fail, and the ones not started go to a new driver and Chromium;
 5. the run timeout (`settings.run_timeout_s`) cuts the step in flight and skips what did not
    start (reason `run_timeout`); `--max-failures N`: once N scenarios have failed (their final
-   attempt), no more start: the ones in flight finish, the rest are skipped `max_failures`; the `cancel` event (set by the CLI on SIGINT/SIGTERM, with the
-   signal's name in `cancel.signal_name`) stops starting scenarios, marks those not run
+   attempt), no more start: the ones in flight finish, the rest are skipped `max_failures`; the `cancel` token (cancelled by the CLI on SIGINT/SIGTERM, naming
+   the signal, and by the MCP server) stops starting scenarios, marks those not run
    `cancelled` and emits `RunCancelled`;
 6. sign in once (walk/sessions.py): setups (`saves_session`) are queued first; a scenario with
    `session: NAME` waits in the queue until NAME is saved, and starts from it, or, when its setup
    failed, is reported not run (`session_failed`, the setup's failure named) without a browser.
 
 Start-up: `Prelaunch()` starts worker 1 and its Playwright driver before the settings are read,
-and `launch(settings)` its Chromium before the specs are loaded (`app.execute_run` does, so that
+and `launch(settings)` its Chromium before the specs are loaded (`app.run.execute_run` does, so that
 the driver's start and the browser launch overlap reading, loading and planning); `run_plan(...,
 prelaunched=...)` hands it its work. When the input is refused, or no scenario is left to walk
 (every one refused for a missing variable), that browser is closed without opening a page: a
@@ -61,16 +61,16 @@ from typing import Any, Callable, Protocol, Sequence
 from flowwalk import __version__ as _version
 from flowwalk import events as ev
 from flowwalk.browser.seams import private_api_allowed
+from flowwalk.cooperative import CancelToken
 from flowwalk.environment import describe
 from flowwalk.errors import BrowserLaunchError
-from flowwalk.exitcodes import Gate, decide_outcome
+from flowwalk.exitcodes import JobGate, decide_outcome
 from flowwalk.model import Scenario
 from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
-from flowwalk.walk.outcomes import ScenarioOutcome
+from flowwalk.walk.outcomes import ScenarioOutcome, StepFailed, Unit
 from flowwalk.walk.preflight import check_variables, not_run_events, refused_events
 from flowwalk.walk.prelaunch import Prelaunch
-from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.scenario import walk_scenario
 from flowwalk.walk.sessions import SessionBook, WorkQueue
 from flowwalk.walk.watchdog import Watchdog, kill_browsers
@@ -174,7 +174,7 @@ class _Shared:
 
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
-             plan_record: dict[str, Any] | None = None, cancel: threading.Event | None = None,
+             plan_record: dict[str, Any] | None = None, cancel: CancelToken | None = None,
              run_id: str | None = None, prelaunched: Prelaunch | None = None,
              gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
@@ -197,13 +197,13 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
         walk_order = list(plan.walk_order())
         record = plan_record if plan_record is not None else plan.record()
         shard = {"index": plan.shard_index, "total": plan.shard_total}
-    cancel = cancel if cancel is not None else threading.Event()
+    cancel = cancel if cancel is not None else CancelToken()
     run = dataclasses.replace(RunContext.create(settings, cancel=cancel, started=t0), sessions=SessionBook(scenarios))
     run_id = run_id or uuid.uuid4().hex[:12]
     shared = _Shared()
     emit_lock = threading.Lock()
     # which failures fail the job (quarantine, fail_on: new): --max-failures counts only those
-    judge = Gate.from_record(gate)
+    judge = JobGate.from_record(gate)
     tests_of = {s.id: [s.test_id(r) for r in s.rules] for s in scenarios}
 
     def out(event: ev.Event) -> None:
@@ -285,7 +285,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 
     cancelled = cancel.is_set()
     if cancelled:
-        out(ev.RunCancelled(signal=str(getattr(cancel, "signal_name", None) or "SIGINT"), t=run.elapsed_s()))
+        out(ev.RunCancelled(signal=cancel.signal, t=run.elapsed_s()))
     finals = dict(shared.finals)
     counts = ev.tally(status for status, _, _ in finals.values())
     healed = any(finals[t][0] in ("passed", "flaky") for t in shared.healed if t in finals)
@@ -311,11 +311,11 @@ def _not_ready_failure(readiness: dict[str, Any] | None) -> ev.Failure | None:
     if not readiness or readiness.get("ready") or readiness.get("cancelled"):
         return None
     attempts = int(readiness.get("attempts") or 0)
-    return make_failure("SITE_NOT_READY", step_kind="setup",
-                        message=f"the site never came up: {readiness.get('url')} answered {readiness.get('last')} "
-                                f"for {readiness.get('waited_s')} s ({attempts} tr{'ies' if attempts != 1 else 'y'})",
-                        step_text=f"wait for {readiness.get('url')}", expected=str(readiness.get("expected") or ""),
-                        observed=str(readiness.get("last") or ""), context={"readiness": dict(readiness)})
+    return Unit("setup", text=f"wait for {readiness.get('url')}").failure(StepFailed(
+        "SITE_NOT_READY", f"the site never came up: {readiness.get('url')} answered {readiness.get('last')} "
+                          f"for {readiness.get('waited_s')} s ({attempts} tr{'ies' if attempts != 1 else 'y'})",
+        expected=str(readiness.get("expected") or ""), observed=str(readiness.get("last") or "")),
+        context={"readiness": dict(readiness)})
 
 
 #: the most workers that share one Chromium and one Playwright driver (browser/together.py). At
@@ -494,8 +494,8 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
             except BrowserLaunchError as error:
                 with shared.lock:
                     shared.launch_errors.append(str(error))
-                failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
-                                       message=f"Chromium could not be started: {error}")
+                failure = Unit("setup", scenario.loc).failure(StepFailed("INTERNAL",
+                                                                         f"Chromium could not be started: {error}"))
                 for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                     out(event)
                 return None
@@ -503,10 +503,8 @@ def _run_scenario(scenario: Scenario, browser: Any, settings: Settings, run: Run
         try:
             outcome = walk_scenario(scenario, browser, settings, run, attempt, out, earlier_failures=earlier)
         except Exception as error:  # noqa: BLE001 - a bug in flowwalk: report it, keep the run going
-            failure = make_failure("INTERNAL", step_kind="setup", loc=scenario.loc,
-                                   message=f"flowwalk broke while walking this scenario: "
-                                           f"{type(error).__name__}: {error}",
-                                   context={"traceback": traceback.format_exc(limit=8)})
+            broke = StepFailed("INTERNAL", f"flowwalk broke while walking this scenario: {type(error).__name__}: {error}")
+            failure = Unit("setup", scenario.loc).failure(broke, context={"traceback": traceback.format_exc(limit=8)})
             for event in not_run_events(scenario, "setup_failed", run, attempt=attempt, failure=failure):
                 out(event)
             _let_go(browser, seat)

@@ -34,9 +34,8 @@ from flowwalk.walk.attempt import Attempt, Emit
 from flowwalk.walk.boundary import Halt, halt_failure, halt_if_gone, short
 from flowwalk.walk.context import RunContext
 from flowwalk.walk.evidence import failure_context, slug
-from flowwalk.walk.outcomes import (ScenarioOutcome, StepFailed, parent_gate, rule_finished, scenario_status,
+from flowwalk.walk.outcomes import (ScenarioOutcome, StepFailed, Unit, parent_gate, rule_finished, scenario_status,
                                     skipped_steps, will_retry)
-from flowwalk.walk.recovery import make_failure
 from flowwalk.walk.rule import walk_rule
 
 __all__ = ["walk_scenario"]
@@ -133,12 +132,10 @@ def _open(attempt: Attempt) -> ev.Failure | None:
                                                       context_options=scenario_options(attempt.settings, sc))
     except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
         halt_if_gone(exc, attempt)
-        return make_failure("INTERNAL", step_kind="setup", message=f"could not open a browser context: "
-                            f"{short(exc)}", step_text=text, loc=sc.loc)
+        return Unit("setup", sc.loc, text).failure(StepFailed("INTERNAL", f"could not open a browser context: "
+                                                                          f"{short(exc)}"))
     if entry_problem is not None:
-        return make_failure(entry_problem.code, step_kind="setup", message=entry_problem.message,
-                            step_text=text, expected=entry_problem.expected, observed=entry_problem.observed,
-                            loc=sc.loc)
+        return Unit("setup", sc.loc, text).failure(entry_problem)
     if not attempt.entry_url:
         return None
     if _first_step_opens_entry(attempt):
@@ -152,9 +149,8 @@ def _open(attempt: Attempt) -> ev.Failure | None:
         code = "RUN_TIMEOUT" if attempt.run.timed_out() else failed.code
         if code == "RUN_TIMEOUT":
             attempt.control.mark_run_timeout(stop=False)
-        return make_failure(code, step_kind="run_timeout" if code == "RUN_TIMEOUT" else "setup",
-                            message=failed.message, step_text=text, expected=failed.expected,
-                            observed=failed.observed, loc=sc.loc, context=failure_context(attempt, None))
+        return Unit("run_timeout" if code == "RUN_TIMEOUT" else "setup", sc.loc, text).failure(
+            failed, code=code, context=failure_context(attempt, None))
     dismiss(attempt, attempt.global_dismiss())
     return None
 

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 import threading
 from collections import deque
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable, Sequence
 
 from flowwalk import events as ev
 from flowwalk.cooperative import offload
 from flowwalk.model import Scenario
 from flowwalk.spec.sessions import SessionKey, session_key, setups_by_key
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, Unit
 
 __all__ = ["SessionBook", "WorkQueue"]
 
@@ -88,19 +88,18 @@ class SessionBook:
             if entry is not None and not (entry.settled and entry.state is None):
                 return None   # saved, or not settled yet (the queue holds it back until it is)
             root = entry.failure if entry is not None else None
+        where = scenario.session_loc or scenario.loc
         if entry is None:
-            return make_failure("INTERNAL", step_kind="setup", loc=scenario.session_loc or scenario.loc,
-                                message=f"session '{name}' is saved by no setup of this run",
-                                expected=f"a setup that saves session '{name}' in this run", observed="none",
-                                context={"session": name})
+            return Unit("setup", where).failure(
+                StepFailed("INTERNAL", f"session '{name}' is saved by no setup of this run",
+                           expected=f"a setup that saves session '{name}' in this run", observed="none"),
+                context={"session": name})
         assert root is not None
-        failure = make_failure(root.runtime_code, step_kind="setup", loc=scenario.session_loc or scenario.loc,
-                               message=f"session '{name}' was not saved: its setup '{entry.setup}' did not pass"
-                                       + (f" ({root.message})" if root.message else ""),
-                               step_text=f"start from session '{name}'",
-                               expected=f"session '{name}' saved by '{entry.setup}'", observed="not saved",
-                               context={"session": name, "setup": entry.setup})
-        return replace(failure, failure_class=root.failure_class, retryable=root.retryable)
+        unsaved = StepFailed(root.runtime_code, f"session '{name}' was not saved: its setup '{entry.setup}' did not "
+                             f"pass" + (f" ({root.message})" if root.message else ""),
+                             expected=f"session '{name}' saved by '{entry.setup}'", observed="not saved")
+        return Unit("setup", where, f"start from session '{name}'").failure(
+            unsaved, context={"session": name, "setup": entry.setup}, like=root)
 
     def _entry(self, scenario: Scenario) -> _Entry | None:
         return self._entries.get(session_key(scenario, scenario.session)) if scenario.session else None
@@ -125,10 +124,9 @@ class SessionBook:
                 result = by_rule.get(rule.name)
                 failure = result.failure if result is not None else None
                 status = result.status if result is not None else "not run"
-                entry.failure = failure or make_failure(
-                    "INTERNAL", step_kind="setup", loc=rule.loc,
-                    message=f"the setup ended without saving the session ({status}"
-                            + (f": {result.reason}" if result is not None and result.reason else "") + ")")
+                entry.failure = failure or Unit("setup", rule.loc).failure(StepFailed(
+                    "INTERNAL", f"the setup ended without saving the session ({status}"
+                                + (f": {result.reason}" if result is not None and result.reason else "") + ")"))
                 self._changed()
 
     def version(self) -> int:

@@ -3,7 +3,7 @@ accessible`, and the flow assertion `no_accessibility_violations`.
 
 Contract:
 - **aria_snapshot** matches the element (default `body`) against its baseline with Playwright's
-  matcher (`browser/capture.py`), waiting as Playwright does: it passes as soon as the page
+  matcher (`Page.aria_match`), waiting as Playwright does: it passes as soon as the page
   matches within the check's timeout;
 - **screenshot** takes screenshots until two in a row are identical (the page has settled, as
   Playwright's toHaveScreenshot waits) and compares the last with the baseline (pixelmatch,
@@ -14,7 +14,7 @@ Contract:
   the aria tree diff as text, or the expected, observed and difference images. Under
   `--update-snapshots` the run writes the baseline instead, the check passes, and a warning finding
   `baseline_written` names the file;
-- **accessible** runs axe-core (`browser/axe.py`) on the page or within `selector`; violations at
+- **accessible** runs axe-core (`Page.axe`) on the page or within `selector`; violations at
   or above `impact` fail it, `EXPECT_STATE_MISMATCH`, each with its rule id, help link, impact and
   the offending elements' selectors. A failing first scan is taken again once, one interval later
   (a page still settling), and the check fails on that fresh scan;
@@ -28,9 +28,7 @@ import time
 from typing import Any, Sequence
 
 from flowwalk import events as ev
-from flowwalk.browser.axe import AxeContextError, axe_version, run_axe
-from flowwalk.browser.capture import aria_match, aria_snapshot, element_count, screenshot
-from flowwalk.browser.element import page_url
+from flowwalk.browser.axe import AxeContextError, axe_version
 from flowwalk.browser.errors import InvalidSelector, PageError, TimedOut
 from flowwalk.model import IMPACTS, Assertion, AxeOptions, Expect, Snapshot
 from flowwalk.snapshots.aria import aria_diff, first_change, normalize_snapshot
@@ -95,7 +93,7 @@ def _aria(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, sele
         except UnicodeDecodeError:
             raise StepFailed("BASELINE_INVALID", f"baseline {snap.baseline} is not UTF-8 text",
                              expected="an aria snapshot (YAML) in the baseline file", observed="binary data") from None
-        read = aria_match(page, selector, template, timeout_ms=timeout_ms)
+        read = page.aria_match(selector, template, timeout_ms=timeout_ms)
         ok, _expected, _observed = judge_page(step, state.scope, read)
         if ok is None:
             error = read.template_error or ""
@@ -121,14 +119,14 @@ def _settled_aria(attempt: Attempt, selector: str | None, wait_ms: float) -> str
     """The element's snapshot once two reads an interval apart agree (or when `wait_ms` is spent).
     A selector that matches nothing is ELEMENT_NOT_FOUND."""
     page = attempt.page
-    if selector and element_count(page, selector) == 0:
+    if selector and page.match(selector).count == 0:
         raise StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}'",
                          expected=f"an element matching '{selector}'", observed="nothing matched")
     end = time.monotonic() + wait_ms / 1000
-    last = aria_snapshot(page, selector, timeout_ms=5_000)
+    last = page.aria_snapshot(selector, timeout_ms=5_000)
     while time.monotonic() < end:
         attempt.session.wait(INTERVAL_MS)  # type: ignore[union-attr]
-        now = aria_snapshot(page, selector, timeout_ms=5_000)
+        now = page.aria_snapshot(selector, timeout_ms=5_000)
         if now == last:
             break
         last = now
@@ -147,13 +145,13 @@ def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot
     def take() -> bytes:
         left = max((end - time.monotonic()) * 1000, 1000)
         try:
-            return screenshot(attempt.page, selector, mask=snap.mask, full_page=snap.full_page,
-                              hide=attempt.run.secrets.values(), timeout_ms=left)
+            return attempt.page.screenshot(selector, mask=snap.mask, full_page=snap.full_page,
+                                           hide=attempt.run.secrets.values(), timeout_ms=left)
         except InvalidSelector as exc:
             raise StepFailed("ELEMENT_NOT_FOUND", str(exc), expected=f"an element matching '{selector}'",
                              observed="the selector does not parse") from exc
         except PageError as exc:
-            if selector and element_count(attempt.page, selector) == 0:
+            if selector and attempt.page.match(selector).count == 0:
                 raise StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}'",
                                  expected=f"an element matching '{selector}'", observed="nothing matched") from exc
             if isinstance(exc, TimedOut):
@@ -271,11 +269,11 @@ def _scan(attempt: Attempt, options: AxeOptions, selector: str | None) -> tuple[
     page = attempt.page
     exclude = [attempt.bindings.subst(e) or e for e in options.exclude]
     try:
-        found = run_axe(page, include=selector, exclude=exclude, rules=options.include, skip=options.skip)
+        found = page.axe(include=selector, exclude=exclude, rules=options.include, skip=options.skip)
     except AxeContextError:
         raise StepFailed("ELEMENT_NOT_FOUND", f"no element matches '{selector}': nothing to check",
                          expected=f"an element matching '{selector}'", observed="nothing matched") from None
-    return tuple(_redacted(attempt, v) for v in _counted(found, options.impact, page_url(page)))
+    return tuple(_redacted(attempt, v) for v in _counted(found, options.impact, page.last_url()))
 
 
 def _redacted(attempt: Attempt, v: ev.Violation) -> ev.Violation:
@@ -325,7 +323,7 @@ def scan_new_page(attempt: Attempt, state: RuleState) -> None:
 
 
 def _scan_for(attempt: Attempt, state: RuleState, assertions: list[Assertion]) -> None:
-    url = page_url(attempt.page)
+    url = attempt.page.last_url()
     seen: dict[tuple[str, int], tuple[ev.Violation, ...] | str] = state.axe_scans
     for number, assertion in enumerate(assertions):
         key = (url, number)

@@ -25,11 +25,10 @@ from flowwalk import events as ev
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, Step, Wait, titled
 from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
-from flowwalk.walk.boundary import Halt, gone, runtime_code, short
+from flowwalk.walk.boundary import Halt, call
 from flowwalk.walk.evidence import failure_context, screenshot
 from flowwalk.walk.healing import contradicted
-from flowwalk.walk.outcomes import StepFailed, StepResult
-from flowwalk.walk.recovery import make_failure
+from flowwalk.walk.outcomes import StepFailed, StepResult, Unit
 from flowwalk.walk.waits import check_navigation
 
 __all__ = ["HANDLERS", "Handler", "failure_step_kind", "run_step", "step_finished", "step_kind"]
@@ -69,7 +68,8 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
     state.current_index, state.current_step = index, step
     state.current_kind = failure_step_kind(step, role)
     result = StepResult(status="passed", detail=dict(detail or {}))
-    try:
+
+    def body() -> None:
         if state.budget.rule_over():
             raise StepFailed("TIMEOUT", f"rule timeout of {state.rule.timeout_ms} ms passed before this step",
                              expected=f"the rule done within {state.rule.timeout_ms} ms",
@@ -91,17 +91,16 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
             observations.verify(attempt, state, step, step.verify, None, None, result)
         if isinstance(step, Act):
             state.last_act = (index, step)
-    except StepFailed as failed:
+
+    try:
+        failed = call(attempt, body, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
+    except Halt:
+        attempt.emit(step_finished(attempt, state, index, step, role, StepResult(status="failed", detail=result.detail),
+                                   t0))
+        raise
+    if failed is not None:
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, failed, result)
-    except Exception as exc:  # noqa: BLE001 - anything the page or Playwright throws is a step result
-        if isinstance(exc, Halt) or gone(exc, attempt.session, attempt.browser):
-            attempt.emit(step_finished(attempt, state, index, step, role, StepResult(status="failed",
-                                                                                     detail=result.detail), t0))
-            raise Halt from None
-        code = runtime_code(exc, "ACTION_REJECTED" if isinstance(step, (Act, Goto)) else "INTERNAL")
-        result.status = "failed"
-        result.failure = _failure(attempt, state, index, step, role, StepFailed(code, short(exc)), result)
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
@@ -157,7 +156,5 @@ def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: e
     if failed.caused_by is not None:
         index, step = failed.caused_by
         kind = failure_step_kind(step, role)
-    return make_failure(code, step_kind=kind, message=message, step_index=index, step_text=titled(step),
-                        expected=failed.expected, observed=failed.observed, loc=step.loc,
-                        recovery=result.recovery.attempts, candidates=failed.candidates, context=context,
-                        baseline=failed.baseline, violations=failed.violations, diff=failed.diff)
+    return Unit.of(index, step, kind).failure(failed, code=code, message=message, context=context,
+                                              recovery=result.recovery.attempts)

@@ -39,16 +39,14 @@ import time
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
+from flowwalk.browser.records import Element
 from flowwalk.browser.session import PageSession
 from flowwalk.cooperative import offload
 from flowwalk.model import Act, Expect, Stabilize, Step, VerifierRef
 from flowwalk.walk.checks import run_check
-
-if TYPE_CHECKING:
-    from flowwalk.browser.probe import Element
 
 OUTCOMES = ("pass", "fail", "inconclusive")
 #: read_after_write polls this often until the value reads back or its timeout ends
@@ -74,7 +72,7 @@ class VerifierContext:
     session: PageSession
     step: Step | None                 # the act (None for a rule's own verifiers)
     value: str | None                 # what the act wrote, resolved (may be a secret: never shown)
-    locator: "Element | None"         # the element the act worked on (None for a rule)
+    element: Element | None           # the element the act worked on (None for a rule)
     scope: str | None
     variables: Mapping[str, str]      # without secrets
     allowed_hosts: tuple[str, ...]    # entry host + the scenario's allowed_hosts (subdomains admitted)
@@ -122,28 +120,28 @@ def _read_after_write(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]
         contains = str(options.get("match", "equals")) == "contains"
 
         def read_text() -> str | None:
-            return ctx.session.reader.first_text(sel, ctx.scope, _left_ms(end))
+            return ctx.session.page.first_text(sel, ctx.scope, _left_ms(end))
 
         return _poll(read_text, lambda got: (want in got) if contains else got == want.strip(), end,
                      f"text of '{sel}'", want)
 
     step = ctx.step
-    if not isinstance(step, Act) or ctx.locator is None:
+    if not isinstance(step, Act) or ctx.element is None:
         return "inconclusive", "read_after_write: nothing was written here; name a 'selector' and 'expected'"
-    target, reader = ctx.locator, ctx.session.reader
+    target, page = ctx.element, ctx.session.page
     if step.action == "fill":
         want = ctx.value or ""
-        return _poll(lambda: reader.field_value(target, _left_ms(end)), lambda got: got == want, end,
+        return _poll(lambda: page.field_value(target, _left_ms(end)), lambda got: got == want, end,
                      "the input's value", want)
     if step.action in ("check", "uncheck"):
         wanted = step.action == "check"
-        return _poll(lambda: reader.checked(target, _left_ms(end)), lambda got: got is wanted, end,
+        return _poll(lambda: page.checked(target, _left_ms(end)), lambda got: got is wanted, end,
                      "the checked state", str(wanted).lower())
     if step.action == "select":
         want = ctx.value or ""
 
         def read_selected() -> str | None:
-            return json.dumps(reader.selected_options(target))
+            return json.dumps(page.selected_options(target))
 
         def selected_matches(got: str) -> bool:
             return any(want in (v, label) for v, label in json.loads(got))
@@ -238,7 +236,7 @@ def host_allowed(host: str, allowed: Sequence[str]) -> bool:
 def _http_invariant(ref: VerifierRef, ctx: VerifierContext, options: Mapping[str, Any]) -> tuple[str, str]:
     url = ctx.substitute(str(options["url"]))
     if not urlsplit(url).scheme:
-        url = urljoin(ctx.session.reader.url(), url)
+        url = urljoin(ctx.session.page.url(), url)
     host = urlsplit(url).hostname or ""
     if not host_allowed(host, ctx.allowed_hosts):
         return "inconclusive", f"invariant_check: '{host}' is neither loopback nor in the allowlist"
@@ -318,10 +316,10 @@ def _user_verifier(ref: VerifierRef, ctx: VerifierContext) -> tuple[str, str]:
     verify = getattr(module, "verify", None)
     if not callable(verify):
         return "inconclusive", f"{path} has no verify(context) function"
-    reader = ctx.session.reader
+    page = ctx.session.page
     context = {
-        "url": reader.url(),
-        "title": reader.document_title(),
+        "url": page.url(),
+        "title": page.document_title(),
         "step": ctx.step.text if ctx.step is not None else "",
         "value": ctx.redact(ctx.value) if ctx.value is not None else None,
         "variables": dict(ctx.variables),

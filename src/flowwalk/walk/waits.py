@@ -2,7 +2,7 @@
 
 - `sleep_ms` sleeps while Playwright keeps delivering page events (beacons, navigations, console);
 - `wait_for` waits until a selector matches (and its first match is visible when asked): one
-  round trip in the page when the selector has one alternative, else `locate` polled every POLL_S;
+  round trip in the page when the selector has one alternative, else `Page.match` polled every POLL_S;
 - `check_navigation` turns a top-level navigation that left the allowlist into the step's
   failure, blaming the action that set it off when it was an earlier step (`caused_by`).
 """
@@ -13,10 +13,8 @@ import dataclasses
 import time
 from typing import Callable, Sequence
 
-from flowwalk.browser.element import first_visible, wait_for_first
-from flowwalk.browser.locate import Located, locate
-from flowwalk.browser.probe import gated
-from flowwalk.browser.session import NavigationBlocked
+from flowwalk.browser.errors import NavigationBlocked
+from flowwalk.browser.records import Match
 from flowwalk.model import Step
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
@@ -31,7 +29,7 @@ POLL_S = 0.1
 @dataclasses.dataclass(frozen=True)
 class Gate:
     """Interrupts to clear before the first read of a wait counts: their selectors, asked in that
-    read (`probe.gated`), and what clears them given the answer (how many it clicked)."""
+    read (`Page.match`'s `gate`), and what clears them given the answer (how many it clicked)."""
 
     selectors: Sequence[str]
     clear: Callable[[Sequence[bool | None] | None], int]
@@ -49,58 +47,49 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool, probe: str | None = None, gate: Gate | None = None) -> Located | None:
+             visible: bool, fingerprint: bool = False, gate: Gate | None = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
-    the moment it lands, in one round trip). A pipe fallback: `locate` polled every POLL_S.
-    `probe` goes to `locate` (the match that is returned carries what it found). `gate`: the
-    first read also asks whether its interrupts could be showing, and they are cleared before
-    anything is judged; the selector is read again when that clicked something.
+    the moment it lands, in one round trip). A pipe fallback: `Page.match` polled every POLL_S.
+    `fingerprint`: the match that is returned carries its first element's. `gate`: the first read
+    also asks whether its interrupts could be showing, and they are cleared before anything is
+    judged; the selector is read again when that clicked something.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
-    located = _first_read(page, selector, scope, probe, gate)
-    if located.count > 0 and (not visible or first_visible(located)):
-        return located
-    if len(located.tried) == 1:
+    found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
+    if gate is not None and gate.selectors and gate.clear(found.gate):
+        found = page.match(selector, scope, fingerprint=fingerprint)
+    if found.count > 0 and (not visible or page.is_visible(found.element)):
+        return found
+    if len(found.tried) == 1:
         left = int((end - time.monotonic()) * 1000)
         if left < 1:
             return None   # timeout 0 would mean "no timeout" to Playwright
-        if not wait_for_first(located, visible=visible, timeout_ms=left):
+        if not page.wait_for(found.element, visible=visible, timeout_ms=left):
             return None
-        located = locate(page, selector, scope, probe=probe)
-        if located.count > 0:
-            return located
+        found = page.match(selector, scope, fingerprint=fingerprint)
+        if found.count > 0:
+            return found
         # it went again between the wait and the count: back to polling what is left
     while True:
         if time.monotonic() >= end:
             return None
         sleep_ms(attempt, min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
-        located = locate(page, selector, scope, probe=probe)
-        if located.count > 0 and (not visible or first_visible(located)):
-            return located
+        found = page.match(selector, scope, fingerprint=fingerprint)
+        if found.count > 0 and (not visible or page.is_visible(found.element)):
+            return found
 
 
 def wait_in_rule(attempt: Attempt, state: RuleState, written: str | None, *,
-                 visible: bool) -> tuple[str, float, Located | None]:
+                 visible: bool) -> tuple[str, float, Match | None]:
     """Wait, within the rule's observation time, for the selector as `written` (substituted):
     (the selector, the time it was given in ms, what it matched or None)."""
     selector = attempt.bindings.subst(written)
     assert selector is not None
     timeout = state.budget.cap_ms(state.observe_ms)
     return selector, timeout, wait_for(attempt, selector, state.scope, timeout, visible=visible)
-
-
-def _first_read(page: object, selector: str, scope: str | None, probe: str | None, gate: Gate | None) -> Located:
-    if gate is None or not gate.selectors:
-        return locate(page, selector, scope, probe=probe)
-    located = locate(page, selector, scope, probe=gated(probe), probe_arg=list(gate.selectors))
-    answer = located.probe.get("gate") if isinstance(located.probe, dict) else None
-    if gate.clear(answer if isinstance(answer, list) else None):
-        return locate(page, selector, scope, probe=probe)
-    # the probe's own answer, as `locate` with `probe` alone gives it
-    return dataclasses.replace(located, probe=located.probe if probe else None)
 
 
 def allowlist_text(attempt: Attempt) -> str:

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Collection
 
 from flowwalk.browser.launch import MARKER_SWITCH
+from flowwalk.cooperative import CancelToken
 
 def _children(pid: int) -> list[int]:
     kids: list[int] = []
@@ -92,7 +93,7 @@ def kill_browsers(markers: Collection[str], root: int | None = None) -> int:
 class Watchdog:
     """Watches a cancel event and a deadline; past either plus `grace_s`, kills the browsers once."""
 
-    def __init__(self, cancel: threading.Event, deadline: float | None, kill: Callable[[], int],
+    def __init__(self, cancel: CancelToken, deadline: float | None, kill: Callable[[], int],
                  grace_s: float = 2.0):
         self._cancel = cancel
         self._deadline = deadline

@@ -1,35 +1,10 @@
-"""What a page's state is, read in one call: the before and after of every action discover takes.
-
-`observe_page` returns plain data (`Observed`, a dict) that `discover.effects` compares: the URL,
-the keys of local and session storage (with a digest of each value), every list and table with
-its visible rows (text, classes, checkboxes, and the controls inside each row with a selector
-local to the row), the elements a person can name (test id, id, `aria-label`, a field's name, a
-link's href, a button's unique class) with their text, visibility, classes and states
-(`checked`, `aria-pressed`, `-expanded`, `-selected`, `-current`, a field's value), and the
-page's alert and status messages. Hidden elements are listed too, marked hidden: an element that
-appears after an action is an effect.
-"""
-
-from __future__ import annotations
-
-from typing import TYPE_CHECKING, Any
-
-from flowwalk.browser.errors import translating
-from flowwalk.browser.probe import script
-
-if TYPE_CHECKING:
-    from flowwalk.browser.session import PageSession
-
-__all__ = ["observe_page"]
-
-#: the most elements, lists and rows an observation lists
-OBSERVE_LIMIT = 200
-
-_OBSERVE = script("root, limit", r"""/* flowwalk: observe the page's state for discover */
+/* global fw */
+/* flowwalk: observe the page's state for discover */
+(root, limit) => {
   const squash = (t, n) => String(t || '').replace(/\s+/g, ' ').trim().slice(0, n || 160);
   const quote = (v) => '"' + String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const ident = /^[A-Za-z][\w-]*$/;
-  const count = (sel, within) => { try { return (within || document).querySelectorAll(sel).length; } catch (e) { return -1; } };
+  const count = (sel, within) => { try { return (within || document).querySelectorAll(sel).length; } catch { return -1; } };
   // listed hidden too (marked so): an element that appears after an action is an effect
   const isVisible = (el) => fw.visible(el);
   const textOf = (el) => squash(el.innerText !== undefined && isVisible(el) ? el.innerText : el.textContent, 160);
@@ -163,7 +138,7 @@ _OBSERVE = script("root, limit", r"""/* flowwalk: observe the page's state for d
         for (let j = 0; j < v.length; j++) h = (h * 31 + v.charCodeAt(j)) | 0;
         out[k] = v.length + ':' + (h >>> 0).toString(16);
       }
-    } catch (e) { /* storage can be denied */ }
+    } catch { /* storage can be denied */ }
     return out;
   };
   const messages = [];
@@ -177,11 +152,4 @@ _OBSERVE = script("root, limit", r"""/* flowwalk: observe the page's state for d
   return { url: location.href, title: squash(document.title, 200), heading: h1 ? textOf(h1) : '',
            local: storage('localStorage'), session: storage('sessionStorage'),
            lists, elements, messages };
-""")
-
-
-def observe_page(session: "PageSession", timeout_ms: float = 10_000) -> dict[str, Any]:
-    """The page's state now (see the module docstring); raises `PageError` when the page cannot answer."""
-    with session.guard(), translating():
-        result = session.page.locator(":root").evaluate(_OBSERVE, OBSERVE_LIMIT, timeout=timeout_ms)
-    return result if isinstance(result, dict) else {}
+}

@@ -1,4 +1,6 @@
-"""The `model:` block of `flowwalk.yaml`: which OpenAI-compatible server to ask, and the hard caps.
+"""The language model flowwalk may ask (the `model:` block of `flowwalk.yaml`): which
+OpenAI-compatible server to ask, and the hard caps. "The model" everywhere else in the code is the
+domain model (`model.py`); this one is the LLM, `Settings.llm`.
 
 A preset fills in the base URL, a default model and the environment variable holding the key for
 a known provider; any key set beside it wins. Without a `model:` block there is no model: every
@@ -13,10 +15,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any, Mapping
+from urllib.parse import urlsplit
 
 from flowwalk.errors import UsageError
 
-__all__ = ["ModelConfig", "PRESETS", "build_model_config", "DEFAULT_MAX_CALLS", "DEFAULT_MAX_TOKENS"]
+__all__ = ["LLMConfig", "PRESETS", "build_llm_config", "DEFAULT_MAX_CALLS", "DEFAULT_MAX_TOKENS"]
 
 DEFAULT_MAX_CALLS = 10
 DEFAULT_MAX_CALLS_PER_STEP = 1
@@ -44,7 +47,7 @@ PRESETS: dict[str, Preset] = {
 
 
 @dataclass(frozen=True)
-class ModelConfig:
+class LLMConfig:
     """A resolved `model:` block (preset applied). Holds no key, only where to read one."""
 
     base_url: str
@@ -65,8 +68,6 @@ class ModelConfig:
         """What the call record names: the preset, else the server's host."""
         if self.preset:
             return self.preset
-        from urllib.parse import urlsplit
-
         return urlsplit(self.base_url).hostname or "custom"
 
     def record(self) -> dict[str, Any]:
@@ -76,7 +77,7 @@ class ModelConfig:
                 "max_calls_per_step": self.max_calls_per_step, "max_tokens": self.max_tokens}
 
 
-def build_model_config(block: Mapping[str, Any] | None) -> ModelConfig | None:
+def build_llm_config(block: Mapping[str, Any] | None) -> LLMConfig | None:
     """The `model:` block (already validated for types by the config model) with its preset applied.
 
     None when there is no block or it says `enabled: false`. Raises UsageError when a base URL or
@@ -114,5 +115,5 @@ def build_model_config(block: Mapping[str, Any] | None) -> ModelConfig | None:
     if unknown:
         raise UsageError(f"model: unknown key '{unknown[0]}'\n  hint: valid keys: preset, base_url, model, "
                          "api_key_env, timeout_s, max_calls, max_calls_per_step, max_tokens, json_mode, enabled")
-    return ModelConfig(base_url=base_url, model=str(model), preset=str(preset_name) if preset_name else None,
+    return LLMConfig(base_url=base_url, model=str(model), preset=str(preset_name) if preset_name else None,
                        api_key_env=str(api_key_env) if api_key_env else None, **data)
