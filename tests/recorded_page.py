@@ -102,7 +102,8 @@ class RecordedReader:
     def frame_name(self) -> FrameName | None:
         return self.name
 
-    def match(self, selector: str, scope: str | None = None) -> Match:
+    def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
+              gate: Sequence[str] = ()) -> Match:
         self.calls.append(("match", selector))
         result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))
         return result

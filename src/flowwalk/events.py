@@ -267,7 +267,7 @@ class Failure:
 
 @dataclass(frozen=True)
 class Heal:
-    """A pinned act selector that failed and was replaced, for this run only."""
+    """A pinned selector of a step that failed and was replaced, for this run only."""
 
     old_selector: str
     new_selector: str
@@ -279,6 +279,12 @@ class Heal:
     line: int                      # the step's line in that file
     screenshot: str | None = None  # relative to the report folder
     candidates: tuple[dict[str, Any], ...] = ()   # best few, with their scores
+    #: the step's key that holds the selector: "selector" (acts, expects, extracts), "for" (a wait),
+    #: "await" (an act's), "fields.<name>" (an emit field)
+    selector_key: str = "selector"
+    kind: str = "act"              # the step's kind
+    #: the ids and classes a refactor renamed, as this heal showed them (`#todo-list` -> `#todos`)
+    renames: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -78,6 +78,17 @@ def test_a_page_whose_every_control_destroys_something_is_left_alone(
     assert "destructive ('delete'): link 'Delete item 1'" in index
 
 
+def test_a_url_templates_further_rows_are_not_loaded_once_two_were_one_page(
+        recording_site: tuple[str, list[str]], flowwalk_browser: Browser, tmp_path: Path) -> None:
+    url, requested = recording_site
+    run(f"{url}/rows/index.html", tmp_path / "checks", flowwalk_browser, max_pages=5, verify=False)
+    crawl = json.loads((tmp_path / "checks" / "discover" / "crawl.json").read_text())
+    pages = {p["path"]: p for p in crawl["pages"]}
+    assert set(pages) == {"/rows/index.html", "/rows/1/"} and len(pages["/rows/1/"]["visits"]) == 2
+    assert {s["what"].rsplit("/rows/", 1)[1] for s in crawl["skipped"] if "URL template" in s["reason"]} == {"3/", "4/", "5/"}
+    assert not {"/rows/3/", "/rows/4/", "/rows/5/"} & set(requested)
+
+
 def test_a_control_that_leads_back_to_a_page_already_seen_is_recorded_as_a_loop(
         recording_site: tuple[str, list[str]], flowwalk_browser: Browser, tmp_path: Path) -> None:
     # loop-a.html shows the overview, loop-b.html the details; a tab on each switches between them

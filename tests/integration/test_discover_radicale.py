@@ -2,7 +2,9 @@
 
 After its login (kept in the page: every spec logs in first), the collections scene's controls are
 links with an empty href: the crawl uses them as controls, from a fresh login each, and the
-create and upload scenes they open become control specs that pass. Nothing is stored.
+create and upload scenes they open become control specs that pass. The create scene's form makes
+a journey: create the journey's own collection, see it listed, edit it, delete it. Each walk and
+each verification run deletes what it created: nothing is left stored.
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ def radicale(tmp_path: Path) -> Iterator[Radicale]:
         site.stop()
 
 
-def test_the_scenes_links_open_are_controls_and_their_specs_pass(radicale: Radicale, flowwalk_browser: Browser,
+def test_the_scenes_links_open_are_controls_and_a_journey_creates_edits_and_deletes_its_own(radicale: Radicale, flowwalk_browser: Browser,
                                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RADICALE_PASSWORD", "any")
     login = tmp_path / "login.flow.yaml"
@@ -41,6 +43,15 @@ def test_the_scenes_links_open_are_controls_and_their_specs_pass(radicale: Radic
     specs = [yaml.safe_load(Path(p).read_text()) for p in result.specs_written]
     said = [s.get("value") for spec in specs for s in spec["steps"] if s["type"] == "expect"]
     assert "Create a new Collection" in said and any("Upload" in str(v) for v in said), said
-    # a login kept in the page starts every spec; nothing was created or uploaded
+    # a login kept in the page starts every spec
     assert all(spec["steps"][0]["selector"] == "#loginscene input[data-name=user]" for spec in specs)
+    journey = next(spec for spec in specs if spec["name"].endswith("edit it, delete it"))
+    steps = journey["steps"]
+    acts = [(s.get("action"), s.get("selector", ""), s.get("value", "")) for s in steps if s["type"] == "act"]
+    assert any(a == "fill" and v == "DELETE" for a, _sel, v in acts), acts
+    assert any("a[title=\"Edit\"]" in sel for _a, sel, _v in acts) and any("a[title=\"Delete\"]" in sel for _a, sel, _v in acts)
+    shown = [str(s.get("value")) for s in steps if s["type"] == "expect"]
+    assert any("Written by flowwalk discover 1" in v and "(edited)" not in v for v in shown), shown
+    assert any("(edited)" in v for v in shown), shown
+    # the journey and its two verification runs deleted what they created; nothing was uploaded
     assert radicale.collections() == [] and result.needs_review == ()

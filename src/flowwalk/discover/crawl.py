@@ -29,7 +29,7 @@ from flowwalk.discover.listview import explore_list
 from flowwalk.discover.options import DiscoverOptions, StopReason
 from flowwalk.discover.safety import destructive, host_in_scope, is_hash_route, url_key
 from flowwalk.discover.selectors import choose_selector
-from flowwalk.discover.signature import dom_signature, outline, template_key
+from flowwalk.discover.signature import dom_signature, outline, template_key, url_template
 from flowwalk.discover.state import CrawledPage, CrawlState, Edge, Queued, Skipped, Via
 
 __all__ = ["Crawler", "STATE_FILE"]
@@ -41,6 +41,9 @@ _CONFIRMATION = re.compile(r"/(delete|remove)/?$", re.I)
 #: URLs of one path (a list under other filters, sorts, pages) visited as pages: the crawl spends
 #: its pages on views, not query strings (a list's own moves, listview.py, turn it)
 VIEWS = 1
+#: instances of a URL template (`/books/7/change/`, `/books/9/change/`) loaded before the others,
+#: when those were all one page, are taken to be that page without a load
+INSTANCES = 2
 _EXTENSIONS = (".pdf", ".zip", ".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".mp4", ".mp3", ".csv",
                ".xlsx", ".docx", ".exe", ".dmg", ".gz", ".tar", ".json", ".xml", ".txt")
 
@@ -177,9 +180,27 @@ class Crawler:
                                         name=route.name)))
         return page
 
+    def _instance_of(self, url: str) -> str | None:
+        """The page whose URL template (`/books/{id}/change/`) `url` has, when INSTANCES of its
+        URLs were already loaded and all were that page: another row's page is that page again."""
+        template = url_template(url)
+        if "{id}" not in template:
+            return None
+        for page in self.state.pages:
+            if sum(url_template(v) == template for v in page.visits) >= INSTANCES:
+                return page.id
+        return None
+
     def _visit(self, item: Queued) -> None:
         state = self.state
         via = item.via
+        same = self._instance_of(item.url) if via is None or via.kind != "route" else None
+        if same is not None:
+            state.seen.setdefault(url_key(item.url), same)
+            self._edge(via, same)
+            self.skip(via, item.url, f"another instance of {state.page(same).path}'s URL template, which "
+                                     f"{INSTANCES} instances showed to be one page")
+            return
         loaded_before = self.view.mark()
         status: int | None
         if via is not None and via.kind == "route":

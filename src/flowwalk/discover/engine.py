@@ -75,15 +75,18 @@ def crawl_browser(settings: Settings, browser: Browser | None = None) -> Iterato
         launched.close()
 
 
-def crawl_session(browser: Browser, options: DiscoverOptions, settings: Settings) -> PageSession:
-    """A fresh context + page for crawling `options.url`: its allowed hosts, offline as the settings say."""
+def crawl_session(browser: Browser, options: DiscoverOptions, settings: Settings,
+                  signed_in: dict[str, Any] | None = None) -> PageSession:
+    """A fresh context + page for crawling `options.url`: its allowed hosts, offline as the settings
+    say, starting from the cookies and storage `signed_in` holds (the login's, kept once)."""
     return browser.new_session(entry_url=options.url, allowed_hosts=tuple(options.allow_hosts),
-                               offline=settings.offline)
+                               offline=settings.offline, storage_state=signed_in)
 
 
-def crawl_page(browser: Browser, options: DiscoverOptions, settings: Settings) -> ExplorePage:
+def crawl_page(browser: Browser, options: DiscoverOptions, settings: Settings,
+               signed_in: dict[str, Any] | None = None) -> ExplorePage:
     """`crawl_session` as the page the crawl and the journeys explore (actions capped at 5 s)."""
-    return ExplorePage(crawl_session(browser, options, settings),
+    return ExplorePage(crawl_session(browser, options, settings, signed_in),
                        action_timeout_ms=min(settings.action_timeout_ms, 5_000),
                        navigation_timeout_ms=settings.navigation_timeout_ms)
 
@@ -139,13 +142,17 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
 
     with crawl_browser(settings, browser) as running:
         page = crawl_page(running, options, settings)
+        #: the session the login left (a cookie session): every journey's walk starts from it
+        signed_in: dict[str, Any] | None = None
         try:
             crawler = Crawler(options, page, state, folder, progress=say, cancel=cancel, started=started)
             if login is not None:
                 say(f"logging in with {options.login}")
                 play_login(login, page.session, settings, running)
                 landing = _in_page_login(login, page, settings, running)
-                if landing is not None:
+                if landing is None:
+                    signed_in = page.session.storage_state()
+                else:
                     say(f"  the login stays in the page at {landing}: that state is explored, not a fresh load")
                     crawler.landing = state.login_landing = landing
                     flow = login
@@ -154,7 +161,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         finally:
             page.close()
         if options.submit_forms and not cancel.is_set() and state.pages:
-            state.journeys = _explore_journeys(options, settings, running, state, login, crawler, say)
+            state.journeys = _explore_journeys(options, settings, running, state, login, crawler, say, signed_in)
     crawl_s = time.monotonic() - started
     say(f"crawl {reason}: {len(state.pages)} pages, {state.actions} actions in {crawl_s:.1f} s")
 
@@ -297,14 +304,16 @@ def _in_page_login(login: LoginFlow, page: ExplorePage, settings: Settings, brow
 
 
 def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Browser, state: CrawlState,
-                      login: LoginFlow | None, crawler: Crawler, say: Callable[[str], None]) -> list[Journey]:
-    """With --submit-forms: the journeys of every page, each walked twice in fresh contexts."""
+                      login: LoginFlow | None, crawler: Crawler, say: Callable[[str], None],
+                      signed_in: dict[str, Any] | None) -> list[Journey]:
+    """With --submit-forms: the journeys of every page, each walked twice in fresh contexts (each
+    from the crawl's signed-in cookies; a login that lives in the page is played again in each)."""
 
     def open_state(record: CrawledPage) -> ExplorePage:
-        page = crawl_page(browser, options, settings)
+        page = crawl_page(browser, options, settings, signed_in)
         try:
             via = record.reached_by
-            if login is not None:
+            if login is not None and signed_in is None:
                 play_login(login, page.session, settings, browser)
             clicks = ([record.banner.selector] if record.banner is not None else []) + \
                 ([via.selector] if via is not None and via.kind == "route" else [])

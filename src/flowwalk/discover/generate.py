@@ -508,7 +508,7 @@ def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> Genera
     entry, steps = writer.prefix(page)
     prefix = len(steps)
     covers: list[str] = []
-    per_move = checks_per_move(len(journey.moves))
+    per_move = _fitting(journey, checks_per_move(len(journey.moves)), MAX_STEPS - prefix)
     for move, effects in zip(journey.moves, journey.effects):
         checks = [_ordered(e.check) for e in effects if e.check][:per_move]
         if not checks or len(steps) + len(move.steps) + 1 > MAX_STEPS:
@@ -525,6 +525,16 @@ def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> Genera
               "Written by `flowwalk discover`; edit it as you like."]
     return _spec(writer, f"{journey.id}.flow.yaml", journey.id, f"{_title(page)}: {journey.name}",
                  f"{journey.why}: " + "; then ".join(covers), entry, steps, prefix, header, _clean(page))
+
+
+def _fitting(journey: Journey, most: int, room: int) -> int:
+    """The most checks a move keeps (at most `most`, at least 1) with which every move of the
+    journey fits in `room` steps: a journey that ends by deleting its own item is not cut before it."""
+    for per_move in range(most, 1, -1):
+        if sum(len(m.steps) + min(per_move, sum(1 for e in effects if e.check))
+               for m, effects in zip(journey.moves, journey.effects)) <= room:
+            return per_move
+    return 1
 
 
 def _turned(page: CrawledPage, kind: str) -> bool:

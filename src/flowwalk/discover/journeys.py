@@ -23,7 +23,11 @@ The journeys of a page, in this order:
   most SAVES saves), see where it lands (the list shows the new row, the message), then search for
   the text there when the page has a search field;
 - **edit and delete**, when that save was taken: the same values under the journey's second text,
-  then open the new row, edit it and save, continuing to edit, open its delete page, confirm.
+  then open the new row, edit it and save, continuing to edit, open its delete page, confirm;
+- **through a scene**: from a control of the page at rest that opens a scene with a creating form
+  in place (a single-page app's "new" button): fill it and save, see the row listed, open the
+  row's edit control, change its text and save, then its delete control, and confirm on the
+  scene that names the row (typing the phrase it asks for).
 
 Each journey is walked twice, each time in a fresh browser context; an effect counts only when
 both walks saw it with the same value (a timestamp, a generated id, a row count that grows with
@@ -36,13 +40,14 @@ journey created, or on the delete page of the journey's own row whose text names
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable, Iterator, Mapping, Protocol, Sequence, cast
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import Action, Mark
-from flowwalk.browser.explored import Acted, Control, FormAsks, Named, ObservedList, Observation, Request, Row
+from flowwalk.browser.explored import (Acted, Control, FormAsks, Named, ObservedList, Observation, Request, Row,
+                                       Survey)
 from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
                                        quote_text, row_selector, state_checks)
 from flowwalk.discover.features import form_kind
@@ -80,6 +85,8 @@ class JourneyPage(Protocol):
     def observe(self) -> Observation: ...
 
     def form(self, selector: str) -> FormAsks | None: ...
+
+    def survey(self) -> Survey: ...
 
     def text(self) -> str: ...
 
@@ -181,10 +188,12 @@ class JourneyExplorer:
         return played, effects
 
     def journey(self, page: CrawledPage, jid: str, name: str, why: str, moves: Sequence[Move], *,
-                extend: Extend | None = None, through: str = "") -> Journey | None:
-        """Walk the moves twice; the journey keeps the effects both walks agreed on."""
+                extend: Extend | None = None, through: str = "",
+                worth: Callable[[], bool] = lambda: True) -> Journey | None:
+        """Walk the moves twice; the journey keeps the effects both walks agreed on. `worth`, asked
+        after the first walk, says whether it reached what the journey is for."""
         first_moves, first = self.walk(page, moves, extend=extend)
-        if not first_moves or not any(e.check for effects in first for e in effects):
+        if not first_moves or not any(e.check for effects in first for e in effects) or not worth():
             return None
         second_moves, second = self.walk(page, first_moves)
         played: list[Move] = []
@@ -227,7 +236,28 @@ class JourneyExplorer:
             journeys.append(journey)
         for journey in self._across_pages(page, pages, edges):
             journeys.append(journey)
+        for journey in self._in_scenes(page):
+            journeys.append(journey)
         return journeys[:MAX_JOURNEYS]
+
+    def _in_scenes(self, page: CrawledPage) -> Iterator[Journey]:
+        """From each in-page control the crawl clicked without leaving the URL: the scene it opens,
+        when that has a creating form, is a create, edit and delete journey of its own item."""
+        for index, control in enumerate(page.controls):
+            if control.route:
+                continue
+            open_move = Move(name=f"open '{control.name or control.target}'", key=f"scene|{control.selector}",
+                             steps=({"type": "act", "action": "click", "target": control.target,
+                                     "selector": control.selector},))
+            scene = _InScene(self.words, at_rest={choose_selector(f) or "" for f in page.survey.forms})
+            journey = self.journey(page, f"{page.slug}/journey-scene-{index + 1}",
+                                   f"create an item through '{control.name or control.target}', edit it, delete it",
+                                   f"'{control.name or control.target}' opens a form in place: saving it must list the "
+                                   "new item, its edit must be kept, and its own delete removes it",
+                                   [open_move], extend=scene.next_move, worth=scene.listed)
+            if journey is not None:
+                yield journey
+                return   # one item's journey per page: the other controls open other scenes of it
 
     def _creates(self, page: CrawledPage) -> Callable[[int], Move] | None:
         """The page's own way to add an item: a single field outside a form that takes Enter."""
@@ -392,7 +422,7 @@ class JourneyExplorer:
             target = pages.get(edge.to)
             if target is None or target.id in self._claimed or _source(target, pages, edges) != page.id:
                 continue
-            plan = _form_plan(target, self.words)
+            plan = _form_plan(target.survey, self.words)
             if plan is None:
                 continue
             self._claimed.add(target.id)
@@ -519,6 +549,134 @@ class _Editing:
                     steps=({"type": "act", "action": "click", "target": "the confirm button", "selector": button.sel},))
 
 
+#: what a confirmation asks to be typed: "please enter the phrase DELETE in the box below"
+_PHRASE = re.compile(r"\b(?:enter|type)\s+(?:the\s+(?:phrase|word|text)\s+)?[\"“'‘]?([^\s\"”'’]+)[\"”'’]?\s+(?:in|into)\b",
+                     re.I)
+_EDIT = re.compile(r"\b(edit|change|rename|update|modify)\b", re.I)
+
+
+class _InScene:
+    """A scene with a creating form that the control opened in place, one the page did not show at
+    rest (`JourneyExplorer._in_scenes`): fill the fields the form left empty the way they ask (what
+    it filled itself, a generated id or colour, keeps its value) and save; once the list shows the journey's row, open the row's edit control,
+    change its text and save, open its delete control, and confirm on the scene that names the
+    row, typing the phrase it asks for (the one destructive exception: the journey's own item)."""
+
+    def __init__(self, words: tuple[str, ...], at_rest: set[str]):
+        self.words = words
+        #: the forms the page showed before the control was used: none of them is the scene's
+        self.at_rest = at_rest
+        self.text = crawl_text(1)
+        self.done: list[str] = []
+        #: the journey's row was listed after its save
+        self.saved = False
+
+    def listed(self) -> bool:
+        return self.saved
+
+    def next_move(self, start: Observation, now: Observation, typed: list[str], effects: list[list[Effect]],
+                  page: JourneyPage) -> Move | None:
+        try:
+            step = {0: self._save, 1: self._open_edit, 2: self._edit, 3: self._open_delete, 4: self._confirm}.get(
+                len(self.done))
+            move = step(now, page) if step is not None else None
+        except (PageError, InvalidSelector):
+            return None
+        if move is not None:
+            self.done.append(move.key)
+        return move
+
+    def _save(self, now: Observation, page: JourneyPage) -> Move | None:
+        plan = _form_plan(page.survey(), self.words, filled=True)
+        if plan is None or plan.form in self.at_rest:
+            return None   # a form the page showed at rest (an item's own change form) is not a scene's
+        asks = page.form(plan.form)
+        if asks is None:
+            return None
+        empty = tuple(f for f in asks.fields if not f.value and f.type not in ("select", "color"))
+        values = first_values(replace(asks, fields=empty), 1)
+        if self.text not in values.values():
+            return None
+        shown = "; ".join(f"{name} '{value}'" for name, value in values.items())[:200]
+        return Move(name=f"fill the form ({shown}) and submit it", key="save", typed=self.text,
+                    steps=plan.fill(values) + (plan.submit,))
+
+    def _own_row(self, now: Observation) -> tuple[str, Row] | None:
+        for entry in now.lists:
+            for row in entry.rows:
+                if self.text in row.text and row.visible:
+                    return row_selector(entry.sel, entry.item, self.text), row
+        return None
+
+    def _row_control(self, now: Observation, delete: bool) -> Move | None:
+        found = self._own_row(now)
+        if found is None:
+            return None
+        row_sel, row = found
+        for control in row.controls:
+            word = destructive_control(control, self.words)
+            said = f"{control.name} {control.words}"
+            if not control.sel or control.kind not in ("link", "button") or (
+                    word not in ("delete", "remove") if delete else (word or not _EDIT.search(said))):
+                continue
+            reach: tuple[Step, ...] = () if control.visible else (
+                {"type": "act", "action": "hover", "target": f"the row '{self.text}'", "selector": row_sel},)
+            what = control.name or control.sel
+            return Move(name=(f"open the {word} control of '{self.text}' (the journey's own item)" if delete
+                              else f"open the {what!r} control of '{self.text}'"),
+                        key="open-delete" if delete else "open-edit",
+                        steps=reach + ({"type": "act", "action": "click", "target": f"the {what} control of '{self.text}'",
+                                        "selector": f"{row_sel} {control.sel}"},))
+        return None
+
+    def _open_edit(self, now: Observation, page: JourneyPage) -> Move | None:
+        self.saved = self._own_row(now) is not None
+        return self._row_control(now, delete=False) if self.saved else None
+
+    def _edit(self, now: Observation, page: JourneyPage) -> Move | None:
+        field = next((e for e in now.elements if e.visible and e.control is not None and e.control.kind == "field"
+                      and (e.value or "") == self.text), None)
+        save = next((e for e in now.elements if e.visible and e.control is not None and e.control.kind == "button"
+                     and e.control.type == "submit" and not destructive_control(e.control, self.words)), None)
+        plan = _form_plan(page.survey(), self.words, filled=True) if save is None else None
+        submit = {"type": "act", "action": "click", "target": "the save button", "selector": save.sel} if save else (
+            plan.submit if plan is not None else None)
+        if field is None or submit is None:
+            return None
+        edited = f"{self.text} (edited)"
+        move = Move(name=f"edit '{self.text}' to '{edited}' and save", key="edit", typed=edited, field=field.sel,
+                    steps=({"type": "act", "action": "fill", "target": f"the field holding '{self.text}'",
+                            "selector": field.sel, "value": edited}, submit))
+        self.text = edited
+        return move
+
+    def _open_delete(self, now: Observation, page: JourneyPage) -> Move | None:
+        return self._row_control(now, delete=True)
+
+    def _confirm(self, now: Observation, page: JourneyPage) -> Move | None:
+        text = page.text()
+        if self.text not in text:
+            return None   # the scene does not name the journey's item: nothing is confirmed
+        steps: list[Step] = []
+        phrase = _PHRASE.search(text)
+        field = next((e for e in now.elements if e.visible and e.control is not None and e.control.kind == "field"
+                      and not e.value), None)
+        if phrase is not None and field is not None:
+            steps.append({"type": "act", "action": "fill", "target": "the confirmation field", "selector": field.sel,
+                          "value": phrase.group(1)})
+        button = next((e.sel for e in now.elements if e.visible and e.control is not None
+                       and e.control.kind == "button" and destructive_control(e.control, self.words)), None)
+        if button is None:
+            said = next((line.strip() for line in text.splitlines()
+                         if line.strip().lower() in ("delete", "remove", "confirm", "yes, delete")), None)
+            button = f"button:visible:text-is({quote_text(said)})" if said else None
+        if button is None:
+            return None
+        steps.append({"type": "act", "action": "click", "target": "the confirm button", "selector": button})
+        return Move(name=f"confirm deleting '{self.text}' (the scene names the journey's own item)", key="confirm",
+                    steps=tuple(steps))
+
+
 def _source(target: CrawledPage, pages: Mapping[str, CrawledPage], edges: Sequence[Edge]) -> str:
     """The page a journey to `target`'s form starts on: of the pages linking to it, the one whose
     path is the longest start of the form page's (the list `/books/` for `/books/add/`), else the first."""
@@ -585,13 +743,14 @@ class FormPlan:
                      for name, value in values.items() if name in self.fields)
 
 
-def _form_plan(page: CrawledPage, words: tuple[str, ...]) -> FormPlan | None:
-    """The page's one creating form (not a search, not an account form, showing no item's values,
-    not destructive, with a text field to carry the crawl's text), or None."""
-    for form in page.survey.forms:
-        if form.implicit or form.search or form_kind(form)[0] != "form":
+def _form_plan(survey: Survey, words: tuple[str, ...], *, filled: bool = False) -> FormPlan | None:
+    """The page's one creating form (not a search, not an account form, showing no item's values
+    unless `filled` says it opened from no item, asking for no file, not destructive, with a text
+    field to carry the crawl's text), or None."""
+    for form in survey.forms:
+        if form.implicit or form.search or form_kind(form)[0] != "form" or any(f.type == "file" for f in form.fields):
             continue
-        if any(f.value for f in form.fields if f.type not in ("select", "checkbox", "radio")):
+        if not filled and any(f.value for f in form.fields if f.type not in ("select", "checkbox", "radio")):
             continue   # a form that shows an item's values edits that item: it creates nothing
         submit = form.submit
         if destructive(form, words) or (submit and destructive(submit, words)):

@@ -25,7 +25,8 @@ from urllib.parse import quote
 
 from flowwalk import __version__
 from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_ICONS, evidence_markdown, gate_lead,
-                                     gate_sections, healed_items, leads, outcome_words, render_written_baselines,
+                                     gate_sections, healed_items, leads, outcome_words, refactor_of,
+                                     render_written_baselines,
                                      written_baselines)
 from flowwalk.settings import GitHubSettings
 
@@ -298,10 +299,20 @@ def _heal_lines(verdict: Mapping[str, Any], links: RunLinks, detail: _Detail, st
     items = healed_items(verdict)
     if not items:
         return []
+    refactor = refactor_of(items)
+    out: list[str] = []
+    if refactor is not None:
+        # a refactor is one finding with its diff, not a line per step it healed
+        out += ["", f"#### A refactor: {refactor.headline}", "", "```diff", refactor.diff(detail.max_flaky * 2), "```"]
+        items = [i for i in items if not i.renames]
+        if not items:
+            return out + ["", "Keep them: run `flowwalk heal --report <report folder> --apply` on the report"
+                          + (f" ([artifact]({links.artifact_url}))" if links.artifact_url else "")
+                          + ": it changes only these selectors."]
     count = len(items)
     show = items[: detail.max_flaky]
-    out = ["", f"#### Healed selectors ({count})", "",
-           f"_{count} step{'s' * (count != 1)} {HEAL_MEANING}._", ""]
+    out += ["", f"#### Healed selectors ({count})", "",
+            f"_{count} step{'s' * (count != 1)} {HEAL_MEANING}._", ""]
     for item in show:
         where = code(f"{item.location}", detail.field_cap)
         blob = links.blob(item.path, item.line)

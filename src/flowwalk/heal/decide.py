@@ -81,7 +81,7 @@ def rank(want: Want | None, elements: Sequence[PageElement], fingerprint: Mappin
         f = similarity(fingerprint, el.fingerprint) if fingerprint and el.fingerprint else None
         if f is not None and f < THRESHOLD and (d is None or d < THRESHOLD):
             lacked.append(f"a likeness to the last fingerprint ({f:.2f})")
-        barred = eligible(want, action, el)
+        barred = eligible(want, action, el, fingerprint)
         if barred is None and el.frame:
             barred = f"inside the frame {el.frame_url or el.frame}: acts do not cross into frames"
         out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked), written_selector(want, el)))

@@ -95,22 +95,25 @@ class FingerprintStore:
             entries[:] = [e for e in entries if e[0] != line] + [(line, fp)]
             self._by_selector[pinned] = fp
 
-    def get(self, path: str, line: int, pinned: str) -> dict[str, Any] | None:
-        """The fingerprint for this step: same file and selector (nearest line), else same selector."""
+    def get(self, path: str, line: int, pinned: str, *, exact: bool = False) -> dict[str, Any] | None:
+        """The fingerprint for this step: same file and selector (nearest line), else same selector.
+        `exact`: this step's own only (a check: what it saw there, its text, is its own)."""
         with self._lock:
             entries = self._by_key.get((path, pinned))
+            if exact:
+                return next((fp for at, fp in entries or () if at == line), None)
             if entries:
                 return min(entries, key=lambda e: abs(e[0] - line))[1]
             return self._by_selector.get(pinned)
 
-    def carry(self, path: str, line: int, pinned: str) -> dict[str, Any] | None:
+    def carry(self, path: str, line: int, pinned: str, *, exact: bool = False) -> dict[str, Any] | None:
         """The stored fingerprint for this step, one run older, while it is younger than
         REFRESH_RUNS; None when it must be taken afresh (none yet, or too old).
 
         This keeps the fingerprint's cost off most passing runs: the walker probes the element
         (one `evaluate_all` instead of a count, a few milliseconds) only every REFRESH_RUNS runs
         and writes the carried record otherwise, so the next run still finds it."""
-        fp = self.get(path, line, pinned)
+        fp = self.get(path, line, pinned, exact=exact)
         if fp is None:
             return None
         age = fp.get("age")
@@ -120,25 +123,31 @@ class FingerprintStore:
         return {**fp, "pinned": pinned, "age": age + 1}
 
     def add_records(self, records: Iterable[Mapping[str, Any]]) -> int:
-        """Take the fingerprints of passed act steps from emit.jsonl records; how many were taken."""
+        """Take the fingerprints of passed steps from emit.jsonl records (`detail.fingerprint`, and
+        `detail.fingerprints` of a step's further selectors); how many were taken."""
         taken = 0
         for record in records:
             if record.get("event") != "step_finished" or record.get("status") != "passed":
                 continue
             detail = record.get("detail")
-            fp = detail.get("fingerprint") if isinstance(detail, Mapping) else None
-            if not isinstance(fp, Mapping):
+            if not isinstance(detail, Mapping):
                 continue
-            pinned = fp.get("pinned")
-            clean = bound(fp)
-            path, line = record.get("path"), record.get("line")
-            if clean is None or not isinstance(pinned, str) or not isinstance(path, str) or not isinstance(line, int):
-                continue
-            age = fp.get("age")
-            clean["age"] = age if isinstance(age, int) and not isinstance(age, bool) and age >= 0 else 0
-            self.put(path, line, pinned, clean)
-            taken += 1
+            more = detail.get("fingerprints")
+            for fp in [detail.get("fingerprint"), *(more if isinstance(more, list) else [])]:
+                if isinstance(fp, Mapping):
+                    taken += self._add(record, fp)
         return taken
+
+    def _add(self, record: Mapping[str, Any], fp: Mapping[str, Any]) -> int:
+        pinned = fp.get("pinned")
+        clean = bound(fp)
+        path, line = record.get("path"), record.get("line")
+        if clean is None or not isinstance(pinned, str) or not isinstance(path, str) or not isinstance(line, int):
+            return 0
+        age = fp.get("age")
+        clean["age"] = age if isinstance(age, int) and not isinstance(age, bool) and age >= 0 else 0
+        self.put(path, line, pinned, clean)
+        return 1
 
     @classmethod
     def load(cls, source: str | Path | None) -> "FingerprintStore":

@@ -603,8 +603,11 @@ def _family(word: str) -> frozenset[str]:
     return _SYNONYM_OF.get(key, frozenset({key})) | {key}
 
 
-def eligible(want: Want | None, action: str | None, el: PageElement) -> str | None:
-    """Why `el` may not be healed to or shown to a model, or None when it may."""
+def eligible(want: Want | None, action: str | None, el: PageElement,
+             fingerprint: Mapping[str, Any] | None = None) -> str | None:
+    """Why `el` may not be healed to or shown to a model, or None when it may. A destructive control
+    may be when the target names its action, or when the step's element in the earlier run (its
+    `fingerprint`) was a destructive control too: the step pressed it then."""
     if not can_take(action, el):
         return f"cannot take '{action}'"
     if el.offsite:
@@ -612,6 +615,13 @@ def eligible(want: Want | None, action: str | None, el: PageElement) -> str | No
     if action not in _TRIGGERS or el.role not in _CONTROLS:
         return None   # typing into a field, choosing an option, a row's text: no control is triggered
     word = destructive(el)
+    if word is not None and fingerprint:
+        was = {"name": _str(fingerprint.get("aname")), "text": _str(fingerprint.get("text")),
+               "testid": _str(fingerprint.get("testid")), "id": _str(fingerprint.get("id")),
+               "raw_href": _str(fingerprint.get("href")), "classes": _strs(fingerprint.get("classes")),
+               "attrs": {"name": _str(fingerprint.get("name"))}}
+        if destructive_word(was, DEFAULT_DESTRUCTIVE) is not None:
+            return None
     if word is not None:
         said = want.names_action if want is not None else ()
         if not any(_family(word) & _family(s) for s in said):

@@ -22,6 +22,7 @@ of one step. The same heal recorded by several attempts or shards is written onc
 from __future__ import annotations
 
 import copy
+import dataclasses
 import difflib
 import json
 import os
@@ -35,6 +36,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flowwalk.events import Heal
+from flowwalk.heal.rename import rewrite
 from flowwalk.report.records import read_heal, read_run
 from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, parse_yaml, quote
 
@@ -178,6 +180,8 @@ def plan_patch(report_dir: Path, root: Path, *, confine: bool = True,
                 skipped.append(Skipped(path, heal.line, str(refused)))
             except _AlreadyKept:
                 kept.append(heal)
+        # one line of a steps file called with different values is one edit of what it writes
+        file_edits = list({(e.start, e.end, e.replacement): e for e in file_edits}.values())
         if not file_edits:
             continue
         new_text = text
@@ -297,6 +301,21 @@ def _lines(block: str) -> list[str]:
     return re.split(r"\r\n|\r|\n", re.sub(r"(\r\n|\r|\n)$", "", block))
 
 
+def _as_written(heal: Heal, written: str) -> Heal | None:
+    """The heal as it applies to the selector `written` in the file: itself when that is its old
+    selector; when the file writes it with variables (a steps file's `{{position}}`) and the heal is
+    a refactor's renames (heal/rename.py), the same renames of what is written; else None."""
+    if written == heal.old_selector:
+        return heal
+    if not heal.renames or not _PLACEHOLDER.search(written):
+        return None
+    parts = _PLACEHOLDER.split(written)
+    if not re.fullmatch(".+?".join(re.escape(p) for p in parts), heal.old_selector):
+        return None
+    new = rewrite(written, heal.renames)
+    return None if new is None else dataclasses.replace(heal, old_selector=written, new_selector=new)
+
+
 def _changed_since(heal: Heal, seen: list[str], what: str) -> Exception:
     """Why no selector at the heal's line is the old one (`seen`: the selectors that are there)."""
     if heal.new_selector in seen:
@@ -333,18 +352,21 @@ def _yaml_site(text: str, heal: Heal) -> tuple[_Site, Any]:
     _walk_yaml(root, (), uses, steps, table, heal.line)
     seen: list[str] = []
     for path, step in steps:
-        value = next((v for k, v in step.value if isinstance(k, ScalarNode) and k.value == "selector"), None)
-        if not isinstance(value, ScalarNode):
+        sub = _key_path(_at(data, path), heal.selector_key)
+        value = _yaml_node(step, sub) if sub else None
+        if not isinstance(value, ScalarNode) or sub is None:
             continue
         seen.append(value.value)
-        if value.value != heal.old_selector:
+        written = _as_written(heal, value.value)
+        if written is None:
             continue
+        heal = written
         if uses.get(id(value), 0) > 1:
             raise _Refused("the selector comes from a YAML anchor shared with other steps; edit the anchor by hand")
         if value.style in ("|", ">"):
             raise _Refused("the selector is written as a block scalar (| or >); edit the spec by hand")
         expected = copy.deepcopy(data)
-        _set(expected, path + ("selector",), heal.new_selector)
+        _set(expected, path + sub, heal.new_selector)
         new = heal.new_selector
         single = "'" + new.replace("'", "''") + "'"
         double = json.dumps(new, ensure_ascii=False)
@@ -379,6 +401,44 @@ def _yaml_reads(text: str, expected: Any) -> bool:
         return False
 
 
+def _at(data: Any, path: tuple[_Key, ...]) -> Any:
+    for part in path:
+        try:
+            data = data[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return data
+
+
+def _key_path(step: Any, key: str) -> tuple[_Key, ...] | None:
+    """Where in a step (its data) the healed selector is: `selector`, `for` (a wait), `await` (an
+    act's), or `fields.<name>` (an emit field's selector)."""
+    if not isinstance(step, dict):
+        return None
+    if key.startswith("fields."):
+        name = key[len("fields."):]
+        fields = step.get("fields")
+        for i, item in enumerate(fields if isinstance(fields, list) else []):
+            if isinstance(item, dict) and item.get("name") == name:
+                return ("fields", i, "selector")
+        return None
+    return (key,)
+
+
+def _yaml_node(node: Node, path: tuple[_Key, ...]) -> Node | None:
+    for part in path:
+        if isinstance(node, MappingNode):
+            found = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == part), None)
+        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
+            found = node.value[part]
+        else:
+            return None
+        if found is None:
+            return None
+        node = found
+    return node
+
+
 def _set(data: Any, path: tuple[_Key, ...], value: str) -> None:
     for part in path[:-1]:
         data = data[part]
@@ -399,19 +459,22 @@ def _json_site(text: str, heal: Heal) -> tuple[_Site, Any]:
         if line != heal.line or len(path) < 2 or path[-2] != "steps" or not isinstance(path[-1], int) \
                 or not isinstance(source.get(path), dict):
             continue
-        where = source.values.get(path + ("selector",))
-        value = source.get(path + ("selector",))
-        if where is None or not isinstance(value, str):
+        sub = _key_path(source.get(path), heal.selector_key)
+        where = source.values.get(path + sub) if sub else None
+        value = source.get(path + sub) if sub else None
+        if where is None or not isinstance(value, str) or sub is None:
             continue
         seen.append(value)
-        if value != heal.old_selector:
+        written = _as_written(heal, value)
+        if written is None:
             continue
+        heal = written
         start = table.starts[where[0] - 1] + where[1] - 1
         token = _JSON_STRING.match(text, start)
         if token is None:  # pragma: no cover - the parser just read a string here
             continue
         expected = copy.deepcopy(source.data)
-        _set(expected, path + ("selector",), heal.new_selector)
+        _set(expected, path + sub, heal.new_selector)
         # keep the file's own spelling of non-ASCII text: \\u escapes if it used them here
         ascii_first = "\\u" in token.group()
         tokens = (json.dumps(heal.new_selector, ensure_ascii=ascii_first),
@@ -469,7 +532,7 @@ def _robot_site(text: str, heal: Heal) -> tuple[_Site, Any]:
     seen: list[str] = []
     for token in _robot_calls(text, heal.line):
         match = match_keyword(token.value)
-        if not isinstance(match, Match) or "css" not in match.args or match.keyword.family != "action":
+        if not isinstance(match, Match) or "css" not in match.args:
             continue
         raw = match.args["css"]
         if search_variable(raw, ignore_errors=True).start >= 0:  # an unescaped ${...}, @{...}, ...

@@ -26,8 +26,8 @@ from typing import Any, Mapping, Sequence
 from flowwalk.events import Baseline, Failure, Finding, ScenarioFinished, StepFinished, Violation, to_json
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.summary import (
-    HEAL_MEANING, OUTCOME_ICONS, WRITTEN_MEANING, HealItem, gate_lead, gate_sections, group_failures, heal_policy_text,
-    healed_items, shards_line, verdict_headline, written_baselines,
+    HEAL_MEANING, OUTCOME_ICONS, WRITTEN_MEANING, HealItem, Refactor, gate_lead, gate_sections, group_failures,
+    heal_policy_text, healed_items, refactor_of, shards_line, verdict_headline, written_baselines,
 )
 from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
 
@@ -265,8 +265,25 @@ def _inline(markdown: str) -> str:
     return "".join(out)
 
 
+def _refactor(refactor: Refactor) -> str:
+    """A refactor's heals as one finding: its renames, and every selector to change as a diff."""
+    renames = "".join(f"<li><del><code>{_e(old)}</code></del> → <ins><code>{_e(new)}</code></ins> <small>used in "
+                      f"{tests} spec{'s' * (tests != 1)}, {steps} step{'s' * (steps != 1)}</small></li>"
+                      for old, new, tests, steps in refactor.renames)
+    said = refactor.said(lambda s: f"<code>{_e(s)}</code>")
+    return (f'<section class="heals refactor"><h2>A refactor <small>{said}. Keep it with <code>'
+            "flowwalk heal --report &lt;this folder&gt; --apply</code>, which writes exactly this diff.</small></h2>"
+            f"<ul>{renames}</ul><pre class=\"diff\">{_e(refactor.diff(len(refactor.edits)))}</pre></section>")
+
+
 def _heals(items: list[HealItem], policy: str) -> str:
-    """The healed selectors: old and new selector, how found, score, the screenshot at the heal."""
+    """The healed selectors: old and new selector, how found, score, the screenshot at the heal; a
+    refactor's heals as one finding first (`_refactor`)."""
+    refactor = refactor_of(items)
+    head = _refactor(refactor) if refactor else ""
+    items = [i for i in items if not i.renames]
+    if not items:
+        return head
     rows = []
     for item in items:
         link = safe_relative(item.screenshot)
@@ -279,7 +296,7 @@ def _heals(items: list[HealItem], policy: str) -> str:
                     f"<ins><code>{_e(item.new_selector)}</code></ins>{target}</td><td>{_e(item.method)}</td>"
                     f'<td class="num">{item.score:.2f}</td><td>{shot}</td></tr>')
     count = len(items)
-    return (f'<section class="heals"><h2>Healed selectors <small>{count} step{"s" * (count != 1)} '
+    return head + (f'<section class="heals"><h2>Healed selectors <small>{count} step{"s" * (count != 1)} '
             f"{_e(HEAL_MEANING)}; {_e(heal_policy_text(policy))}. Keep them with <code>flowwalk heal --report "
             "&lt;this folder&gt; --apply</code>.</small></h2><table><thead><tr><th>test</th>"
             "<th>old → new selector</th><th>found by</th><th>score</th><th>screenshot</th></tr></thead><tbody>"

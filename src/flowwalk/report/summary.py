@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
@@ -266,6 +266,8 @@ class HealItem:
     line: int
     step_index: int
     screenshot: str | None
+    #: the ids and classes a refactor renamed, as this heal showed them (heal/rename.py)
+    renames: tuple[tuple[str, str], ...] = ()
 
     @property
     def location(self) -> str:
@@ -292,8 +294,69 @@ def healed_items(verdict: Mapping[str, Any]) -> list[HealItem]:
                 new_selector=heal["new_selector"], method=str(heal.get("method") or "deterministic"),
                 score=float(heal.get("score") or 0.0), target=str(heal.get("target") or ""),
                 path=str(heal.get("path") or test.get("source") or ""), line=int(heal.get("line") or 0),
-                step_index=int(heal.get("step_index") or 0), screenshot=shot if isinstance(shot, str) else None))
+                step_index=int(heal.get("step_index") or 0), screenshot=shot if isinstance(shot, str) else None,
+                renames=tuple(sorted((str(k), str(v)) for k, v in (heal.get("renames") or {}).items()))))
     return items
+
+
+_COUNTS = ("No", "One", "Two", "Three", "Four", "Five", "Six", "Seven", "Eight", "Nine", "Ten")
+
+
+@dataclass(frozen=True)
+class Refactor:
+    """The run's heals that renamed ids and classes, as one finding: each rename, the tests that used
+    it, and the selectors to change (the diff `flowwalk heal --apply` writes)."""
+
+    #: (old, new, how many tests used it, how many steps it healed), most used first
+    renames: tuple[tuple[str, str, int, int], ...]
+    #: (spec path, line, old selector, new selector): each place once
+    edits: tuple[tuple[str, int, str, str], ...]
+    tests: int
+
+    @property
+    def headline(self) -> str:
+        """In Markdown: `Five selectors changed: `#a` → `#b` (used in 25 specs), …`."""
+        return self.said(lambda s: code(s, 120))
+
+    def said(self, shown_as: Callable[[str], str]) -> str:
+        """The headline, each selector shown by `shown_as` (Markdown code, HTML <code>)."""
+        n = len(self.renames)
+        count = _COUNTS[n] if n < len(_COUNTS) else str(n)
+        shown = ", ".join(f"{shown_as(old)} → {shown_as(new)} (used in {tests} spec{'s' * (tests != 1)})"
+                          for old, new, tests, _ in self.renames[:8])
+        more = f" and {n - 8} more" if n > 8 else ""
+        return f"{count} selector{'s' * (n != 1)} changed: {shown}{more}"
+
+    def diff(self, limit: int = 60) -> str:
+        """The selector changes file by file, as a diff a reader can check (`flowwalk heal --apply`
+        writes them into the files)."""
+        lines: list[str] = []
+        path = None
+        for where, line, old, new in self.edits[:limit]:
+            if where != path:
+                lines += [f"--- a/{where}", f"+++ b/{where}"]
+                path = where
+            lines += [f"@@ line {line} @@", f"-{old}", f"+{new}"]
+        if len(self.edits) > limit:
+            lines.append(f"# … and {len(self.edits) - limit} more selector(s)")
+        return "\n".join(lines)
+
+
+def refactor_of(items: Sequence[HealItem]) -> Refactor | None:
+    """The heals that renamed ids and classes, as one finding (None: no heal renamed any)."""
+    renamed = [item for item in items if item.renames]
+    if not renamed:
+        return None
+    tests: dict[tuple[str, str], set[str]] = {}
+    steps: dict[tuple[str, str], int] = {}
+    for item in renamed:
+        for rename in item.renames:
+            tests.setdefault(rename, set()).add(item.test_id)
+            steps[rename] = steps.get(rename, 0) + 1
+    ranked = sorted(tests, key=lambda r: (-len(tests[r]), r))
+    edits = sorted({(i.path, i.line, i.old_selector, i.new_selector) for i in renamed})
+    return Refactor(tuple((old, new, len(tests[(old, new)]), steps[(old, new)]) for old, new in ranked),
+                    tuple(edits), len({i.test_id for i in renamed}))
 
 
 def heal_policy_text(policy: str) -> str:
@@ -424,8 +487,24 @@ def render_written_baselines(items: Sequence[tuple[str, str]], limit: int = 50) 
     return "\n".join(lines) + "\n"
 
 
+def render_refactor(refactor: Refactor) -> str:
+    """A refactor's heals as one finding (summary.md; the PR comment says the same)."""
+    lines = [f"### A refactor: {refactor.headline}", "",
+             f"_{sum(r[3] for r in refactor.renames)} step(s) of {refactor.tests} test(s) found their elements "
+             "under the new names, each checked against what it saw in the earlier run; the specs still pin the "
+             "old ones._", "", "```diff", refactor.diff(), "```", "",
+             "Keep them: `flowwalk heal --report <this report folder> --apply` writes exactly these selector "
+             "changes."]
+    return "\n".join(lines) + "\n"
+
+
 def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
-    """The healed selectors as a Markdown section (summary.md)."""
+    """The healed selectors as a Markdown section (summary.md); a refactor's as one finding first."""
+    refactor = refactor_of(items)
+    head = render_refactor(refactor) + "\n" if refactor else ""
+    items = [i for i in items if not i.renames]
+    if not items:
+        return head
     count = len(items)
     lines = [f"### Healed selectors: {count}", "",
              f"_{count} step{'s' * (count != 1)} {plain(HEAL_MEANING)}; {heal_policy_text(policy)}_", "",
@@ -439,7 +518,7 @@ def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
         lines.append(f"\n… and {count - 100} more in report.html")
     lines += ["", "Keep them in the specs: `flowwalk heal --report <this report folder> --apply` writes exactly "
                   "these selector changes (or accept the suggestions on the pull request)."]
-    return "\n".join(lines) + "\n"
+    return head + "\n".join(lines) + "\n"
 
 
 def screenshot_missing(failure: Mapping[str, Any]) -> str:
@@ -625,6 +704,7 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
 
 
 
-__all__: Sequence[str] = ("CATEGORIES", "FailureGroup", "FailureItem", "group_failures", "not_run", "render_item",
+__all__: Sequence[str] = ("CATEGORIES", "FailureGroup", "FailureItem", "Refactor", "refactor_of", "render_refactor",
+                          "group_failures", "not_run", "render_item",
                           "render_summary", "verdict_headline", "counts_line", "shards_line", "code",
                           "plain")

@@ -33,7 +33,7 @@ from flowwalk.walk import healing, interact
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
-from flowwalk.walk.waits import Gate, allowlist_text, check_navigation, sleep_ms, wait_for, wait_in_rule
+from flowwalk.walk.waits import Gate, allowlist_text, check_navigation, sleep_ms, wait_for
 
 __all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
            "goto_step", "recover_target", "wait"]
@@ -112,7 +112,8 @@ def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: 
             raise StepFailed("TIMEOUT", f"wait {step.ms} ms cut short after {int(allowed)} ms",
                              expected=f"{step.ms} ms", observed=f"{int(allowed)} ms")
         return
-    selector, timeout, located = wait_in_rule(attempt, state, step.for_selector, visible=True)
+    selector, timeout, located = healing.wait_mended(attempt, state, step, step.for_selector, result, visible=True,
+                                                     key="for")
     if located is None:
         raise StepFailed("TIMEOUT", f"'{selector}' did not appear within {int(timeout)} ms",
                          expected=f"'{selector}' visible", observed="not visible")
@@ -193,7 +194,8 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         # Differs from aitester-bdd on purpose: it waits a fixed 30 s and IGNORES a missing
         # await target; here the wait is bounded by the rule timeout and a missing target
         # FAILS the step, since everything after it was written assuming it arrived.
-        awaited, wait_ms, arrived = wait_in_rule(attempt, state, step.await_selector, visible=False)
+        awaited, wait_ms, arrived = healing.wait_mended(attempt, state, step, step.await_selector, result,
+                                                        visible=False, key="await")
         if arrived is None:
             raise StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
                              expected=f"'{awaited}' attached after the action", observed="not attached")
@@ -219,9 +221,18 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
         gate.clear(None)
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
+        # a refactor's renames are mended at once (the run's heals, or on a quiet page the earlier
+        # fingerprint): not after the grace or the action timeout
+        mend = healing.mender(attempt, state, step, selector, step.selector, action=step.action,
+                              target=attempt.bindings.subst(step.target) if step.target else None)
         # the element's fingerprint comes with the match count (one round trip), when it is due
         found = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
-                         fingerprint=healing.fingerprint_due(attempt, step, selector), gate=gate)
+                         fingerprint=healing.fingerprint_due(attempt, step, selector), gate=gate, mend=mend)
+        if found is not None and mend is not None and mend.mended is not None:
+            assert state.current_index is not None
+            mend.record(state.current_index, result)
+            result.detail["selector"] = found.used
+            return found.element
         if found is not None:
             result.detail["selector"] = found.used
             if found.count > 1:

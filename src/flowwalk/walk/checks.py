@@ -91,6 +91,8 @@ class CheckResult:
     quiet_ms: float | None = None
     #: a list check that failed: the expected items against the observed ones (walk/items.py)
     diff: str = ""
+    #: the last read found the check's element (a check that failed without it judged nothing of it)
+    found: bool = True
 
 
 @dataclass(frozen=True)
@@ -660,7 +662,7 @@ def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabi
 def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
               stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
               early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None,
-              quiet: bool = True) -> CheckResult:
+              quiet: bool = True, mend: Callable[[], str | None] | None = None) -> CheckResult:
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable: read, let the
     stabilizer decide (walk/stabilizer.py: pass, fail, or read again at a time), wait, repeat.
 
@@ -668,8 +670,10 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as `early` and counts
     it as its first read when it was taken at most `window_ms` ago. With `stable_reads` 2 or more,
     each read also asks how long the page had been still (js/prelude.js `fw.quiet`) unless `quiet`
-    is False (the differential tests compare the two). Raises BrowserCrashed when the browser or
-    the page's renderer died during the check.
+    is False (the differential tests compare the two). `mend` (walk/healing.py `Mender`): asked
+    after each fresh read that found no element, until it gives a mended selector; the check then
+    goes on with that selector at once, its reads counted afresh, within the same deadline. Raises
+    BrowserCrashed when the browser or the page's renderer died during the check.
     """
     st = bounded(stabilize)
     check = _Check(expect, scope, quiet=quiet and st.stable_reads > 1)
@@ -691,6 +695,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
         if isinstance(decision, Pass):
             return CheckResult(True, state.reads, check.expected, obs.observed, None, (clock() - started) * 1000,
                                obs.selector, stability=decision.how, quiet_ms=decision.quiet_ms)
+        if mend is not None and obs.ok is False and not obs.found and not obs.fatal:
+            mended = mend()
+            if mended is not None:
+                expect, mend = replace(expect, selector=mended), None
+                check = _Check(expect, scope, quiet=check.quiet)
+                state = Stabilizer(st, deadline=state.deadline)
+                continue
         if isinstance(decision, Fail):
             break
         if hook is not None:
@@ -728,7 +739,8 @@ def _failed(session: PageSession, check: _Check, obs: _Read, state: Stabilizer, 
             code = "ELEMENT_NOT_FOUND"
             observed = _clip(f"{observed}; only inside the frame {frame}", 300)
     return CheckResult(False, state.reads, check.expected, observed, code, (clock() - started) * 1000,
-                       obs.selector, frame, diff=obs.diff if obs.ok is False and not state.stale else "")
+                       obs.selector, frame, diff=obs.diff if obs.ok is False and not state.stale else "",
+                       found=obs.found)
 
 
 def _frame_label(frame: Reader) -> str:

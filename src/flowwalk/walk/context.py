@@ -21,6 +21,7 @@ from typing import Any, Callable, Literal, Mapping
 from flowwalk.agent import Agent
 from flowwalk.cooperative import CancelToken
 from flowwalk.events import Event
+from flowwalk.heal.cache import HealMap
 from flowwalk.heal.fingerprint import FingerprintStore
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor
@@ -81,6 +82,8 @@ class RunContext:
     agent: Agent | None = field(default=None, compare=False)
     #: the last fingerprint of each pinned selector (an earlier run's, then this run's own)
     fingerprints: FingerprintStore = field(default_factory=FingerprintStore, compare=False)
+    #: the heals accepted in this run, per page and broken selector (heal/cache.py); shared by every worker
+    heals: HealMap = field(default_factory=HealMap, compare=False, repr=False)
     #: the sessions this run's setups save (walk/sessions.py); shared by every worker
     sessions: SessionBook = field(default_factory=SessionBook, compare=False, repr=False)
     #: --max-failures' count, shared by every worker (see stop_reason)
@@ -106,7 +109,7 @@ class RunContext:
         )
 
     def for_worker(self, worker: int) -> "RunContext":
-        # the agent, the fingerprint store and the sessions stay shared: one of each per run
+        # the agent, the fingerprint store, the heals and the sessions stay shared: one of each per run
         return dataclasses.replace(self, worker=worker)
 
     def elapsed_s(self) -> float:

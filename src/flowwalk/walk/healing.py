@@ -15,37 +15,46 @@
   `quota_exceeded` when the model was needed and could not answer). A pinned selector's heal
   becomes a `healed` finding (events.Heal) and is acted on for this run only; a step with no
   pinned selector has nothing to heal, so its pick is recorded as the step's selector only.
-- `contradicted` (a check that fails later in the same rule): the heal is what was wrong, so the
-  failure is HEAL_CONTRADICTED (`spec_step_unresolvable`), never `assertion_failed`.
+- `contradicted` (a check that fails later in the same rule, having found its own element): a heal
+  with no fingerprint to hold it to is what was wrong, so the failure is HEAL_CONTRADICTED
+  (`spec_step_unresolvable`), never `assertion_failed`.
+- `Mender` (any selector a step uses: an act's, a wait's, a check's, an await, an extract, an emit
+  field; `mender` refuses absence claims): when it matches nothing, the run's heals (heal/cache.py)
+  with one read, else on a quiet page the earlier fingerprint over one candidates read, as renames
+  of its ids and classes (heal/rename.py) that the element found must hold; `wait_mended` waits
+  for a selector that way, `remember_check` keeps a passing check's fingerprint.
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
 from urllib.parse import urlsplit
 
 from flowwalk import events as ev
 from flowwalk.agent import runtime_code as model_code
 from flowwalk.browser.errors import InvalidSelector, PageError, PageGone
 from flowwalk.browser.locate import scoped, split_pipe
-from flowwalk.browser.records import Element, Reader
+from flowwalk.browser.records import Element, Match, Reader
+from flowwalk.heal.cache import Accepted, signature
 from flowwalk.heal.decide import Ranked
 from flowwalk.heal.find import HealOutcome, Lookup, consult, elements_of, judge
-from flowwalk.heal.fingerprint import fresh
+from flowwalk.heal.fingerprint import bound, fresh
 from flowwalk.heal.meaning import PageElement
-from flowwalk.model import Act
+from flowwalk.heal.rename import holds, renames_from, rewrite, tokens
+from flowwalk.model import Act, Step
 from flowwalk.walk.attempt import Attempt, HealRecord, RuleState
 from flowwalk.walk.evidence import screenshot
 from flowwalk.walk.outcomes import StepFailed, StepResult
-from flowwalk.walk.waits import POLL_S, sleep_ms
+from flowwalk.walk.waits import POLL_S, sleep_ms, wait_for
 
 if TYPE_CHECKING:
     from flowwalk.agent import Agent, ModelCall
 
-__all__ = ["Asking", "fingerprint_due", "has_fingerprint", "remember", "find", "read_candidates", "seek",
-           "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS"]
+__all__ = ["Asking", "fingerprint_due", "has_fingerprint", "remember", "remember_check", "find", "read_candidates",
+           "seek", "act_on", "contradicted", "CONTRADICTABLE", "GRACE_MS", "Mended", "Mender", "mender", "absence",
+           "QUIET_MS", "wait_mended"]
 
 #: failures of a later check that a heal earlier in the rule turns into HEAL_CONTRADICTED
 CONTRADICTABLE = ("EXPECT_STATE_MISMATCH", "VERIFICATION_FAILED")
@@ -70,9 +79,15 @@ class Asking:
 # --- the passing path: fingerprints ----------------------------------------------------------------
 
 
-def fingerprint_due(attempt: Attempt, step: Act, selector: str) -> bool:
-    """Must this act's fingerprint be taken afresh (else it is carried over)?"""
-    return not attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector)
+def _exact(step: Step) -> bool:
+    """A step other than an act keeps its own fingerprints: what a check saw (its text) is its own,
+    never another step's that used the same selector."""
+    return not isinstance(step, Act)
+
+
+def fingerprint_due(attempt: Attempt, step: Step, selector: str) -> bool:
+    """Must this step's fingerprint be taken afresh (else it is carried over)?"""
+    return not attempt.run.fingerprints.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
 
 
 def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
@@ -80,15 +95,21 @@ def has_fingerprint(attempt: Attempt, step: Act, selector: str) -> bool:
     return attempt.run.fingerprints.get(step.loc.path, step.loc.line, selector) is not None
 
 
-def remember(attempt: Attempt, step: Act, selector: str, fingerprint: Any, result: StepResult) -> None:
-    """Record the fingerprint of the element `selector` matched (see the module docstring)."""
+def remember(attempt: Attempt, step: Step, selector: str, fingerprint: Any, result: StepResult, *,
+             also: bool = False) -> None:
+    """Record the fingerprint of the element `selector` matched (see the module docstring): the
+    step's `detail.fingerprint`, or with `also` (a step's further selector: an await, an emit field)
+    one of its `detail.fingerprints`."""
     store = attempt.run.fingerprints
     record = fresh({"fp": fingerprint}, selector, attempt.redact) if fingerprint is not None else None
     if record is None:
-        record = store.carry(step.loc.path, step.loc.line, selector)
+        record = store.carry(step.loc.path, step.loc.line, selector, exact=_exact(step))
     if record is None:
         return
-    result.detail["fingerprint"] = record
+    if also:
+        result.detail.setdefault("fingerprints", []).append(record)
+    else:
+        result.detail["fingerprint"] = record
     if record.get("age") == 0:
         store.put(step.loc.path, step.loc.line, selector, record)
 
@@ -292,10 +313,237 @@ def _healed(attempt: Attempt, state: RuleState, index: int, step: Act, selector:
                                         "age": (age if isinstance(age, int) else 0) + 1}
 
 
-def contradicted(state: RuleState, code: str, message: str) -> tuple[str, str]:
-    """(code, message) of a failing check: HEAL_CONTRADICTED when an act of this rule was healed."""
-    if code not in CONTRADICTABLE or not state.heals:
+def contradicted(state: RuleState, code: str, message: str, *, found: bool = True) -> tuple[str, str]:
+    """(code, message) of a failing check: HEAL_CONTRADICTED when an act of this rule was healed
+    without a fingerprint to hold it to, and the check found its own element and saw it wrong. A
+    check that did not find its element (`found` False) says nothing about an earlier heal; a heal
+    whose fingerprint held (`Mender`) was judged by its own step and is never in `state.heals`."""
+    if code not in CONTRADICTABLE or not state.heals or not found:
         return code, message
     heal = state.heals[-1]
     return "HEAL_CONTRADICTED", (f"step {heal.index} was healed to '{heal.new}' and the next check failed, so "
                                  f"the heal was wrong: {message}")
+
+
+# --- every selector a step uses: a refactor mended -------------------------------------------------
+
+#: a page that has not changed for this long is quiet: a selector that matches nothing on it now is
+#: not still coming, so the page's candidates are read at once (RFC 010's record of stillness)
+QUIET_MS = 100
+#: checks whose claim holds on a page without their element: never healed (a heal could only turn
+#: a true "not there" into a claim about something else)
+ABSENT_KINDS = ("hidden", "selector_absent")
+#: checks of an element's text: its fingerprint must hold the same text
+TEXT_KINDS = ("text_contains", "has_text", "text_matches", "texts")
+
+
+def absence(kind: str, op: str | None = None, count: int | None = None) -> bool:
+    """Does a check of `kind` claim absence: would it pass on a page without its element
+    (`hidden`, `selector_absent`, any `*_not_*`, a `count` that may be 0)?"""
+    if kind in ABSENT_KINDS or "_not_" in kind:
+        return True
+    return kind == "count" and (op == "lte" or not count)
+
+
+@dataclass(frozen=True)
+class Mended:
+    """A selector that matched nothing, mended: as used now, as the spec should write it, and why."""
+
+    selector: str
+    written: str
+    method: str
+    score: float
+    renames: Mapping[str, str]
+    reason: str
+    found: Match
+    candidates: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass
+class Mender:
+    """One selector of one step (`selector` as used, `written` as the spec has it) that may be mended
+    when it matches nothing: from the run's heals (one read), else, on a quiet page, from the earlier
+    run's fingerprint of its element over one read of the page's candidates, as renames of its ids
+    and classes (heal/rename.py). A check (`check`) is mended only when its own fingerprint exists and
+    holds (with `text`, its text too). `key`: the spec's key that holds the selector (events.Heal)."""
+
+    attempt: Attempt
+    state: RuleState
+    step: Step
+    selector: str
+    written: str
+    check: bool = True
+    text: bool = False
+    action: str | None = None
+    target: str | None = None
+    key: str = "selector"
+    mended: Mended | None = None
+    #: the page's last change (ms, monotonic) when its candidates were last read for this selector
+    _read_at_change: float | None = None
+    #: time spent trying to mend (the reads of the run's heals and of the candidates), ms
+    spent_ms: float = 0.0
+
+    @property
+    def fingerprint(self) -> dict[str, Any] | None:
+        loc = self.step.loc
+        return self.attempt.run.fingerprints.get(loc.path, loc.line, self.selector, exact=_exact(self.step))
+
+    def __call__(self) -> Mended | None:
+        """One try (see the class docstring); the mended selector is kept in `mended` too."""
+        if self.mended is None:
+            started = time.monotonic()
+            self.mended = self._try()
+            self.spent_ms += (time.monotonic() - started) * 1000
+        return self.mended
+
+    def _try(self) -> Mended | None:
+        fp = self.fingerprint
+        if self.check and fp is None:
+            return None   # a check heals only from what it checked before, never from words alone
+        page = signature(self.attempt.page.last_url())
+        heals = self.attempt.run.heals
+        known = heals.get(page, self.selector)
+        renames = dict(known.renames) if known else heals.renames(page)
+        again = known.selector if known else rewrite(self.selector, renames)
+        if again:
+            found = self._holds(again, fp)
+            if found is not None:
+                return self._mended(again, renames, "run", 1.0, "a heal accepted earlier in this run", found)
+            if known:
+                heals.drop(page, self.selector)
+        if fp is None or not self._quiet():
+            return None
+        lookup = Lookup(target=self.target, fingerprint=fp, action=self.action, scope=self.state.scope,
+                        pinned=self.selector)
+        judgement = judge(lookup, read_candidates(self.attempt.page, lookup, self.attempt.redact))
+        winner = judgement.winner
+        if winner is None or not winner.element.fingerprint:
+            return None
+        mine = set(tokens(self.selector))
+        renames = {k: v for k, v in renames_from(fp, winner.element.fingerprint).items() if k in mine}
+        again = rewrite(self.selector, renames)
+        found = self._holds(again, fp) if again else None
+        if again is None or found is None:
+            return None
+        heals.put(page, self.selector, Accepted(again, renames))
+        return self._mended(again, renames, "renamed", round(min(winner.score, 1.0), 3), judgement.decision.reason,
+                            found, judgement.kept)
+
+    def _quiet(self) -> bool:
+        """Has the page been still for QUIET_MS, and changed since its candidates were last read?"""
+        try:
+            quiet = self.attempt.page.url_state().quiet
+        except PageGone:
+            raise
+        except PageError:
+            return False
+        if quiet is None or quiet.ms < QUIET_MS:
+            return False
+        changed_at = time.monotonic() * 1000 - quiet.ms
+        if self._read_at_change is not None and abs(changed_at - self._read_at_change) < QUIET_MS:
+            return False   # nothing changed since the last read of the candidates: the same answer
+        self._read_at_change = changed_at
+        return True
+
+    def _holds(self, selector: str, fp: Mapping[str, Any] | None) -> Match | None:
+        """One read of `selector`: what it matches, when its first match is the fingerprinted element."""
+        try:
+            found = self.attempt.page.match(selector, self.state.scope, fingerprint=True)
+        except PageGone:
+            raise
+        except (PageError, InvalidSelector):
+            return None
+        if found.count == 0:
+            return None
+        if fp is not None:
+            now = bound(found.fingerprint)
+            if now is None or not holds(fp, now, text=self.text):
+                return None
+        return found
+
+    def _mended(self, selector: str, renames: Mapping[str, str], method: str, score: float, reason: str,
+                found: Match, candidates: tuple[dict[str, Any], ...] = ()) -> Mended:
+        written = rewrite(self.written, renames) if renames else None
+        return Mended(selector, written or selector, method, score, dict(renames), reason, found, candidates)
+
+    def record(self, index: int, result: StepResult) -> None:
+        """The mended selector as this step's heal: its detail, a `healed` finding (once per step and
+        selector), and the pinned selector's fingerprint carried on for the next run."""
+        m = self.mended
+        assert m is not None
+        state, step = self.state, self.step
+        how = "from a heal earlier in this run" if m.method == "run" else f"{m.method}, score {m.score:.2f}"
+        result.recovery.record("re_resolve_target", "recovered",
+                               f"'{self.selector}' matched nothing; healed to {m.selector} ({how}: {m.reason})")
+        healed = result.detail.setdefault("heals", [])
+        healed.append({"key": self.key, "from": self.selector, "to": m.selector, "method": m.method,
+                       "score": m.score, "renames": dict(m.renames), "heal_ms": round(self.spent_ms, 1)})
+        old = self.fingerprint
+        if old is not None:
+            age = old.get("age")
+            carried = {**old, "pinned": self.selector, "age": (age if isinstance(age, int) else 0) + 1}
+            if self.key == "selector":
+                result.detail["fingerprint"] = carried
+            else:
+                result.detail.setdefault("fingerprints", []).append(carried)
+        if any(f.heal is not None and f.step_index == index and f.heal.old_selector == self.written
+               and f.heal.selector_key == self.key for f in state.findings):
+            return   # a retry-redo replay mended this step the same way again: one finding is enough
+        heal = ev.Heal(old_selector=self.written, new_selector=m.written, method=m.method, score=m.score,
+                       target=self.target or "", step_index=index, path=step.loc.path, line=step.loc.line,
+                       candidates=m.candidates, selector_key=self.key, kind=type(step).__name__.lower(),
+                       renames=dict(m.renames))
+        state.add_finding(ev.Finding(
+            severity="warning", source="step", kind="healed", step_index=index, heal=heal,
+            message=f"step {index} ({step.text}): '{self.written}' matched nothing; healed to '{m.written}' "
+                    f"({how}); keep it with flowwalk heal"))
+
+
+def mender(attempt: Attempt, state: RuleState, step: Step, selector: str | None, written: str | None, *,
+           kind: str | None = None, op: str | None = None, count: int | None = None, action: str | None = None,
+           target: str | None = None, key: str = "selector") -> Mender | None:
+    """A Mender for a selector a step uses, or None when it may not be mended: no selector, or a check
+    whose claim is absence (`absence`). `kind`: the check's kind (None: a wait, an await, an extract,
+    an emit field, which claim their element is there); `action`: an act's."""
+    if not selector or not written or (kind is not None and absence(kind, op, count)):
+        return None
+    return Mender(attempt, state, step, selector, written, check=action is None, text=kind in TEXT_KINDS,
+                  action=action, target=target, key=key)
+
+
+def remember_check(attempt: Attempt, step: Step, selector: str, scope: str | None, result: StepResult) -> None:
+    """After a check of `selector` passed: its element's fingerprint, carried, or taken afresh with one
+    read when due (every REFRESH_RUNS runs), so that a later run can heal the check."""
+    probed = None
+    if fingerprint_due(attempt, step, selector):
+        try:
+            probed = attempt.page.match(selector, scope, fingerprint=True).fingerprint
+        except PageGone:
+            raise
+        except (PageError, InvalidSelector):
+            return
+        if probed is None:
+            return
+    remember(attempt, step, selector, probed, result)
+
+
+def wait_mended(attempt: Attempt, state: RuleState, step: Step, written: str | None, result: StepResult, *,
+                visible: bool, key: str = "selector") -> tuple[str, float, Match | None]:
+    """Wait, within the rule's observation time, for a selector a step claims is there (a wait, an
+    await, an extract; `written` as the spec has it): mended when it breaks (`Mender`, the spec's
+    `key`), its element's fingerprint kept when it matches. (the selector used, the time it was
+    given in ms, what it matched or None)."""
+    selector = attempt.bindings.subst(written)
+    assert selector is not None
+    timeout = state.budget.cap_ms(state.observe_ms)
+    mend = mender(attempt, state, step, selector, written, key=key)
+    found = wait_for(attempt, selector, state.scope, timeout, visible=visible,
+                     fingerprint=fingerprint_due(attempt, step, selector), mend=mend)
+    if found is None:
+        return selector, timeout, None
+    if mend is not None and mend.mended is not None:
+        assert state.current_index is not None
+        mend.record(state.current_index, result)
+        return mend.mended.selector, timeout, found
+    remember(attempt, step, selector, found.fingerprint, result, also=key not in ("selector", "for"))
+    return selector, timeout, found

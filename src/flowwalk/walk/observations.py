@@ -30,9 +30,9 @@ from flowwalk.walk.boundary import halt_if_gone, halting, short
 from flowwalk.walk.checks import read_ahead, run_check
 from flowwalk.walk.evidence import failure_context, with_failure_evidence
 from flowwalk.walk.outcomes import StepFailed, StepResult, Unit, only_in_frame
-from flowwalk.walk import snapshots
+from flowwalk.walk import healing, snapshots
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
-from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms, wait_in_rule
+from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms
 
 #: expect kinds that look at the whole page (or an element's subtree) with their own waiting:
 #: baselines and axe-core (walk/snapshots.py), never read ahead
@@ -107,9 +107,18 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
         wanted = (step.timeout_ms if step.timeout_ms is not None
                   else state.rule.timeout_ms or attempt.settings.expect_timeout_ms)
     timeout = state.budget.cap_ms(wanted)
+    # a check whose selector breaks is mended from its own earlier fingerprint (never an absence claim)
+    mend = healing.mender(attempt, state, step, expected.selector, step.selector, kind=step.kind, op=step.op,
+                          count=step.count) if role == "body" else None
     check = run_check(attempt.session, expected, scope=state.scope, timeout_ms=int(timeout),
-                      stabilize=_stabilize(attempt, step), early=early, while_waiting=hook)
+                      stabilize=_stabilize(attempt, step), early=early, while_waiting=hook,
+                      mend=(lambda: m.selector if (m := mend()) is not None else None) if mend else None)
     result.reads = check.reads
+    if mend is not None and mend.mended is not None:
+        assert state.current_index is not None
+        mend.record(state.current_index, result)
+    elif check.passed and expected.selector and mend is not None:
+        healing.remember_check(attempt, step, expected.selector, state.scope, result)
     if check.passed:
         # how its stability was shown: RFC 010's consecutive reads, the page's own record of having
         # been still for the interval(s) before one matching read, or a match in the captured
@@ -133,7 +142,8 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
                              expected=check.expected, observed=check.observed)
         raise StepFailed(check.runtime_code or "EXPECT_STATE_MISMATCH",
                          f"{what}: expected {check.expected}; observed {check.observed}",
-                         expected=check.expected, observed=check.observed, diff=check.diff)
+                         expected=check.expected, observed=check.observed, diff=check.diff,
+                         found=check.found)
 
 
 # --- extract and emit ---------------------------------------------------------------------------
@@ -141,7 +151,7 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
 
 def extract(attempt: Attempt, state: RuleState, step: Extract, role: ev.Role, result: StepResult) -> None:
     """Store the (trimmed) text of the selector's first match as `step.into`."""
-    selector, _, found = wait_in_rule(attempt, state, step.selector, visible=False)
+    selector, _, found = healing.wait_mended(attempt, state, step, step.selector, result, visible=False)
     if found is None:
         raise StepFailed("ELEMENT_NOT_FOUND", f"extract: no element matches '{selector}'",
                          expected=f"an element matching '{selector}'", observed="nothing matched")
@@ -157,7 +167,7 @@ def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: ev.Role, r
     errors: dict[str, str] = {}
     for f in step.fields:
         try:
-            fields[f.name] = _emit_field(attempt, f, state.scope)
+            fields[f.name] = _emit_field(attempt, state, step, f, result)
         except StepFailed as failed:
             fields[f.name] = None
             errors[f.name] = failed.message
@@ -172,8 +182,8 @@ def emit_record(attempt: Attempt, state: RuleState, step: Emit, role: ev.Role, r
         result.detail["errors"] = errors
 
 
-def _emit_field(attempt: Attempt, f: EmitField, scope: str | None) -> Any:
-    page = attempt.page
+def _emit_field(attempt: Attempt, state: RuleState, step: Emit, f: EmitField, result: StepResult) -> Any:
+    page, scope = attempt.page, state.scope
     if f.source in ("url", "title"):
         return page.value(None, f.source)
     selector = attempt.bindings.subst(f.selector) if f.selector else None
@@ -181,9 +191,21 @@ def _emit_field(attempt: Attempt, f: EmitField, scope: str | None) -> Any:
         return _cap(page.value(None, "js", expr=f.expr))
     if not selector:
         raise StepFailed("ELEMENT_NOT_FOUND", f"field '{f.name}' ({f.source}) needs a selector")
-    found = page.match(selector, scope)
+    # what reads an element is mended when its selector breaks; a count or a state (0, false) is an
+    # answer about absence, never healed
+    reads = f.source not in ("count", "is_visible", "is_enabled", "is_checked")
+    found = page.match(selector, scope, fingerprint=reads and healing.fingerprint_due(attempt, step, selector))
     if f.source == "count":
         return found.count
+    if found.count == 0 and reads:
+        mend = healing.mender(attempt, state, step, selector, f.selector, key=f"fields.{f.name}")
+        mended = mend() if mend is not None else None
+        if mend is not None and mended is not None:
+            assert state.current_index is not None
+            mend.record(state.current_index, result)
+            found = mended.found
+    elif reads:
+        healing.remember(attempt, step, selector, found.fingerprint, result, also=True)
     if found.count == 0:
         if f.source in ("is_visible", "is_enabled", "is_checked"):
             return False

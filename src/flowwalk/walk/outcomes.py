@@ -32,8 +32,10 @@ class StepFailed(Exception):
     def __init__(self, code: str, message: str, *, expected: str = "", observed: str = "",
                  candidates: tuple[dict[str, Any], ...] = (), caused_by: tuple[int, Step] | None = None,
                  baseline: ev.Baseline | None = None, violations: tuple[ev.Violation, ...] = (),
-                 diff: str = ""):
+                 diff: str = "", found: bool = True):
         super().__init__(message)
+        #: a check's last read found its element (False: it judged nothing of an earlier heal)
+        self.found = found
         #: a list check's expected items against the observed ones (walk/items.py)
         self.diff = diff
         #: a baseline check's evidence; an accessibility check's violations

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import time
-from typing import Callable, Sequence
+from typing import Callable, Protocol, Sequence
 
 from flowwalk.browser.errors import NavigationBlocked
 from flowwalk.browser.records import Match
@@ -20,10 +20,23 @@ from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import halting
 from flowwalk.walk.outcomes import StepFailed
 
-__all__ = ["Gate", "POLL_S", "allowlist_text", "check_navigation", "sleep_ms", "wait_for", "wait_in_rule"]
+
+class Mended(Protocol):
+    """A selector a mender mended (walk/healing.py `Mended`): the selector, and what it matched."""
+
+    @property
+    def selector(self) -> str: ...
+
+    @property
+    def found(self) -> Match: ...
+
+__all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
 POLL_S = 0.1
+#: while a selector that may be mended matches nothing, one wait for it lasts at most this long
+#: before the mender is asked again (the page may have gone quiet without it)
+SETTLE_MS = 250
 
 
 @dataclasses.dataclass(frozen=True)
@@ -47,49 +60,40 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
-             visible: bool, fingerprint: bool = False, gate: Gate | None = None) -> Match | None:
+             visible: bool, fingerprint: bool = False, gate: Gate | None = None,
+             mend: Callable[[], Mended | None] | None = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
     the moment it lands, in one round trip). A pipe fallback: `Page.match` polled every POLL_S.
     `fingerprint`: the match that is returned carries its first element's. `gate`: the first read
     also asks whether its interrupts could be showing, and they are cleared before anything is
-    judged; the selector is read again when that clicked something.
+    judged; the selector is read again when that clicked something. `mend` (walk/healing.py
+    `Mender`): asked after every read that matched nothing, until it mends the selector; meanwhile
+    each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
+    once, not at the timeout. The Match returned is then the mended selector's.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
     if gate is not None and gate.selectors and gate.clear(found.gate):
         found = page.match(selector, scope, fingerprint=fingerprint)
-    if found.count > 0 and (not visible or page.is_visible(found.element)):
-        return found
-    if len(found.tried) == 1:
+    while True:
+        if found.count > 0 and (not visible or page.is_visible(found.element)):
+            return found
+        if mend is not None and found.count == 0:
+            mended = mend()
+            if mended is not None:
+                selector, fingerprint, mend, found = mended.selector, False, None, mended.found
+                continue
         left = int((end - time.monotonic()) * 1000)
         if left < 1:
             return None   # timeout 0 would mean "no timeout" to Playwright
-        if not page.wait_for(found.element, visible=visible, timeout_ms=left):
-            return None
+        if len(found.tried) == 1:
+            page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
+        else:
+            sleep_ms(attempt, min(POLL_S * 1000, left))
         found = page.match(selector, scope, fingerprint=fingerprint)
-        if found.count > 0:
-            return found
-        # it went again between the wait and the count: back to polling what is left
-    while True:
-        if time.monotonic() >= end:
-            return None
-        sleep_ms(attempt, min(POLL_S, max(end - time.monotonic(), 0)) * 1000)
-        found = page.match(selector, scope, fingerprint=fingerprint)
-        if found.count > 0 and (not visible or page.is_visible(found.element)):
-            return found
-
-
-def wait_in_rule(attempt: Attempt, state: RuleState, written: str | None, *,
-                 visible: bool) -> tuple[str, float, Match | None]:
-    """Wait, within the rule's observation time, for the selector as `written` (substituted):
-    (the selector, the time it was given in ms, what it matched or None)."""
-    selector = attempt.bindings.subst(written)
-    assert selector is not None
-    timeout = state.budget.cap_ms(state.observe_ms)
-    return selector, timeout, wait_for(attempt, selector, state.scope, timeout, visible=visible)
 
 
 def allowlist_text(attempt: Attempt) -> str:

@@ -25,6 +25,8 @@
     if (el.id && ident.test(el.id)) tries.push('#' + el.id);
     const aria = el.getAttribute('aria-label');
     if (aria && aria.trim()) tries.push(tag + '[aria-label=' + quote(aria) + ']');
+    const title = el.getAttribute('title');
+    if (title && title.trim() && /^(a|button)$/.test(tag)) tries.push(tag + '[title=' + quote(title) + ']');
     const name = el.getAttribute('name');
     if (name && /^(input|select|textarea|button)$/.test(tag)) tries.push(tag + '[name=' + quote(name) + ']');
     const href = el.getAttribute('href');
@@ -75,7 +77,10 @@
   // lists and tables, with their rows
   const lists = [];
   const inList = new Set();
-  for (const el of Array.from(document.querySelectorAll('ul, ol, table, [role=list], [role=table], [role=grid]')).slice(0, 60)) {
+  // a container of sibling `article`s (a single-page app's cards) is a list too
+  const cards = Array.from(document.querySelectorAll('article')).map((a) => a.parentElement)
+    .filter((p, i, all) => p && all.indexOf(p) === i && p.querySelectorAll(':scope > article').length >= 1);
+  for (const el of [...Array.from(document.querySelectorAll('ul, ol, table, [role=list], [role=table], [role=grid]')), ...cards].slice(0, 60)) {
     if (el.closest('nav, [role=navigation]')) continue;
     const sel = nameSel(el);
     if (!sel) continue;
@@ -83,6 +88,7 @@
     let items, item;
     if (el.localName === 'table') { items = Array.from(el.tBodies.length ? el.tBodies[0].rows : el.rows).filter((r) => !r.querySelector('th') || r.querySelector('td')); item = el.tBodies.length ? 'tbody > tr' : 'tr'; }
     else if (table) { items = Array.from(el.querySelectorAll('[role=row]')).filter((r) => !r.querySelector('[role=columnheader]')); item = '[role=row]'; }
+    else if (cards.includes(el)) { items = Array.from(el.children).filter((c) => c.localName === 'article' && fw.visible(c)); item = 'article'; }
     else { items = Array.from(el.children).filter((c) => c.localName === 'li' || c.getAttribute('role') === 'listitem'); item = items.length && items[0].localName !== 'li' ? '[role=listitem]' : 'li'; }
     const rows = items.slice(0, limit).map((row) => {
       const controls = Array.from(row.querySelectorAll(controlSel)).slice(0, 12);
