@@ -9,8 +9,9 @@ published; the report of that run is the earlier report the refactored run heals
 - on the refactored app, with `--fingerprints` of that report, all 28 pass: acts, waits, every
   kind of check that claims an element, `await:` and emit fields healed, each reviewable;
   absence checks never healed;
-- `flowwalk heal --apply` writes the renames into the spec files, steps files included, and the
-  next run passes with no heal;
+- `flowwalk heal --apply` writes the renames into every selector of the suites, steps files and
+  absence checks included (no spec names an old id or class after it), and the next run passes
+  with no heal; with what the absence checks deny planted in the app, each of them fails;
 - with "adding does nothing" planted in the refactored app, every spec (each one adds) fails.
 """
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,7 +31,7 @@ import pytest
 from flowwalk.serve import StaticServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from todomvc_refactor import IDS, original, refactored  # noqa: E402
+from todomvc_refactor import CLASSES, IDS, original, refactored  # noqa: E402
 
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc_refactor")]
 
@@ -118,9 +120,25 @@ def test_heal_apply_keeps_the_renames_and_the_next_run_heals_nothing(runs: dict[
     assert "#todos li:nth-child({{position}}) label" in edit   # the variable kept
     adds = (project / "refactor/adds.flow.yaml").read_text()
     assert '{type: wait, for: "#todo-input"}' in adds and '"#items-left"}' in adds
+    # every use of a renamed id or class, not only the steps that healed: absence checks too
+    stale = re.compile("|".join([rf"#{re.escape(a)}(?![\w-])" for a in IDS]
+                                + [rf"\.{re.escape(a)}(?![\w-])" for a in CLASSES]))
+    left = [(str(f.relative_to(project)), m.group()) for f in sorted(project.rglob("*.yaml"))
+            for m in stale.finditer(f.read_text())]
+    assert not left, left
     code, verdict, records = _run(project, runs["moved"], base / "again")
     assert code == 0 and verdict["counts"]["passed"] == 28, verdict["counts"]
     assert not [s for s in _steps(records) if s["detail"].get("heals")]
+    # the renamed absence checks still deny: with what they deny planted, each fails at its check
+    denied = refactored(PACKAGE, base / "denied", deny=True)
+    _, verdict, records = _run(project, denied, base / "denied-run")
+    absence = {"examples/todomvc/clear-completed/hidden-without-completed.flow.yaml",
+               "examples/todomvc/editing/hides-controls.flow.yaml", "refactor/completes.flow.yaml"}
+    failed = {t["source"].split("#")[0]: t for t in verdict["tests"] if t["status"] != "passed"}
+    assert absence <= set(failed), sorted(failed)
+    failing = [s for s in _steps(records) if s["status"] == "failed"]
+    assert {s["text"].split()[1] for s in failing if s["path"] in absence} == {"hidden"}, \
+        [(s["path"], s["text"], s["status"]) for s in failing]
 
 
 def test_adding_that_does_nothing_still_fails_every_spec_that_adds(runs: dict[str, Any]) -> None:

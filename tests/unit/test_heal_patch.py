@@ -391,3 +391,84 @@ def test_an_escaped_robot_variable_is_a_literal_and_an_alias_bomb_is_refused(tmp
     (skip,) = patch.skipped
     assert skip.path == "bomb.flow.yaml" and "no longer a readable spec" in skip.reason
     assert "100,000 nodes" in skip.reason
+
+
+REFACTORED_FLOW = """\
+spec_version: "1.1"
+name: adds
+url: /
+steps:
+  - {type: act, action: fill, selector: "#new-todo", value: milk}
+  - {type: expect, kind: hidden, selector: "#clear-completed"}   # absence: never healed, still renamed
+  - {type: expect, kind: text_contains, value: "#new-todo"}      # a text, not a selector
+  - {type: expect, kind: screenshot, name: list, mask: ["#todo-list .toggle", ".clock"]}
+"""
+REFACTORED_RULES = """\
+rules_version: "1"
+verification: todos
+dismiss: ["#clear-completed.banner"]
+scenarios:
+  - name: s
+    url: /
+    rules:
+      - name: list
+        child_scope: '#todo-list'
+        steps:
+          - type: expect
+            kind: count
+            selector: '#todo-list li:nth-child({{position}}) .toggle'
+            equals: 0
+"""
+REFACTORED_JSON = '{"spec_version": "1", "name": "j", "url": "/",\n' \
+                  ' "steps": [{"type": "wait", "for": "#todo-list"}]}\n'
+REFACTORED_ROBOT = """\
+*** Settings ***
+Library           aitester_bdd.AITester
+
+*** Test Cases ***
+Clears
+    [Setup]    Given I start scenario "s" at "http://127.0.0.1:8000/"
+    I define rule "clear"
+        When I click locator "#clear-completed"
+        Then locator "#todo-list .toggle" is hidden
+"""
+
+
+def test_a_refactor_renames_every_selector_of_every_spec_file_absence_checks_included(tmp_path: Path) -> None:
+    """A run's renames (learned from positive heals) reach every selector under the root, also
+    those no step healed: an absence check, a mask, a scope, a dismiss list, a steps file's
+    variable selector, a JSON wait, a .robot locator. Text that is not a selector is left alone."""
+    root = tmp_path / "repo"
+    spec(root, "adds.flow.yaml", REFACTORED_FLOW)
+    spec(root, "list.rules.yaml", REFACTORED_RULES)
+    spec(root, "wait.flow.json", REFACTORED_JSON)
+    spec(root, "suites/clears.robot", REFACTORED_ROBOT)
+    spec(root, "node_modules/x/skip.flow.yaml", REFACTORED_FLOW)
+    renames = {"#new-todo": "#todo-input", "#todo-list": "#todos", ".toggle": ".done-box",
+               "#clear-completed": "#clear-done"}
+    healed = Heal(old_selector="#new-todo", new_selector="#todo-input", method="renamed", score=1.0, target="",
+                  step_index=1, path="adds.flow.yaml", line=5, renames=renames)
+    patch = plan_patch(report(tmp_path, ("adds.flow.yaml#adds", healed)), root)
+    assert not patch.skipped
+    flow = patch.texts["adds.flow.yaml"][1]
+    assert '{type: expect, kind: hidden, selector: "#clear-done"}' in flow
+    assert 'value: "#new-todo"}' in flow and 'selector: "#todo-input"' in flow
+    assert 'mask: ["#todos .done-box", ".clock"]' in flow
+    rules = patch.texts["list.rules.yaml"][1]
+    assert "child_scope: '#todos'" in rules and '["#clear-done.banner"]' in rules
+    assert "selector: '#todos li:nth-child({{position}}) .done-box'" in rules
+    assert '"for": "#todos"' in patch.texts["wait.flow.json"][1]
+    robot = patch.texts["suites/clears.robot"][1]
+    assert 'click locator "#clear-done"' in robot and 'locator "#todos .done-box" is hidden' in robot
+    assert set(patch.texts) == {"adds.flow.yaml", "list.rules.yaml", "wait.flow.json", "suites/clears.robot"}
+    # the healed step is one edit; the others are the refactor's renames
+    assert sorted(e.heal.method for e in patch.edits).count("renamed") == len(patch.edits)
+    copy = applies_with_git(root, patch.diff, tmp_path)
+    suites = load_suites([str(copy / p) for p in ("adds.flow.yaml", "list.rules.yaml", "wait.flow.json",
+                                                  "suites/clears.robot")], Settings(secret_names=()))
+    assert len(suites) == 4
+    # applied, nothing is left to rename
+    for path, (_, new) in patch.texts.items():
+        spec(root, path, new)
+    again = plan_patch(report(tmp_path, ("adds.flow.yaml#adds", healed), name="again"), root)
+    assert not again.texts and not again.skipped

@@ -36,7 +36,7 @@ import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flowwalk.events import Heal
-from flowwalk.heal.rename import rewrite
+from flowwalk.heal.rename import rewrite, tokens as selector_tokens
 from flowwalk.report.records import read_heal, read_run
 from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, parse_yaml, quote
 
@@ -190,6 +190,8 @@ def plan_patch(report_dir: Path, root: Path, *, confine: bool = True,
         edits.extend(file_edits)
         texts[path] = (text, new_text)
         boms[path] = bom
+    edits.extend(_rename_everywhere(root, refactor_renames(h for h, _ in heals), texts, boms,
+                                    Path(report_dir), confine))
     edits.sort(key=lambda e: (e.path, e.first_line))
     skipped.sort(key=lambda s: (s.path, s.line))
     return HealPatch(root=root, edits=tuple(edits), skipped=tuple(skipped), kept=tuple(kept), texts=texts,
@@ -594,3 +596,222 @@ def describe(edits: Iterable[SelectorEdit]) -> list[str]:
     """One line per edit, for people: `path:line: 'old' -> 'new' (method, score)`."""
     return [f"{escape(e.path)}:{e.first_line}: {quote(e.heal.old_selector)} -> {quote(e.heal.new_selector)} "
             f"({e.heal.method}, score {e.heal.score:.2f})" for e in edits]
+
+
+# --- a refactor, renamed everywhere ----------------------------------------------------------------
+
+#: the keys of a step, rule, emit field or verifier whose string is a selector
+_SELECTOR_KEYS = frozenset({"selector", "for", "await", "child_scope"})
+#: the keys whose list holds selectors
+_SELECTOR_LISTS = frozenset({"mask", "dismiss"})
+
+
+def refactor_renames(heals: Iterable[Heal]) -> dict[str, str]:
+    """The run's refactor as one map: every id and class its heals renamed (`#new-todo` ->
+    `#todo-input`). A token two heals renamed differently is left out."""
+    found: dict[str, str | None] = {}
+    for heal in heals:
+        for old, new in heal.renames.items():
+            found[old] = new if found.get(old, new) == new else None
+    return {old: new for old, new in found.items() if new is not None}
+
+
+def _spec_files(root: Path, report_dir: Path) -> list[str]:
+    """Every spec, rules, steps and .robot file under `root` (the report folder left out), as paths
+    relative to it."""
+    from flowwalk.spec.loader import SKIP_DIRS, file_kind
+
+    skip = report_dir.resolve()
+    found: list[str] = []
+    for folder, dirs, files in os.walk(root):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and (Path(folder) / d).resolve() != skip)
+        found += [Path(os.path.relpath(Path(folder) / name, root)).as_posix() for name in sorted(files)
+                  if file_kind(name) is not None]
+    return found
+
+
+def _renamed_data(data: Any, renames: dict[str, str]) -> Any:
+    """`data` (a parsed spec) with the renames made in every selector it holds."""
+    if isinstance(data, list):
+        return [_renamed_data(item, renames) for item in data]
+    if not isinstance(data, dict):
+        return data
+    out: dict[Any, Any] = {}
+    for key, value in data.items():
+        if key in _SELECTOR_KEYS and isinstance(value, str):
+            out[key] = rewrite(value, renames) or value
+        elif key in _SELECTOR_LISTS and isinstance(value, list):
+            out[key] = [rewrite(v, renames) or v if isinstance(v, str) else v for v in value]
+        else:
+            out[key] = _renamed_data(value, renames)
+    return out
+
+
+@dataclass(frozen=True)
+class _Rename:
+    """One selector of a file renamed: its text at start..end, the selectors, the spellings to try."""
+
+    start: int
+    end: int
+    old: str
+    new: str
+    key: str
+    tokens: tuple[str, ...]
+
+
+def _rename_everywhere(root: Path, renames: dict[str, str], texts: dict[str, tuple[str, str]],
+                       boms: dict[str, bool], report_dir: Path, confine: bool) -> list[SelectorEdit]:
+    """The run's refactor (`renames`) made in every selector of every spec file under `root` and of
+    the files the heals edited: absence checks and steps no run reached included, since renaming is
+    not healing and the diff is reviewed. Adds the files it changes to `texts`."""
+    if not renames:
+        return []
+    edits: list[SelectorEdit] = []
+    for path in dict.fromkeys([*texts, *_spec_files(root, report_dir)]):
+        if path in texts:
+            original, current = texts[path]
+        else:
+            try:
+                _, original, boms[path] = _read_spec(root, path, confine)
+            except _Refused:
+                continue
+            current = original
+        renamed = _renamed_text(path, current, renames)
+        if renamed is None:
+            continue
+        new_text, chosen = renamed
+        table = LineTable(current)
+        for site, token in chosen:
+            heal = Heal(old_selector=site.old, new_selector=site.new, method="renamed", score=1.0, target="",
+                        step_index=0, path=path, line=table.position(site.start)[0], selector_key=site.key,
+                        kind="rename", renames={t: renames[t] for t in selector_tokens(site.old) if t in renames})
+            edits.append(_as_edit(current, heal, (), site.start, site.end, token))
+        texts[path] = (original, new_text)
+    return edits
+
+
+def _renamed_text(path: str, text: str,
+                  renames: dict[str, str]) -> tuple[str, list[tuple[_Rename, str]]] | None:
+    """`text` with the renames made, and each renamed selector with the spelling written; None when
+    nothing is renamed or the renamed file would not read back as the same spec renamed."""
+    suffix = Path(path).suffix.lower()
+    try:
+        if suffix == ".robot":
+            sites = _robot_renames(text, renames)
+            reads: Any = None
+        elif suffix == ".json":
+            sites = _json_renames(text, path, renames)
+            expected = _renamed_data(json.loads(text), renames)
+            reads = lambda candidate: _json_reads(candidate, expected)  # noqa: E731
+        else:
+            parse_yaml(text, path)  # the bounded reader first (an alias bomb is refused here)
+            sites = _yaml_renames(text, renames)
+            expected = _renamed_data(yaml.safe_load(text), renames)
+            reads = lambda candidate: _yaml_reads(candidate, expected)  # noqa: E731
+    except (SourceError, yaml.YAMLError, ValueError):
+        return None
+    if not sites:
+        return None
+    # each selector in its own spelling first; then every one as a JSON string, which YAML reads alike
+    for pick in (0, -1):
+        chosen = [(site, site.tokens[pick]) for site in sites]
+        new = text
+        for site, token in sorted(chosen, key=lambda pair: pair[0].start, reverse=True):
+            new = new[:site.start] + token + new[site.end:]
+        if reads is None or reads(new):
+            return new, chosen
+    return None
+
+
+def _yaml_renames(text: str, renames: dict[str, str]) -> list[_Rename]:
+    sites: list[_Rename] = []
+    seen: set[int] = set()
+
+    def site(key: str, node: Node) -> None:
+        if not isinstance(node, ScalarNode) or node.style in ("|", ">") or node.tag != "tag:yaml.org,2002:str":
+            return
+        new = rewrite(node.value, renames)
+        if new is None or _BREAKS.search(new):
+            return
+        single = "'" + new.replace("'", "''") + "'"
+        double = json.dumps(new, ensure_ascii=False)
+        spellings = {None: (new, single, double), "'": (single, double), '"': (double, single)}
+        sites.append(_Rename(node.start_mark.index, node.end_mark.index, node.value, new, key,
+                             spellings.get(node.style, (double,)) + (double,)))
+
+    def walk(node: Node | None) -> None:
+        if node is None or id(node) in seen:
+            return
+        seen.add(id(node))
+        if isinstance(node, MappingNode):
+            for key, value in node.value:
+                name = key.value if isinstance(key, ScalarNode) else None
+                if name in _SELECTOR_KEYS:
+                    site(name, value)
+                elif name in _SELECTOR_LISTS and isinstance(value, SequenceNode):
+                    for item in value.value:
+                        site(name, item)
+                else:
+                    walk(value)
+        elif isinstance(node, SequenceNode):
+            for item in node.value:
+                walk(item)
+
+    walk(yaml.compose(text, Loader=yaml.SafeLoader))
+    return sites
+
+
+def _json_renames(text: str, path: str, renames: dict[str, str]) -> list[_Rename]:
+    source = parse_json(text, path)
+    table = LineTable(text)
+    sites: list[_Rename] = []
+    for where, (line, col) in source.values.items():
+        value = source.get(where)
+        key = where[-1] if where and isinstance(where[-1], str) else where[-2] if len(where) > 1 else None
+        if not isinstance(value, str) or not (key in _SELECTOR_KEYS and where[-1] == key
+                                              or key in _SELECTOR_LISTS and isinstance(where[-1], int)):
+            continue
+        new = rewrite(value, renames)
+        token = _JSON_STRING.match(text, table.starts[line - 1] + col - 1)
+        if new is None or token is None:
+            continue
+        ascii_first = "\\u" in token.group()
+        spelled = json.dumps(new, ensure_ascii=ascii_first)
+        sites.append(_Rename(token.start(), token.end(), value, new, str(key), (spelled, spelled)))
+    return sites
+
+
+def _robot_renames(text: str, renames: dict[str, str]) -> list[_Rename]:
+    from robot.api import Token, get_model
+    from robot.api.parsing import ModelVisitor
+    from robot.utils import unescape
+    from robot.variables import search_variable
+
+    from flowwalk.spec.robot_keywords import Match, match_keyword
+
+    table = LineTable(text)
+    sites: list[_Rename] = []
+
+    class Finder(ModelVisitor):  # type: ignore[misc]  # RF ships no types for it
+        def visit_KeywordCall(self, node: Any) -> None:  # noqa: N802 (RF's visitor API)
+            token = node.get_token(Token.KEYWORD)
+            match = match_keyword(token.value) if token is not None else None
+            if not isinstance(match, Match) or "css" not in match.args:
+                return
+            raw = match.args["css"]
+            if search_variable(raw, ignore_errors=True).start >= 0:
+                return
+            old = str(unescape(raw))
+            new = rewrite(old, renames)
+            if new is None or new != new.strip() or "  " in new or "\t" in new or "|" in new:
+                return
+            written = _robot_literal(new)
+            for at in (m.start() for m in re.finditer(re.escape(raw), token.value)):
+                again = match_keyword(token.value[:at] + written + token.value[at + len(raw):])
+                if isinstance(again, Match) and again.keyword is match.keyword and again.args.get("css") == written:
+                    start = table.starts[token.lineno - 1] + token.col_offset + at
+                    sites.append(_Rename(start, start + len(raw), old, new, "selector", (written, written)))
+                    return
+
+    Finder().visit(get_model(text))
+    return sites
