@@ -98,6 +98,10 @@ def test_after_the_refactor_every_spec_passes_with_reviewable_heals(runs: dict[s
     # a heal is kept once per run: later steps take it from the run's heals with one read
     methods = [h["method"] for s in healed for h in s["detail"]["heals"]]
     assert methods.count("renamed") <= 12 and methods.count("run") > 150, methods
+    # ... and a selector the run already mended on that page is not read first: the mended one is
+    firsts = [h["first"] for s in healed for h in s["detail"]["heals"] if h["method"] == "run"]
+    assert firsts.count(True) > 150, (firsts.count(True), len(firsts))
+    assert not [h for s in healed for h in s["detail"]["heals"] if h["method"] != "run" and h["first"]]
 
 
 def test_absence_checks_are_never_healed(runs: dict[str, Any]) -> None:

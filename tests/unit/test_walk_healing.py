@@ -121,3 +121,53 @@ def test_a_positional_target_asks_for_positional_selectors_and_heals_to_one() ->
     outcome = find(reader, Lookup(target="the Dune checkbox", action="check", pinned="#x"))
     assert outcome.selector == 'input[aria-label="Select this object for an action - Dune"]'
     assert reader.positions == [None]
+
+
+class _Fingerprints:
+    def get(self, *_: Any, **__: Any) -> None:
+        return None
+
+
+class _Page:
+    """A page where `#old` was renamed to `#new`: what each read asked for, in order."""
+
+    def __init__(self) -> None:
+        self.reads: list[str] = []
+
+    def last_url(self) -> str:
+        return "http://127.0.0.1:9/app/index.html#/active"
+
+    def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
+              gate: Any = ()) -> Any:
+        from flowwalk.browser.records import Match
+
+        self.reads.append(selector)
+        return Match(used=selector, count=1 if selector.startswith("#new") else 0, tried=(selector,))
+
+
+def _mender(heals: Any) -> tuple[Any, _Page]:
+    from types import SimpleNamespace
+
+    from flowwalk.errors import Location
+    from flowwalk.walk.healing import Mender
+
+    page = _Page()
+    attempt = SimpleNamespace(page=page, run=SimpleNamespace(heals=heals, fingerprints=_Fingerprints()))
+    step = SimpleNamespace(loc=Location("a.flow.yaml", 5, 3))
+    return Mender(attempt, SimpleNamespace(scope=None), step, "#old li", "#old li",  # type: ignore[arg-type]
+                  check=False, action="click"), page
+
+
+def test_a_selector_the_run_already_mended_is_not_read_before_its_mended_one() -> None:
+    from flowwalk.heal.cache import Accepted, HealMap
+    from flowwalk.walk.waits import wait_for
+
+    heals = HealMap()
+    heals.put("http://127.0.0.1:9/app/index.html", "#old li", Accepted("#new li", {"#old": "#new"}))
+    mend, page = _mender(heals)
+    found = wait_for(mend.attempt, "#old li", None, 1000, visible=False, mend=mend)
+    assert found is not None and found.used == "#new li" and page.reads == ["#new li"]
+    assert mend.mended is not None and mend.mended.first and mend.mended.method == "run"
+    # nothing known: no read is spent on the run's heals, the selector itself is read first
+    mend, page = _mender(HealMap())
+    assert mend.first() is None and page.reads == []

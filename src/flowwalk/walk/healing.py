@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping
+from typing import TYPE_CHECKING, Any, Callable, Hashable, Mapping, Sequence
 from urllib.parse import urlsplit
 
 from flowwalk import events as ev
@@ -357,6 +357,8 @@ class Mended:
     reason: str
     found: Match
     candidates: tuple[dict[str, Any], ...] = ()
+    #: taken from the run's heals before the selector itself was read (`Mender.first`)
+    first: bool = False
 
 
 @dataclass
@@ -396,15 +398,45 @@ class Mender:
             self.spent_ms += (time.monotonic() - started) * 1000
         return self.mended
 
+    def first(self, gate: Sequence[str] = ()) -> Mended | None:
+        """Before the selector's own first read: when the run's heals know this selector on this page
+        (or, for a step with a fingerprint, renames of its tokens), the known selector, with one read
+        (asking `gate` too, `Page.match`) that must hold the step's fingerprint. None, with no read,
+        when nothing is known; None when the read does not confirm it (the step then reads its own
+        selector as usual, and a known heal is tried again once that matched nothing)."""
+        if self.mended is not None:
+            return self.mended
+        started = time.monotonic()
+        fp = self.fingerprint
+        again, renames, known = self._from_run(fp)
+        if again is None or (known is None and fp is None):
+            return None
+        found = self._holds(again, fp, gate)
+        self.spent_ms += (time.monotonic() - started) * 1000
+        if found is None:
+            return None
+        self.mended = self._mended(again, renames, "run", 1.0, "a heal accepted earlier in this run", found,
+                                   first=True)
+        return self.mended
+
+    def _from_run(self, fp: Mapping[str, Any] | None) -> tuple[str | None, dict[str, str], Accepted | None]:
+        """What the run's heals make of this selector on this page: (the selector, its renames, the
+        heal of exactly this selector when there is one); (None, ...) when nothing, or for a check
+        with no fingerprint of its own."""
+        if self.check and fp is None:
+            return None, {}, None   # a check heals only from what it checked before, never from words alone
+        heals, page = self.attempt.run.heals, signature(self.attempt.page.last_url())
+        known = heals.get(page, self.selector)
+        renames = dict(known.renames) if known else heals.renames(page)
+        return (known.selector if known else rewrite(self.selector, renames)), renames, known
+
     def _try(self) -> Mended | None:
         fp = self.fingerprint
         if self.check and fp is None:
             return None   # a check heals only from what it checked before, never from words alone
         page = signature(self.attempt.page.last_url())
         heals = self.attempt.run.heals
-        known = heals.get(page, self.selector)
-        renames = dict(known.renames) if known else heals.renames(page)
-        again = known.selector if known else rewrite(self.selector, renames)
+        again, renames, known = self._from_run(fp)
         if again:
             found = self._holds(again, fp)
             if found is not None:
@@ -445,10 +477,10 @@ class Mender:
         self._read_at_change = changed_at
         return True
 
-    def _holds(self, selector: str, fp: Mapping[str, Any] | None) -> Match | None:
+    def _holds(self, selector: str, fp: Mapping[str, Any] | None, gate: Sequence[str] = ()) -> Match | None:
         """One read of `selector`: what it matches, when its first match is the fingerprinted element."""
         try:
-            found = self.attempt.page.match(selector, self.state.scope, fingerprint=True)
+            found = self.attempt.page.match(selector, self.state.scope, fingerprint=True, gate=gate)
         except PageGone:
             raise
         except (PageError, InvalidSelector):
@@ -462,9 +494,9 @@ class Mender:
         return found
 
     def _mended(self, selector: str, renames: Mapping[str, str], method: str, score: float, reason: str,
-                found: Match, candidates: tuple[dict[str, Any], ...] = ()) -> Mended:
+                found: Match, candidates: tuple[dict[str, Any], ...] = (), first: bool = False) -> Mended:
         written = rewrite(self.written, renames) if renames else None
-        return Mended(selector, written or selector, method, score, dict(renames), reason, found, candidates)
+        return Mended(selector, written or selector, method, score, dict(renames), reason, found, candidates, first)
 
     def record(self, index: int, result: StepResult) -> None:
         """The mended selector as this step's heal: its detail, a `healed` finding (once per step and
@@ -473,11 +505,13 @@ class Mender:
         assert m is not None
         state, step = self.state, self.step
         how = "from a heal earlier in this run" if m.method == "run" else f"{m.method}, score {m.score:.2f}"
+        broke = "is renamed in this run" if m.first else "matched nothing"
         result.recovery.record("re_resolve_target", "recovered",
-                               f"'{self.selector}' matched nothing; healed to {m.selector} ({how}: {m.reason})")
+                               f"'{self.selector}' {broke}; healed to {m.selector} ({how}: {m.reason})")
         healed = result.detail.setdefault("heals", [])
         healed.append({"key": self.key, "from": self.selector, "to": m.selector, "method": m.method,
-                       "score": m.score, "renames": dict(m.renames), "heal_ms": round(self.spent_ms, 1)})
+                       "score": m.score, "renames": dict(m.renames), "heal_ms": round(self.spent_ms, 1),
+                       "first": m.first})
         old = self.fingerprint
         if old is not None:
             age = old.get("age")

@@ -110,9 +110,13 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
     # a check whose selector breaks is mended from its own earlier fingerprint (never an absence claim)
     mend = healing.mender(attempt, state, step, expected.selector, step.selector, kind=step.kind, op=step.op,
                           count=step.count) if role == "body" else None
+    known = mend.first() if mend is not None else None
+    if known is not None:
+        # the run already mended this selector here: checked as mended, the stale one never read
+        expected, early = replace(expected, selector=known.selector), None
     check = run_check(attempt.session, expected, scope=state.scope, timeout_ms=int(timeout),
                       stabilize=_stabilize(attempt, step), early=early, while_waiting=hook,
-                      mend=(lambda: m.selector if (m := mend()) is not None else None) if mend else None)
+                      mend=(lambda: m.selector if (m := mend()) is not None else None) if mend and not known else None)
     result.reads = check.reads
     if mend is not None and mend.mended is not None:
         assert state.current_index is not None
@@ -194,18 +198,21 @@ def _emit_field(attempt: Attempt, state: RuleState, step: Emit, f: EmitField, re
     # what reads an element is mended when its selector breaks; a count or a state (0, false) is an
     # answer about absence, never healed
     reads = f.source not in ("count", "is_visible", "is_enabled", "is_checked")
-    found = page.match(selector, scope, fingerprint=reads and healing.fingerprint_due(attempt, step, selector))
+    mend = healing.mender(attempt, state, step, selector, f.selector, key=f"fields.{f.name}") if reads else None
+    known = mend.first() if mend is not None else None
+    found = known.found if known is not None else \
+        page.match(selector, scope, fingerprint=reads and healing.fingerprint_due(attempt, step, selector))
     if f.source == "count":
         return found.count
-    if found.count == 0 and reads:
-        mend = healing.mender(attempt, state, step, selector, f.selector, key=f"fields.{f.name}")
-        mended = mend() if mend is not None else None
-        if mend is not None and mended is not None:
-            assert state.current_index is not None
-            mend.record(state.current_index, result)
-            found = mended.found
-    elif reads:
+    if known is None and found.count == 0 and mend is not None:
+        if mend() is not None:
+            assert mend.mended is not None
+            found = mend.mended.found
+    elif known is None and reads:
         healing.remember(attempt, step, selector, found.fingerprint, result, also=True)
+    if mend is not None and mend.mended is not None:
+        assert state.current_index is not None
+        mend.record(state.current_index, result)
     if found.count == 0:
         if f.source in ("is_visible", "is_enabled", "is_checked"):
             return False

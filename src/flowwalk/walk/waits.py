@@ -30,6 +30,14 @@ class Mended(Protocol):
     @property
     def found(self) -> Match: ...
 
+
+class Mend(Protocol):
+    """What mends a selector that matched nothing (walk/healing.py `Mender`)."""
+
+    def __call__(self) -> Mended | None: ...
+
+    def first(self, gate: Sequence[str] = ()) -> Mended | None: ...
+
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
@@ -61,7 +69,7 @@ def sleep_ms(attempt: Attempt, ms: float) -> None:
 
 def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: float, *,
              visible: bool, fingerprint: bool = False, gate: Gate | None = None,
-             mend: Callable[[], Mended | None] | None = None) -> Match | None:
+             mend: Mend | None = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
     One alternative: Playwright's own wait (the page watches for the element, so it is seen
@@ -69,13 +77,18 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
     `fingerprint`: the match that is returned carries its first element's. `gate`: the first read
     also asks whether its interrupts could be showing, and they are cleared before anything is
     judged; the selector is read again when that clicked something. `mend` (walk/healing.py
-    `Mender`): asked after every read that matched nothing, until it mends the selector; meanwhile
+    `Mender`): first asked for a mend the run already knows (one read of that, instead of the
+    selector's), then after every read that matched nothing, until it mends the selector; meanwhile
     each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
     once, not at the timeout. The Match returned is then the mended selector's.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
-    found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
+    known = mend.first(gate.selectors if gate else ()) if mend is not None else None
+    if known is not None:
+        selector, fingerprint, mend, found = known.selector, False, None, known.found
+    else:
+        found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
     if gate is not None and gate.selectors and gate.clear(found.gate):
         found = page.match(selector, scope, fingerprint=fingerprint)
     while True:
