@@ -381,7 +381,8 @@ def shared_baselines(source: Source, lists: Sequence[tuple[PathKey, str | None]]
     problems: list[Problem] = []
     first: dict[str, Location] = {}
     for path, prefix in lists:
-        for i, step in enumerate(source.get(path) or ()):
+        steps = source.get(path)
+        for i, step in enumerate(steps if isinstance(steps, list) else ()):
             if isinstance(step, dict) and ("use" in step or "group" in step):
                 prefix = None
             if not isinstance(step, dict) or step.get("kind") not in m.SNAPSHOT_EXPECTS:
