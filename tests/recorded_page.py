@@ -148,6 +148,9 @@ class RecordedSession:
         self.beacons = list(beacons)
         self.crashed = crashed
         self.waited_ms: list[float] = []
+        self.dialog_count = 0
+        self.dialog_plan = None
+        self.router = None
 
     def wait(self, ms: float) -> None:
         self.waited_ms.append(ms)

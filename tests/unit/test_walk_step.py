@@ -58,6 +58,9 @@ class FakeSession:
         self.crashed = False
         self.blocked: NavigationBlocked | None = None
         self.evidence_asked = 0
+        self.dialog_count = 0
+        self.dialog_plan = None
+        self.router = None
 
     def check_navigation(self, pump: bool = True) -> None:
         if self.blocked is not None:

@@ -109,6 +109,8 @@ def settle_dialogs(attempt: Attempt, state: RuleState, index: int, step: Step, b
     if session is None:
         return
     session.dialog_plan = None
+    if session.dialog_count == before:
+        return
     unasked = [d for d in _records(attempt, before) if not d.get("planned") and d["type"] != "beforeunload"]
     if not unasked:
         return
