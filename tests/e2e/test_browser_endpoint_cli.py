@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -30,7 +31,7 @@ class BrowserServer:
     def __init__(self, *args: str):
         self.process = subprocess.Popen([sys.executable, "-m", "playwright", "run-server", "--host", "127.0.0.1",
                                          "--port", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                        text=True)
+                                        text=True, start_new_session=True)
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
         assert line.startswith("Listening on ws://"), line
@@ -62,11 +63,13 @@ class BrowserServer:
         return found
 
     def stop(self) -> None:
-        self.process.terminate()
+        """Stops the group the server leads: `python -m playwright` runs the driver (node) as its child,
+        which would outlive its parent."""
+        os.killpg(self.process.pid, signal.SIGTERM)
         try:
             self.process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            self.process.kill()
+            os.killpg(self.process.pid, signal.SIGKILL)
             self.process.wait()
 
 
