@@ -173,6 +173,16 @@ class DialogAnswer:
 
 
 @dataclass(frozen=True)
+class PopupPlan:
+    """The popup (a new tab or window) an act opens: the steps run in it are those of its block."""
+
+    #: the id of the popup's block (`StepFrame` of kind popup) among its test's blocks
+    frame: int
+    #: closed when its block ends (else left open while the walk goes back to the opener)
+    close: bool = True
+
+
+@dataclass(frozen=True)
 class Act(Step):
     action: str = "click"
     #: CSS or `text=` selector; may be a pipe fallback `a | b | c` (first that matches wins)
@@ -193,6 +203,8 @@ class Act(Step):
     detail: str | None = None
     #: the dialog this act opens and how it is answered; None: a dialog is dismissed and reported
     dialog: DialogAnswer | None = None
+    #: the popup this act opens; None: a popup is closed as it opens, and recorded
+    popup: PopupPlan | None = None
 
 
 @dataclass(frozen=True)

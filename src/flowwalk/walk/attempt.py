@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.page import Page
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
+    from flowwalk.walk.places import Place
 
 __all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "RuleState"]
 
@@ -263,6 +264,8 @@ class Attempt:
         self.context_files = 0
         #: how long opening the scenario took (the context, the entry URL, a failure's evidence)
         self.setup_ms = 0.0
+        #: the popups and iframes the walk is in now, outermost first (walk/places.py)
+        self.places: list[Place] = []
 
     def emit(self, event: ev.Event) -> None:
         """Every event of the attempt leaves here, redacted."""
@@ -334,12 +337,13 @@ class Lookahead:
         self.following = []
         if isinstance(step, Expect) and step.kind not in unbatched:
             for later_index, later in body[pos + 1:]:
-                if not isinstance(later, Expect) or later.kind in unbatched:
+                if not isinstance(later, Expect) or later.kind in unbatched or _place(later) != _place(step):
                     break
                 self.following.append((later_index, later))
         else:
             self.early.clear()
-        self.next_step = body[pos + 1][1] if pos + 1 < len(body) else None
+        after = body[pos + 1][1] if pos + 1 < len(body) else None
+        self.next_step = after if after is not None and _place(after) == _place(step) else None
 
     def done(self) -> None:
         """After the body step ran (and before guards or replays)."""
@@ -426,3 +430,8 @@ class RuleState:
 
     def add_screenshot(self, path: str) -> None:
         self.screenshots.append(path)
+
+
+def _place(step: Step) -> tuple[int, ...]:
+    """The popup and frame blocks `step` runs in (walk/places.py): reads ahead stay in one place."""
+    return tuple(f.id for f in step.frames if f.kind in ("popup", "frame"))
