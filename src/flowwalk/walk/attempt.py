@@ -30,9 +30,8 @@ if TYPE_CHECKING:
     from flowwalk.browser.page import Page
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
-    from flowwalk.walk.places import Place
 
-__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "RuleState"]
+__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "Place", "RuleState"]
 
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
@@ -386,6 +385,15 @@ class HealRecord:
     method: str
 
 
+@dataclass(frozen=True)
+class Place:
+    """A popup or iframe the walk is in (walk/places.py): its block's id, and the selector scope it
+    left behind."""
+
+    block: int
+    scope: str | None
+
+
 @dataclass
 class RuleState:
     """What the rule in flight holds, for its steps and their evidence. Each field has one writer
@@ -393,6 +401,7 @@ class RuleState:
 
     # set once by rule.walk_rule, read-only after
     rule: Rule
+    #: the rule's selector scope: none while the walk is in a popup or an iframe (places.py)
     scope: str | None
     budget: Budget
     observe_ms: int

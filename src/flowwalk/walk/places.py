@@ -20,34 +20,19 @@ Contract:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from flowwalk.browser.errors import NavigationBlocked, NotAFrame, PageError, TimedOut
 from flowwalk.events import StepFrame
 from flowwalk.model import Act, Step
-from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk.attempt import Attempt, Place, RuleState
 from flowwalk.walk.boundary import halt_if_gone, short
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.waits import allowlist_text, sleep_ms
 
-__all__ = ["Place", "arm_popup", "enter_popup", "leave_all", "place", "where"]
+__all__ = ["arm_popup", "enter_popup", "leave_all", "place"]
 
 #: how often an act waiting for its popup looks again
 POPUP_POLL_MS = 50
 _PLACES = ("popup", "frame")
-
-
-@dataclass(frozen=True)
-class Place:
-    """A popup or frame the walk is in: its block's id, and the selector scope it left behind."""
-
-    block: int
-    scope: str | None
-
-
-def where(step: Step) -> tuple[int, ...]:
-    """The ids of the popup and frame blocks `step` runs in, outermost first (() : the page)."""
-    return tuple(f.id for f in step.frames if f.kind in _PLACES)
 
 
 def arm_popup(attempt: Attempt, step: Act) -> None:

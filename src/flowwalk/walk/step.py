@@ -105,8 +105,8 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, failed, result)
     interact.settle_dialogs(attempt, state, index, step, dialogs, result)
-    if attempt.session is not None:
-        attempt.session.disarm_popup()   # an act that failed before its popup opened
+    if isinstance(step, Act) and step.popup is not None and attempt.session is not None:
+        attempt.session.disarm_popup()   # the act failed before its popup opened
     interact.report_routed(attempt, state, index)
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
