@@ -990,6 +990,15 @@ class PopupModel(Strict):
     steps: Annotated[list["Step"], Field(max_length=GROUP_STEPS_MAX)] = Field(default_factory=list)
     close: bool = True
 
+    @model_validator(mode="before")
+    @classmethod
+    def _steps_written_as_the_popup(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise fail("{where} is a list; the popup's steps go under its 'steps'",
+                       "write popup: {steps: [...]} (and close: false to leave it open), or popup: {} to only "
+                       "check that one opens")
+        return value
+
 
 class ActStep(Strict):
     LABEL: ClassVar[str] = "act step"
