@@ -19,10 +19,9 @@ from typing import Any, Iterator
 
 import pytest
 
-from flowwalk.github.render import RunLinks, render_comment
 from flowwalk.serve import StaticServer
 
-from _cli import ROOT, flowwalk
+from _cli import ROOT, flowwalk, reports_say_what_was_expected_and_observed
 
 pytestmark = pytest.mark.browser
 
@@ -100,16 +99,5 @@ def test_a_link_that_opens_no_popup_and_a_bug_inside_a_frame_fail(tmp_path: Path
     assert framed["step_index"] == 5 and framed["step_text"].startswith("frame '#pay' › expect has_text"), framed
     assert framed["observed"].endswith("'4242'"), framed
     for failure in (none, framed):
-        _reports_say_what_was_expected_and_observed(out, verdict, failure)
+        reports_say_what_was_expected_and_observed(out, verdict, failure)
 
-
-def _reports_say_what_was_expected_and_observed(out: Path, verdict: dict[str, Any], failure: dict[str, Any]) -> None:
-    test = next(t for t in verdict["tests"] if t["failure"] == failure)
-    name = test["test_id"].split("#", 1)[1]
-    [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase") if c.get("name") == name]
-    text = case.findtext("failure") or ""
-    assert f"expected: {failure['expected']}" in text and f"observed: {failure['observed']}" in text, text
-    html = (out / "report.html").read_text()
-    assert json.dumps(failure["observed"])[1:-1] in html
-    comment = render_comment(verdict, RunLinks())
-    assert failure["expected"] in comment and failure["observed"] in comment
