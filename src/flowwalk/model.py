@@ -149,6 +149,15 @@ def frame_label(frame: StepFrame) -> str:
     return frame.title
 
 
+#: the blocks that say where a step runs: the popup an act opened, an iframe (walk/places.py)
+PLACE_KINDS = ("popup", "frame")
+
+
+def place_of(step: Step) -> tuple[int, ...]:
+    """The ids of the popup and frame blocks `step` runs in, outermost first (empty: the page)."""
+    return tuple(f.id for f in step.frames if f.kind in PLACE_KINDS)
+
+
 def titled(step: Step) -> str:
     """The step as a failure names it: the blocks it runs in, then its text
     (`use steps/add-todo.steps.yaml (at specs/x.flow.yaml:9) › act press '#new-todo'`)."""

@@ -283,7 +283,7 @@ class Blocks:
     def _navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
         """A goto or a history move right inside a frame block would navigate the page, and the frame with it."""
         for step in steps:
-            places = [f for f in step.frames if f.kind in ("frame", "popup")]
+            places = [f for f in step.frames if f.kind in m.PLACE_KINDS]
             if isinstance(step, (m.Goto, m.History)) and places and places[-1].id == block.id:
                 self.builder.problems.append(Problem(
                     step.loc, f"{step.text} inside the frame block at line {block.line} would navigate the page, "

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
-from flowwalk.model import Expect, Rule, Scenario, Step
+from flowwalk.model import Expect, Rule, Scenario, Step, place_of
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
 from flowwalk.walk.context import RunContext, redact_event
@@ -336,13 +336,13 @@ class Lookahead:
         self.following = []
         if isinstance(step, Expect) and step.kind not in unbatched:
             for later_index, later in body[pos + 1:]:
-                if not isinstance(later, Expect) or later.kind in unbatched or _place(later) != _place(step):
+                if not isinstance(later, Expect) or later.kind in unbatched or place_of(later) != place_of(step):
                     break
                 self.following.append((later_index, later))
         else:
             self.early.clear()
         after = body[pos + 1][1] if pos + 1 < len(body) else None
-        self.next_step = after if after is not None and _place(after) == _place(step) else None
+        self.next_step = after if after is not None and place_of(after) == place_of(step) else None
 
     def done(self) -> None:
         """After the body step ran (and before guards or replays)."""
@@ -439,8 +439,3 @@ class RuleState:
 
     def add_screenshot(self, path: str) -> None:
         self.screenshots.append(path)
-
-
-def _place(step: Step) -> tuple[int, ...]:
-    """The popup and frame blocks `step` runs in (walk/places.py): reads ahead stay in one place."""
-    return tuple(f.id for f in step.frames if f.kind in ("popup", "frame"))

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from flowwalk.browser.errors import NavigationBlocked, NotAFrame, PageError, TimedOut
 from flowwalk.events import StepFrame
-from flowwalk.model import Act, Step
+from flowwalk.model import PLACE_KINDS, Act, Step
 from flowwalk.walk.attempt import Attempt, Place, RuleState
 from flowwalk.walk.boundary import halt_if_gone, short
 from flowwalk.walk.outcomes import StepFailed, StepResult
@@ -32,7 +32,6 @@ __all__ = ["arm_popup", "enter_popup", "leave_all", "place"]
 
 #: how often an act waiting for its popup looks again
 POPUP_POLL_MS = 50
-_PLACES = ("popup", "frame")
 
 
 def arm_popup(attempt: Attempt, step: Act) -> None:
@@ -74,7 +73,7 @@ def place(attempt: Attempt, state: RuleState, step: Step) -> None:
     """Before `step` runs: leave the places it is not in, enter the frames it is in."""
     if attempt.session is None or (not attempt.places and not step.frames):
         return
-    wanted = [f for f in step.frames if f.kind in _PLACES]
+    wanted = [f for f in step.frames if f.kind in PLACE_KINDS]
     same = 0
     while same < min(len(wanted), len(attempt.places)) and wanted[same].id == attempt.places[same].block:
         same += 1
