@@ -35,8 +35,9 @@ FailureStepKind = Literal["guard", "action", "observation_or_assertion", "parent
 #: a walked step's type (`verify`: a verifier named on a step or a rule)
 StepKind = Literal["goto", "act", "expect", "wait", "extract", "emit", "verify", "history"]
 #: what a block of steps is: a steps file's steps run by `use:`, a named group (Playwright's
-#: test.step), or the setup and teardown a folder or a file runs around each of its tests
-FrameKind = Literal["call", "group", "before_each", "after_each"]
+#: test.step), the setup and teardown a folder or a file runs around each of its tests, the steps
+#: run in the popup an act opened, or the steps run inside an iframe
+FrameKind = Literal["call", "group", "before_each", "after_each", "popup", "frame"]
 #: guard steps decide whether a rule applies; body steps are the rule
 Role = Literal["guard", "body"]
 #: a step's outcome (`warning`: an optional step that failed)
@@ -346,7 +347,7 @@ class ScenarioStarted(Event):
 
 @dataclass(frozen=True)
 class StepFrame:
-    """A block a step runs inside (a call, a group, a hook), as reports nest steps under it."""
+    """A block a step runs inside (a call, a group, a hook, a popup, an iframe), as reports nest steps under it."""
 
     #: unique among the blocks of one test, in the order they open
     id: int
@@ -360,6 +361,8 @@ class StepFrame:
     file: str = ""
     #: a call: its arguments, as the steps file received them (defaults included)
     args: dict[str, Any] = field(default_factory=dict)
+    #: a frame block: the selector of its iframe, as written
+    selector: str = ""
 
 
 @dataclass(frozen=True)

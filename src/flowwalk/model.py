@@ -149,6 +149,15 @@ def frame_label(frame: StepFrame) -> str:
     return frame.title
 
 
+#: the blocks that say where a step runs: the popup an act opened, an iframe (walk/places.py)
+PLACE_KINDS = ("popup", "frame")
+
+
+def place_of(step: Step) -> tuple[int, ...]:
+    """The ids of the popup and frame blocks `step` runs in, outermost first (empty: the page)."""
+    return tuple(f.id for f in step.frames if f.kind in PLACE_KINDS)
+
+
 def titled(step: Step) -> str:
     """The step as a failure names it: the blocks it runs in, then its text
     (`use steps/add-todo.steps.yaml (at specs/x.flow.yaml:9) › act press '#new-todo'`)."""
@@ -173,6 +182,16 @@ class DialogAnswer:
 
 
 @dataclass(frozen=True)
+class PopupPlan:
+    """The popup (a new tab or window) an act opens: the steps run in it are those of its block."""
+
+    #: the id of the popup's block (`StepFrame` of kind popup) among its test's blocks
+    frame: int
+    #: closed when its block ends (else left open while the walk goes back to the opener)
+    close: bool = True
+
+
+@dataclass(frozen=True)
 class Act(Step):
     action: str = "click"
     #: CSS or `text=` selector; may be a pipe fallback `a | b | c` (first that matches wins)
@@ -193,6 +212,8 @@ class Act(Step):
     detail: str | None = None
     #: the dialog this act opens and how it is answered; None: a dialog is dismissed and reported
     dialog: DialogAnswer | None = None
+    #: the popup this act opens; None: a popup is closed as it opens, and recorded
+    popup: PopupPlan | None = None
 
 
 @dataclass(frozen=True)

@@ -416,7 +416,7 @@ def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
 
 #: what browser/errors.py offers the rest of flowwalk: its errors, to catch. Its translation
 #: (`translating`, `translated`) and its reading of Playwright's messages are the browser layer's.
-BROWSER_ERRORS = frozenset({"BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PageError", "PageGone",
+BROWSER_ERRORS = frozenset({"BrowserCrashed", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError", "PageGone",
                             "PageUnreadable", "TimedOut"})
 
 

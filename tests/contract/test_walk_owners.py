@@ -16,7 +16,8 @@ WALK = Path(__file__).resolve().parents[2] / "src" / "flowwalk" / "walk"
 
 #: field -> the walk/ modules that may write it (empty: set once when rule.py builds the state)
 OWNERS: dict[str, set[str]] = {
-    **{name: set() for name in ("rule", "scope", "budget", "observe_ms", "guard_ms", "dismiss", "ahead")},
+    **{name: set() for name in ("rule", "budget", "observe_ms", "guard_ms", "dismiss", "ahead")},
+    "scope": {"places.py"},
     "guard_rounds": {"rule.py"}, "guard_failure": {"rule.py"}, "failure": {"rule.py"},
     "findings": {"attempt.py"}, "screenshots": {"attempt.py"},
     "current_index": {"step.py"}, "current_step": {"step.py"}, "current_kind": {"step.py"}, "last_act": {"step.py"},

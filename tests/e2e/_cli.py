@@ -6,8 +6,11 @@ import json
 import os
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
+
+from flowwalk.github.render import RunLinks, render_comment
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOWWALK = [sys.executable, "-m", "flowwalk"]  # the console script's entry (entry.py)
@@ -25,3 +28,17 @@ def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240
 def verdict(out: Path) -> dict[str, Any]:
     """The verdict.json of the report folder `out`."""
     return dict(json.loads((out / "verdict.json").read_text()))
+
+
+def reports_say_what_was_expected_and_observed(out: Path, result: dict[str, Any], failure: dict[str, Any]) -> None:
+    """junit.xml, report.html and the PR comment of the run in `out` (its verdict `result`) say what
+    `failure` (one test's) expected and observed."""
+    test = next(t for t in result["tests"] if t["failure"] == failure)
+    name = test["test_id"].split("#", 1)[1]
+    [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase") if c.get("name") == name]
+    text = case.findtext("failure") or ""
+    assert f"expected: {failure['expected']}" in text and f"observed: {failure['observed']}" in text, text
+    html = (out / "report.html").read_text()
+    assert json.dumps(failure["observed"])[1:-1] in html
+    comment = render_comment(result, RunLinks())
+    assert failure["expected"] in comment and failure["observed"] in comment

@@ -12,16 +12,14 @@ from __future__ import annotations
 
 import json
 import shutil
-import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from flowwalk.github.render import RunLinks, render_comment
 from flowwalk.serve import StaticServer
 
-from _cli import ROOT, flowwalk
+from _cli import ROOT, flowwalk, reports_say_what_was_expected_and_observed
 
 pytestmark = pytest.mark.browser
 
@@ -127,8 +125,8 @@ def test_each_planted_bug_fails_the_check_written_for_it(tmp_path: Path) -> None
     assert _test(verdict, "offers-down.flow.yaml")["status"] == "passed"
     records = _records(out)
     assert not [r for r in records if r["event"] == "request_routed" and r["route"] != "/api/**"]
-    _reports_say_what_was_expected_and_observed(out, verdict, asked)
-    _reports_say_what_was_expected_and_observed(out, verdict, typed)
+    reports_say_what_was_expected_and_observed(out, verdict, asked)
+    reports_say_what_was_expected_and_observed(out, verdict, typed)
 
 
 def test_a_detail_the_page_misreads_and_a_confirm_never_asked_fail(tmp_path: Path) -> None:
@@ -139,14 +137,3 @@ def test_a_detail_the_page_misreads_and_a_confirm_never_asked_fail(tmp_path: Pat
     assert unasked["step_index"] == 3 and unasked["message"].startswith("click opened no dialog within "), unasked
     assert unasked["observed"] == "no dialog"
 
-
-def _reports_say_what_was_expected_and_observed(out: Path, verdict: dict[str, Any], failure: dict[str, Any]) -> None:
-    test = next(t for t in verdict["tests"] if t["failure"] == failure)
-    name = test["test_id"].split("#", 1)[1]
-    [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase") if c.get("name") == name]
-    text = case.findtext("failure") or ""
-    assert f"expected: {failure['expected']}" in text and f"observed: {failure['observed']}" in text, text
-    html = (out / "report.html").read_text()
-    assert json.dumps(failure["observed"])[1:-1] in html
-    comment = render_comment(verdict, RunLinks())
-    assert failure["expected"] in comment and failure["observed"] in comment

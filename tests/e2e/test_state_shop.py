@@ -99,7 +99,7 @@ def test_each_planted_bug_fails_its_check_and_the_reports_say_why(tmp_path: Path
         assert body is not None and f"expected: {expected}" in (body.text or ""), name
         assert f"observed: {failure['observed']}" in (body.text or ""), name
         assert _in_page(failure["observed"]) in html and _in_page(expected) in html, name
-        assert expected in comment, name
+        assert expected in comment and failure["observed"] in comment, name
     assert SECRET not in _files(tmp_path) + console + comment
 
 

@@ -56,8 +56,8 @@ def test_a_selector_that_matches_only_inside_a_frame_names_the_frame(flowwalk_br
     names_pay_frame(failure)
     assert failure.message.startswith(f"no element matches '{step.selector}' within {ACTION_MS} ms; "
                                       "the main page does not have it, but the frame 'pay-frame'")
-    assert failure.message.endswith("hint: check the frame's own page (goto its URL), or act on what the main "
-                                    "page itself shows")
+    assert failure.message.endswith("hint: put the step in a frame block (frame: <the iframe's selector>, with its "
+                                    "steps), or act on what the main page itself shows")
     # the look is bounded: the action timeout, then at most 1 s for the frames (and slack)
     assert finished.duration_ms < ACTION_MS + 1000 + 1500, finished.duration_ms
 

@@ -220,3 +220,26 @@ steps:
     assert plain.stabilize is None   # the walker uses the run's flow default
     (suite,) = load_suites([name], Settings(flow_stabilize=Stabilize(stable_reads=2)))
     assert suite.scenarios[0].rules[0].steps[0].stabilize == Stabilize(stable_reads=2, interval_ms=150)  # type: ignore[attr-defined]
+
+
+def test_popup_and_frame_blocks_are_flat_steps_that_name_where_they_run() -> None:
+    steps = load_one("v1-1-windows.flow.yaml").rules[0].steps
+    where = [(s.text, [(f.kind, f.title, f.selector) for f in s.frames]) for s in steps]
+    assert where == [
+        ("act click '#guide'", []),
+        ("expect url_contains '/guide'", [("popup", "popup", "")]),
+        ("act click 'button.play'", [("popup", "popup", ""), ("frame", "frame 'iframe#video'", "iframe#video")]),
+        ("act click '#chat'", []),
+        ("act click '#send'", [("popup", "popup", "")]),
+        ("act click '#print'", []),
+        ("act fill '#number'", [("frame", "frame 'iframe#pay'", "iframe#pay")]),
+        ("act click 'text=Confirm'", [("frame", "frame 'iframe#pay'", "iframe#pay"),
+                                      ("frame", "frame 'iframe#three-d-secure'", "iframe#three-d-secure")]),
+        ("expect has_text '#status' 'Paid'", [("frame", "frame 'iframe#pay'", "iframe#pay")])]
+    guide, chat, printed = steps[0], steps[3], steps[5]
+    assert isinstance(guide, m.Act) and isinstance(chat, m.Act) and isinstance(printed, m.Act)
+    # each act names its popup's block, whose steps follow it; a popup without steps has a block all the same
+    assert guide.popup == m.PopupPlan(frame=steps[1].frames[0].id, close=True)
+    assert chat.popup == m.PopupPlan(frame=steps[4].frames[0].id, close=False)
+    assert printed.popup is not None and printed.popup.frame not in {f.id for s in steps for f in s.frames}
+    assert (steps[1].frames[0].line, steps[6].frames[0].line) == (8, 16)

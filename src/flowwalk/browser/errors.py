@@ -16,7 +16,8 @@ once, by `translating` (httpx's `map_exceptions`): the page API (browser/page.py
 - `InvalidSelector`: a selector that does not parse (retrying cannot help).
 
 The session also raises `NavigationBlocked` (a top-level navigation left the scenario's allowlist:
-`spec_step_unresolvable` per flow-spec v1). A `PageError` keeps Playwright's first message line as
+`spec_step_unresolvable` per flow-spec v1; so did a popup, or a frame a step was to run in) and
+`NotAFrame` (a frame block's selector matched something else). A `PageError` keeps Playwright's first message line as
 its text and the name of Playwright's error as `origin`, so a message built from it reads as one
 built from Playwright's error did.
 """
@@ -31,7 +32,7 @@ from typing import Callable, Iterator
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
-__all__ = ["BrowserCrashed", "InvalidSelector", "NavigationBlocked", "PageError", "PageGone", "PageUnreadable",
+__all__ = ["BrowserCrashed", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError", "PageGone", "PageUnreadable",
            "TimedOut", "first_line", "translating"]
 
 
@@ -51,6 +52,15 @@ class NavigationBlocked(Exception):
             f"{how} to '{url}' blocked: host '{host}' is outside the allowlist "
             f"(the entry URL's host and its subdomains, plus allowed_hosts)"
         )
+
+
+class NotAFrame(Exception):
+    """A frame block's selector matched an element that is not an iframe (or a frame, an object)."""
+
+    def __init__(self, selector: str, tag: str):
+        self.selector = selector
+        self.tag = tag
+        super().__init__(f"'{selector}' matches a <{tag}>, not an iframe")
 
 
 class InvalidSelector(ValueError):

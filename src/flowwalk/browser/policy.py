@@ -120,6 +120,17 @@ class NetworkPolicy:
             return False
         return request.is_navigation_request() and frame.parent_frame is None
 
+    def _opens_popup(self, request: "Request") -> bool:
+        """Is `request` the first navigation of a popup, issued before its page exists (Playwright
+        then has no frame for it)?"""
+        if request.resource_type != "document" or not request.is_navigation_request():
+            return False
+        try:
+            request.frame
+        except PlaywrightError:
+            return True
+        return False
+
     def _is_own_document(self, request: "Request") -> bool:
         """Is `request` a navigation of this page's main frame (not a popup's, not a frame's)?"""
         if request.resource_type != "document":   # cheap: most requests stop here
@@ -154,6 +165,9 @@ class NetworkPolicy:
                 else:
                     self._record_blocked(url, "navigation", "popup outside the allowlist")
                 # ERR_ABORTED cancels a navigation without committing an error page: the page stays
+                route.abort("aborted")
+            elif self._opens_popup(request):
+                self._record_blocked(url, "navigation", "popup outside the allowlist")
                 route.abort("aborted")
             elif self.offline and not request_allowed(host, self.entry_host, self.allowed_hosts):
                 self._record_blocked(url, "subresource", "offline: third-party host")

@@ -6,7 +6,8 @@ what was recorded (`beacons`, `console_errors`, `network`, ...) and decides; not
 Dialogs are answered at once, each recorded: as `dialog_plan` says when the walker armed one for
 the act that opens it (accepted or dismissed, a prompt answered; a dialog whose message is not the
 plan's is dismissed), else alert, confirm and prompt dismissed (Playwright's default) and
-`beforeunload` accepted. Popups are closed, each recorded.
+`beforeunload` accepted. Popups are closed, each recorded, but for the one an act is armed for
+(browser/windows.py).
 """
 
 from __future__ import annotations
@@ -45,6 +46,10 @@ class Recorder:
 
     beacons: list[Beacon]
     console_errors: list[str]
+
+    if TYPE_CHECKING:
+        def _hold_popup(self, popup: "Page") -> bool:
+            """Is `popup` the one an act is armed for (browser/windows.py)? Then it stays open."""
 
     def _init_records(self) -> None:
         self.beacons = []
@@ -147,8 +152,12 @@ class Recorder:
             pass
 
     def _on_popup(self, popup: "Page") -> None:
+        kept = self._hold_popup(popup)
         if len(self.popups) < MAX_RECORDS:
-            self.popups.append({"url": clip(popup.url, MAX_URL), "t": round(self.t(), 3), "action": "closed"})
+            self.popups.append({"url": clip(popup.url, MAX_URL), "t": round(self.t(), 3),
+                                "action": "kept" if kept else "closed"})
+        if kept:
+            return
         try:
             popup.close()
         except PlaywrightError:

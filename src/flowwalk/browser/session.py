@@ -28,7 +28,7 @@ Behaviour a user sees, on purpose:
   a `beforeunload` prompt is accepted, because a step that navigates away means to leave, and
   staying would turn it into a confusing timeout.
 * Popups (`window.open`, `target=_blank`) are recorded with their URL and closed; the scenario
-  stays on its page.
+  stays on its page. An act that says it opens one goes into it instead (browser/windows.py).
 * Where clicks land: one init script notes, for the last trusted `pointerdown` and `click` of each
   document, what the event reached (tag, id, a few classes, data-testid, the start of its text) and
   when. It only listens (capture phase on `window`, passive) and never throws; nothing reads it on
@@ -51,6 +51,7 @@ from flowwalk.browser.recording import MAX_URL, Recorder, clip
 from flowwalk.browser.routing import Router
 from flowwalk.browser.scripts import context_script
 from flowwalk.browser.state import RequestLog, StateReader
+from flowwalk.browser.windows import Windows
 from flowwalk.model import Route
 
 if TYPE_CHECKING:
@@ -60,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = ["PageSession", "RouteForward"]
 
 
-class PageSession(NetworkPolicy, Recorder, PageEvidence):
+class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
     """A fresh browser context + page for one scenario attempt (see the module docstring)."""
 
     playwright_page: "PlaywrightPage"
@@ -87,6 +88,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         self._closed = False
         #: every read and action on the page (browser/page.py)
         self.page = Page(page, self.crashed_by)
+        self._init_windows()
         #: closes the context without waiting for it (Browser.new_session), else close() waits
         self._close_context = close_context
         self._install(scripted, routed)
@@ -100,11 +102,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
         context.on("request", self._on_request)
         context.on("response", self._on_response)
         context.on("requestfailed", self._on_request_failed)
-        page.on("console", self._on_console)
-        page.on("pageerror", self._on_page_error)
-        page.on("framenavigated", self._on_frame_navigated)
-        page.on("dialog", self._on_dialog)
-        page.on("popup", self._on_popup)
+        self._wire_page(page)
         page.on("crash", self._on_crash)
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
         if not scripted:
@@ -115,6 +113,14 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
                 routed.target = self._handle_routed
                 return
         self._route_outside_hosts()
+
+    def _wire_page(self, page: "PlaywrightPage") -> None:
+        """The listeners of a page: the session's, and a popup's an act kept (browser/windows.py)."""
+        page.on("console", self._on_console)
+        page.on("pageerror", self._on_page_error)
+        page.on("framenavigated", self._on_frame_navigated)
+        page.on("dialog", self._on_dialog)
+        page.on("popup", self._on_popup)
 
     def answer(self, routes: tuple[Route, ...]) -> None:
         """From now on, answer the requests `routes` match as they say (browser/routing.py)."""
@@ -168,7 +174,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence):
     def state(self) -> StateReader:
         """Reads of what the page keeps beyond its DOM: storage, cookies, JS values, requests (browser/state.py)."""
         if self._state is None:
-            self._state = StateReader(self.playwright_page, self.playwright_context, self.request_log,
+            self._state = StateReader(self.state_target(), self.playwright_context, self.request_log,
                                       crashed=self.crashed_by)
         return self._state
 

@@ -23,7 +23,7 @@ from playwright.sync_api import Error as PlaywrightError
 from flowwalk.browser.errors import translating
 
 if TYPE_CHECKING:
-    from playwright.sync_api import BrowserContext, Page, Request
+    from playwright.sync_api import BrowserContext, Frame, Page, Request
 
 __all__ = ["CookieRead", "JsRead", "RequestLog", "SentRequest", "StateReader", "StorageRead"]
 
@@ -134,7 +134,7 @@ class RequestLog:
 class StateReader:
     """The state reads of one page and its context (see the module docstring)."""
 
-    def __init__(self, page: "Page", context: "BrowserContext", requests: RequestLog, *,
+    def __init__(self, page: "Page | Frame", context: "BrowserContext", requests: RequestLog, *,
                  crashed: Callable[[BaseException], bool] | None = None):
         self.page = page
         self.context = context

@@ -257,12 +257,37 @@ class Blocks:
         return replace(step, frames=self.frames) if self.frames else step
 
     def expand(self, step: Any, path: PathKey) -> tuple[m.Step, ...]:
-        """The steps of a call or a group (a `CallStep` or `GroupStep` at `path`)."""
+        """The steps of a call, a group or a frame block (a `CallStep`, `GroupStep` or `FrameStep` at `path`)."""
         source = self.builder.source
         if isinstance(step, sm.GroupStep):
             with self.inside(self.frame("group", step.group, source.loc(path))):
                 return self.builder.steps(step.steps, path + ("steps",))
+        if isinstance(step, sm.FrameStep):
+            block = replace(self.frame("frame", f"frame {quote(step.frame)}", source.loc(path)), selector=step.frame)
+            with self.inside(block):
+                steps = self.builder.steps(step.steps, path + ("steps",))
+            self._navigations_in_frame(steps, block)
+            return steps
         return self.call(step.use, step.with_, source.loc(path), path)
+
+    def popup(self, step: Any, path: PathKey) -> tuple[m.Step, ...]:
+        """An act with `popup:` (an `ActStep` at `path`), then the steps run in the popup it opens."""
+        block = self.frame("popup", "popup", self.builder.source.key_loc(path + ("popup",)))
+        built = self.builder.step(step, path)
+        assert isinstance(built, m.Act)
+        act = replace(built, popup=m.PopupPlan(block.id, step.popup.close))
+        with self.inside(block):
+            steps = self.builder.steps(step.popup.steps, path + ("popup", "steps"))
+        return (self.framed(act), *steps)
+
+    def _navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
+        """A goto or a history move right inside a frame block would navigate the page, and the frame with it."""
+        for step in steps:
+            places = [f for f in step.frames if f.kind in m.PLACE_KINDS]
+            if isinstance(step, (m.Goto, m.History)) and places and places[-1].id == block.id:
+                self.builder.problems.append(Problem(
+                    step.loc, f"{step.text} inside the frame block at line {block.line} would navigate the page, "
+                    "not the frame", "put it after the frame block; inside the frame, follow a link with an act"))
 
     # --- calls ---------------------------------------------------------------------------------------
 

@@ -179,8 +179,11 @@ class StepBuilder:
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
         out: list[m.Step] = []
         for i, step in enumerate(steps):
-            if isinstance(step, (sm.CallStep, sm.GroupStep)):
+            if isinstance(step, (sm.CallStep, sm.GroupStep, sm.FrameStep)):
                 out.extend(self.blocks.expand(step, path + (i,)))
+            elif isinstance(step, sm.ActStep) and step.popup is not None:
+                self._index += 1
+                out.extend(self.blocks.popup(step, path + (i,)))
             else:
                 self._index += 1
                 out.append(self.blocks.framed(self.step(step, path + (i,))))
@@ -383,7 +386,7 @@ def shared_baselines(source: Source, lists: Sequence[tuple[PathKey, str | None]]
     for path, prefix in lists:
         steps = source.get(path)
         for i, step in enumerate(steps if isinstance(steps, list) else ()):
-            if isinstance(step, dict) and ("use" in step or "group" in step):
+            if isinstance(step, dict) and any(key in step for key in (*sm.BLOCK_STEPS, "popup")):
                 prefix = None
             if not isinstance(step, dict) or step.get("kind") not in m.SNAPSHOT_EXPECTS:
                 continue
@@ -421,6 +424,9 @@ def axe_options(item: Any) -> m.AxeOptions:
 # --- flow specs ---------------------------------------------------------------------------------
 
 
+_BLOCK_NAMES = {"use": "call", "group": "group", "frame": "frame block"}
+
+
 def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
     """A `spec_version: "1"` spec may use only flow-spec v1 itself: point at every v1.x addition."""
     problems: list[Problem] = []
@@ -439,9 +445,9 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
         add(("tags",), "'tags'", key=True)
     for i, step in enumerate(spec.steps):
         path: PathKey = ("steps", i)
-        if isinstance(step, (sm.CallStep, sm.GroupStep)):
-            key = "use" if isinstance(step, sm.CallStep) else "group"
-            add(path + (key,), f"a {'call' if key == 'use' else 'group'} ('{key}')", key=True)
+        if isinstance(step, (sm.CallStep, sm.GroupStep, sm.FrameStep)):
+            key = next(k for k, model in sm.BLOCK_STEPS.items() if isinstance(step, model))
+            add(path + (key,), f"a {_BLOCK_NAMES[key]} ('{key}')", key=True)
             continue
         if isinstance(step, (sm.EmitStep, sm.HistoryStep)):
             add(path + ("type",), f"step type '{step.type}'")
@@ -453,7 +459,7 @@ def v1x_problems(spec: sm.FlowSpecModel, source: Source) -> list[Problem]:
                 add(path + ("await",), "'await'", key=True)
             if step.verify is not None:
                 add(path + ("verify",), "'verify'", key=True)
-            for key in ("delay_ms", "to", "event", "detail", "dialog"):
+            for key in ("delay_ms", "to", "event", "detail", "dialog", "popup"):
                 if key in step.model_fields_set:
                     add(path + (key,), f"'{key}'", key=True)
         if isinstance(step, sm.ExpectBase):

@@ -978,6 +978,28 @@ class DialogModel(Strict):
         return self
 
 
+#: the most steps a group, a frame block or a popup holds
+GROUP_STEPS_MAX = 50
+
+
+class PopupModel(Strict):
+    """`popup:` of an act: the new tab or window the act opens, the steps run in it, and whether it
+    is closed when they are done."""
+
+    LABEL: ClassVar[str] = "popup"
+    steps: Annotated[list["Step"], Field(max_length=GROUP_STEPS_MAX)] = Field(default_factory=list)
+    close: bool = True
+
+    @model_validator(mode="before")
+    @classmethod
+    def _steps_written_as_the_popup(cls, value: Any) -> Any:
+        if isinstance(value, list):
+            raise fail("{where} is a list; the popup's steps go under its 'steps'",
+                       "write popup: {steps: [...]} (and close: false to leave it open), or popup: {} to only "
+                       "check that one opens")
+        return value
+
+
 class ActStep(Strict):
     LABEL: ClassVar[str] = "act step"
     type: Literal["act"]
@@ -993,6 +1015,7 @@ class ActStep(Strict):
     event: Optional[EventName] = None
     detail: Optional[Detail] = None
     dialog: Optional[DialogModel] = None
+    popup: Optional[PopupModel] = None
 
     @model_validator(mode="after")
     def _cross_fields(self) -> "ActStep":
@@ -1103,7 +1126,6 @@ class EmitStep(Strict):
 STEPS_SUFFIXES = (".steps.yaml", ".steps.yml", ".steps.json")
 STEPS_PATH_PATTERN = r"^(?![/\\])(?!.*\{\{).*\.steps\.(yaml|yml|json)$"
 PARAMS_MAX = 20
-GROUP_STEPS_MAX = 50
 #: a steps file: parameters; an argument of a call, a parameter's default, a data table's cell
 PARAM_TYPES = ("string", "integer", "number", "boolean", "list")
 _SCALARS = (str, int, float, bool)
@@ -1168,17 +1190,29 @@ class GroupStep(Strict):
     steps: Annotated[list["Step"], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
 
 
+class FrameStep(Strict):
+    """`frame: <selector of an iframe>` with `steps: [...]`: steps run inside that iframe's document."""
+
+    LABEL: ClassVar[str] = "frame step"
+    frame: Selector
+    steps: Annotated[list["Step"], Field(min_length=1, max_length=GROUP_STEPS_MAX)]
+
+
+#: the steps that hold steps, written without a `type`: their key -> their model
+BLOCK_STEPS: dict[str, type[Strict]] = {"use": CallStep, "group": GroupStep, "frame": FrameStep}
+
+
 def _step_tag(value: Any) -> str | None:
-    """Which step model reads `value`: its `type`, or a call (`use`) or group (`group`) without one."""
+    """Which step model reads `value`: its `type`, or a call (`use`), group (`group`) or frame
+    block (`frame`) without one."""
     if isinstance(value, dict):
         if "type" not in value:
-            return "use" if "use" in value else "group" if "group" in value else None
+            return next((key for key in BLOCK_STEPS if key in value), None)
         tag = value["type"]
         return tag if isinstance(tag, str) else None
-    if isinstance(value, CallStep):
-        return "use"
-    if isinstance(value, GroupStep):
-        return "group"
+    for key, model in BLOCK_STEPS.items():
+        if isinstance(value, model):
+            return key
     return getattr(value, "type", None)
 
 
@@ -1194,11 +1228,15 @@ Step = Annotated[Union[Annotated[GotoStep, Tag("goto")], Annotated[ActStep, Tag(
                        Annotated[ExpectStep, Tag("expect")], Annotated[WaitStep, Tag("wait")],
                        Annotated[ExtractStep, Tag("extract")], Annotated[EmitStep, Tag("emit")],
                        Annotated[CallStep, Tag("use")], Annotated[GroupStep, Tag("group")],
+                       Annotated[FrameStep, Tag("frame")],
                        Annotated[HistoryStep, Tag("go_back")], Annotated[HistoryStep, Tag("go_forward")],
                        Annotated[HistoryStep, Tag("reload")]],
                  Discriminator(_step_tag, custom_error_type="step_tag", custom_error_message="unknown step")]
 STEP_TYPES = ("goto", "act", "expect", "wait", "extract", "emit", *HISTORY_MOVES)
 GroupStep.model_rebuild()
+FrameStep.model_rebuild()
+PopupModel.model_rebuild()
+ActStep.model_rebuild()
 
 
 def _type_of(value: Any) -> str:

@@ -26,7 +26,7 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
-from flowwalk.model import EMIT_SOURCES, Act, Emit, EmitField, Expect, Goto, History, Retry, Step
+from flowwalk.model import EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, Retry, Step
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
@@ -788,7 +788,9 @@ def _located(call: Call, model: type[BaseModel], data: dict[str, object],
         return model.model_validate(data)
     except ValidationError as exc:
         problems = errors_to_problems(exc, source, model)
-        errors = tuple(CallError(p.message.replace(" at the top level", ""), p.hint, p.loc) for p in problems)
+        # the model's own checks name "the file" (the mapping at the top): here that is the call
+        errors = tuple(CallError(re.sub(r"^the file\b", f"'{call.name}'", p.message.replace(" at the top level", "")),
+                                 p.hint, p.loc) for p in problems)
         raise CallError(errors[0].message, errors[0].hint, errors[0].loc, more=errors[1:]) from None
 
 
@@ -932,6 +934,69 @@ def _items_check(kind: Literal["texts", "classes"], match: Literal["equals", "co
     return build
 
 
+# --- builders: state beyond the page, and dialogs (docs/flow-spec.md), flowwalk's own ---------------
+
+#: option cells read as booleans, and as whole numbers, by the state checks
+_BOOLEAN_OPTIONS = ("absent", "http_only", "secure", "accept")
+_WHOLE_OPTIONS = ("status", "expires_after_s")
+
+
+def _state_check(kind: str, model: type[BaseModel], arg: str, **fixed: str) -> Builder:
+    """`local storage "theme"    equals=dark`: a state check, its first argument `arg`, the rest
+    option cells as a flow spec's keys (`where=` and `body=` repeat, each `path=value`)."""
+
+    def build(call: Call, plan: PlanDraft) -> None:
+        data: dict[str, object] = {"kind": kind, **fixed, arg: call.nonempty(arg, arg)}
+        places: dict[PathKey, Location] = {(arg,): call._arg_loc(call.raw_args[arg])}
+        cells, errors = call.option_cells_and_errors()
+        for key, value, cell in cells:
+            places[(key,)] = cell.loc
+            try:
+                if key in ("where", "body"):
+                    field, sep, wanted = value.partition("=")
+                    if not sep or not field.strip():
+                        raise CallError(f"option '{key}=' of '{call.name}' is '{value}', not path=value",
+                                        f"name the JSON path and its value, e.g. {key}=completed=true", cell.loc)
+                    entries = data.setdefault(key, {})
+                    assert isinstance(entries, dict)
+                    entries[field.strip()] = wanted
+                    places[(key, field.strip())] = cell.loc
+                elif key in _BOOLEAN_OPTIONS:
+                    data[key] = _boolean(call, key, value, cell)
+                elif key in _WHOLE_OPTIONS or (kind == "storage_count" and key in ("equals", "at_least", "at_most")):
+                    data[key] = _number(call, key, value, cell, True, "200" if key == "status" else "3")
+                else:
+                    data[key] = value
+            except CallError as err:
+                errors.append(err)
+        _add_check(call, plan, model, data, places, errors)
+    return build
+
+
+def _click_answering(call: Call, plan: PlanDraft) -> None:
+    """`I click locator "#delete" and answer the dialog    accept=false    message=Delete it?`: a click
+    whose dialog is answered as the cells say (a flow's `dialog:`)."""
+    selector = call.nonempty("css", "selector")
+    data: dict[str, object] = {}
+    places: dict[PathKey, Location] = {}
+    cells, errors = call.option_cells_and_errors()
+    for key, value, cell in cells:
+        places[(key,)] = cell.loc
+        try:
+            data[key] = _boolean(call, key, value, cell) if key == "accept" else value
+        except CallError as err:
+            errors.append(err)
+    try:
+        dialog = _located(call, sm.DialogModel, data, places)
+    except CallError as err:
+        errors.append(err)
+    if errors:
+        raise all_of(errors)
+    assert isinstance(dialog, sm.DialogModel)
+    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
+                             dialog=DialogAnswer(accept=dialog.accept, message=dialog.message, answer=dialog.answer)))
+
+
 # --- builders: saved sessions and the browser's environment (docs/sessions.md, environment.md) ----
 
 
@@ -1042,7 +1107,8 @@ def _save_session(call: Call, plan: PlanDraft) -> None:
 
 GAT = (G, A, T)
 #: families of the keywords flowwalk adds to aitester-bdd's (its own checks and scenario settings)
-FLOWWALK_FAMILIES = ("interaction", "list check", "baseline check", "accessibility check", "session", "environment")
+FLOWWALK_FAMILIES = ("interaction", "list check", "storage and network check", "baseline check", "accessibility check",
+                     "session", "environment")
 
 _SHELL = ("it runs a shell command on the CI machine, and flowwalk never executes commands from a spec",
           "run the command as its own CI step and check its effect on the page with state checks")
@@ -1268,6 +1334,33 @@ KEYWORDS: tuple[Keyword, ...] = (
         _items_check("classes", "equals"), cells="items"),
     _kw('locator "${css}" contains classes', GAT, "list check", "expect classes (contains): a cell per element",
         _items_check("classes", "contains"), cells="items"),
+    # flowwalk's own: state beyond the page and dialogs (docs/flow-spec.md), not in aitester-bdd
+    _kw('local storage "${key}"', GAT, "storage and network check", "expect storage (local): the key's value, at `path=`, or "
+        "`absent=true`", _state_check("storage", sm.ExpectStorage, "key", area="local"), cells="options",
+        options=("path", "equals", "contains", "matches", "absent")),
+    _kw('session storage "${key}"', GAT, "storage and network check", "expect storage (session): as local storage",
+        _state_check("storage", sm.ExpectStorage, "key", area="session"), cells="options",
+        options=("path", "equals", "contains", "matches", "absent")),
+    _kw('local storage keys starting with "${prefix}"', GAT, "storage and network check",
+        "expect storage_count (local): `equals=`, `at_least=` or `at_most=`, `where=path=value`",
+        _state_check("storage_count", sm.ExpectStorageCount, "prefix", area="local"), cells="options",
+        options=("equals", "at_least", "at_most", "where"), repeatable=("where",)),
+    _kw('session storage keys starting with "${prefix}"', GAT, "storage and network check", "expect storage_count (session)",
+        _state_check("storage_count", sm.ExpectStorageCount, "prefix", area="session"), cells="options",
+        options=("equals", "at_least", "at_most", "where"), repeatable=("where",)),
+    _kw('cookie "${name}"', GAT, "storage and network check", "expect cookie: its attributes, its value (never shown), or "
+        "`absent=true`", _state_check("cookie", sm.ExpectCookie, "name"), cells="options",
+        options=("equals", "contains", "matches", "absent", "http_only", "secure", "same_site", "expires",
+                 "expires_after_s")),
+    _kw('js value "${expr}"', GAT, "storage and network check", "expect js: the expression's value `equals=`, `contains=` or "
+        "`matches=`", _state_check("js", sm.ExpectJs, "expr"), cells="options",
+        options=("equals", "contains", "matches")),
+    _kw('request to "${url}"', GAT, "storage and network check", "expect request: `method=`, `body=path=value`, `status=`, or "
+        "`absent=true`", _state_check("request", sm.ExpectRequest, "url"), cells="options",
+        options=("method", "status", "absent", "body"), repeatable=("body",)),
+    _kw('I click locator "${css}" and answer the dialog', (W, A), "interaction",
+        "act click with dialog: `accept=`, `message=`, `answer=`", _click_answering, cells="options",
+        options=("accept", "message", "answer")),
     # flowwalk's own: baselines and accessibility (docs/snapshots.md), not in aitester-bdd
     _kw('page matches aria snapshot "${name}"', GAT, "baseline check",
         "expect aria_snapshot of `body`, baseline `<suite>.robot.snapshots/<name>.yml`", _aria_snapshot),

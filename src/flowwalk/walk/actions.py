@@ -29,7 +29,7 @@ from flowwalk.model import Act, Expect, Goto, History, Wait
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.spec.variables import SECRET_ACTIONS
-from flowwalk.walk import healing, interact
+from flowwalk.walk import healing, interact, places
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
@@ -158,6 +158,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
     dest = interact.drop_target(attempt, state, step) if step.action == "drag" else None
     dialogs = interact.dialogs_seen(attempt)
     interact.arm_dialog(attempt, step)
+    places.arm_popup(attempt, step)
     if state.last_act is not None:
         # locating took a round trip that delivered any late navigation of the last action:
         # blame that action before this one changes the page
@@ -185,6 +186,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
         recovery.record("dismiss_and_retry", "recovered",
                         f"first try: {short(first)}; dismissed {again} interrupt(s) and retried once")
     interact.await_dialog(attempt, state, step, dialogs, result)
+    places.enter_popup(attempt, state, step, result)
     # the act was done (a later failure of this step or the next may come from where a click
     # landed): two clock reads, no round trip
     state.clicked = (Click(state.current_index or 0, step.action, result.detail.get("selector"), started,

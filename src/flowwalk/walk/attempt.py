@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
-from flowwalk.model import Expect, Rule, Scenario, Step
+from flowwalk.model import Expect, Rule, Scenario, Step, place_of
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
 from flowwalk.walk.context import RunContext, redact_event
@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
 
-__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "RuleState"]
+__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "Place", "RuleState"]
 
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
@@ -263,6 +263,8 @@ class Attempt:
         self.context_files = 0
         #: how long opening the scenario took (the context, the entry URL, a failure's evidence)
         self.setup_ms = 0.0
+        #: the popups and iframes the walk is in now, outermost first (walk/places.py)
+        self.places: list[Place] = []
 
     def emit(self, event: ev.Event) -> None:
         """Every event of the attempt leaves here, redacted."""
@@ -334,12 +336,13 @@ class Lookahead:
         self.following = []
         if isinstance(step, Expect) and step.kind not in unbatched:
             for later_index, later in body[pos + 1:]:
-                if not isinstance(later, Expect) or later.kind in unbatched:
+                if not isinstance(later, Expect) or later.kind in unbatched or place_of(later) != place_of(step):
                     break
                 self.following.append((later_index, later))
         else:
             self.early.clear()
-        self.next_step = body[pos + 1][1] if pos + 1 < len(body) else None
+        after = body[pos + 1][1] if pos + 1 < len(body) else None
+        self.next_step = after if after is not None and place_of(after) == place_of(step) else None
 
     def done(self) -> None:
         """After the body step ran (and before guards or replays)."""
@@ -382,6 +385,15 @@ class HealRecord:
     method: str
 
 
+@dataclass(frozen=True)
+class Place:
+    """A popup or iframe the walk is in (walk/places.py): its block's id, and the selector scope it
+    left behind."""
+
+    block: int
+    scope: str | None
+
+
 @dataclass
 class RuleState:
     """What the rule in flight holds, for its steps and their evidence. Each field has one writer
@@ -389,6 +401,7 @@ class RuleState:
 
     # set once by rule.walk_rule, read-only after
     rule: Rule
+    #: the rule's selector scope: none while the walk is in a popup or an iframe (places.py)
     scope: str | None
     budget: Budget
     observe_ms: int

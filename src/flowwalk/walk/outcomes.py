@@ -182,5 +182,5 @@ def only_in_frame(frame: str, verb: str) -> str:
     """The part of a failure message (checks and acts alike) saying a child frame has what the
     main page lacks, with its hint; `verb` is what the spec would do instead ('expect', 'act on')."""
     return (f"the main page does not have it, but the frame {frame} does: selectors and page text do not cross "
-            f"into frames. hint: check the frame's own page (goto its URL), or {verb} what the main page itself "
-            f"shows")
+            f"into frames. hint: put the step in a frame block (frame: <the iframe's selector>, with its steps), "
+            f"or {verb} what the main page itself shows")

@@ -28,6 +28,7 @@ from typing import Sequence
 from flowwalk import events as ev
 from flowwalk.model import Act, Expect, Goto, Rule, Step, Wait, titled
 from flowwalk.walk.attempt import Attempt, RuleState
+from flowwalk.walk import places
 from flowwalk.walk.boundary import Halt, call, halt_failure
 from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evidence
 from flowwalk.walk.observations import PAGE_CHECKS, grade_assertions, verify
@@ -104,6 +105,7 @@ def walk_rule(attempt: Attempt, rule: Rule) -> ev.RuleFinished:
     def finished(status: ev.Status, failure: ev.Failure | None, skipped_steps: tuple[str, ...], *,
                  reason: ev.SkipReason = "",
                  findings: tuple[ev.Finding, ...] = ()) -> ev.RuleFinished:
+        places.leave_all(attempt, state)
         return rule_finished(attempt.scenario, rule, attempt.number, status, (time.monotonic() - t0) * 1000,
                              earlier_failures=attempt.earlier_failures, reason=reason, failure=failure,
                              skipped_steps=skipped_steps, findings=findings, guard_attempts=state.guard_rounds,

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping, cast
 
 from flowwalk import events as ev
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, History, Step, Wait, titled
-from flowwalk.walk import actions, interact, observations
+from flowwalk.walk import actions, interact, observations, places
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call
 from flowwalk.walk.evidence import failure_context, screenshot
@@ -84,6 +84,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
             # either before this step runs, blaming the last action when there was one. No
             # pump here: the action's own check pumped, and every call since delivered events
             check_navigation(attempt, caused_by=state.last_act, pump=False)
+            places.place(attempt, state, step)
         handler = handlers.get(type(step))
         if handler is None:  # pragma: no cover - the model has no other step types
             raise StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
@@ -104,6 +105,8 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, failed, result)
     interact.settle_dialogs(attempt, state, index, step, dialogs, result)
+    if isinstance(step, Act) and step.popup is not None and attempt.session is not None:
+        attempt.session.disarm_popup()   # the act failed before its popup opened
     interact.report_routed(attempt, state, index)
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
