@@ -46,8 +46,8 @@ from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import Action, Mark
-from flowwalk.browser.explored import (Acted, Control, FormAsks, Named, ObservedList, Observation, Request, Row,
-                                       Survey)
+from flowwalk.browser.explored import (Acted, Control, Form, FormAsks, Named, ObservedList, Observation, Request,
+                                       Row, Survey)
 from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
                                        quote_text, removal_checks, row_selector, state_checks)
 from flowwalk.discover.features import form_kind
@@ -488,9 +488,10 @@ class _Editing:
         if self.done == ["open", "edit", "delete"]:
             try:
                 names_it = self.text in page.text()
+                forms = page.survey().forms if names_it else ()
             except (PageError, InvalidSelector):
                 return None
-            return self._step("confirm", self._confirm(now) if names_it else None)
+            return self._step("confirm", self._confirm(forms) if names_it else None)
         return None
 
     def _step(self, kind: str, move: Move | None) -> Move | None:
@@ -549,12 +550,18 @@ class _Editing:
                     steps=({"type": "act", "action": "click", "target": f"the {name} link",
                             "selector": f"a:text-is({quote_text(name)})"},))
 
-    def _confirm(self, now: Observation) -> Move | None:
-        button = next((e for e, c in self._controls(now, "button") if c.type in ("submit", "")), None)
-        if button is None:
-            return None
-        return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
-                    removes=self.created, steps=({"type": "act", "action": "click", "target": "the confirm button", "selector": button.sel},))
+    def _confirm(self, forms: Sequence[Form]) -> Move | None:
+        """The submit of the delete page's own form (Django's "Yes, I'm sure", posted to the page
+        itself): not a button of the page's header (a theme toggle), nor its logout form."""
+        for form in forms:
+            word = destructive(form, self.words)
+            selector = choose_selector(form.submit) if form.submit is not None and not form.search else None
+            if selector is None or (word not in ("delete", "remove") and (word or form.action.strip() not in ("", "."))):
+                continue
+            return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
+                        removes=self.created, steps=({"type": "act", "action": "click", "target": "the confirm button",
+                                                      "selector": selector},))
+        return None
 
 
 #: what a confirmation asks to be typed: "please enter the phrase DELETE in the box below"
