@@ -85,7 +85,7 @@ def _walk_once(spec: dict[str, object], url: str, other: str, out: Path) -> ev.F
     path.write_text(yaml.safe_dump(spec, sort_keys=False).replace(url, other))
     settings = Settings(out_dir=str(out), executable=default_executable(), retries=0, screenshots="off",
                         trace="off", variables={"RADICALE_USER": USER}, secret_names=("RADICALE_PASSWORD",),
-                        secrets=Secrets({"RADICALE_PASSWORD": "any"}), rule_timeout_ms=8_000)
+                        secrets=Secrets({"RADICALE_PASSWORD": "any"}))
     scenarios = [sc for suite in load_suites([str(path)], settings) for sc in suite.scenarios]
     failures: list[ev.Failure] = []
     run_plan(scenarios, settings,
