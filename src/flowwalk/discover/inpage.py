@@ -193,12 +193,12 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         if transition in known:
             loops.append(Loop(record.id, action, known[transition]))
             continue
-        # the same control on every form or page (a date widget's calendar link, a site-wide
-        # menu button) is a widget of the site: clicked on the first page that shows it
+        # the same control on every form (a date widget's calendar link) is a widget of the site
+        # when its click showed new text and left the page's outline as it was: clicked on the
+        # first page that shows it
         widget = f"control|{selector}|{button.name}"
         if widget in known:
             continue
-        taken.append((widget, record.signature))
         if not hands.take_action() or not hands.fresh():
             break
         before_text, before_url = page.text(), page.url
@@ -215,6 +215,9 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         after_sig = dom_signature(after)
         known[transition] = after_sig
         taken.append((transition, after_sig))
+        said = tuple(new_lines(before_text, page.text()))
+        if after_sig == record.signature and said:
+            taken.append((widget, record.signature))   # it showed something over the page as it was
         if after_sig != record.signature and visits.get(after_sig, 0) >= 1 and after_url == before_url:
             loops.append(Loop(record.id, action, after_sig))
         route = ""
@@ -226,7 +229,7 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         out.append(ControlRecord(
             selector=selector, target=target_of(button), name=button.name, role=button.role, controls=button.controls,
             pressed=button.pressed, expanded=button.expanded, url_before=before_url, url_after=after_url,
-            signature_after=after_sig, new_text=tuple(new_lines(before_text, page.text())), lists=list_counts(after),
+            signature_after=after_sig, new_text=said, lists=list_counts(after),
             attrs_after=_state_of(after, button), route=route))
         hands.progress(f"  clicked {target_of(button)} ({selector}) on {record.path}")
     return Found(controls=tuple(out), transitions=tuple(taken), loops=tuple(loops), skipped=tuple(skipped),
