@@ -168,6 +168,8 @@ class Served:
     stop: Callable[[], None]
     #: start the app again from its (changed) source, on the same port; None: it reads its files live
     restart: Callable[[], None] | None = None
+    #: the app's stored rows by model (None: the app keeps nothing the bench can read)
+    rows: Callable[[], dict[str, list[dict[str, Any]]]] | None = None
 
 
 def _load_admin(path: Path) -> Any:
@@ -188,7 +190,7 @@ def _start(app_name: str, scratch: Path) -> Served:
         from djangoadmin import DjangoAdmin, make_site
 
         django = DjangoAdmin(make_site(scratch)).start()
-        return Served(django.url, django.project, django.stop, restart=django.restart)
+        return Served(django.url, django.project, django.stop, restart=django.restart, rows=django.rows)
     if app_name == "todomvc-backbone":
         root = _copy_todomvc(scratch)
         server = _serve_static(root).start()
@@ -293,6 +295,20 @@ def _differing(first: Path, second: Path) -> list[str]:
     return sorted(p.as_posix() for p in set(one) | set(two) if one.get(p) != two.get(p))
 
 
+def _rows_left(before: dict[str, list[dict[str, Any]]], after: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+    """What the first crawl (its walks and its specs' verification runs) did to the stored rows: the
+    seeded rows are all there unchanged, and the rows it left, by model, each carry the crawl's text."""
+    from flowwalk.discover.values import CRAWL_TEXT
+
+    left = {model: [r for r in rows if r not in before.get(model, [])] for model, rows in after.items()}
+    return {"seeded_kept": all(r in after.get(model, []) for model, rows in before.items() for r in rows),
+            "left": {model: len(rows) for model, rows in left.items()},
+            "left_are_the_crawls": all(CRAWL_TEXT in json.dumps(r, ensure_ascii=False) for rows in left.values()
+                                       for r in rows),
+            "left_texts": sorted({str(v) for rows in left.values() for r in rows for v in r.values()
+                                  if CRAWL_TEXT in str(v)})}
+
+
 def _report_crawls(results: dict[str, Any], json_file: Path | None) -> int:
     print(json.dumps(results, indent=1))
     if json_file:
@@ -345,9 +361,12 @@ def main(argv: list[str] | None = None) -> int:
         scratch = Path(tmp)
         served = _start(app.name, scratch)
         try:
+            before = served.rows() if served.rows is not None else None
             t0 = time.monotonic()
             first = crawl(app, served.url, scratch / "generated", args.keep / "first.log" if args.keep else None)
             results["crawl_s"] = round(time.monotonic() - t0, 1)
+            if before is not None and served.rows is not None:
+                results["rows"] = _rows_left(before, served.rows())
             results["pages"] = first.pages
             results["written"] = len(first.specs_written)
             results["needs_review"] = len(first.needs_review)

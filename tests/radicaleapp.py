@@ -5,6 +5,9 @@
 them, in the page), through tests/served.py. Its web UI is a single page
 whose scenes (log in, collections, create, upload, edit, delete) swap in place, reached by links
 with an empty href and buttons. `collections()` lists what the storage holds now.
+
+`Radicale(folder, deletes=False)` plants a bug: its storage answers a collection's DELETE as done
+and keeps the collection (the web UI goes back to its list, which shows it still).
 """
 
 from __future__ import annotations
@@ -29,18 +32,38 @@ steps:
 """
 
 
+#: a storage plugin (`--storage-type`, imported from the server's working folder) whose
+#: collections are never deleted
+_KEEPS_COLLECTIONS = """from radicale.storage import multifilesystem
+
+
+class Collection(multifilesystem.Collection):
+    def delete(self, href=None):
+        if href is not None:
+            super().delete(href)
+
+
+class Storage(multifilesystem.Storage):
+    _collection_class = Collection
+"""
+
+
 class Radicale:
-    def __init__(self, folder: Path):
+    def __init__(self, folder: Path, *, deletes: bool = True):
         self.folder = folder
+        self.deletes = deletes
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
+        storage = () if deletes else ("--storage-type", "keeps_collections")
         self._server = ServedProcess(
             [sys.executable, "-m", "radicale", "--server-hosts", f"127.0.0.1:{self.port}", "--auth-type", "none",
-             "--storage-filesystem-folder", str(folder / "collections")],
+             "--storage-filesystem-folder", str(folder / "collections"), *storage],
             cwd=folder, log=folder / "radicale.log", probe=f"{self.url}/.web/", wait_s=30)
 
     def start(self) -> "Radicale":
         (self.folder / "collections").mkdir(parents=True, exist_ok=True)
+        if not self.deletes:
+            (self.folder / "keeps_collections.py").write_text(_KEEPS_COLLECTIONS)
         self._server.start()
         return self
 

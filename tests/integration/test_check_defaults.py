@@ -182,3 +182,15 @@ scenarios:
     config = load_config(tmp_path / "flowwalk.yaml").model_dump(exclude_unset=True)
     configured = reads(build_settings(Overrides(**base), env={}, config=config))
     assert configured["flow"] in two and configured["rules"] in two
+
+
+def test_a_check_after_one_that_waited_is_not_passed_by_a_read_taken_before(flowwalk_browser: Any, tmp_path: Path,
+                                                                           page_url: Any) -> None:
+    # the list is hidden and empty while it loads again, then shows the row the delete kept: the
+    # absence check reads the list once it is shown, not while the visibility check was waiting
+    steps = [click("#delete"), expect("visible", None, "#list"), expect("text_not_contains", "Kept", "#list")]
+    settings = make_settings(tmp_path / "report", expect_timeout_ms=1000)
+    outcome, events = walk(flow("kept", steps, page_url("reload-list.html")), flowwalk_browser, settings)
+    failure = rules_of(events)["kept"].failure
+    assert outcome.status == "failed" and failure is not None and failure.step_index == 3, failure
+    assert "Kept collection" in failure.observed

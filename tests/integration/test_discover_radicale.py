@@ -3,8 +3,9 @@
 After its login (kept in the page: every spec logs in first), the collections scene's controls are
 links with an empty href: the crawl uses them as controls, from a fresh login each, and the
 create and upload scenes they open become control specs that pass. The create scene's form makes
-a journey: create the journey's own collection, see it listed, edit it, delete it. Each walk and
-each verification run deletes what it created: nothing is left stored.
+a journey: create the journey's own collection, see it listed, edit it, delete it, see it gone
+from the list. Each walk and each verification run deletes what it created: nothing is left
+stored. Against a server whose delete keeps the collection, the journey fails at its last move.
 """
 
 from __future__ import annotations
@@ -15,8 +16,12 @@ from typing import Iterator
 import pytest
 import yaml
 
+from flowwalk import events as ev
 from flowwalk.browser import Browser
 from flowwalk.discover import DiscoverOptions, discover
+from flowwalk.settings import Secrets, Settings, default_executable
+from flowwalk.spec.loader import load_suites
+from flowwalk.walk.run import run_plan
 from radicaleapp import LOGIN_FLOW_YAML, USER, Radicale
 
 pytestmark = pytest.mark.browser
@@ -53,5 +58,36 @@ def test_the_scenes_links_open_are_controls_and_a_journey_creates_edits_and_dele
     shown = [str(s.get("value")) for s in steps if s["type"] == "expect"]
     assert any("Written by flowwalk discover 1" in v and "(edited)" not in v for v in shown), shown
     assert any("(edited)" in v for v in shown), shown
+    # its last move: the list is shown again, without the journey's own collection
+    confirm = max(i for i, s in enumerate(steps) if s.get("action") == "click")
+    assert steps[confirm + 1:confirm + 3] == [
+        {"type": "expect", "kind": "visible", "selector": "#collectionsscene"},
+        {"type": "expect", "kind": "text_not_contains", "selector": "#collectionsscene",
+         "value": "Written by flowwalk discover 1"}], steps[confirm + 1:]
     # the journey and its two verification runs deleted what they created; nothing was uploaded
     assert radicale.collections() == [] and result.needs_review == ()
+    # a delete that does nothing (the server keeps the collection) fails the journey at that move
+    broken = Radicale(tmp_path / "broken", deletes=False).start()
+    try:
+        failure = _walk_once(journey, radicale.url, broken.url, tmp_path / "broken-run")
+        kept = broken.collections()
+    finally:
+        broken.stop()
+    assert failure is not None and (failure.step_index, failure.runtime_code) == (confirm + 3, "EXPECT_STATE_MISMATCH"), \
+        failure   # step_index counts from 1: the row is still listed
+    assert len(kept) == 1
+
+
+def _walk_once(spec: dict[str, object], url: str, other: str, out: Path) -> ev.Failure | None:
+    """Walk `spec` once against the server at `other` instead of `url`: its failure (None: it passed)."""
+    path = out / "journey.flow.yaml"
+    path.parent.mkdir(parents=True)
+    path.write_text(yaml.safe_dump(spec, sort_keys=False).replace(url, other))
+    settings = Settings(out_dir=str(out), executable=default_executable(), retries=0, screenshots="off",
+                        trace="off", variables={"RADICALE_USER": USER}, secret_names=("RADICALE_PASSWORD",),
+                        secrets=Secrets({"RADICALE_PASSWORD": "any"}))
+    scenarios = [sc for suite in load_suites([str(path)], settings) for sc in suite.scenarios]
+    failures: list[ev.Failure] = []
+    run_plan(scenarios, settings,
+             lambda e: failures.append(e.failure) if isinstance(e, ev.RuleFinished) and e.failure else None)
+    return failures[0] if failures else None

@@ -4,11 +4,12 @@ returned as records (the crawl state is the crawler's to write), never a destruc
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 
 from discover_kit import RecordedPage, candidates, element, page as crawled
 
 from flowwalk.browser.explored import Element, Form, Heading, Listed, Survey
-from flowwalk.discover.inpage import Hands, explore_controls, submit_forms, try_searches
+from flowwalk.discover.inpage import Hands, explore_controls, new_lines, submit_forms, try_searches
 from flowwalk.discover.options import DEFAULT_DESTRUCTIVE
 from flowwalk.discover.signature import dom_signature
 from flowwalk.discover.state import CrawledPage, SubmitRecord
@@ -49,6 +50,25 @@ def test_a_control_is_clicked_from_a_fresh_load_and_what_it_changed_is_returned_
     # the same click from the same signature again is a loop, not a second click
     again = explore_controls(_hands(page), _record(start), dict(found.transitions), {})
     assert again.controls == () and [loop.action for loop in again.loops] == ['click [data-testid="details"]']
+    # a tab that changed the outline is clicked again on another page that has it
+    elsewhere = _survey((tab,), heading="Authors")
+    other = RecordedPage("http://127.0.0.1:9/authors/", [elsewhere, opened], after={'[data-testid="details"]': 1})
+    assert len(explore_controls(_hands(other), _record(elsewhere, other.start), dict(found.transitions), {}).controls) == 1
+
+
+def test_a_widget_that_leaves_the_outline_as_it_was_is_clicked_on_the_first_page_only() -> None:
+    calendar = element("link", "", "#calendarlink0", how="id", raw_href="#", href="http://127.0.0.1:9/books/add/#")
+    start = replace(_survey(heading="Add book"), links=(calendar,))
+    page = RecordedPage("http://127.0.0.1:9/books/add/", [start, start], after={"#calendarlink0": 1},
+                        texts={0: "Add book", 1: "Add book\nS M T W T F S"})
+    found = explore_controls(_hands(page), _record(start, page.start), {}, {})
+    assert [c.new_text for c in found.controls] == [("S M T W T F S",)]
+    assert ("control|#calendarlink0|", dom_signature(start)) in found.transitions
+    # the same link on another form is the site's date widget: not clicked again
+    other_form = replace(_survey(heading="Add author"), links=(calendar,))
+    other = RecordedPage("http://127.0.0.1:9/authors/add/", [other_form, other_form], after={"#calendarlink0": 1})
+    again = explore_controls(_hands(other), _record(other_form, other.start), dict(found.transitions), {})
+    assert again.controls == () and again.loops == () and other.acted == []
 
 
 def test_a_search_types_a_word_of_the_biggest_list_and_returns_what_the_lists_showed() -> None:
@@ -56,11 +76,22 @@ def test_a_search_types_a_word_of_the_biggest_list_and_returns_what_the_lists_sh
     books = Listed(kind="list", count=3, total=3, item_tag="li", first_item="Middlemarch by Eliot",
                    items=("Middlemarch by Eliot", "Emma", "Persuasion"), candidates=candidates("#books", "id"))
     narrowed = replace(books, count=1, total=1, items=("Middlemarch by Eliot",))
-    start, after = _survey(forms=(Form(kind="form", fields=(field,)),), lists=(books,)), _survey(lists=(narrowed,))
+    start, after = _survey(forms=(Form(kind="form", fields=(field,), implicit=True),), lists=(books,)), _survey(lists=(narrowed,))
     page = RecordedPage("http://127.0.0.1:9/books/", [start, after], after={'[data-testid="q"]': 1})
-    found = try_searches(_hands(page), _record(start))
+    found = try_searches(_hands(page), _record(start), {})
     assert [(s.term, s.lists[0].count, s.lists[0].items) for s in found.searches] == [
         ("Middlemarch", 1, ("Middlemarch by Eliot",))]
+    # a filter in no form (a site-wide one, on every page) is typed into on the first page only
+    assert found.transitions == (('search|[data-testid="q"]', dom_signature(start)),)
+    again = RecordedPage("http://127.0.0.1:9/books/", [start, after], after={'[data-testid="q"]': 1})
+    assert try_searches(_hands(again), _record(start), dict(found.transitions)).searches == ()
+    assert again.acted == []
+
+
+def test_new_text_leaves_out_signs_and_what_names_the_current_year() -> None:
+    year = date.today().year
+    assert new_lines("Published", f"Published\n<\n›\nNOVEMBER {year}\nS M T W T F S\n© {year} Books\n1872") == [
+        "S M T W T F S", "1872"]
 
 
 def test_a_form_is_submitted_empty_once_and_a_destructive_one_never() -> None:

@@ -276,7 +276,7 @@ class Crawler:
             state.put(page)
         page = self._record(page, inpage.explore_controls(hands, page, self.state.transitions,
                                                           self.state.signature_visits))
-        page = self._record(page, inpage.try_searches(hands, page))
+        page = self._record(page, inpage.try_searches(hands, page, self.state.transitions))
         self._queue_links(page, page.survey, item.depth)
         if self.options.submit_forms:
             submitted = inpage.submit_forms(hands, page, self.state.transitions)

@@ -24,8 +24,8 @@ from urllib.parse import urlsplit
 from flowwalk.browser.explored import Named, ObservedList, Observation, Request, Row
 from flowwalk.discover.state import Effect, Step
 
-__all__ = ["Effect", "agree", "by_novelty", "checks_per_move", "diff_states", "own_text", "quote_text", "row_selector",
-           "state_checks", "url_check"]
+__all__ = ["Effect", "agree", "by_novelty", "checks_per_move", "diff_states", "kept_checks", "own_text", "quote_text",
+           "removal_checks", "row_selector", "state_checks", "url_check"]
 
 #: checks a move keeps, its most telling first (a long journey keeps LONG_CHECKS a move)
 CHECKS_PER_ACTION = 4
@@ -36,6 +36,13 @@ def checks_per_move(moves: int) -> int:
     """How many checks each move of a journey of `moves` moves keeps (its spec, its record, and
     `by_novelty`'s choice all take this many)."""
     return CHECKS_PER_ACTION if moves <= 3 else LONG_CHECKS
+
+
+def kept_checks(effects: Sequence[Effect], per_move: int) -> list[Effect]:
+    """The checks a move's spec keeps: its first `per_move`, or all its removal checks when it has
+    more of them (a delete of the journey's own item is never written without them)."""
+    checking = [e for e in effects if e.check is not None]
+    return checking[:max(per_move, sum(1 for e in checking if e.kind == "removed"))]
 
 
 #: longest text a `has_text` check pins exactly (longer texts are checked with text_contains)
@@ -259,6 +266,36 @@ def diff_states(before: Observation, after: Observation, *, typed: Sequence[str]
     return _ranked(out)
 
 
+def removal_checks(seen: Sequence[Observation], after: Observation, text: str) -> list[Effect]:
+    """What a move that deletes the journey's own item (`text`) must leave: each list that last
+    showed a row with `text` (the latest of `seen` that did) is shown, without that row, and its
+    count.
+
+    Read against that observation, not the one just before the move: a delete confirmed on a
+    scene or page of its own starts where the list is out of view, so a list showing the row
+    again (a delete that did nothing) differs from nothing the move's own diff looks at. The list
+    shown comes first: a single-page app hides it while it loads it again, and a hidden list
+    shows no row."""
+    for state in reversed(seen):
+        showing = {entry.sel: entry for entry in state.lists if any(text in r.text for r in _visible_rows(entry))}
+        if showing:
+            break
+    else:
+        return []
+    out: list[Effect] = []
+    for entry in after.lists:
+        prior = showing.get(entry.sel)
+        if prior is None or not entry.visible or any(text in r.text for r in _visible_rows(entry)):
+            continue
+        changed = [e for e in _list_effects(prior, entry, (text,)) if e.kind in ("row_gone", "count")]
+        if changed:
+            out.append(_effect("removed", f"{entry.sel} is shown", {"type": "expect", "kind": "visible",
+                                                                    "selector": entry.sel}, 0))
+            out.extend(_effect("removed", e.what, e.check, 0)
+                       for e in sorted(changed, key=lambda e: e.kind != "row_gone"))
+    return out
+
+
 def _document(state: Observation) -> tuple[str, ...]:
     parts = urlsplit(state.url)
     return parts.scheme, parts.netloc, parts.path
@@ -319,7 +356,9 @@ def by_novelty(moves: Sequence[Sequence[Effect]], per_move: int) -> list[list[Ef
     for effects in moves:
         def rank(indexed: tuple[int, Effect]) -> tuple[int, int]:
             index, effect = indexed
-            repeat = effect.check is not None and _aspect(effect.check) in seen
+            # the journey's own item gone from its list is the point of its delete, however often
+            # the journey looked at that list before
+            repeat = effect.kind != "removed" and effect.check is not None and _aspect(effect.check) in seen
             return (effect.rank + (REPEAT_RANK if repeat else 0), index)
         ordered = [e for _, e in sorted(enumerate(effects), key=rank)]
         seen.update(_aspect(e.check) for e in ordered[:per_move] if e.check is not None)

@@ -18,7 +18,7 @@ import yaml
 from typing_extensions import TypedDict
 
 from flowwalk.browser.explored import Element, Survey
-from flowwalk.discover.effects import checks_per_move
+from flowwalk.discover.effects import checks_per_move, kept_checks
 from flowwalk.discover.features import Feature
 from flowwalk.discover.listview import rows_not_ours
 from flowwalk.discover.safety import destructive, url_key
@@ -510,7 +510,7 @@ def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> Genera
     covers: list[str] = []
     per_move = _fitting(journey, checks_per_move(len(journey.moves)), MAX_STEPS - prefix)
     for move, effects in zip(journey.moves, journey.effects):
-        checks = [_ordered(e.check) for e in effects if e.check][:per_move]
+        checks = [_ordered(e.check) for e in kept_checks(effects, per_move) if e.check]
         if not checks or len(steps) + len(move.steps) + 1 > MAX_STEPS:
             break
         steps.extend(_ordered(step) for step in move.steps)
@@ -531,7 +531,7 @@ def _fitting(journey: Journey, most: int, room: int) -> int:
     """The most checks a move keeps (at most `most`, at least 1) with which every move of the
     journey fits in `room` steps: a journey that ends by deleting its own item is not cut before it."""
     for per_move in range(most, 1, -1):
-        if sum(len(m.steps) + min(per_move, sum(1 for e in effects if e.check))
+        if sum(len(m.steps) + len(kept_checks(effects, per_move))
                for m, effects in zip(journey.moves, journey.effects)) <= room:
             return per_move
     return 1

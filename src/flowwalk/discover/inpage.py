@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from datetime import date
 from dataclasses import dataclass, replace
 from typing import Callable, Protocol, TypeVar
 from urllib.parse import urlsplit
@@ -192,6 +193,12 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         if transition in known:
             loops.append(Loop(record.id, action, known[transition]))
             continue
+        # the same control on every form (a date widget's calendar link) is a widget of the site
+        # when its click showed new text and left the page's outline as it was: clicked on the
+        # first page that shows it
+        widget = f"control|{selector}|{button.name}"
+        if widget in known:
+            continue
         if not hands.take_action() or not hands.fresh():
             break
         before_text, before_url = page.text(), page.url
@@ -208,6 +215,9 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         after_sig = dom_signature(after)
         known[transition] = after_sig
         taken.append((transition, after_sig))
+        said = tuple(new_lines(before_text, page.text()))
+        if after_sig == record.signature and said:
+            taken.append((widget, record.signature))   # it showed something over the page as it was
         if after_sig != record.signature and visits.get(after_sig, 0) >= 1 and after_url == before_url:
             loops.append(Loop(record.id, action, after_sig))
         route = ""
@@ -219,7 +229,7 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
         out.append(ControlRecord(
             selector=selector, target=target_of(button), name=button.name, role=button.role, controls=button.controls,
             pressed=button.pressed, expanded=button.expanded, url_before=before_url, url_after=after_url,
-            signature_after=after_sig, new_text=tuple(new_lines(before_text, page.text())), lists=list_counts(after),
+            signature_after=after_sig, new_text=said, lists=list_counts(after),
             attrs_after=_state_of(after, button), route=route))
         hands.progress(f"  clicked {target_of(button)} ({selector}) on {record.path}")
     return Found(controls=tuple(out), transitions=tuple(taken), loops=tuple(loops), skipped=tuple(skipped),
@@ -229,12 +239,15 @@ def explore_controls(hands: Hands, record: CrawledPage, transitions: dict[str, s
 # --- search fields --------------------------------------------------------------------------------
 
 
-def try_searches(hands: Hands, record: CrawledPage) -> Found:
+def try_searches(hands: Hands, record: CrawledPage, transitions: dict[str, str]) -> Found:
     """Type a word from the page's biggest list into each search or filter field and note what
-    the lists show then (no form is submitted: only the field's own input events)."""
+    the lists show then (no form is submitted: only the field's own input events). A filter that
+    sits in no form (Django's navigation filter, on every page) is typed into on the first page
+    that shows it (`transitions` holds those already typed into)."""
     page = hands.page
     lists = sorted((entry for entry in record.survey.lists if entry.count >= 2), key=lambda entry: -entry.count)
     out: list[SearchRecord] = []
+    taken: list[tuple[str, str]] = []
     for index, form in enumerate(record.survey.forms):
         fields = [f for f in form.fields if _is_search_field(form, f)]
         if not fields or not lists:
@@ -242,8 +255,13 @@ def try_searches(hands: Hands, record: CrawledPage) -> Found:
         field_ = fields[0]
         selector = choose_selector(field_)
         term = _search_term(lists[0])
+        once = f"search|{selector}"
+        if form.implicit and once in transitions:
+            continue
         if selector is None or not term or not hands.take_action() or not hands.fresh():
             continue
+        if form.implicit:
+            taken.append((once, record.signature))
         try:
             page.act("fill", selector, term)
             page.wait(500)
@@ -255,7 +273,7 @@ def try_searches(hands: Hands, record: CrawledPage) -> Found:
         out.append(SearchRecord(form=index, selector=selector, target=target_of(field_), term=term,
                                 lists=list_counts(after)))
         hands.progress(f"  typed {term!r} into {target_of(field_)} on {record.path}")
-    return Found(searches=tuple(out))
+    return Found(searches=tuple(out), transitions=tuple(taken))
 
 
 # --- forms ----------------------------------------------------------------------------------------
@@ -325,13 +343,16 @@ def submit_forms(hands: Hands, record: CrawledPage, transitions: dict[str, str])
 
 def new_lines(before: str, after: str) -> list[str]:
     """Lines of text the page shows now and did not before, each with a word it did not show
-    before (a label that only moved is not news): at most 5, each at most 200 characters."""
+    before (a label that only moved is not news): at most 5, each at most 200 characters. A line
+    with no letter or digit ("<", "›") says nothing, and one that names the current year (a
+    calendar's "NOVEMBER 2026", a copyright line) says what a later run will not see."""
     old = Counter(line.strip() for line in before.splitlines())
     known = set(before.lower().split())
+    year = re.compile(rf"\b{date.today().year}\b")
     out: list[str] = []
     for line in after.splitlines():
         line = line.strip()
-        if not line:
+        if not line or not any(c.isalnum() for c in line) or year.search(line):
             continue
         if old[line] > 0:
             old[line] -= 1

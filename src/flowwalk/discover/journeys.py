@@ -46,10 +46,10 @@ from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.explore import Action, Mark
-from flowwalk.browser.explored import (Acted, Control, FormAsks, Named, ObservedList, Observation, Request, Row,
-                                       Survey)
+from flowwalk.browser.explored import (Acted, Control, Form, FormAsks, Named, ObservedList, Observation, Request,
+                                       Row, Survey)
 from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
-                                       quote_text, row_selector, state_checks)
+                                       quote_text, removal_checks, row_selector, state_checks)
 from flowwalk.discover.features import form_kind
 from flowwalk.discover.safety import destructive, destructive_control
 from flowwalk.discover.selectors import choose_selector, target_of
@@ -159,6 +159,7 @@ class JourneyExplorer:
             opened.settle_quiet()
             start = self._observe(opened)
             now = start
+            seen = [start]
             pending = list(moves)
             while len(played) < MAX_MOVES:
                 move = pending.pop(0) if pending else (extend(start, now, typed, effects, opened) if extend else None)
@@ -180,9 +181,14 @@ class JourneyExplorer:
                 else:
                     found = diff_states(now, after, typed=typed, acted=move.field, typed_value=move.typed,
                                         pressed=move.pressed, requests=opened.requests(since=known))
+                if move.removes:
+                    gone = removal_checks(seen, after, move.removes)
+                    checks = [e.check for e in gone]
+                    found = gone + [e for e in found if e.check is None or e.check not in checks]
                 played.append(move)
                 effects.append(found)
                 now = after
+                seen.append(after)
         finally:
             opened.close()
         return played, effects
@@ -466,6 +472,8 @@ class _Editing:
 
     def __init__(self, text: str, words: tuple[str, ...]):
         self.text = text
+        #: the text the item was created with (its edit keeps it: "... 2 (edited)")
+        self.created = text
         self.words = words
         self.done: list[str] = []
 
@@ -480,9 +488,10 @@ class _Editing:
         if self.done == ["open", "edit", "delete"]:
             try:
                 names_it = self.text in page.text()
+                forms = page.survey().forms if names_it else ()
             except (PageError, InvalidSelector):
                 return None
-            return self._step("confirm", self._confirm(now) if names_it else None)
+            return self._step("confirm", self._confirm(forms) if names_it else None)
         return None
 
     def _step(self, kind: str, move: Move | None) -> Move | None:
@@ -541,12 +550,18 @@ class _Editing:
                     steps=({"type": "act", "action": "click", "target": f"the {name} link",
                             "selector": f"a:text-is({quote_text(name)})"},))
 
-    def _confirm(self, now: Observation) -> Move | None:
-        button = next((e for e, c in self._controls(now, "button") if c.type in ("submit", "")), None)
-        if button is None:
-            return None
-        return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
-                    steps=({"type": "act", "action": "click", "target": "the confirm button", "selector": button.sel},))
+    def _confirm(self, forms: Sequence[Form]) -> Move | None:
+        """The submit of the delete page's own form (Django's "Yes, I'm sure", posted to the page
+        itself): not a button of the page's header (a theme toggle), nor its logout form."""
+        for form in forms:
+            word = destructive(form, self.words)
+            selector = choose_selector(form.submit) if form.submit is not None and not form.search else None
+            if selector is None or (word not in ("delete", "remove") and (word or form.action.strip() not in ("", "."))):
+                continue
+            return Move(name=f"confirm deleting '{self.text}' (the page names the journey's own item)", key="confirm",
+                        removes=self.created, steps=({"type": "act", "action": "click", "target": "the confirm button",
+                                                      "selector": selector},))
+        return None
 
 
 #: what a confirmation asks to be typed: "please enter the phrase DELETE in the box below"
@@ -566,7 +581,7 @@ class _InScene:
         self.words = words
         #: the forms the page showed before the control was used: none of them is the scene's
         self.at_rest = at_rest
-        self.text = crawl_text(1)
+        self.text = self.created = crawl_text(1)
         self.done: list[str] = []
         #: the journey's row was listed after its save
         self.saved = False
@@ -674,7 +689,7 @@ class _InScene:
             return None
         steps.append({"type": "act", "action": "click", "target": "the confirm button", "selector": button})
         return Move(name=f"confirm deleting '{self.text}' (the scene names the journey's own item)", key="confirm",
-                    steps=tuple(steps))
+                    removes=self.created, steps=tuple(steps))
 
 
 def _source(target: CrawledPage, pages: Mapping[str, CrawledPage], edges: Sequence[Edge]) -> str:

@@ -12,7 +12,7 @@ from typing import Any, Literal, Optional, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from flowwalk.discover.effects import checks_per_move
+from flowwalk.discover.effects import checks_per_move, kept_checks
 from flowwalk.discover.features import Feature
 from flowwalk.discover.state import CrawlState, Journey
 
@@ -218,7 +218,7 @@ def _journey(journey: Journey, specs: list[SpecRecord]) -> JourneyRecord:
     # the checks the spec has: a move's most telling ones (generate.journey_spec keeps as many)
     kept = checks_per_move(len(journey.moves))
     return JourneyRecord(id=journey.id, page=journey.page, name=journey.name, why=journey.why, spec=spec,
-                         moves=[MoveRecord(name=move.name, checks=[e.what for e in effects if e.check][:kept])
+                         moves=[MoveRecord(name=move.name, checks=[e.what for e in kept_checks(effects, kept)])
                                 for move, effects in zip(journey.moves, journey.effects)],
                          noted=list(journey.noted), dropped=list(journey.dropped))
 

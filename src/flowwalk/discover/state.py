@@ -276,6 +276,9 @@ class Move:
     field: Optional[str] = None
     #: a reload: its checks are what is still there, not what changed
     reload: bool = False
+    #: the text of the journey's own item this move deletes: its first checks are that the lists
+    #: which last showed the item show it no longer (effects.removal_checks)
+    removes: Optional[str] = None
 
     @property
     def pressed(self) -> str | None:

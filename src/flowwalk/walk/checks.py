@@ -7,8 +7,9 @@ pure state machine), and waits as it says. The walker gives it the rule timeout 
 
 A check that passes at once costs one read, one interval and one read (`stable_reads` = 2).
 Consecutive checks share that interval (`read_ahead`, `early` and `while_waiting` of `run_check`):
-the first reads of the checks that follow are taken during the first check's interval, so three
-expects in a row cost one interval, not three.
+the first reads of the checks that follow are taken during the first check's interval, once a read
+of it matched (never of a state before the first check held), so three expects in a row cost one
+interval, not three.
 
 The failing runtime code is chosen from the final read alone, deterministically:
 `ELEMENT_NOT_FOUND` when the check reads an element and nothing matches its selector (or the
@@ -666,11 +667,11 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable: read, let the
     stabilizer decide (walk/stabilizer.py: pass, fail, or read again at a time), wait, repeat.
 
-    `while_waiting` runs once, during the first wait, and is where the caller takes the first reads
-    of the checks that follow (`read_ahead`); such a check gets its `EarlyRead` as `early` and counts
-    it as its first read when it was taken at most `window_ms` ago. With `stable_reads` 2 or more,
-    each read also asks how long the page had been still (js/prelude.js `fw.quiet`) unless `quiet`
-    is False (the differential tests compare the two). `mend` (walk/healing.py `Mender`): asked
+    `while_waiting` runs once, during the first wait after a read that matched, and is where the
+    caller takes the first reads of the checks that follow (`read_ahead`); such a check gets its
+    `EarlyRead` as `early` and counts it as its first read when it was taken at most `window_ms`
+    ago. With `stable_reads` 2 or more, each read also asks how long the page had been still
+    (js/prelude.js `fw.quiet`) unless `quiet` is False (the differential tests compare the two). `mend` (walk/healing.py `Mender`): asked
     after each fresh read that found no element, until it gives a mended selector; the check then
     goes on with that selector at once, its reads counted afresh, within the same deadline. Raises
     BrowserCrashed when the browser or the page's renderer died during the check.
@@ -704,7 +705,9 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
                 continue
         if isinstance(decision, Fail):
             break
-        if hook is not None:
+        if hook is not None and obs.ok:
+            # reads taken ahead are of a state in which this check holds: a later check must not
+            # pass on a read taken before this one did (a list not yet shown has no row to miss)
             run_hook, hook = hook, None
             run_hook()
         _wait(session, decision, clock)
