@@ -88,7 +88,8 @@ class RecordedReader:
         result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
         return result
 
-    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
+              fingerprint: bool = False) -> ItemsRead:
         self.calls.append(("items", selector, "raw" if raw_text else "text"))
         result: ItemsRead = _answer(self.items_of, selector, ItemsRead(0))
         return result

@@ -173,15 +173,17 @@ class Page(Acts, Captures, Explores):
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
-               "w": query.raw}
+               "w": query.raw, "f": query.fingerprint}
         with self._translating(selector):
             return ElementRead.of(self._where.locator(selector).evaluate_all(script("elements"), arg))
 
-    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
+              fingerprint: bool = False) -> ItemsRead:
         """One read of every element `selector` (one alternative, no pipes) matches now, item by item:
         each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
-        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`)."""
-        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
+        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`);
+        `fingerprint`: also the first match's."""
+        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP, "f": fingerprint}
         with self._translating(selector):
             return ItemsRead.of(self._where.locator(selector).evaluate_all(script("items"), arg))
 

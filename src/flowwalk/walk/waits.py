@@ -38,6 +38,8 @@ class Mend(Protocol):
 
     def first(self, gate: Sequence[str] = ()) -> Mended | None: ...
 
+    def possible(self) -> bool: ...
+
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
@@ -80,11 +82,14 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
     `Mender`): first asked for a mend the run already knows (one read of that, instead of the
     selector's), then after every read that matched nothing, until it mends the selector; meanwhile
     each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
-    once, not at the timeout. The Match returned is then the mended selector's.
+    once, not at the timeout. The Match returned is then the mended selector's. A mender that cannot
+    mend (a check's selector with no fingerprint of its own yet) leaves the wait whole.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     known = mend.first(gate.selectors if gate else ()) if mend is not None else None
+    if known is None and mend is not None and not mend.possible():
+        mend = None
     if known is not None:
         selector, fingerprint, mend, found = known.selector, False, None, known.found
     else:
