@@ -111,3 +111,19 @@ def test_a_text_read_can_match_case_and_an_exact_one_can_keep_whitespace(session
     kept = ElementQuery("exact_text", "book a doctors appointment", raw=True)
     assert not reader.elements("#list li", kept).hit
     assert reader.elements("#list li", ElementQuery("exact_text", "  book a doctors appointment  ", raw=True)).hit
+
+
+@pytest.mark.browser
+def test_a_read_asked_for_a_fingerprint_gives_the_one_a_match_would(session: PageSession) -> None:
+    from flowwalk.browser.records import ElementQuery
+
+    session.playwright_page.set_content(_ITEMS)
+    reader = session.page
+    # what a passing check keeps for healing is what `Page.match` takes of the same first element
+    taken = reader.match("#list li", fingerprint=True).fingerprint
+    assert taken is not None and taken["tag"] == "li" and taken["text"] == "buy some cheese"
+    assert reader.elements("#list li", ElementQuery("text", "cat", fingerprint=True)).fingerprint == taken
+    assert reader.items("#list li", fingerprint=True).fingerprint == taken
+    # asked for none, or nothing matched: none
+    assert reader.elements("#list li", ElementQuery("text", "cat")).fingerprint is None
+    assert reader.items("#nothing li", fingerprint=True).fingerprint is None

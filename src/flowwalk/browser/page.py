@@ -39,6 +39,17 @@ __all__ = ["Page"]
 
 #: the count a match needs and its first element's fingerprint (js/fingerprint.js), in one call
 _FINGERPRINT_JS = "(els) => ({ n: els.length, fp: els.length ? (" + script("fingerprint") + ")(els[0]) : null })"
+
+
+def _fingerprinted(name: str) -> str:
+    """The read `name` (a function of a selector's matches and an argument), also giving the first
+    match's fingerprint as `fp`: sent only when asked, so that other reads stay their size."""
+    return (f"(els, a) => {{ const out = ({script(name)})(els, a);"
+            f" if (els.length) out.fp = ({script('fingerprint')})(els[0]); return out; }}")
+
+
+_READS = {(name, fp): _fingerprinted(name) if fp else script(name)
+          for name in ("elements", "items") for fp in (False, True)}
 _OWNS_JS = compose("/* global fw */ (el, id) => { return fw.hasId(el, id); }")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
@@ -173,9 +184,9 @@ class Page(Acts, Captures, Explores):
     def elements(self, selector: str, query: ElementQuery) -> ElementRead:
         """One read of every element `selector` (one alternative, no pipes) matches now."""
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
-               "w": query.raw, "f": query.fingerprint}
+               "w": query.raw}
         with self._translating(selector):
-            return ElementRead.of(self._where.locator(selector).evaluate_all(script("elements"), arg))
+            return ElementRead.of(self._where.locator(selector).evaluate_all(_READS["elements", query.fingerprint], arg))
 
     def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
               fingerprint: bool = False) -> ItemsRead:
@@ -183,9 +194,9 @@ class Page(Acts, Captures, Explores):
         each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
         also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`);
         `fingerprint`: also the first match's."""
-        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP, "f": fingerprint}
+        arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
         with self._translating(selector):
-            return ItemsRead.of(self._where.locator(selector).evaluate_all(script("items"), arg))
+            return ItemsRead.of(self._where.locator(selector).evaluate_all(_READS["items", fingerprint], arg))
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

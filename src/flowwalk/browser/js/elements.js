@@ -1,6 +1,5 @@
-/* global fw, fingerprint */
-/* flowwalk: one read of a selector's matches, for every element kind a check reads; with a.f also the
-   first match's fingerprint (heal/fingerprint.py), so that a passing check needs no read of its own */
+/* global fw */
+/* flowwalk: one read of a selector's matches, for every element kind a check reads */
 (els, a) => {
   const clip = (t) => (t.length > 240 ? t.slice(0, 240) : t);
   const around = (t, at, len) => {
@@ -64,7 +63,6 @@
   };
   const out = read();
   if (a.q) out.quiet = fw.quiet(a.q);
-  if (a.f && els.length) out.fp = fingerprint(els[0]);
   out.seq = fw.seq();
   return out;
 }

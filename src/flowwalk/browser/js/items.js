@@ -1,8 +1,7 @@
-/* global fw, fingerprint */
+/* global fw */
 /* flowwalk: every match of one selector, item by item, in document order (the first a.max): its text
    (rendered and normalised by fw.textOf, or with a.raw its textContent exactly as the DOM holds it,
-   whitespace and all) and its class attribute ('' when it has none), each clipped to a.clip; with a.f
-   also the first match's fingerprint */
+   whitespace and all) and its class attribute ('' when it has none), each clipped to a.clip */
 (els, a) => {
   const clip = (t) => (t.length > a.clip ? t.slice(0, a.clip) : t);
   const items = els.slice(0, a.max);
@@ -10,7 +9,6 @@
                 texts: items.map((e) => clip(a.raw ? String(e.textContent || '') : fw.textOf(e))),
                 classes: items.map((e) => clip(e.getAttribute('class') || '')) };
   if (a.q) out.quiet = fw.quiet(a.q);
-  if (a.f && els.length) out.fp = fingerprint(els[0]);
   out.seq = fw.seq();
   return out;
 }
