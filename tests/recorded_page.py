@@ -104,7 +104,7 @@ class RecordedReader:
         return self.name
 
     def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
-              gate: Sequence[str] = ()) -> Match:
+              gate: Sequence[str] = (), shown: bool = False) -> Match:
         self.calls.append(("match", selector))
         result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))
         return result

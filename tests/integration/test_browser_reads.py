@@ -74,6 +74,20 @@ def test_the_interrupt_gate_never_says_no_where_playwright_sees_a_visible_match(
         assert maybe or not visible, selector
 
 
+@pytest.mark.browser
+def test_a_match_says_shown_only_where_playwright_sees_the_first_match_visible(session: PageSession) -> None:
+    # a wait for a visible element trusts a yes without asking Playwright: it must be Playwright's yes
+    session.playwright_page.set_content(_INTERRUPTS)
+    shown = {s: session.page.match(s, shown=True).shown
+             for s in ("#shown", "#gone", "#empty", "#hidden", "#contents", "#in-shadow", "#nowhere")}
+    assert shown == {"#shown": True, "#gone": False, "#empty": False, "#hidden": False, "#contents": True,
+                     "#in-shadow": True, "#nowhere": False}
+    for selector, yes in shown.items():
+        if yes:
+            assert session.playwright_page.locator(selector).first.is_visible(), selector
+    assert not session.page.match("#shown").shown   # not asked
+
+
 _ITEMS = """<!doctype html><body><ul id="list">
 <li class="completed">  buy   some cheese </li>
 <li class="">feed <b>the</b> cat</li>

@@ -66,6 +66,14 @@ def _gated(ask: str | None) -> str:
     return f"(els, gate) => Object.assign(({inner})(els), {{ gate: ({script('may_show')})(gate) }})"
 
 
+def _shown(ask: str | None) -> str:
+    """`ask` that also says whether the first match is visible by `fw.visible`, which is Playwright's
+    visible with the DOM's `checkVisibility` added: a yes is Playwright's yes, a no may not be."""
+    inner = ask or "(els) => ({ n: els.length })"
+    return compose(f"/* global fw */ (els, arg) => {{ return Object.assign(({inner})(els, arg),"
+                   " { shown: els.length > 0 && fw.visible(els[0]) }); }")
+
+
 class Page(Acts, Captures, Explores):
     """One page or frame, read and acted on (see the module docstring). Every method raises only
     flowwalk's errors (browser/errors.py)."""
@@ -158,20 +166,24 @@ class Page(Acts, Captures, Explores):
     # --- a selector's matches -------------------------------------------------------------------
 
     def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
-              gate: Sequence[str] = ()) -> Match:
+              gate: Sequence[str] = (), shown: bool = False) -> Match:
         """The first pipe alternative of `selector` (within `scope`) that matches, and its count: one
         call per alternative tried. The same call can also take the first match's `fingerprint`
-        (heal/fingerprint.py) and answer the interrupts' `gate` (`may_show` of those selectors)."""
+        (heal/fingerprint.py), answer the interrupts' `gate` (`may_show` of those selectors) and
+        say whether the first match is `shown` (`Match.shown`)."""
         ask = _FINGERPRINT_JS if fingerprint else None
         if gate:
             ask = _gated(ask)
+        if shown:
+            ask = _shown(ask)
         with self._translating(selector):
             found = locate(self._where, selector, scope, ask=ask, ask_arg=list(gate) if gate else None)
         answer = found.answer if isinstance(found.answer, Mapping) else {}
-        shown = answer.get("gate") if gate else None
+        gated = answer.get("gate") if gate else None
         return Match(found.used, found.count, tuple(found.tried),
                      fingerprint=answer.get("fp") if isinstance(answer.get("fp"), Mapping) else None,
-                     gate=tuple(v if isinstance(v, bool) else None for v in shown) if isinstance(shown, list) else None)
+                     gate=tuple(v if isinstance(v, bool) else None for v in gated) if isinstance(gated, list) else None,
+                     shown=answer.get("shown") is True)
 
     def may_show(self, selectors: Sequence[str]) -> list[bool | None]:
         """For each CSS selector, in one read: could a match be visible now (True), is none (False),

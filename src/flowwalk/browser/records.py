@@ -195,6 +195,9 @@ class Match:
     fingerprint: Mapping[str, Any] | None = None
     #: asked with `gate=selectors`: for each, could a match be visible now (`Page.may_show`)
     gate: tuple[bool | None, ...] | None = None
+    #: asked with `shown=True`: the first match is visible (True is certain; False means "ask
+    #: Playwright", whose visible is a little wider: `Page.is_visible`)
+    shown: bool = False
 
     @property
     def element(self) -> Element:

@@ -93,11 +93,11 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
     if known is not None:
         selector, fingerprint, mend, found = known.selector, False, None, known.found
     else:
-        found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
+        found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else (), shown=visible)
     if gate is not None and gate.selectors and gate.clear(found.gate):
-        found = page.match(selector, scope, fingerprint=fingerprint)
+        found = page.match(selector, scope, fingerprint=fingerprint, shown=visible)
     while True:
-        if found.count > 0 and (not visible or page.is_visible(found.element)):
+        if found.count > 0 and (not visible or found.shown or page.is_visible(found.element)):
             return found
         if mend is not None and found.count == 0:
             mended = mend()
@@ -111,7 +111,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
             page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
         else:
             sleep_ms(attempt, min(POLL_S * 1000, left))
-        found = page.match(selector, scope, fingerprint=fingerprint)
+        found = page.match(selector, scope, fingerprint=fingerprint, shown=visible)
 
 
 def allowlist_text(attempt: Attempt) -> str:
