@@ -68,7 +68,7 @@ def _gated(ask: str | None) -> str:
 
 def _shown(ask: str | None) -> str:
     """`ask` that also says whether the first match is visible by `fw.visible`, which is Playwright's
-    visible with the DOM's `checkVisibility` added: a yes is Playwright's yes, a no may not be."""
+    visible made a little stricter (prelude.js): a yes is Playwright's yes, a no may not be."""
     inner = ask or "(els) => ({ n: els.length })"
     return compose(f"/* global fw */ (els, arg) => {{ return Object.assign(({inner})(els, arg),"
                    " { shown: els.length > 0 && fw.visible(els[0]) }); }")
