@@ -23,6 +23,20 @@ NAMES = {"flowwalk": "flowwalk", "playwright-test": "Playwright Test", "floor": 
 CHECKED_GROUPS = ("runs", "first_result", "failing", "defaults", "scaling", "validate")
 
 
+def _round_loads(runs: list[dict[str, Any]], workers: str) -> list[str]:
+    """The 1-minute load average at the start and end of each run of a workers block, round by round."""
+    by_round: dict[str, list[str]] = {}
+    for r in runs:
+        label = str(r.get("label", ""))
+        if not label.startswith(f"w{workers} round ") or not r.get("loadavg_1m"):
+            continue
+        start = r.get("loadavg_start_1m")
+        by_round.setdefault(label.rsplit(" ", 1)[-1], []).append(
+            f"{NAMES[r['impl']].split(' (')[0]} {start:.2f}→{r['loadavg_1m']:.2f}" if start
+            else f"{NAMES[r['impl']].split(' (')[0]} →{r['loadavg_1m']:.2f}")
+    return [f"- load average (1 min) at each run's start→end, round {n}: {'; '.join(v)}" for n, v in by_round.items()]
+
+
 def failed_runs(data: dict[str, Any]) -> list[dict[str, Any]]:
     """The records of `data` (a bench-*.json) whose run failed its checks."""
     return [r for group in CHECKED_GROUPS for r in data.get(group, []) if not r["ok"]]
@@ -137,6 +151,7 @@ def render_results(data: dict[str, Any], raw_path: str = "") -> str:
             label = _ratio_label(ratio_name)
             per_round = ", ".join(f"{v:.2f}" for v in ratio["wall_s"]["per_round"])
             lines.append(f"- wall time {label} per round: {per_round}")
+        lines += _round_loads(data["runs"], workers)
         lines.append("")
 
     first = data.get("first_result", [])

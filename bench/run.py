@@ -173,6 +173,8 @@ class Measurement:
     first_result_how: str = ""
     #: the machine's 1-minute load average as the run ended (the machine is shared)
     loadavg_1m: float = 0.0
+    #: and as it started
+    loadavg_start_1m: float = 0.0
     returncode: int = 0
     ok: bool = False
     problems: list[str] = field(default_factory=list)
@@ -195,6 +197,7 @@ def measure(impl: str, label: str, command: Sequence[str], *, cwd: Path, env: di
     result = Measurement(impl, label, list(command), workers, flows)
     seen: dict[str, float] = {}
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result.loadavg_start_1m = float(Path("/proc/loadavg").read_text().split()[0])
     started = time.perf_counter()
     proc = subprocess.Popen(list(command), cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     sampler = TreeSampler(proc.pid)

@@ -6,11 +6,18 @@ floor and the rule-file form on the bench corpus (interleaved, `--rounds` times)
 - CPU seconds per kind of process: Python (the tool itself and Playwright's client), the Node driver,
   and Chromium's browser, GPU, utility and renderer processes (read from /proc every 50 ms, each
   process classified by its command line, which Chromium sets to `--type=...` after the fork);
-- with `--calls`, the Playwright protocol calls each made, by object and method (one untimed run
-  each, in this process: the count does not depend on the machine's load).
+- with `--calls`, the Playwright protocol calls each made, by object and method, and the messages
+  its client received (answers, objects created, events), each of which Python decodes, validates
+  and dispatches (one untimed run each, in this process: the count does not depend on the
+  machine's load);
+- with `--spy FILE`, one run of flowwalk's Python process sampled by py-spy (holding the GIL, 250 Hz,
+  `pip install py-spy`): FILE gets the collapsed stacks, and the output the share of samples by
+  where they were spent (the innermost frame in flowwalk, Playwright, pydantic, ... and the
+  flowwalk function that called into it).
 
     .venv/bin/python bench/where_cpu.py --workers 1 --rounds 3
     .venv/bin/python bench/where_cpu.py --calls
+    .venv/bin/python bench/where_cpu.py --spy bench/out/spy.txt
 
 It measures the working tree (`src/` as installed). The figures and what they showed are in
 bench/PROFILE.md.
@@ -139,15 +146,28 @@ def calls(url: str) -> None:
     process, at workers 1)."""
     from playwright._impl import connection
 
-    sent = connection.Connection.send_message_to_server
+    sent, dispatch = connection.Connection.send_message_to_server, connection.Connection.dispatch
     for form in ("flowwalk", "floor"):
         counts: collections.Counter[tuple[str, str]] = collections.Counter()
+        received: collections.Counter[str] = collections.Counter()
 
         def counting(self: Any, target: Any, method: str, *args: Any, **kw: Any) -> Any:
             counts[(type(target).__name__, method)] += 1
             return sent(self, target, method, *args, **kw)
 
+        def receiving(self: Any, message: dict[str, Any]) -> None:
+            method = message.get("method")
+            if message.get("id"):
+                received["(answers to calls)"] += 1
+            elif method == "__create__":
+                received[f"__create__ {(message.get('params') or {}).get('type')}"] += 1
+            else:
+                target = self._objects.get(message.get("guid") or "")
+                received[f"{type(target).__name__}.{method}"] += 1
+            dispatch(self, message)
+
         connection.Connection.send_message_to_server = counting  # type: ignore[method-assign]
+        connection.Connection.dispatch = receiving  # type: ignore[method-assign]
         argv = command(form, url, 1)
         try:
             if form == "floor":
@@ -161,9 +181,55 @@ def calls(url: str) -> None:
             pass
         finally:
             connection.Connection.send_message_to_server = sent  # type: ignore[method-assign]
+            connection.Connection.dispatch = dispatch  # type: ignore[method-assign]
         print(f"\n{form}: {sum(counts.values())} Playwright calls")
         for (kind, method), n in counts.most_common():
             print(f"  {n:5}  {kind}.{method}")
+        print(f"{form}: {sum(received.values())} messages received")
+        for what, n in received.most_common():
+            print(f"  {n:5}  {what}")
+
+
+def _owner(frame: str) -> str:
+    """The package a collapsed-stack frame (`function (path:line)`) belongs to."""
+    path = "/" + frame.rsplit("(", 1)[-1]
+    for mark, name in (("/flowwalk/", "flowwalk"), ("/playwright/", "playwright"), ("/pydantic", "pydantic"),
+                       ("/yaml/", "yaml"), ("/jsonschema", "jsonschema"), ("/click/", "click"),
+                       ("/<frozen importlib", "import")):
+        if mark in path:
+            return name
+    return "python"
+
+
+def spy(url: str, env: dict[str, str], out: Path) -> None:
+    """One run of flowwalk's 56 flows at workers 1 under py-spy; a summary of where its Python CPU went."""
+    spy_bin = ROOT / ".venv/bin/py-spy"
+    if not spy_bin.exists():
+        sys.exit("py-spy is not installed: .venv/bin/pip install py-spy")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    argv = command("flowwalk", url, 1)
+    subprocess.run([str(spy_bin), "record", "--format", "raw", "--rate", "250", "--gil", "--threads", "-o", str(out),
+                    "--", *argv], env=env, cwd=ROOT, check=False, stdout=subprocess.DEVNULL)
+    inner: collections.Counter[str] = collections.Counter()
+    callers: collections.Counter[str] = collections.Counter()
+    total = 0
+    for line in out.read_text().splitlines():
+        stack, _, n = line.rpartition(" ")
+        frames, count = stack.split(";"), int(n)
+        total += count
+        inner[_owner(frames[-1])] += count
+        if any("<frozen importlib" in f for f in frames):
+            callers["(importing modules)"] += count
+            continue
+        mine = [f for f in frames if _owner(f) == "flowwalk"]
+        callers[mine[-1].split(" (")[0] + " " + mine[-1].rsplit("/", 1)[-1].rstrip(")") if mine else "(no flowwalk frame)"] += count
+    print(f"{total} samples on CPU ({total / 250:.2f} s)")
+    print("innermost frame's package:")
+    for name, n in inner.most_common():
+        print(f"  {100 * n / total:5.1f} %  {name}")
+    print("the innermost flowwalk function on the stack (or the import machinery), top 30:")
+    for name, n in callers.most_common(30):
+        print(f"  {100 * n / total:5.1f} %  {name}")
 
 
 def main() -> None:
@@ -171,6 +237,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--calls", action="store_true", help="count Playwright calls instead of CPU")
+    parser.add_argument("--spy", metavar="FILE", type=Path,
+                        help="sample one run of flowwalk's Python process with py-spy into FILE instead")
     parser.add_argument("--forms", default=",".join(FORMS),
                         help=f"comma-separated, of {', '.join(FORMS)}, flowwalk-b [all three]")
     parser.add_argument("--flows", default="", help="comma-separated flow slugs, e.g. ops-1,ops-2 [all]")
@@ -201,6 +269,8 @@ def main() -> None:
     with StaticServer(harness.build_site()) as server:
         if args.calls:
             calls(server.url)
+        elif args.spy:
+            spy(server.url, env, args.spy)
         else:
             split(server.url, env, args.workers, args.rounds, forms, only, args.b_src)
 

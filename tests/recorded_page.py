@@ -88,7 +88,8 @@ class RecordedReader:
         result: ElementRead = _answer(self.elements_of, selector, ElementRead(0))
         return result
 
-    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
+              fingerprint: bool = False) -> ItemsRead:
         self.calls.append(("items", selector, "raw" if raw_text else "text"))
         result: ItemsRead = _answer(self.items_of, selector, ItemsRead(0))
         return result
@@ -103,7 +104,7 @@ class RecordedReader:
         return self.name
 
     def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
-              gate: Sequence[str] = ()) -> Match:
+              gate: Sequence[str] = (), shown: bool = False) -> Match:
         self.calls.append(("match", selector))
         result: Match = _answer(self.matches, selector, Match(selector, 0, (selector,)))
         return result

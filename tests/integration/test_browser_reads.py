@@ -74,6 +74,20 @@ def test_the_interrupt_gate_never_says_no_where_playwright_sees_a_visible_match(
         assert maybe or not visible, selector
 
 
+@pytest.mark.browser
+def test_a_match_says_shown_only_where_playwright_sees_the_first_match_visible(session: PageSession) -> None:
+    # a wait for a visible element trusts a yes without asking Playwright: it must be Playwright's yes
+    session.playwright_page.set_content(_INTERRUPTS)
+    shown = {s: session.page.match(s, shown=True).shown
+             for s in ("#shown", "#gone", "#empty", "#hidden", "#contents", "#in-shadow", "#nowhere")}
+    assert shown == {"#shown": True, "#gone": False, "#empty": False, "#hidden": False, "#contents": True,
+                     "#in-shadow": True, "#nowhere": False}
+    for selector, yes in shown.items():
+        if yes:
+            assert session.playwright_page.locator(selector).first.is_visible(), selector
+    assert not session.page.match("#shown").shown   # not asked
+
+
 _ITEMS = """<!doctype html><body><ul id="list">
 <li class="completed">  buy   some cheese </li>
 <li class="">feed <b>the</b> cat</li>
@@ -111,3 +125,19 @@ def test_a_text_read_can_match_case_and_an_exact_one_can_keep_whitespace(session
     kept = ElementQuery("exact_text", "book a doctors appointment", raw=True)
     assert not reader.elements("#list li", kept).hit
     assert reader.elements("#list li", ElementQuery("exact_text", "  book a doctors appointment  ", raw=True)).hit
+
+
+@pytest.mark.browser
+def test_a_read_asked_for_a_fingerprint_gives_the_one_a_match_would(session: PageSession) -> None:
+    from flowwalk.browser.records import ElementQuery
+
+    session.playwright_page.set_content(_ITEMS)
+    reader = session.page
+    # what a passing check keeps for healing is what `Page.match` takes of the same first element
+    taken = reader.match("#list li", fingerprint=True).fingerprint
+    assert taken is not None and taken["tag"] == "li" and taken["text"] == "buy some cheese"
+    assert reader.elements("#list li", ElementQuery("text", "cat", fingerprint=True)).fingerprint == taken
+    assert reader.items("#list li", fingerprint=True).fingerprint == taken
+    # asked for none, or nothing matched: none
+    assert reader.elements("#list li", ElementQuery("text", "cat")).fingerprint is None
+    assert reader.items("#nothing li", fingerprint=True).fingerprint is None

@@ -50,12 +50,27 @@ class Walk:
         return [e for e in self.events if isinstance(e, ev.StepFinished)]
 
 
+FP = {"tag": "span", "id": "count", "role": "", "text": "3 notes left", "classes": [], "ancestors": ["footer"]}
+
+
 def test_a_passing_expect_leaves_its_reads_in_the_record(tmp_path: Path) -> None:
-    reader = RecordedReader(elements_of={"#count": read(1, hit=True, text="3 notes left")})
-    [record] = Walk(tmp_path, reader, expect(7, kind="text_contains", selector="#count", value="3 notes")).body()
+    reader = RecordedReader(elements_of={"#count": read(1, hit=True, text="3 notes left", fingerprint=FP)})
+    walk = Walk(tmp_path, reader, expect(7, kind="text_contains", selector="#count", value="3 notes"))
+    [record] = walk.body()
     assert (record.status, record.reads, record.failure) == ("passed", 2, None)
-    # two reads, then one of its element's fingerprint (none carried from an earlier run yet)
-    assert reader.calls[2:] == [("match", "#count")] and len(reader.calls) == 3
+    # two reads, each also asking for the element's fingerprint (none carried from an earlier run
+    # yet): the passing read's is kept, with no read of its own
+    assert reader.calls == [("elements", "#count", "text")] * 2
+    assert all(q.fingerprint for q in reader.queries)
+    kept = walk.attempt.run.fingerprints.get(SPEC, 7, "#count", exact=True)
+    assert kept is not None and (kept["id"], kept["text"], kept["age"]) == ("count", "3 notes left", 0)
+
+
+def test_an_absence_claim_takes_no_fingerprint(tmp_path: Path) -> None:
+    reader = RecordedReader(elements_of={"#count": read(0)})
+    [record] = Walk(tmp_path, reader, expect(7, kind="selector_absent", selector="#count")).body()
+    assert record.status == "passed"
+    assert reader.queries and not any(q.fingerprint for q in reader.queries)
 
 
 def test_a_failing_expect_says_what_it_expected_and_saw(tmp_path: Path) -> None:

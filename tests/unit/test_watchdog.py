@@ -88,3 +88,11 @@ def test_the_watchdog_does_nothing_when_the_workers_finish_in_time() -> None:
     time.sleep(0.1)       # past the deadline, inside the grace period
     dog.stop()
     assert calls == [] and dog.fired_at is None
+
+
+def test_stopping_the_watchdog_does_not_wait_for_its_next_look_at_the_cancel_event(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # the run's end waits for stop(): it must not wait out a poll of the cancel event
+    monkeypatch.setattr(Watchdog, "POLL_S", 60.0)
+    dog = Watchdog(CancelToken(), None, lambda: 0).start()
+    dog.stop()    # joins for at most 5 s
+    assert not dog._thread.is_alive()

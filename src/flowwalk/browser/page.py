@@ -39,6 +39,17 @@ __all__ = ["Page"]
 
 #: the count a match needs and its first element's fingerprint (js/fingerprint.js), in one call
 _FINGERPRINT_JS = "(els) => ({ n: els.length, fp: els.length ? (" + script("fingerprint") + ")(els[0]) : null })"
+
+
+def _fingerprinted(name: str) -> str:
+    """The read `name` (a function of a selector's matches and an argument), also giving the first
+    match's fingerprint as `fp`: sent only when asked, so that other reads stay their size."""
+    return (f"(els, a) => {{ const out = ({script(name)})(els, a);"
+            f" if (els.length) out.fp = ({script('fingerprint')})(els[0]); return out; }}")
+
+
+_READS = {(name, fp): _fingerprinted(name) if fp else script(name)
+          for name in ("elements", "items") for fp in (False, True)}
 _OWNS_JS = compose("/* global fw */ (el, id) => { return fw.hasId(el, id); }")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
@@ -53,6 +64,14 @@ def _gated(ask: str | None) -> str:
     given as its argument, in the same call: `{n, gate: [...], ...ask's}`."""
     inner = ask or "(els) => ({ n: els.length })"
     return f"(els, gate) => Object.assign(({inner})(els), {{ gate: ({script('may_show')})(gate) }})"
+
+
+def _shown(ask: str | None) -> str:
+    """`ask` that also says whether the first match is visible by `fw.visible`, which is Playwright's
+    visible made a little stricter (prelude.js): a yes is Playwright's yes, a no may not be."""
+    inner = ask or "(els) => ({ n: els.length })"
+    return compose(f"/* global fw */ (els, arg) => {{ return Object.assign(({inner})(els, arg),"
+                   " { shown: els.length > 0 && fw.visible(els[0]) }); }")
 
 
 class Page(Acts, Captures, Explores):
@@ -147,20 +166,24 @@ class Page(Acts, Captures, Explores):
     # --- a selector's matches -------------------------------------------------------------------
 
     def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
-              gate: Sequence[str] = ()) -> Match:
+              gate: Sequence[str] = (), shown: bool = False) -> Match:
         """The first pipe alternative of `selector` (within `scope`) that matches, and its count: one
         call per alternative tried. The same call can also take the first match's `fingerprint`
-        (heal/fingerprint.py) and answer the interrupts' `gate` (`may_show` of those selectors)."""
+        (heal/fingerprint.py), answer the interrupts' `gate` (`may_show` of those selectors) and
+        say whether the first match is `shown` (`Match.shown`)."""
         ask = _FINGERPRINT_JS if fingerprint else None
         if gate:
             ask = _gated(ask)
+        if shown:
+            ask = _shown(ask)
         with self._translating(selector):
             found = locate(self._where, selector, scope, ask=ask, ask_arg=list(gate) if gate else None)
         answer = found.answer if isinstance(found.answer, Mapping) else {}
-        shown = answer.get("gate") if gate else None
+        gated = answer.get("gate") if gate else None
         return Match(found.used, found.count, tuple(found.tried),
                      fingerprint=answer.get("fp") if isinstance(answer.get("fp"), Mapping) else None,
-                     gate=tuple(v if isinstance(v, bool) else None for v in shown) if isinstance(shown, list) else None)
+                     gate=tuple(v if isinstance(v, bool) else None for v in gated) if isinstance(gated, list) else None,
+                     shown=answer.get("shown") is True)
 
     def may_show(self, selectors: Sequence[str]) -> list[bool | None]:
         """For each CSS selector, in one read: could a match be visible now (True), is none (False),
@@ -175,15 +198,17 @@ class Page(Acts, Captures, Explores):
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
                "w": query.raw}
         with self._translating(selector):
-            return ElementRead.of(self._where.locator(selector).evaluate_all(script("elements"), arg))
+            return ElementRead.of(self._where.locator(selector).evaluate_all(_READS["elements", query.fingerprint], arg))
 
-    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead:
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
+              fingerprint: bool = False) -> ItemsRead:
         """One read of every element `selector` (one alternative, no pipes) matches now, item by item:
         each one's text (`raw_text`: its textContent unnormalised) and class attribute. `quiet`:
-        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`)."""
+        also how long the page has been still ('', 'dom' or 'layout', as `ElementQuery.quiet`);
+        `fingerprint`: also the first match's."""
         arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
         with self._translating(selector):
-            return ItemsRead.of(self._where.locator(selector).evaluate_all(script("items"), arg))
+            return ItemsRead.of(self._where.locator(selector).evaluate_all(_READS["items", fingerprint], arg))
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

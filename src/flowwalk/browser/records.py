@@ -35,7 +35,7 @@ class ElementQuery:
     as written), `texts` (the first 20 matches' texts), `visible` (how many are visible),
     `disabled`, `checked`, `value` (the first match's input value) or `attribute` (the first
     match's attribute `attr`). `quiet`: also how long the page has been still (`Quiet`): ''
-    (not asked), 'dom' or 'layout'.
+    (not asked), 'dom' or 'layout'. `fingerprint`: also the first match's fingerprint.
     """
 
     kind: str
@@ -44,6 +44,7 @@ class ElementQuery:
     quiet: str = ""
     match_case: bool = False
     raw: bool = False
+    fingerprint: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,6 +91,11 @@ class UrlState:
     quiet: Quiet | None
 
 
+def _fingerprint(r: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    fp = r.get("fp")
+    return fp if isinstance(fp, Mapping) else None
+
+
 @dataclass(frozen=True)
 class ElementRead:
     """One read of a selector's matches: how many, and what the query asked about them."""
@@ -117,6 +123,8 @@ class ElementRead:
     quiet: Quiet | None = None
     #: the page's change count at this read (`Page.changed`); None without a record
     seq: Seq | None = None
+    #: when the query asked (`ElementQuery.fingerprint`) and an element matched: the first's fingerprint
+    fingerprint: Mapping[str, Any] | None = None
 
     @classmethod
     def of(cls, raw: Any) -> "ElementRead":
@@ -130,7 +138,7 @@ class ElementRead:
                    disabled=None if disabled is None else bool(disabled), tag=str(r.get("tag") or ""),
                    checked=None if checked is None else str(checked),
                    value=None if value is None else str(value), quiet=Quiet.of(r.get("quiet")),
-                   seq=Seq.of(r.get("seq")))
+                   seq=Seq.of(r.get("seq")), fingerprint=_fingerprint(r))
 
 
 #: an items read returns at most this many matches, each text or class clipped to ITEM_CLIP characters
@@ -153,6 +161,8 @@ class ItemsRead:
     quiet: Quiet | None = None
     #: the page's change count at this read (`Page.changed`); None without a record
     seq: Seq | None = None
+    #: when the read asked and an element matched: the first's fingerprint
+    fingerprint: Mapping[str, Any] | None = None
 
     @classmethod
     def of(cls, raw: Any) -> "ItemsRead":
@@ -160,7 +170,7 @@ class ItemsRead:
         r = raw if isinstance(raw, Mapping) else {}
         return cls(n=int(r.get("n", 0) or 0), texts=tuple(str(t) for t in r.get("texts", ()) or ()),
                    classes=tuple(str(c) for c in r.get("classes", ()) or ()), quiet=Quiet.of(r.get("quiet")),
-                   seq=Seq.of(r.get("seq")))
+                   seq=Seq.of(r.get("seq")), fingerprint=_fingerprint(r))
 
 
 @dataclass(frozen=True)
@@ -185,6 +195,9 @@ class Match:
     fingerprint: Mapping[str, Any] | None = None
     #: asked with `gate=selectors`: for each, could a match be visible now (`Page.may_show`)
     gate: tuple[bool | None, ...] | None = None
+    #: asked with `shown=True`: the first match is visible (True is certain; False means "ask
+    #: Playwright", whose visible is a little wider: `Page.is_visible`)
+    shown: bool = False
 
     @property
     def element(self) -> Element:
@@ -215,7 +228,8 @@ class Reader(Protocol):
     def url(self) -> str: ...
     def url_state(self) -> UrlState: ...
     def elements(self, selector: str, query: ElementQuery) -> ElementRead: ...
-    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "") -> ItemsRead: ...
+    def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
+              fingerprint: bool = False) -> ItemsRead: ...
     def child_frames(self, limit: int) -> list["Reader"]: ...
     def detached(self) -> bool: ...
     def frame_name(self) -> FrameName | None: ...

@@ -38,7 +38,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, fields, replace
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from flowwalk.browser.errors import InvalidSelector, PageError
 from flowwalk.browser.locate import scoped, split_pipe
@@ -94,6 +94,8 @@ class CheckResult:
     diff: str = ""
     #: the last read found the check's element (a check that failed without it judged nothing of it)
     found: bool = True
+    #: asked for (`run_check`'s `fingerprint`): the first element the passing read matched, fingerprinted
+    fingerprint: Mapping[str, Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,8 @@ class _Read:
     change: Seq | None = None
     #: a list read that did not match: the expected items against the observed ones
     diff: str = ""
+    #: asked for: the first match's fingerprint
+    fingerprint: Mapping[str, Any] | None = None
 
     def at(self, started: float) -> Read:
         """This read as the stabilizer steps on it (walk/stabilizer.py), started at `started`."""
@@ -522,10 +526,12 @@ class _Check:
     regex_error: str | None
     expected: str
 
-    def __init__(self, expect: Expect, scope: str | None, *, quiet: bool = False):
+    def __init__(self, expect: Expect, scope: str | None, *, quiet: bool = False, fingerprint: bool = False):
         self.expect = expect
         #: ask each read how long the page had been still (only a check that wants 2+ reads uses it)
         self.quiet = quiet
+        #: ask each element read for its first match's fingerprint (a passing check's, for healing)
+        self.fingerprint = fingerprint
         self.kind = expect.kind
         if self.kind not in EXPECT_KINDS or self.kind not in KINDS:
             raise ValueError(f"unknown expect kind '{self.kind}'")
@@ -591,19 +597,19 @@ class _Check:
         level = ("dom" if self.row.settles == "dom" else "layout") if self.quiet and self.row.settles else ""
         e = self.expect
         query = ElementQuery(self.row.query, e.value or "", e.attr or "", level, match_case=e.match_case,
-                             raw=e.keep_whitespace)
+                             raw=e.keep_whitespace, fingerprint=self.fingerprint)
         used = self.alternatives[0] if self.alternatives else ""
         result: ElementRead | ItemsRead = ElementRead(0)
         for alt in self.alternatives:
             used = alt
             try:
-                result = (reader.items(alt, raw_text=e.keep_whitespace, quiet=level) if self.row.reads == "items"
-                          else reader.elements(alt, query))
+                result = (reader.items(alt, raw_text=e.keep_whitespace, quiet=level, fingerprint=self.fingerprint)
+                          if self.row.reads == "items" else reader.elements(alt, query))
             except (PageError, InvalidSelector) as exc:
                 return _read_failure(exc, alt)
             if result.n > 0:
                 break
-        obs = replace(self.row.judge(self, result, used),
+        obs = replace(self.row.judge(self, result, used), fingerprint=result.fingerprint,
                       change=result.seq if self.row.settles in ("dom", "render") else None)
         return replace(obs, quiet_ms=quiet_ms_of(self.row.settles, result.quiet)) if result.quiet else obs
 
@@ -648,13 +654,14 @@ class EarlyRead:
 
 
 def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabilize: Stabilize | None = None,
-               clock: Callable[[], float] = time.monotonic) -> EarlyRead:
-    """Take the first read of a later check now (batched stabilization, see `run_check`; `stabilize`:
-    that check's, so that the read carries what its stability needs).
+               clock: Callable[[], float] = time.monotonic, fingerprint: bool = False) -> EarlyRead:
+    """Take the first read of a later check now (batched stabilization, see `run_check`; `stabilize`
+    and `fingerprint`: that check's, so that the read carries what its stability and healing need).
 
     Raises BrowserCrashed like a read would.
     """
-    check = _Check(expect, scope, quiet=stabilize is not None and bounded(stabilize).stable_reads > 1)
+    check = _Check(expect, scope, quiet=stabilize is not None and bounded(stabilize).stable_reads > 1,
+                   fingerprint=fingerprint)
     started = clock()
     obs = check.read(session)
     return EarlyRead(expect, scope, obs, started, clock())
@@ -663,7 +670,8 @@ def read_ahead(session: PageSession, expect: Expect, *, scope: str | None, stabi
 def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeout_ms: int,
               stabilize: Stabilize, clock: Callable[[], float] = time.monotonic,
               early: EarlyRead | None = None, while_waiting: Callable[[], None] | None = None,
-              quiet: bool = True, mend: Callable[[], str | None] | None = None) -> CheckResult:
+              quiet: bool = True, mend: Callable[[], str | None] | None = None,
+              fingerprint: bool = False) -> CheckResult:
     """Evaluate `expect` (its {{vars}} already substituted) verify-until-stable: read, let the
     stabilizer decide (walk/stabilizer.py: pass, fail, or read again at a time), wait, repeat.
 
@@ -673,11 +681,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     ago. With `stable_reads` 2 or more, each read also asks how long the page had been still
     (js/prelude.js `fw.quiet`) unless `quiet` is False (the differential tests compare the two). `mend` (walk/healing.py `Mender`): asked
     after each fresh read that found no element, until it gives a mended selector; the check then
-    goes on with that selector at once, its reads counted afresh, within the same deadline. Raises
+    goes on with that selector at once, its reads counted afresh, within the same deadline.
+    `fingerprint`: each element read also takes its first match's fingerprint, and a pass returns
+    the passing read's (the healing record of a check, at no extra round trip). Raises
     BrowserCrashed when the browser or the page's renderer died during the check.
     """
     st = bounded(stabilize)
-    check = _Check(expect, scope, quiet=quiet and st.stable_reads > 1)
+    check = _Check(expect, scope, quiet=quiet and st.stable_reads > 1, fingerprint=fingerprint)
     started = clock()
     state = Stabilizer(st, deadline=started + max(int(timeout_ms), 0) / 1000)
     pending: EarlyRead | None = None
@@ -695,12 +705,13 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
         state, decision = step(state, obs.at(read_started), now)
         if isinstance(decision, Pass):
             return CheckResult(True, state.reads, check.expected, obs.observed, None, (clock() - started) * 1000,
-                               obs.selector, stability=decision.how, quiet_ms=decision.quiet_ms)
+                               obs.selector, stability=decision.how, quiet_ms=decision.quiet_ms,
+                               fingerprint=obs.fingerprint)
         if mend is not None and obs.ok is False and not obs.found and not obs.fatal:
             mended = mend()
             if mended is not None:
                 expect, mend = replace(expect, selector=mended), None
-                check = _Check(expect, scope, quiet=check.quiet)
+                check = _Check(expect, scope, quiet=check.quiet, fingerprint=check.fingerprint)
                 state = Stabilizer(st, deadline=state.deadline)
                 continue
         if isinstance(decision, Fail):

@@ -390,6 +390,10 @@ class Mender:
         loc = self.step.loc
         return self.attempt.run.fingerprints.get(loc.path, loc.line, self.selector, exact=_exact(self.step))
 
+    def possible(self) -> bool:
+        """Could a try ever mend? Not a check's selector without a fingerprint of its own."""
+        return not (self.check and self.fingerprint is None)
+
     def __call__(self) -> Mended | None:
         """One try (see the class docstring); the mended selector is kept in `mended` too."""
         if self.mended is None:
@@ -545,20 +549,15 @@ def mender(attempt: Attempt, state: RuleState, step: Step, selector: str | None,
                   action=action, target=target, key=key)
 
 
-def remember_check(attempt: Attempt, step: Step, selector: str, scope: str | None, result: StepResult) -> None:
-    """After a check of `selector` passed: its element's fingerprint, carried, or taken afresh with one
-    read when due (every REFRESH_RUNS runs), so that a later run can heal the check."""
-    probed = None
-    if fingerprint_due(attempt, step, selector):
-        try:
-            probed = attempt.page.match(selector, scope, fingerprint=True).fingerprint
-        except PageGone:
-            raise
-        except (PageError, InvalidSelector):
-            return
-        if probed is None:
-            return
-    remember(attempt, step, selector, probed, result)
+def remember_check(attempt: Attempt, step: Step, selector: str, due: bool, fingerprint: Mapping[str, Any] | None,
+                   result: StepResult) -> None:
+    """After a check of `selector` passed: its element's fingerprint, carried, or when `due`
+    (`fingerprint_due`: every REFRESH_RUNS runs) the one its passing read took (`run_check`'s
+    `fingerprint`), so that a later run can heal the check. A due fingerprint the read did not
+    return (the element was gone by then) is not carried over either."""
+    if due and fingerprint is None:
+        return
+    remember(attempt, step, selector, fingerprint if due else None, result)
 
 
 def wait_mended(attempt: Attempt, state: RuleState, step: Step, written: str | None, result: StepResult, *,

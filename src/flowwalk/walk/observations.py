@@ -84,7 +84,15 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
             return   # its own step reports the problem
         with halting(attempt):
             state.ahead.keep(index, read_ahead(attempt.session, expect_, scope=state.scope,
-                                               stabilize=_stabilize(attempt, step)))
+                                               stabilize=_stabilize(attempt, step),
+                                               fingerprint=_fingerprint_due(attempt, step, expect_)))
+
+
+def _fingerprint_due(attempt: Attempt, step: Expect, expected: Expect) -> bool:
+    """Must a pass of this check take its element's fingerprint (`healing.remember_check`)? Not for a
+    claim of absence, which never heals."""
+    return bool(expected.selector) and not healing.absence(step.kind, step.op, step.count) and \
+        healing.fingerprint_due(attempt, step, expected.selector or "")
 
 
 def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, result: StepResult) -> None:
@@ -114,15 +122,16 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
     if known is not None:
         # the run already mended this selector here: checked as mended, the stale one never read
         expected, early = replace(expected, selector=known.selector), None
+    due = mend is not None and _fingerprint_due(attempt, step, expected)
     check = run_check(attempt.session, expected, scope=state.scope, timeout_ms=int(timeout),
-                      stabilize=_stabilize(attempt, step), early=early, while_waiting=hook,
+                      stabilize=_stabilize(attempt, step), early=early, while_waiting=hook, fingerprint=due,
                       mend=(lambda: m.selector if (m := mend()) is not None else None) if mend and not known else None)
     result.reads = check.reads
     if mend is not None and mend.mended is not None:
         assert state.current_index is not None
         mend.record(state.current_index, result)
     elif check.passed and expected.selector and mend is not None:
-        healing.remember_check(attempt, step, expected.selector, state.scope, result)
+        healing.remember_check(attempt, step, expected.selector, due, check.fingerprint, result)
     if check.passed:
         # how its stability was shown: RFC 010's consecutive reads, the page's own record of having
         # been still for the interval(s) before one matching read, or a match in the captured

@@ -38,6 +38,8 @@ class Mend(Protocol):
 
     def first(self, gate: Sequence[str] = ()) -> Mended | None: ...
 
+    def possible(self) -> bool: ...
+
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
@@ -80,19 +82,22 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
     `Mender`): first asked for a mend the run already knows (one read of that, instead of the
     selector's), then after every read that matched nothing, until it mends the selector; meanwhile
     each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
-    once, not at the timeout. The Match returned is then the mended selector's.
+    once, not at the timeout. The Match returned is then the mended selector's. A mender that cannot
+    mend (a check's selector with no fingerprint of its own yet) leaves the wait whole.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     known = mend.first(gate.selectors if gate else ()) if mend is not None else None
+    if known is None and mend is not None and not mend.possible():
+        mend = None
     if known is not None:
         selector, fingerprint, mend, found = known.selector, False, None, known.found
     else:
-        found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else ())
+        found = page.match(selector, scope, fingerprint=fingerprint, gate=gate.selectors if gate else (), shown=visible)
     if gate is not None and gate.selectors and gate.clear(found.gate):
-        found = page.match(selector, scope, fingerprint=fingerprint)
+        found = page.match(selector, scope, fingerprint=fingerprint, shown=visible)
     while True:
-        if found.count > 0 and (not visible or page.is_visible(found.element)):
+        if found.count > 0 and (not visible or found.shown or page.is_visible(found.element)):
             return found
         if mend is not None and found.count == 0:
             mended = mend()
@@ -106,7 +111,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
             page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
         else:
             sleep_ms(attempt, min(POLL_S * 1000, left))
-        found = page.match(selector, scope, fingerprint=fingerprint)
+        found = page.match(selector, scope, fingerprint=fingerprint, shown=visible)
 
 
 def allowlist_text(attempt: Attempt) -> str:

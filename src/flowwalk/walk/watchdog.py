@@ -93,6 +93,9 @@ def kill_browsers(markers: Collection[str], root: int | None = None) -> int:
 class Watchdog:
     """Watches a cancel event and a deadline; past either plus `grace_s`, kills the browsers once."""
 
+    #: how often the cancel event is looked at (`stop` is seen at once)
+    POLL_S = 0.2
+
     def __init__(self, cancel: CancelToken, deadline: float | None, kill: Callable[[], int],
                  grace_s: float = 2.0):
         self._cancel = cancel
@@ -114,12 +117,14 @@ class Watchdog:
         self._thread.join(timeout=5)
 
     def _watch(self) -> None:
-        while not self._done.is_set():
-            wait = 0.2 if self._deadline is None else max(0.0, min(0.2, self._deadline - time.monotonic()))
-            if self._cancel.wait(wait) or (self._deadline is not None and time.monotonic() >= self._deadline):
+        # waits on `_done`, so that `stop` returns at once; a cancel is seen within POLL_S
+        while True:
+            poll = self.POLL_S
+            wait = poll if self._deadline is None else max(0.0, min(poll, self._deadline - time.monotonic()))
+            if self._done.wait(wait):
+                return
+            if self._cancel.is_set() or (self._deadline is not None and time.monotonic() >= self._deadline):
                 break
-        else:
-            return
         # give the workers the grace period to stop on their own
         if self._done.wait(self._grace_s):
             return
