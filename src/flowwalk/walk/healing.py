@@ -390,10 +390,6 @@ class Mender:
         loc = self.step.loc
         return self.attempt.run.fingerprints.get(loc.path, loc.line, self.selector, exact=_exact(self.step))
 
-    def possible(self) -> bool:
-        """Could a try ever mend? Not a check's selector without a fingerprint of its own."""
-        return not (self.check and self.fingerprint is None)
-
     def __call__(self) -> Mended | None:
         """One try (see the class docstring); the mended selector is kept in `mended` too."""
         if self.mended is None:

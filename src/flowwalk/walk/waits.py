@@ -1,8 +1,8 @@
 """The walker's own waits, and the navigation check every step passes.
 
 - `sleep_ms` sleeps while Playwright keeps delivering page events (beacons, navigations, console);
-- `wait_for` waits until a selector matches (and its first match is visible when asked): one
-  round trip in the page when the selector has one alternative, else `Page.match` polled every POLL_S;
+- `wait_for` waits until a selector matches (and its first match is visible when asked): in the
+  page, SETTLE_MS at a time, when the selector has one alternative, else `Page.match` polled every POLL_S;
 - `check_navigation` turns a top-level navigation that left the allowlist into the step's
   failure, blaming the action that set it off when it was an earlier step (`caused_by`).
 """
@@ -38,14 +38,15 @@ class Mend(Protocol):
 
     def first(self, gate: Sequence[str] = ()) -> Mended | None: ...
 
-    def possible(self) -> bool: ...
-
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
 POLL_S = 0.1
-#: while a selector that may be mended matches nothing, one wait for it lasts at most this long
-#: before the mender is asked again (the page may have gone quiet without it)
+#: one of Playwright's waits for a selector lasts at most this long before the selector is read
+#: again: Playwright looks for it with a backoff that reaches 500 ms between looks, so a wait of
+#: its own sees an element up to half a second after it landed (on the bench, a list that arrives
+#: 1 s after the load was seen at 1.33 s in one wait, at 1.0 s in these pieces); and the mender is
+#: asked again meanwhile (the page may have gone quiet without the element)
 SETTLE_MS = 250
 
 
@@ -74,22 +75,19 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
              mend: Mend | None = None) -> Match | None:
     """Wait until the selector matches (and its first match is visible when asked); None on timeout.
 
-    One alternative: Playwright's own wait (the page watches for the element, so it is seen
-    the moment it lands, in one round trip). A pipe fallback: `Page.match` polled every POLL_S.
+    One alternative: Playwright's own wait, SETTLE_MS at a time, each followed by one read of the
+    selector (see SETTLE_MS). A pipe fallback: `Page.match` polled every POLL_S.
     `fingerprint`: the match that is returned carries its first element's. `gate`: the first read
     also asks whether its interrupts could be showing, and they are cleared before anything is
     judged; the selector is read again when that clicked something. `mend` (walk/healing.py
     `Mender`): first asked for a mend the run already knows (one read of that, instead of the
-    selector's), then after every read that matched nothing, until it mends the selector; meanwhile
-    each wait lasts at most SETTLE_MS, so a page that went quiet without the element is healed at
-    once, not at the timeout. The Match returned is then the mended selector's. A mender that cannot
-    mend (a check's selector with no fingerprint of its own yet) leaves the wait whole.
+    selector's), then after every read that matched nothing, until it mends the selector, so a page
+    that went quiet without the element is healed at once, not at the timeout. The Match returned is
+    then the mended selector's. Each of Playwright's waits lasts at most SETTLE_MS.
     """
     page = attempt.page
     end = time.monotonic() + timeout_ms / 1000
     known = mend.first(gate.selectors if gate else ()) if mend is not None else None
-    if known is None and mend is not None and not mend.possible():
-        mend = None
     if known is not None:
         selector, fingerprint, mend, found = known.selector, False, None, known.found
     else:
@@ -108,7 +106,7 @@ def wait_for(attempt: Attempt, selector: str, scope: str | None, timeout_ms: flo
         if left < 1:
             return None   # timeout 0 would mean "no timeout" to Playwright
         if len(found.tried) == 1:
-            page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS) if mend else left)
+            page.wait_for(found.element, visible=visible, timeout_ms=min(left, SETTLE_MS))
         else:
             sleep_ms(attempt, min(POLL_S * 1000, left))
         found = page.match(selector, scope, fingerprint=fingerprint, shown=visible)
