@@ -17,6 +17,7 @@ a failure's evidence are the session's (browser/session.py). The scripts run are
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
+from functools import cache
 from typing import TYPE_CHECKING, Any, Callable, Literal, Mapping, Sequence, Union
 
 from flowwalk.browser.capture import Captures
@@ -41,15 +42,14 @@ __all__ = ["Page"]
 _FINGERPRINT_JS = "(els) => ({ n: els.length, fp: els.length ? (" + script("fingerprint") + ")(els[0]) : null })"
 
 
-def _fingerprinted(name: str) -> str:
-    """The read `name` (a function of a selector's matches and an argument), also giving the first
-    match's fingerprint as `fp`: sent only when asked, so that other reads stay their size."""
+@cache
+def _read(name: str, fingerprint: bool) -> str:
+    """The read `name` (a function of a selector's matches and an argument); with `fingerprint`, one
+    that also gives the first match's fingerprint as `fp`, so that other reads stay their size."""
+    if not fingerprint:
+        return script(name)
     return (f"(els, a) => {{ const out = ({script(name)})(els, a);"
             f" if (els.length) out.fp = ({script('fingerprint')})(els[0]); return out; }}")
-
-
-_READS = {(name, fp): _fingerprinted(name) if fp else script(name)
-          for name in ("elements", "items") for fp in (False, True)}
 _OWNS_JS = compose("/* global fw */ (el, id) => { return fw.hasId(el, id); }")
 _SELECTED_JS = "el => Array.from(el.selectedOptions || []).map(o => [o.value, o.label])"
 _BODY_TEXT_JS = "(n) => (document.body ? document.body.innerText : '').slice(0, n)"
@@ -66,6 +66,7 @@ def _gated(ask: str | None) -> str:
     return f"(els, gate) => Object.assign(({inner})(els), {{ gate: ({script('may_show')})(gate) }})"
 
 
+@cache
 def _shown(ask: str | None) -> str:
     """`ask` that also says whether the first match is visible by `fw.visible`, which is Playwright's
     visible made a little stricter (prelude.js): a yes is Playwright's yes, a no may not be."""
@@ -198,7 +199,8 @@ class Page(Acts, Captures, Explores):
         arg = {"k": query.kind, "v": query.value, "a": query.attr, "q": query.quiet, "c": query.match_case,
                "w": query.raw}
         with self._translating(selector):
-            return ElementRead.of(self._where.locator(selector).evaluate_all(_READS["elements", query.fingerprint], arg))
+            raw = self._where.locator(selector).evaluate_all(_read("elements", query.fingerprint), arg)
+        return ElementRead.of(raw)
 
     def items(self, selector: str, *, raw_text: bool = False, quiet: str = "",
               fingerprint: bool = False) -> ItemsRead:
@@ -208,7 +210,7 @@ class Page(Acts, Captures, Explores):
         `fingerprint`: also the first match's."""
         arg = {"raw": raw_text, "q": quiet, "max": ITEMS_MAX, "clip": ITEM_CLIP}
         with self._translating(selector):
-            return ItemsRead.of(self._where.locator(selector).evaluate_all(_READS["items", fingerprint], arg))
+            return ItemsRead.of(self._where.locator(selector).evaluate_all(_read("items", fingerprint), arg))
 
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,

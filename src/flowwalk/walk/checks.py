@@ -679,9 +679,10 @@ def run_check(session: PageSession, expect: Expect, *, scope: str | None, timeou
     caller takes the first reads of the checks that follow (`read_ahead`); such a check gets its
     `EarlyRead` as `early` and counts it as its first read when it was taken at most `window_ms`
     ago. With `stable_reads` 2 or more, each read also asks how long the page had been still
-    (js/prelude.js `fw.quiet`) unless `quiet` is False (the differential tests compare the two). `mend` (walk/healing.py `Mender`): asked
-    after each fresh read that found no element, until it gives a mended selector; the check then
-    goes on with that selector at once, its reads counted afresh, within the same deadline.
+    (js/prelude.js `fw.quiet`) unless `quiet` is False (the differential tests compare the two).
+    `mend` (walk/healing.py `Mender`): asked after each fresh read that found no element, until it
+    gives a mended selector; the check then goes on with that selector at once, its reads counted
+    afresh, within the same deadline.
     `fingerprint`: each element read also takes its first match's fingerprint, and a pass returns
     the passing read's (the healing record of a check, at no extra round trip). Raises
     BrowserCrashed when the browser or the page's renderer died during the check.

@@ -38,6 +38,7 @@ class Mend(Protocol):
 
     def first(self, gate: Sequence[str] = ()) -> Mended | None: ...
 
+
 __all__ = ["Gate", "POLL_S", "SETTLE_MS", "allowlist_text", "check_navigation", "sleep_ms", "wait_for"]
 
 #: polling interval of the walker's own waits (await, wait-for, extract, target grace)
