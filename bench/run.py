@@ -677,6 +677,16 @@ def _show(result: Measurement) -> None:
           f"rss {result.peak_rss_mb:5.0f} MB pss {result.peak_pss_mb:5.0f} MB{first}  {state}", flush=True)
 
 
+def settle(below: float, limit_s: float = 300.0) -> None:
+    """Wait until the machine's 1-minute load average is under `below` (a run keeps two cores busy,
+    so the next one would otherwise start at a load of 2 or more); at most `limit_s`."""
+    if below <= 0:
+        return
+    end = time.monotonic() + limit_s
+    while float(Path("/proc/loadavg").read_text().split()[0]) >= below and time.monotonic() < end:
+        time.sleep(5)
+
+
 def run_one(impl: Impl, env: Env, workers: int, slugs: Sequence[str] | None, label: str, expected: int, *,
             paths: Sequence[Path] | None = None, first_slug: str | None = None, tag: str = "") -> Measurement:
     out_dir = OUT / "runs" / f"{impl.name}-{tag or f'w{workers}'}"
@@ -770,6 +780,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--quick", action="store_true", help="skip the 1,000-scenario run")
     parser.add_argument("--skip-scaling", action="store_true", help="skip the 100/1,000 runs and validate")
     parser.add_argument("--no-warmup", action="store_true", help="skip the discarded warm-up run of each")
+    parser.add_argument("--quiet-below", type=float, default=0.0, metavar="LOAD",
+                        help="before each measured run of the corpus, wait (at most 5 min) until the 1-minute "
+                             "load average is below LOAD, so that every run starts on a quiet machine [no wait]")
     parser.add_argument("--no-results", action="store_true", help="do not rewrite bench/RESULTS.md")
     parser.add_argument("--rev", default="HEAD", help="measure flowwalk as committed at REV [HEAD]")
     parser.add_argument("--live", action="store_true", help="measure the working tree instead of a commit")
@@ -838,6 +851,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"workers {workers}:", flush=True)
             for round_no in range(1, args.rounds + 1):
                 for name in impl_names:
+                    settle(args.quiet_below)
                     runs.append(run_one(IMPLS[name], env, workers, slugs, f"w{workers} round {round_no}", expected))
         if earlier is None:
             data["runs"] = [dataclasses.asdict(r) for r in runs]
