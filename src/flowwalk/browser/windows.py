@@ -146,9 +146,12 @@ class Windows:
             found = locate(self._target, selector, scope)
             element = found.locator.first
             handle = element.element_handle(timeout=timeout_ms)
-            frame = handle.content_frame() if handle is not None else None
-            if frame is None:
-                raise NotAFrame(found.used, str(element.evaluate("e => e.tagName.toLowerCase()")))
+            try:   # the handle pins the element in the page until it is let go
+                frame = handle.content_frame()
+                if frame is None:
+                    raise NotAFrame(found.used, str(handle.evaluate("e => e.tagName.toLowerCase()")))
+            finally:
+                handle.dispose()
             frame.wait_for_load_state("load", timeout=timeout_ms)
             url = frame.url
         if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
