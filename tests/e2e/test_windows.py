@@ -74,7 +74,7 @@ def test_popups_and_frames_are_walked_and_outside_hosts_refused(tmp_path: Path) 
     assert steps[0]["detail"]["popup"]["url"].endswith("/windows/guide.html")
     [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase") if "own" in (c.get("name") or "")]
     tree = case.findtext("system-out") or ""
-    assert "  popup (line 8)\n    step 2 passed: expect url_contains '/windows/guide.html'" in tree, tree
+    assert "  popup of click '#guide' (line 8)\n    step 2 passed: expect url_contains '/windows/guide.html'" in tree, tree
     frames = _steps(out, "frames.flow.yaml")
     assert [f["title"] for f in frames[0]["frames"]] == ["frame '#faq'"]
     healed = frames[3]

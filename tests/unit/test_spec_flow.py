@@ -227,10 +227,11 @@ def test_popup_and_frame_blocks_are_flat_steps_that_name_where_they_run() -> Non
     where = [(s.text, [(f.kind, f.title, f.selector) for f in s.frames]) for s in steps]
     assert where == [
         ("act click '#guide'", []),
-        ("expect url_contains '/guide'", [("popup", "popup", "")]),
-        ("act click 'button.play'", [("popup", "popup", ""), ("frame", "frame 'iframe#video'", "iframe#video")]),
+        ("expect url_contains '/guide'", [("popup", "popup of click '#guide'", "")]),
+        ("act click 'button.play'", [("popup", "popup of click '#guide'", ""),
+                                     ("frame", "frame 'iframe#video'", "iframe#video")]),
         ("act click '#chat'", []),
-        ("act click '#send'", [("popup", "popup", "")]),
+        ("act click '#send'", [("popup", "popup of click '#chat'", "")]),
         ("act click '#print'", []),
         ("act fill '#number'", [("frame", "frame 'iframe#pay'", "iframe#pay")]),
         ("act click 'text=Confirm'", [("frame", "frame 'iframe#pay'", "iframe#pay"),

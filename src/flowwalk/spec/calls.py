@@ -272,9 +272,11 @@ class Blocks:
 
     def popup(self, step: Any, path: PathKey) -> tuple[m.Step, ...]:
         """An act with `popup:` (an `ActStep` at `path`), then the steps run in the popup it opens."""
-        block = self.frame("popup", "popup", self.builder.source.key_loc(path + ("popup",)))
         built = self.builder.step(step, path)
         assert isinstance(built, m.Act)
+        what = built.selector or built.target
+        opener = f"popup of {built.action}" + (f" {quote(what)}" if what else "")
+        block = self.frame("popup", opener, self.builder.source.key_loc(path + ("popup",)))
         act = replace(built, popup=m.PopupPlan(block.id, step.popup.close))
         with self.inside(block):
             steps = self.builder.steps(step.popup.steps, path + ("popup", "steps"))

@@ -30,7 +30,7 @@ from flowwalk.model import (SETTING_RANGES, Act, Expect, Goto, Rule, Scenario, S
                             tag_problem)
 from flowwalk.settings import Settings
 from flowwalk.spec.robot_keywords import (
-    Call, CallError, Cell, Keyword, Match, Miss, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
+    Call, CallError, Cell, Keyword, Match, Miss, OpenPlace, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
 )
 from flowwalk.spec.flow import StepBuilder, environment_of
@@ -781,8 +781,14 @@ class _Loader:
         # the suite's own keywords and GROUP blocks expanded: each call with the frames it runs in
         expansion = Expansion(reader.keywords, self.problem)
         expanded: list[tuple[_CallSite | _TestStart | _TestEnd, tuple[StepFrame, ...]]] = []
+        #: per test case (the index of its start): the id of its last keyword call or group
+        last_ids: dict[int, int] = {}
+        started = 0
         for event in reader.calls_in_order():
             if isinstance(event, (_TestStart, _TestEnd)):
+                if isinstance(event, _TestEnd):
+                    last_ids[started] = expansion.next_id
+                started = len(expanded)
                 expansion.start_test()
                 expanded.append((event, ()))
             else:
@@ -807,11 +813,18 @@ class _Loader:
                 plan.test_description = site.description
                 plan.test_tags = self.tags(reader, site, expander)
                 plan.test_timeout_ms = self.timeout(site.timeout, expander)
+                # frames and popups are numbered after the test's keyword calls and groups
+                plan.last_frame_id = last_ids.get(i, 0)
             elif isinstance(site, _TestEnd):
+                self.unclosed(plan, plan.ended_places(()))
+                self.unclosed(plan, plan.close_places())
                 plan.test, plan.test_scenario, plan.rule = None, None, None
             else:
-                plan.frames = expanded[i][1]
-                self.run_call(site, matches[i], plan, expander)
+                found = matches[i]
+                self.unclosed(plan, plan.ended_places(expanded[i][1]))
+                if isinstance(found, Match) and found.keyword.role in ("rule", "scenario"):
+                    self.unclosed(plan, plan.close_places())
+                self.run_call(site, found, plan, expander)
         if self.problems:
             return None
         scenarios = self.assemble(plan, expander, defaults)
@@ -901,6 +914,20 @@ class _Loader:
                 self.problem(each.loc or site.loc, each.message, each.hint)
             self.broke(plan, keyword)
 
+    def unclosed(self, plan: PlanDraft, places: list[OpenPlace]) -> None:
+        """Refuse each frame or popup of `places`, left open where its rule, keyword call or GROUP ended."""
+        for place in places:
+            if place.rule.broken:
+                continue  # a refused line of the rule said what is wrong
+            block = place.outer[-1] if plan.frames[:len(place.outer)] != place.outer else None
+            where = (f"where keyword '{block.title}' ends (called at line {block.line})"
+                     if block is not None and block.kind == "call" else
+                     f"where GROUP '{block.title}' ends" if block is not None else f"in rule '{place.rule.name}'")
+            leave = ("When I leave the frame" if place.block.kind == "frame" else
+                     "When I close the popup, or When I switch back from the popup to leave it open")
+            self.problem(place.loc, f"the {place.block.title} entered here is never left {where}",
+                         f"end its steps with {leave}, in the same rule, keyword or GROUP")
+
     def broke(self, plan: PlanDraft, keyword: Keyword | None) -> None:
         """After a refused call, keep reading without piling follow-up errors onto it: the lines
         that would have gone into the scenario or rule it failed to start go into a detached one."""
@@ -973,6 +1000,7 @@ class _Loader:
                          "add I define rule \"<name>\" with steps to the test case")
             return None
         self.check_parents(draft, rules)
+        rules = _numbered_in_order(rules)
         hosts: list[str] = []
         entry_host = urlsplit(entry).hostname if entry else None
         for built in rules:
@@ -1069,6 +1097,28 @@ class _Loader:
                             return loc
         first = draft.rules.get(cycle[0])
         return first.loc if first is not None else draft.loc
+
+
+def _numbered_in_order(rules: list[Rule]) -> list[Rule]:
+    """The test case's blocks numbered in the order they open (its keyword calls and groups were
+    numbered before the frames and popups opened among them)."""
+    ids: dict[int, int] = {}
+
+    def number(old: int) -> int:
+        return ids.setdefault(old, len(ids) + 1)
+
+    out: list[Rule] = []
+    for rule in rules:
+        steps: list[Step] = []
+        for step in rule.steps:
+            if step.frames:
+                step = dataclasses.replace(step, frames=tuple(dataclasses.replace(f, id=number(f.id))
+                                                              for f in step.frames))
+            if isinstance(step, Act) and step.popup is not None:
+                step = dataclasses.replace(step, popup=dataclasses.replace(step.popup, frame=number(step.popup.frame)))
+            steps.append(step)
+        out.append(dataclasses.replace(rule, steps=tuple(steps)))
+    return out
 
 
 def load_robot_suite(path: Path, rel: str, settings: Settings) -> tuple[Suite | None, list[Problem]]:

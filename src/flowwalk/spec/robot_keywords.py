@@ -26,11 +26,12 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
-from flowwalk.model import EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, Retry, Step
+from flowwalk.model import (EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, PopupPlan, Retry,
+                            Step)
 from flowwalk.spec import models as sm
 from flowwalk.spec.flow import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
-from flowwalk.spec.source import PathKey, Source
+from flowwalk.spec.source import PathKey, Source, quote
 from flowwalk.spec.spelling import choices_hint
 
 G, W, T, A, B = "Given", "When", "Then", "And", "But"
@@ -262,6 +263,20 @@ class SetupAction:
 
 
 @dataclass
+class OpenPlace:
+    """A frame entered or a popup switched to and not yet left (`When I enter frame`, `When I click
+    locator ... and switch to the popup`): its block, the rule it is in, the keyword calls and
+    GROUP blocks it was opened inside (it must be left inside them too), and for a popup the
+    index of its act among the rule's steps (leaving it open changes the act)."""
+
+    block: StepFrame
+    rule: RuleDraft
+    outer: tuple[StepFrame, ...]
+    loc: Location
+    act_index: int = -1
+
+
+@dataclass
 class PlanDraft:
     """What the keywords have declared so far, in the order Robot Framework would run them."""
 
@@ -284,6 +299,10 @@ class PlanDraft:
     builder: StepBuilder | None = None
     #: the user keywords and GROUP blocks the call in hand runs inside (robot_user.py): its steps carry them
     frames: tuple[StepFrame, ...] = ()
+    #: the frames and popups the rule in hand is in now, outermost first
+    places: list[OpenPlace] = field(default_factory=list)
+    #: the id of the last block of the test case (its keyword calls and groups come first, robot.py)
+    last_frame_id: int = 0
 
     def current_rule(self, call: Call) -> RuleDraft:
         if self.rule is None or self.scenario is None or self.scenario is not self.test_scenario:
@@ -293,8 +312,43 @@ class PlanDraft:
         return self.rule
 
     def add_steps(self, call: Call, *steps: Step) -> None:
-        frames = self.frames
+        frames = self.step_frames()
         self.current_rule(call).steps.extend(dataclasses.replace(s, frames=frames) if frames else s for s in steps)
+
+    def step_frames(self) -> tuple[StepFrame, ...]:
+        """The blocks a step added now runs inside, outermost first: the keyword calls and groups,
+        with each open frame or popup after the ones it was opened inside."""
+        out: list[StepFrame] = []
+        taken = 0
+        for place in self.places:
+            out.extend(place.outer[taken:])
+            out.append(place.block)
+            taken = len(place.outer)
+        out.extend(self.frames[taken:])
+        return tuple(out)
+
+    def open_place(self, call: Call, kind: Literal["frame", "popup"], title: str, selector: str = "") -> StepFrame:
+        """A new frame or popup block, opened where `call` is (its steps are added by the caller)."""
+        self.last_frame_id += 1
+        return StepFrame(id=self.last_frame_id, kind=kind, title=title, path=call.loc.path, line=call.loc.line,
+                         selector=selector)
+
+    def ended_places(self, frames: tuple[StepFrame, ...]) -> list[OpenPlace]:
+        """Before a call that runs inside `frames`: the places left open by a keyword call or GROUP
+        that has ended since (they are dropped; robot.py refuses them at their line)."""
+        self.frames = frames
+        ended = next((i for i, p in enumerate(self.places) if frames[:len(p.outer)] != p.outer), len(self.places))
+        gone, self.places[ended:] = self.places[ended:], []
+        return gone
+
+    def close_places(self) -> list[OpenPlace]:
+        """The places still open when the rule ends (dropped; robot.py refuses them at their line)."""
+        gone, self.places = self.places, []
+        return gone
+
+    def in_frame(self) -> OpenPlace | None:
+        """The frame the next step runs in, when it is the innermost place."""
+        return self.places[-1] if self.places and self.places[-1].block.kind == "frame" else None
 
 
 # --- builders: lifecycle and rule structure ---------------------------------------------------------
@@ -536,13 +590,25 @@ def _act(call: Call, plan: PlanDraft, action: str, selector: str, value: str | N
                              target=target, await_selector=_await(call)))
 
 
+def _not_in_frame(call: Call, plan: PlanDraft) -> None:
+    """A navigation while the walk is in a frame would navigate the page, and the frame with it."""
+    frame = plan.in_frame()
+    if frame is not None and frame.rule is plan.rule:
+        raise CallError(f"'{call.name}' inside the frame entered at line {frame.loc.line} would navigate the page, "
+                        "not the frame", "put it after 'When I leave the frame'; inside the frame, follow a link "
+                        "with When I click locator \"<css>\"")
+
+
 def _open(call: Call, plan: PlanDraft) -> None:
-    plan.add_steps(call, Goto(**call.step_kwargs(), url=call.nonempty("url", "URL")))  # type: ignore[arg-type]
+    url = call.nonempty("url", "URL")
+    _not_in_frame(call, plan)
+    plan.add_steps(call, Goto(**call.step_kwargs(), url=url))  # type: ignore[arg-type]
 
 
 def _history(move: str) -> Builder:
     """`When I reload`, `When I go back`, `When I go forward`: the browser's buttons."""
     def build(call: Call, plan: PlanDraft) -> None:
+        _not_in_frame(call, plan)
         plan.add_steps(call, History(**call.step_kwargs(), move=move))  # type: ignore[arg-type]
     return build
 
@@ -997,6 +1063,65 @@ def _click_answering(call: Call, plan: PlanDraft) -> None:
                              dialog=DialogAnswer(accept=dialog.accept, message=dialog.message, answer=dialog.answer)))
 
 
+# --- builders: frames and popups (docs/flow-spec.md, "Popups and frames"), flowwalk's own ------------
+
+
+def _enter_frame(call: Call, plan: PlanDraft) -> None:
+    """`When I enter frame "#pay"`: the steps up to `When I leave the frame` run in that iframe (a
+    flow's `frame:` block)."""
+    selector = call.nonempty("css", "frame selector")
+    rule = plan.current_rule(call)
+    block = plan.open_place(call, "frame", f"frame {quote(selector)}", selector)
+    plan.places.append(OpenPlace(block, rule, plan.frames, call.loc))
+
+
+def _click_to_popup(call: Call, plan: PlanDraft) -> None:
+    """`When I click locator "#terms" and switch to the popup`: a click that opens a popup; the
+    steps up to `When I close the popup` run in it (a flow's `popup:`)."""
+    selector = call.nonempty("css", "selector")
+    rule = plan.current_rule(call)
+    block = plan.open_place(call, "popup", f"popup of click {quote(selector)}")
+    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
+                             popup=PopupPlan(block.id)))
+    plan.places.append(OpenPlace(block, rule, plan.frames, call.loc, act_index=len(rule.steps) - 1))
+
+
+_ENTERS = {"frame": 'When I enter frame "<css>"', "popup": 'When I click locator "<css>" and switch to the popup'}
+_LEAVES = {"frame": "When I leave the frame", "popup": "When I close the popup (or When I switch back from the popup)"}
+
+
+def _leave(kind: Literal["frame", "popup"], close: bool = True) -> Builder:
+    """`When I leave the frame`, `When I close the popup`, `When I switch back from the popup`: the
+    innermost place ends (a popup left open: its act's `close: false`)."""
+
+    def build(call: Call, plan: PlanDraft) -> None:
+        rule = plan.current_rule(call)
+        place = plan.places[-1] if plan.places and plan.places[-1].rule is rule else None
+        what = "frame" if kind == "frame" else "popup"
+        if place is None:
+            raise CallError(f"'{call.name}' but the rule is in no {what} here",
+                            f"enter one first with {_ENTERS[kind]}, or remove this line")
+        if place.block.kind != kind:
+            raise CallError(f"'{call.name}' but the rule is in the {place.block.title} entered at line "
+                            f"{place.loc.line}", f"leave that first: {_LEAVES[place.block.kind]}")
+        if place.outer != plan.frames:   # (robot.py has dropped the places of blocks that ended)
+            block = plan.frames[len(place.outer)]
+            raise CallError(f"'{call.name}' is inside {_block_name(block)}, but the {place.block.title} was entered "
+                            f"outside it (line {place.loc.line})",
+                            f"leave the {what} in the keyword or GROUP that entered it: {what}s nest like GROUP blocks")
+        plan.places.pop()
+        if kind == "popup" and not close:
+            act = rule.steps[place.act_index]
+            assert isinstance(act, Act) and act.popup is not None
+            rule.steps[place.act_index] = dataclasses.replace(act, popup=dataclasses.replace(act.popup, close=False))
+    return build
+
+
+def _block_name(block: StepFrame) -> str:
+    """A keyword call or a GROUP as a message names it."""
+    return f"keyword '{block.title}'" if block.kind == "call" else f"GROUP '{block.title}'"
+
+
 # --- builders: saved sessions and the browser's environment (docs/sessions.md, environment.md) ----
 
 
@@ -1361,6 +1486,15 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I click locator "${css}" and answer the dialog', (W, A), "interaction",
         "act click with dialog: `accept=`, `message=`, `answer=`", _click_answering, cells="options",
         options=("accept", "message", "answer")),
+    # flowwalk's own: frames and popups (docs/flow-spec.md, "Popups and frames"), not in aitester-bdd
+    _kw('I enter frame "${css}"', (W, A), "frame and popup",
+        "the steps up to `I leave the frame` are a frame block: they run inside the iframe", _enter_frame),
+    _kw("I leave the frame", (W, A), "frame and popup", "ends the innermost frame block", _leave("frame")),
+    _kw('I click locator "${css}" and switch to the popup', (W, A), "frame and popup",
+        "act click with `popup:`: the steps up to `I close the popup` run in the new tab or window", _click_to_popup),
+    _kw("I close the popup", (W, A), "frame and popup", "ends the popup block; the popup is closed", _leave("popup")),
+    _kw("I switch back from the popup", (W, A), "frame and popup",
+        "ends the popup block and leaves the popup open (`close: false`)", _leave("popup", close=False)),
     # flowwalk's own: baselines and accessibility (docs/snapshots.md), not in aitester-bdd
     _kw('page matches aria snapshot "${name}"', GAT, "baseline check",
         "expect aria_snapshot of `body`, baseline `<suite>.robot.snapshots/<name>.yml`", _aria_snapshot),
