@@ -35,7 +35,9 @@ def reports_say_what_was_expected_and_observed(out: Path, result: dict[str, Any]
     `failure` (one test's) expected and observed."""
     test = next(t for t in result["tests"] if t["failure"] == failure)
     name = test["test_id"].split("#", 1)[1]
-    [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase") if c.get("name") == name]
+    # a flow's testcase is named by its test id; a rule's (of a rule file, a .robot suite) by the rule
+    [case] = [c for c in ET.parse(out / "junit.xml").iter("testcase")
+              if name in (c.get("name"), f"{c.get('classname', '').partition('#')[2]}/{c.get('name')}")]
     text = case.findtext("failure") or ""
     assert f"expected: {failure['expected']}" in text and f"observed: {failure['observed']}" in text, text
     html = (out / "report.html").read_text()
