@@ -824,7 +824,8 @@ class _Loader:
                 self.unclosed(plan, plan.ended_places(expanded[i][1]))
                 if isinstance(found, Match) and found.keyword.role in ("rule", "scenario"):
                     self.unclosed(plan, plan.close_places())
-                self.run_call(site, found, plan, expander)
+                before = sites[i - 1] if i else None
+                self.run_call(site, found, plan, expander, before if isinstance(before, _CallSite) else None)
         if self.problems:
             return None
         scenarios = self.assemble(plan, expander, defaults)
@@ -885,13 +886,15 @@ class _Loader:
             return None
         return ms
 
-    def run_call(self, site: _CallSite, found: Match | Miss, plan: PlanDraft, expander: _Expander) -> None:
+    def run_call(self, site: _CallSite, found: Match | Miss, plan: PlanDraft, expander: _Expander,
+                 before: _CallSite | None = None) -> None:
+        """Build one call into `plan` (`before`: the call on the line before it in the same test, if any)."""
         if isinstance(found, Miss):
-            foreign = foreign_call(site.name, [cell.raw for cell in site.cells])
+            told = (before.name, [c.raw for c in before.cells], before.loc.line) if before is not None else None
+            foreign = foreign_call(site.name, [cell.raw for cell in site.cells], told)
             # a suite moved from SeleniumLibrary or the Browser library: the call that does the same
             hint = found.hint if foreign is None else (
-                f"'{site.name}' is a keyword of {' and of '.join(foreign.libraries)}; aitester-bdd's call "
-                f"for it is: {foreign.call}   (docs/robot.md lists them all)")
+                f"'{site.name}' is a keyword of {' and of '.join(foreign.libraries)}; {foreign.says()}")
             self.problem(site.loc, found.message, hint)
             self.broke(plan, None)
             return

@@ -1885,20 +1885,95 @@ def _as_css(locator: str) -> str | None:
 
 @dataclass(frozen=True)
 class Foreign:
-    """A call of another library's keyword, and the aitester-bdd call that does the same."""
+    """A call of another library's keyword, and the registered call (or calls, in order) that do the same."""
 
     libraries: tuple[str, ...]
-    call: str
+    calls: tuple[str, ...]
+    #: what the hint says after naming the library (None: "aitester-bdd's call for it is: <call>")
+    note: str | None = None
+
+    @property
+    def call(self) -> str:
+        return self.calls[0]
+
+    def says(self) -> str:
+        """The hint after "'X' is a keyword of <library>; "."""
+        if self.note is not None:
+            return self.note
+        return f"aitester-bdd's call for it is: {self.call}   (docs/robot.md lists them all)"
 
 
-def foreign_call(name: str, cells: Sequence[str]) -> Foreign | None:
-    """When `name` is a keyword of SeleniumLibrary or the Browser library (after an optional
-    Given/When/Then/And/But), the registered aitester-bdd call that does what it does, with the
-    call's own arguments; None when it is not one of `_FOREIGN`'s, or its arguments do not fit."""
+#: SeleniumLibrary's and the Browser library's keywords that switch frames and windows, with
+#: flowwalk's calls for them (its frame and popup blocks; `foreign_call` reads the call before a
+#: `Switch Window    NEW` to name the click that opens the window)
+_SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
+    "selectframe": ((SL,), 'When I enter frame "{L0}"'),
+    "unselectframe": ((SL,), "When I leave the frame"),
+    "closewindow": ((SL,), "When I close the popup"),
+    "closepage": ((BROWSER,), "When I close the popup"),
+    "switchwindow": ((SL,), ""),
+    "switchpage": ((BROWSER,), ""),
+}
+_CLICKS = ("clickelement", "clickbutton", "clicklink", "clickimage", "click")
+
+
+def _key(name: str) -> str:
+    """A keyword name without its Given/When/Then/And/But, normalized."""
     prefix = _PREFIX.match(name)
-    key = _normalize(name[prefix.end():] if prefix else name)
+    return _normalize(name[prefix.end():] if prefix else name)
+
+
+def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] | None) -> Foreign | None:
+    """flowwalk's call for one of `_SWITCHES`: a frame or a popup block's start or end."""
+    libraries, pattern = _SWITCHES[key]
+    own = "flowwalk's call for it is: {}   ({}docs/robot.md lists them all)"
+    if pattern:
+        frame = _as_css(values[0]) if values else None
+        if "{L0}" in pattern and (frame is None or '"' in frame):
+            return None
+        call = pattern.replace("{L0}", frame or "")
+        return Foreign(libraries, (call,), own.format(call, ""))
+    target = (values[0].removeprefix("locator=").strip().upper() if values else "MAIN")
+    if target == "MAIN":
+        if before is not None and _key(before[0]) in ("closewindow", "closepage"):
+            return Foreign(libraries, (), f"delete this line: the line before it (line {before[2]}) becomes "
+                           "When I close the popup, which comes back to the page by itself")
+        call = "When I switch back from the popup"
+        return Foreign(libraries, (call,), own.format(call, "the window stays open, as it does here; "))
+    if target != "NEW":
+        return None
+    click = foreign_call(before[0], before[1]) if before is not None and _key(before[0]) in _CLICKS else None
+    if click is None or len(click.calls) != 1:
+        return Foreign(libraries, (), "flowwalk switches to a new window with the click that opens it: "
+                       "When I click locator \"<css>\" and switch to the popup, and comes back with When I close "
+                       "the popup   (docs/robot.md lists them all)")
+    assert before is not None
+    call = f"{click.call} and switch to the popup"
+    return Foreign(libraries, (call,), f"with the click on the line before it (line {before[2]}), flowwalk's call "
+                   f"for both is: {call}   (it replaces both lines; docs/robot.md lists them all)")
+
+
+def foreign_call(name: str, cells: Sequence[str], before: tuple[str, Sequence[str], int] | None = None) -> Foreign | None:
+    """When `name` is a keyword of SeleniumLibrary or the Browser library (after an optional
+    Given/When/Then/And/But), the registered call that does what it does, with the call's own
+    arguments; None when it is not one of `_FOREIGN`'s or `_SWITCHES`'s, or its arguments do not fit.
+    `before`: the call on the line before (name, cells, line), which a `Switch Window    NEW` takes
+    the click that opened the window from."""
+    key = _key(name)
     # (an escaped '#' starts no comment inside the call's quotes)
     values = [strip_outer_quotes(c).replace("\\#", "#") for c in cells]
+    if key in _SWITCHES:
+        return _switch(key, values, before)
+    pierced = next((i for i, v in enumerate(values) if ">>>" in v), None)
+    if pierced is not None:
+        parts = [part.strip() for part in values[pierced].split(">>>")]
+        frames = [_as_css(part) for part in parts[:-1]]
+        inside = foreign_call(name, [*cells[:pierced], parts[-1], *cells[pierced + 1:]])
+        if inside is None or len(inside.calls) != 1 or any(f is None or '"' in f for f in frames):
+            return None
+        calls = (*(f'When I enter frame "{f}"' for f in frames), inside.call, *("When I leave the frame" for _ in frames))
+        return Foreign(inside.libraries, calls, "the calls for it are, one a line: " + ", then ".join(calls)
+                       + "   (the locator's '>>>' enters a frame; docs/robot.md lists them all)")
     if key in _BROWSER_ASSERTIONS:
         at = 0 if key == "geturl" else 1   # the operator follows the selector, if there is one
         operator = values[at].strip().lower() if len(values) > at else ""
@@ -1919,7 +1994,7 @@ def foreign_call(name: str, cells: Sequence[str]) -> Foreign | None:
         call = re.sub(r"\{(L?\d+)\}", lambda m: _quotable(fields[m.group(1)]), pattern)
     except (KeyError, ValueError):
         return None
-    return Foreign(libraries, call) if isinstance(match_keyword(call), Match) else None
+    return Foreign(libraries, (call,)) if isinstance(match_keyword(call), Match) else None
 
 
 def _quotable(value: str) -> str:
