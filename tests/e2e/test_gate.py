@@ -15,7 +15,8 @@ from _cli import flowwalk, verdict
 
 from flowwalk.github.render import RunLinks, render_comment
 
-pytestmark = pytest.mark.browser
+# one worker takes the module, so the base branch's run (`base`) is walked once a suite run
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("gate")]
 
 SELECTION = ["examples/selection", "--serve", "examples/site", "--grep-invert", "help"]
 NEW = "examples/failing/assertion-failed.flow.yaml#report is e-mailed (fails, assertion_failed)"

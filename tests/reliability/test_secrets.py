@@ -183,11 +183,14 @@ def failure_shots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
             "other": _failure_shot(tmp, "zzzzQQQQ999900", "c")}
 
 
+# the two tests of `failure_shots` run on one worker: its three runs are made once a suite run
+@pytest.mark.xdist_group("secrets_shots")
 def test_failure_screenshots_are_deterministic(failure_shots: dict[str, str]) -> None:
     """(the control of the next test: the same page, the same values give the same bytes)"""
     assert failure_shots["first"] == failure_shots["again"]
 
 
+@pytest.mark.xdist_group("secrets_shots")
 def test_a_screenshot_does_not_depend_on_a_secrets_value(failure_shots: dict[str, str]) -> None:
     assert failure_shots["other"] == failure_shots["first"], \
         "the failure screenshot changes with the secret's value: the value is in its pixels"

@@ -24,7 +24,8 @@ from flowwalk.serve import StaticServer
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 from _cli import ROOT, flowwalk  # noqa: E402  (the e2e tests' helper: the CLI as a user runs it)
 
-pytestmark = pytest.mark.browser
+# one worker takes the module, so its one run (`run`) is walked once a suite run
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc")]
 
 PACKAGE = ROOT / ".cache" / "thirdparty" / "todomvc" / "package"
 SPECS = "tests/thirdparty/specs"
