@@ -33,16 +33,24 @@ from flowwalk.serve import StaticServer
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from todomvc_refactor import CLASSES, IDS, original, refactored  # noqa: E402
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc_refactor")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc_refactor"), pytest.mark.long]
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / ".cache" / "thirdparty" / "todomvc" / "package"
 ABSENCE_KINDS = ("hidden", "selector_absent", "text_not_contains", "url_not_contains")
+#: the specs with absence checks, and the check each must fail at when what it denies is planted
+ABSENCE = {"examples/todomvc/clear-completed/hidden-without-completed.flow.yaml",
+           "examples/todomvc/editing/hides-controls.flow.yaml", "refactor/completes.flow.yaml"}
+SUITES = ("examples/todomvc", "refactor")
+#: timeouts for a run where every spec fails: a step that cannot pass gives up in seconds, not after
+#: the 10 s action and 30 s wait defaults (a check that a heal wrongly let pass would pass at once)
+FAILING_RUN = "expect_timeout_ms: 1500\naction_timeout_ms: 3000\nrule_timeout_ms: 3000\n"
 
 
-def _run(project: Path, app: Path, out: Path, *extra: str) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
+def _run(project: Path, app: Path, out: Path, *extra: str,
+         paths: tuple[str, ...] = SUITES) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
     with StaticServer(app) as served:
-        done = subprocess.run([sys.executable, "-m", "flowwalk", "run", "examples/todomvc", "refactor",
+        done = subprocess.run([sys.executable, "-m", "flowwalk", "run", *paths,
                                "--base-url", served.url, "--out", str(out), "--workers", "2", *extra],
                               cwd=project, capture_output=True, text=True, timeout=600,
                               env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
@@ -135,20 +143,20 @@ def test_heal_apply_keeps_the_renames_and_the_next_run_heals_nothing(runs: dict[
     assert not [s for s in _steps(records) if s["detail"].get("heals")]
     # the renamed absence checks still deny: with what they deny planted, each fails at its check
     denied = refactored(PACKAGE, base / "denied", deny=True)
-    _, verdict, records = _run(project, denied, base / "denied-run")
-    absence = {"examples/todomvc/clear-completed/hidden-without-completed.flow.yaml",
-               "examples/todomvc/editing/hides-controls.flow.yaml", "refactor/completes.flow.yaml"}
+    _, verdict, records = _run(project, denied, base / "denied-run", paths=tuple(sorted(ABSENCE)))
     failed = {t["source"].split("#")[0]: t for t in verdict["tests"] if t["status"] != "passed"}
-    assert absence <= set(failed), sorted(failed)
+    assert set(failed) == ABSENCE, sorted(failed)
     failing = [s for s in _steps(records) if s["status"] == "failed"]
-    assert {s["text"].split()[1] for s in failing if s["path"] in absence} == {"hidden"}, \
+    assert {s["text"].split()[1] for s in failing if s["path"] in ABSENCE} == {"hidden"}, \
         [(s["path"], s["text"], s["status"]) for s in failing]
 
 
 def test_adding_that_does_nothing_still_fails_every_spec_that_adds(runs: dict[str, Any]) -> None:
     base = runs["base"]
     buggy = refactored(PACKAGE, base / "buggy", bug=True)
-    code, verdict, _ = _run(runs["project"], buggy, base / "bug", "--fingerprints", str(base / "before"))
+    (base / "failing.flowwalk.yaml").write_text(FAILING_RUN)
+    code, verdict, _ = _run(runs["project"], buggy, base / "bug", "--fingerprints", str(base / "before"),
+                            "--config", str(base / "failing.flowwalk.yaml"))
     assert code != 0
     assert verdict["counts"]["failed"] == verdict["counts"]["total"] == 28, [
         t["source"] for t in verdict["tests"] if t["status"] == "passed"]
