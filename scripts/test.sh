@@ -7,5 +7,7 @@ here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$here"
 # Four pytest-xdist workers: most browser tests wait on pages and timeouts, so four overlap those
 # waits on two cores; the container tests stay on one worker (one image build, one podman storage).
-# FLOWWALK_TEST_WORKERS=0 runs them in this process, one after the other.
-exec "$here/.venv/bin/python" -m pytest -q -p no:cacheprovider -n "${FLOWWALK_TEST_WORKERS:-4}" --dist loadgroup "$@"
+# FLOWWALK_TEST_WORKERS=0 runs them in this process, one after the other. Work goes out in
+# collection order, where tests/conftest.py puts the tests marked `long` first.
+exec "$here/.venv/bin/python" -m pytest -q -p no:cacheprovider -n "${FLOWWALK_TEST_WORKERS:-4}" --dist loadgroup \
+  --no-loadscope-reorder "$@"

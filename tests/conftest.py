@@ -19,6 +19,15 @@ SITE = Path(__file__).parent / "site" / "pages"
 EXAMPLES_SITE = Path(__file__).parent.parent / "examples" / "site"
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The modules with a test marked `long` come first, each whole (its module fixtures are made
+    once). pytest-xdist hands work out in collection order (scripts/test.sh turns off its reordering
+    by group size), so a long test or group starts while short ones fill the other workers, and
+    never starts last and holds the end of the run."""
+    long = {item.path for item in items if item.get_closest_marker("long")}
+    items.sort(key=lambda item: item.path not in long)
+
+
 @pytest.fixture(scope="session")
 def site() -> Iterator[StaticServer]:
     """tests/site/pages served on 127.0.0.1:<free port>."""

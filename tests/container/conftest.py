@@ -75,5 +75,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if HERE in Path(str(item.fspath)).parents:
             item.add_marker(pytest.mark.timeout(1800))
-            # one worker takes them all under pytest-xdist: one image build, one podman storage user
+            # one worker takes them all under pytest-xdist: one image build, one podman storage user;
+            # minutes together, so they start first (tests/conftest.py)
             item.add_marker(pytest.mark.xdist_group("container"))
+            item.add_marker(pytest.mark.long)
