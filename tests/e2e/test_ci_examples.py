@@ -20,7 +20,9 @@ from test_cli_examples import comparable_tests
 sys.path.insert(0, str(ROOT / "tests" / "github"))
 from fake_gitlab import FakeGitLab, merge_request_env  # noqa: E402
 
-pytestmark = pytest.mark.browser
+# both tests compare against one unsharded run (`unsharded`): one worker takes them, so it is walked
+# once a suite run; they shard the examples over several runs each, so they start first
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("ci_examples"), pytest.mark.long]
 
 EXAMPLES = ROOT / "examples" / "ci"
 
@@ -49,17 +51,21 @@ def job_env(site_url: str, **ci: str) -> dict[str, str]:
     return {**env, **DEMO_ENV, "PREVIEW_URL": site_url, **ci}
 
 
-def unsharded(tmp_path: Path, site_url: str) -> Path:
+@pytest.fixture(scope="module")
+def unsharded(tmp_path_factory: pytest.TempPathFactory, example_site: Any) -> Path:
+    """The report of one unsharded run of the project's checks."""
+    tmp_path = tmp_path_factory.mktemp("unsharded")
     out = tmp_path / "whole"
     project = workspace(tmp_path / "w")
-    result = subprocess.run([sys.executable, "-m", "flowwalk", "run", "checks/", "--base-url", site_url,
+    result = subprocess.run([sys.executable, "-m", "flowwalk", "run", "checks/", "--base-url", example_site.url,
                              "--secret", "DEMO_PASSWORD", "--out", str(out)], cwd=project,
-                            env=job_env(site_url), capture_output=True, text=True, timeout=300)
+                            env=job_env(example_site.url), capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     return out
 
 
-def test_the_gitlab_example_shards_merges_and_notes_the_merge_request(tmp_path: Path, example_site: Any) -> None:
+def test_the_gitlab_example_shards_merges_and_notes_the_merge_request(tmp_path: Path, example_site: Any,
+                                                                      unsharded: Path) -> None:
     pipeline = yaml.safe_load((EXAMPLES / "gitlab-ci.yml").read_text())
     checks, verdict = pipeline["checks"], pipeline["verdict"]
     project = workspace(tmp_path)
@@ -79,10 +85,11 @@ def test_the_gitlab_example_shards_merges_and_notes_the_merge_request(tmp_path: 
     assert len(notes) == 1 and "all checks passed" in notes[0]["body"]
     merged = project / verdict["artifacts"]["reports"]["junit"].split("/")[0]
     assert (merged / "junit.xml").is_file()
-    assert comparable_tests(merged) == comparable_tests(unsharded(tmp_path, example_site.url))
+    assert comparable_tests(merged) == comparable_tests(unsharded)
 
 
-def test_the_circleci_example_shards_and_its_verdict_job_merges(tmp_path: Path, example_site: Any) -> None:
+def test_the_circleci_example_shards_and_its_verdict_job_merges(tmp_path: Path, example_site: Any,
+                                                                unsharded: Path) -> None:
     config = yaml.safe_load((EXAMPLES / "circleci.yml").read_text())
     checks, verdict = config["jobs"]["checks"], config["jobs"]["verdict"]
     project = workspace(tmp_path)
@@ -96,4 +103,4 @@ def test_the_circleci_example_shards_and_its_verdict_job_merges(tmp_path: Path, 
     merged = project / "merged-report"
     assert json.loads((merged / "verdict.json").read_text())["shards"] == {
         "total": total, "reported": list(range(1, total + 1)), "missing": [], "duplicated": [], "mismatched": []}
-    assert comparable_tests(merged) == comparable_tests(unsharded(tmp_path, example_site.url))
+    assert comparable_tests(merged) == comparable_tests(unsharded)

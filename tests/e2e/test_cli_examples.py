@@ -9,11 +9,15 @@ import signal
 import subprocess
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from _cli import DEMO_ARGS, DEMO_ENV, FLOWWALK, ROOT, flowwalk
 
 pytestmark = pytest.mark.browser
+#: the examples that pass and those that fail, walked once unsharded (`whole`); the tests that
+#: compare against that run are one xdist group, so it is walked once a suite run
+WHOLE = ("examples/flows", "examples/failing")
 
 
 def comparable_tests(report: Path) -> list[dict]:
@@ -61,14 +65,21 @@ def test_the_examples_pass_and_every_artifact_is_written(tmp_path: Path) -> None
     assert "Traceback" not in result.stderr
 
 
-def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
-    paths = ["examples/flows", "examples/failing"]
-    whole = tmp_path / "whole"
-    flowwalk("run", *paths, "--serve", "examples/site", "--out", str(whole), "--workers", "2", *DEMO_ARGS)
+@pytest.fixture(scope="module")
+def whole(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
+    """The report folder and the process of one unsharded run of WHOLE (workers 2)."""
+    out = tmp_path_factory.mktemp("whole") / "report"
+    return out, flowwalk("run", *WHOLE, "--serve", "examples/site", "--out", str(out), "--workers", "2", *DEMO_ARGS)
+
+
+@pytest.mark.long
+@pytest.mark.xdist_group("cli_examples_whole")
+def test_sharded_and_merged_equals_one_unsharded_run(whole: tuple[Path, Any], tmp_path: Path) -> None:
+    whole_out = whole[0]
     shards = []
     for k in (1, 2):
         shard = tmp_path / f"shard{k}"
-        ran = flowwalk("run", *paths, "--serve", "examples/site", "--out", str(shard), "--shard", f"{k}/2", *DEMO_ARGS)
+        ran = flowwalk("run", *WHOLE, "--serve", "examples/site", "--out", str(shard), "--shard", f"{k}/2", *DEMO_ARGS)
         shards.append(shard)
         # each shard job reports its own work: its tests, its totals, no word about the other job
         verdict = json.loads((shard / "verdict.json").read_text())
@@ -82,13 +93,13 @@ def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
         first = json.loads((shard / "emit.jsonl").read_text().splitlines()[0])
         assert len(first["plan"]["scenarios"]) > len(first["plan"]["assigned"])  # the whole plan stays
     # together the shards hold every test exactly once
-    assert sorted(c for s in shards for c in junit_cases(s)) == sorted(junit_cases(whole))
+    assert sorted(c for s in shards for c in junit_cases(s)) == sorted(junit_cases(whole_out))
     merged = tmp_path / "merged"
     result = flowwalk("merge", *map(str, shards), "--out", str(merged))
     assert "Traceback" not in result.stderr, result.stderr
-    assert comparable_tests(merged) == comparable_tests(whole)
-    assert junit_cases(merged) == junit_cases(whole)
-    for test in comparable_tests(whole):
+    assert comparable_tests(merged) == comparable_tests(whole_out)
+    assert junit_cases(merged) == junit_cases(whole_out)
+    for test in comparable_tests(whole_out):
         if test["screenshot"]:
             assert (merged / test["screenshot"]).is_file()
 
@@ -97,14 +108,14 @@ def test_sharded_and_merged_equals_one_unsharded_run(tmp_path: Path) -> None:
     assert missing.returncode != 0
     half = json.loads((tmp_path / "half" / "verdict.json").read_text())
     assert half["shards"]["missing"] == [2] and "shard" not in half["shards"]
-    assert half["counts"]["total"] == len(comparable_tests(whole))
+    assert half["counts"]["total"] == len(comparable_tests(whole_out))
     assert {t["test_id"] for t in half["tests"] if t.get("reason") == "shard_missing"} == \
         {t["test_id"] for t in json.loads((shards[1] / "verdict.json").read_text())["tests"]}
 
 
-def test_failing_examples_fail_with_their_class_and_step(tmp_path: Path) -> None:
-    out = tmp_path / "report"
-    result = flowwalk("run", "examples/failing", "--serve", "examples/site", "--out", str(out), *DEMO_ARGS)
+@pytest.mark.xdist_group("cli_examples_whole")
+def test_failing_examples_fail_with_their_class_and_step(whole: tuple[Path, Any]) -> None:
+    out, result = whole
     verdict = json.loads((out / "verdict.json").read_text())
     classes = {t["failure"]["failure_class"] for t in verdict["tests"] if t.get("failure")}
     assert {"assertion_failed", "spec_step_unresolvable", "credential_rejected"} <= classes
@@ -168,15 +179,15 @@ def test_sigterm_stops_the_run_and_keeps_the_reports(tmp_path: Path) -> None:
         assert (out / name).is_file(), name
 
 
-def test_the_public_api_only_switch_walks_the_examples_to_the_same_verdict(tmp_path: Path) -> None:
+@pytest.mark.xdist_group("cli_examples_whole")
+def test_the_public_api_only_switch_walks_the_examples_to_the_same_verdict(whole: tuple[Path, Any],
+                                                                           tmp_path: Path) -> None:
     """FLOWWALK_PUBLIC_API_ONLY=1 (browser/seams.py): no early driver, no spare context, a browser per
-    worker; the same tests end the same way as with the seams on."""
-    args = ["examples/flows", "examples/failing/parent-failed.rules.yaml", "--serve", "examples/site", "--workers", "2",
-            *DEMO_ARGS]
-    seams = flowwalk("run", *args, "--out", str(tmp_path / "seams"))
-    public = flowwalk("run", *args, "--out", str(tmp_path / "public"), env={"FLOWWALK_PUBLIC_API_ONLY": "1"})
+    worker; the same tests end the same way as with the seams on (`whole`)."""
+    seams_out, seams = whole
+    public = flowwalk("run", *WHOLE, "--serve", "examples/site", "--workers", "2", *DEMO_ARGS,
+                      "--out", str(tmp_path / "public"), env={"FLOWWALK_PUBLIC_API_ONLY": "1"})
     assert public.returncode == seams.returncode == 1, public.stdout + public.stderr
     assert "Traceback" not in public.stderr
     key = lambda row: row["test_id"]  # noqa: E731 - arrival order differs between workers
-    assert sorted(comparable_tests(tmp_path / "public"), key=key) == sorted(comparable_tests(tmp_path / "seams"),
-                                                                             key=key)
+    assert sorted(comparable_tests(tmp_path / "public"), key=key) == sorted(comparable_tests(seams_out), key=key)
