@@ -18,7 +18,9 @@ from _cli import FLOWWALK, ROOT
 
 from fake_model import FakeModel, Reply
 
-pytestmark = pytest.mark.browser
+# one worker takes the module, so the passing run that records the fingerprints (`first`) is walked
+# once a suite run
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("heal_cli")]
 
 SITE = ROOT / "tests" / "site" / "pages"
 
@@ -97,9 +99,7 @@ def failure(out: Path) -> dict[str, Any]:
     return rule["failure"]  # type: ignore[no-any-return]
 
 
-@pytest.fixture()
-def specs(tmp_path: Path) -> Path:
-    folder = tmp_path / "specs"
+def write_specs(folder: Path) -> Path:
     folder.mkdir()
     (folder / "save.flow.yaml").write_text(SAVE)
     (folder / "todo.flow.yaml").write_text(TODO)
@@ -107,10 +107,18 @@ def specs(tmp_path: Path) -> Path:
 
 
 @pytest.fixture()
-def first(specs: Path, tmp_path: Path) -> Path:
-    """The passing run on the page the selectors were written for: it records the fingerprints."""
-    out = tmp_path / "first"
-    verdict = run(specs, out, "v1.html")
+def specs(tmp_path: Path) -> Path:
+    """The specs in a repository of the test's own (`heal --apply` writes into them)."""
+    return write_specs(tmp_path / "specs")
+
+
+@pytest.fixture(scope="module")
+def first(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The passing run on the page the selectors were written for, from a repository holding the same
+    specs at the same paths: it records the fingerprints (read by the tests, written by none)."""
+    repo = tmp_path_factory.mktemp("first")
+    out = repo / "first"
+    verdict = run(write_specs(repo / "specs"), out, "v1.html")
     assert verdict["_exit"] == 0, verdict["_stdout"]
     return out
 
