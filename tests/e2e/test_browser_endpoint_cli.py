@@ -82,6 +82,7 @@ def server() -> Iterator[BrowserServer]:
         running.stop()
 
 
+@pytest.mark.long
 def test_a_run_through_a_browser_server_has_the_verdicts_of_a_local_launch(tmp_path: Path,
                                                                             server: BrowserServer) -> None:
     local, remote = tmp_path / "local", tmp_path / "remote"

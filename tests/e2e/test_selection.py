@@ -33,6 +33,7 @@ def test_a_tag_expression_runs_only_the_tests_it_selects(tmp_path: Path) -> None
     assert first["plan"]["selection"]["tag"] == "smoke and not slow"
 
 
+@pytest.mark.long
 def test_max_failures_stops_and_last_failed_reruns_what_did_not_pass(tmp_path: Path) -> None:
     first = tmp_path / "first"
     # one worker walks in plan order (by id): the failing rule file first; after its failure

@@ -49,6 +49,7 @@ def test_without_submit_forms_nothing_on_the_server_changes(admin: AdminSite, fl
     assert all(page["path"].split("?")[0] in specs for page in record["pages"])
 
 
+@pytest.mark.long
 def test_a_journey_creates_through_the_add_form_and_finds_the_row(admin: AdminSite, flowwalk_browser: Browser,
                                                                   tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     before = admin.rows()

@@ -33,6 +33,7 @@ def django(tmp_path_factory: pytest.TempPathFactory) -> Iterator[DjangoAdmin]:
         site.stop()
 
 
+@pytest.mark.long
 def test_the_book_list_is_held_to_what_it_shows_and_only_the_crawls_rows_change(
         django: DjangoAdmin, flowwalk_browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ADMIN_PASSWORD", PASSWORD)

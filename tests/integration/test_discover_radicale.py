@@ -36,6 +36,7 @@ def radicale(tmp_path: Path) -> Iterator[Radicale]:
         site.stop()
 
 
+@pytest.mark.long
 def test_the_scenes_links_open_are_controls_and_a_journey_creates_edits_and_deletes_its_own(radicale: Radicale, flowwalk_browser: Browser,
                                                                  tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RADICALE_PASSWORD", "any")

@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).parent))
 from composite_runner import CompositeRunner  # noqa: E402
 
 # one worker takes the module: the sdist and the wheel are built (`dist`) and installed once a suite run
-pytestmark = pytest.mark.xdist_group("wheel")
+pytestmark = [pytest.mark.xdist_group("wheel"), pytest.mark.long]
 
 SCHEMAS = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
 ASSETS = ("report.css", "report.js")

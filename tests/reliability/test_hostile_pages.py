@@ -20,7 +20,7 @@ import pytest
 from runkit import ARTIFACTS, FLOWS, SITE, by_file, records, run_cli, verdict
 
 # one worker takes the module, so its one run (`hostile_run`, a minute) is walked once a suite run
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("hostile_pages")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("hostile_pages"), pytest.mark.long]
 
 #: the failure evidence (a11y snapshot up to 5 s, screenshot up to 10 s) plus scheduling slack
 EVIDENCE_S = 17.0

@@ -95,6 +95,7 @@ def publish_to_fake(report: Path, tmp_path: Path) -> tuple[list[str], Any, FakeG
     return found, done, github
 
 
+@pytest.mark.long
 def test_no_secret_leaks_from_failures_of_every_kind_or_a_crash(tmp_path: Path) -> None:
     out = tmp_path / "report"
     run = Flowwalk(["run", str(FLOWS / "secrets"), *CONFIG, "--serve", str(SITE), "--out", str(out), *SECRET_ARGS,

@@ -28,6 +28,7 @@ def browser(playwright_instance: Any) -> Iterator[Browser]:
     launched.close()
 
 
+@pytest.mark.long
 def test_discover_todomvc_vanillajs(tmp_path: Path, browser: Browser) -> None:
     assert PACKAGE.is_dir(), "run scripts/fetch_thirdparty.sh (scripts/test.sh does) to fetch TodoMVC"
     out = tmp_path / "checks"

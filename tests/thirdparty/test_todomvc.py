@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
 from _cli import ROOT, flowwalk  # noqa: E402  (the e2e tests' helper: the CLI as a user runs it)
 
 # one worker takes the module, so its one run (`run`) is walked once a suite run
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("todomvc"), pytest.mark.long]
 
 PACKAGE = ROOT / ".cache" / "thirdparty" / "todomvc" / "package"
 SPECS = "tests/thirdparty/specs"
