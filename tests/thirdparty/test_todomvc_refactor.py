@@ -43,15 +43,16 @@ ABSENCE = {"examples/todomvc/clear-completed/hidden-without-completed.flow.yaml"
            "examples/todomvc/editing/hides-controls.flow.yaml", "refactor/completes.flow.yaml"}
 SUITES = ("examples/todomvc", "refactor")
 #: timeouts for a run where every spec fails: a step that cannot pass gives up in seconds, not after
-#: the 10 s action and 30 s wait defaults (a check that a heal wrongly let pass would pass at once)
+#: the 10 s action and 30 s wait defaults (a check that a heal wrongly let pass would pass at once);
+#: such a run mostly waits, so it walks four specs at a time
 FAILING_RUN = "expect_timeout_ms: 1500\naction_timeout_ms: 3000\nrule_timeout_ms: 3000\n"
 
 
-def _run(project: Path, app: Path, out: Path, *extra: str,
-         paths: tuple[str, ...] = SUITES) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
+def _run(project: Path, app: Path, out: Path, *extra: str, paths: tuple[str, ...] = SUITES,
+         workers: int = 2) -> tuple[int, dict[str, Any], list[dict[str, Any]]]:
     with StaticServer(app) as served:
         done = subprocess.run([sys.executable, "-m", "flowwalk", "run", *paths,
-                               "--base-url", served.url, "--out", str(out), "--workers", "2", *extra],
+                               "--base-url", served.url, "--out", str(out), "--workers", str(workers), *extra],
                               cwd=project, capture_output=True, text=True, timeout=600,
                               env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
     verdict = json.loads((out / "verdict.json").read_text())
@@ -143,7 +144,7 @@ def test_heal_apply_keeps_the_renames_and_the_next_run_heals_nothing(runs: dict[
     assert not [s for s in _steps(records) if s["detail"].get("heals")]
     # the renamed absence checks still deny: with what they deny planted, each fails at its check
     denied = refactored(PACKAGE, base / "denied", deny=True)
-    _, verdict, records = _run(project, denied, base / "denied-run", paths=tuple(sorted(ABSENCE)))
+    _, verdict, records = _run(project, denied, base / "denied-run", paths=tuple(sorted(ABSENCE)), workers=3)
     failed = {t["source"].split("#")[0]: t for t in verdict["tests"] if t["status"] != "passed"}
     assert set(failed) == ABSENCE, sorted(failed)
     failing = [s for s in _steps(records) if s["status"] == "failed"]
@@ -156,7 +157,7 @@ def test_adding_that_does_nothing_still_fails_every_spec_that_adds(runs: dict[st
     buggy = refactored(PACKAGE, base / "buggy", bug=True)
     (base / "failing.flowwalk.yaml").write_text(FAILING_RUN)
     code, verdict, _ = _run(runs["project"], buggy, base / "bug", "--fingerprints", str(base / "before"),
-                            "--config", str(base / "failing.flowwalk.yaml"))
+                            "--config", str(base / "failing.flowwalk.yaml"), workers=4)
     assert code != 0
     assert verdict["counts"]["failed"] == verdict["counts"]["total"] == 28, [
         t["source"] for t in verdict["tests"] if t["status"] == "passed"]
