@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+import subprocess
+import sys
 from pathlib import Path
 from typing import Iterator
 
@@ -15,8 +19,9 @@ from flowwalk.settings import CHROMIUM_ARGS, default_executable
 # subprocess) aborts requests to any other host rather than trying to reach it.
 os.environ["FLOWWALK_OFFLINE"] = "1"
 
-SITE = Path(__file__).parent / "site" / "pages"
-EXAMPLES_SITE = Path(__file__).parent.parent / "examples" / "site"
+ROOT = Path(__file__).resolve().parents[1]
+SITE = ROOT / "tests" / "site" / "pages"
+EXAMPLES_SITE = ROOT / "examples" / "site"
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -26,6 +31,28 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     never starts last and holds the end of the run."""
     long = {item.path for item in items if item.get_closest_marker("long")}
     items.sort(key=lambda item: item.path not in long)
+
+
+@pytest.fixture(scope="session")
+def checkout_dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder holding this checkout's sdist and the wheel built from it, as the release builds them,
+    made once a suite run. A build writes build/ and the egg-info into the checkout, so two builds at
+    once break each other: under pytest-xdist the first worker to ask builds, under a lock, and the
+    others wait for it and take its folder."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base   # the session's, not older ones'
+    out, built = shared / "checkout-dist", shared / "checkout-dist.built"
+    with (shared / "checkout-dist.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not built.is_file():
+            shutil.rmtree(out, ignore_errors=True)
+            env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "GITHUB_ACTIONS")}
+            done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
+                                  capture_output=True, text=True, timeout=300,
+                                  env={**env, "PIP_DISABLE_PIP_VERSION_CHECK": "1"})
+            assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+            built.touch()
+    return out
 
 
 @pytest.fixture(scope="session")

@@ -70,6 +70,7 @@ def pytest_terminal_summary(terminalreporter) -> None:  # type: ignore[no-untype
             terminalreporter.write_line(f"{name}: {value}")
 
 
+@pytest.hookimpl(tryfirst=True)   # before pytest-xdist reads the group marks, however pytest was started
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The first test of a session carries the base (minutes, when missing) and the image build."""
     for item in items:

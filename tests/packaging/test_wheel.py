@@ -34,7 +34,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).parent))
 from composite_runner import CompositeRunner  # noqa: E402
 
-# one worker takes the module: the sdist and the wheel are built (`dist`) and installed once a suite run
+# one worker takes the module: the wheel is installed (`installed`) once a suite run
 pytestmark = [pytest.mark.xdist_group("wheel"), pytest.mark.long]
 
 SCHEMAS = sorted(p.name for p in (ROOT / "schemas").glob("*.json"))
@@ -49,12 +49,9 @@ def _clean_env(**extra: str) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def dist(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("dist")
-    done = subprocess.run([sys.executable, "-m", "build", "--no-isolation", "--outdir", str(out), str(ROOT)],
-                          capture_output=True, text=True, timeout=300, env=_clean_env())
-    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
-    return out
+def dist(checkout_dist: Path) -> Path:
+    """The sdist and the wheel (tests/conftest.py builds them once a suite run)."""
+    return checkout_dist
 
 
 @pytest.fixture(scope="module")
