@@ -1,7 +1,7 @@
-"""The GitLab CI and CircleCI examples (examples/ci/), run as those CIs run them: each parallel job's
-script under that CI's own variables (`--shard auto` reads them), then the merge job's script. The
-shards together walk every check once, the merge equals one unsharded run, and on GitLab the merge
-job writes the merge request note to a fake GitLab."""
+"""The GitLab CI and CircleCI examples (examples/ci/), run as those CIs run them: the parallel jobs'
+script at once, each under that CI's own variables (`--shard auto` reads them), then the merge job's
+script. The shards together walk every check once, the merge equals one unsharded run, and on GitLab
+the merge job writes the merge request note to a fake GitLab."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -45,6 +46,12 @@ def run_script(lines: list[str], project: Path, env: dict[str, str], shell: str 
     return 0
 
 
+def run_parallel_jobs(lines: list[str], project: Path, envs: list[dict[str, str]], shell: str = "sh") -> list[int]:
+    """The parallel jobs of one CI job as the CI runs them: at once, each with its own variables."""
+    with ThreadPoolExecutor(len(envs)) as pool:
+        return list(pool.map(lambda env: run_script(lines, project, env, shell), envs))
+
+
 def job_env(site_url: str, **ci: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("GITHUB_", "INPUT_", "CI_", "CIRCLE"))}
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -70,10 +77,11 @@ def test_the_gitlab_example_shards_merges_and_notes_the_merge_request(tmp_path: 
     checks, verdict = pipeline["checks"], pipeline["verdict"]
     project = workspace(tmp_path)
     total = int(checks["parallel"])
-    for k in range(1, total + 1):   # GitLab names them checks 1/4 .. 4/4, CI_NODE_INDEX counting from 1
-        code = run_script(checks["script"], project, job_env(example_site.url, GITLAB_CI="true",
-                                                           CI_NODE_INDEX=str(k), CI_NODE_TOTAL=str(total)))
-        assert code == 0
+    # GitLab names them checks 1/4 .. 4/4, CI_NODE_INDEX counting from 1
+    envs = [job_env(example_site.url, GITLAB_CI="true", CI_NODE_INDEX=str(k), CI_NODE_TOTAL=str(total))
+            for k in range(1, total + 1)]
+    assert run_parallel_jobs(checks["script"], project, envs) == [0] * total
+    for k in range(1, total + 1):
         shard = json.loads((project / f"flowwalk-shard-{k}" / "emit.jsonl").read_text().splitlines()[0])
         assert shard["plan"]["shard"]["from"] == f"GitLab CI (CI_NODE_INDEX={k}, CI_NODE_TOTAL={total})"
     with FakeGitLab() as gitlab:
@@ -95,9 +103,9 @@ def test_the_circleci_example_shards_and_its_verdict_job_merges(tmp_path: Path, 
     project = workspace(tmp_path)
     total = int(checks["parallelism"])
     command = next(s["run"]["command"] for s in checks["steps"] if isinstance(s, dict) and "run" in s)
-    for node in range(total):   # CIRCLE_NODE_INDEX counting from 0
-        env = job_env(example_site.url, CIRCLECI="true", CIRCLE_NODE_INDEX=str(node), CIRCLE_NODE_TOTAL=str(total))
-        assert run_script([command], project, env, shell="bash") == 0
+    envs = [job_env(example_site.url, CIRCLECI="true", CIRCLE_NODE_INDEX=str(node), CIRCLE_NODE_TOTAL=str(total))
+            for node in range(total)]   # CIRCLE_NODE_INDEX counting from 0
+    assert run_parallel_jobs([command], project, envs, shell="bash") == [0] * total
     steps = [s["run"]["command"] for s in verdict["steps"] if isinstance(s, dict) and "run" in s]
     assert run_script(steps, project, job_env(example_site.url), shell="bash") == 0
     merged = project / "merged-report"
