@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Iterator
 
@@ -86,7 +87,8 @@ def server() -> Iterator[BrowserServer]:
 def test_a_run_through_a_browser_server_has_the_verdicts_of_a_local_launch(tmp_path: Path,
                                                                             server: BrowserServer) -> None:
     local, remote = tmp_path / "local", tmp_path / "remote"
-    here = flowwalk("run", *EXAMPLES, "--out", str(local))
+    pool = ThreadPoolExecutor(1)   # the local launch walks meanwhile (both mostly wait on pages)
+    walking_here = pool.submit(flowwalk, "run", *EXAMPLES, "--out", str(local))
     seen: list[list[str]] = []
     proc = subprocess.Popen([sys.executable, "-m", "flowwalk", "run", *EXAMPLES, "--out", str(remote),
                              "--browser-endpoint", server.endpoint], cwd=Path(__file__).resolve().parents[2],
@@ -99,6 +101,8 @@ def test_a_run_through_a_browser_server_has_the_verdicts_of_a_local_launch(tmp_p
         except subprocess.TimeoutExpired:
             pass
     stdout, stderr = proc.communicate()
+    here = walking_here.result()
+    pool.shutdown()
     assert proc.returncode == here.returncode == 1, stdout + stderr
     assert comparable_tests(remote) == comparable_tests(local)
     # the server launched Debian's headless shell with the launch flags of a local launch, and the
