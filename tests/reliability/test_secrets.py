@@ -165,11 +165,13 @@ def test_no_secret_leaks_from_a_cancelled_run(tmp_path: Path) -> None:
     assert leaks + published == [], "secret values leaked:\n" + "\n".join(leaks + published)
 
 
-def _failure_shot(tmp_path: Path, token: str, label: str) -> str:
-    out = tmp_path / label
-    run = Flowwalk(["run", str(FLOWS / "secrets" / "c-expect-failure.flow.yaml"), *CONFIG, "--serve", str(SITE),
-                    "--out", str(out), *SECRET_ARGS, "--workers", "1"],
-                   env={"PASSWORD": "pw-fixed-value", "TOKEN": token}, logs=tmp_path / f"{label}-logs")
+def _start_failure_shot(tmp_path: Path, token: str, label: str) -> Flowwalk:
+    return Flowwalk(["run", str(FLOWS / "secrets" / "c-expect-failure.flow.yaml"), *CONFIG, "--serve", str(SITE),
+                     "--out", str(tmp_path / label), *SECRET_ARGS, "--workers", "1"],
+                    env={"PASSWORD": "pw-fixed-value", "TOKEN": token}, logs=tmp_path / f"{label}-logs")
+
+
+def _failure_shot(run: Flowwalk, out: Path) -> str:
     done = run.finish(timeout=90)
     assert done.returncode == 1, done.output
     shot = next((out / "screenshots").glob("*-fail-*.png"))
@@ -178,10 +180,12 @@ def _failure_shot(tmp_path: Path, token: str, label: str) -> str:
 
 @pytest.fixture(scope="module")
 def failure_shots(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
-    """The failure screenshot's hash: twice with one token, once with another of the same length."""
+    """The failure screenshot's hash: twice with one token, once with another of the same length
+    (three runs at once: each mostly waits for its check to give up)."""
     tmp = tmp_path_factory.mktemp("shots")
-    return {"first": _failure_shot(tmp, "tok3nPLAIN7731", "a"), "again": _failure_shot(tmp, "tok3nPLAIN7731", "b"),
-            "other": _failure_shot(tmp, "zzzzQQQQ999900", "c")}
+    tokens = {"first": "tok3nPLAIN7731", "again": "tok3nPLAIN7731", "other": "zzzzQQQQ999900"}
+    runs = {label: _start_failure_shot(tmp, token, label) for label, token in tokens.items()}
+    return {label: _failure_shot(run, tmp / label) for label, run in runs.items()}
 
 
 # the two tests of `failure_shots` run on one worker: its three runs are made once a suite run
