@@ -41,7 +41,8 @@ Exit codes:
   0  every heal of the report is in the patch (or the report has none)
   2  some heals could not be patched (the spec changed since the run, a variable, ...);
      each reason is on stderr, the others are still printed or written
-  3  the report folder cannot be read"""
+  3  the report folder cannot be read, or its heals name files the project root does not
+     hold (nothing is changed)"""
 
 
 def print_problems(problems: Iterable[Problem], stream: Any = None) -> None:
@@ -192,7 +193,10 @@ def main() -> None:
 
 paths_argument = click.argument("paths", nargs=-1, type=click.Path())
 config_option = click.option("--config", "config_path", type=click.Path(dir_okay=False),
-                             help="flowwalk.yaml to read (default: ./flowwalk.yaml when present).")
+                             help="flowwalk.yaml to read [the project root's, when present].")
+root_option = click.option("--root", type=click.Path(file_okay=False),
+                           help="The project root test ids, folder hooks and verifiers are relative to [the nearest "
+                                "folder above the paths holding flowwalk.yaml, else the repository's top].")
 var_option = click.option("--var", "variables", multiple=True, metavar="NAME=VALUE",
                           help="A run variable for {{NAME}} placeholders (repeatable).")
 secret_option = click.option("--secret", "secret_names", multiple=True, metavar="NAME",
@@ -228,6 +232,7 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 @main.command()
 @paths_argument
 @config_option
+@root_option
 @var_option
 @secret_option
 @base_url_option
@@ -245,6 +250,7 @@ def validate(**options: Any) -> int:
 @main.command(epilog=EXIT_CODES_HELP)
 @paths_argument
 @config_option
+@root_option
 @click.option("--out", "out_dir", type=click.Path(file_okay=False), help="Report folder [flowwalk-report].")
 @var_option
 @secret_option
@@ -309,6 +315,7 @@ def run(**options: Any) -> int:
 @main.command()
 @paths_argument
 @config_option
+@root_option
 @shard_option
 @durations_option
 @selection_options
@@ -378,8 +385,8 @@ def publish(report_dir: str, **options: Any) -> int:
 @click.option("--report", "report_dir", default="flowwalk-report", type=click.Path(file_okay=False),
               help="The report folder whose heals to keep [flowwalk-report].")
 @click.option("--root", type=click.Path(file_okay=False),
-              help="The folder the run ran in; spec paths in the report are relative to it, and only files "
-                   "inside it are changed [the current folder, any path the run wrote].")
+              help="The run's project root; spec paths in the report are relative to it, and only files inside it "
+                   "are changed [the root the report records, when this machine has it].")
 @click.option("--apply", is_flag=True, help="Write the changes into the spec files instead of printing the diff.")
 @guarded
 def heal(report_dir: str | None, root: str | None, apply: bool) -> int:

@@ -16,7 +16,7 @@ import os
 import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
@@ -113,6 +113,9 @@ class GitHubSettings:
 @dataclass(frozen=True)
 class Settings:
     paths: tuple[str, ...] = (".",)
+    #: the project root (`find_root`): test ids, error locations, folder hooks, verifiers folders and
+    #: heal's reach are relative to it; "." (the working folder) for settings built without one
+    root: str = "."
     out_dir: str = "flowwalk-report"
     base_url: str | None = None
     variables: Mapping[str, str] = field(default_factory=dict)
@@ -220,6 +223,8 @@ class Overrides:
     (`shard` is `K/N` or `auto`, `projects` the names `--project` takes); None, or empty, is not given."""
 
     paths: tuple[str, ...] = ()
+    #: `--root DIR`: the project root, instead of the one `find_root` finds
+    root: str | None = None
     variables: Mapping[str, str] = field(default_factory=dict)
     #: names of environment variables holding secrets (added to flowwalk.yaml's `secrets`)
     secret_names: tuple[str, ...] = ()
@@ -370,9 +375,42 @@ def default_workers() -> int:
     return min(WORKERS_PER_CPU * cpu_count(), MAX_WORKERS)
 
 
+CONFIG_FILE = "flowwalk.yaml"
+
+
 def find_config(start: str | Path = ".") -> Path | None:
-    path = Path(start) / "flowwalk.yaml"
+    path = Path(start) / CONFIG_FILE
     return path if path.is_file() else None
+
+
+def find_root(paths: Sequence[str], given: str | None = None, origin: str = "--root",
+              cwd: str | None = None) -> Path:
+    """The project root, absolute, found as pytest finds its rootdir: `given` (`--root`,
+    `FLOWWALK_ROOT`; it must be a folder), else the nearest folder at or above the common ancestor of
+    the existing `paths` (the working folder when none) that holds flowwalk.yaml, else the nearest
+    one that holds `.git` (a folder, or a worktree's file), else the working folder when it holds
+    the paths, else their common ancestor. A found root therefore holds every path given."""
+    here = os.path.abspath(cwd or os.getcwd())
+    if given:
+        root = os.path.join(here, given)
+        if not os.path.isdir(root):
+            raise UsageError(f"{origin} '{given}' is not a folder\n  hint: the project root is the folder test "
+                             f"ids and folder hooks are relative to: the one holding flowwalk.yaml, or the "
+                             f"repository's top folder")
+        return Path(os.path.abspath(root))
+    existing = [os.path.join(here, p) for p in paths if os.path.exists(os.path.join(here, p))]
+    folders = [os.path.abspath(p if os.path.isdir(p) else os.path.dirname(p)) for p in existing]
+    ancestor = os.path.commonpath(folders) if folders else here
+    for marker in (CONFIG_FILE, ".git"):
+        folder = ancestor
+        while True:
+            if os.path.exists(os.path.join(folder, marker)) and (marker == ".git"
+                                                                  or os.path.isfile(os.path.join(folder, marker))):
+                return Path(folder)
+            if os.path.dirname(folder) == folder:
+                break
+            folder = os.path.dirname(folder)
+    return Path(here if ancestor == here or ancestor.startswith(here.rstrip(os.sep) + os.sep) else ancestor)
 
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -411,11 +449,22 @@ def _in_range(setting: str, where: str, value: Any) -> Any:
     return number
 
 
+def root_of(overrides: Overrides, env: Mapping[str, str] | None = None) -> tuple[Path, str | None]:
+    """The project root a command uses (`find_root`), and where it was named (`--root`,
+    `FLOWWALK_ROOT`; None when it was found)."""
+    env = os.environ if env is None else env
+    given, where = overrides.root, "--root"
+    if not given and env.get("FLOWWALK_ROOT", "").strip():
+        given, where = env["FLOWWALK_ROOT"].strip(), "FLOWWALK_ROOT"
+    return find_root(overrides.paths, given, where), (where if given else None)
+
+
 def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
-                   config: Mapping[str, Any] | None = None) -> Settings:
+                   config: Mapping[str, Any] | None = None, root: str | Path | None = None) -> Settings:
     """The one place configuration is read: `overrides` above `env` above `config`.
 
-    `config` is the validated `flowwalk.yaml` as a plain dict (only the keys the file sets).
+    `config` is the validated `flowwalk.yaml` as a plain dict (only the keys the file sets), `root`
+    the project root (`root_of`; None: the working folder).
     Secret values are read from the environment variables the run names (`--secret NAME` or the
     config's `secrets`); a named secret missing from the environment is simply not available,
     and a spec that needs it fails with `credential_rejected` before the browser starts.
@@ -478,6 +527,10 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     paths = overrides.paths or config.get("paths")
     if paths:
         merged["paths"] = tuple(str(p) for p in paths)
+    if root is not None:
+        merged["root"] = str(root)
+        origins["root"] = ("--root" if overrides.root else "FLOWWALK_ROOT" if env.get("FLOWWALK_ROOT", "").strip()
+                           else "the root found for these paths")
 
     shard = overrides.shard or env.get("FLOWWALK_SHARD")
     if shard and str(shard).strip().lower() == "auto":

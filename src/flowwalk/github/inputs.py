@@ -54,6 +54,8 @@ class ActionInput:
 ACTION_INPUTS: tuple[ActionInput, ...] = (
     ActionInput("paths", "Spec files and folders to walk (flow specs, rule files, .robot suites), "
                 "separated by spaces or newlines.", ".", "paths", run_flag="PATHS"),
+    ActionInput("root", "The project root test ids and folder hooks are relative to (default: the nearest folder "
+                "above the paths that holds flowwalk.yaml, else the repository's top).", run_flag="--root"),
     ActionInput("base-url", "Base URL that relative URLs in the specs resolve against.", run_flag="--base-url"),
     ActionInput("variables", "Run variables, one NAME=VALUE per line, for {{NAME}} placeholders.",
                 kind="lines", run_flag="--var"),

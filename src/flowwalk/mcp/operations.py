@@ -117,7 +117,8 @@ def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKin
     told = Overrides(variables=dict(variables), secret_names=_names(secret_names), base_url=base_url,
                      quarantine_file=os.path.relpath(ws.confine(quarantine, "quarantine")) if quarantine else None)
     if text is None:
-        return _validated(replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in paths)), rename=None)
+        return _validated(replace(told, paths=tuple(str(ws.confine(p, "spec path")) for p in paths),
+                                  root=str(ws.root)), rename=None)
     if kind is None:
         raise ToolInputError("an inline spec needs its kind\n  hint: kind is one of flow.yaml, flow.json, "
                              "rules.yaml, robot")
@@ -130,7 +131,8 @@ def validate(ws: Workspace, *, paths: list[str], text: str | None, kind: SpecKin
     with tempfile.TemporaryDirectory(prefix="flowwalk-mcp-") as tmp:
         path = Path(tmp) / shown
         path.write_text(text, encoding="utf-8")
-        return _validated(replace(told, paths=(str(path),)), rename=(display_path(path), f"<inline>/{shown}"))
+        return _validated(replace(told, paths=(str(path),), root=tmp), rename=(display_path(path, tmp),
+                                                                                f"<inline>/{shown}"))
 
 
 def _validated(told: Overrides, rename: tuple[str, str] | None) -> ValidateAnswer:
@@ -221,7 +223,8 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
         return os.path.relpath(ws.confine(given, what)) if given else None
 
     _names([*told.http_headers.values(), *([told.http_credentials] if told.http_credentials else [])])
-    told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
+    # the workspace is the project root, wherever the specs are in it
+    told = replace(told, paths=paths, root=str(ws.root), out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
                    secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
                    base_report=inside(told.base_report, "base_report"),
                    quarantine_file=inside(told.quarantine_file, "quarantine"),
