@@ -95,11 +95,12 @@ def plan(request: RunRequest) -> Plan:
 def quarantine_of(settings: Settings, suites: list[Suite]) -> dict[str, Any] | None:
     """The quarantine file's record for this run (spec/quarantine.py), or None without a file.
     Entries map onto every test loaded, selected or not, and expire by today's date (UTC)."""
-    path = find_quarantine(settings.quarantine_file, settings.origin("quarantine_file"))
+    path = find_quarantine(settings.quarantine_file, settings.origin("quarantine_file"), settings.root)
     if path is None:
         return None
     scenarios = {sc.id: [sc.test_id(r) for r in sc.rules] for suite in suites for sc in suite.scenarios}
-    return load_quarantine(path, scenarios, datetime.datetime.now(datetime.timezone.utc).date())
+    return load_quarantine(path, scenarios, datetime.datetime.now(datetime.timezone.utc).date(),
+                           settings.root)
 
 
 def base_of(settings: Settings, the_plan: Plan) -> dict[str, Any] | None:

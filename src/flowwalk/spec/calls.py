@@ -57,8 +57,8 @@ _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
 def steps_display(caller: str, written: str) -> str:
-    """The path of the steps file `written` in the file `caller`, relative to the working directory,
-    with '/' (as `Location` paths and test ids are)."""
+    """The path of the steps file `written` in the file `caller`, relative to the project root, with
+    '/' (as `Location` paths and test ids are)."""
     joined = os.path.normpath(os.path.join(os.path.dirname(caller), written))
     return joined.replace(os.sep, "/")
 
@@ -160,23 +160,27 @@ class StepsFile:
 
 
 class StepsLibrary:
-    """The steps files one load reads, each parsed once, and the hook files each folder holds."""
+    """The steps files one load reads, each parsed once, and the hook files each folder holds;
+    their paths are relative to the project root `root`."""
 
-    def __init__(self) -> None:
+    def __init__(self, root: str | Path = ".") -> None:
+        self.root = root
         self._files: dict[str, StepsFile | Problem] = {}
         self._hooks: dict[tuple[str, FrameKind], str | None] = {}
 
     def load(self, display: str) -> StepsFile | Problem:
-        """The steps file at `display` (relative to the working directory), or the problem reading it."""
+        """The steps file at `display` (relative to the root), or the problem reading it."""
         found = self._files.get(display)
         if found is None:
             found = self._files[display] = self._read(display)
         return found
 
-    @staticmethod
-    def _read(display: str) -> StepsFile | Problem:
+    def exists(self, display: str) -> bool:
+        return os.path.isfile(os.path.join(self.root, display))
+
+    def _read(self, display: str) -> StepsFile | Problem:
         try:
-            source = load_source(Path(display), escape(display))
+            source = load_source(Path(self.root, display), escape(display))
         except SourceError as exc:
             return exc.problem
         if not isinstance(source.data, dict):
@@ -196,7 +200,7 @@ class StepsLibrary:
             found = None
             for name in HOOK_NAMES[kind]:
                 candidate = f"{folder}/{name}" if folder not in ("", ".") else name
-                if os.path.isfile(candidate):
+                if self.exists(candidate):
                     found = candidate
                     break
             self._hooks[key] = found
@@ -204,11 +208,11 @@ class StepsLibrary:
 
     def hooks(self, spec_path: str, kind: FrameKind) -> list[str]:
         """The hook files of kind `kind` that apply to the spec at `spec_path`: those of its folder and
-        of every folder above it up to the working directory, outermost first for `before_each`,
+        of every folder above it up to the project root, outermost first for `before_each`,
         innermost first for `after_each` (as pytest's fixtures and Playwright's hooks nest)."""
         parts = spec_path.split("/")[:-1]
         if parts and parts[0] == "..":
-            return []   # above the working directory: no folder there is the project's
+            return []   # above the root: no folder there is the project's
         folders = ["."] + ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
         found = [h for h in (self.hook(folder, kind) for folder in folders) if h is not None]
         return found if kind == "before_each" else found[::-1]
@@ -302,7 +306,7 @@ class Blocks:
         problems = builder.problems
         use_loc = caller.loc(path + ("use",)) if path is not None else loc
         display = steps_display(caller.path, written) if path is not None else written
-        if not os.path.isfile(display):
+        if not self.library.exists(display):
             problems.append(self._missing(written, display, use_loc))
             return ()
         looped = [d for d, _ in self.calling]
@@ -343,7 +347,8 @@ class Blocks:
 
     def _missing(self, written: str, display: str, loc: Location) -> Problem:
         folder = os.path.dirname(display) or "."
-        near = sorted(n for n in os.listdir(folder) if n.endswith(sm.STEPS_SUFFIXES)) if os.path.isdir(folder) else []
+        on_disk = os.path.join(self.library.root, folder)
+        near = sorted(n for n in os.listdir(on_disk) if n.endswith(sm.STEPS_SUFFIXES)) if os.path.isdir(on_disk) else []
         guess = did_you_mean(os.path.basename(written), near)
         hint = (f"did you mean '{guess}'? " if guess else "") + (
             f"steps files in {folder}/: {', '.join(near)}" if near else

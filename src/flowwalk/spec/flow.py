@@ -161,7 +161,7 @@ class StepBuilder:
         self.snapshot_prefix = ""
         #: the 1-based position of the step being built among its test's steps, calls expanded
         self._index = 0
-        self.blocks = Blocks(self, library or StepsLibrary())
+        self.blocks = Blocks(self, library or StepsLibrary(settings.root))
 
     def loc(self, path: PathKey) -> Location:
         return self.source.loc(path)
@@ -327,18 +327,18 @@ class StepBuilder:
                              timeout_ms=user.timeout_ms or 5000)
 
     def verifier_dirs(self) -> list[Path]:
-        """`verifiers/` next to the file and in each folder above it (up to the working directory),
-        then the run's verifiers folder: the nearest one wins."""
+        """`verifiers/` next to the file and in each folder above it (up to the project root), then
+        the run's verifiers folder: the nearest one wins."""
         if self._verifier_dirs is None:
             dirs: list[Path] = []
-            cwd = Path.cwd().resolve()
-            here = (cwd / self.source.path).resolve().parent
+            root = Path(self.settings.root).resolve()
+            here = (root / self.source.path).resolve().parent
             while True:
                 dirs.append(here / "verifiers")
-                if here == cwd or cwd not in here.parents:
+                if here == root or root not in here.parents:
                     break
                 here = here.parent
-            configured = (cwd / self.settings.verifiers_dir).resolve()
+            configured = Path(self.settings.verifiers_dir).resolve()
             if configured not in dirs:
                 dirs.append(configured)
             self._verifier_dirs = dirs
@@ -502,7 +502,7 @@ def load_flow(source: Source, settings: Settings,
               library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
     """One flow spec file into a Suite of one flow scenario (one per row of its `examples`), or the
     problems that refuse it."""
-    library = library or StepsLibrary()
+    library = library or StepsLibrary(settings.root)
     rows = table_rows(source.data)
     if rows is None:
         scenario, problems = _flow(source, settings, library)
@@ -586,7 +586,8 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
         steps += blocks.file_hook("after_each", spec.after_each, ("after_each",))
     steps += blocks.folder_hooks("after_each")
     problems.extend(builder.problems)
-    routes, route_problems = build_routes(spec.routes or (), source, spec.url, spec.allowed_hosts)
+    routes, route_problems = build_routes(spec.routes or (), source, spec.url, spec.allowed_hosts,
+                                          settings.root)
     problems.extend(route_problems)
     if problems:
         return None, problems

@@ -35,10 +35,15 @@ SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "
                        ".mypy_cache", ".pytest_cache", ".ruff_cache"})
 
 
-def display_path(path: str | Path) -> str:
-    """The path as errors and test ids show it: relative to the working directory, with '/'."""
-    rel = os.path.relpath(os.path.abspath(path))
+def display_path(path: str | Path, root: str | Path = ".") -> str:
+    """The path as errors and test ids show it: relative to the project root, with '/'."""
+    rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
     return rel.replace(os.sep, "/")
+
+
+def in_root(root: str | Path, display: str) -> str:
+    """The file a displayed path names (it is relative to the project root), as a path to open."""
+    return os.path.join(root, display) if display else str(root)
 
 
 def file_kind(name: str) -> str | None:
@@ -64,7 +69,8 @@ def _robot_module() -> Any:
     return robot
 
 
-def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> tuple[list[Path], list[Problem]]:
+def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = (),
+          root: str | Path = ".") -> tuple[list[Path], list[Problem]]:
     problems: list[Problem] = []
     excluded = {os.path.abspath(p) for p in exclude if p}
     found: dict[str, Path] = {}
@@ -73,34 +79,51 @@ def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> tu
         text = str(given)
         if not os.path.exists(text):
             # the path comes from the command line: escaped, so a line break in it cannot split the problem
-            problems.append(Problem(Location(escape(display_path(text)) if text else "''", 1, 1),
+            problems.append(Problem(Location(escape(display_path(text, root)) if text else "''", 1, 1),
                                     f"path '{escape(text)}' does not exist",
                                     "check the spelling, or run from the repository root"))
             continue
         if os.path.isfile(text):
             found.setdefault(os.path.abspath(text), Path(text))
             continue
-        for root, dirs, files in os.walk(text):
+        for folder, dirs, files in os.walk(text):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
-                             and os.path.abspath(os.path.join(root, d)) not in excluded)
+                             and os.path.abspath(os.path.join(folder, d)) not in excluded)
             for name in files:
                 kind = file_kind(name)
                 if kind is None:
                     continue
-                full = os.path.join(root, name)
+                full = os.path.join(folder, name)
                 if kind == "robot":
                     if robot is False:
                         robot = _robot_module()
                     if robot is None or not robot.is_aitester_suite(Path(full)):
                         continue
                 found.setdefault(os.path.abspath(full), Path(full))
-    ordered = sorted(found.values(), key=display_path)
+    ordered = sorted(found.values(), key=lambda p: display_path(p, root))
     return ordered, problems
 
 
-def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = ()) -> list[Path]:
+def outside_root(paths: Sequence[str | Path], settings: Settings) -> UsageError | None:
+    """The refusal of a path outside the project root (a root that was named, or a path flowwalk.yaml
+    names: a found root holds every path of the command line), or None. Settings built without a
+    root (`Settings()`) show such a path with its `../`."""
+    if "root" not in settings.origins:
+        return None
+    root = os.path.abspath(settings.root)
+    for given in paths:
+        full = os.path.abspath(given)
+        if os.path.exists(full) and os.path.commonpath([root, full]) != root:
+            where = settings.origin("root")
+            return UsageError(f"'{escape(str(given))}' is outside the project root {escape(root)} ({where})\n"
+                              f"  hint: test ids and folder hooks are relative to the root, so every spec must be "
+                              f"inside it: name a --root that holds it, or leave --root out to find one")
+    return None
+
+
+def discover(paths: Sequence[str | Path], exclude: Iterable[str | Path] = (), root: str | Path = ".") -> list[Path]:
     """Every input file under `paths`, sorted and without duplicates. A missing path is refused."""
-    files, problems = _find(paths, exclude)
+    files, problems = _find(paths, exclude, root)
     if problems:
         raise SpecError(problems)
     return files
@@ -110,7 +133,7 @@ def load_file(path: Path, settings: Settings,
               library: StepsLibrary | None = None) -> tuple[Suite | None, list[Problem]]:
     """One input file, by its kind; problems instead of exceptions. `library`: the steps files read
     so far, shared by the files of one load."""
-    suite, problems, _source = _load_file(path, settings, library or StepsLibrary())
+    suite, problems, _source = _load_file(path, settings, library or StepsLibrary(settings.root))
     return suite, problems
 
 
@@ -119,7 +142,7 @@ def _load_file(path: Path, settings: Settings,
     """`load_file`, and the parsed source of a flow spec or rule file (None for a suite or a steps file)."""
     # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
     # in its problems and its scenario ids, so each problem stays on one line
-    display = escape(display_path(path))
+    display = escape(display_path(path, settings.root))
     kind = file_kind(path.name)
     if kind == "robot":
         robot = _robot_module()
@@ -142,11 +165,15 @@ def _load_file(path: Path, settings: Settings,
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     """Every suite under `paths` (default: the settings' paths), or SpecError with every problem."""
-    files, problems = _find(list(paths) or list(settings.paths), exclude=[settings.out_dir])
+    named = list(paths) or list(settings.paths)
+    refused = outside_root(named, settings)
+    if refused is not None:
+        raise refused
+    files, problems = _find(named, exclude=[settings.out_dir], root=settings.root)
     suites: list[Suite] = []
     unloaded: list[Source] = []
     secret_names = set(settings.secret_names)
-    library = StepsLibrary()
+    library = StepsLibrary(settings.root)
     for path in files:
         suite, found, source = _load_file(path, settings, library)
         problems.extend(found)

@@ -18,13 +18,13 @@ from flowwalk.errors import Problem, SpecError, UsageError
 
 __all__ = ["find_quarantine", "load_quarantine"]
 
-#: the file looked for in the working folder when none is named
+#: the file looked for in the project root when none is named
 QUARANTINE_FILE = "flowwalk-quarantine.yaml"
 
 
-def find_quarantine(named: str | None, origin: str = "--quarantine") -> Path | None:
+def find_quarantine(named: str | None, origin: str = "--quarantine", root: str | Path = ".") -> Path | None:
     """The quarantine file to read: the one named (which must exist; `origin` says where it was
-    named, `FLOWWALK_QUARANTINE` say), else flowwalk-quarantine.yaml in the working folder when
+    named, `FLOWWALK_QUARANTINE` say), else flowwalk-quarantine.yaml in the project root when
     there is one."""
     if named:
         path = Path(named)
@@ -34,11 +34,12 @@ def find_quarantine(named: str | None, origin: str = "--quarantine") -> Path | N
             raise UsageError(f"{origin} '{escape(named)}' does not exist\n  hint: name the quarantine file, "
                              f"e.g. {QUARANTINE_FILE} (docs/quarantine.md)")
         return path
-    default = Path(QUARANTINE_FILE)
+    default = Path(root, QUARANTINE_FILE)
     return default if default.is_file() else None
 
 
-def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], today: datetime.date) -> dict[str, Any]:
+def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], today: datetime.date,
+                    root: str | Path = ".") -> dict[str, Any]:
     """The run's quarantine record; SpecError with every problem of the file, located.
 
     `scenarios` maps each scenario id of the run to its test ids (an entry may name either).
@@ -51,7 +52,7 @@ def load_quarantine(path: str | Path, scenarios: Mapping[str, Sequence[str]], to
     from flowwalk.spec.source import SourceError, escape, load_source
 
     path = Path(path)
-    display = escape(display_path(path))
+    display = escape(display_path(path, root))
     try:
         source = load_source(path, display)
     except SourceError as exc:

@@ -22,8 +22,9 @@ __all__ = ["build_routes"]
 
 
 def build_routes(items: Sequence[sm.RouteModel], source: Source, entry_url: str,
-                 allowed_hosts: Sequence[str]) -> tuple[tuple[m.Route, ...], list[Problem]]:
-    """The routes of a flow, and the problems found with them."""
+                 allowed_hosts: Sequence[str], root: str | Path = ".") -> tuple[tuple[m.Route, ...], list[Problem]]:
+    """The routes of a flow, and the problems found with them; `root`: the project root the spec's
+    path is relative to (each route's file is kept as the path to open)."""
     routes: list[m.Route] = []
     problems: list[Problem] = []
     folder = Path(source.path).parent
@@ -40,7 +41,7 @@ def build_routes(items: Sequence[sm.RouteModel], source: Source, entry_url: str,
             written = getattr(item, key)
             if written is None:
                 continue
-            found = folder / written
+            found = Path(root, folder, written)
             if not found.is_file():
                 problems.append(Problem(source.loc(path + (key,)), f"{key} {quote(written)} of route {i + 1} does "
                                         f"not exist", f"write the path relative to the spec's folder "
@@ -49,7 +50,7 @@ def build_routes(items: Sequence[sm.RouteModel], source: Source, entry_url: str,
                 problems.append(Problem(source.loc(path + (key,)), f"{quote(written)} is not a HAR file "
                                         "(JSON with log.entries)", "record one with Playwright's recordHar or "
                                         "the browser's developer tools (Save all as HAR)"))
-            files[key] = found.as_posix()
+            files[key] = found.as_posix()   # to open, not to show: never in a report
         given = item.model_fields_set
         routes.append(m.Route(
             loc=source.loc(path), url=item.url, method=item.method,

@@ -78,6 +78,8 @@ class RunContext:
     deadline: float | None
     cancel: CancelToken = field(default_factory=CancelToken, compare=False)
     worker: int = 1
+    #: the project root: the spec paths of the model (a baseline's) are relative to it
+    root: Path = Path(".")
     #: the run's model (None: not configured); one per run, so its cap holds across workers
     agent: Agent | None = field(default=None, compare=False)
     #: the last fingerprint of each pinned selector (an earlier run's, then this run's own)
@@ -103,6 +105,7 @@ class RunContext:
             deadline=start + timeout if timeout and timeout > 0 else None,
             cancel=cancel if cancel is not None else CancelToken(),
             worker=worker,
+            root=Path(settings.root),
             agent=_agent(settings),
             fingerprints=FingerprintStore.load(settings.fingerprints_file or settings.durations_file),
             stop=RunStop(settings.max_failures),

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import os
 import threading
 import time
 import traceback
@@ -228,7 +229,7 @@ def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Call
 
     out(ev.RunStarted(run_id=run_id, started_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
                       flowwalk_version=_version, shard=shard, plan=record, settings=settings_record(settings),
-                      gate=gate, readiness=readiness))
+                      gate=gate, readiness=readiness, root=os.path.abspath(settings.root)))
 
     # 1. variables, before any browser; nothing at all when the site never came up
     runnable: list[Scenario] = []

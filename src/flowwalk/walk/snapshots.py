@@ -85,7 +85,7 @@ def _aria(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, sele
           timeout_ms: int, result: StepResult) -> None:
     page = attempt.page
     start = time.monotonic()
-    stored = read_baseline(snap.baseline)
+    stored = read_baseline(attempt.run.root / snap.baseline)
     result.detail["baseline"] = snap.baseline
     if stored is not None:
         try:
@@ -139,7 +139,7 @@ def _settled_aria(attempt: Attempt, selector: str | None, wait_ms: float) -> str
 def _screenshot(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, selector: str | None,
                 timeout_ms: int, result: StepResult) -> None:
     end = time.monotonic() + timeout_ms / 1000
-    stored = read_baseline(snap.baseline)
+    stored = read_baseline(attempt.run.root / snap.baseline)
     result.detail["baseline"] = snap.baseline
 
     def take() -> bytes:
@@ -236,7 +236,7 @@ def _fail(snap: Snapshot, record: ev.Baseline, what: str, detail: str) -> None:
 
 def _written(attempt: Attempt, state: RuleState, step: Expect, snap: Snapshot, data: bytes, why: str) -> None:
     """--update-snapshots: write the baseline, keep a copy in the report, and say so."""
-    write_baseline(snap.baseline, data)
+    write_baseline(attempt.run.root / snap.baseline, data)
     copy = save_report_file(attempt.run.out_dir, report_name(snap.baseline), data)
     record = ev.Baseline(kind=step.kind, name=snap.name, path=snap.baseline, status="written", observed=copy,
                          sha256=sha256(data))
