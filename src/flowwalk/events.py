@@ -335,6 +335,9 @@ class RunStarted(Event):
     #: the readiness wait (readiness.Readiness.record: url, expected, ready, attempts, waited_s,
     #: last, timeout_s, cancelled); null when the run did not wait
     readiness: dict[str, Any] | None = None
+    #: the project root, absolute: every spec path and test id of the run is relative to it; null in
+    #: a report written before the run recorded it
+    root: str | None = None
 
 
 @dataclass(frozen=True)

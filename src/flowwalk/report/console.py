@@ -121,6 +121,8 @@ class ConsoleReporter:
         self._print(self._paint(f"flowwalk: {n} scenario{'s' * (n != 1)}, {len(tests)} test"
                                 f"{'s' * (len(tests) != 1)}, {workers} worker{'s' * (workers != 1)}{where}",
                                 "bold"))
+        if event.root:
+            self._print(self._paint(f"root: {event.root} (test ids and folder hooks are relative to it)", "dim"))
 
     def _scenario_finished(self, event: ScenarioFinished) -> None:
         rules = self._pending.pop((event.scenario_id, event.attempt), [])

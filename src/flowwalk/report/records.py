@@ -183,6 +183,8 @@ class ShardSection:
     gate: Mapping[str, Any] | None = None
     #: `run_started.readiness`: what the readiness wait saw (readiness.py); None: it did not wait
     readiness: Mapping[str, Any] | None = None
+    #: `run_started.root`: the project root the run's spec paths are relative to; None: not recorded
+    root: str | None = None
 
     @property
     def was_cancelled(self) -> bool:
@@ -226,6 +228,8 @@ class RunRecords:
     finished: bool = True
     #: the shard these records cover alone (a shard job's own report); None: the whole run
     shard: int | None = None
+    #: the project root of record (the lowest shard's `run_started.root`); None: not recorded
+    root: str | None = None
 
     @property
     def run_id(self) -> str:
@@ -453,7 +457,8 @@ def _section(raw: RawSection, problems: list[str]) -> _Read:
                                 line=raw.line, records=len(raw.records) + 1, source=raw.source, finished=finished,
                                 cancelled=cancelled, last_t=last_t,
                                 gate=start["gate"] if isinstance(start.get("gate"), dict) else None,
-                                readiness=start["readiness"] if isinstance(start.get("readiness"), dict) else None)
+                                readiness=start["readiness"] if isinstance(start.get("readiness"), dict) else None,
+                                root=start["root"] if isinstance(start.get("root"), str) else None)
     return read
 
 
@@ -620,4 +625,4 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
                       problems=tuple(problems), plan=plan, settings=reference.settings, shard_total=shard_total,
                       reported=reported, missing=missing, duplicated=duplicated, mismatched=mismatched,
                       started_at=started_at, duration_ms=duration, cancelled=cancelled, cancel_signal=signal,
-                      finished=all(s.finished is not None for s in sections), shard=own)
+                      finished=all(s.finished is not None for s in sections), shard=own, root=reference.root)

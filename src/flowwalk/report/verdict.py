@@ -260,6 +260,7 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
         "outcome": outcome,
         "exit_code": exit_code,
         "run_id": records.run_id,
+        "root": records.root,
         "started_at": records.started_at,
         "duration_ms": round(records.duration_ms, 1),
         "shards": {"total": records.shard_total, "reported": list(records.reported), "missing": list(records.missing),
