@@ -83,8 +83,10 @@ def plan_of(settings: Settings, suites: list[Suite]) -> Plan:
     from flowwalk.plan.shard import plan_run   # yaml: after the prelaunch started
     from flowwalk.report.history import not_passed
 
-    return plan_run(suites, settings, last_failed_ids=not_passed(settings.last_failed, settings.origin("last_failed"))
-                    if settings.last_failed else None)
+    if not settings.last_failed:
+        return plan_run(suites, settings)
+    failed, tested = not_passed(settings.last_failed, settings.origin("last_failed"))
+    return plan_run(suites, settings, last_failed_ids=failed, last_report_ids=tested)
 
 
 def plan(request: RunRequest) -> Plan:

@@ -260,8 +260,24 @@ def _nothing_selected(scenarios: Sequence[Scenario], selection: Selection) -> st
             f"  hint: {known}; `flowwalk plan` shows the test ids")
 
 
-def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: frozenset[str] | None = None) -> Plan:
+def _unknown_report(scenarios: Sequence[Scenario], report: str, tested: frozenset[str], root: str) -> str:
+    """Why a --last-failed report that shares no test with the run is refused: rerunning "what failed"
+    of another suite would walk nothing and pass."""
+    theirs = sorted(tested)[0]
+    ours = next((sc.test_id(r) for sc in scenarios for r in sc.rules), "")
+    return (f"--last-failed '{escape(report)}' holds none of the {len(scenarios)} scenarios found, so it says "
+            f"nothing about what to rerun\n  hint: its tests are named like '{escape(theirs)}', this run's like "
+            f"'{escape(ours)}' (relative to the project root {escape(root)}): name the report of these specs, or "
+            f"the --root that run used")
+
+
+def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: frozenset[str] | None = None,
+             last_report_ids: frozenset[str] | None = None) -> Plan:
     """The plan of a run: the selected scenarios in id order, and the ones shard K of N runs.
+
+    `last_failed_ids` and `last_report_ids`: the tests that did not pass in the `--last-failed`
+    report, and all of its tests; a report none of whose tests is among those the other criteria
+    select is refused (another project's report, or one whose ids are not this root's).
 
     `settings` is a `flowwalk.settings.Settings` (`shard_index`, `shard_total`, `durations_file`
     and the selection's `grep`, `grep_invert`, `tag`, `last_failed` are read). Selection comes
@@ -279,6 +295,11 @@ def plan_run(suites: Sequence[Suite], settings: Settings, *, last_failed_ids: fr
     by_words = replace(selection, last_failed=None, last_failed_ids=None)
     if every and not scenarios and by_words.active and not select_scenarios(every, by_words):
         raise UsageError(_nothing_selected(every, by_words))
+    if every and last_report_ids and selection.last_failed:
+        candidates = select_scenarios(every, by_words)
+        if not any(sc.test_id(r) in last_report_ids for sc in candidates for r in sc.rules):
+            raise UsageError(_unknown_report(candidates, selection.last_failed, last_report_ids,
+                                             str(getattr(settings, "root", "."))))
     ids = [s.id for s in scenarios]
 
     learned: dict[str, float] = {}

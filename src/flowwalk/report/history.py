@@ -29,11 +29,12 @@ def did_not_pass(status: str, reason: str) -> bool:
     return status == "failed" or (status == "skipped" and reason not in DECIDED_SKIPS)
 
 
-def not_passed(path: str | Path, origin: str = "--last-failed") -> frozenset[str]:
-    """`--last-failed REPORT`: the ids of the tests that did not pass in that report (`origin`: where
-    it was named, for messages)."""
+def not_passed(path: str | Path, origin: str = "--last-failed") -> tuple[frozenset[str], frozenset[str]]:
+    """`--last-failed REPORT`: the ids of the tests that did not pass in that report, and of all its
+    tests (`origin`: where it was named, for messages)."""
     records = _read(path, origin)
-    return frozenset(t.test_id for t in records.tests if did_not_pass(t.status, t.reason))
+    return (frozenset(t.test_id for t in records.tests if did_not_pass(t.status, t.reason)),
+            frozenset(t.test_id for t in records.tests))
 
 
 def base_statuses(path: str | Path, test_ids: set[str] | None = None, origin: str = "--base-report") -> dict[str, Any]:
