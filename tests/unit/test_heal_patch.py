@@ -4,6 +4,8 @@ skipped with their reason; a heal recorded by several attempts or shards is writ
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 import os
 import shutil
@@ -331,14 +333,14 @@ def test_the_cli_prints_the_diff_then_applies_it_once(tmp_path: Path) -> None:
     spec(root, p, "steps:\n  - type: act   # keep me\n    action: click\n    selector: '#old'\n")
     out = report(tmp_path, (f"{p}#a", heal(p, 2, "#old", "button:text(\"Go\")")),
                  ("flows/b.flow.yaml#b", heal("flows/b.flow.yaml", 2, "#x", "#y")))
-    shown = flowwalk_heal(root, "--report", str(out))
-    assert shown.returncode == 2  # one heal could not be patched (its file is gone)
-    assert shown.stdout == (f"--- a/{p}\n+++ b/{p}\n@@ -1,4 +1,4 @@\n steps:\n   - type: act   # keep me\n"
-                            "     action: click\n-    selector: '#old'\n+    selector: 'button:text(\"Go\")'\n")
-    assert shown.stderr.splitlines() == [
-        f"flowwalk heal: flows/b.flow.yaml:2: skipped: no such file under {Path('.')} (run flowwalk heal from the "
-        "folder the run ran in, or pass it as --root)",
-        "flowwalk heal: 1 heal in 1 file; 1 skipped (see above); `flowwalk heal --apply` (or `git apply`) writes it"]
+    # a heal whose file the root does not hold (the wrong root, or a moved spec): nothing at all
+    refused = flowwalk_heal(root, "--report", str(out), "--apply")
+    assert (refused.returncode, refused.stdout) == (3, "")
+    assert refused.stderr == (
+        f"flowwalk: error: the report's heals name 1 file the project root {root} does not hold "
+        "(flows/b.flow.yaml), so nothing was changed\n  hint: pass the root the run printed (--root), or heal the "
+        "moved specs by hand\n")
+    assert (root / p).read_text().endswith("    selector: '#old'\n")
     (root / "flows/b.flow.yaml").write_text("steps:\n  - type: act\n    selector: '#x'\n")
     # from elsewhere, --root names the folder the run ran in (and confines the patch to it)
     applied = flowwalk_heal(tmp_path, "--report", str(out), "--root", "repo", "--apply")
@@ -361,18 +363,20 @@ def test_the_cli_refuses_an_unreadable_report(tmp_path: Path) -> None:
         "flowwalk heal: nothing to change: the report has no heals\n"
 
 
-def test_without_root_a_path_the_run_wrote_with_dotdot_is_taken_as_written(tmp_path: Path) -> None:
-    """`flowwalk run ../specs` writes '../specs/...' paths; `flowwalk heal` from the same folder
-    follows them, and only an explicit --root confines the patch."""
+def test_a_heal_outside_the_root_changes_nothing_not_even_the_renames(tmp_path: Path) -> None:
+    """A report whose heal names a file above the root (`../specs/...`, or a report of another
+    project) is refused whole: its refactor's renames are not made in the specs the root does hold."""
     spec(tmp_path, "specs/a.flow.yaml", "steps:\n  - type: act\n    selector: '#old'\n")
-    (tmp_path / "work").mkdir()
+    other = "steps:\n  - type: act\n    selector: '#old'\n"
+    spec(tmp_path, "work/other.flow.yaml", other)
     p = "../specs/a.flow.yaml"
-    out = report(tmp_path, (f"{p}#a", heal(p, 2, "#old", "#new")))
-    confined = flowwalk_heal(tmp_path / "work", "--report", str(out), "--root", ".", "--apply")
-    assert confined.returncode == 2 and "is outside ." in confined.stderr
-    taken = flowwalk_heal(tmp_path / "work", "--report", str(out), "--apply")
-    assert taken.returncode == 0, taken.stderr
-    assert (tmp_path / "specs/a.flow.yaml").read_text().endswith("selector: '#new'\n")
+    out = report(tmp_path, (f"{p}#a", dataclasses.replace(heal(p, 2, "#old", "#new"), renames={"#old": "#new"})))
+    for told in ((), ("--root", ".")):
+        refused = flowwalk_heal(tmp_path / "work", "--report", str(out), *told, "--apply")
+        assert refused.returncode == 3 and "Traceback" not in refused.stderr
+        assert "does not hold (../specs/a.flow.yaml), so nothing was changed" in refused.stderr
+    assert (tmp_path / "specs/a.flow.yaml").read_text() == other
+    assert (tmp_path / "work/other.flow.yaml").read_text() == other
 
 
 def test_an_escaped_robot_variable_is_a_literal_and_an_alias_bomb_is_refused(tmp_path: Path) -> None:

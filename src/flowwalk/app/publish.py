@@ -52,9 +52,11 @@ def _publish_to_gitlab(report_dir: Path, given: dict[str, object]) -> PublishRes
 
 def _heal_suggestions(report_dir: Path) -> list[Suggestion]:
     """The report's heals as review suggestions, read against the spec files of the checkout (the
-    current folder); heals whose spec line is not there as the run saw it are left out."""
+    report's project root); heals whose spec line is not there as the run saw it are left out."""
+    from flowwalk.app.heal import heal_root
+
     try:
-        patch = plan_patch(report_dir, Path("."))
+        patch = plan_patch(report_dir, heal_root(report_dir))
     except ReportError:
         return []  # publish says what is wrong with the report itself
     for skipped in patch.skipped:
