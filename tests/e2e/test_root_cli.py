@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 from _cli import FLOWWALK, ROOT
 
-pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("project_root")]
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("root_cli")]
 
 PAGE = """\
 <!doctype html>
