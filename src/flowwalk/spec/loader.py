@@ -41,11 +41,6 @@ def display_path(path: str | Path, root: str | Path = ".") -> str:
     return rel.replace(os.sep, "/")
 
 
-def in_root(root: str | Path, display: str) -> str:
-    """The file a displayed path names (it is relative to the project root), as a path to open."""
-    return os.path.join(root, display) if display else str(root)
-
-
 def file_kind(name: str) -> str | None:
     """flow, rules or robot by the file name; None when the name says nothing."""
     lower = name.lower()
