@@ -276,9 +276,11 @@ NO_TOOL = {
 }
 #: the CLI's options a tool leaves out, and why
 LEFT_OUT = {
-    "validate": {"config_path": "the server reads the flowwalk.yaml of its working directory"},
+    "validate": {"config_path": "the server reads the flowwalk.yaml of its working directory",
+                 "root": "the server's working directory is the project root"},
     "run": {
         "config_path": "the server reads the flowwalk.yaml of its working directory",
+        "root": "the server's working directory is the project root",
         "shard": "one CI job's share of a run; an agent walks the whole selection",
         "durations_file": "balances shards across CI jobs",
         "flaky_policy": "the job's gate, kept in flowwalk.yaml; the answer counts flaky tests either way",
