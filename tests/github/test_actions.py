@@ -108,6 +108,17 @@ def test_paths_are_made_relative_to_the_repository() -> None:
     assert repo_relative("/work/repo/specs/a.flow.yaml", "/work/repo/") == "specs/a.flow.yaml"
 
 
+def test_paths_relative_to_a_project_root_in_a_subfolder_name_the_repository_file(monkeypatch) -> None:
+    # flowwalk.yaml in e2e/ makes e2e/ the root: the report says specs/a.flow.yaml, GitHub knows e2e/specs/...
+    monkeypatch.delenv("GITHUB_WORKSPACE", raising=False)
+    assert repo_relative("specs/a.flow.yaml", root="/github/workspace/e2e") == "e2e/specs/a.flow.yaml"
+    assert repo_relative("specs/a.flow.yaml", "/work/repo", "/work/repo/apps/web") == "apps/web/specs/a.flow.yaml"
+    # a root this checkout does not hold (a report from another machine) leaves the path alone
+    assert repo_relative("specs/a.flow.yaml", "/work/repo", "/elsewhere/e2e") == "specs/a.flow.yaml"
+    verdict = dict(gated_verdict(), root="/github/workspace/e2e")
+    assert {a.path.split("/", 1)[0] for a in collect_annotations(verdict)} == {"e2e"}
+
+
 def test_excused_failures_are_warnings_and_new_failures_come_first() -> None:
     notes = collect_annotations(gated_verdict())
     errors = [a.title for a in notes if a.level == "error"]

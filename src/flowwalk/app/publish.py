@@ -8,6 +8,7 @@ import sys
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from flowwalk.github.actions import repo_relative
 from flowwalk.github.env import github_settings_from_env
 from flowwalk.github.gitlab import gitlab_settings_from_env, on_gitlab, publish_to_gitlab
 from flowwalk.github.publish import PublishResult, load_verdict, publish as publish_report, run_base_url
@@ -55,12 +56,14 @@ def _heal_suggestions(report_dir: Path) -> list[Suggestion]:
     report's project root); heals whose spec line is not there as the run saw it are left out."""
     from flowwalk.app.heal import heal_root
 
+    root = heal_root(report_dir)
     try:
-        patch = plan_patch(report_dir, heal_root(report_dir))
+        patch = plan_patch(report_dir, root)
     except ReportError:
         return []  # publish says what is wrong with the report itself
     for skipped in patch.skipped:
         print(f"flowwalk publish: note: no heal suggestion for {skipped.render()}", file=sys.stderr)
-    return [Suggestion(path=e.path, start_line=e.first_line, line=e.last_line, lines=e.new_lines,
+    # review comments name files relative to the repository, the patch relative to the project root
+    return [Suggestion(path=repo_relative(e.path, root=str(root.resolve())), start_line=e.first_line, line=e.last_line, lines=e.new_lines,
                        old_selector=e.heal.old_selector, new_selector=e.heal.new_selector, method=e.heal.method,
                        score=e.heal.score, target=e.heal.target, tests=e.tests) for e in patch.edits]

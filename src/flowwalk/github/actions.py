@@ -16,6 +16,7 @@
 from __future__ import annotations
 
 import os
+import posixpath
 import re
 import uuid
 from dataclasses import dataclass
@@ -110,12 +111,16 @@ class Annotation:
     col: int | None = None
 
 
-def repo_relative(path: str, workspace: str | None = None) -> str:
-    """Annotation paths must be relative to the repository root (strip the container's workspace)."""
+def repo_relative(path: str, workspace: str | None = None, root: str | None = None) -> str:
+    """Annotation paths must be relative to the repository root: the container's workspace is
+    stripped, and a path relative to the run's project root (`root`, absolute) is first placed under
+    it, so a root in a subfolder of the repository still names the file GitHub knows. A root outside
+    every workspace (a report read on another machine) leaves the path as the report has it."""
     text = path.replace("\\", "/")
-    for root in (workspace, os.environ.get("GITHUB_WORKSPACE"), WORKSPACE):
-        if root and text.startswith(root.rstrip("/") + "/"):
-            text = text[len(root.rstrip("/")) + 1:]
+    placed = posixpath.join(root.replace("\\", "/"), text) if root and not posixpath.isabs(text) else text
+    for base in (workspace, os.environ.get("GITHUB_WORKSPACE"), WORKSPACE):
+        if base and placed.startswith(base.rstrip("/") + "/"):
+            text = posixpath.normpath(placed[len(base.rstrip("/")) + 1:])
             break
     while text.startswith("./"):
         text = text[2:]
@@ -129,6 +134,7 @@ def _cap(text: str, limit: int) -> str:
 def collect_annotations(verdict: Mapping[str, Any], workspace: str | None = None) -> list[Annotation]:
     """Every annotation for the verdict, most important first."""
     tests = {str(t.get("test_id")): t for t in verdict.get("tests") or ()}
+    root = verdict.get("root") if isinstance(verdict.get("root"), str) else None
     causes = root_causes(verdict)
     order = [key for key, _t, _c in CLASS_GROUPS]
     # the failures that fail the job first, the new ones before those failing on the base; then by class
@@ -161,18 +167,18 @@ def collect_annotations(verdict: Mapping[str, Any], workspace: str | None = None
                    "not_new": "failing on the base too, did not fail the job: "}.get(str(test.get("excused") or ""), "")
         if test.get("change") == "new":
             failure_class = f"new {failure_class}"
-        out.append(Annotation("warning" if excused else "error", repo_relative(str(path), workspace), int(line),
+        out.append(Annotation("warning" if excused else "error", repo_relative(str(path), workspace, root), int(line),
                               _cap(f"{excused}{failure_class}: {test_id}", 255), _cap("\n".join(parts), 4000)))
         dependents += [(str(d), test_id) for d in cause.get("dependents") or ()]
     for dependent, cause_id in dependents:
         test = tests.get(dependent) or {}
         if test.get("source"):
-            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace), int(test.get("line") or 1),
+            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace, root), int(test.get("line") or 1),
                                   _cap(f"skipped: {dependent}", 255), f"not run because {cause_id} failed"))
     for test_id in verdict.get("flaky") or ():
         test = tests.get(str(test_id)) or {}
         if test.get("source"):
-            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace), int(test.get("line") or 1),
+            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace, root), int(test.get("line") or 1),
                                   _cap(f"flaky: {test_id}", 255),
                                   f"failed, then passed on attempt {test.get('attempts') or 2}"))
     return out
