@@ -5,7 +5,7 @@ folder hooks gets the same test ids, the same verdict and the same report, and `
 
 The project: `repo/.git`, `repo/e2e/flowwalk.yaml` (so the project root is `repo/e2e`), the parent
 folder's `before_each` accepting a consent banner that hides the page until accepted, the flow's own
-folder's `after_each`, and another suite `repo/other/` outside the root that heal must never touch.
+folder's `after_each`, a file uploaded from the spec's folder, and another suite `repo/other/` outside the root that heal must never touch.
 """
 
 from __future__ import annotations
@@ -31,11 +31,15 @@ PAGE = """\
   <main id="app" hidden>
     <button id="{save}" class="btn primary" type="button">Save</button>
     <p id="status" role="status"></p>
+    <input id="receipt" type="file"><p id="picked"></p>
   </main>
   <script>
     document.getElementById("accept").onclick = () => {{
       document.getElementById("consent").remove();
       document.getElementById("app").hidden = false;
+    }};
+    document.getElementById("receipt").onchange = (e) => {{
+      document.getElementById("picked").textContent = e.target.files[0].name;
     }};
     document.getElementById("{save}").onclick = () => {{
       document.getElementById("status").textContent = "{said}";
@@ -50,6 +54,8 @@ spec_version: "1.1"
 name: save
 url: /{{PAGE}}
 steps:
+  - {type: act, action: upload, selector: "#receipt", value: files/receipt.txt}
+  - {type: expect, kind: text_contains, selector: "#picked", value: receipt.txt}
   - type: act
     action: click
     selector: "#save-btn"
@@ -88,6 +94,9 @@ def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (e2e / "before_each.steps.yaml").write_text(ACCEPT)
     (e2e / "checkout" / "after_each.steps.yaml").write_text(SAVED)
     (e2e / "checkout" / "save.flow.yaml").write_text(FLOW)
+    # an upload's file is relative to the spec's folder, whatever folder flowwalk runs from
+    (e2e / "checkout" / "files").mkdir()
+    (e2e / "checkout" / "files" / "receipt.txt").write_text("paid\n")
     (repo / "other").mkdir()
     (repo / "other" / "save.flow.yaml").write_text(FLOW)
     (top / "elsewhere").mkdir()

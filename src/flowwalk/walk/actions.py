@@ -316,13 +316,21 @@ def _perform(attempt: Attempt, step: Act, target: Element, value: str | None, de
         interact.perform_interaction(attempt, step, target, value, dest, int(timeout_ms))
         return
     if step.action == "upload":
-        path = Path(value or "")
+        path = upload_path(value or "", step.loc.path, attempt.settings.root)
         if not path.is_file():
             raise StepFailed("ACTION_REJECTED", f"upload: no file '{value}'",
-                             expected="a file to upload (relative to the working directory)",
-                             observed=f"'{value}' does not exist")
+                             expected="a file to upload (relative to the folder of the file that holds the step)",
+                             observed=f"'{path}' does not exist")
         value = str(path)
     attempt.page.act(target, step.action, value, int(timeout_ms))
+
+
+def upload_path(value: str, source: str, root: str) -> Path:
+    """An upload's file: absolute as given, else relative to the folder of the file that holds the
+    step (`source`, relative to the project `root`), like a route's `file`, so the verdict does not
+    depend on the folder flowwalk runs from."""
+    given = Path(value)
+    return given if given.is_absolute() else Path(root) / Path(source).parent / given
 
 
 def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> StepFailed:
