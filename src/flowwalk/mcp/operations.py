@@ -220,7 +220,6 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
     def inside(given: str | None, what: str) -> str | None:
         return os.path.relpath(ws.confine(given, what)) if given else None
 
-    _names([*told.http_headers.values(), *([told.http_credentials] if told.http_credentials else [])])
     told = replace(told, paths=paths, out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
                    secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
                    base_report=inside(told.base_report, "base_report"),
