@@ -1676,7 +1676,7 @@ class ConfigModel(EnvironmentKeys):
     wait_timeout_s: Optional[Annotated[float, Field(gt=_RANGE["wait_timeout_s"][0], le=_RANGE["wait_timeout_s"][1])]] = None
     wait_interval_s: Optional[Annotated[float, Field(gt=_RANGE["wait_interval_s"][0],
                                                      le=_RANGE["wait_interval_s"][1])]] = None
-    #: extra HTTP headers for the base URL's host: header name -> the secret (environment variable)
+    #: extra HTTP headers for the base URL's origin: header name -> the secret (environment variable)
     #: holding its value; never the value itself
     http_headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=100,
                                                                 pattern=HEADER_NAME_PATTERN)],
