@@ -56,6 +56,23 @@ _WHOLE = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
+def _naming_the_caller(found: list[Problem], source: Source, passed: Mapping[str, Location]) -> list[Problem]:
+    """Each problem at a placeholder of `source` that an argument of the call filled, with the place
+    the call wrote that argument: the value that is wrong is the caller's, not the steps file's."""
+    filled: dict[tuple[int, int], str] = {}
+    for key, (line, col) in source.values.items():
+        value = source.get(key)
+        names = [n for n in _PLACEHOLDER.findall(value) if n in passed] if isinstance(value, str) else []
+        if key[:1] == ("steps",) and names:
+            filled[(line, col)] = names[0]
+    out = []
+    for problem in found:
+        name = filled.get((problem.loc.line, problem.loc.col)) if problem.loc.path == source.path else None
+        out.append(replace(problem, message=f"{problem.message}, passed as '{name}' by the call at {passed[name]}")
+                   if name else problem)
+    return out
+
+
 def steps_display(caller: str, written: str) -> str:
     """The path of the steps file `written` in the file `caller`, relative to the working directory,
     with '/' (as `Location` paths and test ids are)."""
@@ -326,7 +343,8 @@ class Blocks:
         args = self._arguments(loaded.params, given, caller, path, use_loc, display)
         if args is None:
             return ()
-        model, bound = self._bound(loaded, args)
+        passed = {name: caller.loc(path + ("with", name)) for name in given} if path is not None else {}
+        model, bound = self._bound(loaded, args, passed)
         if model is None:
             return ()
         frame = self.frame(kind, title or f"use {written}", loc, file=display, args=args)
@@ -388,8 +406,10 @@ class Blocks:
             args[name] = copy.deepcopy(param.default)
         return args if len(problems) == before else None
 
-    def _bound(self, loaded: StepsFile, args: Mapping[str, Any]) -> tuple[sm.StepsFileModel | None, Source]:
-        """The steps file with `args` bound, validated; (None, source) after reporting its problems."""
+    def _bound(self, loaded: StepsFile, args: Mapping[str, Any],
+               passed: Mapping[str, Location]) -> tuple[sm.StepsFileModel | None, Source]:
+        """The steps file with `args` bound, validated; (None, source) after reporting its problems.
+        `passed`: where the call wrote each argument it gave, named by a problem with a value it filled in."""
         problems = self.builder.problems
         source = loaded.source
         data = dict(source.data)
@@ -403,7 +423,7 @@ class Blocks:
         try:
             model = sm.StepsFileModel.model_validate(data)
         except ValidationError as exc:
-            problems.extend(errors_to_problems(exc, bound, sm.StepsFileModel))
+            problems.extend(_naming_the_caller(errors_to_problems(exc, bound, sm.StepsFileModel), source, passed))
             return None, bound
         return (model if len(problems) == before else None), bound
 
