@@ -237,8 +237,9 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 def validate(**options: Any) -> int:
     """Check specs, rule files and .robot suites without starting a browser."""
     loaded = app_run.validate(_run_request(options))
+    steps = f", {_many(loaded.steps_files, 'steps file')}" if loaded.steps_files else ""
     print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
-          f"{_many(loaded.rules, 'rule')}; no errors")
+          f"{_many(loaded.rules, 'rule')}{steps}; no errors")
     return ExitCode.OK
 
 

@@ -49,6 +49,8 @@ class Loaded:
 
     settings: Settings
     suites: list[Suite]
+    #: the steps files among the named files, each checked on its own (`validate` counts them)
+    steps_files: int = 0
 
     @property
     def scenarios(self) -> int:
@@ -73,9 +75,12 @@ def load(request: RunRequest) -> Loaded:
 
 def validate(request: RunRequest) -> Loaded:
     """What `flowwalk validate` checks: every file the request names, and the quarantine file."""
+    from flowwalk.spec.loader import discover, file_kind
+
     loaded = load(request)
     quarantine_of(loaded.settings, loaded.suites)
-    return loaded
+    named = discover(list(loaded.settings.paths), exclude=[loaded.settings.out_dir])
+    return replace(loaded, steps_files=sum(1 for path in named if file_kind(path.name) == "steps"))
 
 
 def plan_of(settings: Settings, suites: list[Suite]) -> Plan:

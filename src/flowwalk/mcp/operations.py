@@ -148,7 +148,8 @@ def _validated(told: Overrides, rename: tuple[str, str] | None) -> ValidateAnswe
                               problems=problems)
     except UsageError as error:
         raise ToolInputError(str(error)) from None
-    return ValidateAnswer(ok=True, files=len(loaded.suites), scenarios=loaded.scenarios, rules=loaded.rules)
+    return ValidateAnswer(ok=True, files=len(loaded.suites), scenarios=loaded.scenarios, rules=loaded.rules,
+                          steps_files=loaded.steps_files)
 
 
 # --- run ----------------------------------------------------------------------------------------
