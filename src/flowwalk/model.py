@@ -451,6 +451,8 @@ class Rule:
     #: when the rule passes, its context's storage state (cookies, local storage) is saved under
     #: this name for the scenarios that declare `session:` it (walk/sessions.py)
     saves_session: str | None = None
+    #: where `saves_session` is written (its key), for problems about the session it saves
+    saves_loc: Location | None = None
     #: the rule's own tags; its test also carries its scenario's (`Scenario.test_tags`)
     tags: tuple[str, ...] = ()
 

@@ -340,7 +340,7 @@ class Blocks:
         if loaded.params is None:
             problems.extend(loaded.problems)
             return ()
-        args = self._arguments(loaded.params, given, caller, path, use_loc, display)
+        args = self._arguments(loaded.params, given, caller, path, use_loc, display, loaded.source)
         if args is None:
             return ()
         passed = {name: caller.loc(path + ("with", name)) for name in given} if path is not None else {}
@@ -369,9 +369,10 @@ class Blocks:
         return Problem(loc, f"steps file {quote(written, NAME_SHOWN)} not found ({escape(display)})", hint)
 
     def _arguments(self, params: Mapping[str, sm.ParamModel], given: Mapping[str, Any], caller: Source,
-                   path: PathKey | None, use_loc: Location, display: str) -> dict[str, Any] | None:
+                   path: PathKey | None, use_loc: Location, display: str, called: Source) -> dict[str, Any] | None:
         """The call's arguments by parameter (defaults filled in, text coerced), or None after
-        reporting what is wrong with them at the call."""
+        reporting what is wrong with them at the call (a hook's, which has no call written, at the
+        parameter in the `called` steps file)."""
         problems = self.builder.problems
         before = len(problems)
         args: dict[str, Any] = {}
@@ -398,7 +399,8 @@ class Blocks:
             if param.default is None:
                 example = {"string": "...", "integer": "1", "number": "1.5", "boolean": "true",
                            "list": "[a, b]"}[param.type]
-                problems.append(Problem(use_loc, f"missing parameter {quote(name, NAME_SHOWN)} of "
+                problems.append(Problem(use_loc if path is not None else called.key_loc(("params", name)),
+                                        f"missing parameter {quote(name, NAME_SHOWN)} of "
                                                  f"{quote(display, NAME_SHOWN)}",
                                         f"add it: with: {{{name}: {example}}}" if path is not None else
                                         f"a hook is called with no arguments: give '{name}' a default"))
