@@ -25,8 +25,8 @@ from urllib.parse import urljoin, urlsplit
 
 from flowwalk.errors import UsageError
 
-__all__ = ["HttpAccess", "Readiness", "access_from", "describe_statuses", "has_scheme", "origin_of",
-           "parse_statuses", "readiness_url", "url_problem", "wait_until_ready"]
+__all__ = ["HttpAccess", "Readiness", "access_from", "describe_statuses", "origin_of", "parse_statuses",
+           "readiness_url", "refuse_unusable", "wait_until_ready"]
 
 #: at most this much of a body is read to look for the text
 BODY_LIMIT = 5 * 1024 * 1024
@@ -237,7 +237,7 @@ def wait_until_ready(url: str, *, statuses: tuple[tuple[int, int], ...], text: s
 def readiness_url(wait_for: str, base_url: str | None) -> str:
     """The URL to wait for: as given when absolute, else resolved against the base URL as the
     walker resolves a spec's relative URLs (the URL standard's way: `/x` is host-absolute)."""
-    if has_scheme(wait_for):
+    if urlsplit(wait_for).scheme:   # settings.py refused any but http(s) with a host
         return wait_for
     if not base_url:
         raise UsageError(f"--wait-for '{wait_for}' is relative and there is no base URL\n"
@@ -308,36 +308,6 @@ def _value_problem(value: str | None, secret: str, *, header: bool) -> str | Non
             return f"${secret} holds a control character (character {index} of {len(value)})"
         if header and ord(char) > 0x7E:
             return f"${secret} holds a character that is not ASCII (character {index} of {len(value)})"
-    return None
-
-
-def has_scheme(url: str) -> bool:
-    """Whether `url` names its scheme (`https:`, also `localhost:` of `localhost:8080`) or starts
-    with `//`: not a path that resolves against a base URL."""
-    return url.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url) is not None
-
-
-def url_problem(url: str, relative_to: str | None = None) -> tuple[str, str] | None:
-    """Why `url` is not an absolute http(s) URL of a site, as (what is wrong, how to fix it), to follow
-    the URL in a message; None when it is one. `relative_to` names what a path resolves against
-    where one is also accepted (the hints offer it)."""
-    path_hint = f", or use a path starting with '/' (resolved against {relative_to})" if relative_to else ""
-    try:
-        parts = urlsplit(url)
-        parts.port
-    except ValueError as error:
-        return (f"is not a url ({error})",
-                "write it as http(s)://host[:port]/path, e.g. 'http://127.0.0.1:8080/'; an IPv6 address goes in "
-                "brackets ('http://[::1]:8080/'), a port is at most 65535")
-    if "://" not in url:
-        return "is not an http(s) url", f"add the scheme: 'https://{url.lstrip('/')}'{path_hint}"
-    if parts.scheme.lower() not in ("http", "https"):
-        return "is not an http(s) url", "only http and https urls can be walked" + (
-            f"; a path starting with '/' is resolved against {relative_to}" if relative_to else "")
-    if not parts.hostname:
-        return "has no host", "write the site's host after the scheme, e.g. 'http://127.0.0.1:8080/'"
-    if any(char.isspace() for char in url):
-        return "holds a space", "write a space in a url as %20"
     return None
 
 

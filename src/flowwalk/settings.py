@@ -21,8 +21,9 @@ from typing import Any, Mapping
 from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
 from flowwalk.llm import LLMConfig, build_llm_config
-from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
-from flowwalk.readiness import HttpAccess, access_from, has_scheme, parse_statuses, url_problem
+from flowwalk.model import (MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize, has_scheme,
+                            url_problem)
+from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
 FULL_CHROMIUM = "/usr/bin/chromium"

@@ -24,8 +24,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 from pydantic_core import PydanticCustomError
 
 from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, IMPACTS, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX,
-                            Stabilize, tag_problem)
-from flowwalk.readiness import has_scheme, url_problem
+                            Stabilize, has_scheme, tag_problem, url_problem)
 from flowwalk.spec.spelling import did_you_mean
 from flowwalk.vendor import axe_info, axe_rule_ids, axe_tags
 # values go into messages through quote (control characters escaped: one line each)
@@ -1574,7 +1573,7 @@ def _absolute_url(value: str) -> str:
 
 
 def _site_url(value: str) -> str:
-    """flowwalk.yaml's `base_url`: the same rule as --base-url's (readiness.url_problem)."""
+    """flowwalk.yaml's `base_url`: the same rule as --base-url's (model.url_problem)."""
     _absolute_url(value)
     problem = url_problem(value)
     if problem:
