@@ -242,8 +242,9 @@ project_option = click.option("--project", "projects", multiple=True, metavar="N
 def validate(**options: Any) -> int:
     """Check specs, rule files and .robot suites without starting a browser."""
     loaded = app_run.validate(_run_request(options))
+    steps = f", {_many(loaded.steps_files, 'steps file')}" if loaded.steps_files else ""
     print(f"ok: {_many(len(loaded.suites), 'file')}, {_many(loaded.scenarios, 'scenario')}, "
-          f"{_many(loaded.rules, 'rule')}; no errors")
+          f"{_many(loaded.rules, 'rule')}{steps}; no errors")
     return ExitCode.OK
 
 
@@ -300,11 +301,11 @@ def validate(**options: Any) -> int:
 @click.option("--wait-timeout", "wait_timeout_s", type=float, metavar="SECONDS", help="How long to wait at most [180].")
 @click.option("--wait-interval", "wait_interval_s", type=float, metavar="SECONDS", help="Seconds between tries [5].")
 @click.option("--http-header", "http_headers", multiple=True, metavar="NAME=SECRET",
-              help="Send header NAME with the value of the environment variable SECRET, to the base URL's host only "
-                   "(repeatable).")
+              help="Send header NAME with the value of the environment variable SECRET, to the base URL's origin "
+                   "only (repeatable).")
 @click.option("--http-credentials", metavar="SECRET",
               help="HTTP credentials (username:password) from the environment variable SECRET, for the base URL's "
-                   "host only.")
+                   "origin only.")
 @guarded
 def run(**options: Any) -> int:
     """Walk specs in headless Chromium and write the report folder."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Literal, Mapping, get_args
+from urllib.parse import urlsplit
 
 from flowwalk.errors import Location
 from flowwalk.events import FailureClass, FailureStepKind, Severity, Status, StepFrame
@@ -74,6 +75,36 @@ def tag_problem(tag: str, shown: str | None = None) -> tuple[str, str] | None:
                 f"a tag is letters, digits and _ @ . : / + - (so a --tag expression can name it), "
                 f"e.g. '{word}'")
     return None
+
+def has_scheme(url: str) -> bool:
+    """Whether `url` names its scheme (`https:`, also `localhost:` of `localhost:8080`) or starts
+    with `//`: not a path that resolves against a base URL."""
+    return url.startswith("//") or re.match(r"^[A-Za-z][A-Za-z0-9+.-]*:", url) is not None
+
+
+def url_problem(url: str, relative_to: str | None = None) -> tuple[str, str] | None:
+    """Why `url` is not an absolute http(s) URL of a site, as (what is wrong, how to fix it), to follow
+    the URL in a message; None when it is one. `relative_to` names what a path resolves against
+    where one is also accepted (the hints offer it)."""
+    path_hint = f", or use a path starting with '/' (resolved against {relative_to})" if relative_to else ""
+    try:
+        parts = urlsplit(url)
+        parts.port
+    except ValueError as error:
+        return (f"is not a url ({error})",
+                "write it as http(s)://host[:port]/path, e.g. 'http://127.0.0.1:8080/'; an IPv6 address goes in "
+                "brackets ('http://[::1]:8080/'), a port is at most 65535")
+    if "://" not in url:
+        return "is not an http(s) url", f"add the scheme: 'https://{url.lstrip('/')}'{path_hint}"
+    if parts.scheme.lower() not in ("http", "https"):
+        return "is not an http(s) url", "only http and https urls can be walked" + (
+            f"; a path starting with '/' is resolved against {relative_to}" if relative_to else "")
+    if not parts.hostname:
+        return "has no host", "write the site's host after the scheme, e.g. 'http://127.0.0.1:8080/'"
+    if any(char.isspace() for char in url):
+        return "holds a space", "write a space in a url as %20"
+    return None
+
 
 #: per setting: (lowest, highest) value, the one table flowwalk.yaml, the command line, the Action's
 #: inputs and FLOWWALK_* variables are all checked against (None: no upper bound)
@@ -451,6 +482,8 @@ class Rule:
     #: when the rule passes, its context's storage state (cookies, local storage) is saved under
     #: this name for the scenarios that declare `session:` it (walk/sessions.py)
     saves_session: str | None = None
+    #: where `saves_session` is written (its key), for problems about the session it saves
+    saves_loc: Location | None = None
     #: the rule's own tags; its test also carries its scenario's (`Scenario.test_tags`)
     tags: tuple[str, ...] = ()
 

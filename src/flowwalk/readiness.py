@@ -26,7 +26,7 @@ from urllib.parse import urljoin, urlsplit
 from flowwalk.errors import UsageError
 
 __all__ = ["HttpAccess", "Readiness", "access_from", "describe_statuses", "origin_of", "parse_statuses",
-           "readiness_url", "wait_until_ready"]
+           "readiness_url", "refuse_unusable", "wait_until_ready"]
 
 #: at most this much of a body is read to look for the text
 BODY_LIMIT = 5 * 1024 * 1024
@@ -83,6 +83,10 @@ class HttpAccess:
     #: the one origin both are sent to: the base URL's (`https://pr-12.example.com`, scheme, host and
     #: port as a browser compares them); None sends them nowhere
     origin: str | None = None
+    #: why a header or the credentials the run names cannot be sent (`access_from`)
+    problems: tuple[str, ...] = field(default=(), repr=False)
+    #: the run names headers or credentials (even when none of their values can be sent)
+    wanted: bool = False
 
     def __repr__(self) -> str:
         return (f"HttpAccess(headers={[name for name, _ in self.headers]}, "
@@ -233,7 +237,7 @@ def wait_until_ready(url: str, *, statuses: tuple[tuple[int, int], ...], text: s
 def readiness_url(wait_for: str, base_url: str | None) -> str:
     """The URL to wait for: as given when absolute, else resolved against the base URL as the
     walker resolves a spec's relative URLs (the URL standard's way: `/x` is host-absolute)."""
-    if urlsplit(wait_for).scheme:
+    if urlsplit(wait_for).scheme:   # settings.py refused any but http(s) with a host
         return wait_for
     if not base_url:
         raise UsageError(f"--wait-for '{wait_for}' is relative and there is no base URL\n"
@@ -244,36 +248,67 @@ def readiness_url(wait_for: str, base_url: str | None) -> str:
 def access_from(headers: Mapping[str, str], credentials: str | None, secrets: Mapping[str, str | None],
                 base_url: str | None, *, strict: bool = True) -> HttpAccess:
     """The run's HttpAccess from header name -> secret name, the credentials' secret name and the
-    secrets' values. `strict` (a run): UsageError for a missing value, credentials that are not
-    username:password, or no base URL to send them to; else (validate, plan) what is there."""
+    secrets' values (None: the variable is not set). What keeps a value from being sent (not set,
+    empty, not one line of ASCII, credentials that are not username:password) is kept in
+    `problems`; `strict` (a run): UsageError for those or for no base URL to send them to (see
+    `refuse_unusable`); else (validate, plan) what is there."""
     if not headers and not credentials:
         return HttpAccess()
     problems: list[str] = []
     values: list[tuple[str, str]] = []
     for name, secret in headers.items():
         value = secrets.get(secret)
-        if not value:
-            problems.append(f"--http-header {name}={secret}: ${secret} is not set")
+        problem = _value_problem(value, secret, header=True)
+        if problem:
+            problems.append(f"--http-header {name}={secret}: {problem}")
         else:
-            values.append((name, value))
+            values.append((name, str(value)))
     pair: tuple[str, str] | None = None
     if credentials:
         value = secrets.get(credentials)
-        if not value:
-            problems.append(f"--http-credentials {credentials}: ${credentials} is not set")
-        elif ":" not in value:
+        problem = _value_problem(value, credentials, header=False)
+        if problem:
+            problems.append(f"--http-credentials {credentials}: {problem}")
+        elif ":" not in str(value):
             problems.append(f"--http-credentials {credentials}: ${credentials} is not username:password")
         else:
-            user, _, password = value.partition(":")
+            user, _, password = str(value).partition(":")
             pair = (user, password)
-    origin = origin_of(base_url) if base_url else None
-    if strict and problems:
-        raise UsageError("; ".join(problems) + "\n  hint: put each secret's value in the environment variable "
-                         "it names (in GitHub Actions, the step's env:), credentials as username:password")
-    if strict and not origin:
+    access = HttpAccess(headers=tuple(values), credentials=pair, origin=origin_of(base_url) if base_url else None,
+                        problems=tuple(problems), wanted=True)
+    if strict:
+        refuse_unusable(access)
+    return access
+
+
+def refuse_unusable(access: HttpAccess) -> None:
+    """UsageError when the run's HTTP headers or credentials cannot all be sent: a value missing or
+    unusable (`HttpAccess.problems`), or no base URL whose origin they would go to."""
+    if access.problems:
+        raise UsageError("; ".join(access.problems) + "\n  hint: put each secret's value in the environment "
+                         "variable it names (in GitHub Actions, the step's env:): a header value as one line of "
+                         "ASCII text without a trailing newline, credentials as username:password")
+    if access.wanted and not access.origin:
         raise UsageError("HTTP headers and credentials go only to the base URL's origin, and there is no base URL\n"
                          "  hint: pass --base-url (the preview's URL)")
-    return HttpAccess(headers=tuple(values), credentials=pair, origin=origin)
+
+
+def _value_problem(value: str | None, secret: str, *, header: bool) -> str | None:
+    """Why a secret's value cannot be sent (never quoting it): Chromium fails every request whose
+    header holds a control character or, in a header, a character outside ASCII. Credentials may
+    hold any other character: the browser and the readiness wait both send them as UTF-8."""
+    if value is None:
+        return f"${secret} is not set"
+    if value == "":
+        return f"${secret} is set but empty"
+    for index, char in enumerate(value, 1):
+        if char in "\r\n":
+            return f"${secret} holds a line break (character {index} of {len(value)})"
+        if (ord(char) < 0x20 and char != "\t") or ord(char) == 0x7F:
+            return f"${secret} holds a control character (character {index} of {len(value)})"
+        if header and ord(char) > 0x7E:
+            return f"${secret} holds a character that is not ASCII (character {index} of {len(value)})"
+    return None
 
 
 def origin_of(url: str) -> str | None:

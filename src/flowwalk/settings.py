@@ -21,7 +21,8 @@ from typing import Any, Mapping, Sequence
 from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
 from flowwalk.llm import LLMConfig, build_llm_config
-from flowwalk.model import MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize
+from flowwalk.model import (MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize, has_scheme,
+                            url_problem)
 from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
@@ -272,7 +273,8 @@ class Overrides:
 #: settings whose command-line option is not the setting's name with dashes (`_s` dropped)
 _FLAGS = {"out_dir": "--out", "durations_file": "--durations", "fingerprints_file": "--fingerprints",
           "quarantine_file": "--quarantine", "executable": "--chromium", "projects": "--project",
-          "secret_names": "--secret", "variables": "--var"}
+          "secret_names": "--secret", "variables": "--var",
+          "http_headers": "--http-header"}
 
 
 def _flag(setting: str) -> str:
@@ -313,12 +315,40 @@ def http_headers_from(config: Mapping[str, str], told: Mapping[str, str]) -> dic
             raise UsageError(f"{where} {name}: not a header flowwalk can send\n  hint: a header name such as "
                              f"x-vercel-protection-bypass (not {', '.join(_FORBIDDEN_HEADERS)})")
         if not _SECRET_NAME.match(secret):
-            raise UsageError(f"{where} {name}={secret}: the value must name a secret, not be one\n"
-                             f"  hint: {name}=MY_SECRET, with the value in the environment variable MY_SECRET")
+            # never echoed: what was pasted here may be the header's value itself
+            raise UsageError(f"{where} {name}=...: what follows '=' must be the NAME of an environment variable "
+                             f"that holds the header's value, not the value\n  hint: {_flag('http_headers')} "
+                             f"{name}=MY_SECRET, with the value in the environment variable MY_SECRET (in GitHub "
+                             f"Actions, the step's env:)")
         for known in [k for k in headers if k.lower() == name.lower()]:
             del headers[known]
         headers[name] = secret
     return headers
+
+
+def check_credentials_name(name: str, where: str) -> None:
+    """`--http-credentials` takes the NAME of the environment variable holding username:password;
+    UsageError otherwise, never echoing what was given (it may be the credentials themselves)."""
+    if not _SECRET_NAME.match(name.strip()):
+        raise UsageError(f"{where}: the value must be the NAME of an environment variable that holds "
+                         f"username:password, not the credentials\n  hint: {where} PREVIEW_AUTH, with "
+                         f"username:password in the environment variable PREVIEW_AUTH (in GitHub Actions, the "
+                         f"step's env:)")
+
+
+def check_site_urls(merged: Mapping[str, Any], origins: Mapping[str, str]) -> None:
+    """The base URL must be an absolute http(s) URL with a host, and so must `wait_for` unless it is
+    a path resolved against the base URL: UsageError naming where a value came from otherwise."""
+    for name, relative_to in (("base_url", None), ("wait_for", "--base-url")):
+        url = merged.get(name)
+        if url is None or (relative_to and not has_scheme(url)):
+            continue
+        problem = url_problem(url, relative_to)
+        if problem:
+            where = origins.get(name) or _flag(name)
+            what, hint = problem
+            shown = f"{where}={url}" if where.startswith("FLOWWALK_") else f"{where} '{url}'"
+            raise UsageError(f"{shown} {what}\n  hint: {hint}")
 
 
 def parse_assignments(pairs: list[str] | tuple[str, ...], what: str = "--var", form: str = "NAME=VALUE",
@@ -543,6 +573,11 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     variables.update(overrides.variables)
     merged["variables"] = {str(k): str(v) for k, v in variables.items()}
 
+    check_site_urls(merged, origins)
+    if merged.get("http_credentials"):
+        merged["http_credentials"] = merged["http_credentials"].strip()
+        check_credentials_name(merged["http_credentials"], origins["http_credentials"])
+
     secret_names = list(config.get("secrets") or [])
     for name in overrides.secret_names:
         if name not in secret_names:
@@ -556,8 +591,9 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
             secret_names.append(name)
     merged["secret_names"] = tuple(secret_names)
     named = {n: env[n] for n in secret_names if env.get(n)}
-    # a run checks that every value is there (app.py); validate and plan need none of them
-    access = access_from(headers, merged.get("http_credentials"), named, merged.get("base_url"), strict=False)
+    # a run refuses what it cannot send (app/run.py); validate and plan need none of the values
+    access = access_from(headers, merged.get("http_credentials"), {n: env.get(n) for n in secret_names},
+                         merged.get("base_url"), strict=False)
     merged["http_access"] = access
     merged["secrets"] = Secrets(named, hidden=tuple(access.hidden_values()))
     if "wait_status" in merged:

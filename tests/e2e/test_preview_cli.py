@@ -87,7 +87,7 @@ def test_without_the_secrets_the_protected_preview_refuses_and_the_run_says_so(t
     with PreviewSite(up_after=0) as site:
         result = flowwalk("run", str(specs(tmp_path / "specs")), *preview_args(site, out), env={"PREVIEW_AUTH": ""})
     assert result.returncode == 3, result.stdout + result.stderr
-    assert "--http-credentials PREVIEW_AUTH: $PREVIEW_AUTH is not set" in result.stderr
+    assert "--http-credentials PREVIEW_AUTH: $PREVIEW_AUTH is set but empty" in result.stderr
     assert not (out / "verdict.json").exists()
 
 

@@ -101,7 +101,10 @@ def test_bad_arguments_get_a_clear_error(workdir: Path) -> None:
                 await client.call_tool("validate", {"text": "x: 1", "kind": "flow.yaml", "paths": ["examples"]}),
                 await client.call_tool("run", {"paths": ["examples/flows"], "secret_names": ["hunter2!"]}),
                 await client.call_tool("run", {"paths": ["examples/flows"], "out_dir": "examples"}),
-                await client.call_tool("explain_failure", {"report_dir": "examples", "test_id": "x"})]
+                await client.call_tool("explain_failure", {"report_dir": "examples", "test_id": "x"}),
+                await client.call_tool("run", {"paths": ["examples/flows"], "base_url": "example.com"}),
+                await client.call_tool("run", {"paths": ["examples/flows"], "base_url": "http://127.0.0.1:8080",
+                                               "http_headers": {"x-bypass": "4f8b2c91-aa"}})]
 
     texts = [r.content[0].text for r in with_client(workdir, body)]
     assert "give either paths or text" in texts[0]
@@ -109,6 +112,9 @@ def test_bad_arguments_get_a_clear_error(workdir: Path) -> None:
     assert "is not an environment variable name" in texts[2]
     assert "not a report folder" in texts[3]
     assert "is not a report folder" in texts[4]
+    # the settings' one check, as `flowwalk run` and the Action make it (tests/corpus/options)
+    assert "--base-url 'example.com' is not an http(s) url\n  hint: add the scheme: 'https://example.com'" in texts[5]
+    assert "must be the NAME of an environment variable" in texts[6] and "4f8b2c91-aa" not in texts[6]
 
 
 def test_schema_is_sent_whole_when_small_and_without_its_defs_when_large(workdir: Path) -> None:

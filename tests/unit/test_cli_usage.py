@@ -144,3 +144,13 @@ def test_publish_names_a_bad_variable_as_the_variable(env: dict[str, str], said:
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(main, ["publish", "--report", "."], env=env)
     assert result.exit_code == ExitCode.INPUT_REFUSED and said in result.output, result.output
+
+
+def test_validate_counts_the_steps_files_it_checked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "steps").mkdir()
+    for name in ("a", "b"):
+        (tmp_path / "steps" / f"{name}.steps.yaml").write_text('steps_version: "1"\nsteps:\n  - {type: wait, ms: 1}\n')
+    result = CliRunner().invoke(main, ["validate", "steps"])
+    assert result.exit_code == ExitCode.OK, result.output
+    assert result.output == "ok: 0 files, 0 scenarios, 0 rules, 2 steps files; no errors\n"

@@ -61,7 +61,7 @@ def test_settings_name_the_secrets_and_every_form_of_their_values_is_redacted() 
 
 
 @pytest.mark.parametrize("options, words", [
-    (Overrides(http_headers={"x-bypass": "abc-123"}), "must name a secret"),
+    (Overrides(http_headers={"x-bypass": "abc-123"}), "must be the NAME of an environment variable"),
     (Overrides(http_headers={"Host": "BYPASS"}), "not a header flowwalk can send"),
     (Overrides(http_headers={"not a header": "BYPASS"}), "not a header flowwalk can send"),
     (Overrides(wait_status="fine"), "is not an HTTP status"),

@@ -98,3 +98,12 @@ def test_a_healed_pass_says_so_and_finish_says_how_to_keep_it(tmp_path: Path) ->
     assert "healed '#old' -> 'button.save'" in text and "warning" not in text
     assert "healed: 1 selector for this run only; `flowwalk heal --report out` shows the diff, `--apply` keeps it" \
         in text
+
+
+def test_a_shard_header_says_how_many_of_the_plan_s_scenarios_it_got_none_included() -> None:
+    suites = sample_suites()
+    for index, shown in ((1, "flowwalk: 1 of 7 scenarios, "), (9, "flowwalk: 0 of 7 scenarios, 0 tests, 1 worker (shard 9/9)")):
+        record = plan_run(suites, Settings(shard_index=index, shard_total=9)).record()
+        out = io.StringIO()
+        ConsoleReporter(out, color=False)(sample_events(suites, record)[0])
+        assert out.getvalue().startswith(shown), out.getvalue()

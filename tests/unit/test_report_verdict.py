@@ -166,3 +166,18 @@ def test_a_healed_pass_fails_only_under_heal_policy_fail(tmp_path: Path, policy:
     write_sample_run(tmp_path, healed_events([("a.flow.yaml#a", heal)], heal_policy=policy, attempts=attempts))
     verdict = build_verdict(read_run(tmp_path))
     assert (verdict["outcome"], verdict["exit_code"]) == expected
+
+
+def test_only_tests_that_walked_are_among_the_slowest(tmp_path: Path) -> None:
+    from flowwalk.report.summary import render_summary
+
+    suites = [s for s in sample_suites() if s.path.endswith("shop.rules.yaml")]
+    write_sample_run(tmp_path, sample_events(suites, plan_run(suites, Settings()).record()))
+    verdict = build_verdict(read_run(tmp_path))
+    never = {t["test_id"] for t in verdict["tests"] if t.get("reason") == "parent_failed"}
+    assert len(never) == 3
+    slowest = [s["test_id"] for s in verdict["slowest"]]
+    assert slowest and not never & set(slowest)
+    assert all(s["duration_ms"] > 0 for s in verdict["slowest"])
+    section = render_summary(verdict).split("### Slowest", 1)[1]
+    assert not any(tid in section for tid in never)

@@ -44,6 +44,22 @@ def test_a_session_no_setup_saves_is_refused_at_its_key_with_a_guess() -> None:
         "  hint: did you mean 'admin'? sessions saved by the specs of this run: admin"]
 
 
+def test_a_session_saved_twice_is_refused_at_each_saves_session_key(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from flowwalk.errors import SpecError
+    from flowwalk.spec.loader import load_suites
+
+    monkeypatch.chdir(tmp_path)
+    for name in ("a", "b"):
+        (tmp_path / f"{name}.flow.yaml").write_text(f'spec_version: "1.1"\nname: {name}\nurl: https://example.com/\n'
+                                                    "saves_session: admin\nsteps:\n  - {type: wait, ms: 1}\n")
+    with pytest.raises(SpecError) as refused:
+        load_suites(["a.flow.yaml", "b.flow.yaml"], Settings())
+    assert [p.render() for p in refused.value.problems] == [
+        "b.flow.yaml:4:1: error: session 'admin' is saved twice (first by 'a.flow.yaml#a' at a.flow.yaml:4:1)\n"
+        "  hint: give each setup its own session name"]
+
+
 def test_each_shard_with_a_dependant_walks_its_setup_and_every_other_scenario_runs_once() -> None:
     scenarios = [flow("login", saves="admin"), *(flow(f"admin-{i}", session="admin") for i in range(5)),
                  *(flow(f"public-{i}") for i in range(6))]

@@ -103,7 +103,7 @@ def test_all_bad_files_are_reported_together_in_one_pass() -> None:
     # (a bad call whose problems are all in the steps file it calls is located there alone)
     called = {f for f in files if f.startswith(rel(CALLED) + "/")}
     assert files - called == {rel(p) for p in BAD} - {rel(CORPUS / "flows" / "bad" / n) for n in (
-        "rule-use-bound-badly.flow.yaml", "rule-use-recursive.flow.yaml")}
+        "rule-use-bound-badly.flow.yaml", "rule-use-recursive.flow.yaml", "rule-use-out-of-range.flow.yaml")}
     # the combined output is every file's output, sorted by path (a called steps file's problems sort
     # under its own path, after the files that call it)
     alone: list[Problem] = []

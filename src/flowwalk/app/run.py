@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterator, TextIO
 
 from flowwalk.cooperative import CancelToken
 from flowwalk.model import Suite
-from flowwalk.readiness import access_from, parse_statuses, readiness_url, wait_until_ready
+from flowwalk.readiness import parse_statuses, readiness_url, refuse_unusable, wait_until_ready
 from flowwalk.settings import Overrides, Settings
 from flowwalk.spec.config import settings_for
 from flowwalk.spec.quarantine import find_quarantine, load_quarantine
@@ -49,6 +49,8 @@ class Loaded:
 
     settings: Settings
     suites: list[Suite]
+    #: the steps files among the named files, each checked on its own (`validate` counts them)
+    steps_files: int = 0
 
     @property
     def scenarios(self) -> int:
@@ -73,9 +75,12 @@ def load(request: RunRequest) -> Loaded:
 
 def validate(request: RunRequest) -> Loaded:
     """What `flowwalk validate` checks: every file the request names, and the quarantine file."""
+    from flowwalk.spec.loader import discover, file_kind
+
     loaded = load(request)
     quarantine_of(loaded.settings, loaded.suites)
-    return loaded
+    named = discover(list(loaded.settings.paths), exclude=[loaded.settings.out_dir])
+    return replace(loaded, steps_files=sum(1 for path in named if file_kind(path.name) == "steps"))
 
 
 def plan_of(settings: Settings, suites: list[Suite]) -> Plan:
@@ -219,7 +224,7 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
         suites = _suites(settings)
         the_plan = plan_of(settings, suites)
         gate = gate_of(settings, suites, the_plan)
-        wait_url = _check_preview_settings(settings)
+        wait_url = check_preview_settings(settings)
         if request.serve_dir:   # said once the input is accepted: a refused run serves nothing
             print(f"serving {request.serve_dir} at {server.url}", file=sys.stderr)
         from flowwalk.plan.shard import missing_durations_notice   # imported by plan_of already
@@ -256,12 +261,11 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
     raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
 
 
-def _check_preview_settings(settings: Settings) -> str | None:
+def check_preview_settings(settings: Settings) -> str | None:
     """A run's HTTP headers and credentials must all have their values and an origin to go to, and a
     relative `--wait-for` a base URL (UsageError otherwise, before anything waits); returns the URL
     to wait for (None: no wait)."""
-    access_from(dict(settings.http_headers), settings.http_credentials,
-                {name: settings.secrets.get(name) for name in settings.secret_names}, settings.base_url)
+    refuse_unusable(settings.http_access)
     return readiness_url(settings.wait_for, settings.base_url) if settings.wait_for else None
 
 

@@ -32,6 +32,8 @@ class ValidateAnswer(Bounded):
     files: int = 0
     scenarios: int = 0
     rules: int = 0
+    #: the steps files among the named files, each checked on its own (they make no scenario)
+    steps_files: int = 0
     problem_count: int = 0
     problems: list[ProblemOut] = Field(default_factory=list)
 

@@ -150,7 +150,8 @@ def _validated(told: Overrides, rename: tuple[str, str] | None) -> ValidateAnswe
                               problems=problems)
     except UsageError as error:
         raise ToolInputError(str(error)) from None
-    return ValidateAnswer(ok=True, files=len(loaded.suites), scenarios=loaded.scenarios, rules=loaded.rules)
+    return ValidateAnswer(ok=True, files=len(loaded.suites), scenarios=loaded.scenarios, rules=loaded.rules,
+                          steps_files=loaded.steps_files)
 
 
 # --- run ----------------------------------------------------------------------------------------
@@ -222,9 +223,9 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
     def inside(given: str | None, what: str) -> str | None:
         return os.path.relpath(ws.confine(given, what)) if given else None
 
-    _names([*told.http_headers.values(), *([told.http_credentials] if told.http_credentials else [])])
     # the workspace is the project root, wherever the specs are in it
-    told = replace(told, paths=paths, root=str(ws.root), out_dir=os.path.relpath(out), run_timeout_s=timeout, wait_timeout_s=wait,
+    told = replace(told, paths=paths, root=str(ws.root), out_dir=os.path.relpath(out), run_timeout_s=timeout,
+                   wait_timeout_s=wait,
                    secret_names=_names(told.secret_names), last_failed=inside(told.last_failed, "last_failed"),
                    base_report=inside(told.base_report, "base_report"),
                    quarantine_file=inside(told.quarantine_file, "quarantine"),

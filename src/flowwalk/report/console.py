@@ -110,15 +110,19 @@ class ConsoleReporter:
     def _started(self, event: RunStarted) -> None:
         plan = event.plan or {}
         scenarios = [s for s in plan.get("scenarios") or () if isinstance(s, dict)]
-        assigned = set(plan.get("assigned") or ())
-        tests = [tid for s in scenarios if not assigned or s.get("id") in assigned for tid in s.get("test_ids") or ()]
+        # a plan without `assigned` runs all its scenarios; a shard's may be empty (more shards than scenarios)
+        assigned = set(plan["assigned"]) if isinstance(plan.get("assigned"), list) else {s.get("id") for s in scenarios}
+        tests = [tid for s in scenarios if s.get("id") in assigned for tid in s.get("test_ids") or ()]
         self._width = min(max((len(t) for t in tests), default=0), 70)
         shard = event.shard or {}
-        where = f" (shard {shard.get('index')}/{shard.get('total')})" if int(shard.get("total", 1) or 1) > 1 else ""
-        n = len(assigned) if assigned else len(scenarios)
+        sharded = int(shard.get("total", 1) or 1) > 1
+        where = f" (shard {shard.get('index')}/{shard.get('total')})" if sharded else ""
+        n = len(assigned)
         # the workers the run can use (no more than it has scenarios), now that the default depends on the CPUs
         workers = max(1, min(int((event.settings or {}).get("workers") or 1), n))
-        self._print(self._paint(f"flowwalk: {n} scenario{'s' * (n != 1)}, {len(tests)} test"
+        count = f"{n} of {len(scenarios)} scenario{'s' * (len(scenarios) != 1)}" if sharded else \
+            f"{n} scenario{'s' * (n != 1)}"
+        self._print(self._paint(f"flowwalk: {count}, {len(tests)} test"
                                 f"{'s' * (len(tests) != 1)}, {workers} worker{'s' * (workers != 1)}{where}",
                                 "bold"))
         if event.root:

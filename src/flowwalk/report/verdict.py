@@ -253,7 +253,9 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
     flaky_policy = str(records.settings.get("flaky_policy", "pass"))
     entries = quarantine_entries(records)
     described = [describe_test(t, gate, entries.get(t.test_id), flaky_policy) for t in tests]
-    ran = [t for t in tests if t.final is not None]
+    # the walker gives a test it never walked (a parent failed, a missing variable, the site never
+    # came up, a stop) 0 ms: only tests that walked can be slow
+    ran = [t for t in tests if t.final is not None and t.duration_ms > 0]
     slowest = sorted(ran, key=lambda t: (-t.duration_ms, t.order))[:SLOWEST]
     return {
         "schema": VERDICT_SCHEMA,

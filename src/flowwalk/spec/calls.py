@@ -56,6 +56,23 @@ _WHOLE = re.compile(r"^\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}$")
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 
 
+def _naming_the_caller(found: list[Problem], source: Source, passed: Mapping[str, Location]) -> list[Problem]:
+    """Each problem at a placeholder of `source` that an argument of the call filled, with the place
+    the call wrote that argument: the value that is wrong is the caller's, not the steps file's."""
+    filled: dict[tuple[int, int], str] = {}
+    for key, (line, col) in source.values.items():
+        value = source.get(key)
+        names = [n for n in _PLACEHOLDER.findall(value) if n in passed] if isinstance(value, str) else []
+        if key[:1] == ("steps",) and names:
+            filled[(line, col)] = names[0]
+    out = []
+    for problem in found:
+        name = filled.get((problem.loc.line, problem.loc.col)) if problem.loc.path == source.path else None
+        out.append(replace(problem, message=f"{problem.message}, passed as '{name}' by the call at {passed[name]}")
+                   if name else problem)
+    return out
+
+
 def steps_display(caller: str, written: str) -> str:
     """The path of the steps file `written` in the file `caller`, relative to the project root, with
     '/' (as `Location` paths and test ids are)."""
@@ -327,10 +344,11 @@ class Blocks:
         if loaded.params is None:
             problems.extend(loaded.problems)
             return ()
-        args = self._arguments(loaded.params, given, caller, path, use_loc, display)
+        args = self._arguments(loaded.params, given, caller, path, use_loc, display, loaded.source)
         if args is None:
             return ()
-        model, bound = self._bound(loaded, args)
+        passed = {name: caller.loc(path + ("with", name)) for name in given} if path is not None else {}
+        model, bound = self._bound(loaded, args, passed)
         if model is None:
             return ()
         frame = self.frame(kind, title or f"use {written}", loc, file=display, args=args)
@@ -356,9 +374,10 @@ class Blocks:
         return Problem(loc, f"steps file {quote(written, NAME_SHOWN)} not found ({escape(display)})", hint)
 
     def _arguments(self, params: Mapping[str, sm.ParamModel], given: Mapping[str, Any], caller: Source,
-                   path: PathKey | None, use_loc: Location, display: str) -> dict[str, Any] | None:
+                   path: PathKey | None, use_loc: Location, display: str, called: Source) -> dict[str, Any] | None:
         """The call's arguments by parameter (defaults filled in, text coerced), or None after
-        reporting what is wrong with them at the call."""
+        reporting what is wrong with them at the call (a hook's, which has no call written, at the
+        parameter in the `called` steps file)."""
         problems = self.builder.problems
         before = len(problems)
         args: dict[str, Any] = {}
@@ -385,7 +404,8 @@ class Blocks:
             if param.default is None:
                 example = {"string": "...", "integer": "1", "number": "1.5", "boolean": "true",
                            "list": "[a, b]"}[param.type]
-                problems.append(Problem(use_loc, f"missing parameter {quote(name, NAME_SHOWN)} of "
+                problems.append(Problem(use_loc if path is not None else called.key_loc(("params", name)),
+                                        f"missing parameter {quote(name, NAME_SHOWN)} of "
                                                  f"{quote(display, NAME_SHOWN)}",
                                         f"add it: with: {{{name}: {example}}}" if path is not None else
                                         f"a hook is called with no arguments: give '{name}' a default"))
@@ -393,8 +413,10 @@ class Blocks:
             args[name] = copy.deepcopy(param.default)
         return args if len(problems) == before else None
 
-    def _bound(self, loaded: StepsFile, args: Mapping[str, Any]) -> tuple[sm.StepsFileModel | None, Source]:
-        """The steps file with `args` bound, validated; (None, source) after reporting its problems."""
+    def _bound(self, loaded: StepsFile, args: Mapping[str, Any],
+               passed: Mapping[str, Location]) -> tuple[sm.StepsFileModel | None, Source]:
+        """The steps file with `args` bound, validated; (None, source) after reporting its problems.
+        `passed`: where the call wrote each argument it gave, named by a problem with a value it filled in."""
         problems = self.builder.problems
         source = loaded.source
         data = dict(source.data)
@@ -408,7 +430,7 @@ class Blocks:
         try:
             model = sm.StepsFileModel.model_validate(data)
         except ValidationError as exc:
-            problems.extend(errors_to_problems(exc, bound, sm.StepsFileModel))
+            problems.extend(_naming_the_caller(errors_to_problems(exc, bound, sm.StepsFileModel), source, passed))
             return None, bound
         return (model if len(problems) == before else None), bound
 

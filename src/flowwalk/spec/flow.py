@@ -595,7 +595,8 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
     loc = source.loc(("name",))
     name, test_id = (spec.name, f"{rel}#{spec.name}") if row is None else (f"{spec.name} [{row}]",
                                                                            f"{rel}#{spec.name}[{row}]")
-    rule = m.Rule(name=name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session)
+    rule = m.Rule(name=name, loc=loc, steps=steps, guards_enabled=False, saves_session=spec.saves_session,
+                  saves_loc=source.key_loc(("saves_session",)) if spec.saves_session else None)
     assertions = tuple(
         m.Assertion(kind=a.kind, loc=source.loc(("assertions", i)), text=assertion_text(a), severity=a.severity,
                     vendor=getattr(a, "vendor", None), event=getattr(a, "event", None),

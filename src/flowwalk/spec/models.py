@@ -24,7 +24,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 from pydantic_core import PydanticCustomError
 
 from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, IMPACTS, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX,
-                            Stabilize, tag_problem)
+                            Stabilize, has_scheme, tag_problem, url_problem)
 from flowwalk.spec.spelling import did_you_mean
 from flowwalk.vendor import axe_info, axe_rule_ids, axe_tags
 # values go into messages through quote (control characters escaped: one line each)
@@ -133,13 +133,9 @@ def _check_url(value: str) -> str:
                        "write an absolute https:// url, or a path starting with a single '/' "
                        "(resolved against --base-url)")
         return value
-    parts = urlsplit(value)
-    if parts.scheme.lower() not in ("http", "https") or not parts.netloc or " " in value:
-        if not parts.scheme or "." in parts.scheme:
-            hint = f"add the scheme: 'https://{value}', or use a path starting with '/' (resolved against --base-url)"
-        else:
-            hint = "only http and https urls can be walked; a path starting with '/' is resolved against --base-url"
-        raise fail(f"url {quote(value)} is not an http(s) url", hint)
+    problem = url_problem(value, relative_to="--base-url")
+    if problem:
+        raise fail(f"url {quote(value)} {problem[0]}", problem[1])
     return value
 
 
@@ -1576,6 +1572,23 @@ def _absolute_url(value: str) -> str:
     return value
 
 
+def _site_url(value: str) -> str:
+    """flowwalk.yaml's `base_url`: the same rule as --base-url's (model.url_problem)."""
+    _absolute_url(value)
+    problem = url_problem(value)
+    if problem:
+        raise fail(f"base_url {quote(value)} {problem[0]}", problem[1])
+    return value
+
+
+def _wait_url(value: str) -> str:
+    """flowwalk.yaml's `wait_for`: a path resolved against base_url, else the same rule as --wait-for's."""
+    problem = url_problem(value, relative_to="base_url") if has_scheme(value) else None
+    if problem:
+        raise fail(f"wait_for {quote(value)} {problem[0]}", problem[1])
+    return value
+
+
 class ModelBlockModel(Strict):
     """`model:` in flowwalk.yaml: the optional OpenAI-compatible model used only to heal (docs/healing.md)."""
 
@@ -1618,7 +1631,8 @@ class ConfigModel(EnvironmentKeys):
 
     model_config = ConfigDict(title="flowwalk.yaml")
     LABEL: ClassVar[str] = "flowwalk.yaml"
-    base_url: Optional[Annotated[Url, AfterValidator(_absolute_url)]] = None
+    base_url: Optional[Annotated[str, Field(min_length=1, max_length=URL_MAX, json_schema_extra={"pattern": URL_PATTERN}),
+                                 AfterValidator(_site_url)]] = None
     paths: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=4096)]],
                               Field(min_length=1, max_length=100)]] = None
     out_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
@@ -1653,7 +1667,7 @@ class ConfigModel(EnvironmentKeys):
     #: the quarantine file (docs/quarantine.md) [flowwalk-quarantine.yaml when present]
     quarantine_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     #: the readiness wait before walking (docs/preview.md): a URL, absolute or relative to base_url
-    wait_for: Optional[Annotated[str, Field(min_length=1, max_length=URL_MAX)]] = None
+    wait_for: Optional[Annotated[str, Field(min_length=1, max_length=URL_MAX), AfterValidator(_wait_url)]] = None
     #: the status it expects: 200, 2xx, 200-399, several separated by commas [2xx]
     wait_status: Optional[Annotated[str, Field(min_length=1, max_length=100)]] = None
     #: a text its page must hold
@@ -1661,7 +1675,7 @@ class ConfigModel(EnvironmentKeys):
     wait_timeout_s: Optional[Annotated[float, Field(gt=_RANGE["wait_timeout_s"][0], le=_RANGE["wait_timeout_s"][1])]] = None
     wait_interval_s: Optional[Annotated[float, Field(gt=_RANGE["wait_interval_s"][0],
                                                      le=_RANGE["wait_interval_s"][1])]] = None
-    #: extra HTTP headers for the base URL's host: header name -> the secret (environment variable)
+    #: extra HTTP headers for the base URL's origin: header name -> the secret (environment variable)
     #: holding its value; never the value itself
     http_headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=100,
                                                                 pattern=HEADER_NAME_PATTERN)],

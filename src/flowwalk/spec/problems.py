@@ -124,12 +124,15 @@ def _field_by_key(model: type[BaseModel], key: str) -> tuple[str, FieldInfo] | N
 
 
 def valid_keys(model: type[BaseModel]) -> list[str]:
-    """The keys a user may write in a mapping of this model, tags first excluded, the environment's
-    (an inherited block) after the model's own, shared ones last."""
+    """The keys a user may write in a mapping of this model, the environment's (an inherited block)
+    after the model's own, shared ones last. A tag (`type`, `kind`) the model requires is left out:
+    it chose this model, so it is written already; one with a default (a parameter's `type`) is a
+    key like any other."""
     from flowwalk.spec.models import ENVIRONMENT_KEYS
 
     keys = [info.alias or name for name, info in model.model_fields.items()]
-    own = [k for k in keys if k not in _COMMON_KEYS and k not in _TAG_FIELDS and k not in ENVIRONMENT_KEYS]
+    tags = {name for name, info in model.model_fields.items() if name in _TAG_FIELDS and info.is_required()}
+    own = [k for k in keys if k not in _COMMON_KEYS and k not in tags and k not in ENVIRONMENT_KEYS]
     return own + [k for k in ENVIRONMENT_KEYS if k in keys] + [k for k in _COMMON_KEYS if k in keys]
 
 

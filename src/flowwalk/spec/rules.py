@@ -147,4 +147,5 @@ def _rule(rule: sm.RuleModel, path: PathKey, defaults: sm.DefaultsModel, builder
         child_scope=rule.child_scope, interrupts=interrupts, interrupt_selectors=selectors,
         screenshot_on_enter=screenshot.on_enter, screenshot_on_fail=screenshot.on_fail,
         guards_enabled=True, verify=builder.verifiers(rule.verify, path + ("verify",)),
-        saves_session=rule.saves_session, tags=m.merge_tags(rule.tags))
+        saves_session=rule.saves_session, tags=m.merge_tags(rule.tags),
+        saves_loc=builder.source.key_loc(path + ("saves_session",)) if rule.saves_session else None)

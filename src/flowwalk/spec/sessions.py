@@ -72,8 +72,9 @@ def session_problems(suites: Sequence[Suite], unloaded: Sequence[Source] = ()) -
         for name, rule in scenario.saves:
             first_scenario, first_rule = saved.get(session_key(scenario, name), (scenario, rule))
             if first_rule is not rule:
-                problems.append(Problem(rule.loc, f"session {_q(name)} is saved twice (first by "
-                                                  f"{_q(first_scenario.test_id(first_rule))} at {first_rule.loc})",
+                problems.append(Problem(rule.saves_loc or rule.loc, f"session {_q(name)} is saved twice (first by "
+                                                  f"{_q(first_scenario.test_id(first_rule))} at "
+                                                  f"{first_rule.saves_loc or first_rule.loc})",
                                         "give each setup its own session name"))
         if scenario.session is None:
             continue
