@@ -26,8 +26,7 @@ from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
 from flowwalk.heal.score import MARGIN
 from flowwalk.serve import StaticServer
-from flowwalk.heal.find import HealOutcome, Lookup, judge
-from flowwalk.walk.healing import Asking, find, read_candidates
+from flowwalk.heal.find import Asking, HealOutcome, Lookup, find, judge, read_candidates
 
 pytestmark = pytest.mark.browser
 

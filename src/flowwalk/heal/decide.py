@@ -6,11 +6,12 @@ merged by `combine`. `decide` applies the acceptance rule: the best element must
 eligible (it can take the step's action, is not a destructive control the target does not name,
 does not leave the site, sits in the main frame), reach THRESHOLD and lead the next visible
 element that can take the action by MARGIN; an element that cannot take it is left out of the
-contest, so it neither wins nor counts against one that can. `heal_question` is what a model (or an agent over MCP, when no model is
-configured) is asked when that rule finds no winner: the best MODEL_ITEMS eligible elements,
-each with an id and one line; `read_choice` accepts only one of those ids or "none". With no
-model configured, the question is recorded in the step's `detail.heal_question` (`as_dict`) and
-`choose_recorded` holds an agent's answer (over MCP) to the same rule.
+contest, so it neither wins nor counts against one that can. `heal_question` is what a model (or
+an agent over MCP, when no model is configured) is asked when that rule finds no winner: the best
+MODEL_ITEMS eligible elements, each with an id and one line; `read_choice` accepts only one of
+those ids or "none". With no model configured, the question is recorded in the step's
+`detail.heal_question` (`as_dict`) and `choose_recorded` holds an agent's answer (over MCP) to the
+same rule.
 `explain_miss` names the three best candidates, their scores and what each lacked.
 
 `written_selector` picks the selector a heal acts on and `flowwalk heal --apply` writes into the
