@@ -78,6 +78,9 @@ class RecordedReader:
         self.calls.append(("url",))
         return str(_answer({"u": self.url_now}, "u", "about:blank"))
 
+    def last_url(self) -> str:
+        return str(self.url_now) if isinstance(self.url_now, str) else ""
+
     def url_state(self) -> UrlState:
         self.calls.append(("url_state",))
         return UrlState(str(_answer({"u": self.url_now}, "u", "about:blank")), self.url_quiet)

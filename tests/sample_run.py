@@ -393,7 +393,7 @@ def _scenario_events(sc: Scenario, attempt: int, outcomes: Mapping[str, Outcome]
                 shots.append(shot)
                 screenshots.append(shot)
                 new = out.heal_to[1]
-                detail["healed"] = {"from": step.selector, "to": new}
+                detail["selector"] = new
                 heal = Heal(old_selector=step.selector, new_selector=new, method="deterministic", score=0.92,
                             target=step.target or "", step_index=i, path=path, line=step.loc.line, screenshot=shot,
                             candidates=({"selector": new, "score": 0.92}, {"selector": "#newsletter", "score": 0.41}))

@@ -268,11 +268,12 @@ class Failure:
 
 @dataclass(frozen=True)
 class Heal:
-    """A pinned selector of a step that failed and was replaced, for this run only."""
+    """A selector of a step that matched nothing and was replaced, for this run only: the one record
+    of a heal (heal/mend.py `Healed.record`), the `heal` of the step's `healed` finding."""
 
     old_selector: str
     new_selector: str
-    method: str                    # "deterministic" | "model"
+    method: str                    # "deterministic" | "model" | "renamed" | "run"
     score: float                   # 0..1, the chosen candidate's score
     target: str                    # the step's target description
     step_index: int                # 1-based within the rule
@@ -286,6 +287,8 @@ class Heal:
     kind: str = "act"              # the step's kind
     #: the ids and classes a refactor renamed, as this heal showed them (`#todo-list` -> `#todos`)
     renames: dict[str, str] = field(default_factory=dict)
+    #: taken from the run's heals before the stale selector was read at all (method "run")
+    first: bool = False
 
 
 @dataclass(frozen=True)

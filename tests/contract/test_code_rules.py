@@ -55,9 +55,10 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                   frozenset({"reportfolder"})),
     "report": ("emit writer, record reader, junit, verdict, summary, console, html, merge",
                frozenset({"errors", "events", "exitcodes", "model", "reportfolder"})),
-    "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), fingerprints, "
-             "the heal finding, the diff writer",
-             frozenset({"agent", "errors", "events", "model", "report", "reportfolder", "snapshots", "spec"})),
+    "heal": ("one meaning of a target (read, ranked, decided, with or without a fingerprint), finding and mending "
+             "over a page `Reader`, fingerprints, the heal record, the diff writer",
+             frozenset({"agent", "browser.records", "errors", "events", "model", "report", "reportfolder",
+                        "snapshots", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",
                         "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
@@ -81,6 +82,9 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "__init__": ("the package root: `__version__`", frozenset()),
     "__main__": ("`python -m flowwalk`", frozenset({"entry"})),
 }
+#: modules a unit's row may name on their own ("browser.records"), without the rest of their package:
+#: they import the standard library only (`test_a_module_named_alone_imports_the_standard_library_only`)
+ALONE = ("flowwalk.browser.records",)
 #: third-party modules only some places may import
 ONLY_IN = {
     "playwright": {"browser"},
@@ -137,6 +141,8 @@ def unit_graph() -> dict[str, dict[str, set[str]]]:
         row = graph.setdefault(mine, {})
         for name in imports_of(path):
             other = unit_of(name)
+            if name in ALONE and name.removeprefix("flowwalk.") in UNITS.get(mine, ("", frozenset()))[1]:
+                other = name.removeprefix("flowwalk.")
             if other is not None and other != mine:
                 row.setdefault(other, set()).add(path.relative_to(PACKAGE).as_posix())
     return graph
@@ -163,6 +169,14 @@ def test_third_party_modules_are_imported_only_where_allowed() -> None:
             if top in ONLY_IN and owner(path) not in ONLY_IN[top] and rel not in ONLY_IN[top]:
                 broken.append(f"{rel} imports {name} (only {', '.join(sorted(ONLY_IN[top]))} may)")
     assert broken == []
+
+
+def test_a_module_named_alone_imports_the_standard_library_only() -> None:
+    """browser/records.py, which heal/ reads without the browser layer: no Playwright, no flowwalk."""
+    for name in ALONE:
+        path = PACKAGE.joinpath(*name.split(".")[1:]).with_suffix(".py")
+        foreign = sorted(n for n in imports_of(path) if n.split(".")[0] not in sys.stdlib_module_names)
+        assert foreign == [], f"{path.relative_to(PACKAGE)} imports {foreign}"
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:

@@ -57,9 +57,12 @@ def _test(verdict: dict[str, Any], file: str) -> dict[str, Any]:
     return dict(next(t for t in verdict["tests"] if t["source"] == f"{FLOWS}/{file}"))
 
 
+def _records(out: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines()]
+
+
 def _steps(out: Path, file: str) -> list[dict[str, Any]]:
-    records = [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines()]
-    return [r for r in records if r["event"] == "step_finished" and r["path"] == f"{FLOWS}/{file}"]
+    return [r for r in _records(out) if r["event"] == "step_finished" and r["path"] == f"{FLOWS}/{file}"]
 
 
 def test_popups_and_frames_are_walked_and_outside_hosts_refused(tmp_path: Path) -> None:
@@ -79,7 +82,10 @@ def test_popups_and_frames_are_walked_and_outside_hosts_refused(tmp_path: Path) 
     assert [f["title"] for f in frames[0]["frames"]] == ["frame '#faq'"]
     healed = frames[3]
     assert healed["status"] == "passed" and healed["frames"][0]["selector"] == "#pay", healed
-    assert healed["detail"]["healed"]["to"] == "#pay-now", healed
+    assert healed["detail"]["selector"] == "#pay-now", healed
+    [heal] = [f["heal"] for r in _records(out) if r["event"] == "rule_finished" for f in r["findings"]
+              if f["kind"] == "healed" and f["heal"]["path"] == f"{FLOWS}/frames.flow.yaml"]
+    assert (heal["step_index"], heal["new_selector"]) == (healed["index"], "#pay-now"), heal
     ads = _test(verdict, "ads-frame.flow.yaml")["failure"]
     assert ads["runtime_code"] == "NAVIGATION_BLOCKED", ads
     assert ads["message"].startswith("the frame '#ads' shows 'http://localhost:"), ads

@@ -21,8 +21,7 @@ from flowwalk.browser.page import Page
 from flowwalk import events as ev
 from flowwalk.browser import PageSession
 from flowwalk.serve import StaticServer
-from flowwalk.heal.find import Lookup
-from flowwalk.walk.healing import find
+from flowwalk.heal.find import Lookup, find
 
 from test_walker import act, click, fill, flow, make_settings, rules_of, steps_of, walk  # the walker's builders
 

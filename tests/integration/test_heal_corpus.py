@@ -18,8 +18,7 @@ from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
-from flowwalk.heal.find import HealOutcome, Lookup
-from flowwalk.walk.healing import find
+from flowwalk.heal.find import HealOutcome, Lookup, find
 
 #: (pinned selector, target, what it is: a JS expression over `el` that must be true)
 STEPS: dict[str, tuple[str, str, str]] = {

@@ -24,9 +24,9 @@ from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import parse_target
+from flowwalk.heal.score import MARGIN
 from flowwalk.serve import StaticServer
-from flowwalk.heal.find import HealOutcome, Lookup, judge
-from flowwalk.walk.healing import Asking, find, read_candidates
+from flowwalk.heal.find import Asking, HealOutcome, Lookup, find, judge, read_candidates
 
 pytestmark = pytest.mark.browser
 
@@ -361,3 +361,18 @@ def test_same_origin_frames_are_read_and_their_elements_named_never_healed_to(se
     assert card.barred is not None and "acts do not cross into frames" in card.barred
     outcome = find(session.page, Lookup(target="the card number field", action="fill", pinned="#card-number"))
     assert outcome.selector is None and "frame" in outcome.reason
+
+
+def test_a_candidate_that_cannot_take_the_action_is_no_rival_to_one_that_can(session: PageSession,
+                                                                             site: StaticServer) -> None:
+    # Radicale's login: the field's placeholder says "Username", the validator's span beside it
+    # says "Username is empty" and scores close to it, but a span cannot be filled
+    session.goto(f"{site.url}/heal/login-error.html", timeout_ms=10_000)
+    lookup = Lookup(target="Username", action="fill", pinned="#loginscene input[data-name=user]")
+    ranked = [r for r in ranked_for(session, lookup) if r.element.visible]
+    field, span = ranked[0], next(r for r in ranked if r.element.tag == "span")
+    assert field.element.tag == "input" and field.score - span.score < MARGIN, ranked[:3]
+    assert span.barred == "cannot take 'fill'"
+    outcome = find(session.page, lookup)
+    assert outcome.selector is not None, outcome.reason
+    assert session.playwright_page.locator(outcome.selector).get_attribute("data-name") == "login"

@@ -16,8 +16,7 @@ from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
 from flowwalk.heal.fingerprint import bound
 from flowwalk.serve import StaticServer
-from flowwalk.heal.find import Lookup
-from flowwalk.walk.healing import Asking, find
+from flowwalk.heal.find import Asking, Lookup, find
 
 
 @pytest.fixture()

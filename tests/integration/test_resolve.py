@@ -1,7 +1,7 @@
 """Finding a target with no pinned selector: one parser, then one ranking over one page read.
 
-Resolving a target with no selector is healing without a fingerprint (walk/healing.py `find`,
-heal/find.py): these are the targets walk/resolve.py's own strategies were tested on
+Resolving a target with no selector is healing without a fingerprint (heal/find.py `find`): these
+are the targets walk/resolve.py's own strategies were tested on
 (tests/site/pages/browser/resolve.html), now read by heal/meaning.py and ranked by heal/decide.py.
 """
 
@@ -11,10 +11,9 @@ import pytest
 
 from flowwalk.browser import PageSession
 from flowwalk.browser.locate import locate
-from flowwalk.heal.find import HealOutcome, Lookup
+from flowwalk.heal.find import HealOutcome, Lookup, find
 from flowwalk.heal.meaning import parse_target
 from flowwalk.serve import StaticServer
-from flowwalk.walk.healing import find
 
 
 @pytest.mark.parametrize(("text", "name", "roles"), [

@@ -96,30 +96,30 @@ def test_after_the_refactor_every_spec_passes_with_reviewable_heals(runs: dict[s
     assert verdict["counts"]["passed"] == verdict["counts"]["total"] == 28, [
         (t["source"], t["failure"]["message"][:300]) for t in verdict["tests"] if t["status"] != "passed"]
     assert code == 0
-    steps = _steps(records)
-    healed = [s for s in steps if s["detail"].get("heals")]
-    kinds = {s["kind"] for s in healed}
+    heals = _heals(records)
+    kinds = {h["kind"] for h in heals}
     assert {"act", "wait", "expect", "emit"} <= kinds, kinds
-    keys = {h["key"] for s in healed for h in s["detail"]["heals"]}
+    keys = {h["selector_key"] for h in heals}
     assert {"selector", "for", "await", "fields.left"} <= keys, keys
-    renames = {k: v for s in healed for h in s["detail"]["heals"] for k, v in h["renames"].items()}
+    renames = {k: v for h in heals for k, v in h["renames"].items()}
     assert renames == {**{f"#{a}": f"#{b}" for a, b in IDS.items()}, ".toggle": ".done-box"}
     # a heal is kept once per run: later steps take it from the run's heals with one read
-    methods = [h["method"] for s in healed for h in s["detail"]["heals"]]
+    methods = [h["method"] for h in heals]
     assert methods.count("renamed") <= 12 and methods.count("run") > 150, methods
     # ... and a selector the run already mended on that page is not read first: the mended one is
-    firsts = [h["first"] for s in healed for h in s["detail"]["heals"] if h["method"] == "run"]
+    firsts = [h["first"] for h in heals if h["method"] == "run"]
     assert firsts.count(True) > 150, (firsts.count(True), len(firsts))
-    assert not [h for s in healed for h in s["detail"]["heals"] if h["method"] != "run" and h["first"]]
+    assert not [h for h in heals if h["method"] != "run" and h["first"]]
 
 
 def test_absence_checks_are_never_healed(runs: dict[str, Any]) -> None:
     _, _, records = runs["after"]
+    healed = {(h["path"], h["line"]) for h in _heals(records)}
     absent = [s for s in _steps(records) if s["kind"] == "expect" and s["text"].split()[1] in ABSENCE_KINDS]
     assert absent, "the suites have absence checks"
-    assert not [s for s in absent if s["detail"].get("heals")]
+    assert not [s for s in absent if (s["path"], s["line"]) in healed]
     zero = [s for s in _steps(records) if s["text"].startswith("expect count") and s["text"].endswith(" 0")]
-    assert zero and not [s for s in zero if s["detail"].get("heals")]
+    assert zero and not [s for s in zero if (s["path"], s["line"]) in healed]
 
 
 def test_heal_apply_keeps_the_renames_and_the_next_run_heals_nothing(runs: dict[str, Any]) -> None:
@@ -141,7 +141,7 @@ def test_heal_apply_keeps_the_renames_and_the_next_run_heals_nothing(runs: dict[
     assert not left, left
     code, verdict, records = _run(project, runs["moved"], base / "again")
     assert code == 0 and verdict["counts"]["passed"] == 28, verdict["counts"]
-    assert not [s for s in _steps(records) if s["detail"].get("heals")]
+    assert not _heals(records)
     # the renamed absence checks still deny: with what they deny planted, each fails at its check
     denied = refactored(PACKAGE, base / "denied", deny=True)
     _, verdict, records = _run(project, denied, base / "denied-run", paths=tuple(sorted(ABSENCE)), workers=3)

@@ -4,6 +4,7 @@ question and the one validator of a pick."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -182,6 +183,32 @@ def test_a_destructive_control_is_used_only_when_the_target_names_that_action() 
     assert eligible(parse_target("the item field"), "fill", ROWS[0]) == "cannot take 'fill'"
     offsite = el("9", name="Continue", href="https://evil.example/", offsite=True)
     assert eligible(parse_target("Continue link"), "click", offsite) == "leaves the site"
+
+
+# Radicale's login: a field named by its placeholder and the validator's span beside it
+USERNAME = el("u", tag="input", role="textbox", type="text", placeholder="Username", around=["Sign in"], order=1)
+PASSWORD = el("w", tag="input", role="textbox", type="password", placeholder="Password", around=["Sign in"], order=2)
+EMPTY = el("e", tag="span", role="", text="Username is empty", classes=["error"], around=["Sign in"], order=4)
+
+
+def test_a_candidate_that_cannot_take_the_action_does_not_count_against_one_that_can() -> None:
+    ranked = rank(parse_target("Username"), [USERNAME, PASSWORD, EMPTY], None, "fill")
+    field, span = ranked[0], ranked[1]
+    assert field.element is USERNAME and span.element is EMPTY and field.score - span.score < MARGIN
+    assert decide(ranked).winner is field
+    assert not span.takes and span.barred == "cannot take 'fill'"
+    # scored from a fingerprint, or above the field: the span still cannot take the fill
+    above = [replace(span, score=0.95, d=None, f=0.95), replace(field, score=0.9, d=None, f=0.9), ranked[2]]
+    assert decide(above).winner is above[1]
+    # a rival that can take the fill still counts; so does one barred for another reason
+    assert decide([field, replace(ranked[2], score=0.85)]).winner is None
+    offsite = el("o", name="Docs", text="Docs", href="https://docs.example/", offsite=True, order=9)
+    close = rank(parse_target("the Docs link"), [DOCS, offsite], None, "click")
+    assert close[0].element is DOCS and close[1].barred == "leaves the site" and close[1].takes
+    assert decide(close).winner is None
+    # nothing that can take it: the best is named with why it may not be used
+    alone = decide(rank(parse_target("Username"), [EMPTY], None, "fill"))
+    assert alone.winner is None and alone.reason.endswith("may not be used: cannot take 'fill'"), alone.reason
 
 
 def test_the_model_question_lists_at_most_15_usable_elements_by_id() -> None:

@@ -1,6 +1,6 @@
 """Finding an element anew, judged from recorded page reads, without a browser.
 
-The seam (walk/healing.py `find`) scores what `Reader.candidates` reports against a target and a
+`find` (heal/find.py) scores what `Reader.candidates` reports against a target and a
 fingerprint, with or without a pinned selector, and keeps a selector only when `Reader.owns`
 confirms it finds that element alone (tests/recorded_page.py).
 """
@@ -12,8 +12,7 @@ from typing import Any
 import pytest
 
 from flowwalk.browser.errors import PageGone, PageUnreadable
-from flowwalk.heal.find import Lookup
-from flowwalk.walk.healing import find
+from flowwalk.heal.find import Lookup, find
 
 from recorded_page import RecordedReader
 

@@ -32,6 +32,10 @@ from typing import Callable, Iterator
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+# what a read or an action raises, declared with the page API's records (free of Playwright, so
+# heal/ can judge a page through `Reader` and catch them)
+from flowwalk.browser.records import InvalidSelector, PageError, PageGone, PageUnreadable, TimedOut
+
 __all__ = ["BrowserCrashed", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError", "PageGone", "PageUnreadable",
            "TimedOut", "first_line", "translating"]
 
@@ -61,45 +65,6 @@ class NotAFrame(Exception):
         self.selector = selector
         self.tag = tag
         super().__init__(f"'{selector}' matches a <{tag}>, not an iframe")
-
-
-class InvalidSelector(ValueError):
-    """Playwright could not parse a selector; retrying cannot help."""
-
-    def __init__(self, selector: str, detail: str):
-        self.selector = selector
-        self.detail = detail
-        super().__init__(f"invalid selector '{selector}': {detail}")
-
-
-class PageError(Exception):
-    """The page could not do or answer a call (see the module docstring for the kinds)."""
-
-    #: the name of Playwright's error class, for messages (`walk.boundary.short`)
-    origin = "Error"
-
-    def __init__(self, detail: str, *, navigating: bool = False, origin: str | None = None):
-        #: Playwright's first message line
-        self.detail = detail
-        #: the page was navigating (its execution context was destroyed, a frame detached)
-        self.navigating = navigating
-        if origin is not None:
-            self.origin = origin
-        super().__init__(detail)
-
-
-class PageGone(PageError):
-    """The page, its context or the browser closed under the call."""
-
-
-class PageUnreadable(PageError):
-    """The page could not do or answer it this time: navigating, a destroyed context, a script error."""
-
-
-class TimedOut(PageError):
-    """The call ran out of time."""
-
-    origin = "TimeoutError"
 
 
 # Messages Playwright uses when the page, its context or the whole browser went away.

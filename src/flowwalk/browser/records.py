@@ -1,10 +1,13 @@
-"""What the page API returns: frozen records, and the `Reader` protocol the judges read a page through.
+"""What the page API returns and raises: frozen records, the errors a call raises, and the `Reader`
+protocol the judges read a page through.
 
 Every method of `browser.page.Page` answers one of these (or a plain value: a URL, a text, a count),
-never a Playwright object. The judges (walk/checks.py, walk/healing.py, heal/find.py) read through
+never a Playwright object, and raises one of the errors below (browser/errors.py `translating`
+makes them from Playwright's). The judges (walk/checks.py, heal/find.py, heal/mend.py) read through
 `Reader`, so they run on recorded reads without Chromium (tests/recorded_page.py, as httpx's tests
 use a mock transport). A new read or action is one method on `Page` and, when it returns more than a
-plain value, one record here.
+plain value, one record here. This module imports the standard library only (held by
+tests/contract/test_code_rules.py), so that heal/ may read it without the browser layer.
 """
 
 from __future__ import annotations
@@ -13,7 +16,47 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Protocol, Sequence
 
 __all__ = ["AriaRead", "CandidatesRead", "Element", "ElementQuery", "ElementRead", "FrameName", "ITEMS_MAX", "ITEM_CLIP",
-           "ItemsRead", "Match", "Quiet", "Reader", "Seq", "UrlState"]
+           "InvalidSelector", "ItemsRead", "Match", "PageError", "PageGone", "PageUnreadable", "Quiet", "Reader", "Seq",
+           "TimedOut", "UrlState"]
+
+
+class InvalidSelector(ValueError):
+    """Playwright could not parse a selector; retrying cannot help."""
+
+    def __init__(self, selector: str, detail: str):
+        self.selector = selector
+        self.detail = detail
+        super().__init__(f"invalid selector '{selector}': {detail}")
+
+
+class PageError(Exception):
+    """The page could not do or answer a call (browser/errors.py names the kinds)."""
+
+    #: the name of Playwright's error class, for messages (`walk.boundary.short`)
+    origin = "Error"
+
+    def __init__(self, detail: str, *, navigating: bool = False, origin: str | None = None):
+        #: Playwright's first message line
+        self.detail = detail
+        #: the page was navigating (its execution context was destroyed, a frame detached)
+        self.navigating = navigating
+        if origin is not None:
+            self.origin = origin
+        super().__init__(detail)
+
+
+class PageGone(PageError):
+    """The page, its context or the browser closed under the call."""
+
+
+class PageUnreadable(PageError):
+    """The page could not do or answer it this time: navigating, a destroyed context, a script error."""
+
+
+class TimedOut(PageError):
+    """The call ran out of time."""
+
+    origin = "TimeoutError"
 
 
 @dataclass(frozen=True)
@@ -233,7 +276,9 @@ class Reader(Protocol):
     def child_frames(self, limit: int) -> list["Reader"]: ...
     def detached(self) -> bool: ...
     def frame_name(self) -> FrameName | None: ...
-    def match(self, selector: str, scope: str | None = None) -> Match: ...
+    def last_url(self) -> str: ...
+    def match(self, selector: str, scope: str | None = None, *, fingerprint: bool = False,
+              gate: Sequence[str] = (), shown: bool = False) -> Match: ...
     def candidates(self, words: Sequence[str], *, tag: str = "", fingerprints: bool = False, limit: int = 50,
                    scanned: int = 3000, scope: str | None = None,
                    position: int | None = None) -> CandidatesRead | None: ...

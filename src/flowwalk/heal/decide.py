@@ -5,11 +5,13 @@ gets `d` (heal/meaning.py, from the target) and `f` (heal/score.py, from the las
 merged by `combine`. `decide` applies the acceptance rule: the best element must be visible,
 eligible (it can take the step's action, is not a destructive control the target does not name,
 does not leave the site, sits in the main frame), reach THRESHOLD and lead the next visible
-element by MARGIN. `heal_question` is what a model (or an agent over MCP, when no model is
-configured) is asked when that rule finds no winner: the best MODEL_ITEMS eligible elements,
-each with an id and one line; `read_choice` accepts only one of those ids or "none". With no
-model configured, the question is recorded in the step's `detail.heal_question` (`as_dict`) and
-`choose_recorded` holds an agent's answer (over MCP) to the same rule.
+element that can take the action by MARGIN; an element that cannot take it is left out of the
+contest, so it neither wins nor counts against one that can. `heal_question` is what a model (or
+an agent over MCP, when no model is configured) is asked when that rule finds no winner: the best
+MODEL_ITEMS eligible elements, each with an id and one line; `read_choice` accepts only one of
+those ids or "none". With no model configured, the question is recorded in the step's
+`detail.heal_question` (`as_dict`) and `choose_recorded` holds an agent's answer (over MCP) to the
+same rule.
 `explain_miss` names the three best candidates, their scores and what each lacked.
 
 `written_selector` picks the selector a heal acts on and `flowwalk heal --apply` writes into the
@@ -30,7 +32,7 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 from flowwalk.agent.prompt import CANDIDATE_FORMAT, CANDIDATE_TASK, read_pick
-from flowwalk.heal.meaning import PageElement, Want, eligible, like_positions, meaning_score, stem
+from flowwalk.heal.meaning import PageElement, Want, can_take, eligible, like_positions, meaning_score, stem
 from flowwalk.heal.score import MARGIN, THRESHOLD, combine, similarity
 from flowwalk.model import words_of
 
@@ -53,6 +55,8 @@ class Ranked:
     lacked: tuple[str, ...]
     #: the selector a heal onto it acts on and writes (`written_selector`)
     selector: str | None = None
+    #: it can take the step's action (heal/meaning.py `can_take`); one that cannot is no rival
+    takes: bool = True
 
     def record(self) -> dict[str, Any]:
         """As kept in the step's evidence and the failure's `candidates` (explain_failure shows it)."""
@@ -84,7 +88,8 @@ def rank(want: Want | None, elements: Sequence[PageElement], fingerprint: Mappin
         barred = eligible(want, action, el, fingerprint)
         if barred is None and el.frame:
             barred = f"inside the frame {el.frame_url or el.frame}: acts do not cross into frames"
-        out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked), written_selector(want, el)))
+        out.append(Ranked(el, combine(d, f), d, f, barred, tuple(lacked), written_selector(want, el),
+                          can_take(action, el)))
     out.sort(key=lambda r: (-r.score, r.element.frame, r.element.order))
     return out
 
@@ -151,14 +156,17 @@ def decide(ranked: Sequence[Ranked]) -> Decision:
     if not visible:
         return Decision(None, f"no visible candidates ({len(ranked)} hidden)")
     usable = [r for r in visible if r.barred is None]
-    best = visible[0]
+    # an element that cannot take the action (a span beside the field it names) is never what the
+    # step meant: it neither wins nor stands in the way of one that can
+    contest = [r for r in visible if r.takes] or visible
+    best = contest[0]
     if best.score < THRESHOLD:
         return Decision(None, f"no candidate reaches the threshold {THRESHOLD:.2f} (best {best.score:.2f})",
                         ask=bool(usable))
     if best.barred is not None:
         why = (f"the best candidate, {best.element.describe()} ({best.score:.2f}), may not be used: {best.barred}")
         return Decision(None, why, ask=bool(usable))
-    second = visible[1] if len(visible) > 1 else None
+    second = contest[1] if len(contest) > 1 else None
     lead = best.score - (second.score if second else 0.0)
     if lead < MARGIN:
         assert second is not None

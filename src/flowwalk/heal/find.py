@@ -3,31 +3,36 @@
 A step names its element with a pinned `selector`, a `target` as a person writes it ("the Save
 button"), or both. When the selector matches nothing, or there is none, finding the element is
 one job: resolving a target with no selector is healing without a fingerprint. The same page read
-(`Page.candidates` in browser/page.py), the same ranking (heal/meaning.py `d`,
-heal/score.py `f`, heal/decide.py `rank`) and the same acceptance rule (`decide`) serve both.
+(`Reader.candidates`, browser/page.py), the same ranking (heal/meaning.py `d`, heal/score.py `f`,
+heal/decide.py `rank`) and the same acceptance rule (`decide`) serve both.
 
-Pure over the page read's records; the page calls are the walker's seam (walk/healing.py):
+Over a page `Reader` (browser/records.py); when to try, and for how long, is the walker's
+(walk/healing.py):
 
 1. `Lookup` says what is sought (the target, the last fingerprint, the act's action or None for
    a read, the scope, the pinned selector) and what to ask the page read for (`words`, `tag`,
    `position`);
-2. `elements_of` turns one frame's records into `PageElement`s;
-3. `judge` ranks them and applies the rule: a `Judgement`. Its `winner` is used once the seam has
-   confirmed that the winner's selector still finds it alone (`Page.owns`): `healed`;
+2. `read_candidates` reads the main frame (within the scope) and, without a scope, up to
+   MAX_FRAMES same-origin child frames, one read each; `elements_of` turns one frame's records
+   into `PageElement`s;
+3. `judge` ranks them and applies the rule: a `Judgement`. Its `winner` is used once `find` has
+   confirmed that the winner's selector still finds it alone (`Reader.owns`): `healed`;
    else `unconfirmed`;
-4. with no winner, `consult` asks a configured model to pick one of the listed candidates by id
-   (agent/; the model never sees more than `heal_question` lists), and `answered` judges its
-   pick; `unanswered` is the outcome when no model is asked.
+4. with no winner, `consult` asks a configured model (`Asking`) to pick one of the listed
+   candidates by id (agent/; the model never sees more than `heal_question` lists), and
+   `answered` judges its pick; `unanswered` is the outcome when no model is asked.
 
-`HealOutcome` is what the seam acts on: a selector, or None and why, the candidates kept as
-evidence, and what the failure names.
+`find` is one try of all four and never acts. Its `HealOutcome` is a selector, or None and why,
+the candidates kept as evidence, and what the failure names (`miss_of`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Callable, Hashable, Iterable, Mapping
+from urllib.parse import urlsplit
 
+from flowwalk.browser.records import InvalidSelector, PageError, PageGone, Reader
 from flowwalk.heal.decide import Decision, HealQuestion, Ranked, decide, explain_miss, heal_question, rank, read_choice
 from flowwalk.heal.fingerprint import bound
 from flowwalk.heal.meaning import PageElement, Want, cheap_words, parse_target
@@ -36,10 +41,16 @@ from flowwalk.heal.score import THRESHOLD
 if TYPE_CHECKING:
     from flowwalk.agent import Agent, ModelCall
 
-__all__ = ["Lookup", "Judgement", "Consulted", "HealOutcome", "elements_of", "judge", "consult", "KEPT"]
+__all__ = ["Asking", "Lookup", "Judgement", "Consulted", "HealOutcome", "Miss", "elements_of", "judge", "consult",
+           "find", "miss_of", "read_candidates", "KEPT"]
 
 #: candidates kept as evidence in the step's record and the failure
 KEPT = 5
+#: the page's text a model is shown beside the candidates
+CONTEXT_CHARS = 8 * 1024
+#: full records per frame (the best by the cheap first score), elements looked at per frame,
+#: same-origin child frames read
+LIMIT, SCANNED, MAX_FRAMES = 50, 3000, 4
 
 
 def _same(text: str) -> str:
@@ -113,6 +124,41 @@ class HealOutcome:
     #: with no model configured and no deterministic winner: the question a model would have been
     #: asked (heal/decide.py `HealQuestion.as_dict`), for an agent to answer over MCP
     question: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class Miss:
+    """How a step that found nothing fails: its runtime code, message and expected / observed, and
+    its recovery record's detail."""
+
+    code: str
+    message: str
+    expected: str
+    observed: str
+    recovery: str
+
+
+def miss_of(outcome: HealOutcome, pinned: str | None, target: str | None) -> Miss:
+    """The failure of a step whose `find` found nothing: `pinned` (the selector that matched
+    nothing, None when the step pins none), `target` (its words)."""
+    if pinned:
+        what = f"pinned selector '{pinned}' matched nothing"
+        recovery = f"{what}; {outcome.reason}"
+        message = f"{what} and nothing else is good enough to heal to: {outcome.reason}"
+    else:
+        recovery = f"no pinned selector; '{target}': {outcome.reason}"
+        message = f"could not resolve the target '{target}': {outcome.reason}"
+    if outcome.missed:
+        message += f" (best: {outcome.missed})"
+    expected = f"one element for '{target}'" if target else f"the element '{pinned}' matched before"
+    if outcome.model_error is not None:
+        from flowwalk.agent import runtime_code
+
+        return Miss(runtime_code(outcome.model_error), message, expected, str(outcome.model_error), recovery)
+    observed = (f"{len(outcome.candidates)} candidate(s), none good enough" if outcome.candidates
+                else "no candidate")
+    return Miss("AMBIGUOUS_TARGET" if outcome.ambiguous else "ELEMENT_NOT_FOUND", message, expected, observed,
+                recovery)
 
 
 @dataclass(frozen=True)
@@ -226,3 +272,95 @@ def consult(agent: "Agent", question: HealQuestion, context: str, *, step: Hasha
     except (QuotaExceeded, ModelUnavailable, NoValidAnswer) as exc:
         return Consulted(None, tuple(calls), exc)
     return Consulted(answer.value, tuple(calls))
+
+
+@dataclass(frozen=True)
+class Asking:
+    """The model `find` may ask: the agent, the question's step key, its time, where calls are recorded."""
+
+    agent: "Agent"
+    step: Hashable | None = None
+    timeout_s: float | None = None
+    record: Callable[["ModelCall"], None] | None = None
+
+
+def find(reader: Reader, lookup: Lookup, *, asking: Asking | None = None,
+         redact: Callable[[str], str] = _same) -> HealOutcome:
+    """One try at what `lookup` seeks on the page `reader` reads (see the module docstring).
+    Raises `PageGone` only for a closed page or browser (the caller's boundary judges); never for
+    page content."""
+    judgement = judge(lookup, read_candidates(reader, lookup, redact))
+    if judgement.winner is not None:
+        selector = _confirmed(reader, judgement.winner, lookup.scope)
+        if selector:
+            return judgement.healed(selector)
+        judgement = judgement.unconfirmed()
+    question = judgement.question
+    if asking is None or not judgement.decision.ask or not question.listed:
+        return judgement.unanswered(asked=asking is not None and judgement.decision.ask)
+    context = ""
+    try:
+        context = redact(reader.body_text(CONTEXT_CHARS))
+    except PageGone:
+        raise
+    except PageError:
+        pass   # a page mid-navigation: the model gets the candidates without the page's text
+    consulted = consult(asking.agent, question, context, step=asking.step, timeout_s=asking.timeout_s,
+                        record=asking.record)
+    picked = consulted.picked
+    return judgement.answered(consulted, _confirmed(reader, picked, lookup.scope) if picked is not None else None)
+
+
+def read_candidates(reader: Reader, lookup: Lookup, redact: Callable[[str], str] = _same) -> list[PageElement] | None:
+    """The candidates of the main frame (within the scope) and, without a scope, of each same-origin
+    child frame: one page read per frame. None when the scope matches nothing."""
+    places: list[tuple[int, Reader, str]] = [(0, reader, "")]
+    if not lookup.scope:
+        home = _origin(reader.frame_name())
+        for number, frame in enumerate(_child_frames(reader), start=1):
+            name = frame.frame_name()
+            url = name.url if name else ""
+            if home and (_origin(name) == home or url.startswith(("about:srcdoc", "about:blank"))):
+                places.append((number, frame, url))
+    elements: list[PageElement] = []
+    for number, where, url in places:
+        try:
+            read = where.candidates(lookup.words, tag=lookup.tag, fingerprints=bool(lookup.fingerprint), limit=LIMIT,
+                                    scanned=SCANNED, scope=lookup.scope if number == 0 else None,
+                                    position=lookup.position)
+        except PageGone:
+            if number == 0:
+                raise
+            continue   # a child frame that went away
+        except (PageError, InvalidSelector):
+            continue   # a page mid-navigation: no candidates from here this time
+        if read is None:
+            return None
+        elements += elements_of(number, url, read.items, fingerprinted=bool(lookup.fingerprint), redact=redact)
+    return elements
+
+
+def _origin(name: Any) -> str:
+    parts = urlsplit(str(getattr(name, "url", "") or ""))
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") else ""
+
+
+def _child_frames(reader: Reader) -> list[Reader]:
+    try:
+        return reader.child_frames(MAX_FRAMES)
+    except PageError:
+        return []
+
+
+def _confirmed(reader: Reader, r: Ranked, scope: str | None) -> str | None:
+    """The candidate's selector (heal/decide.py `written_selector`), when it still finds exactly
+    this element of the main frame now."""
+    frame, _, number = r.element.key.partition(":")
+    if frame != "0" or not number.isdigit() or not r.selector:
+        return None
+    try:
+        return r.selector if reader.owns(r.selector, scope, int(number)) else None
+    except PageGone:
+        raise
+    except (PageError, InvalidSelector):   # a page mid-navigation, an invalid selector
+        return None

@@ -23,7 +23,8 @@ element that gained an id is not punished and one that lost its test id is:
 `combine(d, f)` merges the description score `d` (heal/meaning.py `meaning_score`, 0..1) and the
 fingerprint score `f`: the larger, plus AGREEMENT times the smaller when both found the element
 (so the description decides between elements that look alike). A candidate is used only if its combined score is at least THRESHOLD, it is one visible
-element, and it leads the next visible element by at least MARGIN. docs/healing.md has the why.
+element, and it leads the next visible element that can take the step's action by at least MARGIN.
+docs/healing.md has the why.
 """
 
 from __future__ import annotations

@@ -24,12 +24,12 @@ from typing import Callable, Sequence, TypeVar
 from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
 from flowwalk.browser.records import Element, Reader
-from flowwalk.heal.find import Lookup
+from flowwalk.heal.find import Lookup, find
 from flowwalk.model import Act, Expect, Goto, History, Wait
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.spec.variables import SECRET_ACTIONS
-from flowwalk.walk import healing, interact, places
+from flowwalk.walk import fingerprints, healing, interact, places
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
@@ -229,7 +229,7 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
                               target=attempt.bindings.subst(step.target) if step.target else None)
         # the element's fingerprint comes with the match count (one round trip), when it is due
         found = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
-                         fingerprint=healing.fingerprint_due(attempt, step, selector), gate=gate, mend=mend)
+                         fingerprint=fingerprints.fingerprint_due(attempt, step, selector), gate=gate, mend=mend)
         if found is not None and mend is not None and mend.mended is not None:
             assert state.current_index is not None
             mend.record(state.current_index, result)
@@ -240,7 +240,7 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
             if found.count > 1:
                 # like page.click(selector): the first match in document order
                 result.detail["matches"] = found.count
-            healing.remember(attempt, step, selector, found.fingerprint, result)
+            fingerprints.remember(attempt, step, selector, found.fingerprint, result)
             return found.element
     return recover_target(attempt, state, step, selector, result, waited_ms)
 
@@ -257,7 +257,7 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
     no pinned selector has nothing to heal. What was tried goes into `result` (its recovery
     record, and the candidates in its detail).
     """
-    if not step.target and not (selector and healing.has_fingerprint(attempt, step, selector)):
+    if not step.target and not (selector and fingerprints.has_fingerprint(attempt, step, selector)):
         assert selector is not None   # the loaders refuse an act with neither
         tried = ", ".join(tried_alternatives(attempt, selector, state.scope))
         missing = f"no element matches '{selector}' within {int(waited_ms)} ms"
@@ -301,8 +301,8 @@ def _frame_with_target(attempt: Attempt, state: RuleState, step: Act, selector: 
                     return True
             except InvalidSelector:
                 pass  # the main frame parsed it (it would have failed there); nothing to find
-        return bool(target) and healing.find(frame, Lookup(target=target, action=step.action,
-                                                          scope=state.scope)).selector is not None
+        return bool(target) and find(frame, Lookup(target=target, action=step.action,
+                                                  scope=state.scope)).selector is not None
 
     with halting(attempt):
         return look_in_frames(attempt.session, has, budget_ms=budget)

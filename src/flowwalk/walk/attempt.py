@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
+from flowwalk.heal.mend import HealRecord
 from flowwalk.model import Expect, Rule, Scenario, Step, place_of
 from flowwalk.settings import Secrets, Settings
 from flowwalk.spec.variables import Redactor, placeholders, substitute
@@ -31,7 +32,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
 
-__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "HealRecord", "Place", "RuleState"]
+__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "Place", "RuleState"]
 
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
@@ -373,16 +374,6 @@ class Click:
         t = entry.get("t") if isinstance(entry, dict) else None
         return (isinstance(t, (int, float)) and not isinstance(t, bool)
                 and self.started_ms - CLICK_CLOCK_SLACK_MS <= t <= self.ended_ms + CLICK_CLOCK_SLACK_MS)
-
-
-@dataclass(frozen=True)
-class HealRecord:
-    """An act of the rule in flight that was healed (walk/healing.py): a later check that fails blames it."""
-
-    index: int
-    old: str
-    new: str
-    method: str
 
 
 @dataclass(frozen=True)

@@ -30,7 +30,7 @@ from flowwalk.walk.boundary import halt_if_gone, halting, short
 from flowwalk.walk.checks import read_ahead, run_check
 from flowwalk.walk.evidence import failure_context, with_failure_evidence
 from flowwalk.walk.outcomes import StepFailed, StepResult, Unit, only_in_frame
-from flowwalk.walk import healing, snapshots
+from flowwalk.walk import fingerprints, healing, snapshots
 from flowwalk.walk.verifiers import VerifierContext, run_verifiers
 from flowwalk.walk.waits import POLL_S, check_navigation, sleep_ms
 
@@ -89,10 +89,10 @@ def _read_ahead(attempt: Attempt, state: RuleState) -> None:
 
 
 def _fingerprint_due(attempt: Attempt, step: Expect, expected: Expect) -> bool:
-    """Must a pass of this check take its element's fingerprint (`healing.remember_check`)? Not for a
+    """Must a pass of this check take its element's fingerprint (`fingerprints.remember_check`)? Not for a
     claim of absence, which never heals."""
     return bool(expected.selector) and not healing.absence(step.kind, step.op, step.count) and \
-        healing.fingerprint_due(attempt, step, expected.selector or "")
+        fingerprints.fingerprint_due(attempt, step, expected.selector or "")
 
 
 def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, result: StepResult) -> None:
@@ -131,7 +131,7 @@ def expect(attempt: Attempt, state: RuleState, step: Expect, role: ev.Role, resu
         assert state.current_index is not None
         mend.record(state.current_index, result)
     elif check.passed and expected.selector and mend is not None:
-        healing.remember_check(attempt, step, expected.selector, due, check.fingerprint, result)
+        fingerprints.remember_check(attempt, step, expected.selector, due, check.fingerprint, result)
     if check.passed:
         # how its stability was shown: RFC 010's consecutive reads, the page's own record of having
         # been still for the interval(s) before one matching read, or a match in the captured
@@ -210,7 +210,7 @@ def _emit_field(attempt: Attempt, state: RuleState, step: Emit, f: EmitField, re
     mend = healing.mender(attempt, state, step, selector, f.selector, key=f"fields.{f.name}") if reads else None
     known = mend.first() if mend is not None else None
     found = known.found if known is not None else \
-        page.match(selector, scope, fingerprint=reads and healing.fingerprint_due(attempt, step, selector))
+        page.match(selector, scope, fingerprint=reads and fingerprints.fingerprint_due(attempt, step, selector))
     if f.source == "count":
         return found.count
     if known is None and found.count == 0 and mend is not None:
@@ -218,7 +218,7 @@ def _emit_field(attempt: Attempt, state: RuleState, step: Emit, f: EmitField, re
             assert mend.mended is not None
             found = mend.mended.found
     elif known is None and reads:
-        healing.remember(attempt, step, selector, found.fingerprint, result, also=True)
+        fingerprints.remember(attempt, step, selector, found.fingerprint, result, also=True)
     if mend is not None and mend.mended is not None:
         assert state.current_index is not None
         mend.record(state.current_index, result)

@@ -34,7 +34,7 @@ from flowwalk.walk.evidence import failure_context, screenshot, with_failure_evi
 from flowwalk.walk.observations import PAGE_CHECKS, grade_assertions, verify
 from flowwalk.walk.snapshots import scan_new_page
 from flowwalk.walk.outcomes import StepResult, Unit, rule_finished, skipped_text
-from flowwalk.walk.healing import contradicted
+from flowwalk.heal.mend import contradicted
 from flowwalk.walk.recovery import RecoveryLog
 from flowwalk.walk.step import run_step, step_finished, step_kind
 from flowwalk.walk.waits import sleep_ms
@@ -249,7 +249,7 @@ def _rule_verifiers(attempt: Attempt, state: RuleState, index: int) -> ev.Failur
     failed = call(attempt, lambda: verify(attempt, state, None, rule.verify, None, None, result), "INTERNAL")
     if failed is not None:
         result.status = "failed"
-        code, message = contradicted(state, failed.code, failed.message)
+        code, message = contradicted(state.heals, failed.code, failed.message)
         result.failure = Unit("observation_or_assertion", pseudo.loc, pseudo.text, index).failure(
             failed, code=code, message=message,
             context=failure_context(attempt, state.scope, state.budget, state.clicked))

@@ -27,7 +27,7 @@ from flowwalk.walk import actions, interact, observations, places
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call
 from flowwalk.walk.evidence import failure_context, screenshot
-from flowwalk.walk.healing import contradicted
+from flowwalk.heal.mend import contradicted
 from flowwalk.walk.outcomes import StepFailed, StepResult, Unit
 from flowwalk.walk.waits import check_navigation
 
@@ -140,7 +140,7 @@ def _failure(attempt: Attempt, state: RuleState, index: int, step: Step, role: e
     code, message, kind = failed.code, failed.message, failure_step_kind(step, role)
     if role == "body":
         # a check that fails after a heal in this rule: the heal is what was wrong, not the site
-        code, message = contradicted(state, code, message, found=failed.found)
+        code, message = contradicted(state.heals, code, message, found=failed.found)
     remaining = state.budget.run_left_ms()
     # a wait capped by the run deadline can give up a hair before it (timer granularity)
     cut_by_run = remaining is not None and remaining <= 50

@@ -22,7 +22,7 @@ from flowwalk.walk.outcomes import StepFailed
 
 
 class Mended(Protocol):
-    """A selector a mender mended (walk/healing.py `Mended`): the selector, and what it matched."""
+    """A selector a mender mended (heal/mend.py `Mended`): the selector, and what it matched."""
 
     @property
     def selector(self) -> str: ...
