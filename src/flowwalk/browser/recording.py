@@ -145,7 +145,9 @@ class Recorder:
                                  "t": round(self.t(), 3)})
         try:
             if accept:
-                dialog.accept(plan.answer if plan is not None and plan.answer is not None else None)
+                # a prompt accepted without an answer returns its default text, as OK in a browser does
+                answer = plan.answer if plan is not None else None
+                dialog.accept(answer if answer is not None else dialog.default_value)
             else:
                 dialog.dismiss()
         except PlaywrightError:
