@@ -148,6 +148,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
 
     def _on_response(self, response: "Response") -> None:
         self._finish(response.request, response.status, None)
+        self._record_framing(response)
 
     def _on_request_failed(self, request: "Request") -> None:
         self._finish(request, None, request.failure or "failed")
