@@ -21,7 +21,9 @@ from flowwalk.events import FailureClass, FailureStepKind, Severity, Status, Ste
 ACT_ACTIONS = ("click", "fill", "press", "hover", "scroll",  # flow-spec v1
                "select", "check", "uncheck", "dblclick", "focus", "upload",  # v1.x for rules
                # v1.1 (issue 36): key by key, drag and drop, an event dispatched on the element
-               "type", "drag", "dispatch")
+               "type", "drag", "dispatch",
+               # v1.1 (issue 46): the focus moved away, as Playwright's locator.blur and Cypress's blur
+               "blur")
 
 EXPECT_KINDS = (
     # flow-spec v1

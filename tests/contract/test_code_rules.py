@@ -441,8 +441,8 @@ def test_playwright_errors_are_caught_only_in_the_browser_layer() -> None:
 
 #: what browser/errors.py offers the rest of flowwalk: its errors, to catch. Its translation
 #: (`translating`, `translated`) and its reading of Playwright's messages are the browser layer's.
-BROWSER_ERRORS = frozenset({"BrowserCrashed", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError", "PageGone",
-                            "PageUnreadable", "TimedOut"})
+BROWSER_ERRORS = frozenset({"BrowserCrashed", "FrameNotShown", "InvalidSelector", "NavigationBlocked", "NotAFrame",
+                            "PageError", "PageGone", "PageUnreadable", "TimedOut"})
 
 
 def translations(tree: ast.Module) -> list[tuple[int, str]]:

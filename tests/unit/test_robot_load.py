@@ -472,6 +472,7 @@ When I check locator "#tos"
 When I uncheck locator "#news"
 When I hover locator "#menu"
 When I focus locator "#q"
+And I blur locator "#q"
 When I press keys "#q"    Enter    Control+a
 When I upload file "a.txt" to locator "#file"
 When I scroll down
@@ -487,7 +488,7 @@ When I set stepper "#plus" to 3
         ("dblclick", "#row", None),
         ("fill", "#user", "alice"), ("fill", "#note", ""), ("fill", "#a", "1"), ("fill", "#b", "2"),
         ("select", "#lang", "fr"), ("check", "#tos", None), ("uncheck", "#news", None),
-        ("hover", "#menu", None), ("focus", "#q", None),
+        ("hover", "#menu", None), ("focus", "#q", None), ("blur", "#q", None),
         ("press", "#q", "Enter"), ("press", "#q", "Control+a"),
         ("upload", "#file", "a.txt"), ("scroll", "body", "1000"),
         ("click", "#plus", None), ("click", "#plus", None), ("click", "#plus", None),

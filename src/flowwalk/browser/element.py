@@ -1,7 +1,8 @@
 """What the page API does to elements, and the one value it reads off one: `Acts`, a part of `Page`.
 
 - `act`: one act action (click ... scroll) on an element, within a timeout;
-- `type_keys`, `drag`, `dispatch`: typing key by key, drag and drop, an event dispatched on it;
+- `type_keys`, `drag`, `dispatch`, `blur`: typing key by key, drag and drop, an event dispatched on
+  it, the focus moved away from it;
 - `dismiss`: click the visible matches of interrupt selectors, never waiting for one;
 - `wait_for` / `is_visible`: whether an element is there (visible), waited for in the page or now;
 - `value`: one value of the page or of an element (emit fields, extract).
@@ -72,7 +73,7 @@ class Acts:
             else:
                 raise ValueError(f"unknown action '{action}'")
 
-    # --- typing key by key, drag and drop, dispatched events (the act actions type, drag, dispatch)
+    # --- typing key by key, drag and drop, dispatched events, blur (the act actions of walk/interact.py)
 
     def type_keys(self, element: Element, text: str, delay_ms: int, timeout_ms: int) -> None:
         """Focus `element` and type `text` one key at a time (keydown, input, keyup per character),
@@ -97,6 +98,15 @@ class Acts:
                 self._first(element).dispatch_event(event, timeout=t)
             else:
                 self._first(element).evaluate(script("custom_event"), [event, json.loads(detail)], timeout=t)
+
+    def blur(self, element: Element, timeout_ms: int) -> str | None:
+        """Move the focus away from `element` (or the element inside it that has it): blur and
+        focusout fire, and change for a field whose value was edited, as when a person clicks
+        elsewhere (Playwright's locator.blur, Cypress's blur). None when it did; else what has the
+        focus instead ("<button#save>", or "nothing"), and nothing happened."""
+        with self._translating():
+            focused = self._first(element).evaluate(script("blur"), timeout=max(int(timeout_ms), 1))
+        return None if focused is None else str(focused)
 
     def dismiss(self, selectors: Sequence[str], *, max_matches: int, click_ms: int,
                 maybe: Sequence[bool | None] | None = None) -> int:

@@ -16,10 +16,12 @@ once, by `translating` (httpx's `map_exceptions`): the page API (browser/page.py
 - `InvalidSelector`: a selector that does not parse (retrying cannot help).
 
 The session also raises `NavigationBlocked` (a top-level navigation left the scenario's allowlist:
-`spec_step_unresolvable` per flow-spec v1; so did a popup, or a frame a step was to run in) and
-`NotAFrame` (a frame block's selector matched something else). A `PageError` keeps Playwright's first message line as
+`spec_step_unresolvable` per flow-spec v1; so did a popup, or a frame a step was to run in),
+`NotAFrame` (a frame block's selector matched something else) and `FrameNotShown` (the iframe shows
+Chromium's error page, not its document). A `PageError` keeps Playwright's first message line as
 its text and the name of Playwright's error as `origin`, so a message built from it reads as one
-built from Playwright's error did.
+built from Playwright's error did; from the call log after that line it keeps `covered_by`, the
+element that took an action's pointer events (an overlay over the element).
 """
 
 from __future__ import annotations
@@ -36,8 +38,8 @@ from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 # heal/ can judge a page through `Reader` and catch them)
 from flowwalk.browser.records import InvalidSelector, PageError, PageGone, PageUnreadable, TimedOut
 
-__all__ = ["BrowserCrashed", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError", "PageGone", "PageUnreadable",
-           "TimedOut", "first_line", "translating"]
+__all__ = ["BrowserCrashed", "FrameNotShown", "InvalidSelector", "NavigationBlocked", "NotAFrame", "PageError",
+           "PageGone", "PageUnreadable", "TimedOut", "first_line", "translating"]
 
 
 class BrowserCrashed(Exception):
@@ -67,6 +69,19 @@ class NotAFrame(Exception):
         super().__init__(f"'{selector}' matches a <{tag}>, not an iframe")
 
 
+class FrameNotShown(Exception):
+    """A frame block's iframe shows Chromium's error page (chrome-error://) instead of `url`:
+    Chromium refused to show it in a frame (`refusal`: what its answer said, `X-Frame-Options:
+    DENY`), or its request failed (`failure`: Chromium's net error), as the session recorded."""
+
+    def __init__(self, selector: str, url: str, failure: str | None, refusal: str | None):
+        self.selector = selector
+        self.url = url
+        self.failure = failure
+        self.refusal = refusal
+        super().__init__(f"the frame '{selector}' does not show '{url}'")
+
+
 # Messages Playwright uses when the page, its context or the whole browser went away.
 _CLOSED = re.compile(
     r"Target page, context or browser has been closed|Browser has been closed|Target closed|"
@@ -84,6 +99,13 @@ _BAD_SELECTOR = re.compile(
 # Messages of a read that met a navigation (the page will answer again once it has loaded).
 _NAVIGATING = re.compile(r"Execution context was destroyed|navigat|Cannot find context|frame was detached|"
                          r"Frame has been detached|context .*destroyed", re.IGNORECASE)
+
+
+# The call log's line of an action whose target another element covers (the last one is kept):
+# "- <div id="cover">Cookies</div> intercepts pointer events", or "... from <iframe> subtree intercepts ..."
+_INTERCEPTS = re.compile(r"^\s*- (<.+?) intercepts pointer events\s*$", re.MULTILINE)
+#: characters kept of the covering element's description
+_COVER_MAX = 300
 
 
 def first_line(exc: BaseException) -> str:
@@ -112,7 +134,9 @@ def translated(exc: PlaywrightError, selector: str | None = None) -> PageError |
     navigating = bool(_NAVIGATING.search(str(exc)))
     origin = type(exc).__name__
     if isinstance(exc, PlaywrightTimeoutError):
-        return TimedOut(detail, navigating=navigating, origin=origin)
+        covers = _INTERCEPTS.findall(str(exc))
+        covered_by = covers[-1][:_COVER_MAX] if covers else None
+        return TimedOut(detail, navigating=navigating, origin=origin, covered_by=covered_by)
     if _CLOSED.search(str(exc)):
         return PageGone(detail, navigating=navigating, origin=origin)
     if selector is not None and unparsed(exc):

@@ -22,7 +22,7 @@ from flowwalk.browser.network import Beacon, parse_beacons, vendor_for_host
 from flowwalk.model import DialogAnswer
 
 if TYPE_CHECKING:
-    from playwright.sync_api import ConsoleMessage, Dialog, Page, Request
+    from playwright.sync_api import ConsoleMessage, Dialog, Page, Request, Response
 
 __all__ = ["CONSOLE_KEPT", "MAX_RECORDS", "MAX_URL", "Recorder", "clip"]
 
@@ -59,6 +59,8 @@ class Recorder:
         self.page_errors: deque[str] = deque(maxlen=CONSOLE_KEPT)
         self.console: deque[str] = deque(maxlen=CONSOLE_KEPT)
         self.network: deque[dict[str, Any]] = deque(maxlen=NETWORK_KEPT)
+        #: the last documents whose answers said who may frame them: (URL, what they said)
+        self.framing: deque[tuple[str, str]] = deque(maxlen=CONSOLE_KEPT)
         self.dialogs: list[dict[str, Any]] = []
         #: how the next alert, confirm or prompt is answered (placeholders resolved), armed by the
         #: walker for one act and spent by the first dialog
@@ -110,6 +112,32 @@ class Recorder:
         else:
             entry["duration_ms"] = round((time.monotonic() - started) * 1000, 1)
 
+    def load_failure(self, url: str) -> tuple[str | None, str | None]:
+        """Why the document `url` did not show, as recorded: the net error of its last request that
+        failed (`net::ERR_CONNECTION_REFUSED`), and what its answer said against being framed
+        (`X-Frame-Options: DENY`); None for what has no record."""
+        clipped = clip(url, MAX_URL)
+        failure = next((str(e["failure"]) for e in reversed(self.network)
+                        if e["url"] == clipped and e.get("failure")), None)
+        refusal = next((said for where, said in reversed(self.framing) if where == clipped), None)
+        return failure, refusal
+
+    def _record_framing(self, response: "Response") -> None:
+        """A document's answer that says who may frame it (X-Frame-Options, CSP frame-ancestors):
+        kept for `load_failure`. Reads only what the event carries (no round trip)."""
+        try:
+            if response.request.resource_type != "document":
+                return
+            headers = response.headers
+            said = [f"X-Frame-Options: {headers['x-frame-options']}"] if "x-frame-options" in headers else []
+            policy = headers.get("content-security-policy", "").replace("\n", ";").replace(",", ";")
+            said += [f"Content-Security-Policy: {d.strip()}" for d in policy.split(";")
+                     if d.strip().lower().startswith("frame-ancestors")]
+            if said:
+                self.framing.append((clip(response.url, MAX_URL), clip(", ".join(said), MAX_MESSAGE)))
+        except Exception:  # noqa: BLE001 - a listener never raises
+            pass
+
     def _on_console(self, message: "ConsoleMessage") -> None:
         kind = message.type
         text = clip(message.text, MAX_MESSAGE)
@@ -145,7 +173,9 @@ class Recorder:
                                  "t": round(self.t(), 3)})
         try:
             if accept:
-                dialog.accept(plan.answer if plan is not None and plan.answer is not None else None)
+                # a prompt accepted without an answer returns its default text, as OK in a browser does
+                answer = plan.answer if plan is not None else None
+                dialog.accept(answer if answer is not None else dialog.default_value)
             else:
                 dialog.dismiss()
         except PlaywrightError:

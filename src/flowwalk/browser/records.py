@@ -35,11 +35,15 @@ class PageError(Exception):
     #: the name of Playwright's error class, for messages (`walk.boundary.short`)
     origin = "Error"
 
-    def __init__(self, detail: str, *, navigating: bool = False, origin: str | None = None):
+    def __init__(self, detail: str, *, navigating: bool = False, origin: str | None = None,
+                 covered_by: str | None = None):
         #: Playwright's first message line
         self.detail = detail
         #: the page was navigating (its execution context was destroyed, a frame detached)
         self.navigating = navigating
+        #: the element that took the action's pointer events, as Playwright's call log shows it
+        #: (`<div id="cover" class="modal">Cookies</div>`), when another element covered the target
+        self.covered_by = covered_by
         if origin is not None:
             self.origin = origin
         super().__init__(detail)

@@ -148,6 +148,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
 
     def _on_response(self, response: "Response") -> None:
         self._finish(response.request, response.status, None)
+        self._record_framing(response)
 
     def _on_request_failed(self, request: "Request") -> None:
         self._finish(request, None, request.failure or "failed")
@@ -260,18 +261,32 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
         """The browser's back or forward button (`move` "go_back", "go_forward") or its reload
         ("reload"), waiting for the page to load (a same-document move: to commit). None when it
         moved; the URL the page stayed at when there was no page to go back or forward to (nothing
-        navigated and the URL is the same). Raises like `goto`."""
+        navigated and the URL is the same; or, going back, the entry before is the blank page the
+        context opened with, which no step navigated to). Raises like `goto`."""
         self.raise_if_crashed()
         page = self.playwright_page
         before = page.url
         moved = True
         with self._navigating():
+            if move == "go_back" and not self._has_page_before():
+                return before
             if move == "reload":
                 page.reload(timeout=timeout_ms, wait_until="load")
             else:
                 go = page.go_back if move == "go_back" else page.go_forward
                 moved = go(timeout=timeout_ms, wait_until="load") is not None or page.url != before
         return None if moved else before
+
+    def _has_page_before(self) -> bool:
+        """Whether the history holds a page before the current entry other than the context's first
+        about:blank (Chromium's own history: Playwright does not show it)."""
+        cdp = self.playwright_context.new_cdp_session(self.playwright_page)
+        try:
+            history = cdp.send("Page.getNavigationHistory")
+        finally:
+            cdp.detach()
+        index = int(history["currentIndex"])
+        return index > 0 and str(history["entries"][index - 1]["url"]) != "about:blank"
 
     def check_navigation(self, pump: bool = True) -> None:
         """Raise NavigationBlocked if a top-level navigation since the last check left the allowlist."""

@@ -9,6 +9,10 @@ read and act there; in a popup, navigations, history, dialogs, console errors an
 evidence are the popup's too, and its requests are in the session's records as every page's of
 the context are.
 
+An iframe that shows Chromium's error page (chrome-error://) instead of its document raises
+`FrameNotShown` with what the session recorded of why: the net error of its request, or what its
+answer said against being framed (X-Frame-Options, CSP frame-ancestors).
+
 The allowlist holds in every place: a popup or frame whose document is on a host outside the
 navigation allowlist (the entry host and its subdomains, plus allowed_hosts) raises
 `NavigationBlocked`, whether the session's route stopped the popup's navigation (it stays at
@@ -24,7 +28,7 @@ from typing import TYPE_CHECKING, Any, Union
 
 from playwright.sync_api import Error as PlaywrightError
 
-from flowwalk.browser.errors import NavigationBlocked, NotAFrame, translating
+from flowwalk.browser.errors import FrameNotShown, NavigationBlocked, NotAFrame, translating
 from flowwalk.browser.locate import locate
 from flowwalk.browser.network import host_of
 from flowwalk.browser.page import Page
@@ -66,6 +70,7 @@ class Windows:
     if TYPE_CHECKING:
         def crashed_by(self, exc: BaseException) -> bool: ...
         def is_allowed(self, url: str) -> bool: ...
+        def load_failure(self, url: str) -> tuple[str | None, str | None]: ...
         def translating(self, selector: str | None = None) -> AbstractContextManager[None]: ...
         def _wire_page(self, page: "PlaywrightPage") -> None: ...
 
@@ -141,7 +146,7 @@ class Windows:
         """Move into the iframe the first match of `selector` (within `scope`) is, once its document
         has loaded: its URL. Waits up to `timeout_ms` for the iframe to be attached. Raises
         `TimedOut` when it is not, NotAFrame when the element is no frame, NavigationBlocked when
-        its document is outside the allowlist."""
+        its document is outside the allowlist, FrameNotShown when it shows Chromium's error page."""
         with translating(selector, crashed=self.crashed_by):
             found = locate(self._target, selector, scope)
             element = found.locator.first
@@ -154,8 +159,18 @@ class Windows:
                 handle.dispose()
             frame.wait_for_load_state("load", timeout=timeout_ms)
             url = frame.url
+            shown = url
+            if url.startswith("chrome-error://"):
+                # the error page stands in for the document the iframe asked for: name that one
+                owner = frame.frame_element()
+                try:
+                    url = str(owner.evaluate("e => e.src"))
+                finally:
+                    owner.dispose()
         if url.lower().startswith(("http://", "https://")) and not self.is_allowed(url):
             raise NavigationBlocked(host_of(url), url, "frame")
+        if shown != url:
+            raise FrameNotShown(found.used, url, *self.load_failure(url))
         self._places.append(_Place(self._target, self.playwright_page, self.page))
         self._target, self.page, self._state = frame, Page(frame, self.crashed_by), None
         return url

@@ -1446,10 +1446,11 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I emit to artifact "${artifact}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
-    # flowwalk's own: typing key by key, drag and drop, events (docs/flow-spec.md), not in aitester-bdd
+    # flowwalk's own: typing key by key, drag and drop, events, blur (docs/flow-spec.md), not in aitester-bdd
     _kw('I type keys "${value}" into locator "${css}"', (W, A), "interaction", "act type (key by key)", _type_keys),
     _kw('I drag locator "${css}" to locator "${to}"', (W, A), "interaction", "act drag", _drag),
     _kw('I dispatch event "${event}" on locator "${css}"', (W, A), "interaction", "act dispatch", _dispatch),
+    _kw('I blur locator "${css}"', (W, A), "interaction", "act blur (the focus moves away)", _simple_action("blur")),
     # flowwalk's own: lists item by item (docs/flow-spec.md, "Lists and exact text"), not in aitester-bdd
     _kw('locator "${css}" has texts', GAT, "list check", "expect texts (equals): a cell per element, in order",
         _items_check("texts", "equals"), cells="items"),

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable, Sequence, TypeVar
 
 from flowwalk import events as ev
-from flowwalk.browser.errors import InvalidSelector, NavigationBlocked
+from flowwalk.browser.errors import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.records import Element, Reader
 from flowwalk.heal.find import Lookup, find
 from flowwalk.model import Act, Expect, Goto, History, Wait
@@ -338,6 +338,14 @@ def _action_error(step: Act, exc: BaseException, *, twice: bool = False) -> Step
         return exc
     code = runtime_code(exc, "ACTION_REJECTED")
     what = "raised twice" if twice else "raised"
+    covered = exc.covered_by if isinstance(exc, PageError) else None
+    if covered:
+        # Playwright's first line only says it timed out: what covers the element is in its call log
+        return StepFailed(code, f"{step.action} {what}: {short(exc)} {covered} covers the element and takes its "
+                          f"pointer events; hint: close what covers it first (a click on its close button; "
+                          f"or, for a banner that comes and goes, its close button in dismiss_selectors), or "
+                          f"wait until it is gone (expect hidden)",
+                          expected=f"{step.action} to succeed", observed=f"{covered} intercepts pointer events")
     return StepFailed(code, f"{step.action} {what}: {short(exc)}", expected=f"{step.action} to succeed",
                       observed=short(exc))
 

@@ -1,4 +1,4 @@
-"""What an act needs beyond its element: drag's drop target, the new actions' browser calls, and
+"""What an act needs beyond its element: drag's drop target, the v1.1 actions' browser calls, and
 the dialog an act opens (armed before the action, awaited and checked after it); and, for every
 step, the dialogs nobody asked for (a warning finding: they were dismissed) and the requests the
 spec's routes answered (a `request_routed` event each).
@@ -9,6 +9,9 @@ Contract:
   timeout (cut by the rule's and the run's time) for that dialog: none opened fails the step
   (EXPECT_STATE_MISMATCH), so does a message other than `dialog.message` (that dialog was
   dismissed, not accepted);
+- `blur` moves the focus away from its element (or from the element inside it that has it); an
+  element without the focus fails the step (ACTION_REJECTED) naming what has it, where a silent
+  no-op would leave the page as it was and the checks after it would judge that page;
 - after any step, the armed answer is spent, and each dialog that opened during the step without
   one is a warning finding naming its type and message, and the step's `dialogs` detail.
 """
@@ -29,7 +32,7 @@ __all__ = ["DIALOG_POLL_MS", "INTERACT_ACTIONS", "arm_dialog", "await_dialog", "
            "perform_interaction", "report_routed", "settle_dialogs"]
 
 #: the actions this module performs (element.perform does the others)
-INTERACT_ACTIONS = ("type", "drag", "dispatch")
+INTERACT_ACTIONS = ("type", "drag", "dispatch", "blur")
 #: how often an act waiting for its dialog looks again
 DIALOG_POLL_MS = 50
 
@@ -49,12 +52,19 @@ def drop_target(attempt: Attempt, state: RuleState, step: Act) -> Element:
 
 def perform_interaction(attempt: Attempt, step: Act, target: Element, value: str | None, dest: Element | None,
                         timeout_ms: int) -> None:
-    """Do a `type`, `drag` or `dispatch` act on `target` through the page API."""
+    """Do a `type`, `drag`, `dispatch` or `blur` act on `target` through the page API."""
     if step.action == "type":
         attempt.page.type_keys(target, value or "", step.delay_ms, timeout_ms)
     elif step.action == "drag":
         assert dest is not None
         attempt.page.drag(target, dest, timeout_ms)
+    elif step.action == "blur":
+        focused = attempt.page.blur(target, timeout_ms)
+        if focused is not None:
+            has = "no element has the focus" if focused == "nothing" else f"the focus is on {focused}"
+            raise StepFailed("ACTION_REJECTED", f"blur: '{target.selector}' does not have the focus ({has}); "
+                             f"hint: focus it first (act focus, click or fill it), or blur the element that has it",
+                             expected=f"'{target.selector}' (or an element inside it) with the focus", observed=has)
     else:
         assert step.event is not None
         attempt.page.dispatch(target, step.event, step.detail, timeout_ms)

@@ -11,7 +11,9 @@ Contract:
 - `place` (before every step's handler) leaves the places the step is not in, innermost first (a
   popup is closed unless its act said `close: false`) and enters the frames it is in: an iframe
   that is not attached within the action timeout fails the step ELEMENT_NOT_FOUND, one whose
-  document is outside the allowlist NAVIGATION_BLOCKED. A step in a popup that is not open (the
+  document is outside the allowlist NAVIGATION_BLOCKED, one that shows Chromium's error page
+  ACTION_REJECTED, saying whether Chromium refused to frame the page (X-Frame-Options, CSP
+  frame-ancestors) or it did not load. A step in a popup that is not open (the
   act that opens it failed, being optional) fails ACTION_REJECTED;
 - inside a popup or a frame, the rule's selector scope does not apply (it names a part of the page
   the walk left); a frame's own selector is looked up within the scope of where it is written;
@@ -20,7 +22,7 @@ Contract:
 
 from __future__ import annotations
 
-from flowwalk.browser.errors import NavigationBlocked, NotAFrame, PageError, TimedOut
+from flowwalk.browser.errors import FrameNotShown, NavigationBlocked, NotAFrame, PageError, TimedOut
 from flowwalk.events import StepFrame
 from flowwalk.model import PLACE_KINDS, Act, Step
 from flowwalk.walk.attempt import Attempt, Place, RuleState
@@ -98,6 +100,8 @@ def _enter_frame(attempt: Attempt, state: RuleState, block: StepFrame) -> None:
     except NotAFrame as wrong:
         raise StepFailed("ELEMENT_NOT_FOUND", str(wrong), expected=f"an iframe at '{selector}'",
                          observed=f"a <{wrong.tag}>") from None
+    except FrameNotShown as empty:
+        raise _not_shown(empty, selector) from None
     except PageError as exc:
         halt_if_gone(exc, attempt)
         if isinstance(exc, TimedOut):
@@ -107,6 +111,23 @@ def _enter_frame(attempt: Attempt, state: RuleState, block: StepFrame) -> None:
                          expected=f"the iframe at '{selector}' loaded", observed=short(exc)) from None
     attempt.places.append(Place(block.id, state.scope))
     state.scope = None
+
+
+def _not_shown(empty: FrameNotShown, selector: str) -> StepFailed:
+    """The failure of a frame block whose iframe shows Chromium's error page: refused (the framed
+    page's headers forbid it here) or not loaded, with Chromium's own words."""
+    why = "; ".join(w for w in (empty.failure, empty.refusal) if w) or "no reason recorded"
+    refused = empty.refusal is not None or empty.failure == "net::ERR_BLOCKED_BY_RESPONSE"
+    if refused:
+        message = (f"the frame '{selector}' is empty: Chromium refused to show '{empty.url}' in a frame ({why}); "
+                   f"hint: the framed page's X-Frame-Options or Content-Security-Policy frame-ancestors forbids "
+                   f"this page to frame it: allow this page's origin there, or goto the framed page and check "
+                   f"it on its own")
+    else:
+        message = (f"the frame '{selector}' is empty: '{empty.url}' did not load ({why}); hint: check that the "
+                   f"framed page answers from where the run is")
+    return StepFailed("ACTION_REJECTED", message, expected=f"the iframe at '{selector}' showing '{empty.url}'",
+                      observed=f"Chromium's error page ({why})")
 
 
 def _leave(attempt: Attempt, state: RuleState) -> None:
