@@ -302,7 +302,7 @@ class Blocks:
             block = replace(self.frame("frame", f"frame {quote(step.frame)}", source.loc(path)), selector=step.frame)
             with self.inside(block):
                 steps = self.builder.steps(step.steps, path + ("steps",))
-            self._navigations_in_frame(steps, block)
+            self.navigations_in_frame(steps, block)
             return steps
         return self.call(step.use, step.with_, source.loc(path), path)
 
@@ -318,7 +318,7 @@ class Blocks:
             steps = self.builder.steps(step.popup.steps, path + ("popup", "steps"))
         return (self.framed(act), *steps)
 
-    def _navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
+    def navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
         """A goto or a history move right inside a frame block would navigate the page, and the frame with it."""
         for step in steps:
             places = [f for f in step.frames if f.kind in m.PLACE_KINDS]
@@ -363,12 +363,14 @@ class Blocks:
         if args is None:
             return ()
         model, bound = self._bound(loaded, args)
-        if model is None:
-            return ()
         frame = self.frame(kind, title or f"use {written}", loc, file=display, args=args)
         self.calling.append((display, use_loc))
         try:
             with self.inside(frame), builder.reading(bound):
+                if model is None:
+                    # refused: what else is wrong in its steps is reported with it
+                    builder.salvage(bound.data.get("steps"), ("steps",))
+                    return ()
                 steps = builder.steps(model.steps, ("steps",))
         finally:
             self.calling.pop()

@@ -40,7 +40,13 @@ def load_rules(source: Source, settings: Settings,
                   f"{snapshot_slug(str(rule.get('name')))}-")
                  for s, sc in enumerate(source.get(("scenarios",)) or ()) if isinstance(sc, dict)
                  for r, rule in enumerate(sc.get("rules") or ()) if isinstance(rule, dict)]
-        return None, merged(errors_to_problems(exc, source, sm.RulesFileModel), shared_baselines(source, lists))
+        builder = StepBuilder(source, settings, library=library)
+        for path, _ in lists:
+            # each rule's steps that validate on their own are checked in the same pass
+            builder.start_test()
+            builder.salvage(source.get(path), path)
+        return None, merged(errors_to_problems(exc, source, sm.RulesFileModel),
+                            shared_baselines(source, lists) + builder.problems)
     problems: list[Problem] = []
     for i, name in enumerate(spec.secrets):
         if name in spec.variables and name not in spec.secrets[:i]:
