@@ -30,6 +30,11 @@ def _q(name: str) -> str:
     return quote(name, NAME_SHOWN)
 
 
+def _entries(value: Any) -> list[Any]:
+    """A list as written, or none when it is not one (the models say what it should be)."""
+    return value if isinstance(value, list) else []
+
+
 def load_rules(source: Source, settings: Settings,
                library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
     """One rule file into a Suite of rule scenarios, or the problems that refuse it."""
@@ -38,8 +43,8 @@ def load_rules(source: Source, settings: Settings,
     except ValidationError as exc:
         lists = [(("scenarios", s, "rules", r, "steps"), f"{snapshot_slug(str(sc.get('name')))}-"
                   f"{snapshot_slug(str(rule.get('name')))}-")
-                 for s, sc in enumerate(source.get(("scenarios",)) or ()) if isinstance(sc, dict)
-                 for r, rule in enumerate(sc.get("rules") or ()) if isinstance(rule, dict)]
+                 for s, sc in enumerate(_entries(source.get(("scenarios",)))) if isinstance(sc, dict)
+                 for r, rule in enumerate(_entries(sc.get("rules"))) if isinstance(rule, dict)]
         builder = StepBuilder(source, settings, library=library)
         for path, _ in lists:
             # each rule's steps that validate on their own are checked in the same pass
