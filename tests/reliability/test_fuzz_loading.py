@@ -231,3 +231,14 @@ def test_a_property_violation_is_caught_and_classified() -> None:
                                            "characters are not allowed")) is None
     assert fuzzkit.classify(AssertionError("load_suites raised KeyError: 'x'")) is None
 
+
+
+def test_a_rule_files_scenarios_or_rules_that_are_no_list_are_refused(folder: Path) -> None:
+    for name, data in (("scenarios.rules.yaml", b'rules_version: "1"\nverification: x\nscenarios: 1.0\n'),
+                       ("rules.rules.yaml", b'rules_version: "1"\nverification: x\nscenarios:\n'
+                                            b'  - {name: a, url: /, rules: 3}\n')):
+        assert fuzzkit.check_load(folder / name, data).outcome == "refused"
+        with pytest.raises(SpecError) as caught:
+            load_suites([str(folder / name)], fuzzkit.SETTINGS)
+        assert caught.value.problems[-1].message.endswith("must be a list, got a number '1.0'" if "scenarios."
+                                                          in name else "must be a list, got a number '3'")

@@ -124,3 +124,89 @@ def test_a_choice_through_the_environment_is_named_as_such() -> None:
         build_settings(Overrides(), {"FLOWWALK_FAIL_ON": "newest"})
     assert str(error.value) == ("FLOWWALK_FAIL_ON='newest' is not one of any, new\n"
                                 "  hint: for example FLOWWALK_FAIL_ON=any")
+
+
+#: a flow whose table and steps hold every error a shape error used to hide (issue 46, item 9)
+ALL_AT_ONCE = {
+    "all.flow.yaml": '''spec_version: "1.1"
+name: all
+url: https://example.com/
+examples:
+  one: {title: milk, count: 1}
+  two: {title: eggs}
+routes:
+  - {url: /api/todos, file: todos.json}
+  - {url: /api/other, har: other.har}
+  - {url: /api/ok, statuss: 200}
+steps:
+  - {type: goto, url: /}
+  - {type: wait, mss: 10}
+  - {type: expect, kind: count, selector: li, equals: "{{count}}"}
+  - {use: steps/shared.steps.yaml, with: {title: "{{title}}"}}
+  - use: steps/nothere.steps.yaml
+  - use: steps/self.steps.yaml
+  - use: steps/a.steps.yaml
+  - {use: steps/typed.steps.yaml, with: {count: lots}}
+  - frame: "#checkout"
+    steps:
+      - {type: goto, url: /inner}
+      - {type: act, action: clik, selector: "#pay"}
+      - use: steps/gone.steps.yaml
+''',
+    "steps/shared.steps.yaml": '''steps_version: "1"
+params:
+  title: {}
+steps:
+  - {type: act, action: fill, selector: "#new", value: "{{title}}", delay: 5}
+  - use: missing.steps.yaml
+''',
+    "steps/self.steps.yaml": 'steps_version: "1"\nsteps:\n  - use: self.steps.yaml\n',
+    "steps/a.steps.yaml": 'steps_version: "1"\nsteps:\n  - use: b.steps.yaml\n',
+    "steps/b.steps.yaml": 'steps_version: "1"\nsteps:\n  - {type: wait, ms: 1}\n  - use: a.steps.yaml\n',
+    "steps/typed.steps.yaml": 'steps_version: "1"\nparams:\n  count: {type: integer}\nsteps:\n'
+                              '  - {type: wait, ms: "{{count}}"}\n',
+}
+
+
+def test_a_shape_error_hides_no_missing_file_recursion_argument_table_or_frame_error(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    for name, text in ALL_AT_ONCE.items():
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(text)
+    with pytest.raises(SpecError) as error:
+        load_suites(["all.flow.yaml"], Settings())
+    assert [f"{p.loc.path}:{p.loc.line}:{p.loc.col}: {p.message}" for p in error.value.problems] == [
+        "all.flow.yaml:6:3: row 'two' of 'examples' has no 'count'",
+        "all.flow.yaml:8:29: file 'todos.json' of route 1 does not exist",
+        "all.flow.yaml:9:28: har 'other.har' of route 2 does not exist",
+        "all.flow.yaml:10:20: unknown key 'statuss' in entry 3 of 'routes'",
+        "all.flow.yaml:13:18: unknown key 'mss' in step 2",
+        "all.flow.yaml:16:10: steps file 'steps/nothere.steps.yaml' not found (steps/nothere.steps.yaml)",
+        "all.flow.yaml:19:49: parameter 'count' takes an integer, got text 'lots'",
+        "all.flow.yaml:22:9: goto '/inner' inside the frame block at line 20 would navigate the page, not the frame",
+        "all.flow.yaml:23:29: unknown action 'clik' in step 2 of step 9",
+        "all.flow.yaml:24:14: steps file 'steps/gone.steps.yaml' not found (steps/gone.steps.yaml)",
+        "steps/b.steps.yaml:4:10: recursive use: steps/a.steps.yaml -> steps/b.steps.yaml -> steps/a.steps.yaml",
+        "steps/self.steps.yaml:3:10: recursive use: steps/self.steps.yaml -> steps/self.steps.yaml",
+        "steps/shared.steps.yaml:5:69: unknown key 'delay' in step 1",
+        "steps/shared.steps.yaml:6:10: steps file 'missing.steps.yaml' not found (steps/missing.steps.yaml)",
+    ]
+
+
+def test_a_rule_files_shape_error_hides_no_missing_file_or_frame_error_of_another_rule(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    Path("b.rules.yaml").write_text(
+        'rules_version: "1"\nverification: shop\nscenarios:\n  - name: shop\n    url: https://example.com/\n'
+        "    rules:\n      - name: cart\n        steps:\n          - {type: wait, ms: -1}\n"
+        "          - use: nothere.steps.yaml\n"
+        "      - name: pay\n        parents: [cart]\n        steps:\n"
+        "          - {frame: '#pay', steps: [{type: reload}, {type: act, action: click}]}\n")
+    with pytest.raises(SpecError) as error:
+        load_suites(["b.rules.yaml"], Settings())
+    assert messages(error) == [
+        "b.rules.yaml:9: 'ms' in step 1 of rule 'cart' is -1, out of range",
+        "b.rules.yaml:10: steps file 'nothere.steps.yaml' not found (nothere.steps.yaml)",
+        "b.rules.yaml:14: reload inside the frame block at line 14 would navigate the page, not the frame",
+        "b.rules.yaml:14: act click in step 2 of step 1 of rule 'pay' needs a selector or a target"]

@@ -13,6 +13,7 @@ from flowwalk.errors import SpecError
 from flowwalk.model import Expect, Rule, titled
 from flowwalk.settings import Settings
 from flowwalk.spec.loader import load_suites
+from flowwalk.walk.preflight import check_variables
 
 SETTINGS = Settings()
 
@@ -198,6 +199,70 @@ def test_what_a_steps_file_does_with_its_parameters_is_checked_where_it_is_writt
         "  hint: did you mean '{{titles}}'? parameters here: titles, path; any other name is a run variable (--var)",
         "specs/steps/bad.steps.yaml:9:55: error: 'equals' in step 4 must be a whole number, got text '/a'\n"
         "  hint: write a whole number, e.g. 500"]
+
+
+def test_a_default_may_name_another_parameter_bound_to_each_calls_arguments() -> None:
+    write("specs/steps/login.steps.yaml", """
+        steps_version: "1"
+        params:
+          base: {}
+          url: {default: "{{base}}/login"}
+          shown: {type: list, default: ["{{base}}", "{{url}}"]}
+        steps:
+          - {type: goto, url: "{{url}}"}
+          - {type: expect, kind: texts, selector: li, equals: "{{shown}}"}
+        """)
+    flow("""\
+      - {use: steps/login.steps.yaml, with: {base: "https://a.example"}}
+      - {use: steps/login.steps.yaml, with: {base: "https://b.example", url: /sign-in}}
+    """)
+    suites = load_suites(["specs/todos.flow.yaml"], SETTINGS)
+    goto_a, texts_a, goto_b, texts_b = suites[0].scenarios[0].rules[0].steps
+    assert (goto_a.url, texts_a.items) == ("https://a.example/login", ("https://a.example", "https://a.example/login"))
+    assert (goto_b.url, texts_b.items) == ("/sign-in", ("https://b.example", "/sign-in"))
+    assert goto_a.frames[0].args == {"base": "https://a.example", "url": "https://a.example/login",
+                                     "shown": ["https://a.example", "https://a.example/login"]}
+    # the run finds every placeholder bound: it asks for no --var
+    assert check_variables(suites[0].scenarios[0], SETTINGS, {}) == []
+
+
+def test_a_default_that_leads_back_to_itself_or_cannot_be_bound_is_refused_at_the_default() -> None:
+    write("specs/steps/loops.steps.yaml", """
+        steps_version: "1"
+        params:
+          a: {default: "{{b}}/x"}
+          b: {default: "{{a}}"}
+          c: {default: "{{c}}"}
+        steps:
+          - {type: goto, url: "{{a}}"}
+        """)
+    write("specs/steps/unbound.steps.yaml", """
+        steps_version: "1"
+        params:
+          base: {}
+          titles: {type: list, default: [a]}
+          url: {default: "{{bse}}/login"}
+          shown: {default: "{{titles}}"}
+        steps:
+          - {type: goto, url: "{{url}}{{shown}}"}
+        """)
+    flow("  - use: steps/loops.steps.yaml\n  - {use: steps/unbound.steps.yaml, with: {base: /}}\n")
+    loops = [
+        "specs/steps/loops.steps.yaml:3:16: error: the default of parameter 'a' leads back to itself: a -> b -> a\n"
+        "  hint: a default may name other parameters (\"{{base}}/login\"), not one whose default names it: write "
+        "one of the defaults out",
+        "specs/steps/loops.steps.yaml:5:16: error: the default of parameter 'c' leads back to itself: c -> c\n"
+        "  hint: a default may name other parameters (\"{{base}}/login\"), not one whose default names it: write "
+        "one of the defaults out"]
+    assert problems(("specs/todos.flow.yaml",)) == loops + [
+        "specs/steps/unbound.steps.yaml:5:18: error: '{{bse}}' names no parameter\n"
+        "  hint: did you mean '{{base}}'? parameters here: base, titles, url, shown; any other name is a run "
+        "variable (--var)",
+        "specs/steps/unbound.steps.yaml:6:20: error: the default of parameter 'shown' is a list here, not a string\n"
+        "  hint: a whole-value placeholder in a default takes the named parameter's type: name one of the same "
+        "type, or write it inside text"]
+    # validate of the steps file alone says the same of its loops
+    assert problems(("specs/steps/loops.steps.yaml",)) == loops
 
 
 def test_a_steps_file_is_checked_on_its_own_when_every_parameter_has_a_default() -> None:

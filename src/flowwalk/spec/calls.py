@@ -208,7 +208,8 @@ class StepsLibrary:
             params = _Params.model_validate({"params": source.data.get("params", {})}).params
         except ValidationError as exc:
             return StepsFile(source, None, errors_to_problems(exc, source, _Params))
-        return StepsFile(source, dict(params))
+        loops = default_loops(params, source)
+        return StepsFile(source, None, loops) if loops else StepsFile(source, dict(params))
 
     def hook(self, folder: str, kind: FrameKind) -> str | None:
         """The `before_each` or `after_each` steps file of `folder` (relative, '/'), or None."""
@@ -233,6 +234,41 @@ class StepsLibrary:
         folders = ["."] + ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
         found = [h for h in (self.hook(folder, kind) for folder in folders) if h is not None]
         return found if kind == "before_each" else found[::-1]
+
+
+def _names_in(value: Any) -> list[str]:
+    """The placeholder names in a default (text, or a list of texts), in order, each once."""
+    texts = value if isinstance(value, list) else [value]
+    return list(dict.fromkeys(n for t in texts if isinstance(t, str) for n in _PLACEHOLDER.findall(t)))
+
+
+def default_loops(params: Mapping[str, sm.ParamModel], source: Source) -> list[Problem]:
+    """A default that names a parameter whose default leads back to it (itself included): it has no
+    value, whatever a call passes. One problem per loop, at the default of its first parameter."""
+    refs = {name: [r for r in _names_in(p.default) if r in params] for name, p in params.items()}
+    problems: list[Problem] = []
+    looped: set[str] = set()
+
+    def back_to(start: str, name: str, chain: list[str]) -> list[str] | None:
+        for ref in refs[name]:
+            if ref == start:
+                return chain + [ref]
+            if ref not in chain:
+                found = back_to(start, ref, chain + [ref])
+                if found:
+                    return found
+        return None
+
+    for name in params:
+        chain = None if name in looped else back_to(name, name, [name])
+        if chain:
+            looped.update(chain)
+            problems.append(Problem(source.loc(("params", name, "default")),
+                                    f"the default of parameter {quote(name, NAME_SHOWN)} leads back to itself: "
+                                    f"{' -> '.join(chain)}",
+                                    "a default may name other parameters (\"{{base}}/login\"), not one whose default "
+                                    "names it: write one of the defaults out"))
+    return problems
 
 
 # --- blocks: calls, groups and hooks, expanded into flat steps --------------------------------------
@@ -287,7 +323,7 @@ class Blocks:
             block = replace(self.frame("frame", f"frame {quote(step.frame)}", source.loc(path)), selector=step.frame)
             with self.inside(block):
                 steps = self.builder.steps(step.steps, path + ("steps",))
-            self._navigations_in_frame(steps, block)
+            self.navigations_in_frame(steps, block)
             return steps
         return self.call(step.use, step.with_, source.loc(path), path)
 
@@ -303,7 +339,7 @@ class Blocks:
             steps = self.builder.steps(step.popup.steps, path + ("popup", "steps"))
         return (self.framed(act), *steps)
 
-    def _navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
+    def navigations_in_frame(self, steps: Sequence[m.Step], block: StepFrame) -> None:
         """A goto or a history move right inside a frame block would navigate the page, and the frame with it."""
         for step in steps:
             places = [f for f in step.frames if f.kind in m.PLACE_KINDS]
@@ -344,17 +380,19 @@ class Blocks:
         if loaded.params is None:
             problems.extend(loaded.problems)
             return ()
-        args = self._arguments(loaded.params, given, caller, path, use_loc, display, loaded.source)
+        args = self._arguments(loaded, given, caller, path, use_loc, display)
         if args is None:
             return ()
         passed = {name: caller.loc(path + ("with", name)) for name in given} if path is not None else {}
         model, bound = self._bound(loaded, args, passed)
-        if model is None:
-            return ()
         frame = self.frame(kind, title or f"use {written}", loc, file=display, args=args)
         self.calling.append((display, use_loc))
         try:
             with self.inside(frame), builder.reading(bound):
+                if model is None:
+                    # refused: what else is wrong in its steps is reported with it
+                    builder.salvage(bound.data.get("steps"), ("steps",))
+                    return ()
                 steps = builder.steps(model.steps, ("steps",))
         finally:
             self.calling.pop()
@@ -373,11 +411,13 @@ class Blocks:
             "the path is relative to the file that calls it; create the steps file, or fix the path")
         return Problem(loc, f"steps file {quote(written, NAME_SHOWN)} not found ({escape(display)})", hint)
 
-    def _arguments(self, params: Mapping[str, sm.ParamModel], given: Mapping[str, Any], caller: Source,
-                   path: PathKey | None, use_loc: Location, display: str, called: Source) -> dict[str, Any] | None:
+    def _arguments(self, loaded: StepsFile, given: Mapping[str, Any], caller: Source,
+                   path: PathKey | None, use_loc: Location, display: str) -> dict[str, Any] | None:
         """The call's arguments by parameter (defaults filled in, text coerced), or None after
         reporting what is wrong with them at the call (a hook's, which has no call written, at the
-        parameter in the `called` steps file)."""
+        parameter in the called steps file; a default's, at the default)."""
+        params, called = loaded.params, loaded.source
+        assert params is not None
         problems = self.builder.problems
         before = len(problems)
         args: dict[str, Any] = {}
@@ -398,9 +438,14 @@ class Blocks:
                                                f"{_type_name(value)}{shown}", _type_hint(name, value, param.type)))
                 continue
             args[name] = coerced
-        for name, param in params.items():
-            if name in args or name in given:
-                continue
+        defaulted: set[str] = set()
+
+        def fill(name: str) -> None:
+            """The default of `name`, after those of the parameters it names (default_loops refused loops)."""
+            param = params[name]
+            if name in args or name in given or name in defaulted:
+                return
+            defaulted.add(name)
             if param.default is None:
                 example = {"string": "...", "integer": "1", "number": "1.5", "boolean": "true",
                            "list": "[a, b]"}[param.type]
@@ -409,9 +454,30 @@ class Blocks:
                                                  f"{quote(display, NAME_SHOWN)}",
                                         f"add it: with: {{{name}: {example}}}" if path is not None else
                                         f"a hook is called with no arguments: give '{name}' a default"))
-                continue
-            args[name] = copy.deepcopy(param.default)
+                return
+            for ref in _names_in(param.default):
+                if ref in params:
+                    fill(ref)
+            args[name] = self._default(loaded.source, name, params, args)
+
+        for name in params:
+            fill(name)
         return args if len(problems) == before else None
+
+    def _default(self, source: Source, name: str, params: Mapping[str, sm.ParamModel], args: Mapping[str, Any]) -> Any:
+        """The default of parameter `name` with the parameters it names bound to this call's `args`."""
+        problems = self.builder.problems
+        param, at = params[name], ("params", name, "default")
+        known = list(self.builder.settings.variables) + ["BASE_URL"]
+        unknown_placeholders(param.default, list(params), known, source, at, problems, "parameter")
+        bound = bind(copy.deepcopy(param.default), args, source, at, problems, "parameter")
+        value = _coerce(bound, param.type)
+        if value is None:
+            problems.append(Problem(source.loc(at), f"the default of parameter {quote(name, NAME_SHOWN)} is "
+                                                    f"{_type_name(bound)} here, not {_article(param.type)}",
+                                    "a whole-value placeholder in a default takes the named parameter's type: "
+                                    "name one of the same type, or write it inside text"))
+        return value
 
     def _bound(self, loaded: StepsFile, args: Mapping[str, Any],
                passed: Mapping[str, Location]) -> tuple[sm.StepsFileModel | None, Source]:

@@ -9,6 +9,7 @@ verifier's module exists).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import os
 import re
@@ -16,7 +17,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, TypeAdapter, ValidationError
 
 from flowwalk import model as m
 from flowwalk.errors import Location, Problem
@@ -161,6 +162,8 @@ class StepBuilder:
         self.snapshot_prefix = ""
         #: the 1-based position of the step being built among its test's steps, calls expanded
         self._index = 0
+        #: whether two checks sharing a baseline are reported (not while salvaging: see `salvage`)
+        self.check_baselines = True
         self.blocks = Blocks(self, library or StepsLibrary(settings.root))
 
     def loc(self, path: PathKey) -> Location:
@@ -179,15 +182,53 @@ class StepBuilder:
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]:
         out: list[m.Step] = []
         for i, step in enumerate(steps):
-            if isinstance(step, (sm.CallStep, sm.GroupStep, sm.FrameStep)):
-                out.extend(self.blocks.expand(step, path + (i,)))
-            elif isinstance(step, sm.ActStep) and step.popup is not None:
-                self._index += 1
-                out.extend(self.blocks.popup(step, path + (i,)))
-            else:
-                self._index += 1
-                out.append(self.blocks.framed(self.step(step, path + (i,))))
+            out.extend(self.one(step, path + (i,)))
         return tuple(out)
+
+    def one(self, step: Any, path: PathKey) -> tuple[m.Step, ...]:
+        """The steps one step model at `path` runs: itself, or a block's steps."""
+        if isinstance(step, (sm.CallStep, sm.GroupStep, sm.FrameStep)):
+            return self.blocks.expand(step, path)
+        self._index += 1
+        if isinstance(step, sm.ActStep) and step.popup is not None:
+            return self.blocks.popup(step, path)
+        return (self.blocks.framed(self.step(step, path)),)
+
+    def salvage(self, steps: Any, path: PathKey) -> tuple[m.Step, ...]:
+        """The steps at `path` as written, in a file that did not validate: each step that validates
+        on its own is built (its calls, frame blocks and verifiers checked, its problems collected),
+        and a block that does not has its own steps salvaged, so that a shape error in one step
+        hides nothing wrong in another. Baselines are left to `shared_baselines`, which counts the
+        steps as written."""
+        out: list[m.Step] = []
+        saved, self.check_baselines = self.check_baselines, False
+        try:
+            for i, raw in enumerate(steps if isinstance(steps, list) else ()):
+                try:
+                    step = _step_adapter().validate_python(raw)
+                except ValidationError:
+                    out.extend(self._salvage_block(raw, path + (i,)))
+                    continue
+                out.extend(self.one(step, path + (i,)))
+        finally:
+            self.check_baselines = saved
+        return tuple(out)
+
+    def _salvage_block(self, raw: Any, path: PathKey) -> tuple[m.Step, ...]:
+        """The steps inside a group, frame block or popup that did not validate, salvaged."""
+        if not isinstance(raw, dict):
+            return ()
+        if "type" not in raw and isinstance(raw.get("frame"), str):
+            opened = self.blocks.frame("frame", f"frame {quote(raw['frame'])}", self.loc(path))
+            block = dataclasses.replace(opened, selector=raw["frame"])
+            with self.blocks.inside(block):
+                steps = self.salvage(raw.get("steps"), path + ("steps",))
+            self.blocks.navigations_in_frame(steps, block)
+            return steps
+        if "type" not in raw and "group" in raw:
+            return self.salvage(raw.get("steps"), path + ("steps",))
+        popup = raw.get("popup") if raw.get("type") == "act" else None
+        return self.salvage(popup.get("steps"), path + ("popup", "steps")) if isinstance(popup, dict) else ()
 
     @contextmanager
     def reading(self, source: Source) -> Iterator[None]:
@@ -274,7 +315,7 @@ class StepBuilder:
                                          "each call compares with its own"))
         # beside the spec being loaded, also for a check a steps file holds
         name, baseline = baseline_of(self.root.path, self.snapshot_prefix, self._index, step.kind, step.name)
-        first = self._baselines.setdefault(baseline, loc)
+        first = self._baselines.setdefault(baseline, loc) if self.check_baselines else loc
         if first is not loc:
             self.problems.append(shared_baseline(loc, baseline, first))
         if step.kind == "aria_snapshot":
@@ -361,6 +402,13 @@ class StepBuilder:
             hint += f"; user verifiers found: {', '.join(escape(k) for k in known)}"
         self.problems.append(Problem(loc, f"unknown verifier {quote(name, NAME_SHOWN)}", hint))
         return None
+
+
+@functools.cache
+def _step_adapter() -> TypeAdapter[Any]:
+    """One step on its own, for the steps of a file that did not validate (`StepBuilder.salvage`);
+    built when first needed, as the models are."""
+    return TypeAdapter(sm.Step)
 
 
 def baseline_of(path: str, prefix: str, index: int, kind: str, name: str | None) -> tuple[str, str]:
@@ -516,8 +564,13 @@ def load_flow(source: Source, settings: Settings,
     try:
         _Table.model_validate({"examples": rows})
     except ValidationError as exc:
-        # rows that disagree cannot be bound: the table first
-        return None, typos + errors_to_problems(exc, source, _Table)
+        # rows that disagree cannot each be bound: the rest of the flow is checked with the first
+        # row's valid cells
+        first = {k: v for k, v in next(iter(rows.values())).items() if _valid(_Cell, {"cell": v}) is not None}
+        bound = {key: value if key in ("examples", "name") else bind(value, first, source, (key,), [], "column")
+                 for key, value in source.data.items()}
+        _, problems = _flow(dataclasses.replace(source, data=bound), settings, library)
+        return None, list(dict.fromkeys(typos + errors_to_problems(exc, source, _Table) + problems))
     for row, cells in rows.items():
         binding: list[Problem] = []
         bound = {key: value if key in ("examples", "name") else bind(value, cells, source, (key,), binding, "column")
@@ -537,6 +590,13 @@ class _Table(BaseModel):
 
     model_config = ConfigDict(extra="ignore", strict=True, defer_build=True)
     examples: sm.Examples
+
+
+class _Cell(BaseModel):
+    """One cell of a data table alone."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, defer_build=True)
+    cell: sm.ArgValue
 
 
 def table_rows(data: Any) -> dict[str, dict[str, Any]] | None:
@@ -569,7 +629,8 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
         hooked = isinstance(source.data, dict) and "before_each" in source.data or library.hooks(source.path,
                                                                                                   "before_each")
         return None, merged(errors_to_problems(exc, source, sm.FlowSpecModel),
-                            shared_baselines(source, [(("steps",), None if hooked else "")]))
+                            shared_baselines(source, [(("steps",), None if hooked else "")])
+                            + salvaged_flow(source, settings, library, exc))
     problems: list[Problem] = []
     if spec.spec_version == "1":
         problems.extend(v1x_problems(spec, source))
@@ -609,6 +670,35 @@ def _flow(source: Source, settings: Settings, library: StepsLibrary,
                       session_loc=source.loc(("session",)) if spec.session is not None else None,
                       tags=m.merge_tags(spec.tags or ()),
                       environment=environment_of(spec), routes=routes), []
+
+
+def salvaged_flow(source: Source, settings: Settings, library: StepsLibrary, exc: ValidationError) -> list[Problem]:
+    """What is wrong in a flow that did not validate besides its shape (`exc`): in each step, hook
+    and route that validates on its own (`StepBuilder.salvage`), and in the folder's hook files."""
+    data = source.data if isinstance(source.data, dict) else {}
+    builder = StepBuilder(source, settings, stabilize=settings.stabilize_for("flow"), library=library)
+    builder.start_test()
+    blocks = builder.blocks
+    blocks.folder_hooks("before_each")
+    for key in ("before_each", "steps", "after_each"):
+        builder.salvage(data.get(key), (key,))
+    blocks.folder_hooks("after_each")
+    routes = data.get("routes")
+    items = [_valid(sm.RouteModel, raw) for raw in routes] if isinstance(routes, list) else []
+    # a route's host is checked against the entry URL and allowed_hosts only when both are valid
+    hosts_known = not any(str(e["loc"][0]) in ("url", "allowed_hosts") for e in exc.errors() if e["loc"])
+    allowed = data.get("allowed_hosts") or []
+    _, route_problems = build_routes(items, source, str(data.get("url")) if hosts_known else None, allowed,
+                                     settings.root)
+    return builder.problems + route_problems
+
+
+def _valid(model: type[BaseModel], raw: Any) -> Any:
+    """`raw` as `model`, or None when it does not validate."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError:
+        return None
 
 
 def hook_problems(source: Source, library: StepsLibrary) -> list[Problem]:

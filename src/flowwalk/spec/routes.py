@@ -21,18 +21,22 @@ from flowwalk.spec.source import Source, quote
 __all__ = ["build_routes"]
 
 
-def build_routes(items: Sequence[sm.RouteModel], source: Source, entry_url: str,
+def build_routes(items: Sequence[sm.RouteModel | None], source: Source, entry_url: str | None,
                  allowed_hosts: Sequence[str], root: str | Path = ".") -> tuple[tuple[m.Route, ...], list[Problem]]:
     """The routes of a flow, and the problems found with them; `root`: the project root the spec's
-    path is relative to (each route's file is kept as the path to open)."""
+    path is relative to (each route's file is kept as the path to open). An entry that is None (it
+    did not validate) is skipped; with `entry_url` None (it did not validate), hosts are not checked."""
     routes: list[m.Route] = []
     problems: list[Problem] = []
     folder = Path(source.path).parent
-    entry_host = (urlsplit(entry_url).hostname or "").lower() if entry_url.lower().startswith("http") else ""
+    entry = entry_url or ""
+    entry_host = (urlsplit(entry).hostname or "").lower() if entry.lower().startswith("http") else ""
     for i, item in enumerate(items):
+        if item is None:
+            continue
         path = ("routes", i)
         host = (urlsplit(item.url).hostname or "").lower() if item.url.lower().startswith("http") else ""
-        if host and not _allowed(host, entry_host, allowed_hosts):
+        if host and entry_url is not None and not _allowed(host, entry_host, allowed_hosts):
             problems.append(Problem(source.loc(path + ("url",)),
                                     f"route url {quote(item.url)} is on {quote(host)}, a host this flow may not reach",
                                     f"add '{host}' to allowed_hosts, or route a path of the site ('/api/...')"))

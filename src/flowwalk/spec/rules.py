@@ -30,6 +30,11 @@ def _q(name: str) -> str:
     return quote(name, NAME_SHOWN)
 
 
+def _entries(value: Any) -> list[Any]:
+    """A list as written, or none when it is not one (the models say what it should be)."""
+    return value if isinstance(value, list) else []
+
+
 def load_rules(source: Source, settings: Settings,
                library: StepsLibrary | None = None) -> tuple[m.Suite | None, list[Problem]]:
     """One rule file into a Suite of rule scenarios, or the problems that refuse it."""
@@ -38,9 +43,15 @@ def load_rules(source: Source, settings: Settings,
     except ValidationError as exc:
         lists = [(("scenarios", s, "rules", r, "steps"), f"{snapshot_slug(str(sc.get('name')))}-"
                   f"{snapshot_slug(str(rule.get('name')))}-")
-                 for s, sc in enumerate(source.get(("scenarios",)) or ()) if isinstance(sc, dict)
-                 for r, rule in enumerate(sc.get("rules") or ()) if isinstance(rule, dict)]
-        return None, merged(errors_to_problems(exc, source, sm.RulesFileModel), shared_baselines(source, lists))
+                 for s, sc in enumerate(_entries(source.get(("scenarios",)))) if isinstance(sc, dict)
+                 for r, rule in enumerate(_entries(sc.get("rules"))) if isinstance(rule, dict)]
+        builder = StepBuilder(source, settings, library=library)
+        for path, _ in lists:
+            # each rule's steps that validate on their own are checked in the same pass
+            builder.start_test()
+            builder.salvage(source.get(path), path)
+        return None, merged(errors_to_problems(exc, source, sm.RulesFileModel),
+                            shared_baselines(source, lists) + builder.problems)
     problems: list[Problem] = []
     for i, name in enumerate(spec.secrets):
         if name in spec.variables and name not in spec.secrets[:i]:

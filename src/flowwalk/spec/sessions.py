@@ -45,7 +45,9 @@ def written(sources: Sequence[Source]) -> tuple[set[str], list[tuple[Location, s
     saves: set[str] = set()
     uses: list[tuple[Location, str]] = []
     for source in sources:
-        scopes = [((), source.data)] + [(("scenarios", i), s) for i, s in enumerate(source.get(("scenarios",)) or ())]
+        scenarios = source.get(("scenarios",))
+        listed = scenarios if isinstance(scenarios, list) else []
+        scopes = [((), source.data)] + [(("scenarios", i), s) for i, s in enumerate(listed)]
         for path, node in scopes:
             if not isinstance(node, dict):
                 continue
