@@ -19,25 +19,33 @@ YAML, as docs/flow-spec.md writes it:
 
 JSON (`.flow.json`, `.steps.json`): the same keys in the same order, indented by two spaces; JSON
 holds no comments, so no modeline and no header.
+
+`YamlEdit` edits a person's YAML file in place through the same library, changing only the
+characters of the values it changes (heal/patch.py).
 """
 
 from __future__ import annotations
 
+import difflib
 import io
 import json
+import os
+import re
 from typing import Any, Sequence
 
 from pydantic import BaseModel
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.scalarstring import LiteralScalarString, SingleQuotedScalarString
+from ruamel.yaml.scalarstring import (DoubleQuotedScalarString, FoldedScalarString, LiteralScalarString,
+                                      SingleQuotedScalarString)
 
 from flowwalk.spec.formats import FileFormat, format_of
 from flowwalk.spec.models import ENVIRONMENT_KEYS, FlowSpecModel
 from flowwalk.spec.schemas import ID_BASE
 from flowwalk.spec.source import reads_as_text
 
-__all__ = ["WIDTH", "modeline", "render", "render_as"]
+__all__ = ["WIDTH", "YamlEdit", "anchored", "block_scalar", "modeline", "render", "render_as", "spelled",
+           "value_line"]
 
 #: the columns a one-line step may take
 WIDTH = 100
@@ -175,3 +183,96 @@ def _plain(node: Any) -> Any:
     if isinstance(node, list):
         return [_plain(v) for v in node]
     return node
+
+
+# --- editing a person's file -------------------------------------------------------------------------
+
+
+class YamlEdit:
+    """A person's YAML file read to be edited in place (`heal --apply`): change values of `doc`
+    (ruamel's round-trip tree, which keeps comments, key order, quoting and flow style), then
+    `changes` gives the smallest text edits that make them, so every other character of the file
+    stays as written, even where ruamel would write it otherwise (its own indentation, a flow list
+    it joins onto one line, the spaces it puts before a comment). Raises ValueError for text that is
+    not YAML."""
+
+    def __init__(self, text: str):
+        from ruamel.yaml.error import YAMLError
+        from ruamel.yaml.util import load_yaml_guess_indent
+
+        self.text = text
+        self.yaml = YAML()
+        self.yaml.preserve_quotes = True
+        self.yaml.width = 4096
+        try:
+            _, indent, offset = load_yaml_guess_indent(text)
+            offset = offset or 0
+            # the guess is the column of a list item's keys (sequence) and of its dash (offset)
+            self.yaml.indent(mapping=((indent or 2) - offset) or 2, sequence=indent or 2, offset=offset)
+            self.doc: Any = self.yaml.load(text)
+        except YAMLError as error:
+            raise ValueError(str(error).strip().splitlines()[0]) from None
+
+    def changes(self, lines: Sequence[int]) -> dict[int, tuple[int, int, str]]:
+        """For each (1-based) line of `lines` that the changes of `doc` reach: (start, end, new text),
+        the characters of the file to replace, trimmed to what differs."""
+        out = io.StringIO()
+        self.yaml.dump(self.doc, out)
+        old = re.findall(r"[^\n]*\n|[^\n]+$", self.text)
+        starts = [0]
+        for line in old:
+            starts.append(starts[-1] + len(line))
+        old_text = [line.rstrip("\r\n") for line in old]
+        new_text = out.getvalue().splitlines()
+        found: dict[int, tuple[int, int, str]] = {}
+        matcher = difflib.SequenceMatcher(None, old_text, new_text, autojunk=False)
+        for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+            wanted = [n for n in lines if i1 < n <= i2]
+            if tag == "equal" or not wanted:
+                continue
+            before = "".join(old[i1:i2])
+            ending = "\r\n" if before.endswith("\r\n") else "\n"
+            after = "".join(line + ending for line in new_text[j1:j2])
+            if not old[i2 - 1].endswith("\n"):
+                after = after[:-len(ending)]   # the last line had no line break: it still has none
+            same = len(os.path.commonprefix([before, after]))
+            tail = len(os.path.commonprefix([before[same:][::-1], after[same:][::-1]]))
+            start, end, written = starts[i1] + same, starts[i2] - tail, after[same:len(after) - tail]
+            if after[len(after) - tail:].lstrip(" ").startswith("#"):
+                # the spaces between a value and its comment stay as the person wrote them
+                kept = len(before[same:len(before) - tail]) - len(before[same:len(before) - tail].rstrip(" "))
+                end, written = end - kept, written.rstrip(" ")
+            for n in wanted:
+                found[n] = (start, end, written)
+        return found
+
+
+def spelled(new: str, old: Any) -> Any:
+    """`new` to replace the string `old` of a YAML file: in `old`'s quotes, or in the other quotes
+    when it holds that quote and not the other (a person writes '[data-testid="x"]', not
+    "[data-testid=\\"x\\"]"); plain when `old` was plain and YAML reads it back as written."""
+    quote = '"' if isinstance(old, DoubleQuotedScalarString) else "'" if isinstance(old, SingleQuotedScalarString) \
+        else ""
+    if not quote:
+        return new if reads_as_text(new) else SingleQuotedScalarString(new)
+    other = "'" if quote == '"' else '"'
+    if quote in new and other not in new:
+        quote = other
+    return DoubleQuotedScalarString(new) if quote == '"' else SingleQuotedScalarString(new)
+
+
+def anchored(value: Any) -> bool:
+    """Whether a value of `YamlEdit.doc` is an anchor's (so also every alias of it)."""
+    anchor = getattr(value, "anchor", None)
+    return getattr(anchor, "value", None) is not None
+
+
+def block_scalar(value: Any) -> bool:
+    """Whether a string of `YamlEdit.doc` is written as a block (`|` or `>`)."""
+    return isinstance(value, (LiteralScalarString, FoldedScalarString))
+
+
+def value_line(holder: Any, key: Any) -> int:
+    """The (1-based) line of `holder[key]` in the file `YamlEdit.doc` was read from."""
+    lc = holder.lc
+    return int((lc.item(key) if isinstance(key, int) else lc.value(key))[0]) + 1
