@@ -1,8 +1,9 @@
 """The input file formats, one row each: the suffixes that name a file of it, its kind, how it is
 loaded, how an authoring tree of it is written, and the JSON Schema editors check it with.
 
-The loader finds and loads files by this table (`format_of`), heal and discover find spec files
-by it, and the writer renders a tree by the row of the path it goes to. A new format is a row.
+The loader finds files (`loader.discover`) and loads them by this table (`format_of`), heal's
+refactor renames find the spec files by it, and the writer (spec/writer.py, which `flowwalk
+discover` writes through) renders a tree by the row of the path it goes to. A new format is a row.
 """
 
 from __future__ import annotations
