@@ -40,8 +40,9 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                     frozenset()),
     "serve": ("the static server of `--serve`", frozenset()),
     "reportfolder": ("`ReportFolder`: the report folder's files and folders, named once", frozenset()),
-    "spec": ("reading files into `model.Suite`: sources with positions, pydantic models, variables, redaction, "
-             "the input JSON Schemas", frozenset({"dag", "environment", "errors", "events", "model", "settings",
+    "spec": ("reading files into `model.Suite`: the table of file formats, sources with positions, pydantic "
+             "models (the authoring tree), variables, redaction, the input JSON Schemas; the writer of trees and "
+             "in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
                                                    "vendor"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
              frozenset({"dag", "environment", "errors", "model", "reportfolder", "settings", "spec"})),

@@ -55,7 +55,7 @@ def test_names_descriptions_and_kept_checks_are_applied(fake: FakeModel) -> None
     assert expects(before[0]) == ["text_contains h1", "url_matches ^http://127\\.0\\.0\\.1:9/?(\\?.*)?$",
                                   "text_contains h1", "url_contains /products.html"]
     assert expects(after[0]) == ["text_contains h1"]
-    assert after[0].text.startswith("# smoke: /, /products.html") and "name: Home page welcomes" in after[0].text
+    assert after[0].text.splitlines()[1].startswith("# smoke: /, /products.html") and "name: Home page welcomes" in after[0].text
     assert expects(after[1])[-2:] == ['visible [data-testid="deals"]', "url_contains /products.html"]
     assert after[2] == before[2]                       # not mentioned: unchanged
     assert drops == [] and [c.outcome for c in calls] == ["answered"]

@@ -16,6 +16,8 @@ from flowwalk.browser.explored import Candidate, Element, Form, Heading, Landmar
 from flowwalk.cli import main
 from flowwalk.discover.features import classify, form_kind
 from flowwalk.discover.generate import SignIn, generate_specs
+from flowwalk.spec.models import FlowSpecModel
+from flowwalk.spec.writer import render_as
 from flowwalk.discover.options import DEFAULT_DESTRUCTIVE, DiscoverOptions
 from flowwalk.discover.record import CRAWL_SCHEMA, Limits, SpecRecord, build_record, generate_schemas
 from flowwalk.discover.state import CrawlState
@@ -129,6 +131,17 @@ def test_generated_specs_validate_name_every_act_and_are_deterministic(tmp_path:
     assert [(s.get("type"), s.get("value") or s.get("url")) for s in smoke[1:]] == [
         ("expect", "Welcome"), ("expect", "^http://127\\.0\\.0\\.1:9/?(\\?.*)?$"), ("goto", "/products.html"),
         ("expect", "Products"), ("expect", "/products.html")]
+
+
+def test_a_generated_spec_is_its_tree_through_the_one_writer() -> None:
+    state = crawl_state()
+    smoke = generate_specs(state, classify(state.pages, state.dismiss))[0]
+    lines = smoke.text.splitlines()
+    assert lines[0] == "# yaml-language-server: $schema=https://flowwalk.dev/schemas/flow-spec.v1.schema.json"
+    assert lines[1:1 + len(smoke.header)] == [f"# {line}" for line in smoke.header]
+    # a step that fits on a line is written on one, as docs/flow-spec.md's examples write it
+    assert "  - {type: goto, url: /products.html}" in lines
+    assert smoke.text == render_as(FlowSpecModel.model_validate(smoke.data), smoke.path, smoke.header)
 
 
 def test_a_login_is_one_setup_whose_session_every_spec_starts_from(tmp_path: Path) -> None:

@@ -118,6 +118,57 @@ def test_yaml_only_the_selector_changes_in_its_own_quoting_style(tmp_path: Path)
     assert acts[0].selector == 'role=button[name="Sign in"]'  # type: ignore[attr-defined]
 
 
+def test_a_selector_with_quotes_is_written_without_escapes_in_the_quotes_it_needs(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    p = "notes.flow.yaml"
+    spec(root, p, 'steps:\n  - type: act\n    selector: "[data-testid=add-note]"\n'
+                  "  - type: act\n    selector: '#b'\n  - {type: act, selector: \"#c\"}\n")
+    out = report(tmp_path, (f"{p}#n", heal(p, 2, "[data-testid=add-note]", '[data-testid="add-note"]', 1)),
+                 (f"{p}#n", heal(p, 4, "#b", "button[aria-label='Add']", 2)),
+                 (f"{p}#n", heal(p, 6, "#c", "button:text(\"it's\")", 3)))
+    new = plan_patch(out, root).texts[p][1]
+    assert new.splitlines() == ["steps:", "  - type: act", "    selector: '[data-testid=\"add-note\"]'",
+                                "  - type: act", "    selector: \"button[aria-label='Add']\"",
+                                # both quotes in it: the spec's own quotes, escaped as they must be
+                                "  - {type: act, selector: \"button:text(\\\"it's\\\")\"}"]
+    assert [s["selector"] for s in yaml.safe_load(new)["steps"]] == [
+        '[data-testid="add-note"]', "button[aria-label='Add']", "button:text(\"it's\")"]
+
+
+COMMENTED = """\
+# yaml-language-server: $schema=https://flowwalk.dev/schemas/flow-spec.v1.schema.json
+---
+spec_version: "1"
+name:   checkout          # spaced as the author likes
+
+url: /cart
+allowed_hosts: [pay.example,
+                cdn.example]
+steps:
+    # open the cart first
+    -   type: goto
+        url: /cart
+
+    -   type: act                 # the pay button
+        action: click
+        selector: "#pay"          # pinned by hand
+        target: the Pay button
+    - { type: expect, kind: url_contains, value: /paid }
+"""
+
+
+def test_apply_keeps_a_commented_specs_comments_and_layout(tmp_path: Path) -> None:
+    """Comments, blank lines, a document marker, four-space indentation, a flow list over two
+    lines and a spaced flow mapping: `heal --apply` changes the selector's characters only."""
+    root = tmp_path / "repo"
+    p = "checkout.flow.yaml"
+    spec(root, p, COMMENTED)
+    out = report(tmp_path, (f"{p}#checkout", heal(p, 14, "#pay", "[data-testid=pay]")))
+    applied = flowwalk_heal(root, "--report", str(out), "--apply")
+    assert applied.returncode == 0, applied.stderr
+    assert (root / p).read_text() == COMMENTED.replace('selector: "#pay"', 'selector: "[data-testid=pay]"')
+
+
 def test_a_plain_selector_that_yaml_would_read_as_a_comment_is_quoted(tmp_path: Path) -> None:
     root = tmp_path / "repo"
     p = "a.flow.yaml"
@@ -148,7 +199,8 @@ def test_crlf_no_final_newline_and_non_ascii_survive(tmp_path: Path) -> None:
     data = file.read_bytes()
     assert data == (git_copy / p).read_bytes()
     assert data.startswith(b"\xef\xbb\xbf") and data.count(b"\r\n") == text.count("\n") and not data.endswith(b"\n")
-    assert b"        selector: \"button:has-text(\\\"Caf\xc3\xa9\\\")\"  # \xc3\xbcn\xc3\xafcode\r\n" in data
+    # a selector holding double quotes goes in single quotes, as a person writes it (not \\" escapes)
+    assert b"        selector: 'button:has-text(\"Caf\xc3\xa9\")'  # \xc3\xbcn\xc3\xafcode\r\n" in data
     assert data.endswith(b"        selector: '#pay-now'")
 
 

@@ -144,3 +144,25 @@ def test_names_from_the_command_line_and_a_durations_file_are_escaped_in_message
     with pytest.raises(UsageError) as bad:
         load_durations(str(durations))
     assert "the duration of 'a\\nb' is -1" in str(bad.value).splitlines()[0]
+
+
+def test_a_new_format_is_one_row_of_the_table(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from flowwalk.spec import formats
+
+    flow_yaml = formats.format_of("x.flow.yaml")
+    assert flow_yaml is not None
+    row = formats.FileFormat("flow", (".walk.yaml",), flow_yaml.load, flow_yaml.model, "yaml", flow_yaml.schema)
+    monkeypatch.setattr(formats, "FORMATS", (*formats.FORMATS, row))
+    put(repo, "specs/new.walk.yaml", FLOW.format(name="walked"))
+    assert "specs/new.walk.yaml" in [p.as_posix() for p in discover(["specs"])]
+    names = [sc.id for suite in load_suites(["specs/new.walk.yaml"], Settings()) for sc in suite.scenarios]
+    assert names == ["specs/new.walk.yaml#walked"]
+
+
+@pytest.mark.parametrize(("name", "kind"), [("a.flow.yaml", "flow"), ("A.FLOW.JSON", "flow"), ("r.Rules.yml", "rules"),
+                                            ("s.steps.json", "steps"), ("s.STEPS.yaml", None), ("t.robot", "robot"),
+                                            ("notes.yaml", None)])
+def test_the_table_says_a_files_kind_by_its_name(name: str, kind: str | None) -> None:
+    from flowwalk.spec.loader import file_kind
+
+    assert file_kind(name) == kind

@@ -1,4 +1,5 @@
-"""Writing one flow spec per feature: the steps and checks a person would write, as YAML text.
+"""Writing one flow spec per feature: the steps and checks a person would write, through the writer
+of flow-spec trees (spec/writer.py).
 
 Pure functions of the crawl state and the features: the same crawl gives byte-identical files.
 Every `act` has a `selector` (chosen by `selectors.choose_selector`) and a `target`; the checks
@@ -11,10 +12,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Callable, Sequence, cast
+from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
-import yaml
 from typing_extensions import TypedDict
 
 from flowwalk.browser.explored import Element, Survey
@@ -24,6 +24,8 @@ from flowwalk.discover.listview import rows_not_ours
 from flowwalk.discover.safety import destructive, url_key
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.state import CrawledPage, CrawlState, Journey, ListMove, Step
+from flowwalk.spec.models import FlowSpecModel
+from flowwalk.spec.writer import render_as
 
 __all__ = ["GeneratedSpec", "SignIn", "SpecData", "generate_specs", "render_spec"]
 
@@ -81,8 +83,9 @@ class GeneratedSpec:
 
 
 def render_spec(data: SpecData, header: Sequence[str]) -> str:
-    body = yaml.safe_dump(dict(data), sort_keys=False, allow_unicode=True, width=4096, default_flow_style=False)
-    return "".join(f"# {line}\n" if line else "#\n" for line in header) + body
+    """The spec's text: `data` validated into the flow spec's tree (spec/models.py, so discover
+    never writes a spec the loader refuses the shape of) and written by the one writer."""
+    return render_as(FlowSpecModel.model_validate(dict(data)), SETUP_PATH, header)
 
 
 def _path_of(url: str) -> str:
@@ -493,16 +496,6 @@ def _hash(url: str) -> str:
     return f"#{fragment}" if fragment.startswith(("/", "!")) else ""
 
 
-#: the order of a step's keys as a person writes them
-_KEY_ORDER = ("type", "action", "kind", "target", "selector", "name", "url", "value", "equals", "contains",
-              "at_least", "at_most")
-
-
-def _ordered(step: Step) -> Step:
-    return cast(Step, dict(sorted(step.items(), key=lambda kv: _KEY_ORDER.index(kv[0]) if kv[0] in _KEY_ORDER
-                                  else len(_KEY_ORDER))))
-
-
 def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> GeneratedSpec | None:
     """A journey as one flow: its moves, each followed by the checks of what it changed."""
     entry, steps = writer.prefix(page)
@@ -510,10 +503,10 @@ def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> Genera
     covers: list[str] = []
     per_move = _fitting(journey, checks_per_move(len(journey.moves)), MAX_STEPS - prefix)
     for move, effects in zip(journey.moves, journey.effects):
-        checks = [_ordered(e.check) for e in kept_checks(effects, per_move) if e.check]
+        checks = [e.check for e in kept_checks(effects, per_move) if e.check]
         if not checks or len(steps) + len(move.steps) + 1 > MAX_STEPS:
             break
-        steps.extend(_ordered(step) for step in move.steps)
+        steps.extend(move.steps)
         steps.extend(checks[:MAX_STEPS - len(steps)])
         covers.append(move.name)
     if not covers:

@@ -5,7 +5,8 @@ Frozen records, passed between discover's modules as they are: the in-page funct
 the crawler (crawl.py, the only writer of the state during the crawl) keeps them in `CrawlState`,
 features.py, generate.py and record.py read them. `CrawlState.to_json` writes the state as
 `discover.state.json` after every page, and `from_json` reads it back (`--resume`) with the types
-it was written with. A spec step (`Step`) is the flow-spec's own mapping, written out as YAML.
+it was written with. A spec step (`Step`) is the flow-spec's own mapping; generate.py validates a
+spec of them into the flow-spec tree, which spec/writer.py writes.
 """
 
 from __future__ import annotations
@@ -28,8 +29,8 @@ STATE_VERSION = 2
 
 
 class Step(TypedDict, total=False):
-    """A flow-spec step as a generated spec holds it (`act`, `expect`, `goto`); key order is the
-    order the spec is written in."""
+    """A flow-spec step as a generated spec holds it (`act`, `expect`, `goto`); the writer puts its
+    keys in the documented order."""
 
     type: str
     action: str

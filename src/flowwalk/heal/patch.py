@@ -5,10 +5,14 @@ step and the selector it replaced. `plan_patch` finds that step again in the fil
 only the selector's own text, in place, so comments, key order, indentation, quoting of other
 values and line endings stay as written:
 
-- YAML (flows and rule files): the `selector` scalar of the step mapping starting on that line,
-  kept in its quoting style when the new selector can be written in it (else single, then double
-  quoted);
-- JSON flows: the `selector` string of the step object starting on that line;
+- YAML (flows, rule files, steps files): the `selector` value of the step mapping starting on that
+  line, set in ruamel.yaml's round-trip tree (spec/writer.py's `YamlEdit`) and written by it: in
+  the value's own quotes, or in the other quotes when the new selector holds the one and not the
+  other (`'[data-testid="x"]'`, never `"[data-testid=\\"x\\"]"`); plain stays plain where YAML
+  reads it back as written. Of what ruamel writes only the changed characters are taken, so the
+  rest of the file stays byte for byte as it was;
+- JSON (flows, steps files): the `selector` string of the step object starting on that line,
+  replaced in the text (a round-trip library would write YAML, or lose the file's layout);
 - `.robot` suites: the `locator "..."` embedded in the keyword call on that line, escaped as Robot
   Framework reads it (`\\`, `\\${`).
 
@@ -30,15 +34,15 @@ import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence, Union
+from typing import Any, Iterable, Iterator, Sequence, Union
 
 import yaml
-from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from flowwalk.events import Heal
 from flowwalk.heal.rename import rewrite, tokens as selector_tokens
 from flowwalk.report.records import read_heal, read_run
 from flowwalk.spec.source import LineTable, SourceError, decode, escape, parse_json, parse_yaml, quote
+from flowwalk.spec.writer import YamlEdit, anchored, block_scalar, spelled, value_line
 
 SPEC_SUFFIXES = (".yaml", ".yml", ".json", ".robot")
 _BREAKS = re.compile(r"[\r\n\x85\u2028\u2029]")
@@ -337,63 +341,62 @@ def _changed_since(heal: Heal, seen: list[str], what: str) -> Exception:
 
 
 def _yaml_site(text: str, heal: Heal) -> tuple[_Site, Any]:
-    try:
-        # the bounded reader first: a file that grew an alias bomb since the run is refused here,
-        # before anything below expands or compares it
-        parse_yaml(text, heal.path)
-    except SourceError as error:
-        raise _Refused(f"the file is no longer a readable spec ({error.problem.message})") from None
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as error:
-        raise _Refused(f"the file is no longer valid YAML ({str(error).splitlines()[0]})") from None
-    table = LineTable(text)
-    uses: dict[int, int] = {}
-    steps: list[tuple[tuple[_Key, ...], MappingNode]] = []
-    _walk_yaml(root, (), uses, steps, table, heal.line)
+    edit, data = _yaml_edit(text, heal.path)
     seen: list[str] = []
-    for path, step in steps:
-        sub = _key_path(_at(data, path), heal.selector_key)
-        value = _yaml_node(step, sub) if sub else None
-        if not isinstance(value, ScalarNode) or sub is None:
+    for path, step in _yaml_steps(edit.doc, (), heal.line, set()):
+        sub = _key_path(step, heal.selector_key)
+        holder: Any = _at(step, sub[:-1]) if sub else None
+        value = holder.get(sub[-1]) if sub and isinstance(holder, dict) else None
+        if not isinstance(value, str) or sub is None:
             continue
-        seen.append(value.value)
-        written = _as_written(heal, value.value)
+        seen.append(str(value))
+        written = _as_written(heal, str(value))
         if written is None:
             continue
         heal = written
-        if uses.get(id(value), 0) > 1:
+        if anchored(value):
             raise _Refused("the selector comes from a YAML anchor shared with other steps; edit the anchor by hand")
-        if value.style in ("|", ">"):
+        if block_scalar(value):
             raise _Refused("the selector is written as a block scalar (| or >); edit the spec by hand")
+        line = value_line(holder, sub[-1])
+        holder[sub[-1]] = spelled(heal.new_selector, value)
+        start, end, replacement = edit.changes([line])[line]
         expected = copy.deepcopy(data)
         _set(expected, path + sub, heal.new_selector)
-        new = heal.new_selector
-        single = "'" + new.replace("'", "''") + "'"
-        double = json.dumps(new, ensure_ascii=False)
-        tokens = {None: (new, single, double), "'": (single, double), '"': (double, single)}[value.style]
-        return (_Site(value.start_mark.index, value.end_mark.index, tokens),
-                lambda candidate: _yaml_reads(candidate, expected))
+        return _Site(start, end, (replacement,)), lambda candidate: _yaml_reads(candidate, expected)
     raise _changed_since(heal, seen, "YAML")
 
 
-def _walk_yaml(node: Node | None, path: tuple[_Key, ...], uses: dict[int, int],
-               steps: list[tuple[tuple[_Key, ...], MappingNode]], table: LineTable, line: int) -> None:
-    if node is None:
-        return
-    uses[id(node)] = uses.get(id(node), 0) + 1
-    if uses[id(node)] > 1:
-        return  # an alias: its content was walked where the anchor is
-    if isinstance(node, MappingNode):
+def _yaml_edit(text: str, display: str) -> tuple[YamlEdit, Any]:
+    """The file read to be edited, and its data as the loader reads it."""
+    try:
+        # the bounded reader first: a file that grew an alias bomb since the run is refused here,
+        # before anything below expands or compares it
+        parse_yaml(text, display)
+    except SourceError as error:
+        raise _Refused(f"the file is no longer a readable spec ({error.problem.message})") from None
+    try:
+        return YamlEdit(text), yaml.safe_load(text)
+    except (ValueError, yaml.YAMLError) as error:
+        raise _Refused(f"the file is no longer valid YAML ({str(error).splitlines()[0]})") from None
+
+
+def _yaml_steps(node: Any, path: tuple[_Key, ...], line: int,
+                seen: set[int]) -> Iterator[tuple[tuple[_Key, ...], dict[Any, Any]]]:
+    """The step mappings of a `YamlEdit.doc` that start at `line`, with their paths."""
+    if isinstance(node, (dict, list)):
+        if id(node) in seen:
+            return  # an alias: its content was walked where the anchor is
+        seen.add(id(node))
+    if isinstance(node, dict):
         if len(path) >= 2 and path[-2] == "steps" and isinstance(path[-1], int) \
-                and table.position(node.start_mark.index)[0] == line:
-            steps.append((path, node))
-        for key, value in node.value:
-            _walk_yaml(value, path + (key.value if isinstance(key, ScalarNode) else "?",), uses, steps, table, line)
-    elif isinstance(node, SequenceNode):
-        for i, item in enumerate(node.value):
-            _walk_yaml(item, path + (i,), uses, steps, table, line)
+                and getattr(node, "lc").line + 1 == line:
+            yield path, node
+        for key, value in node.items():
+            yield from _yaml_steps(value, path + (key,), line, seen)
+    elif isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _yaml_steps(item, path + (i,), line, seen)
 
 
 def _yaml_reads(text: str, expected: Any) -> bool:
@@ -425,20 +428,6 @@ def _key_path(step: Any, key: str) -> tuple[_Key, ...] | None:
                 return ("fields", i, "selector")
         return None
     return (key,)
-
-
-def _yaml_node(node: Node, path: tuple[_Key, ...]) -> Node | None:
-    for part in path:
-        if isinstance(node, MappingNode):
-            found = next((v for k, v in node.value if isinstance(k, ScalarNode) and k.value == part), None)
-        elif isinstance(node, SequenceNode) and isinstance(part, int) and part < len(node.value):
-            found = node.value[part]
-        else:
-            return None
-        if found is None:
-            return None
-        node = found
-    return node
 
 
 def _set(data: Any, path: tuple[_Key, ...], value: str) -> None:
@@ -649,14 +638,14 @@ def _renamed_data(data: Any, renames: dict[str, str]) -> Any:
 
 @dataclass(frozen=True)
 class _Rename:
-    """One selector of a file renamed: its text at start..end, the selectors, the spellings to try."""
+    """One selector of a file renamed: its text at start..end, the selectors, the text written there."""
 
     start: int
     end: int
     old: str
     new: str
     key: str
-    tokens: tuple[str, ...]
+    replacement: str
 
 
 def _rename_everywhere(root: Path, renames: dict[str, str], texts: dict[str, tuple[str, str]],
@@ -692,7 +681,7 @@ def _rename_everywhere(root: Path, renames: dict[str, str], texts: dict[str, tup
 
 def _renamed_text(path: str, text: str,
                   renames: dict[str, str]) -> tuple[str, list[tuple[_Rename, str]]] | None:
-    """`text` with the renames made, and each renamed selector with the spelling written; None when
+    """`text` with the renames made, and each renamed selector with the text written; None when
     nothing is renamed or the renamed file would not read back as the same spec renamed."""
     suffix = Path(path).suffix.lower()
     try:
@@ -704,61 +693,54 @@ def _renamed_text(path: str, text: str,
             expected = _renamed_data(json.loads(text), renames)
             reads = lambda candidate: _json_reads(candidate, expected)  # noqa: E731
         else:
-            parse_yaml(text, path)  # the bounded reader first (an alias bomb is refused here)
-            sites = _yaml_renames(text, renames)
-            expected = _renamed_data(yaml.safe_load(text), renames)
+            edit, data = _yaml_edit(text, path)
+            sites = _yaml_renames(edit, renames)
+            expected = _renamed_data(data, renames)
             reads = lambda candidate: _yaml_reads(candidate, expected)  # noqa: E731
-    except (SourceError, yaml.YAMLError, ValueError):
+    except (_Refused, ValueError):
         return None
     if not sites:
         return None
-    # each selector in its own spelling first; then every one as a JSON string, which YAML reads alike
-    for pick in (0, -1):
-        chosen = [(site, site.tokens[pick]) for site in sites]
-        new = text
-        for site, token in sorted(chosen, key=lambda pair: pair[0].start, reverse=True):
-            new = new[:site.start] + token + new[site.end:]
-        if reads is None or reads(new):
-            return new, chosen
-    return None
+    new = text
+    # two selectors on one line of YAML share one edit of it: made once
+    for site in sorted({(s.start, s.end): s for s in sites}.values(), key=lambda s: s.start, reverse=True):
+        new = new[:site.start] + site.replacement + new[site.end:]
+    if reads is not None and not reads(new):
+        return None
+    return new, [(site, site.replacement) for site in sites]
 
 
-def _yaml_renames(text: str, renames: dict[str, str]) -> list[_Rename]:
-    sites: list[_Rename] = []
+def _yaml_renames(edit: YamlEdit, renames: dict[str, str]) -> list[_Rename]:
+    found: list[tuple[int, str, str, str]] = []
     seen: set[int] = set()
 
-    def site(key: str, node: Node) -> None:
-        if not isinstance(node, ScalarNode) or node.style in ("|", ">") or node.tag != "tag:yaml.org,2002:str":
+    def site(name: str, holder: Any, key: Any) -> None:
+        value = holder[key]
+        if not isinstance(value, str) or block_scalar(value) or anchored(value):
             return
-        new = rewrite(node.value, renames)
+        new = rewrite(str(value), renames)
         if new is None or _BREAKS.search(new):
             return
-        single = "'" + new.replace("'", "''") + "'"
-        double = json.dumps(new, ensure_ascii=False)
-        spellings = {None: (new, single, double), "'": (single, double), '"': (double, single)}
-        sites.append(_Rename(node.start_mark.index, node.end_mark.index, node.value, new, key,
-                             spellings.get(node.style, (double,)) + (double,)))
+        found.append((value_line(holder, key), str(value), new, name))
+        holder[key] = spelled(new, value)
 
-    def walk(node: Node | None) -> None:
-        if node is None or id(node) in seen:
+    def walk(node: Any) -> None:
+        if not isinstance(node, (dict, list)) or id(node) in seen:
             return
         seen.add(id(node))
-        if isinstance(node, MappingNode):
-            for key, value in node.value:
-                name = key.value if isinstance(key, ScalarNode) else None
-                if name in _SELECTOR_KEYS:
-                    site(name, value)
-                elif name in _SELECTOR_LISTS and isinstance(value, SequenceNode):
-                    for item in value.value:
-                        site(name, item)
-                else:
-                    walk(value)
-        elif isinstance(node, SequenceNode):
-            for item in node.value:
-                walk(item)
+        for key, value in (node.items() if isinstance(node, dict) else enumerate(node)):
+            if key in _SELECTOR_KEYS and isinstance(node, dict):
+                site(str(key), node, key)
+            elif key in _SELECTOR_LISTS and isinstance(node, dict) and isinstance(value, list):
+                for i in range(len(value)):
+                    site(str(key), value, i)
+            else:
+                walk(value)
 
-    walk(yaml.compose(text, Loader=yaml.SafeLoader))
-    return sites
+    walk(edit.doc)
+    changes = edit.changes([line for line, *_ in found])
+    return [_Rename(*changes[line][:2], old, new, key, changes[line][2]) for line, old, new, key in found
+            if line in changes]
 
 
 def _json_renames(text: str, path: str, renames: dict[str, str]) -> list[_Rename]:
@@ -776,8 +758,8 @@ def _json_renames(text: str, path: str, renames: dict[str, str]) -> list[_Rename
         if new is None or token is None:
             continue
         ascii_first = "\\u" in token.group()
-        spelled = json.dumps(new, ensure_ascii=ascii_first)
-        sites.append(_Rename(token.start(), token.end(), value, new, str(key), (spelled, spelled)))
+        written = json.dumps(new, ensure_ascii=ascii_first)
+        sites.append(_Rename(token.start(), token.end(), value, new, str(key), written))
     return sites
 
 
@@ -810,7 +792,7 @@ def _robot_renames(text: str, renames: dict[str, str]) -> list[_Rename]:
                 again = match_keyword(token.value[:at] + written + token.value[at + len(raw):])
                 if isinstance(again, Match) and again.keyword is match.keyword and again.args.get("css") == written:
                     start = table.starts[token.lineno - 1] + token.col_offset + at
-                    sites.append(_Rename(start, start + len(raw), old, new, "selector", (written, written)))
+                    sites.append(_Rename(start, start + len(raw), old, new, "selector", written))
                     return
 
     Finder().visit(get_model(text))

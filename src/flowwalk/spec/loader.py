@@ -1,11 +1,10 @@
 """Finding input files and loading them all into `model.Suite`s, refusing with every problem at once.
 
-`discover` walks the given paths for `*.flow.{yaml,yml,json}`, `*.rules.{yaml,yml}`,
-`*.steps.{yaml,yml,json}` (checked on their own, spec/calls.py; they make no suite) and the
-`.robot` files that are aitester-bdd suites; a file named explicitly is loaded whatever its name.
-`load_suites` loads each file (flows and rule files here, `.robot` suites through
-`spec.robot`), checks secret placeholders, and raises one `SpecError` holding the problems of every
-file, so a user fixes them all in one round.
+`discover` walks the given paths for the files spec/formats.py's table names (`*.flow.{yaml,yml,json}`,
+`*.rules.{yaml,yml}`, `*.steps.{yaml,yml,json}`, checked on their own as they make no suite, and the
+`.robot` files that are aitester-bdd suites); a file named explicitly is loaded whatever its name.
+`load_suites` loads each file by its format's loader, checks secret placeholders, and raises one
+`SpecError` holding the problems of every file, so a user fixes them all in one round.
 """
 
 from __future__ import annotations
@@ -13,23 +12,18 @@ from __future__ import annotations
 import dataclasses
 import os
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Iterable, Sequence
 
 from flowwalk.errors import Location, Problem, SpecError, UsageError
 from flowwalk.model import Suite
 from flowwalk.settings import Settings
-from flowwalk.spec.calls import StepsLibrary, check_steps_file
-from flowwalk.spec.flow import load_flow
-from flowwalk.spec.models import STEPS_SUFFIXES
-from flowwalk.spec.rules import load_rules
+from flowwalk.spec.calls import StepsLibrary
+from flowwalk.spec.formats import format_of, load_parsed
 from flowwalk.spec.sessions import session_problems
 from flowwalk.spec.spelling import choices_hint
 from flowwalk.spec.source import Source, SourceError, escape, load_source
 from flowwalk.spec.variables import secret_misuse
 
-FLOW_SUFFIXES = (".flow.yaml", ".flow.yml", ".flow.json")
-RULES_SUFFIXES = (".rules.yaml", ".rules.yml")
-ROBOT_SUFFIX = ".robot"
 #: folders never searched: tooling, dependencies and virtual environments
 SKIP_DIRS = frozenset({".git", ".hg", ".svn", "node_modules", ".venv", "venv", "__pycache__", ".tox", ".nox",
                        ".mypy_cache", ".pytest_cache", ".ruff_cache"})
@@ -42,26 +36,9 @@ def display_path(path: str | Path, root: str | Path = ".") -> str:
 
 
 def file_kind(name: str) -> str | None:
-    """flow, rules or robot by the file name; None when the name says nothing."""
-    lower = name.lower()
-    if lower.endswith(FLOW_SUFFIXES):
-        return "flow"
-    if lower.endswith(RULES_SUFFIXES):
-        return "rules"
-    if name.endswith(STEPS_SUFFIXES):
-        return "steps"
-    if lower.endswith(ROBOT_SUFFIX):
-        return "robot"
-    return None
-
-
-def _robot_module() -> Any:
-    # imported lazily: a build without the robot loader (or without Robot Framework) still loads flows
-    try:
-        from flowwalk.spec import robot
-    except ImportError:
-        return None
-    return robot
+    """flow, rules, steps or robot by the file name (spec/formats.py); None when the name says nothing."""
+    found = format_of(name)
+    return found.kind if found else None
 
 
 def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = (),
@@ -69,7 +46,6 @@ def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = (),
     problems: list[Problem] = []
     excluded = {os.path.abspath(p) for p in exclude if p}
     found: dict[str, Path] = {}
-    robot: Any = False  # not looked up yet
     for given in paths:
         text = str(given)
         if not os.path.exists(text):
@@ -85,15 +61,10 @@ def _find(paths: Sequence[str | Path], exclude: Iterable[str | Path] = (),
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS
                              and os.path.abspath(os.path.join(folder, d)) not in excluded)
             for name in files:
-                kind = file_kind(name)
-                if kind is None:
-                    continue
+                form = format_of(name)
                 full = os.path.join(folder, name)
-                if kind == "robot":
-                    if robot is False:
-                        robot = _robot_module()
-                    if robot is None or not robot.is_aitester_suite(Path(full)):
-                        continue
+                if form is None or form.claims is not None and not form.claims(Path(full)):
+                    continue
                 found.setdefault(os.path.abspath(full), Path(full))
     ordered = sorted(found.values(), key=lambda p: display_path(p, root))
     return ordered, problems
@@ -138,24 +109,16 @@ def _load_file(path: Path, settings: Settings,
     # a file name may hold a control character (Linux allows a line break): shown escaped, like a key,
     # in its problems and its scenario ids, so each problem stays on one line
     display = escape(display_path(path, settings.root))
-    kind = file_kind(path.name)
-    if kind == "robot":
-        robot = _robot_module()
-        if robot is None:
-            return None, [Problem(Location(display, 1, 1), "aitester-bdd suites cannot be loaded in this build",
-                                  "install flowwalk with Robot Framework, or leave .robot files out of the paths")], None
-        suite, problems = robot.load_robot_suite(path, display, settings)
-        return suite, problems, None
-    if kind == "steps":
-        return None, check_steps_file(display, settings, library), None
+    form = format_of(path.name)
+    if form is not None:
+        return form.load(path, display, settings, library)
     try:
         source = load_source(path, display)
     except SourceError as exc:
         return None, [exc.problem], None
-    if kind is None:
-        # named explicitly with a name that says nothing: the content says which format it is
-        kind = "rules" if isinstance(source.data, dict) and "rules_version" in source.data else "flow"
-    return (*(load_rules if kind == "rules" else load_flow)(source, settings, library), source)
+    # named explicitly with a name that says nothing: the content says which format it is
+    return load_parsed(source, "rules" if isinstance(source.data, dict) and "rules_version" in source.data
+                       else "flow", settings, library)
 
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:

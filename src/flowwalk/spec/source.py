@@ -59,6 +59,11 @@ def _plain_tag(value: str) -> str:
     return _STR
 
 
+def reads_as_text(value: str) -> bool:
+    """Whether `value` written as a plain scalar reads back as that string (not `yes` or `0x1F`)."""
+    return _plain_tag(value) == _STR
+
+
 if getattr(yaml, "__with_libyaml__", False):
     from yaml._yaml import CParser
 
