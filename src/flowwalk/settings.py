@@ -158,6 +158,9 @@ class Settings:
     screenshots: str = "on-failure"
     full_page_screenshots: bool = False
     trace: str = "off"
+    #: traces are scrubbed of secrets (walk/traces.py); only a test turns it off
+    #: (FLOWWALK_TEST_UNSCRUBBED_TRACES=1), to prove its canary finds what an unscrubbed trace holds
+    scrub_traces: bool = True
     verifiers_dir: str = "verifiers"
     #: abort subresource requests to hosts outside loopback, the entry host and allowed_hosts
     #: (analytics vendors are always answered locally, navigations always obey the allowlist)
@@ -558,5 +561,6 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     merged.setdefault("executable", HEADLESS_SHELL if merged.get("browser_endpoint") else default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
     merged.setdefault("trace", CI_TRACE if on_ci(env) else LOCAL_TRACE)
+    merged["scrub_traces"] = env.get("FLOWWALK_TEST_UNSCRUBBED_TRACES") != "1"
     merged["origins"] = {name: where for name, where in origins.items() if name in merged}
     return Settings(**merged)
