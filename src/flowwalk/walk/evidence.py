@@ -30,7 +30,6 @@ from flowwalk import events as ev
 from flowwalk.model import Rule
 from flowwalk.scrub import MIN_LENGTH
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
-from flowwalk.walk.sessions import state_values
 
 __all__ = ["A11Y_TIMEOUT_MS", "LAST_CLICK_TIMEOUT_MS", "SCREENSHOT_TIMEOUT_MS", "TITLE_TIMEOUT_MS",
            "click_landing", "failure_context", "plain_css", "screenshot", "screenshot_name", "skip_reason", "slug",
@@ -213,9 +212,9 @@ def _shoot(attempt: Attempt, rule: Rule, index: int, kind: str, timeout_ms: floa
 
 def hidden_values(attempt: Attempt) -> list[str]:
     """What a screenshot paints over: the run's secrets, the file's, and the values of the session
-    the scenario started from (its cookies and local storage)."""
+    the scenario started from or saved (its cookies and local storage)."""
     values = [*attempt.run.secrets.values(), *attempt.bindings.secret_values.values(),
-              *state_values(attempt.run.sessions.state_for(attempt.scenario))]
+              *attempt.bindings.hidden_values]
     return [v for v in values if len(v) >= MIN_LENGTH]
 
 

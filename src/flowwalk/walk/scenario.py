@@ -37,6 +37,7 @@ from flowwalk.walk.evidence import failure_context, slug
 from flowwalk.walk.outcomes import (ScenarioOutcome, StepFailed, Unit, parent_gate, rule_finished, scenario_status,
                                     skipped_steps, will_retry)
 from flowwalk.walk.rule import walk_rule
+from flowwalk.walk.sessions import state_values
 from flowwalk.walk.traces import keep_trace, screencast_allowed
 
 __all__ = ["walk_scenario"]
@@ -124,13 +125,16 @@ def _open(attempt: Attempt) -> ev.Failure | None:
             attempt.entry_url = attempt.absolute(url)
         except StepFailed as failed:
             entry_problem = failed
+    started_from = attempt.run.sessions.state_for(sc)
+    # a session's cookies and storage are credentials in effect: masked like secrets
+    attempt.bindings.hide(state_values(started_from))
     try:
         attempt.session = attempt.browser.new_session(entry_url=attempt.entry_url,
                                                       allowed_hosts=attempt.allowed_hosts,
                                                       trace=attempt.settings.trace != "off",
                                                       screencast=screencast_allowed(attempt),
                                                       offline=attempt.settings.offline,
-                                                      storage_state=attempt.run.sessions.state_for(sc),
+                                                      storage_state=started_from,
                                                       context_options=scenario_options(attempt.settings, sc))
     except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
         halt_if_gone(exc, attempt)
@@ -176,6 +180,7 @@ def _save_session(attempt: Attempt, name: str) -> None:
     except Exception as exc:  # noqa: BLE001 - a dead browser has no state to give
         halt_if_gone(exc, attempt)
         return
+    attempt.bindings.hide(state_values(state))
     attempt.run.sessions.save(attempt.scenario, name, state)
 
 

@@ -53,10 +53,8 @@ def screencast_allowed(attempt: Attempt) -> bool:
 
 
 def _secrets(attempt: Attempt, context_state: dict[str, Any] | None) -> list[str]:
-    values: list[str] = [*attempt.run.secrets.values(), *attempt.bindings.secret_values.values()]
-    values += state_values(attempt.run.sessions.state_for(attempt.scenario))
-    values += state_values(context_state)
-    return values
+    return [*attempt.run.secrets.values(), *attempt.bindings.secret_values.values(),
+            *attempt.bindings.hidden_values, *state_values(context_state)]
 
 
 def _reads_state(attempt: Attempt) -> bool:
