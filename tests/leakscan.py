@@ -37,16 +37,20 @@ def _b64_at_offsets(data: bytes) -> dict[str, str]:
 
 
 def leak_spellings(value: str) -> dict[str, str]:
-    """How `value` may be spelled in an artifact, by name."""
-    forms = {
-        "raw": value, "percent": quote(value, safe=""), "percent-path": quote(value),
-        "form": quote_plus(value), "uri-component": quote(value, safe="-_.!~*'()"),
+    """How `value` may be spelled in an artifact, by name: each way of writing it in a URL (or
+    not), then each of those as HTML or JSON text, and its base64."""
+    written = {
+        "raw": value, "plus-for-space": value.replace(" ", "+"), "percent": quote(value, safe=""),
+        "percent-path": quote(value), "form": quote_plus(value), "uri-component": quote(value, safe="-_.!~*'()"),
         "percent-lower": _lower_hex(quote(value, safe="")), "form-lower": _lower_hex(quote_plus(value)),
-        "html": html.escape(value), "html-text": html.escape(value, quote=False),
-        "json": json.dumps(value, ensure_ascii=False)[1:-1], "json-ascii": json.dumps(value)[1:-1],
-        "json-in-json": json.dumps(json.dumps(value)[1:-1])[1:-1],
-        **_b64_at_offsets(value.encode()),
     }
+    forms = dict(written)
+    for how, text in written.items():
+        forms |= {f"{how}+html": html.escape(text), f"{how}+html-text": html.escape(text, quote=False),
+                  f"{how}+json": json.dumps(text, ensure_ascii=False)[1:-1],
+                  f"{how}+json-ascii": json.dumps(text)[1:-1],
+                  f"{how}+json-in-json": json.dumps(json.dumps(text)[1:-1])[1:-1]}
+    forms |= _b64_at_offsets(value.encode())
     return {how: form for how, form in forms.items() if len(form) >= 6}
 
 

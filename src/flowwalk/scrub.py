@@ -68,11 +68,13 @@ def _base64(data: bytes) -> set[str]:
 
 
 def spellings(value: str) -> set[str]:
-    """Every spelling of `value` an artifact can carry: raw, percent-encoded (path, query and form
-    styles, `+` for spaces, either hex case), HTML-escaped, JSON-escaped (ASCII or not, and a JSON
+    """Every spelling of `value` an artifact can carry: raw, spaces as `+` alone, percent-encoded
+    (path, query and form styles, `+` for spaces, either hex case), HTML-escaped, JSON-escaped (ASCII or not, and a JSON
     string inside a JSON string), and base64 at every alignment."""
-    forms = {value, html.escape(value), html.escape(value, quote=False),
-             html.escape(value).replace("&#x27;", "&#39;")}
+    # `+` for each space alone: a query decoded with decodeURIComponent, which leaves `+` as it is
+    forms = {value, value.replace(" ", "+")}
+    forms |= {f for text in list(forms) for f in (html.escape(text), html.escape(text, quote=False),
+                                                  html.escape(text).replace("&#x27;", "&#39;"))}
     forms |= _percent(value)
     for text in list(forms):
         for ascii_only in (True, False):

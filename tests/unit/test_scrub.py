@@ -38,6 +38,7 @@ def test_spellings_cover_each_encoding() -> None:
                  json.dumps(SECRET, ensure_ascii=False)[1:-1], "pw &quot;q\\uote&quot; é&amp;&lt;x&gt; 9/9",
                  base64.b64encode(SECRET.encode()).decode(), re.sub("%[0-9A-F]{2}", lambda m: m.group(0).lower(), quote(SECRET, safe=""))):
         assert form in forms, form
+    assert SECRET.replace(" ", "+") in forms   # a query decoded with decodeURIComponent
     joined = base64.b64encode(b"user:" + TOKEN.encode()).decode()
     # a value inside a longer base64 text (an Authorization header's user:pass) is found at any alignment
     assert any(f in joined for f in spellings(TOKEN) if f != TOKEN)
