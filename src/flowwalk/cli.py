@@ -283,8 +283,8 @@ def validate(**options: Any) -> int:
 @click.option("--run-timeout", "run_timeout_s", type=float, help="Seconds for the whole run [300].")
 @click.option("--screenshots", type=click.Choice(["off", "on-failure", "on"]), help="When to take screenshots [on-failure].")
 @click.option("--full-page-screenshots/--no-full-page-screenshots", default=None, help="Capture the whole page, not the viewport.")
-@click.option("--trace", type=click.Choice(["off", "on-failure", "on"]),
-              help="Keep a Playwright trace (never for flows that typed a secret) [off].")
+@click.option("--trace", type=click.Choice(["off", "on-failure", "retain-on-failure", "on"]),
+              help="Keep a Playwright trace, secrets scrubbed (docs/reports.md#traces) [retain-on-failure on a CI, else off].")
 @click.option("--offline/--no-offline", default=None,
               help="Abort requests to hosts other than loopback, the entry host and allowed_hosts [off].")
 @click.option("--update-snapshots/--no-update-snapshots", default=None,

@@ -36,13 +36,22 @@ CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--
 COMMENT_MODES = ("always", "on-failure", "on-change", "off")
 FLAKY_POLICIES = ("pass", "fail")
 HEAL_POLICIES = ("pass", "fail")
-TRACE_MODES = ("off", "on-failure", "on")
+#: `retain-on-failure`: the traces of attempts that failed and of the passing retry of a flaky test
+TRACE_MODES = ("off", "on-failure", "retain-on-failure", "on")
+#: the trace mode when nothing sets one: on a CI (`CI=true`, GitHub Actions), else off
+CI_TRACE, LOCAL_TRACE = "retain-on-failure", "off"
 SCREENSHOT_MODES = ("off", "on-failure", "on")
 #: which failures fail the job: any, or only those new against the base report (docs/quarantine.md)
 FAIL_ON = ("any", "new")
 
 #: flow-spec v1 asks for plain deterministic checks and says nothing about stabilization (issue 11)
 FLOW_STABILIZE = Stabilize(stable_reads=1)
+
+
+def on_ci(env: Mapping[str, str]) -> bool:
+    """Is this run on a CI? `CI` set to true (GitHub Actions, GitLab, CircleCI, Buildkite and others
+    set it) or `GITHUB_ACTIONS=true`."""
+    return env.get("CI", "").strip().lower() in ("true", "1", "yes") or env.get("GITHUB_ACTIONS") == "true"
 
 
 def default_executable(env: Mapping[str, str] | None = None) -> str:
@@ -153,6 +162,9 @@ class Settings:
     screenshots: str = "on-failure"
     full_page_screenshots: bool = False
     trace: str = "off"
+    #: traces are scrubbed of secrets (walk/traces.py); only a test turns it off
+    #: (FLOWWALK_TEST_UNSCRUBBED_TRACES=1), to prove its canary finds what an unscrubbed trace holds
+    scrub_traces: bool = True
     verifiers_dir: str = "verifiers"
     #: abort subresource requests to hosts outside loopback, the entry host and allowed_hosts
     #: (analytics vendors are always answered locally, navigations always obey the allowlist)
@@ -637,5 +649,7 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     # what this machine has installed says nothing about the server
     merged.setdefault("executable", HEADLESS_SHELL if merged.get("browser_endpoint") else default_executable(env))
     merged["on_github_actions"] = env.get("GITHUB_ACTIONS") == "true"
+    merged.setdefault("trace", CI_TRACE if on_ci(env) else LOCAL_TRACE)
+    merged["scrub_traces"] = env.get("FLOWWALK_TEST_UNSCRUBBED_TRACES") != "1"
     merged["origins"] = {name: where for name, where in origins.items() if name in merged}
     return Settings(**merged)

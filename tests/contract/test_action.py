@@ -181,7 +181,7 @@ def test_inputs_arrive_with_hyphens_kept_as_the_runner_sets_them() -> None:
         "run", "--base-url", "https://shop.example", "--var", "LOCALE=en-GB", "--var", "GREETING=hello world",
         "--secret", "DEMO_PASSWORD", "--secret", "API_KEY", "--shard", "2/4", "--durations", "last/emit.jsonl",
         "--fingerprints", "main-report/", "--retries", "0",
-        "--flaky-policy", "pass", "--heal-policy", "pass", "--run-timeout", "300", "--trace", "off", "--out", "out",
+        "--flaky-policy", "pass", "--heal-policy", "pass", "--run-timeout", "300", "--out", "out",
         "checks/", "more/x.flow.yaml"]
     assert publish_argv(env) == ["publish", "--report", "out", "--comment-mode", "on-change", "--check-run",
                                  "--heal-suggestions"]
@@ -205,7 +205,7 @@ def test_a_preview_job_waits_and_names_its_header_secrets_never_their_values() -
 
 def test_unset_inputs_fall_back_to_the_action_defaults() -> None:
     assert run_argv({}) == ["run", "--retries", "0", "--flaky-policy", "pass", "--heal-policy", "pass",
-                            "--run-timeout", "300", "--trace", "off", "--out", "flowwalk-report", "."]
+                            "--run-timeout", "300", "--out", "flowwalk-report", "."]
     assert read_input({}, input_by_name("token")) == ""  # an unexpanded expression is not a token
 
 

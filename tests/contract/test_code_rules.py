@@ -40,6 +40,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                     frozenset()),
     "serve": ("the static server of `--serve`", frozenset()),
     "reportfolder": ("`ReportFolder`: the report folder's files and folders, named once", frozenset()),
+    "scrub": ("the trace scrubber: a Playwright trace archive rewritten with no spelling of a secret in it",
+              frozenset()),
     "spec": ("reading files into `model.Suite`: the table of file formats, sources with positions, pydantic "
              "models (the authoring tree), variables, redaction, the input JSON Schemas; the writer of trees and "
              "in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
@@ -62,7 +64,7 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                         "snapshots", "spec"})),
     "walk": ("the run loop and the walker: rules, guards, retries, checks, recovery, verifiers, healing",
              frozenset({"__init__", "agent", "browser", "cooperative", "dag", "environment", "errors", "events",
-                        "exitcodes", "heal", "model", "plan", "settings", "snapshots", "spec"})),
+                        "exitcodes", "heal", "model", "plan", "scrub", "settings", "snapshots", "spec"})),
     "discover": ("crawl, DOM signatures, features, spec generation, verify-before-write",
                  frozenset({"agent", "browser", "cooperative", "errors", "events", "model", "settings", "spec",
                             "walk"})),

@@ -21,6 +21,7 @@ DEMO_ARGS = ["--var", "DEMO_USER=ada@example.com", "--secret", "DEMO_PASSWORD"]
 def flowwalk(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess[str]:
     full_env = {**os.environ, **DEMO_ENV, **(env or {})}
     full_env.pop("GITHUB_ACTIONS", None)
+    full_env.pop("CI", None)   # a CI runs with traces on by default; the tests choose their own
     return subprocess.run([*FLOWWALK, *args], cwd=ROOT, env=full_env, capture_output=True, text=True,
                           timeout=timeout)
 

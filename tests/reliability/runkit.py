@@ -108,6 +108,7 @@ class Flowwalk:
         self.stderr_path = logs / "stderr.txt"
         full_env = {**os.environ, **(env or {})}
         full_env.pop("GITHUB_ACTIONS", None)
+        full_env.pop("CI", None)   # a CI runs with traces on by default; the tests choose their own
         full_env.setdefault("PYTHONUNBUFFERED", "1")
         self.started = time.monotonic()
         with open(self.stdout_path, "wb") as out, open(self.stderr_path, "wb") as err:

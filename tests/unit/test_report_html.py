@@ -226,3 +226,41 @@ def test_heals_show_old_and_new_selector_and_the_screenshot(tmp_path: Path) -> N
     assert '<a href="screenshots/a.png"><img class="thumb" src="screenshots/a.png"' in section
     assert "javascript:" not in section  # a screenshot path from the log is never a link elsewhere
     assert '<td class="num">0.70</td><td>—</td>' in section
+
+
+def _write_with_traces(folder: Path) -> Path:
+    """The sample run with a trace kept for every attempt that failed and for every flaky pass."""
+    import dataclasses
+
+    from flowwalk.events import ScenarioFinished
+
+    suites = sample_suites()
+    events = []
+    for event in sample_events(suites, plan_run(suites, Settings()).record()):
+        if isinstance(event, ScenarioFinished) and event.status in ("failed", "flaky"):
+            event = dataclasses.replace(event, trace=f"traces/{event.scenario_id.replace('/', '-')}-a{event.attempt}.zip")
+        events.append(event)
+    write_sample_run(folder, events)
+    build_reports(folder, warn=False)
+    return folder
+
+
+def test_each_failure_names_the_trace_of_its_own_attempt(tmp_path: Path) -> None:
+    data = blob(_write_with_traces(tmp_path))
+    failed = [t for t in data["tests"] if t["status"] == "failed"]
+    assert failed and all(t["trace"] and t["trace"].endswith(".zip") for t in failed)
+    flaky = [t for t in data["tests"] if t["status"] == "flaky"]
+    assert flaky and all(a["trace"] and a["trace"].endswith(f"-a{a['attempt']}.zip")
+                         for t in flaky for a in t["earlier"] if a["status"] == "failed")
+
+
+@pytest.mark.browser
+def test_a_failure_links_to_its_trace(page: Any, tmp_path: Path) -> None:
+    folder = _write_with_traces(tmp_path / "report")
+    with StaticServer(folder) as server:
+        problems = open_report(page, server)
+        checkout = page.locator(f'details[data-id="{CHECKOUT}"] .body > .failure')
+        link = checkout.locator(".trace a")
+        assert link.get_attribute("href", timeout=5000).startswith("traces/")
+        assert "npx playwright show-trace traces/" in checkout.locator(".trace").inner_text()
+    assert problems == []

@@ -100,3 +100,14 @@ def test_a_switch_in_the_environment_is_on_off_or_refused(name: str) -> None:
         build_settings(Overrides(), {name: "ture"}, {})
     assert str(caught.value).startswith(f"{name}=ture: not on or off")
     assert "hint: write" in str(caught.value)
+
+
+@pytest.mark.parametrize("env,expected", [
+    ({}, "off"), ({"CI": "true"}, "retain-on-failure"), ({"GITHUB_ACTIONS": "true"}, "retain-on-failure"),
+    ({"CI": "false"}, "off"), ({"CI": "true", "FLOWWALK_TRACE": "on"}, "on"),
+])
+def test_traces_are_kept_for_failures_by_default_on_a_ci(env: dict[str, str], expected: str) -> None:
+    assert build_settings(Overrides(), env).trace == expected
+    assert build_settings(Overrides(trace="off"), {**env, "CI": "true"}).trace == "off"
+    assert build_settings(Overrides(), env, {"trace": "on-failure"}).trace == \
+        ("on" if "FLOWWALK_TRACE" in env else "on-failure")

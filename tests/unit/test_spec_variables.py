@@ -175,6 +175,8 @@ def test_redactor_masks_plain_percent_encoded_and_json_escaped_forms() -> None:
     assert redact.text("q=s3cr%2Bt%2F%26%22%C3%BC") == "q=***"
     assert redact.text("q=s3cr%2Bt/%26%22%C3%BC") == "q=***"
     assert Redactor(["two words"]).text("q=two+words&r=two%20words") == "q=***&r=***"
+    # a query shown with decodeURIComponent: `+` for the space, the rest decoded
+    assert Redactor(['two words/é"']).text('?pw=two+words/é"') == "?pw=***"
     assert redact.text(json.dumps({"v": SECRET})) == '{"v": "***"}'
     assert redact.text(json.dumps({"v": SECRET}, ensure_ascii=False)) == '{"v": "***"}'
     assert redact.text(json.dumps(json.dumps({"v": SECRET}))) == '"{\\"v\\": \\"***\\"}"'

@@ -190,7 +190,7 @@ class Browser:
         return f"http://{host}:{port}"
 
     def new_session(self, *, entry_url: str | None, allowed_hosts: tuple[str, ...],
-                    trace: bool = False, offline: bool = True,
+                    trace: bool = False, screencast: bool = True, offline: bool = True,
                     storage_state: dict[str, Any] | None = None,
                     context_options: dict[str, Any] | None = None) -> PageSession:
         """A fresh context + page for one scenario attempt.
@@ -200,6 +200,8 @@ class Browser:
 
         `storage_state`: the cookies and local storage it starts from (a saved session, handed to
         Chromium over Playwright's pipe as data: never a file).
+
+        `trace` starts Playwright's tracing (DOM snapshots; the screencast too when `screencast`).
 
         `offline` (default on) aborts subresource requests to hosts outside loopback, the entry
         host and `allowed_hosts`, recording each in the session's evidence; analytics vendors are
@@ -226,7 +228,8 @@ class Browser:
             else:
                 context = self._browser.new_context(**options)
                 if trace:
-                    context.tracing.start(screenshots=True, snapshots=True)
+                    # no screencast where a secret can reach the page: pixels cannot be scrubbed
+                    context.tracing.start(screenshots=screencast, snapshots=True)
                 # the run's headers, for the base URL's origin only (browser/access.py)
                 HeaderRoute(access, self.settings.navigation_timeout_ms).install(context)
                 page = context.new_page()

@@ -66,8 +66,10 @@ class PageEvidence:
         sentence a report can show (closed, crashed, out of time, Playwright's first line). Never raises.
 
         `hide` lists values (the run's secrets) that must not be in the picture: every field
-        whose value holds one and every element whose own text holds one is painted over.
+        whose value holds one and every element whose own text holds one is painted over;
+        `last_masked` names them afterwards (`tag#id.class`, at most 20).
         """
+        self.last_masked: list[str] = []
         if self._closed:
             return "the page was closed"
         if self.crashed:
@@ -77,8 +79,9 @@ class PageEvidence:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
             with translating():
                 secrets = {"secrets": [v for v in hide if v], "attr": MASK_ATTRIBUTE}
-                masked = page.evaluate(script("mark_secrets"), secrets) if hide else 0
+                masked = page.evaluate(script("mark_secrets"), secrets) if hide else []
                 mask = [page.locator(f"[{MASK_ATTRIBUTE}]")] if masked else []
+                self.last_masked = [str(m) for m in masked or ()]
                 page.screenshot(path=str(path), full_page=full_page, timeout=timeout_ms, mask=mask, mask_color="#444444")
         except TimedOut:
             return (f"the {'full-page ' if full_page else ''}screenshot did not finish within its "

@@ -324,6 +324,19 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
             state = self.playwright_context.storage_state()
         return dict(state)
 
+    def stop_trace(self, trace_path: Path) -> bool:
+        """Stop tracing and save the trace to `trace_path`, leaving the context open (its state can
+        still be read). Never raises: False when there is no trace (not tracing, closed, a dead browser)."""
+        if not self._tracing or self._closed:
+            return False
+        self._tracing = False
+        try:
+            Path(trace_path).parent.mkdir(parents=True, exist_ok=True)
+            self.playwright_context.tracing.stop(path=str(trace_path))
+        except Exception:  # noqa: BLE001 - a dead browser has no trace to give
+            return False
+        return Path(trace_path).is_file()
+
     def close(self, trace_path: Path | None = None) -> None:
         """Close the context, saving the trace to `trace_path` when tracing. Idempotent, never raises."""
         if self._closed:

@@ -97,7 +97,8 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 run_flag="--run-timeout"),
     ActionInput("serve", "A folder of the repository to serve on 127.0.0.1 for the run (used as the base URL "
                 "unless base-url is set).", run_flag="--serve"),
-    ActionInput("trace", "Keep a Playwright trace: off, on-failure or on.", "off", run_flag="--trace"),
+    ActionInput("trace", "Keep a Playwright trace, secrets scrubbed: off, on-failure, retain-on-failure or on (default: retain-on-failure).",
+                run_flag="--trace"),
     ActionInput("offline", "Abort requests to hosts other than loopback, the entry host and allowed_hosts "
                 "(analytics vendors are always answered locally).", "false", "bool", run_flag="--offline"),
     ActionInput("update-snapshots", "Write missing and changed aria_snapshot and screenshot baselines instead of "

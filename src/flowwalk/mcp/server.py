@@ -146,8 +146,8 @@ _HttpCredentials = Annotated[str | None, Field(description="the NAME of the serv
                                                            "URL's origin only")]
 _Screenshots = Annotated[Literal["off", "on-failure", "on"] | None, Field(description="when to take screenshots "
                                                                                       "[on-failure]")]
-_Trace = Annotated[Literal["off", "on-failure", "on"] | None, Field(
-    description="keep a Playwright trace in the report folder (never for flows that typed a secret) [off]")]
+_Trace = Annotated[Literal["off", "on-failure", "retain-on-failure", "on"] | None, Field(
+    description="keep a Playwright trace in the report folder, secrets scrubbed [retain-on-failure on a CI, else off]")]
 _Fingerprints = Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose element "
                                                         "fingerprints help heal broken selectors")]
 

@@ -104,9 +104,10 @@ def _violations(found: Sequence[Violation]) -> list[dict[str, Any]]:
     return [{**to_json(v), "help_url": help_link(v.help_url)} for v in found]
 
 
-def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> dict[str, Any]:
+def _test(test: TestRecord, traces: Mapping[str, tuple[ScenarioFinished, ...]]) -> dict[str, Any]:
     failure = test.failure if test.status in ("failed", "skipped") else None
-    scenario = traces.get(test.scenario_id)
+    attempts = {a.attempt: a for a in traces.get(test.scenario_id, ())}
+    scenario = attempts[max(attempts)] if attempts else None
     entry: dict[str, Any] = {
         "id": test.test_id, "name": test.name, "scenario": test.scenario_id, "kind": test.kind,
         "source": test.source, "line": test.line, "status": test.status, "reason": test.reason,
@@ -125,12 +126,18 @@ def _test(test: TestRecord, traces: Mapping[str, ScenarioFinished | None]) -> di
         "screenshots": [p for p in (safe_relative(s) for s in test.screenshots) if p],
         "tags": list(test.tags),
         "earlier": [{"attempt": a.attempt, "status": a.status, "ms": round(a.duration_ms, 1),
-                     "failure": _failure(a.failure)} for a in test.history[:-1]],
+                     "failure": _failure(a.failure), "trace": _trace_of(attempts.get(a.attempt))}
+                    for a in test.history[:-1]],
     }
     if scenario is not None and (scenario.trace or scenario.trace_withheld):
         entry["trace"] = safe_relative(scenario.trace)
         entry["trace_withheld"] = scenario.trace_withheld
     return entry
+
+
+def _trace_of(finished: ScenarioFinished | None) -> str | None:
+    """The report-folder path of an attempt's trace, if it kept one."""
+    return safe_relative(finished.trace) if finished is not None and finished.trace else None
 
 
 def _finding(finding: Finding) -> dict[str, Any]:
@@ -143,7 +150,7 @@ def _finding(finding: Finding) -> dict[str, Any]:
 
 def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:
     """The JSON the page embeds: `run` (what differs between runs) and `tests` (plan order)."""
-    traces = {sc.scenario_id: sc.final for sc in records.scenarios}
+    traces = {sc.scenario_id: sc.attempts for sc in records.scenarios}
     judged = {t.get("test_id"): t for t in verdict.get("tests") or ()}
     tests = []
     for test in records.tests:

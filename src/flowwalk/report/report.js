@@ -187,9 +187,16 @@
     return h("div", { cls: "a11y-violations" }, h("h5", { text: "accessibility violations (axe-core)" }), table);
   }
 
-  function failureBlock(f, source) {
+  function traceLink(trace) {
+    // the trace of the attempt that failed: download it, or open it with playwright show-trace
+    return h("div", { cls: "kv trace" }, h("span", { cls: "k", text: "trace" }),
+      h("span", { cls: "v" }, h("a", { href: trace, download: "", text: trace }), "  (npx playwright show-trace " + trace + ")"));
+  }
+
+  function failureBlock(f, source, trace) {
     var box = h("div", { cls: "failure" });
     box.appendChild(h("p", { cls: "headline" }, h("b", { text: f.failure_class }), " " + (f.label || f.message || "")));
+    if (trace) box.appendChild(traceLink(trace));
     var where = (f.path || source) + (f.line ? ":" + f.line + (f.col ? ":" + f.col : "") : "");
     add(box, kv("spec", where));
     if (f.expected || f.observed) {
@@ -276,11 +283,11 @@
     if (t.attempts > 1) add(box, kv("attempts", t.attempts));
     if (t.shard && DATA.run.shards && DATA.run.shards.total > 1) add(box, kv("shard", t.shard + " of " + DATA.run.shards.total));
     if (t.status === "skipped") add(box, kv("skipped", t.headline, "skip"));
-    if (t.failure) box.appendChild(failureBlock(t.failure, t.source));
+    if (t.failure) box.appendChild(failureBlock(t.failure, t.source, t.trace));
     t.earlier.forEach(function (a) {
       if (!a.failure) return;
       var old = h("details", { cls: "earlier" }, h("summary", { text: "attempt " + a.attempt + ": " + a.status + " \u2014 " + (a.failure.label || "") }));
-      old.appendChild(failureBlock(a.failure, t.source));
+      old.appendChild(failureBlock(a.failure, t.source, a.trace));
       box.appendChild(old);
     });
     if (t.findings.length) {
@@ -315,7 +322,7 @@
       box.appendChild(h("h4", { text: "screenshots" }));
       extra.forEach(function (s) { box.appendChild(h("a", { cls: "shot small", href: s, target: "_blank" }, h("img", { src: s, alt: s, loading: "lazy" }))); });
     }
-    if (t.trace) add(box, kv("trace", t.trace + "  (npx playwright show-trace " + t.trace + ")"));
+    if (t.trace && !t.failure) box.appendChild(traceLink(t.trace));
     if (t.trace_withheld) add(box, kv("trace withheld", t.trace_withheld));
     return box;
   }

@@ -1653,7 +1653,7 @@ class ConfigModel(EnvironmentKeys):
     stabilize: Optional[StabilizeModel] = None
     executable: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     screenshots: Optional[Literal["off", "on-failure", "on"]] = None
-    trace: Optional[Literal["off", "on-failure", "on"]] = None
+    trace: Optional[Literal["off", "on-failure", "retain-on-failure", "on"]] = None
     verifiers_dir: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     durations_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None
     fingerprints_file: Optional[Annotated[str, Field(min_length=1, max_length=4096)]] = None

@@ -206,7 +206,8 @@ def secret_misuse(scenario: Scenario, secret_names: Iterable[str]) -> list[Probl
 
 
 class Redactor:
-    """Replaces every secret value, and its percent-encoded and JSON-escaped forms, with `***`.
+    """Replaces every secret value, and its percent-encoded (`+` for spaces with or without the rest
+    encoded) and JSON-escaped forms, with `***`.
 
     Longer values are replaced first, so a secret that contains another is masked whole.
     """
@@ -221,6 +222,8 @@ class Redactor:
                 continue
             before = set(forms)
             forms.add(value)
+            # a query decoded with decodeURIComponent keeps `+` for each space
+            forms.add(value.replace(" ", "+"))
             forms.add(url_quote(value, safe=""))
             forms.add(quote_plus(value, safe=""))
             forms.add(url_quote(value, safe="/:"))

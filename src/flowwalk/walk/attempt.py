@@ -22,6 +22,7 @@ from flowwalk import events as ev
 from flowwalk.heal.mend import HealRecord
 from flowwalk.model import Expect, Rule, Scenario, Step, place_of
 from flowwalk.settings import Secrets, Settings
+from flowwalk.scrub import MIN_LENGTH
 from flowwalk.spec.variables import Redactor, placeholders, substitute
 from flowwalk.walk.context import RunContext, redact_event
 from flowwalk.walk.outcomes import StepFailed
@@ -127,9 +128,11 @@ class Bindings:
             if value:
                 values[name] = value
         self.secret_values = values
-        extra = [v for k, v in values.items() if k not in self._run_secret_names]
+        self._file_values = [v for k, v in values.items() if k not in self._run_secret_names]
+        #: values no placeholder names that are secrets all the same: a session's cookies and storage
+        self.hidden_values: list[str] = []
         self._redactor = redactor
-        self._extra_redactor = Redactor(extra) if extra else None
+        self._extra_redactor = Redactor(self._file_values) if self._file_values else None
         self.base = {k: v for k, v in base.items() if k not in self.secret_names}
         self.extracted: dict[str, str] = {}
         #: a secret went into a fill or press: the trace would hold it
@@ -139,8 +142,16 @@ class Bindings:
     def for_scenario(cls, scenario: Scenario, run: RunContext) -> "Bindings":
         return cls({**scenario.variables, **run.variables}, run.secrets, run.redactor, scenario.secrets)
 
+    def hide(self, values: Iterable[str]) -> None:
+        """From now on, mask `values` too (those shorter than scrub.MIN_LENGTH are left: a one-letter
+        cookie would mask every such letter)."""
+        new = [v for v in values if len(v) >= MIN_LENGTH and v not in self.hidden_values]
+        if new:
+            self.hidden_values += new
+            self._extra_redactor = Redactor([*self._file_values, *self.hidden_values])
+
     def redact(self, text: str) -> str:
-        """`text` with every secret value (the run's and the file's) masked."""
+        """`text` with every secret value (the run's, the file's, the session's) masked."""
         out = self._redactor.text(text)
         if self._extra_redactor is not None:
             out = self._extra_redactor.text(out)

@@ -28,6 +28,7 @@ from typing import Any
 
 from flowwalk import events as ev
 from flowwalk.model import Rule
+from flowwalk.scrub import MIN_LENGTH
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 
 __all__ = ["A11Y_TIMEOUT_MS", "LAST_CLICK_TIMEOUT_MS", "SCREENSHOT_TIMEOUT_MS", "TITLE_TIMEOUT_MS",
@@ -105,6 +106,10 @@ def with_failure_evidence(attempt: Attempt, state: RuleState, failure: ev.Failur
         shot, missing = _shoot(attempt, state.rule, index, "fail", state.budget.evidence_ms(SCREENSHOT_TIMEOUT_MS))
         if shot:
             state.add_screenshot(shot)
+            masked = list(getattr(attempt.session, "last_masked", None) or ())
+            if masked:
+                # what was painted over because it held a secret (its value or its own text)
+                return replace(failure, screenshot=shot, context={**failure.context, "screenshot_masked": masked})
             return replace(failure, screenshot=shot)
         skipped = {**(failure.context.get("evidence_skipped") or {}), "screenshot": missing}
         return replace(failure, context={**failure.context, "evidence_skipped": skipped})
@@ -199,10 +204,18 @@ def _shoot(attempt: Attempt, rule: Rule, index: int, kind: str, timeout_ms: floa
     try:
         # a secret typed into a field, or echoed by the page, is painted over: no value in pixels
         missing = session.save_screenshot(attempt.run.out_dir / name, full_page=attempt.settings.full_page_screenshots,
-                                          hide=attempt.run.secrets.values(), timeout_ms=timeout_ms)
+                                          hide=hidden_values(attempt), timeout_ms=timeout_ms)
     except Exception as exc:  # noqa: BLE001 - the interface says never raises; be sure
         missing = f"the screenshot failed: {type(exc).__name__}"
     return (name, "") if missing is None else (None, attempt.redact(missing))
+
+
+def hidden_values(attempt: Attempt) -> list[str]:
+    """What a screenshot paints over: the run's secrets, the file's, and the values of the session
+    the scenario started from or saved (its cookies and local storage)."""
+    values = [*attempt.run.secrets.values(), *attempt.bindings.secret_values.values(),
+              *attempt.bindings.hidden_values]
+    return [v for v in values if len(v) >= MIN_LENGTH]
 
 
 def _landing_text(entry: dict[str, Any]) -> str:

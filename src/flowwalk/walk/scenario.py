@@ -11,7 +11,7 @@ Contract:
   browser is gone, the run timed out or was cancelled (AttemptControl), the rules not started
   are skipped with that reason; a rule whose parent did not pass is skipped (`parent_failed`,
   outcomes.parent_gate); else it is walked (rule.py) and its RuleFinished emitted;
-- **close**: the context, and the trace when wanted (never one that would hold a typed secret).
+- **close**: the context, and the trace when wanted, scrubbed of every secret (walk/traces.py).
 
 Every event leaves through `Attempt.emit`, redacted. Page and browser trouble become failures;
 nothing is raised for them.
@@ -37,6 +37,8 @@ from flowwalk.walk.evidence import failure_context, slug
 from flowwalk.walk.outcomes import (ScenarioOutcome, StepFailed, Unit, parent_gate, rule_finished, scenario_status,
                                     skipped_steps, will_retry)
 from flowwalk.walk.rule import walk_rule
+from flowwalk.walk.sessions import state_values
+from flowwalk.walk.traces import keep_trace, screencast_allowed
 
 __all__ = ["walk_scenario"]
 
@@ -123,12 +125,16 @@ def _open(attempt: Attempt) -> ev.Failure | None:
             attempt.entry_url = attempt.absolute(url)
         except StepFailed as failed:
             entry_problem = failed
+    started_from = attempt.run.sessions.state_for(sc)
+    # a session's cookies and storage are credentials in effect: masked like secrets
+    attempt.bindings.hide(state_values(started_from))
     try:
         attempt.session = attempt.browser.new_session(entry_url=attempt.entry_url,
                                                       allowed_hosts=attempt.allowed_hosts,
                                                       trace=attempt.settings.trace != "off",
+                                                      screencast=screencast_allowed(attempt),
                                                       offline=attempt.settings.offline,
-                                                      storage_state=attempt.run.sessions.state_for(sc),
+                                                      storage_state=started_from,
                                                       context_options=scenario_options(attempt.settings, sc))
     except Exception as exc:  # noqa: BLE001 - a dead browser may raise Playwright's own error
         halt_if_gone(exc, attempt)
@@ -174,6 +180,7 @@ def _save_session(attempt: Attempt, name: str) -> None:
     except Exception as exc:  # noqa: BLE001 - a dead browser has no state to give
         halt_if_gone(exc, attempt)
         return
+    attempt.bindings.hide(state_values(state))
     attempt.run.sessions.save(attempt.scenario, name, state)
 
 
@@ -199,30 +206,10 @@ def _first_step_opens_entry(attempt: Attempt) -> bool:
 
 
 def _close(attempt: Attempt, walked: Sequence[ev.RuleFinished]) -> tuple[str | None, str | None]:
-    """Close the context; (trace file, why a wanted trace was withheld)."""
-    session = attempt.session
-    if session is None:
+    """Close the context; (trace file, why a wanted trace was not kept): walk/traces.py."""
+    if attempt.session is None:
         return None, None
-    settings = attempt.settings
-    failed = any(r.status == "failed" for r in walked)
-    wanted = settings.trace == "on" or (settings.trace == "on-failure" and failed)
-    trace: str | None = None
-    withheld: str | None = None
-    if wanted and attempt.bindings.typed_secret:
-        # A trace keeps DOM snapshots and typed input: it would hold the secret in clear.
-        withheld = "a secret was typed in this scenario; its trace would contain the value"
-    elif wanted and (attempt.scenario.session or attempt.scenario.saves):
-        # A trace records every request's headers: the session's cookies would be in it.
-        withheld = "this scenario saves or starts from a session; its trace would contain the session's cookies"
-    elif wanted and settings.http_access:
-        # The same: the run's HTTP headers and credentials, from secrets, would be in it.
-        withheld = "the run sends HTTP headers or credentials from secrets; its trace would contain them"
-    elif wanted and not attempt.control.crashed:
-        trace = f"traces/{slug(attempt.scenario.id)}-a{attempt.number}.zip"
     try:
-        session.close(attempt.run.out_dir / trace if trace else None)
+        return keep_trace(attempt, walked)
     except Exception:  # noqa: BLE001 - closing a crashed context must not hide the results
-        trace = None
-    if trace and not (attempt.run.out_dir / trace).exists():
-        trace = None
-    return trace, withheld
+        return None, None

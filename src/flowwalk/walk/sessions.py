@@ -13,8 +13,8 @@ session meanwhile.
 
 The state holds credentials in effect, so it is never written anywhere: it stays in this process's
 memory and goes to Chromium over Playwright's pipe (`new_context(storage_state=<dict>)`). No file
-is made that a cancel or a crash could leave behind, and nothing here reaches an event: a
-dependant's trace is withheld (a trace records request headers, the session's cookies among them).
+is made that a cancel or a crash could leave behind, and nothing here reaches an event: a trace
+of a setup or a dependant is scrubbed of the session's cookie and storage values (walk/traces.py).
 
 Waiting is cooperative: up to four workers share one thread as greenlets (browser/together.py),
 so a worker waits through `cooperative.offload`, which lets the others (the setup's walker among
@@ -34,10 +34,19 @@ from flowwalk.model import Scenario
 from flowwalk.spec.sessions import SessionKey, session_key, setups_by_key
 from flowwalk.walk.outcomes import StepFailed, Unit
 
-__all__ = ["SessionBook", "WorkQueue"]
+__all__ = ["SessionBook", "WorkQueue", "state_values"]
 
 #: how long a worker waits for a session before it looks at cancel and the run timeout again
 WAIT_S = 0.25
+
+
+def state_values(state: dict[str, Any] | None) -> list[str]:
+    """The values of a storage state's cookies and local storage: secrets of every artifact
+    (a screenshot paints them over, a trace is scrubbed of them)."""
+    values = [str(c.get("value") or "") for c in (state or {}).get("cookies") or ()]
+    for origin in (state or {}).get("origins") or ():
+        values += [str(item.get("value") or "") for item in origin.get("localStorage") or ()]
+    return [v for v in values if v]
 
 
 @dataclass
