@@ -67,6 +67,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
     playwright_page: "PlaywrightPage"
     #: the spec's own answers to requests (`answer`), when it has any
     router: Router | None = None
+    #: where the first navigation landed (after its redirects): the history's first page
+    first_page: str | None = None
 
     def __init__(self, *, context: "BrowserContext", page: "PlaywrightPage", entry_url: str | None,
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
@@ -241,6 +243,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
             raise NavigationBlocked(host_of(url), url, "goto")
         with self._navigating():
             self.playwright_page.goto(url, timeout=timeout_ms, wait_until=wait_until)  # type: ignore[arg-type]
+        if self.first_page is None:
+            self.first_page = self.playwright_page.url
 
     @contextmanager
     def _navigating(self) -> Iterator[None]:

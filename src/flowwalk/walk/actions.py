@@ -97,10 +97,19 @@ def history_step(attempt: Attempt, state: RuleState, step: History, role: ev.Rol
     session = attempt.session
     stayed = _navigate(attempt, state.budget, step.move, step.move, f"{step.move} done",
                        lambda ms: session.history(step.move, timeout_ms=ms))
-    if stayed is not None:
-        where = "back" if step.move == "go_back" else "forward"
-        raise StepFailed("ACTION_REJECTED", f"{step.move}: the history has no page to go {where} to",
-                         expected=f"a page to go {where} to", observed=f"none: the page stayed at '{stayed[:300]}'")
+    if stayed is None:
+        return
+    where = "back" if step.move == "go_back" else "forward"
+    first = session.first_page
+    if step.move == "go_back" and first is not None and stayed != first:
+        # the page moved on from its first page without a history entry (location.replace,
+        # history.replaceState): the site dropped the page the back button should return to
+        raise StepFailed("EXPECT_STATE_MISMATCH", "go_back: the history has no page to go back to: the site "
+                         f"replaced '{first[:300]}' with '{stayed[:300]}' instead of adding a history entry",
+                         expected=f"a page to go back to ('{first[:300]}')",
+                         observed=f"none: '{stayed[:300]}' replaced it in the history")
+    raise StepFailed("ACTION_REJECTED", f"{step.move}: the history has no page to go {where} to",
+                     expected=f"a page to go {where} to", observed=f"none: the page stayed at '{stayed[:300]}'")
 
 
 def wait(attempt: Attempt, state: RuleState, step: Wait, role: ev.Role, result: StepResult) -> None:
