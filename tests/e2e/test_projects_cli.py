@@ -13,7 +13,8 @@ from _cli import flowwalk
 pytestmark = pytest.mark.browser
 
 CONFIG = ["--config", "examples/projects/flowwalk.yaml"]
-BROWSER = "examples/projects/browser.flow.yaml#what the page sees of its browser"
+#: examples/projects holds flowwalk.yaml, so it is the project root the ids are relative to
+BROWSER = "browser.flow.yaml#what the page sees of its browser"
 
 
 def emitted(out: Path) -> dict[str, dict[str, object]]:
@@ -27,7 +28,7 @@ def test_each_spec_runs_in_each_projects_browser(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     verdict = json.loads((out / "verdict.json").read_text())
     assert sorted(t["test_id"] for t in verdict["tests"]) == sorted(
-        f"[{p}] examples/projects/{f}" for p in ("desktop", "iphone-13")
+        f"[{p}] {f}" for p in ("desktop", "iphone-13")
         for f in ("browser.flow.yaml#what the page sees of its browser",
                   "system-theme.flow.yaml#the system theme follows a dark colour scheme"))
     seen = emitted(out)

@@ -109,6 +109,28 @@ def test_a_string_yaml_1_1_reads_as_another_type_is_quoted_and_a_line_break_is_a
     assert _read(text, "n.flow.yaml") == tree
 
 
+@pytest.mark.parametrize("loader", ["SafeLoader", "CSafeLoader"])
+def test_a_string_a_yaml_1_1_reader_stops_at_in_flow_style_is_quoted_there(loader: str) -> None:
+    import yaml
+
+    pattern = r"^http://127\.0\.0\.1:8000/?(\?.*)?$"
+    tree = _flow(steps=[
+        {"type": "expect", "kind": "url_matches", "value": pattern},
+        {"type": "act", "action": "click", "selector": "text=Why? Because"},
+        {"type": "goto", "url": "http://127.0.0.1:8000/a"},
+        {"type": "expect", "kind": "texts", "selector": "li", "equals": ["why?", "a?b"]}])
+    text = render_as(tree, "n.flow.yaml")
+    assert f"- {{type: expect, kind: url_matches, value: '{pattern}'}}" in text
+    assert "- {type: goto, url: http://127.0.0.1:8000/a}" in text     # what both read plain stays plain
+    reader = getattr(yaml, loader, None)
+    if reader is None:
+        pytest.skip("PyYAML was built without libyaml")
+    data = yaml.load(text, Loader=reader)
+    assert data["steps"][0]["value"] == pattern and data["steps"][1]["selector"] == "text=Why? Because"
+    assert data["steps"][3]["equals"] == ["why?", "a?b"]
+    assert _read(text, "n.flow.yaml") == tree
+
+
 def test_json_is_written_in_the_same_order_without_comments() -> None:
     tree = _flow(steps=[{"selector": "#go", "type": "act", "action": "click"}])
     text = render_as(tree, "n.flow.json", header=["not in JSON"])

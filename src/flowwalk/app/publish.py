@@ -38,6 +38,7 @@ def publish(request: PublishRequest) -> PublishResult:
     if on_gitlab(os.environ):
         return _publish_to_gitlab(request.report_dir, given)
     gh = github_settings_from_env(os.environ, given)
+    load_verdict(request.report_dir)  # a folder with no verdict is refused as that, before its heals are read
     suggestions = _heal_suggestions(request.report_dir) if gh.heal_suggestions and gh.pr_number else []
     return publish_report(request.report_dir, gh, suggestions=suggestions)
 
@@ -64,6 +65,7 @@ def _heal_suggestions(report_dir: Path) -> list[Suggestion]:
     for skipped in patch.skipped:
         print(f"flowwalk publish: note: no heal suggestion for {skipped.render()}", file=sys.stderr)
     # review comments name files relative to the repository, the patch relative to the project root
-    return [Suggestion(path=repo_relative(e.path, root=str(root.resolve())), start_line=e.first_line, line=e.last_line, lines=e.new_lines,
+    top = str(root.resolve())
+    return [Suggestion(path=repo_relative(e.path, root=top), start_line=e.first_line, line=e.last_line, lines=e.new_lines,
                        old_selector=e.heal.old_selector, new_selector=e.heal.new_selector, method=e.heal.method,
                        score=e.heal.score, target=e.heal.target, tests=e.tests) for e in patch.edits]

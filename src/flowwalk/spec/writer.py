@@ -13,7 +13,9 @@ YAML, as docs/flow-spec.md writes it:
 - a step on one line in flow style (`- {type: goto, url: /}`) where it fits in `WIDTH` columns,
   in block style otherwise; a list of scalars likewise (`allowed_hosts: [checkout.stripe.com]`);
 - a string with a line break as a literal block (`|`); a string quoted only where YAML needs it,
-  as the loader reads it (YAML 1.1: `'yes'` is quoted);
+  as the loader reads it (YAML 1.1: `'yes'` is quoted), and in flow style wherever PyYAML or libyaml
+  would not read it back plain there (`?`, `:` and `#` inside a URL pattern: YAML 1.2 allows them,
+  YAML 1.1 readers stop at them);
 - first, the `# yaml-language-server: $schema=<url>` modeline naming the format's JSON Schema by its
   `$id` (editors with YAML support check and complete the file with it), then the header comments.
 
@@ -31,7 +33,10 @@ import io
 import json
 import os
 import re
+from functools import lru_cache
 from typing import Any, Sequence
+
+import yaml as pyyaml
 
 from pydantic import BaseModel
 from ruamel.yaml import YAML
@@ -128,7 +133,7 @@ def _ordered(node: Any, data: Any, column: int, step: bool) -> Any:
             else:
                 out[key] = _ordered(child, value, column + _MAP_INDENT, False)
         if step and _fits(out, column):
-            out.fa.set_flow_style()
+            _flow_style(out)
         return out
     if isinstance(data, list):
         return _ordered_list(node, data, column + _SEQ_INDENT, False)
@@ -144,7 +149,7 @@ def _ordered_list(node: Any, items: list[Any], column: int, steps: bool) -> Comm
     nodes = list(node) if isinstance(node, (list, tuple)) else [None] * len(items)
     out = CommentedSeq(_ordered(n, item, column, steps) for n, item in zip(nodes, items))
     if items and not steps and all(not isinstance(i, (dict, list)) for i in items) and _fits(out, column):
-        out.fa.set_flow_style()
+        _flow_style(out)
     return out
 
 
@@ -172,8 +177,37 @@ def _flowed(node: Any) -> Any:
         out = CommentedSeq(_flowed(v) for v in node)
     else:
         return node
-    out.fa.set_flow_style()
-    return out
+    return _flow_style(out)
+
+
+def _flow_style(node: CommentedMap | CommentedSeq) -> CommentedMap | CommentedSeq:
+    """`node` set in flow style, each string in it quoted that would not read back plain there."""
+    node.fa.set_flow_style()
+    keys = node.keys() if isinstance(node, dict) else range(len(node))
+    for key in keys:
+        value = node[key]
+        if isinstance(value, (CommentedMap, CommentedSeq)):
+            _flow_style(value)
+        elif isinstance(value, str) and type(value) is str and not _plain_in_flow(value):
+            node[key] = SingleQuotedScalarString(value) if value.isprintable() else DoubleQuotedScalarString(value)
+    return node
+
+
+_READERS = tuple(r for r in (pyyaml.SafeLoader, getattr(pyyaml, "CSafeLoader", None)) if r is not None)
+
+
+@lru_cache(maxsize=4096)
+def _plain_in_flow(value: str) -> bool:
+    """Whether `value`, written plain inside a flow mapping or list, reads back as itself with
+    PyYAML and libyaml (YAML 1.1 readers: both stop a plain scalar at `?` there)."""
+    for reader in _READERS:
+        for text, wanted in ((f"{{k: {value}}}", {"k": value}), (f"[{value}]", [value])):
+            try:
+                if pyyaml.load(text, Loader=reader) != wanted:  # noqa: S506 (safe loaders only)
+                    return False
+            except pyyaml.YAMLError:
+                return False
+    return True
 
 
 def _plain(node: Any) -> Any:
