@@ -238,3 +238,21 @@ def test_a_link_to_the_same_list_narrowed_checks_a_row_it_shows_and_one_it_leave
                      _list_page(everything.url + "?q=dune", ["Dune Messiah"])) == [
         {"type": "expect", "kind": "text_contains", "value": "Dune Messiah", "selector": "#result_list"},
         {"type": "expect", "kind": "text_not_contains", "value": "Emma", "selector": "#result_list"}]
+
+
+def test_a_step_the_loader_would_refuse_is_left_out_and_the_header_says_why(tmp_path: Path) -> None:
+    from flowwalk.discover.generate import _spec, _Writer
+
+    writer = _Writer(crawl_state(), None, (), False)
+    steps: list[Any] = [{"type": "act", "action": "click", "target": "the banner", "selector": "#ok"},
+                        {"type": "act", "action": "click", "target": "the odd link", "selector": "//a[1]"},
+                        {"type": "expect", "kind": "visible", "selector": "h1"}]
+    spec = _spec(writer, "home/odd.flow.yaml", "home/odd", "odd", "a page with an odd link", "http://127.0.0.1:9/",
+                 steps, 1, ["odd on /"], False)
+    assert [s["selector"] for s in spec.data["steps"]] == ["#ok", "h1"]
+    assert spec.header == ("odd on /", "left out step 2 (act click //a[1]): XPath selector '//a[1]' is not allowed")
+    path = tmp_path / spec.path
+    path.parent.mkdir(parents=True)
+    path.write_text(spec.text, encoding="utf-8")
+    suite, problems = load_file(path, Settings())
+    assert problems == [] and suite is not None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable, Sequence
 from urllib.parse import urlsplit
 
+from pydantic import ValidationError
 from typing_extensions import TypedDict
 
 from flowwalk.browser.explored import Element, Survey
@@ -419,11 +420,43 @@ def _spec(writer: _Writer, path: str, feature: str, name: str, description: str,
                      - {urlsplit(entry).hostname or ""} - {""})
     if allowed:
         data["allowed_hosts"] = allowed[:10]
-    data["steps"] = steps[:MAX_STEPS]
+    steps = steps[:MAX_STEPS]
+    data["steps"] = steps
     if clean:
         data["assertions"] = [{"kind": "no_console_errors"}]
-    return GeneratedSpec(path=path, feature=feature, data=data, text=render_spec(data, header), variables=_variables(steps),
+    while True:
+        try:
+            text = render_spec(data, header)
+            break
+        except ValidationError as refused:
+            # a step built from what a page holds that the loader would refuse (an XPath-looking
+            # selector, a value out of range) is left out, and the header says which and why
+            bad = _refused_steps(refused)
+            if not bad or len(bad) >= len(steps):
+                raise
+            header = [*header, *(f"left out step {i + 1} ({_said(steps[i])}): {why}" for i, why in sorted(bad.items()))]
+            prefix -= sum(1 for i in bad if i < prefix)
+            steps = [step for i, step in enumerate(steps) if i not in bad]
+            data["steps"] = steps
+    return GeneratedSpec(path=path, feature=feature, data=data, text=text, variables=_variables(steps),
                          header=tuple(header), prefix_steps=min(prefix, MAX_STEPS))
+
+
+def _refused_steps(refused: ValidationError) -> dict[int, str]:
+    """The steps (by index) the model refused, with the first reason each; empty when something
+    other than a step was refused."""
+    bad: dict[int, str] = {}
+    for error in refused.errors():
+        loc = error["loc"]
+        if len(loc) < 2 or loc[0] != "steps" or not isinstance(loc[1], int):
+            return {}
+        bad.setdefault(loc[1], str(error["msg"]))
+    return bad
+
+
+def _said(step: Step) -> str:
+    fields: dict[str, object] = dict(step)
+    return " ".join(str(fields[k]) for k in ("type", "action", "kind", "selector") if fields.get(k))[:120]
 
 
 def _variables(steps: Sequence[Step]) -> tuple[str, ...]:
