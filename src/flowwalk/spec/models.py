@@ -264,6 +264,21 @@ Host = Annotated[str, Field(min_length=1, max_length=253, json_schema_extra={"pa
 Identifier = Annotated[str, Field(min_length=1, max_length=IDENTIFIER_MAX,
                                   json_schema_extra={"pattern": IDENTIFIER_PATTERN}),
                        AfterValidator(_check_identifier)]
+
+
+def _check_secret_name(value: str) -> str:
+    if len(value) > IDENTIFIER_MAX or not IDENTIFIER_RE.match(value):
+        # what is written here instead of a name may be the secret itself: it is not repeated
+        raise fail("{subject} must name the environment variable that holds the value, not hold the value",
+                   "write the variable's name (letters, digits and '_', e.g. PREVIEW_AUTH) and set the value in the "
+                   "environment or with --secret")
+    return value
+
+
+#: the name of the environment variable holding a secret (a header's value, credentials)
+SecretName = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": IDENTIFIER_PATTERN,
+                                                                   "maxLength": IDENTIFIER_MAX}),
+                       AfterValidator(_check_secret_name)]
 Name = Annotated[str, Field(min_length=1, json_schema_extra={"pattern": NAME_PATTERN}),
                  AfterValidator(_check_name)]
 Description = Annotated[str, Field(max_length=DESCRIPTION_MAX)]
@@ -1679,9 +1694,9 @@ class ConfigModel(EnvironmentKeys):
     #: holding its value; never the value itself
     http_headers: Optional[Annotated[dict[Annotated[str, Field(min_length=1, max_length=100,
                                                                 pattern=HEADER_NAME_PATTERN)],
-                                          Identifier], Field(max_length=20)]] = None
+                                          SecretName], Field(max_length=20)]] = None
     #: the secret (environment variable) holding HTTP credentials as username:password
-    http_credentials: Optional[Identifier] = None
+    http_credentials: Optional[SecretName] = None
     #: a running Playwright browser server to connect to instead of launching Chromium (docs/remote-browsers.md)
     browser_endpoint: Optional[Annotated[str, Field(min_length=6, max_length=URL_MAX, pattern=r"^wss?://")]] = None
 
