@@ -125,3 +125,38 @@ def test_a_server_that_will_not_launch_flowwalks_chromium_is_a_clear_error(tmp_p
     message = verdict["root_causes"][0]["message"]
     assert f"could not get a browser from the browser server at {plain.endpoint}" in message
     assert "playwright run-server --unsafe" in message
+
+
+HISTORY_FLOWS = {
+    "back-and-forth.flow.yaml": """spec_version: "1.1"
+name: back and forth
+url: /index.html
+steps:
+  - {type: goto, url: /help.html}
+  - {type: go_back}
+  - {type: expect, kind: text_contains, selector: h1, value: Notes your whole team can find}
+  - {type: go_forward}
+  - {type: expect, kind: text_contains, selector: h1, value: Acme Help Center}
+""",
+    "back-first.flow.yaml": """spec_version: "1.1"
+name: back as the first move
+url: /index.html
+steps:
+  - {type: go_back}
+""",
+}
+
+
+def test_the_history_steps_read_the_history_through_a_browser_server(tmp_path: Path, server: BrowserServer) -> None:
+    """go_back asks Chromium's own history (a CDP session): it works the same in a server's browser."""
+    for name, text in HISTORY_FLOWS.items():
+        (tmp_path / name).write_text(text)
+    out = tmp_path / "report"
+    result = flowwalk("run", str(tmp_path), "--serve", "examples/site", "--out", str(out),
+                      "--browser-endpoint", server.endpoint)
+    assert result.returncode == 2, result.stdout + result.stderr
+    tests = {t["source"].rsplit("/", 1)[-1]: t for t in json.loads((out / "verdict.json").read_text())["tests"]}
+    assert tests["back-and-forth.flow.yaml"]["status"] == "passed"
+    failure = tests["back-first.flow.yaml"]["failure"]
+    assert (failure["failure_class"], failure["message"]) == ("spec_step_unresolvable",
+                                                              "go_back: the history has no page to go back to")
