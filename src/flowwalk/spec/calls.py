@@ -405,7 +405,9 @@ class Blocks:
         folder = os.path.dirname(display) or "."
         on_disk = os.path.join(self.library.root, folder)
         near = sorted(n for n in os.listdir(on_disk) if n.endswith(sm.STEPS_SUFFIXES)) if os.path.isdir(on_disk) else []
-        guess = did_you_mean(os.path.basename(written), near)
+        # by the names before the shared suffix, which would make every steps file look close
+        stems = {_stem(n): n for n in near}
+        guess = stems.get(did_you_mean(_stem(os.path.basename(written)), list(stems)), "")
         hint = (f"did you mean '{guess}'? " if guess else "") + (
             f"steps files in {folder}/: {', '.join(near)}" if near else
             "the path is relative to the file that calls it; create the steps file, or fix the path")
@@ -578,3 +580,11 @@ def _coerce(value: Any, wanted: str) -> Any:
     if wanted == "list":
         return [_text(v) for v in value] if isinstance(value, list) else None
     return value if sm.fits_type(value, wanted) else None
+
+
+def _stem(name: str) -> str:
+    """A steps file's name without its suffix (`login.steps.yaml` -> `login`)."""
+    for suffix in sm.STEPS_SUFFIXES:
+        if name.endswith(suffix):
+            return name[:-len(suffix)]
+    return name
