@@ -187,6 +187,20 @@ def measurement(record: dict[str, Any]) -> Measurement:
     return Measurement(**{k: v for k, v in record.items() if k in Measurement.__dataclass_fields__})
 
 
+def flowwalk_round(impl: "Flowwalk", form: str, round_no: int, env: "Env", workers: int, out: Path,
+                   slugs: Sequence[str] | None, paths: Sequence[Path] | None,
+                   expected: int) -> tuple[Measurement, list[str]]:
+    """One measured, checked flowwalk run of an interleaved comparison (trace_cost.py, sessions.py):
+    its measurement and what its `verify` found wrong, said on a line as it ends."""
+    cmd, cwd, run_env = impl.command(env, workers, slugs, out, paths)
+    result, stdout, _ = measure(form, f"round {round_no}", cmd, cwd=cwd, env=run_env, workers=workers,
+                                flows=expected)
+    found = impl.verify(result, stdout, out, expected)
+    print(f"  {form:18} round {round_no}: {result.wall_s:6.2f} s wall, {result.cpu_s:6.2f} s CPU"
+          + (f"  INVALID: {found[:2]}" if found else ""), flush=True)
+    return result, found
+
+
 FirstResult = Callable[[str], bool]
 
 

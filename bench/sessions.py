@@ -181,12 +181,8 @@ def main(argv: list[str] | None = None) -> int:
         for round_no in range(0, args.rounds + 1):   # round 0: a discarded warm-up of each
             for form, (folder, expected) in forms.items():
                 out = harness.OUT / "runs" / f"sessions-{form}"
-                cmd, cwd, run_env = harness.Flowwalk().command(env, args.workers, None, out, [folder])
-                result, stdout, _ = harness.measure(form, f"round {round_no}", cmd, cwd=cwd, env=run_env,
-                                                    workers=args.workers, flows=expected)
-                found = harness.Flowwalk().verify(result, stdout, out, expected)
-                print(f"  {form:8} round {round_no}: {result.wall_s:6.2f} s wall, {result.cpu_s:6.2f} s CPU"
-                      + (f"  INVALID: {found[:2]}" if found else ""), flush=True)
+                result, found = harness.flowwalk_round(harness.Flowwalk(), form, round_no, env, args.workers, out,
+                                                       None, [folder], expected)
                 problems.extend(found)
                 if round_no:
                     data["runs"].append(dataclasses.asdict(result))

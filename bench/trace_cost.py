@@ -65,13 +65,8 @@ def main(argv: list[str] | None = None) -> int:
         for round_no in range(args.rounds + 1):
             for mode in modes:
                 out = harness.OUT / "runs" / f"trace-cost-{mode}"
-                impl = harness.Flowwalk(["--trace", mode])
-                cmd, cwd, run_env = impl.command(env, args.workers, slugs, out, paths)
-                result, stdout, _ = harness.measure(mode, f"round {round_no}", cmd, cwd=cwd, env=run_env,
-                                                    workers=args.workers, flows=expected)
-                found = impl.verify(result, stdout, out, expected)
-                print(f"  {mode:18} round {round_no}: {result.wall_s:6.2f} s wall, {result.cpu_s:6.2f} s CPU"
-                      + (f"  INVALID: {found[:2]}" if found else ""), flush=True)
+                result, found = harness.flowwalk_round(harness.Flowwalk(["--trace", mode]), mode, round_no, env,
+                                                       args.workers, out, slugs, paths, expected)
                 problems.extend(found)
                 if round_no:
                     data["runs"].append(dataclasses.asdict(result))
