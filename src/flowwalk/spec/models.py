@@ -1,8 +1,8 @@
 """Pydantic models of every input format (flow-spec v1/v1.1, rule files, flowwalk.yaml).
 
 These models are the single definition of the formats: `schemas.py` generates the JSON Schemas
-from them and `flow.py` / `rules.py` / `config.py` convert validated models into the frozen
-`model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
+from them; `lower.py` (steps), `flow.py` / `rules.py` / `config.py` convert validated models into the
+frozen `model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
 an integer), so that the models and the generated schemas accept the same documents. Rules that
 JSON Schema cannot express (cross-field rules, regex validity, trimmed lengths) are model-only and
 listed in `docs/flow-spec.md`.

@@ -33,7 +33,8 @@ from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, OpenPlace, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
 )
-from flowwalk.spec.flow import StepBuilder, environment_of
+from flowwalk.spec.flow import environment_of
+from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.robot_user import Expansion, Group, UserKeyword, keyword_key, parse_argument
 from flowwalk.spec.models import EnvironmentKeys
 from flowwalk.spec.source import MAX_BYTES, LineTable, Source, escape

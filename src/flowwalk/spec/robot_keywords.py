@@ -29,7 +29,7 @@ from flowwalk.events import StepFrame
 from flowwalk.model import (EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, PopupPlan, Retry,
                             Step)
 from flowwalk.spec import models as sm
-from flowwalk.spec.flow import StepBuilder
+from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import PathKey, Source, quote
 from flowwalk.spec.spelling import choices_hint
@@ -841,7 +841,7 @@ def _emit(call: Call, plan: PlanDraft) -> None:
 # --- builders: baselines and accessibility (the checks of docs/snapshots.md) -----------------------
 #
 # Each call becomes the same input model a flow's or rule file's step is validated with
-# (`models.ExpectScreenshot`, ...), located at the call's own cells, and `flow.StepBuilder` turns it
+# (`models.ExpectScreenshot`, ...), located at the call's own cells, and `lower.StepBuilder` turns it
 # into the `model.Expect` the walker runs: one validation and one check for every kind of file.
 
 
