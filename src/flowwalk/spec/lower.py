@@ -239,8 +239,15 @@ class StepBuilder:
         finally:
             self.source, self._verifier_dirs = saved
 
+    def lower(self, step: Any, loc: Location) -> m.Step:
+        """One step of the tree (no block, no verifier) at `loc`: for a producer whose steps have no
+        place in a `Source` of their own (a `.robot` keyword call, a call in another tool's language)."""
+        return self._step(step, (), loc)
+
     def step(self, step: Any, path: PathKey) -> m.Step:
-        loc = self.loc(path)
+        return self._step(step, path, self.loc(path))
+
+    def _step(self, step: Any, path: PathKey, loc: Location) -> m.Step:
         if isinstance(step, sm.GotoStep):
             return m.Goto(loc=loc, text=f"goto {show(step.url)}", optional=step.optional, url=step.url)
         if isinstance(step, sm.ActStep):

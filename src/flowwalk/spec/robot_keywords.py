@@ -2,7 +2,8 @@
 
 One table (`KEYWORDS`) holds, for each keyword aitester-bdd registers, its pattern with embedded
 `${args}`, the BDD prefixes it is registered with, and either a builder that turns a call into
-`model` steps and rule fields, or the reason flowwalk refuses it. `match_keyword` resolves a call
+steps of the authoring tree (spec/models.py, lowered by `lower.StepBuilder`) and rule fields, or
+the reason flowwalk refuses it. `match_keyword` resolves a call
 name the way Robot Framework does (full registered names first, best embedded match, then the
 Given/When/Then/And/But prefix stripped); `render_keyword_table` writes the same table as the
 Markdown that `docs/robot.md` carries. Reading files, variables and assembling the model is
@@ -26,8 +27,7 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
-from flowwalk.model import (EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, PopupPlan, Retry,
-                            Step)
+from flowwalk.model import EMIT_SOURCES, Act, PopupPlan, Retry, Step
 from flowwalk.spec import models as sm
 from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
@@ -165,9 +165,6 @@ class Call:
             raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
         return key, value, cell
 
-    def step_kwargs(self) -> dict[str, object]:
-        return {"loc": self.loc, "text": self.text}
-
 
 Builder = Callable[[Call, "PlanDraft"], None]
 
@@ -294,8 +291,8 @@ class PlanDraft:
     test_tags: tuple[str, ...] = ()
     test_timeout_ms: int | None = None
     verification_started: bool = False
-    #: turns validated check models into `model.Expect`s, as for flows and rule files: one per file,
-    #: so two checks of the file cannot share a baseline (set by robot.py)
+    #: lowers the calls' steps of the authoring tree into `model.Step`s, as for flows and rule files:
+    #: one per file, so two checks of the file cannot share a baseline (set by robot.py)
     builder: StepBuilder | None = None
     #: the user keywords and GROUP blocks the call in hand runs inside (robot_user.py): its steps carry them
     frames: tuple[StepFrame, ...] = ()
@@ -577,6 +574,28 @@ def _secret_only(call: Call, cell: Cell) -> str:
     return call.expander.expand(raw, cell.loc, "a password", "only")
 
 
+# --- builders: the authoring tree ------------------------------------------------------------------
+#
+# Every call becomes steps of the authoring tree (spec/models.py's step models), which the file's
+# `lower.StepBuilder` turns into the `model.Step`s the walker runs, each located at the call and with
+# the call as written for its text. The aitester-bdd grammar has checked the values already, and it
+# differs from a flow spec's field rules (it takes XPath locators, values past a flow's lengths, an
+# emit name that is no identifier, an empty option to select), so the steps of action and state-check
+# calls are built from the checked values as they are (`models.node`); the checks whose rules are
+# the models' own (baselines, lists, storage, dialogs) are validated by them (`_located`).
+
+
+def _add(call: Call, plan: PlanDraft, *steps: BaseModel, popup: PopupPlan | None = None) -> None:
+    """`steps` (the tree's) lowered and added to the rule in hand; `popup`: the popup the (one) act
+    opens, whose steps are the calls up to the one that leaves it."""
+    builder = plan.builder
+    assert builder is not None, "robot.py sets the plan's StepBuilder"
+    lowered = [dataclasses.replace(builder.lower(step, call.loc), text=call.text) for step in steps]
+    if popup is not None:
+        lowered = [dataclasses.replace(step, popup=popup) if isinstance(step, Act) else step for step in lowered]
+    plan.add_steps(call, *lowered)
+
+
 # --- builders: actions ------------------------------------------------------------------------------
 
 
@@ -586,8 +605,8 @@ def _await(call: Call) -> str | None:
 
 def _act(call: Call, plan: PlanDraft, action: str, selector: str, value: str | None = None,
          target: str | None = None) -> None:
-    plan.add_steps(call, Act(**call.step_kwargs(), action=action, selector=selector, value=value,  # type: ignore[arg-type]
-                             target=target, await_selector=_await(call)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action=action, selector=selector, value=value, target=target,
+                           await_=_await(call)))
 
 
 def _not_in_frame(call: Call, plan: PlanDraft) -> None:
@@ -602,14 +621,14 @@ def _not_in_frame(call: Call, plan: PlanDraft) -> None:
 def _open(call: Call, plan: PlanDraft) -> None:
     url = call.nonempty("url", "URL")
     _not_in_frame(call, plan)
-    plan.add_steps(call, Goto(**call.step_kwargs(), url=url))  # type: ignore[arg-type]
+    _add(call, plan, sm.node(sm.GotoStep, type="goto", url=url))
 
 
 def _history(move: str) -> Builder:
     """`When I reload`, `When I go back`, `When I go forward`: the browser's buttons."""
     def build(call: Call, plan: PlanDraft) -> None:
         _not_in_frame(call, plan)
-        plan.add_steps(call, History(**call.step_kwargs(), move=move))  # type: ignore[arg-type]
+        _add(call, plan, sm.node(sm.HistoryStep, type=move))
     return build
 
 
@@ -638,16 +657,16 @@ def _type_keys(call: Call, plan: PlanDraft) -> None:
 
 
 def _drag(call: Call, plan: PlanDraft) -> None:
-    plan.add_steps(call, Act(**call.step_kwargs(), action="drag", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
-                             to_selector=call.nonempty("to", "drop target")))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="drag", selector=call.nonempty("css", "selector"),
+                           to=call.nonempty("to", "drop target")))
 
 
 def _dispatch(call: Call, plan: PlanDraft) -> None:
     event = call.nonempty("event", "event type")
     if not re.match(sm.EVENT_NAME_PATTERN, event):
         raise CallError(f"'{event}' is not an event type", sm.EVENT_NAME_HINT)
-    plan.add_steps(call, Act(**call.step_kwargs(), action="dispatch", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
-                             event=event))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="dispatch", selector=call.nonempty("css", "selector"),
+                           event=event))
 
 
 def _fill(call: Call, plan: PlanDraft) -> None:
@@ -674,13 +693,13 @@ def _press_keys(call: Call, plan: PlanDraft) -> None:
     css = call.nonempty("css", "selector")
     if not call.cells:
         raise CallError(f"'{call.name}' names no key", "add the keys as cells: When I press keys \"#q\"    Enter")
-    steps: list[Step] = []
+    steps: list[sm.ActStep] = []
     for cell in call.cells:
         key = call.cell(cell, "placeholder").strip()
         if not key:
             raise CallError("empty key cell", "write a key name such as Enter or Control+a", cell.loc)
-        steps.append(Act(loc=call.loc, text=call.text, action="press", selector=css, value=key))
-    plan.add_steps(call, *steps)
+        steps.append(sm.node(sm.ActStep, type="act", action="press", selector=css, value=key))
+    _add(call, plan, *steps)
 
 
 def _upload(call: Call, plan: PlanDraft) -> None:
@@ -689,26 +708,29 @@ def _upload(call: Call, plan: PlanDraft) -> None:
 
 def _scroll_down(call: Call, plan: PlanDraft) -> None:
     # aitester-bdd scrolls the page by 1000 px; on `body` the walker scrolls the window
-    plan.add_steps(call, Act(loc=call.loc, text=call.text, action="scroll", selector="body", value="1000"))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="scroll", selector="body", value="1000"))
 
 
 def _set_stepper(call: Call, plan: PlanDraft) -> None:
     css = call.nonempty("css", "selector")
     count = call.integer("count", 1, 100)
-    plan.add_steps(call, *(Act(loc=call.loc, text=call.text, action="click", selector=css) for _ in range(count)))
+    _add(call, plan, *(sm.node(sm.ActStep, type="act", action="click", selector=css) for _ in range(count)))
 
 
 # --- builders: state checks -------------------------------------------------------------------------
 
 
 def _expect(call: Call, plan: PlanDraft, kind: str, **fields: object) -> None:
-    plan.add_steps(call, Expect(loc=call.loc, text=call.text, kind=kind, **fields))  # type: ignore[arg-type]
+    """A check of `kind`, its keys as a flow spec's (`selector`, `value`, `equals`, ...)."""
+    _add(call, plan, sm.node(sm.expect_model(kind), type="expect", kind=kind, **fields))
 
 
-def _regex(call: Call, name: str) -> tuple[str, re.Pattern[str]]:
+def _regex(call: Call, name: str) -> str:
+    """The regular expression of argument `name`, refused at the argument when Python's `re` cannot read it."""
     value = call.arg(name)
     try:
-        return value, re.compile(value)
+        re.compile(value)
+        return value
     except re.error as exc:
         raise CallError(f"invalid regular expression '{value}': {exc}",
                         "escape special characters such as ( [ . * with a backslash",
@@ -718,8 +740,7 @@ def _regex(call: Call, name: str) -> tuple[str, re.Pattern[str]]:
 def _url_check(kind: str) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         if kind == "url_matches":
-            value, pattern = _regex(call, "pattern")
-            _expect(call, plan, kind, value=value, pattern=pattern)
+            _expect(call, plan, kind, value=_regex(call, "pattern"))
         else:
             _expect(call, plan, kind, value=call.arg("pattern"))
     return build
@@ -731,9 +752,9 @@ def _selector_check(kind: str) -> Builder:
     return build
 
 
-def _count(op: str) -> Builder:
+def _count(bound: Literal["equals", "at_least", "at_most"]) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
-        _expect(call, plan, "count", selector=call.nonempty("css", "selector"), count=call.integer("n", 0), op=op)
+        _expect(call, plan, "count", selector=call.nonempty("css", "selector"), **{bound: call.integer("n", 0)})
     return build
 
 
@@ -741,8 +762,7 @@ def _text_check(kind: str, page: bool = False) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         selector = "body" if page else call.nonempty("css", "selector")
         if kind == "text_matches":
-            value, pattern = _regex(call, "regex")
-            _expect(call, plan, kind, selector=selector, value=value, pattern=pattern)
+            _expect(call, plan, kind, selector=selector, value=_regex(call, "regex"))
         else:
             _expect(call, plan, kind, selector=selector, value=call.arg("text"))
     return build
@@ -762,10 +782,10 @@ def _class_check(present: bool) -> Builder:
     return build
 
 
-def _attribute(match: str) -> Builder:
+def _attribute(match: Literal["equals", "contains"]) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         _expect(call, plan, "attribute", selector=call.nonempty("css", "selector"),
-                attr=call.nonempty("attr", "attribute name"), value=call.arg("value"), match=match)
+                name=call.nonempty("attr", "attribute name"), **{match: call.arg("value")})
     return build
 
 
@@ -779,11 +799,11 @@ def _table_headers(call: Call, plan: PlanDraft) -> None:
     if not any(h.strip() for h in headers):
         raise CallError(f"'{call.name}' lists no header", "write the headers separated by |: \"Name|Status\"")
     steps = [
-        Expect(loc=call.loc, text=call.text, kind="has_text", value=header.strip(),
-               selector=f"table thead th:nth-of-type({i}) | table tr:first-child th:nth-of-type({i})")
+        sm.node(sm.ExpectHasText, type="expect", kind="has_text", value=header.strip(),
+              selector=f"table thead th:nth-of-type({i}) | table tr:first-child th:nth-of-type({i})")
         for i, header in enumerate(headers, start=1)
     ]
-    plan.add_steps(call, *steps)
+    _add(call, plan, *steps)
 
 
 # --- builders: emit ---------------------------------------------------------------------------------
@@ -818,7 +838,7 @@ def _emit(call: Call, plan: PlanDraft) -> None:
             if not value:
                 raise CallError(f"'{key}=' has no value", f"write {key}=<value>", cell.loc)
             fields[-1][key] = value
-    built: list[EmitField] = []
+    built: list[sm.EmitFieldModel] = []
     for spec, loc in zip(fields, field_locs):
         source = spec.get("source", "text")
         fname = spec["field"]
@@ -833,9 +853,9 @@ def _emit(call: Call, plan: PlanDraft) -> None:
             raise CallError(f"emit field '{fname}' with source=attr has no attr=", "add attr=<attribute name>", loc)
         if source not in _NO_LOCATOR_SOURCES and "locator" not in spec:
             raise CallError(f"emit field '{fname}' with source={source} has no locator=", "add locator=<css>", loc)
-        built.append(EmitField(name=fname, source=source, selector=spec.get("locator"),
-                               attr=spec.get("attr"), expr=spec.get("expr")))
-    plan.add_steps(call, Emit(loc=call.loc, text=call.text, name=name, fields=tuple(built)))
+        built.append(sm.node(sm.EmitFieldModel, name=fname, source=source, selector=spec.get("locator"),
+                           attr=spec.get("attr"), expr=spec.get("expr")))
+    _add(call, plan, sm.node(sm.EmitStep, type="emit", name=name, fields=built))
 
 
 # --- builders: baselines and accessibility (the checks of docs/snapshots.md) -----------------------
@@ -1059,8 +1079,7 @@ def _click_answering(call: Call, plan: PlanDraft) -> None:
     if errors:
         raise all_of(errors)
     assert isinstance(dialog, sm.DialogModel)
-    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
-                             dialog=DialogAnswer(accept=dialog.accept, message=dialog.message, answer=dialog.answer)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="click", selector=selector, dialog=dialog))
 
 
 # --- builders: frames and popups (docs/flow-spec.md, "Popups and frames"), flowwalk's own ------------
@@ -1081,8 +1100,7 @@ def _click_to_popup(call: Call, plan: PlanDraft) -> None:
     selector = call.nonempty("css", "selector")
     rule = plan.current_rule(call)
     block = plan.open_place(call, "popup", f"popup of click {quote(selector)}")
-    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
-                             popup=PopupPlan(block.id)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="click", selector=selector), popup=PopupPlan(block.id))
     plan.places.append(OpenPlace(block, rule, plan.frames, call.loc, act_index=len(rule.steps) - 1))
 
 
@@ -1382,9 +1400,9 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('url matches "${pattern}"', GAT, "state check", "expect url_matches", _url_check("url_matches")),
     _kw('selector "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
     _kw('locator "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
-    _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", _count("eq")),
-    _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", _count("gte")),
-    _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", _count("lte")),
+    _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", _count("equals")),
+    _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", _count("at_least")),
+    _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", _count("at_most")),
     _kw('table headers are "${headers}"', GAT, "state check",
         "one expect has_text per header on `table thead th:nth-of-type(i) | table tr:first-child th:nth-of-type(i)`",
         _table_headers),
