@@ -44,7 +44,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
               frozenset()),
     "spec": ("reading files into `model.Suite`: the table of file formats, sources with positions, pydantic "
              "models (the authoring tree), the one lowering of the tree into `model` steps (`lower.StepBuilder`), "
-             "variables, redaction, the input JSON Schemas; the writer of trees and in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
+             "calls in another tool's language as tree steps (`foreign.translate`), variables, redaction, the input "
+             "JSON Schemas; the writer of trees and in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
                                                    "vendor"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
              frozenset({"dag", "environment", "errors", "model", "reportfolder", "settings", "spec"})),

@@ -28,7 +28,9 @@ from robot.variables import VariableMatches
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
 from flowwalk.model import EMIT_SOURCES, Act, PopupPlan, Retry, Step
+from flowwalk.spec import foreign
 from flowwalk.spec import models as sm
+from flowwalk.spec.foreign import BROWSER, SL
 from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import PathKey, Source, quote
@@ -1806,100 +1808,91 @@ def _rewrite_shorthand(bare: str, prefix: str) -> str | None:
 
 # --- keywords of the libraries a suite moves from ------------------------------------------------
 
-SL, BROWSER = "SeleniumLibrary", "the Browser library"
 #: what a suite's `Library` line names, and who that is
 FOREIGN_LIBRARIES = {"SeleniumLibrary": SL, "Browser": BROWSER}
 
-#: keywords of SeleniumLibrary and of the Browser library (robotframework-browser) that a suite
-#: moved from them is likely to call, with the aitester-bdd call that does the same: (their names,
-#: whose they are, the call). In the call, {0}, {1}, ... are the call's argument cells and {L0},
-#: {L1}, ... the same cells read as a locator (SeleniumLibrary's `id=`, `name=`, ... strategies
-#: made CSS). A call with fewer cells than the call uses gets no translation.
-_FOREIGN: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
-    (("Go To",), (SL, BROWSER), 'When I open "{0}"'),
-    (("Open Browser",), (SL,), 'When I open "{0}"'),
-    (("New Page",), (BROWSER,), 'When I open "{0}"'),
-    (("Click Element", "Click Button", "Click Link", "Click Image"), (SL,), 'When I click locator "{L0}"'),
-    (("Click",), (BROWSER,), 'When I click locator "{L0}"'),
-    (("Double Click Element",), (SL,), 'When I double click locator "{L0}"'),
-    (("Input Text",), (SL,), 'When I fill locator "{L0}" with "{1}"'),
-    (("Fill Text", "Type Text"), (BROWSER,), 'When I fill locator "{L0}" with "{1}"'),
-    (("Input Password",), (SL,), 'When I type secret "{1}" into locator "{L0}"'),
-    (("Fill Secret", "Type Secret"), (BROWSER,), 'When I type secret "{1}" into locator "{L0}"'),
-    (("Select From List By Value", "Select From List By Label"), (SL,), 'When I select "{1}" from locator "{L0}"'),
-    (("Select Checkbox",), (SL,), 'When I check locator "{L0}"'),
-    (("Check Checkbox",), (BROWSER,), 'When I check locator "{L0}"'),
-    (("Unselect Checkbox",), (SL,), 'When I uncheck locator "{L0}"'),
-    (("Uncheck Checkbox",), (BROWSER,), 'When I uncheck locator "{L0}"'),
-    (("Mouse Over",), (SL,), 'When I hover locator "{L0}"'),
-    (("Hover",), (BROWSER,), 'When I hover locator "{L0}"'),
-    (("Set Focus To Element",), (SL,), 'When I focus locator "{L0}"'),
-    (("Focus",), (BROWSER,), 'When I focus locator "{L0}"'),
-    (("Choose File",), (SL,), 'When I upload file "{1}" to locator "{L0}"'),
-    (("Upload File By Selector",), (BROWSER,), 'When I upload file "{1}" to locator "{L0}"'),
-    (("Reload Page",), (SL,), "When I reload"),
-    (("Reload",), (BROWSER,), "When I reload"),
-    (("Go Back",), (SL, BROWSER), "When I go back"),
-    (("Capture Page Screenshot",), (SL,), "When I take screenshot"),
-    (("Take Screenshot",), (BROWSER,), "When I take screenshot"),
-    # a check of aitester-bdd waits until it holds (verify-until-stable): the waits become checks
-    (("Element Should Contain", "Wait Until Element Contains"), (SL,), 'Then locator "{L0}" contains "{1}"'),
-    (("Element Text Should Be",), (SL,), 'Then locator "{L0}" has text "{1}"'),
-    (("Element Should Not Contain",), (SL,), 'Then locator "{L0}" does not contain "{1}"'),
-    (("Element Should Be Visible", "Wait Until Element Is Visible"), (SL,), 'Then locator "{L0}" is visible'),
-    (("Element Should Not Be Visible", "Wait Until Element Is Not Visible"), (SL,), 'Then locator "{L0}" is hidden'),
-    (("Element Should Be Enabled", "Wait Until Element Is Enabled"), (SL,), 'Then locator "{L0}" is enabled'),
-    (("Element Should Be Disabled",), (SL,), 'Then locator "{L0}" is disabled'),
-    (("Checkbox Should Be Selected",), (SL,), 'Then locator "{L0}" is checked'),
-    (("Page Should Contain", "Wait Until Page Contains"), (SL,), 'Then page contains text "{0}"'),
-    (("Page Should Not Contain", "Wait Until Page Does Not Contain"), (SL,), 'Then page does not contain text "{0}"'),
-    (("Page Should Contain Element", "Wait Until Page Contains Element"), (SL,), 'Then locator "{L0}" exists'),
-    (("Page Should Not Contain Element", "Wait Until Page Does Not Contain Element"), (SL,),
-     'Then selector "{L0}" does not exist'),
-    (("Location Should Contain", "Wait Until Location Contains"), (SL,), 'Then url contains "{0}"'),
-    (("Textfield Value Should Be",), (SL,), 'Then input "{L0}" has value "{1}"'),
-    (("Element Attribute Value Should Be",), (SL,), 'Then locator "{L0}" has attribute "{1}" equal to "{2}"'),
-    (("Wait For Elements State",), (BROWSER,), 'Then locator "{L0}" is {1}'),
-)
-_FOREIGN_BY_NAME = {_normalize(name): (libraries, call) for names, libraries, call in _FOREIGN for name in names}
 
-#: the Browser library's assertion operators a translation understands, for `Get Text`, `Get Url`
-#: and `Get Element Count`: (the operator, what the aitester-bdd check says)
-_BROWSER_ASSERTIONS: dict[str, dict[str, str]] = {
-    "gettext": {"==": 'Then locator "{L0}" has text "{2}"', "equal": 'Then locator "{L0}" has text "{2}"',
-                "*=": 'Then locator "{L0}" contains "{2}"', "contains": 'Then locator "{L0}" contains "{2}"'},
-    "geturl": {"*=": 'Then url contains "{1}"', "contains": 'Then url contains "{1}"'},
-    "getelementcount": {"==": 'Then count of locator "{L0}" equals {2}', ">=": 'Then count of locator "{L0}" is at least {2}',
-                        "<=": 'Then count of locator "{L0}" is at most {2}'},
-}
+def _quoted(value: str) -> str:
+    """`value` as it goes between a call's double quotes; _Unwritable when it cannot."""
+    if '"' in value or "\n" in value:
+        raise _Unwritable(value)
+    return value
 
 
-_STRATEGY = re.compile(r"(id|name|css|xpath|class|tag|link|partial link|text|identifier|dom|jquery|sizzle|data)"
-                       r"\s*[=:]\s*(.+)", re.IGNORECASE | re.DOTALL)
+class _Unwritable(Exception):
+    """A step of a translation that no registered call writes (a value that cannot be quoted, a check
+    aitester-bdd has no keyword for)."""
 
 
-def _as_css(locator: str) -> str | None:
-    """SeleniumLibrary's and the Browser library's locator strategies as aitester-bdd's locator
-    (Playwright's selectors): `id=x` -> `#x`, `name=n` -> `[name='n']`, `css=` (or `css:`) dropped,
-    `xpath=` and a bare `//...` an `xpath=`, `link=` a `text=`. Anything else is taken as CSS, as
-    both libraries do; None for a strategy with no equivalent here (`dom=`, `partial link=`, ...)."""
-    if locator.startswith(("//", "(//")):
-        return f"xpath={locator}"
-    found = _STRATEGY.fullmatch(locator)
-    if found is None:
-        return locator
-    strategy, value = found.group(1).lower(), found.group(2)
-    if strategy == "css":
-        return value
-    if strategy == "xpath":
-        return f"xpath={value}"
-    if strategy == "id":
-        return f"#{value}" if re.fullmatch(r"[A-Za-z_][\w-]*", value) else f"[id='{value}']"
-    if strategy in ("name", "class", "tag") and "'" not in value:
-        return {"name": f"[name='{value}']", "class": f".{value}", "tag": value}[strategy]
-    if strategy in ("link", "text"):
-        return f"text={value}"
-    return None
+#: the registered call of each act, by its action: {s} the selector, {v} the value
+_ACT_CALLS = {"click": 'When I click locator "{s}"', "dblclick": 'When I double click locator "{s}"',
+              "fill": 'When I fill locator "{s}" with "{v}"', "select": 'When I select "{v}" from locator "{s}"',
+              "check": 'When I check locator "{s}"', "uncheck": 'When I uncheck locator "{s}"',
+              "hover": 'When I hover locator "{s}"', "focus": 'When I focus locator "{s}"',
+              "upload": 'When I upload file "{v}" to locator "{s}"'}
+_SECRET_CALL = 'When I type secret "{v}" into locator "{s}"'
+_HISTORY_CALLS = {"reload": "When I reload", "go_back": "When I go back", "go_forward": "When I go forward"}
+#: the registered call of each check, by its kind (a text check on no selector: the page's)
+_CHECK_CALLS = {"text_contains": 'Then locator "{s}" contains "{v}"', "has_text": 'Then locator "{s}" has text "{v}"',
+                "text_not_contains": 'Then locator "{s}" does not contain "{v}"',
+                "selector_exists": 'Then locator "{s}" exists', "selector_absent": 'Then selector "{s}" does not exist',
+                "url_contains": 'Then url contains "{v}"', "input_value": 'Then input "{s}" has value "{v}"',
+                **{kind: f'Then locator "{{s}}" is {kind}' for kind in ("visible", "hidden", "enabled", "disabled",
+                                                                         "checked")}}
+_PAGE_CHECK_CALLS = {"text_contains": 'Then page contains text "{v}"',
+                     "text_not_contains": 'Then page does not contain text "{v}"'}
+_COUNT_CALLS = {"equals": "equals", "at_least": "is at least", "at_most": "is at most"}
+#: what aitester-bdd calls what flowwalk does as no step
+_NO_STEP_CALLS = {"screenshot": "When I take screenshot"}
+
+
+def _calls_of(step: BaseModel, secret: str | None) -> list[str]:
+    """The registered calls that write `step` of the authoring tree, one a line; `secret`: the value
+    a fill types that is a secret."""
+    if isinstance(step, sm.FrameStep):
+        inside = [call for child in step.steps for call in _calls_of(child, secret)]
+        return [f'When I enter frame "{_quoted(step.frame)}"', *inside, "When I leave the frame"]
+    if isinstance(step, sm.GotoStep):
+        return [f'When I open "{_quoted(step.url)}"']
+    if isinstance(step, sm.HistoryStep):
+        return [_HISTORY_CALLS[step.type]]
+    if isinstance(step, sm.ActStep):
+        value = step.value if step.value is not None else ""
+        pattern = _SECRET_CALL if step.action == "fill" and secret is not None and value == secret else \
+            _ACT_CALLS.get(step.action)
+        if pattern is None:
+            raise _Unwritable(step.action)
+        return [pattern.format(s=_quoted(step.selector or ""), v=_quoted(value))]
+    if isinstance(step, sm.ExpectCount):
+        bound = next(k for k in _COUNT_CALLS if getattr(step, k) is not None)
+        return [f'Then count of locator "{_quoted(step.selector)}" {_COUNT_CALLS[bound]} {getattr(step, bound)}']
+    if isinstance(step, sm.ExpectAttribute) and step.equals is not None:
+        return [f'Then locator "{_quoted(step.selector)}" has attribute "{_quoted(step.name)}" equal to '
+                f'"{_quoted(step.equals)}"']
+    if isinstance(step, sm.ExpectBase):
+        kind, selector = step.__dict__["kind"], step.__dict__.get("selector")
+        pattern = (_PAGE_CHECK_CALLS if selector is None and kind in _PAGE_CHECK_CALLS else _CHECK_CALLS).get(kind)
+        if pattern is None:
+            raise _Unwritable(kind)
+        return [pattern.format(s=_quoted(selector or ""), v=_quoted(step.__dict__.get("value") or ""))]
+    raise _Unwritable(type(step).__name__)
+
+
+def _written(translation: foreign.Translation) -> Foreign | None:
+    """A translation as the registered calls that do the same, each one a call aitester-bdd matches;
+    None when a step has none (`_Unwritable`)."""
+    try:
+        calls = [call for step in translation.steps for call in _calls_of(step, translation.secret)]
+    except _Unwritable:
+        return None
+    if translation.no_step:
+        calls.append(_NO_STEP_CALLS[translation.no_step])
+    if not calls or not all(isinstance(match_keyword(call), Match) for call in calls):
+        return None
+    if any(isinstance(step, sm.FrameStep) for step in translation.steps):
+        return Foreign(translation.tools, tuple(calls), "the calls for it are, one a line: " + ", then ".join(calls)
+                       + "   (the locator's '>>>' enters a frame; docs/robot.md lists them all)")
+    return Foreign(translation.tools, tuple(calls))
 
 
 @dataclass(frozen=True)
@@ -1936,10 +1929,15 @@ _SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
 _CLICKS = ("clickelement", "clickbutton", "clicklink", "clickimage", "click")
 
 
+def _unprefixed(name: str) -> str:
+    """A keyword name without its Given/When/Then/And/But."""
+    prefix = _PREFIX.match(name)
+    return name[prefix.end():] if prefix else name
+
+
 def _key(name: str) -> str:
     """A keyword name without its Given/When/Then/And/But, normalized."""
-    prefix = _PREFIX.match(name)
-    return _normalize(name[prefix.end():] if prefix else name)
+    return _normalize(_unprefixed(name))
 
 
 def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] | None) -> Foreign | None:
@@ -1947,7 +1945,7 @@ def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] 
     libraries, pattern = _SWITCHES[key]
     own = "flowwalk's call for it is: {}   ({}docs/robot.md lists them all)"
     if pattern:
-        frame = _as_css(values[0]) if values else None
+        frame = foreign.as_selector(values[0]) if values else None
         if "{L0}" in pattern and (frame is None or '"' in frame):
             return None
         call = pattern.replace("{L0}", frame or "")
@@ -1975,7 +1973,7 @@ def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] 
 def foreign_call(name: str, cells: Sequence[str], before: tuple[str, Sequence[str], int] | None = None) -> Foreign | None:
     """When `name` is a keyword of SeleniumLibrary or the Browser library (after an optional
     Given/When/Then/And/But), the registered call that does what it does, with the call's own
-    arguments; None when it is not one of `_FOREIGN`'s or `_SWITCHES`'s, or its arguments do not fit.
+    arguments; None when neither `foreign.translate` nor `_SWITCHES` knows it, or its arguments do not fit.
     `before`: the call on the line before (name, cells, line), which a `Switch Window    NEW` takes
     the click that opened the window from."""
     key = _key(name)
@@ -1983,43 +1981,8 @@ def foreign_call(name: str, cells: Sequence[str], before: tuple[str, Sequence[st
     values = [strip_outer_quotes(c).replace("\\#", "#") for c in cells]
     if key in _SWITCHES:
         return _switch(key, values, before)
-    pierced = next((i for i, v in enumerate(values) if ">>>" in v), None)
-    if pierced is not None:
-        parts = [part.strip() for part in values[pierced].split(">>>")]
-        frames = [_as_css(part) for part in parts[:-1]]
-        inside = foreign_call(name, [*cells[:pierced], parts[-1], *cells[pierced + 1:]])
-        if inside is None or len(inside.calls) != 1 or any(f is None or '"' in f for f in frames):
-            return None
-        calls = (*(f'When I enter frame "{f}"' for f in frames), inside.call, *("When I leave the frame" for _ in frames))
-        return Foreign(inside.libraries, calls, "the calls for it are, one a line: " + ", then ".join(calls)
-                       + "   (the locator's '>>>' enters a frame; docs/robot.md lists them all)")
-    if key in _BROWSER_ASSERTIONS:
-        at = 0 if key == "geturl" else 1   # the operator follows the selector, if there is one
-        operator = values[at].strip().lower() if len(values) > at else ""
-        pattern = _BROWSER_ASSERTIONS[key].get(operator)
-        found: tuple[tuple[str, ...], str] | None = ((BROWSER,), pattern) if pattern else None
-    else:
-        found = _FOREIGN_BY_NAME.get(key)
-    if found is None:
-        return None
-    libraries, pattern = found
-    fields: dict[str, str] = {}
-    for i, value in enumerate(values):
-        fields[str(i)] = value
-        css = _as_css(value)
-        if css is not None:
-            fields[f"L{i}"] = css
-    try:
-        call = re.sub(r"\{(L?\d+)\}", lambda m: _quotable(fields[m.group(1)]), pattern)
-    except (KeyError, ValueError):
-        return None
-    return Foreign(libraries, (call,)) if isinstance(match_keyword(call), Match) else None
-
-
-def _quotable(value: str) -> str:
-    if '"' in value or "\n" in value:
-        raise ValueError(value)
-    return value
+    translation = foreign.translate(foreign.ForeignCall(_unprefixed(name), tuple(values)))
+    return _written(translation) if translation is not None else None
 
 
 # --- small shared helpers ---------------------------------------------------------------------------
