@@ -23,7 +23,7 @@ import re
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Iterator, Mapping, Sequence
+from typing import TYPE_CHECKING, Annotated, Any, ContextManager, Iterator, Mapping, Protocol, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -38,9 +38,8 @@ from flowwalk.spec.variables import LITERAL_KINDS
 
 if TYPE_CHECKING:
     from flowwalk.settings import Settings
-    from flowwalk.spec.flow import StepBuilder
 
-__all__ = ["CALL_DEPTH_MAX", "EXPANDED_MAX", "HOOK_NAMES", "Blocks", "StepsLibrary", "bind", "check_steps_file",
+__all__ = ["CALL_DEPTH_MAX", "EXPANDED_MAX", "HOOK_NAMES", "Blocks", "Builder", "StepsFile", "StepsLibrary", "bind",
            "steps_display", "unknown_placeholders"]
 
 #: how deep calls may nest (a call in a steps file a call runs, ...)
@@ -274,12 +273,29 @@ def default_loops(params: Mapping[str, sm.ParamModel], source: Source) -> list[P
 # --- blocks: calls, groups and hooks, expanded into flat steps --------------------------------------
 
 
+class Builder(Protocol):
+    """What expanding a block needs of the lowering that meets it (spec/lower.py's `StepBuilder`):
+    the block's own steps built, from the file being read, into the problems of the load."""
+
+    source: Source
+    settings: Settings
+    problems: list[Problem]
+
+    def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]: ...
+
+    def step(self, step: Any, path: PathKey) -> m.Step: ...
+
+    def salvage(self, steps: Any, path: PathKey) -> tuple[m.Step, ...]: ...
+
+    def reading(self, source: Source) -> ContextManager[None]: ...
+
+
 class Blocks:
     """What a `StepBuilder` asks when it meets a call or a group: their steps, built flat, each with
     the frames it runs inside. Keeps the frames open now, the steps files being expanded (recursion)
     and the count of steps a test expands to."""
 
-    def __init__(self, builder: "StepBuilder", library: StepsLibrary):
+    def __init__(self, builder: Builder, library: StepsLibrary):
         self.builder = builder
         self.library = library
         #: the blocks open now, outermost first
@@ -516,35 +532,6 @@ class Blocks:
         """The steps of a spec's own `before_each` / `after_each` list at `path`."""
         with self.inside(self.frame(kind, kind.replace("_", " "), self.builder.source.key_loc(path))):
             return self.builder.steps(steps, path)
-
-
-def check_steps_file(display: str, settings: "Settings", library: StepsLibrary) -> list[Problem]:
-    """A steps file checked on its own (`flowwalk validate` of a folder that holds one). With every
-    parameter defaulted, its steps are built as a call with no arguments would build them; a
-    parameter without a default leaves them to be checked where the file is called (their shape may
-    depend on the arguments), and only the file's top level is checked here."""
-    from flowwalk.spec.flow import StepBuilder
-
-    loaded = library.load(display)
-    if isinstance(loaded, Problem):
-        return [loaded]
-    if loaded.params is None:
-        return list(loaded.problems)
-    if all(param.default is not None for param in loaded.params.values()):
-        builder = StepBuilder(loaded.source, settings, library=library)
-        builder.blocks.start_test()
-        builder.blocks.call(display, {}, Location(loaded.source.path, 1, 1))
-        return builder.problems
-    steps = loaded.source.data.get("steps")
-    # the steps wait for a call; a stand-in that is valid lets the rest of the file be checked
-    data = dict(loaded.source.data)
-    if isinstance(steps, list) and steps:
-        data["steps"] = [{"type": "wait", "ms": 1}]
-    try:
-        sm.StepsFileModel.model_validate(data)
-    except ValidationError as exc:
-        return errors_to_problems(exc, loaded.source, sm.StepsFileModel)
-    return []
 
 
 def _type_hint(name: str, value: Any, wanted: str) -> str:

@@ -83,7 +83,7 @@ def _load_yaml_or_json(kind: Kind) -> Loader:
 
 
 def _load_steps(path: Path, display: str, settings: "Settings", library: "StepsLibrary") -> Loaded:
-    from flowwalk.spec.calls import check_steps_file
+    from flowwalk.spec.lower import check_steps_file
 
     return None, check_steps_file(display, settings, library), None
 

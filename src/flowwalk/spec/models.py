@@ -1,8 +1,8 @@
 """Pydantic models of every input format (flow-spec v1/v1.1, rule files, flowwalk.yaml).
 
 These models are the single definition of the formats: `schemas.py` generates the JSON Schemas
-from them and `flow.py` / `rules.py` / `config.py` convert validated models into the frozen
-`model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
+from them; `lower.py` (steps), `flow.py` / `rules.py` / `config.py` convert validated models into the
+frozen `model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
 an integer), so that the models and the generated schemas accept the same documents. Rules that
 JSON Schema cannot express (cross-field rules, regex validity, trimmed lengths) are model-only and
 listed in `docs/flow-spec.md`.
@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Annotated, Any, ClassVar, Literal, Optional, Union
+from typing import Annotated, Any, ClassVar, Literal, Optional, TypeVar, Union, get_args
 from urllib.parse import urlsplit
 
 from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Discriminator, Field, Tag,
@@ -811,6 +811,23 @@ _EXPECT_MODELS: tuple[type[ExpectBase], ...] = (
     *_STATE_MODELS,
 )
 ExpectStep = Annotated[Union[_EXPECT_MODELS], Field(discriminator="kind")]  # type: ignore[valid-type]
+_EXPECT_BY_KIND: dict[str, type[ExpectBase]] = {get_args(model.model_fields["kind"].annotation)[0]: model
+                                                for model in _EXPECT_MODELS}
+
+
+def expect_model(kind: str) -> type[ExpectBase]:
+    """The model of an expect step of `kind` (one of the kinds `ExpectStep` takes)."""
+    return _EXPECT_BY_KIND[kind]
+
+
+_M = TypeVar("_M", bound=BaseModel)
+
+
+def node(model: type[_M], **fields: object) -> _M:
+    """A step of the tree (or a part of one) from values that a producer's own grammar has checked
+    (a `.robot` keyword call): not validated again, since that grammar is not a flow spec's field
+    rules. A key given None is left unset, as in a file that does not write it."""
+    return model.model_construct(None, **{key: value for key, value in fields.items() if value is not None})
 
 
 # --- verifiers (v1.x) --------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Iterator, Optional, Union
 from urllib.parse import urljoin, urlsplit
 
+from pydantic import BaseModel
 from robot.api import Token, get_model
 from robot.api.parsing import ModelVisitor
 from robot.parsing.model import blocks, statements
@@ -26,14 +27,16 @@ from robot.variables import VariableMatches, search_variable
 
 from flowwalk.errors import Location, Problem
 from flowwalk.events import StepFrame
-from flowwalk.model import (SETTING_RANGES, Act, Expect, Goto, Rule, Scenario, Step, Suite, merge_tags,
+from flowwalk.model import (SETTING_RANGES, Act, Goto, Rule, Scenario, Step, Suite, merge_tags,
                             tag_problem)
 from flowwalk.settings import Settings
+from flowwalk.spec import models as sm
 from flowwalk.spec.robot_keywords import (
     Call, CallError, Cell, Keyword, Match, Miss, OpenPlace, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
     FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
 )
-from flowwalk.spec.flow import StepBuilder, environment_of
+from flowwalk.spec.flow import environment_of
+from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.robot_user import Expansion, Group, UserKeyword, keyword_key, parse_argument
 from flowwalk.spec.models import EnvironmentKeys
 from flowwalk.spec.source import MAX_BYTES, LineTable, Source, escape
@@ -1045,26 +1048,32 @@ class _Loader:
                          "rename this rule")
             return None
         first = plan.setup_actions[0]
+        builder = plan.builder
+        assert builder is not None
         steps: list[Step] = []
+
+        def add(step: BaseModel, loc: Location, text: str) -> None:
+            steps.append(dataclasses.replace(builder.lower(step, loc), text=text))
+
         if plan.setup_skip_when:
             # aitester-bdd skips the setup when this selector is present: a failed guard skips the rule
-            steps.append(Expect(loc=first.loc, text=f"skip_when={plan.setup_skip_when}", kind="selector_absent",
-                                selector=plan.setup_skip_when))
+            add(sm.node(sm.expect_model("selector_absent"), type="expect", kind="selector_absent",
+                        selector=plan.setup_skip_when), first.loc, f"skip_when={plan.setup_skip_when}")
         for action in plan.setup_actions:
             v = action.values
             # aitester-bdd logs and skips a failing setup action: optional steps do the same
             if v["action"] == "open":
                 url = self.url(v["url"], action.loc) or v["url"]
-                steps.append(Goto(loc=action.loc, text=action.text, optional=True, url=url))
+                add(sm.node(sm.GotoStep, type="goto", optional=True, url=url), action.loc, action.text)
             elif v["action"] in ("input", "password"):
-                steps.append(Act(loc=action.loc, text=action.text, optional=True, action="fill",
-                                 selector=v["css"], value=v["value"]))
+                add(sm.node(sm.ActStep, type="act", optional=True, action="fill", selector=v["css"], value=v["value"]),
+                    action.loc, action.text)
             else:
-                steps.append(Act(loc=action.loc, text=action.text, optional=True, action="click",
-                                 selector=v["css"]))
+                add(sm.node(sm.ActStep, type="act", optional=True, action="click", selector=v["css"]),
+                    action.loc, action.text)
         if entry:
             # aitester-bdd runs the setup before the scenario opens its entry URL
-            steps.append(Goto(loc=draft.loc, text=f"open the entry URL {entry}", optional=True, url=entry))
+            add(sm.node(sm.GotoStep, type="goto", optional=True, url=entry), draft.loc, f"open the entry URL {entry}")
         return Rule(name=STATE_SETUP_RULE, loc=first.loc, steps=tuple(steps), guards_enabled=True,
                     timeout_ms=draft.timeout_ms, guard_timeout_ms=draft.timeout_ms)
 

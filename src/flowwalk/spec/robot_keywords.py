@@ -2,7 +2,8 @@
 
 One table (`KEYWORDS`) holds, for each keyword aitester-bdd registers, its pattern with embedded
 `${args}`, the BDD prefixes it is registered with, and either a builder that turns a call into
-`model` steps and rule fields, or the reason flowwalk refuses it. `match_keyword` resolves a call
+steps of the authoring tree (spec/models.py, lowered by `lower.StepBuilder`) and rule fields, or
+the reason flowwalk refuses it. `match_keyword` resolves a call
 name the way Robot Framework does (full registered names first, best embedded match, then the
 Given/When/Then/And/But prefix stripped); `render_keyword_table` writes the same table as the
 Markdown that `docs/robot.md` carries. Reading files, variables and assembling the model is
@@ -26,10 +27,11 @@ from robot.variables import VariableMatches
 
 from flowwalk.errors import Location
 from flowwalk.events import StepFrame
-from flowwalk.model import (EMIT_SOURCES, Act, DialogAnswer, Emit, EmitField, Expect, Goto, History, PopupPlan, Retry,
-                            Step)
+from flowwalk.model import EMIT_SOURCES, Act, PopupPlan, Retry, Step
+from flowwalk.spec import foreign
 from flowwalk.spec import models as sm
-from flowwalk.spec.flow import StepBuilder
+from flowwalk.spec.foreign import BROWSER, SL
+from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.problems import errors_to_problems
 from flowwalk.spec.source import PathKey, Source, quote
 from flowwalk.spec.spelling import choices_hint
@@ -165,9 +167,6 @@ class Call:
             raise CallError(f"option '{key}=' of '{self.name}' has no value", f"write {key}=<value>", cell.loc)
         return key, value, cell
 
-    def step_kwargs(self) -> dict[str, object]:
-        return {"loc": self.loc, "text": self.text}
-
 
 Builder = Callable[[Call, "PlanDraft"], None]
 
@@ -294,8 +293,8 @@ class PlanDraft:
     test_tags: tuple[str, ...] = ()
     test_timeout_ms: int | None = None
     verification_started: bool = False
-    #: turns validated check models into `model.Expect`s, as for flows and rule files: one per file,
-    #: so two checks of the file cannot share a baseline (set by robot.py)
+    #: lowers the calls' steps of the authoring tree into `model.Step`s, as for flows and rule files:
+    #: one per file, so two checks of the file cannot share a baseline (set by robot.py)
     builder: StepBuilder | None = None
     #: the user keywords and GROUP blocks the call in hand runs inside (robot_user.py): its steps carry them
     frames: tuple[StepFrame, ...] = ()
@@ -577,6 +576,28 @@ def _secret_only(call: Call, cell: Cell) -> str:
     return call.expander.expand(raw, cell.loc, "a password", "only")
 
 
+# --- builders: the authoring tree ------------------------------------------------------------------
+#
+# Every call becomes steps of the authoring tree (spec/models.py's step models), which the file's
+# `lower.StepBuilder` turns into the `model.Step`s the walker runs, each located at the call and with
+# the call as written for its text. The aitester-bdd grammar has checked the values already, and it
+# differs from a flow spec's field rules (it takes XPath locators, values past a flow's lengths, an
+# emit name that is no identifier, an empty option to select), so the steps of action and state-check
+# calls are built from the checked values as they are (`models.node`); the checks whose rules are
+# the models' own (baselines, lists, storage, dialogs) are validated by them (`_located`).
+
+
+def _add(call: Call, plan: PlanDraft, *steps: BaseModel, popup: PopupPlan | None = None) -> None:
+    """`steps` (the tree's) lowered and added to the rule in hand; `popup`: the popup the (one) act
+    opens, whose steps are the calls up to the one that leaves it."""
+    builder = plan.builder
+    assert builder is not None, "robot.py sets the plan's StepBuilder"
+    lowered = [dataclasses.replace(builder.lower(step, call.loc), text=call.text) for step in steps]
+    if popup is not None:
+        lowered = [dataclasses.replace(step, popup=popup) if isinstance(step, Act) else step for step in lowered]
+    plan.add_steps(call, *lowered)
+
+
 # --- builders: actions ------------------------------------------------------------------------------
 
 
@@ -586,8 +607,8 @@ def _await(call: Call) -> str | None:
 
 def _act(call: Call, plan: PlanDraft, action: str, selector: str, value: str | None = None,
          target: str | None = None) -> None:
-    plan.add_steps(call, Act(**call.step_kwargs(), action=action, selector=selector, value=value,  # type: ignore[arg-type]
-                             target=target, await_selector=_await(call)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action=action, selector=selector, value=value, target=target,
+                           await_=_await(call)))
 
 
 def _not_in_frame(call: Call, plan: PlanDraft) -> None:
@@ -602,14 +623,14 @@ def _not_in_frame(call: Call, plan: PlanDraft) -> None:
 def _open(call: Call, plan: PlanDraft) -> None:
     url = call.nonempty("url", "URL")
     _not_in_frame(call, plan)
-    plan.add_steps(call, Goto(**call.step_kwargs(), url=url))  # type: ignore[arg-type]
+    _add(call, plan, sm.node(sm.GotoStep, type="goto", url=url))
 
 
 def _history(move: str) -> Builder:
     """`When I reload`, `When I go back`, `When I go forward`: the browser's buttons."""
     def build(call: Call, plan: PlanDraft) -> None:
         _not_in_frame(call, plan)
-        plan.add_steps(call, History(**call.step_kwargs(), move=move))  # type: ignore[arg-type]
+        _add(call, plan, sm.node(sm.HistoryStep, type=move))
     return build
 
 
@@ -638,16 +659,16 @@ def _type_keys(call: Call, plan: PlanDraft) -> None:
 
 
 def _drag(call: Call, plan: PlanDraft) -> None:
-    plan.add_steps(call, Act(**call.step_kwargs(), action="drag", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
-                             to_selector=call.nonempty("to", "drop target")))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="drag", selector=call.nonempty("css", "selector"),
+                           to=call.nonempty("to", "drop target")))
 
 
 def _dispatch(call: Call, plan: PlanDraft) -> None:
     event = call.nonempty("event", "event type")
     if not re.match(sm.EVENT_NAME_PATTERN, event):
         raise CallError(f"'{event}' is not an event type", sm.EVENT_NAME_HINT)
-    plan.add_steps(call, Act(**call.step_kwargs(), action="dispatch", selector=call.nonempty("css", "selector"),  # type: ignore[arg-type]
-                             event=event))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="dispatch", selector=call.nonempty("css", "selector"),
+                           event=event))
 
 
 def _fill(call: Call, plan: PlanDraft) -> None:
@@ -674,13 +695,13 @@ def _press_keys(call: Call, plan: PlanDraft) -> None:
     css = call.nonempty("css", "selector")
     if not call.cells:
         raise CallError(f"'{call.name}' names no key", "add the keys as cells: When I press keys \"#q\"    Enter")
-    steps: list[Step] = []
+    steps: list[sm.ActStep] = []
     for cell in call.cells:
         key = call.cell(cell, "placeholder").strip()
         if not key:
             raise CallError("empty key cell", "write a key name such as Enter or Control+a", cell.loc)
-        steps.append(Act(loc=call.loc, text=call.text, action="press", selector=css, value=key))
-    plan.add_steps(call, *steps)
+        steps.append(sm.node(sm.ActStep, type="act", action="press", selector=css, value=key))
+    _add(call, plan, *steps)
 
 
 def _upload(call: Call, plan: PlanDraft) -> None:
@@ -689,26 +710,29 @@ def _upload(call: Call, plan: PlanDraft) -> None:
 
 def _scroll_down(call: Call, plan: PlanDraft) -> None:
     # aitester-bdd scrolls the page by 1000 px; on `body` the walker scrolls the window
-    plan.add_steps(call, Act(loc=call.loc, text=call.text, action="scroll", selector="body", value="1000"))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="scroll", selector="body", value="1000"))
 
 
 def _set_stepper(call: Call, plan: PlanDraft) -> None:
     css = call.nonempty("css", "selector")
     count = call.integer("count", 1, 100)
-    plan.add_steps(call, *(Act(loc=call.loc, text=call.text, action="click", selector=css) for _ in range(count)))
+    _add(call, plan, *(sm.node(sm.ActStep, type="act", action="click", selector=css) for _ in range(count)))
 
 
 # --- builders: state checks -------------------------------------------------------------------------
 
 
 def _expect(call: Call, plan: PlanDraft, kind: str, **fields: object) -> None:
-    plan.add_steps(call, Expect(loc=call.loc, text=call.text, kind=kind, **fields))  # type: ignore[arg-type]
+    """A check of `kind`, its keys as a flow spec's (`selector`, `value`, `equals`, ...)."""
+    _add(call, plan, sm.node(sm.expect_model(kind), type="expect", kind=kind, **fields))
 
 
-def _regex(call: Call, name: str) -> tuple[str, re.Pattern[str]]:
+def _regex(call: Call, name: str) -> str:
+    """The regular expression of argument `name`, refused at the argument when Python's `re` cannot read it."""
     value = call.arg(name)
     try:
-        return value, re.compile(value)
+        re.compile(value)
+        return value
     except re.error as exc:
         raise CallError(f"invalid regular expression '{value}': {exc}",
                         "escape special characters such as ( [ . * with a backslash",
@@ -718,8 +742,7 @@ def _regex(call: Call, name: str) -> tuple[str, re.Pattern[str]]:
 def _url_check(kind: str) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         if kind == "url_matches":
-            value, pattern = _regex(call, "pattern")
-            _expect(call, plan, kind, value=value, pattern=pattern)
+            _expect(call, plan, kind, value=_regex(call, "pattern"))
         else:
             _expect(call, plan, kind, value=call.arg("pattern"))
     return build
@@ -731,9 +754,9 @@ def _selector_check(kind: str) -> Builder:
     return build
 
 
-def _count(op: str) -> Builder:
+def _count(bound: Literal["equals", "at_least", "at_most"]) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
-        _expect(call, plan, "count", selector=call.nonempty("css", "selector"), count=call.integer("n", 0), op=op)
+        _expect(call, plan, "count", selector=call.nonempty("css", "selector"), **{bound: call.integer("n", 0)})
     return build
 
 
@@ -741,8 +764,7 @@ def _text_check(kind: str, page: bool = False) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         selector = "body" if page else call.nonempty("css", "selector")
         if kind == "text_matches":
-            value, pattern = _regex(call, "regex")
-            _expect(call, plan, kind, selector=selector, value=value, pattern=pattern)
+            _expect(call, plan, kind, selector=selector, value=_regex(call, "regex"))
         else:
             _expect(call, plan, kind, selector=selector, value=call.arg("text"))
     return build
@@ -762,10 +784,10 @@ def _class_check(present: bool) -> Builder:
     return build
 
 
-def _attribute(match: str) -> Builder:
+def _attribute(match: Literal["equals", "contains"]) -> Builder:
     def build(call: Call, plan: PlanDraft) -> None:
         _expect(call, plan, "attribute", selector=call.nonempty("css", "selector"),
-                attr=call.nonempty("attr", "attribute name"), value=call.arg("value"), match=match)
+                name=call.nonempty("attr", "attribute name"), **{match: call.arg("value")})
     return build
 
 
@@ -779,11 +801,11 @@ def _table_headers(call: Call, plan: PlanDraft) -> None:
     if not any(h.strip() for h in headers):
         raise CallError(f"'{call.name}' lists no header", "write the headers separated by |: \"Name|Status\"")
     steps = [
-        Expect(loc=call.loc, text=call.text, kind="has_text", value=header.strip(),
-               selector=f"table thead th:nth-of-type({i}) | table tr:first-child th:nth-of-type({i})")
+        sm.node(sm.ExpectHasText, type="expect", kind="has_text", value=header.strip(),
+              selector=f"table thead th:nth-of-type({i}) | table tr:first-child th:nth-of-type({i})")
         for i, header in enumerate(headers, start=1)
     ]
-    plan.add_steps(call, *steps)
+    _add(call, plan, *steps)
 
 
 # --- builders: emit ---------------------------------------------------------------------------------
@@ -818,7 +840,7 @@ def _emit(call: Call, plan: PlanDraft) -> None:
             if not value:
                 raise CallError(f"'{key}=' has no value", f"write {key}=<value>", cell.loc)
             fields[-1][key] = value
-    built: list[EmitField] = []
+    built: list[sm.EmitFieldModel] = []
     for spec, loc in zip(fields, field_locs):
         source = spec.get("source", "text")
         fname = spec["field"]
@@ -833,15 +855,15 @@ def _emit(call: Call, plan: PlanDraft) -> None:
             raise CallError(f"emit field '{fname}' with source=attr has no attr=", "add attr=<attribute name>", loc)
         if source not in _NO_LOCATOR_SOURCES and "locator" not in spec:
             raise CallError(f"emit field '{fname}' with source={source} has no locator=", "add locator=<css>", loc)
-        built.append(EmitField(name=fname, source=source, selector=spec.get("locator"),
-                               attr=spec.get("attr"), expr=spec.get("expr")))
-    plan.add_steps(call, Emit(loc=call.loc, text=call.text, name=name, fields=tuple(built)))
+        built.append(sm.node(sm.EmitFieldModel, name=fname, source=source, selector=spec.get("locator"),
+                           attr=spec.get("attr"), expr=spec.get("expr")))
+    _add(call, plan, sm.node(sm.EmitStep, type="emit", name=name, fields=built))
 
 
 # --- builders: baselines and accessibility (the checks of docs/snapshots.md) -----------------------
 #
 # Each call becomes the same input model a flow's or rule file's step is validated with
-# (`models.ExpectScreenshot`, ...), located at the call's own cells, and `flow.StepBuilder` turns it
+# (`models.ExpectScreenshot`, ...), located at the call's own cells, and `lower.StepBuilder` turns it
 # into the `model.Expect` the walker runs: one validation and one check for every kind of file.
 
 
@@ -1059,8 +1081,7 @@ def _click_answering(call: Call, plan: PlanDraft) -> None:
     if errors:
         raise all_of(errors)
     assert isinstance(dialog, sm.DialogModel)
-    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
-                             dialog=DialogAnswer(accept=dialog.accept, message=dialog.message, answer=dialog.answer)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="click", selector=selector, dialog=dialog))
 
 
 # --- builders: frames and popups (docs/flow-spec.md, "Popups and frames"), flowwalk's own ------------
@@ -1081,8 +1102,7 @@ def _click_to_popup(call: Call, plan: PlanDraft) -> None:
     selector = call.nonempty("css", "selector")
     rule = plan.current_rule(call)
     block = plan.open_place(call, "popup", f"popup of click {quote(selector)}")
-    plan.add_steps(call, Act(**call.step_kwargs(), action="click", selector=selector,  # type: ignore[arg-type]
-                             popup=PopupPlan(block.id)))
+    _add(call, plan, sm.node(sm.ActStep, type="act", action="click", selector=selector), popup=PopupPlan(block.id))
     plan.places.append(OpenPlace(block, rule, plan.frames, call.loc, act_index=len(rule.steps) - 1))
 
 
@@ -1382,9 +1402,9 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('url matches "${pattern}"', GAT, "state check", "expect url_matches", _url_check("url_matches")),
     _kw('selector "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
     _kw('locator "${css}" exists', GAT, "state check", "expect selector_exists", _selector_check("selector_exists")),
-    _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", _count("eq")),
-    _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", _count("gte")),
-    _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", _count("lte")),
+    _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", _count("equals")),
+    _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", _count("at_least")),
+    _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", _count("at_most")),
     _kw('table headers are "${headers}"', GAT, "state check",
         "one expect has_text per header on `table thead th:nth-of-type(i) | table tr:first-child th:nth-of-type(i)`",
         _table_headers),
@@ -1788,100 +1808,91 @@ def _rewrite_shorthand(bare: str, prefix: str) -> str | None:
 
 # --- keywords of the libraries a suite moves from ------------------------------------------------
 
-SL, BROWSER = "SeleniumLibrary", "the Browser library"
 #: what a suite's `Library` line names, and who that is
 FOREIGN_LIBRARIES = {"SeleniumLibrary": SL, "Browser": BROWSER}
 
-#: keywords of SeleniumLibrary and of the Browser library (robotframework-browser) that a suite
-#: moved from them is likely to call, with the aitester-bdd call that does the same: (their names,
-#: whose they are, the call). In the call, {0}, {1}, ... are the call's argument cells and {L0},
-#: {L1}, ... the same cells read as a locator (SeleniumLibrary's `id=`, `name=`, ... strategies
-#: made CSS). A call with fewer cells than the call uses gets no translation.
-_FOREIGN: tuple[tuple[tuple[str, ...], tuple[str, ...], str], ...] = (
-    (("Go To",), (SL, BROWSER), 'When I open "{0}"'),
-    (("Open Browser",), (SL,), 'When I open "{0}"'),
-    (("New Page",), (BROWSER,), 'When I open "{0}"'),
-    (("Click Element", "Click Button", "Click Link", "Click Image"), (SL,), 'When I click locator "{L0}"'),
-    (("Click",), (BROWSER,), 'When I click locator "{L0}"'),
-    (("Double Click Element",), (SL,), 'When I double click locator "{L0}"'),
-    (("Input Text",), (SL,), 'When I fill locator "{L0}" with "{1}"'),
-    (("Fill Text", "Type Text"), (BROWSER,), 'When I fill locator "{L0}" with "{1}"'),
-    (("Input Password",), (SL,), 'When I type secret "{1}" into locator "{L0}"'),
-    (("Fill Secret", "Type Secret"), (BROWSER,), 'When I type secret "{1}" into locator "{L0}"'),
-    (("Select From List By Value", "Select From List By Label"), (SL,), 'When I select "{1}" from locator "{L0}"'),
-    (("Select Checkbox",), (SL,), 'When I check locator "{L0}"'),
-    (("Check Checkbox",), (BROWSER,), 'When I check locator "{L0}"'),
-    (("Unselect Checkbox",), (SL,), 'When I uncheck locator "{L0}"'),
-    (("Uncheck Checkbox",), (BROWSER,), 'When I uncheck locator "{L0}"'),
-    (("Mouse Over",), (SL,), 'When I hover locator "{L0}"'),
-    (("Hover",), (BROWSER,), 'When I hover locator "{L0}"'),
-    (("Set Focus To Element",), (SL,), 'When I focus locator "{L0}"'),
-    (("Focus",), (BROWSER,), 'When I focus locator "{L0}"'),
-    (("Choose File",), (SL,), 'When I upload file "{1}" to locator "{L0}"'),
-    (("Upload File By Selector",), (BROWSER,), 'When I upload file "{1}" to locator "{L0}"'),
-    (("Reload Page",), (SL,), "When I reload"),
-    (("Reload",), (BROWSER,), "When I reload"),
-    (("Go Back",), (SL, BROWSER), "When I go back"),
-    (("Capture Page Screenshot",), (SL,), "When I take screenshot"),
-    (("Take Screenshot",), (BROWSER,), "When I take screenshot"),
-    # a check of aitester-bdd waits until it holds (verify-until-stable): the waits become checks
-    (("Element Should Contain", "Wait Until Element Contains"), (SL,), 'Then locator "{L0}" contains "{1}"'),
-    (("Element Text Should Be",), (SL,), 'Then locator "{L0}" has text "{1}"'),
-    (("Element Should Not Contain",), (SL,), 'Then locator "{L0}" does not contain "{1}"'),
-    (("Element Should Be Visible", "Wait Until Element Is Visible"), (SL,), 'Then locator "{L0}" is visible'),
-    (("Element Should Not Be Visible", "Wait Until Element Is Not Visible"), (SL,), 'Then locator "{L0}" is hidden'),
-    (("Element Should Be Enabled", "Wait Until Element Is Enabled"), (SL,), 'Then locator "{L0}" is enabled'),
-    (("Element Should Be Disabled",), (SL,), 'Then locator "{L0}" is disabled'),
-    (("Checkbox Should Be Selected",), (SL,), 'Then locator "{L0}" is checked'),
-    (("Page Should Contain", "Wait Until Page Contains"), (SL,), 'Then page contains text "{0}"'),
-    (("Page Should Not Contain", "Wait Until Page Does Not Contain"), (SL,), 'Then page does not contain text "{0}"'),
-    (("Page Should Contain Element", "Wait Until Page Contains Element"), (SL,), 'Then locator "{L0}" exists'),
-    (("Page Should Not Contain Element", "Wait Until Page Does Not Contain Element"), (SL,),
-     'Then selector "{L0}" does not exist'),
-    (("Location Should Contain", "Wait Until Location Contains"), (SL,), 'Then url contains "{0}"'),
-    (("Textfield Value Should Be",), (SL,), 'Then input "{L0}" has value "{1}"'),
-    (("Element Attribute Value Should Be",), (SL,), 'Then locator "{L0}" has attribute "{1}" equal to "{2}"'),
-    (("Wait For Elements State",), (BROWSER,), 'Then locator "{L0}" is {1}'),
-)
-_FOREIGN_BY_NAME = {_normalize(name): (libraries, call) for names, libraries, call in _FOREIGN for name in names}
 
-#: the Browser library's assertion operators a translation understands, for `Get Text`, `Get Url`
-#: and `Get Element Count`: (the operator, what the aitester-bdd check says)
-_BROWSER_ASSERTIONS: dict[str, dict[str, str]] = {
-    "gettext": {"==": 'Then locator "{L0}" has text "{2}"', "equal": 'Then locator "{L0}" has text "{2}"',
-                "*=": 'Then locator "{L0}" contains "{2}"', "contains": 'Then locator "{L0}" contains "{2}"'},
-    "geturl": {"*=": 'Then url contains "{1}"', "contains": 'Then url contains "{1}"'},
-    "getelementcount": {"==": 'Then count of locator "{L0}" equals {2}', ">=": 'Then count of locator "{L0}" is at least {2}',
-                        "<=": 'Then count of locator "{L0}" is at most {2}'},
-}
+def _quoted(value: str) -> str:
+    """`value` as it goes between a call's double quotes; _Unwritable when it cannot."""
+    if '"' in value or "\n" in value:
+        raise _Unwritable(value)
+    return value
 
 
-_STRATEGY = re.compile(r"(id|name|css|xpath|class|tag|link|partial link|text|identifier|dom|jquery|sizzle|data)"
-                       r"\s*[=:]\s*(.+)", re.IGNORECASE | re.DOTALL)
+class _Unwritable(Exception):
+    """A step of a translation that no registered call writes (a value that cannot be quoted, a check
+    aitester-bdd has no keyword for)."""
 
 
-def _as_css(locator: str) -> str | None:
-    """SeleniumLibrary's and the Browser library's locator strategies as aitester-bdd's locator
-    (Playwright's selectors): `id=x` -> `#x`, `name=n` -> `[name='n']`, `css=` (or `css:`) dropped,
-    `xpath=` and a bare `//...` an `xpath=`, `link=` a `text=`. Anything else is taken as CSS, as
-    both libraries do; None for a strategy with no equivalent here (`dom=`, `partial link=`, ...)."""
-    if locator.startswith(("//", "(//")):
-        return f"xpath={locator}"
-    found = _STRATEGY.fullmatch(locator)
-    if found is None:
-        return locator
-    strategy, value = found.group(1).lower(), found.group(2)
-    if strategy == "css":
-        return value
-    if strategy == "xpath":
-        return f"xpath={value}"
-    if strategy == "id":
-        return f"#{value}" if re.fullmatch(r"[A-Za-z_][\w-]*", value) else f"[id='{value}']"
-    if strategy in ("name", "class", "tag") and "'" not in value:
-        return {"name": f"[name='{value}']", "class": f".{value}", "tag": value}[strategy]
-    if strategy in ("link", "text"):
-        return f"text={value}"
-    return None
+#: the registered call of each act, by its action: {s} the selector, {v} the value
+_ACT_CALLS = {"click": 'When I click locator "{s}"', "dblclick": 'When I double click locator "{s}"',
+              "fill": 'When I fill locator "{s}" with "{v}"', "select": 'When I select "{v}" from locator "{s}"',
+              "check": 'When I check locator "{s}"', "uncheck": 'When I uncheck locator "{s}"',
+              "hover": 'When I hover locator "{s}"', "focus": 'When I focus locator "{s}"',
+              "upload": 'When I upload file "{v}" to locator "{s}"'}
+_SECRET_CALL = 'When I type secret "{v}" into locator "{s}"'
+_HISTORY_CALLS = {"reload": "When I reload", "go_back": "When I go back", "go_forward": "When I go forward"}
+#: the registered call of each check, by its kind (a text check on no selector: the page's)
+_CHECK_CALLS = {"text_contains": 'Then locator "{s}" contains "{v}"', "has_text": 'Then locator "{s}" has text "{v}"',
+                "text_not_contains": 'Then locator "{s}" does not contain "{v}"',
+                "selector_exists": 'Then locator "{s}" exists', "selector_absent": 'Then selector "{s}" does not exist',
+                "url_contains": 'Then url contains "{v}"', "input_value": 'Then input "{s}" has value "{v}"',
+                **{kind: f'Then locator "{{s}}" is {kind}' for kind in ("visible", "hidden", "enabled", "disabled",
+                                                                         "checked")}}
+_PAGE_CHECK_CALLS = {"text_contains": 'Then page contains text "{v}"',
+                     "text_not_contains": 'Then page does not contain text "{v}"'}
+_COUNT_CALLS = {"equals": "equals", "at_least": "is at least", "at_most": "is at most"}
+#: what aitester-bdd calls what flowwalk does as no step
+_NO_STEP_CALLS = {"screenshot": "When I take screenshot"}
+
+
+def _calls_of(step: BaseModel, secret: str | None) -> list[str]:
+    """The registered calls that write `step` of the authoring tree, one a line; `secret`: the value
+    a fill types that is a secret."""
+    if isinstance(step, sm.FrameStep):
+        inside = [call for child in step.steps for call in _calls_of(child, secret)]
+        return [f'When I enter frame "{_quoted(step.frame)}"', *inside, "When I leave the frame"]
+    if isinstance(step, sm.GotoStep):
+        return [f'When I open "{_quoted(step.url)}"']
+    if isinstance(step, sm.HistoryStep):
+        return [_HISTORY_CALLS[step.type]]
+    if isinstance(step, sm.ActStep):
+        value = step.value if step.value is not None else ""
+        pattern = _SECRET_CALL if step.action == "fill" and secret is not None and value == secret else \
+            _ACT_CALLS.get(step.action)
+        if pattern is None:
+            raise _Unwritable(step.action)
+        return [pattern.format(s=_quoted(step.selector or ""), v=_quoted(value))]
+    if isinstance(step, sm.ExpectCount):
+        bound = next(k for k in _COUNT_CALLS if getattr(step, k) is not None)
+        return [f'Then count of locator "{_quoted(step.selector)}" {_COUNT_CALLS[bound]} {getattr(step, bound)}']
+    if isinstance(step, sm.ExpectAttribute) and step.equals is not None:
+        return [f'Then locator "{_quoted(step.selector)}" has attribute "{_quoted(step.name)}" equal to '
+                f'"{_quoted(step.equals)}"']
+    if isinstance(step, sm.ExpectBase):
+        kind, selector = step.__dict__["kind"], step.__dict__.get("selector")
+        pattern = (_PAGE_CHECK_CALLS if selector is None and kind in _PAGE_CHECK_CALLS else _CHECK_CALLS).get(kind)
+        if pattern is None:
+            raise _Unwritable(kind)
+        return [pattern.format(s=_quoted(selector or ""), v=_quoted(step.__dict__.get("value") or ""))]
+    raise _Unwritable(type(step).__name__)
+
+
+def _written(translation: foreign.Translation) -> Foreign | None:
+    """A translation as the registered calls that do the same, each one a call aitester-bdd matches;
+    None when a step has none (`_Unwritable`)."""
+    try:
+        calls = [call for step in translation.steps for call in _calls_of(step, translation.secret)]
+    except _Unwritable:
+        return None
+    if translation.no_step:
+        calls.append(_NO_STEP_CALLS[translation.no_step])
+    if not calls or not all(isinstance(match_keyword(call), Match) for call in calls):
+        return None
+    if any(isinstance(step, sm.FrameStep) for step in translation.steps):
+        return Foreign(translation.tools, tuple(calls), "the calls for it are, one a line: " + ", then ".join(calls)
+                       + "   (the locator's '>>>' enters a frame; docs/robot.md lists them all)")
+    return Foreign(translation.tools, tuple(calls))
 
 
 @dataclass(frozen=True)
@@ -1918,10 +1929,15 @@ _SWITCHES: dict[str, tuple[tuple[str, ...], str]] = {
 _CLICKS = ("clickelement", "clickbutton", "clicklink", "clickimage", "click")
 
 
+def _unprefixed(name: str) -> str:
+    """A keyword name without its Given/When/Then/And/But."""
+    prefix = _PREFIX.match(name)
+    return name[prefix.end():] if prefix else name
+
+
 def _key(name: str) -> str:
     """A keyword name without its Given/When/Then/And/But, normalized."""
-    prefix = _PREFIX.match(name)
-    return _normalize(name[prefix.end():] if prefix else name)
+    return _normalize(_unprefixed(name))
 
 
 def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] | None) -> Foreign | None:
@@ -1929,7 +1945,7 @@ def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] 
     libraries, pattern = _SWITCHES[key]
     own = "flowwalk's call for it is: {}   ({}docs/robot.md lists them all)"
     if pattern:
-        frame = _as_css(values[0]) if values else None
+        frame = foreign.as_selector(values[0]) if values else None
         if "{L0}" in pattern and (frame is None or '"' in frame):
             return None
         call = pattern.replace("{L0}", frame or "")
@@ -1957,7 +1973,7 @@ def _switch(key: str, values: list[str], before: tuple[str, Sequence[str], int] 
 def foreign_call(name: str, cells: Sequence[str], before: tuple[str, Sequence[str], int] | None = None) -> Foreign | None:
     """When `name` is a keyword of SeleniumLibrary or the Browser library (after an optional
     Given/When/Then/And/But), the registered call that does what it does, with the call's own
-    arguments; None when it is not one of `_FOREIGN`'s or `_SWITCHES`'s, or its arguments do not fit.
+    arguments; None when neither `foreign.translate` nor `_SWITCHES` knows it, or its arguments do not fit.
     `before`: the call on the line before (name, cells, line), which a `Switch Window    NEW` takes
     the click that opened the window from."""
     key = _key(name)
@@ -1965,43 +1981,8 @@ def foreign_call(name: str, cells: Sequence[str], before: tuple[str, Sequence[st
     values = [strip_outer_quotes(c).replace("\\#", "#") for c in cells]
     if key in _SWITCHES:
         return _switch(key, values, before)
-    pierced = next((i for i, v in enumerate(values) if ">>>" in v), None)
-    if pierced is not None:
-        parts = [part.strip() for part in values[pierced].split(">>>")]
-        frames = [_as_css(part) for part in parts[:-1]]
-        inside = foreign_call(name, [*cells[:pierced], parts[-1], *cells[pierced + 1:]])
-        if inside is None or len(inside.calls) != 1 or any(f is None or '"' in f for f in frames):
-            return None
-        calls = (*(f'When I enter frame "{f}"' for f in frames), inside.call, *("When I leave the frame" for _ in frames))
-        return Foreign(inside.libraries, calls, "the calls for it are, one a line: " + ", then ".join(calls)
-                       + "   (the locator's '>>>' enters a frame; docs/robot.md lists them all)")
-    if key in _BROWSER_ASSERTIONS:
-        at = 0 if key == "geturl" else 1   # the operator follows the selector, if there is one
-        operator = values[at].strip().lower() if len(values) > at else ""
-        pattern = _BROWSER_ASSERTIONS[key].get(operator)
-        found: tuple[tuple[str, ...], str] | None = ((BROWSER,), pattern) if pattern else None
-    else:
-        found = _FOREIGN_BY_NAME.get(key)
-    if found is None:
-        return None
-    libraries, pattern = found
-    fields: dict[str, str] = {}
-    for i, value in enumerate(values):
-        fields[str(i)] = value
-        css = _as_css(value)
-        if css is not None:
-            fields[f"L{i}"] = css
-    try:
-        call = re.sub(r"\{(L?\d+)\}", lambda m: _quotable(fields[m.group(1)]), pattern)
-    except (KeyError, ValueError):
-        return None
-    return Foreign(libraries, (call,)) if isinstance(match_keyword(call), Match) else None
-
-
-def _quotable(value: str) -> str:
-    if '"' in value or "\n" in value:
-        raise ValueError(value)
-    return value
+    translation = foreign.translate(foreign.ForeignCall(_unprefixed(name), tuple(values)))
+    return _written(translation) if translation is not None else None
 
 
 # --- small shared helpers ---------------------------------------------------------------------------

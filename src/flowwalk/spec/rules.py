@@ -21,7 +21,8 @@ from flowwalk.spec import models as sm
 from flowwalk.spec.calls import StepsLibrary
 from flowwalk.spec.problems import errors_to_problems, merged
 from flowwalk.spec.spelling import did_you_mean
-from flowwalk.spec.flow import StepBuilder, environment_of, shared_baselines, snapshot_slug
+from flowwalk.spec.flow import environment_of
+from flowwalk.spec.lower import StepBuilder, shared_baselines, snapshot_slug
 from flowwalk.spec.source import NAME_SHOWN, PathKey, Source, quote
 
 
