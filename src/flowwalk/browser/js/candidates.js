@@ -35,7 +35,7 @@
   // what an element shows: its text, or its images' alt text (Django's search label is an <img alt="Search">)
   const shows = (e) => cut(fw.contentOf(e), 80);
   const isField = (e) => ['input', 'select', 'textarea'].includes(tagOf(e));
-  const own = (e) => words([e.getAttribute('aria-label'), isField(e) ? fw.labelOf(e) : shows(e), e.getAttribute('placeholder'),
+  const own = (e) => words([e.getAttribute('aria-label'), isField(e) ? cut(fw.labelOf(e), 80) : shows(e), e.getAttribute('placeholder'),
     e.getAttribute('title'), e.getAttribute('alt'), e.id, e.getAttribute('name'), fw.testIdOf(e),
     e.getAttribute('href'), typeof e.className === 'string' ? e.className : '',
     tagOf(e) === 'input' && ['button', 'submit', 'reset'].includes(e.type) ? e.value : ''].join(' '));
@@ -98,13 +98,14 @@
   return { scanned: all.length, items: scored.slice(0, arg.limit).map(({ e, order }) => {
     // an editable element that has no role of its own is a text box to the person who types into it
     const role = fw.roleOf(e) || (e.isContentEditable ? 'textbox' : '');
+    const named = fw.accessibleName(e);
     const tag = tagOf(e);
     const type = (e.getAttribute('type') || '').toLowerCase();
     const item = itemOf(e);
     let offsite = false;
     if (tag === 'a' && e.href) { try { const u = new URL(e.href, doc.baseURI); offsite = /^https?:$/.test(u.protocol) && u.host !== page; } catch { /* not a URL: not offsite */ } }
     return {
-      key: String(fw.idOf(e)), order, tag, role, name: fw.nameOf(e), label: isField(e) ? fw.labelOf(e) : '',
+      key: String(fw.idOf(e)), order, tag, role, name: cut(named.name, 80), name_from: named.from, label: isField(e) ? cut(fw.labelOf(e), 80) : '',
       text: isField(e) ? '' : shows(e), placeholder: cut(e.getAttribute('placeholder'), 80),
       title: cut(e.getAttribute('title'), 80), value: role === 'button' && tag === 'input' ? cut(e.value, 80) : (tag === 'button' ? cut(e.getAttribute('value'), 40) : ''),
       alt: cut(e.getAttribute('alt'), 80),

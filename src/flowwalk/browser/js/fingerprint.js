@@ -6,7 +6,10 @@
   const attr = (n) => el.getAttribute(n);
   const type = (attr('type') || '').toLowerCase();
   const role = fw.roleOf(el);
-  const aname = fw.nameOf(el);
+  // the accessible name, and the title that describes the element when it is not its name: a
+  // button renamed from "Go" to "Run" keeps its title "Run the selected action"
+  const named = fw.nameOf(el), title = fw.norm(attr('title'));
+  const aname = title && !named.includes(title) ? named + ' ' + title : named;
   const text = ['input', 'select', 'textarea'].includes(tag) ? '' : el.textContent;
   const short = (e) => {
     let s = e.tagName.toLowerCase();

@@ -33,6 +33,8 @@
  *   figure its figcaption; an element whose role takes its name from its content (button, link,
  *   heading, tab, option, checkbox, cell, row, ...) what it shows (`fw.contentOf`); last,
  *   `title`. Normalised as `fw.norm`, not cut: each read cuts it to its own length.
+ *   `fw.accessibleName(e)` is `{ name, from }`: the name and which of these it came from (heal
+ *   weighs a name that is only a title or a placeholder as a hint, not as what the element shows).
  * - **label** (`fw.labelOf(e)`): the text of a labelable element's `<label>`s (`for=` or
  *   wrapping), the controls inside a label left out (`<label>Action: <select>...</select></label>`
  *   is "Action:"); '' when it has none.
@@ -179,33 +181,41 @@
       return contentOf(c);
     }).join(' '));
   };
-  const nameOf = (e) => {
+  // the accessible name and where it came from (`from`: labelledby, aria-label, label, value,
+  // default, alt, caption, content, title or placeholder); '' from '' when it has none
+  const accessibleName = (e) => {
+    const named = (name, from) => ({ name: norm(name), from: norm(name) ? from : '' });
     const by = attr(e, 'aria-labelledby');
     if (by) {
       const t = by.split(/\s+/).map((i) => { const l = (e.ownerDocument || document).getElementById(i); return l && l !== e ? heldText(l) : ''; }).join(' ');
-      if (t.trim()) return norm(t);
+      if (t.trim()) return named(t, 'labelledby');
     }
     const aria = attr(e, 'aria-label');
-    if (aria) return norm(aria);
+    if (aria) return named(aria, 'aria-label');
     const tag = tagOf(e);
     const type = (e.getAttribute('type') || '').trim().toLowerCase();
     if (tag === 'input' && ['button', 'submit', 'reset'].includes(type)) {
-      return norm(e.value || (type === 'submit' ? 'Submit' : type === 'reset' ? 'Reset' : '') || attr(e, 'title'));
+      if (e.value) return named(e.value, 'value');
+      if (type !== 'button') return named(type === 'submit' ? 'Submit' : 'Reset', 'default');
+      return named(attr(e, 'title'), 'title');
     }
-    if (tag === 'input' && type === 'image') return norm(attr(e, 'alt') || attr(e, 'title') || attr(e, 'value'));
+    if (tag === 'input' && type === 'image') {
+      return attr(e, 'alt') ? named(attr(e, 'alt'), 'alt') : attr(e, 'title') ? named(attr(e, 'title'), 'title') : named(attr(e, 'value'), 'value');
+    }
     if (isField(e)) {
       const label = labelOf(e);
-      if (label) return label;
+      if (label) return named(label, 'label');
       const text = tag === 'textarea' || (tag === 'input' && ['', 'text', 'password', 'search', 'tel', 'email', 'url'].includes(type));
-      return norm(attr(e, 'title') || (text ? attr(e, 'placeholder') : ''));
+      return attr(e, 'title') ? named(attr(e, 'title'), 'title') : named(text ? attr(e, 'placeholder') : '', 'placeholder');
     }
-    if (tag === 'img' || tag === 'area') return norm(attr(e, 'alt') || attr(e, 'title'));
+    if (tag === 'img' || tag === 'area') return attr(e, 'alt') ? named(attr(e, 'alt'), 'alt') : named(attr(e, 'title'), 'title');
     const first = { fieldset: 'legend', table: 'caption', figure: 'figcaption' }[tag];
-    if (first) { const c = e.querySelector(':scope > ' + first); if (c && textOf(c)) return norm(textOf(c)); }
-    if (e.labels && e.labels.length) { const label = labelOf(e); if (label) return label; }   // a labelled button, meter, output
-    if (fromContent.has(roleOf(e))) { const text = contentOf(e); if (text) return norm(text); }
-    return norm(attr(e, 'title'));
+    if (first) { const c = e.querySelector(':scope > ' + first); if (c && textOf(c)) return named(textOf(c), 'caption'); }
+    if (e.labels && e.labels.length) { const label = labelOf(e); if (label) return named(label, 'label'); }   // a labelled button, meter, output
+    if (fromContent.has(roleOf(e))) { const text = contentOf(e); if (text) return named(text, 'content'); }
+    return named(attr(e, 'title'), 'title');
   };
+  const nameOf = (e) => accessibleName(e).name;
   return { norm, textOf, heldText, visible, offered, disabled, idOf, byId, hasId, quiet, seq,
-           contentOf, roleOf, nameOf, labelOf, testIdAttributes, testIdAttr, testIdOf };
+           contentOf, roleOf, nameOf, accessibleName, labelOf, testIdAttributes, testIdAttr, testIdOf };
 })()
