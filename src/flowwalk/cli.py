@@ -227,6 +227,9 @@ durations_option = click.option("--durations", "durations_file", type=click.Path
 
 project_option = click.option("--project", "projects", multiple=True, metavar="NAME",
                               help="Run only this project of flowwalk.yaml (repeat, or NAME,NAME) [all of them].")
+test_id_option = click.option("--test-id-attribute", "test_id_attribute", multiple=True, metavar="ATTR",
+                              help="An attribute that holds elements' test ids, first found first (repeat, or "
+                                   "ATTR,ATTR) [data-testid, data-test-id, data-test, data-qa, data-cy].")
 
 
 @main.command()
@@ -261,6 +264,7 @@ def validate(**options: Any) -> int:
 @shard_option
 @durations_option
 @project_option
+@test_id_option
 @click.option("--fingerprints", "fingerprints_file", type=click.Path(),
               help="An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                    "selectors [the --durations file].")
@@ -452,6 +456,7 @@ def heal(report_dir: str | None, root: str | None, apply: bool) -> int:
 @var_option
 @secret_option
 @click.option("--chromium", "executable", type=click.Path(dir_okay=False), help="Chromium executable [the headless shell].")
+@test_id_option
 @guarded
 def discover(**options: Any) -> int:
     """Crawl URL and write starter flow specs that pass (checked twice before they are written)."""
@@ -468,7 +473,7 @@ def discover(**options: Any) -> int:
         secret_names=options["secret_names"], destructive_add=options["destructive_add"],
         destructive_remove=options["destructive_remove"], verify=not options["no_verify"],
         use_model=not options["no_model"], config_path=Path(options["config_path"]) if options["config_path"] else None,
-        executable=options["executable"] or None)
+        executable=options["executable"] or None, test_id_attribute=tuple(options["test_id_attribute"]))
     with app_run.cancelled_by_signals(CancelToken()) as cancel, _readers_may_leave():
         result = crawl(request, progress=lambda line: print(line, file=sys.stderr, flush=True), cancel=cancel)
     print(f"discover: {result.pages} pages, {result.features} features; {len(result.specs_written)} specs written, "

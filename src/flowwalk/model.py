@@ -108,6 +108,13 @@ def url_problem(url: str, relative_to: str | None = None) -> tuple[str, str] | N
     return None
 
 
+#: the attributes that carry an element's test id, in the order they are looked for: the ones
+#: testing tools read (Playwright's `data-testid`, Cypress's `data-cy`, and the common variants)
+TEST_ID_ATTRIBUTES = ("data-testid", "data-test-id", "data-test", "data-qa", "data-cy")
+#: what an attribute name may be (the HTML attribute names a selector can write unescaped)
+TEST_ID_ATTRIBUTE_PATTERN = r"^[A-Za-z_][A-Za-z0-9_-]*$"
+TEST_ID_ATTRIBUTES_MAX = 10
+
 #: per setting: (lowest, highest) value, the one table flowwalk.yaml, the command line, the Action's
 #: inputs and FLOWWALK_* variables are all checked against (None: no upper bound)
 SETTING_RANGES: Mapping[str, tuple[float, float | None]] = {

@@ -21,8 +21,8 @@ from typing import Any, Mapping, Sequence
 from flowwalk.ci import shard_from_ci
 from flowwalk.errors import UsageError
 from flowwalk.llm import LLMConfig, build_llm_config
-from flowwalk.model import (MAX_WORKERS, SETTING_RANGES, Environment, Project, Stabilize, has_scheme,
-                            url_problem)
+from flowwalk.model import (MAX_WORKERS, SETTING_RANGES, TEST_ID_ATTRIBUTE_PATTERN, TEST_ID_ATTRIBUTES,
+                            TEST_ID_ATTRIBUTES_MAX, Environment, Project, Stabilize, has_scheme, url_problem)
 from flowwalk.readiness import HttpAccess, access_from, parse_statuses
 
 HEADLESS_SHELL = "/usr/lib/chromium/chromium-headless-shell"
@@ -157,6 +157,9 @@ class Settings:
     #: how long an expect waits when neither the step nor its rule sets a timeout
     expect_timeout_ms: int = 5_000
     dismiss_selectors: tuple[str, ...] = ()
+    #: the attributes an element's test id is read from, first found first (`fw.testIdOf` in the
+    #: page: heal's candidates and fingerprints, discover's survey and selectors)
+    test_id_attribute: tuple[str, ...] = TEST_ID_ATTRIBUTES
     executable: str = FULL_CHROMIUM
     browser_args: tuple[str, ...] = CHROMIUM_ARGS
     screenshots: str = "on-failure"
@@ -247,6 +250,8 @@ class Overrides:
     durations_file: str | None = None
     fingerprints_file: str | None = None
     projects: tuple[str, ...] = ()
+    #: `--test-id-attribute NAME`: the test-id attributes, in order (instead of flowwalk.yaml's)
+    test_id_attribute: tuple[str, ...] = ()
     #: the readiness wait and what is sent to the base URL's origin (docs/preview.md): header name ->
     #: the secret holding its value, and the secret holding `username:password`
     wait_for: str | None = None
@@ -396,6 +401,22 @@ def parse_names(values: Any) -> tuple[str, ...]:
             if name.strip() and name.strip() not in out:
                 out.append(name.strip())
     return tuple(out)
+
+
+def test_id_attributes(values: Any, where: str) -> tuple[str, ...]:
+    """The test-id attributes `values` names (a list, or one comma-separated text), or UsageError
+    naming `where` (`--test-id-attribute`, `FLOWWALK_TEST_ID_ATTRIBUTE`) for a name that is no
+    attribute's."""
+    names = parse_names(values)
+    for name in names:
+        if not re.fullmatch(TEST_ID_ATTRIBUTE_PATTERN, name):
+            shown = f"{where}={name}" if where.startswith("FLOWWALK_") else f"{where} '{name}'"
+            raise UsageError(f"{shown}: not an attribute name\n  hint: name the attribute itself, e.g. data-testid "
+                             f"or data-qa (no brackets, no value)")
+    if len(names) > TEST_ID_ATTRIBUTES_MAX:
+        raise UsageError(f"{where}: {len(names)} attributes, more than {TEST_ID_ATTRIBUTES_MAX}\n  hint: name the "
+                         f"few attributes the site marks its elements with")
+    return names
 
 
 def cpu_count() -> int:
@@ -617,6 +638,9 @@ def build_settings(overrides: Overrides, env: Mapping[str, str] | None = None,
     dismiss = tuple(config.get("dismiss_selectors") or ())
     if dismiss:
         merged["dismiss_selectors"] = dismiss
+    test_ids, where = pick_from("test_id_attribute", "FLOWWALK_TEST_ID_ATTRIBUTE")
+    if test_ids:
+        merged["test_id_attribute"] = test_id_attributes(test_ids, where)
     stabilize = {k: v for k, v in dict(config.get("stabilize") or {}).items() if v is not None}
     if stabilize:
         # the keys the config sets win over both defaults; the keys it leaves out keep each default

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -505,6 +506,40 @@ def test_one_definition_of_visible() -> None:
     found = [f"{p.relative_to(PACKAGE)} uses {m}" for p in sorted([*PACKAGE.rglob("*.py"), *PACKAGE.rglob("*.js")])
              if p.relative_to(PACKAGE) not in LAYOUT_READERS and "vendor" not in p.parts and "report" not in p.parts
              for m in marks if m in p.read_text()]
+    assert found == []
+
+
+#: what the prelude alone defines in the page (browser/js/prelude.js): an element's text, label,
+#: accessible name, role and test id, and the test-id attributes (the `test_id_attribute` setting)
+ELEMENT_MEANING = re.compile(r"\b(?:const|let|var|function)\s+((?:text|label|name|role|testid|testId)"
+                             r"(?:Of|Text|Attr|Attrs|Attributes)|implicitRole)\s*(?==|\()", re.I)
+TEST_ID_LITERAL = re.compile(r"""['"`]data-(?:testid|test-id|test|qa|cy)['"`]""")
+
+
+def element_meanings(text: str) -> list[str]:
+    """The definitions of an element's meaning in a page script's `text` that are the prelude's
+    to make: a `textOf`, `labelOf`, `nameOf`, `roleOf` or test-id function, or a test-id attribute
+    written as a value."""
+    found = [f"defines {m.group(1)}" for m in ELEMENT_MEANING.finditer(text)]
+    found += [f"lists {m.group(0)}" for m in TEST_ID_LITERAL.finditer(text)]
+    return found
+
+
+def test_the_element_meaning_rule_sees_a_script_of_its_own() -> None:
+    script = ("(el) => {\n  const textOf = (e) => e.innerText;\n  const roleOf = (e) => e.getAttribute('role');\n"
+              "  function labelOf(e) { return ''; }\n  const testidAttr = (e) => ['data-testid', \"data-qa\"].find(Boolean);\n"
+              "  const text = fw.textOf(el); return fw.nameOf(el) + text + '[data-testid*=cookie i]';\n}\n")
+    assert element_meanings(script) == ["defines textOf", "defines roleOf", "defines labelOf", "defines testidAttr",
+                                        "lists 'data-testid'", 'lists "data-qa"']
+
+
+def test_one_meaning_of_an_element() -> None:
+    """Role, accessible name, label, text and test id are defined once, in browser/js/prelude.js
+    (`fw.roleOf`, `fw.nameOf`, `fw.labelOf`, `fw.textOf`, `fw.testIdOf`), and the test-id
+    attributes once, in `model.TEST_ID_ATTRIBUTES` (the setting's default): no other page script
+    defines its own."""
+    found = [f"{p.relative_to(PACKAGE)} {what}" for p in sorted((PACKAGE / "browser" / "js").glob("*.js"))
+             if p.name != "prelude.js" for what in element_meanings(p.read_text(encoding="utf-8"))]
     assert found == []
 
 

@@ -72,7 +72,10 @@ def test_every_page_script_puts_together_into_javascript_that_parses() -> None:
                           timeout=60)
     assert done.returncode == 0, done.stdout + done.stderr
     # a helper is defined once, at the start of the body of each script that names it
-    assert composed["candidates"].count("const fw = ") == 1 and "const implicitRole = " in composed["candidates"]
+    # and so is a helper of a helper (css_path.js uses fw and generated too)
+    candidates = composed["candidates"]
+    assert all(candidates.count(f"const {n} = ") == 1 for n in ("fw", "cssPath", "generated", "TEST_ID_ATTRIBUTES"))
+    assert candidates.index("const generated = ") < candidates.index("const cssPath = ")
     assert "/* global" not in "".join(composed.values())
 
 
@@ -81,7 +84,7 @@ def test_every_page_script_is_used() -> None:
     code = "\n".join(p.read_text() for p in (SRC / "browser").glob("*.py") if p.name != "scripts.py")
     named = set(re.findall(r"""["'](\w+)["']""", code))
     files = {p.stem for p in PAGE_SCRIPTS.glob("*.js")}
-    used = (files & named) | set(scripts.HELPERS.values()) | {"record_clicks", "quiet"}
+    used = (files & named) | set(scripts.HELPERS.values()) | {"record_clicks", "quiet", "test_ids"}
     assert files - used == set(), "page scripts nothing loads"
     assert set(scripts.HELPERS.values()) <= files
 

@@ -111,3 +111,23 @@ def test_traces_are_kept_for_failures_by_default_on_a_ci(env: dict[str, str], ex
     assert build_settings(Overrides(trace="off"), {**env, "CI": "true"}).trace == "off"
     assert build_settings(Overrides(), env, {"trace": "on-failure"}).trace == \
         ("on" if "FLOWWALK_TRACE" in env else "on-failure")
+
+
+def test_test_id_attributes_default_to_the_common_five_and_are_set_in_one_place_each() -> None:
+    assert build_settings(Overrides(), {}, {}).test_id_attribute == (
+        "data-testid", "data-test-id", "data-test", "data-qa", "data-cy")
+    from_config = build_settings(Overrides(), {}, {"test_id_attribute": ["data-qa"]})
+    assert from_config.test_id_attribute == ("data-qa",)
+    from_env = build_settings(Overrides(), {"FLOWWALK_TEST_ID_ATTRIBUTE": "data-e2e, data-qa"},
+                              {"test_id_attribute": ["data-qa"]})
+    assert from_env.test_id_attribute == ("data-e2e", "data-qa")
+    assert from_env.origin("test_id_attribute") == "FLOWWALK_TEST_ID_ATTRIBUTE"
+    told = build_settings(Overrides(test_id_attribute=("data-pw", "data-cy,data-qa")),
+                          {"FLOWWALK_TEST_ID_ATTRIBUTE": "data-e2e"}, {})
+    assert told.test_id_attribute == ("data-pw", "data-cy", "data-qa")
+
+
+@pytest.mark.parametrize("given", ["[data-testid]", "data-testid=x", "data qa"])
+def test_a_test_id_attribute_that_is_no_attribute_name_is_refused(given: str) -> None:
+    with pytest.raises(UsageError, match=r"--test-id-attribute '.*': not an attribute name\n  hint: "):
+        build_settings(Overrides(test_id_attribute=(given,)), {}, {})

@@ -36,6 +36,7 @@ executable: /usr/bin/chromium
 screenshots: "on"
 trace: on-failure
 verifiers_dir: checks/verifiers
+test_id_attribute: [data-qa, data-testid]
 """
 
 
@@ -62,6 +63,7 @@ def test_a_full_config_becomes_settings(tmp_path: Path) -> None:
     assert settings.flow_stabilize == Stabilize(window_ms=1200, stable_reads=3)
     assert (settings.executable, settings.screenshots, settings.trace) == ("/usr/bin/chromium", "on", "on-failure")
     assert settings.verifiers_dir == "checks/verifiers"
+    assert settings.test_id_attribute == ("data-qa", "data-testid")
 
 
 def test_only_the_keys_written_are_set(tmp_path: Path) -> None:
@@ -88,7 +90,7 @@ flowwalk.yaml:5:24: error: 'window_ms' in 'stabilize' is 3000, out of range
   hint: use a value from 500 to 1500
 flowwalk.yaml:6:1: error: unknown key 'retires' at the top level
   hint: did you mean 'retries'? valid keys of a flowwalk.yaml: base_url, paths, out_dir, variables, secrets, \
-dismiss_selectors, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, expect_timeout_ms, \
+dismiss_selectors, test_id_attribute, rule_timeout_ms, guard_timeout_ms, action_timeout_ms, navigation_timeout_ms, expect_timeout_ms, \
 run_timeout_s, retries, flaky_policy, heal_policy, workers, comment_mode, executable, screenshots, trace, verifiers_dir, durations_file, fingerprints_file, offline, model, max_failures, \
 projects, fail_on, quarantine_file, wait_for, wait_status, wait_text, wait_timeout_s, wait_interval_s, http_headers, http_credentials, browser_endpoint, viewport, device, locale, timezone, color_scheme, geolocation, stabilize"""
 

@@ -248,6 +248,7 @@ class Browser:
             tracing=trace,
             browser_alive=self.is_alive,
             scripted=opened is not None,
+            init_script=context_script(self.settings.test_id_attribute),
             close_context=self._close_later,
             routed=routed,
         )
@@ -277,7 +278,7 @@ class Browser:
             context = await _impl_call(impl.new_context, **options)
             forward = None
             try:
-                await _impl_call(context.add_init_script, script=context_script())
+                await _impl_call(context.add_init_script, script=context_script(self.settings.test_id_attribute))
                 if key is not None:
                     # before the page: a route then costs no round trip to a renderer
                     forward = RouteForward(key)

@@ -136,8 +136,8 @@ class PageEvidence:
         in this document, a page that does not answer, closed or crashed).
 
         Each of `click` and `pointerdown` is None or a dict: `t` (the page's Date.now() at the event),
-        `tag`, `id`, `classes`, `testid`, `text` (at most 80 characters), `connected` (the element is
-        still in the document) and, when `selector` is given and is CSS the page can parse, `inside`
+        `tag`, `id`, `classes`, `testid` and `testid_attr` (its test id and the attribute it is in),
+        `text` (at most 80 characters), `connected` (the element is still in the document) and, when `selector` is given and is CSS the page can parse, `inside`
         (the element is inside a current match of `selector`, or inside the button or link around
         one). Also `in_pointerdown` (the click reached the element that took the mouse-down, or one
         inside it; None unless both are known), `matches` (how many elements `selector` matches now,

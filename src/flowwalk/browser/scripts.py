@@ -3,22 +3,32 @@
 A file is one function expression (what a read or an action evaluates), a helper the others use,
 or an init script of every context. Its `/* global a, b */` comment names the helpers it uses, for
 ESLint (tests/contract/test_js_lint.py) and for `script`, which starts the function's body with
-`const a = <a's file>;` for each of them. `HELPERS` maps each helper's name to its file; `fw`
-(prelude.js) is the one meaning of visible, offered, text, disabled, element ids and quiet that
-every read shares (docs/architecture.md, "Reading the page").
+`const a = <a's file>;` for each of them and for each helper those use, each once, a helper before
+the helpers that use it. `HELPERS` maps each helper's name to its file; `CONSTANTS` are values
+Python gives the scripts. `fw` (prelude.js) is the one meaning of visible, offered, text, disabled,
+role, accessible name, label, test id, element ids and quiet that every read shares
+(docs/architecture.md, "Reading the page").
+
+The test-id attributes are the run's `test_id_attribute` setting: `context_script` sets them in
+every document of a context, once; a page no flowwalk context made reads the setting's default.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from functools import cache
 from importlib import resources
 
-__all__ = ["HELPERS", "compose", "context_script", "script"]
+from flowwalk.model import TEST_ID_ATTRIBUTES
+
+__all__ = ["CONSTANTS", "HELPERS", "compose", "context_script", "script"]
 
 #: the helpers a script can name in its `/* global */` comment: name -> file (without `.js`)
 HELPERS = {"fw": "prelude", "fingerprint": "fingerprint", "cssPath": "css_path", "cssPosition": "css_position",
-           "implicitRole": "role_of", "generated": "generated"}
+           "generated": "generated"}
+#: the values a script can name there: name -> its JavaScript text
+CONSTANTS = {"TEST_ID_ATTRIBUTES": json.dumps(list(TEST_ID_ATTRIBUTES))}
 
 _GLOBALS = re.compile(r"/\*\s*global\s+([^*]*)\*/")
 #: the comments a file opens with (what it is, for whoever reads the file): not sent to the page
@@ -29,16 +39,39 @@ def _source(name: str) -> str:
     return (resources.files("flowwalk.browser") / "js" / f"{name}.js").read_text(encoding="utf-8")
 
 
-def compose(source: str) -> str:
-    """`source` (a function expression) with the helpers its `/* global */` comment names defined at
-    the start of its body; the comments it opens with are left out."""
+def _names(source: str) -> list[str]:
+    """The names a script's `/* global */` comment lists."""
     found = _GLOBALS.search(source)
-    names = [n.strip() for n in found.group(1).split(",") if n.strip()] if found else []
-    rest = _HEADER.sub("", source, count=1).strip()
-    if not names:
+    return [n.strip() for n in found.group(1).split(",") if n.strip()] if found else []
+
+
+def _bare(source: str) -> str:
+    """A file's text without the comments it opens with."""
+    return _HEADER.sub("", source, count=1).strip()
+
+
+def compose(source: str) -> str:
+    """`source` (a function expression) with the helpers its `/* global */` comment names, and theirs,
+    defined at the start of its body, each once, a helper before those that use it; the comments it
+    opens with are left out."""
+    order: list[str] = []
+
+    def visit(name: str) -> None:
+        if name in order:
+            return
+        if name in HELPERS:
+            for inner in _names(_source(HELPERS[name])):
+                visit(inner)
+        order.append(name)
+
+    for name in _names(source):
+        visit(name)
+    rest = _bare(source)
+    if not order:
         return rest
     body = rest.index("{", rest.index("=>")) + 1
-    helpers = "".join(f"\n  const {n} = {script(HELPERS[n]).rstrip(';')};" for n in names)
+    helpers = "".join(f"\n  const {n} = {CONSTANTS[n] if n in CONSTANTS else _bare(_source(HELPERS[n])).rstrip(';')};"
+                      for n in order)
     return rest[:body] + helpers + rest[body:]
 
 
@@ -49,7 +82,9 @@ def script(name: str) -> str:
 
 
 @cache
-def context_script() -> str:
-    """The init script of every scenario context: the click recorder, then the page's record of
+def context_script(test_ids: tuple[str, ...] = TEST_ID_ATTRIBUTES) -> str:
+    """The init script of every scenario context: the run's test-id attributes (`test_ids`, the
+    `test_id_attribute` setting, for `fw.testIdOf`), the click recorder, then the page's record of
     when it last changed (`fw.quiet`, `Page.changed`)."""
-    return script("record_clicks") + "\n" + script("quiet")
+    return (f"({script('test_ids')})({json.dumps(list(test_ids))});\n" + script("record_clicks") + "\n"
+            + script("quiet"))

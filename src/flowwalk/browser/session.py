@@ -74,7 +74,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
                  allowed_hosts: tuple[str, ...], offline: bool = True, tracing: bool = False,
                  browser_alive: Callable[[], bool] = lambda: True, scripted: bool = False,
                  close_context: Callable[["BrowserContext"], None] | None = None,
-                 routed: RouteForward | None = None):
+                 routed: RouteForward | None = None, init_script: str | None = None):
         self.playwright_context = context
         self.playwright_page = page
         self._init_policy(entry_url, allowed_hosts, offline)
@@ -93,13 +93,13 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
         self._init_windows()
         #: closes the context without waiting for it (Browser.new_session), else close() waits
         self._close_context = close_context
-        self._install(scripted, routed)
+        self._install(scripted, routed, init_script or context_script())
 
     # --- wiring -----------------------------------------------------------------------------------
 
-    def _install(self, scripted: bool, routed: RouteForward | None) -> None:
-        """Listeners, the click recorder (unless `scripted`: the context has `context_script()` already)
-        and the route (unless `routed`, the context's own, was made for this session's hosts)."""
+    def _install(self, scripted: bool, routed: RouteForward | None, init_script: str) -> None:
+        """Listeners, the context's init script (`init_script`: the run's test-id attributes and the
+        click recorder, `context_script`; unless `scripted`: the context has it already) and the route (unless `routed`, the context's own, was made for this session's hosts)."""
         context, page = self.playwright_context, self.playwright_page
         context.on("request", self._on_request)
         context.on("response", self._on_response)
@@ -108,7 +108,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
         page.on("crash", self._on_crash)
         # where clicks land, for a failure's evidence (see last_click); never read on the passing path
         if not scripted:
-            context.add_init_script(script=context_script())
+            context.add_init_script(script=init_script)
         if routed is not None:
             self._route = (routed.pattern, routed.handle)
             if routed.key == self.route_key:

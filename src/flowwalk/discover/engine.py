@@ -55,7 +55,8 @@ REVIEW_DIR = "needs-review"
 def discover_settings(options: DiscoverOptions, env: dict[str, str] | None = None) -> Settings:
     """The run settings discover walks with: flowwalk.yaml, the environment, then the options."""
     told = Overrides(variables=dict(options.variables), secret_names=options.secret_names,
-                     executable=options.executable or None, workers=options.workers or None)
+                     executable=options.executable or None, workers=options.workers or None,
+                     test_id_attribute=tuple(options.test_id_attribute))
     settings = settings_for(told, os.environ if env is None else env, options.config_path)
     # discover's own cap: its verification walks run at most two at once
     return replace(settings, workers=max(1, min(settings.workers, 2)))

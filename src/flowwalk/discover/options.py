@@ -56,6 +56,8 @@ class DiscoverOptions:
     config_path: Path | None = None
     executable: str | None = None
     workers: int | None = None
+    #: the attributes elements' test ids are in (the `test_id_attribute` setting; empty: flowwalk.yaml's)
+    test_id_attribute: tuple[str, ...] = ()
 
     def destructive_words(self) -> tuple[str, ...]:
         removed = {w.strip().lower() for w in self.destructive_remove}

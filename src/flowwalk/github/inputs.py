@@ -68,6 +68,9 @@ ACTION_INPUTS: tuple[ActionInput, ...] = (
                 "each job then walks its longest scenarios first.", run_flag="--durations"),
     ActionInput("projects", "Run only these projects (environment profiles) of flowwalk.yaml, separated by commas, "
                 "spaces or newlines (default: all of them).", kind="names", run_flag="--project"),
+    ActionInput("test-id-attribute", "The attributes that hold elements' test ids, first found first, separated by "
+                "commas (default: data-testid, data-test-id, data-test, data-qa, data-cy).",
+                run_flag="--test-id-attribute"),
     ActionInput("fingerprints", "An earlier report folder or emit.jsonl whose element fingerprints help heal broken "
                 "selectors (default: the durations file).", run_flag="--fingerprints"),
     ActionInput("grep", "Run only the scenarios with a test id matching this regular expression.", run_flag="--grep"),

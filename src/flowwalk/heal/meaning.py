@@ -139,6 +139,18 @@ _STRUCTURE_TAGS = frozenset({"html", "body", "main", "nav", "header", "footer", 
                              "form", "fieldset", "table", "thead", "tbody", "tfoot", "ul", "ol", "dl"})
 #: the roles people swap when they name a control: a link styled as a button is "the Add button"
 _CLICKABLE_ROLES = frozenset({"button", "link"})
+#: roles of a page's content and structure, not of a control: an element with one of them that a
+#: target calls a button is weighed as an element with no role (a `<p>` or `<img>` a framework
+#: listens on), unless the target names that role itself ("the dialog")
+_DOCUMENT_ROLES = frozenset({"paragraph", "img", "presentation", "none", "generic", "cell", "gridcell", "columnheader",
+                             "rowheader", "rowgroup", "article", "figure", "group", "list", "table", "term",
+                             "definition", "blockquote", "caption", "code", "emphasis", "strong", "time", "mark",
+                             "deletion", "insertion", "subscript", "superscript", "separator", "status", "document",
+                             "dialog", "complementary", "navigation", "main", "banner", "contentinfo", "region",
+                             "form", "search"})
+#: where a name may come from and still be no name the element shows (`name_from` of a candidate):
+#: those words are its title's or placeholder's, weighed as hints, or the browser's default
+_HINTED_NAMES = frozenset({"title", "placeholder", "default"})
 _CONTROL_WORDS = frozenset({"button", "btn", "link", "hyperlink", "anchor"})
 
 
@@ -321,7 +333,7 @@ class PageElement:
     key: str                          # "<frame>:<element id>", stable for this page
     tag: str
     role: str = ""
-    name: str = ""                    # accessible name
+    name: str = ""                    # accessible name, when it is what the element shows (`from_record`)
     label: str = ""
     text: str = ""
     placeholder: str = ""
@@ -360,7 +372,8 @@ class PageElement:
         fp = raw.get("fp")
         return cls(
             key=_str(raw.get("key")), tag=_str(raw.get("tag")).lower(), role=_str(raw.get("role")),
-            name=_str(raw.get("name")), label=_str(raw.get("label")), text=_str(raw.get("text")),
+            name="" if _str(raw.get("name_from")) in _HINTED_NAMES else _str(raw.get("name")),
+            label=_str(raw.get("label")), text=_str(raw.get("text")),
             placeholder=_str(raw.get("placeholder")), title=_str(raw.get("title")), value=_str(raw.get("value")),
             alt=_str(raw.get("alt")), testid=_str(raw.get("testid")), id=_str(raw.get("id")),
             name_attr=_str(raw.get("name_attr")), classes=_strs(raw.get("classes")), href=_str(raw.get("href")),
@@ -479,6 +492,7 @@ def _role_factor(want: Want, el: PageElement, everything: list[str]) -> tuple[fl
             # a "filter" that nothing around calls a filter is only maybe one
             return 0.85, f"the word '{kinds[0]}' around it"
         return 1.0, None
+    role = "" if role in _DOCUMENT_ROLES else role
     if not role and el.tag not in _STRUCTURE_TAGS and _CLICKABLE_ROLES & set(want.roles):
         return ROLE_GENERIC, f"a role ({'/'.join(want.role_words)}); it has none"
     if role in _CLICKABLE_ROLES and _CONTROL_WORDS & set(want.role_words):

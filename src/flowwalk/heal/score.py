@@ -11,7 +11,7 @@ element that gained an id is not punished and one that lost its test id is:
 | test id | 2.0 | as id |
 | name attribute | 1.5 | as id |
 | role | 1.0 | equal or not |
-| accessible name | 2.0 | word overlap (Jaccard), 1 when equal ignoring case and punctuation |
+| accessible name | 2.0 | word overlap (Jaccard), 1 when equal ignoring case and punctuation; with the title when the title is not the name (js/fingerprint.js) |
 | text | 1.5 | as accessible name |
 | classes | 1.0 | Jaccard of the class sets |
 | type | 0.5 | equal or not |

@@ -150,6 +150,9 @@ _Trace = Annotated[Literal["off", "on-failure", "retain-on-failure", "on"] | Non
     description="keep a Playwright trace in the report folder, secrets scrubbed [retain-on-failure on a CI, else off]")]
 _Fingerprints = Annotated[str | None, Field(description="an earlier report folder or emit.jsonl whose element "
                                                         "fingerprints help heal broken selectors")]
+_TestIdAttribute = Annotated[list[str], Field(description="the attributes that hold elements' test ids, first "
+                                                          "found first; empty: flowwalk.yaml's, else data-testid, "
+                                                          "data-test-id, data-test, data-qa, data-cy")]
 
 
 class FlowwalkServer:
@@ -273,6 +276,7 @@ class FlowwalkServer:
         screenshots: _Screenshots = None,
         trace: _Trace = None,
         fingerprints: _Fingerprints = None,
+        test_id_attribute: _TestIdAttribute = [],  # noqa: B006
     ) -> Annotated[CallToolResult, RunAnswer] | InputRequiredResult:
         """Walk the specs in headless Chromium as `flowwalk run` does and write the report folder.
         Answers with the verdict and each root cause (class, label, step, expected, observed);
@@ -287,7 +291,7 @@ class FlowwalkServer:
             update_snapshots=update_snapshots, wait_for=wait_for, wait_status=wait_status, wait_text=wait_text,
             wait_timeout_s=wait_timeout_s, wait_interval_s=wait_interval_s, http_headers=dict(http_headers),
             http_credentials=http_credentials, screenshots=screenshots, trace=trace,
-            fingerprints_file=fingerprints), serve_dir=serve)
+            fingerprints_file=fingerprints, test_id_attribute=tuple(test_id_attribute)), serve_dir=serve)
         secrets = operations.secret_values(operations.run_secret_names(request.overrides))
         asker = Asker.of(ctx, hidden=secrets)
         note = ""
@@ -397,6 +401,7 @@ class FlowwalkServer:
         advice: Annotated[dict[str, Any] | None, Field(
             description="your answer to model_question of an earlier crawl of the same site (no model "
                         "configured): checked and applied as a model's answer would be")] = None,
+        test_id_attribute: _TestIdAttribute = [],  # noqa: B006
     ) -> Annotated[CallToolResult, DiscoverAnswer] | InputRequiredResult:
         """Crawl a site breadth first within its limits (pages, depth, actions, time; destructive
         controls are never touched) and write starter flow specs that pass, as `flowwalk discover`
@@ -410,7 +415,8 @@ class FlowwalkServer:
             submit_forms=submit_forms, login=Path(login) if login else None, goal=goal, resume=resume,
             variables=tuple(variables.items()),
             secret_names=tuple(secret_names), destructive_add=tuple(destructive_add),
-            destructive_remove=tuple(destructive_remove), verify=verify, use_model=use_model, advice=advice)
+            destructive_remove=tuple(destructive_remove), verify=verify, use_model=use_model, advice=advice,
+            test_id_attribute=tuple(test_id_attribute))
         job = _Job()
         try:
             job.folders.append(self.ws.confine(out_dir, "out_dir") / DISCOVER_DIR)

@@ -24,7 +24,7 @@ from pydantic import (AfterValidator, BaseModel, BeforeValidator, ConfigDict, Di
 from pydantic_core import PydanticCustomError
 
 from flowwalk.model import (ACT_ACTIONS, EMIT_SOURCES, IMPACTS, SETTING_RANGES, TAG_MAX, TAG_PATTERN, TAGS_MAX,
-                            Stabilize, has_scheme, tag_problem, url_problem)
+                            TEST_ID_ATTRIBUTE_PATTERN, TEST_ID_ATTRIBUTES_MAX, Stabilize, has_scheme, tag_problem, url_problem)
 from flowwalk.spec.spelling import did_you_mean
 from flowwalk.vendor import axe_info, axe_rule_ids, axe_tags
 # values go into messages through quote (control characters escaped: one line each)
@@ -1671,6 +1671,10 @@ class ConfigModel(EnvironmentKeys):
     variables: dict[Identifier, ScalarText] = Field(default_factory=dict)
     secrets: Annotated[list[Identifier], Field(max_length=50)] = Field(default_factory=list)
     dismiss_selectors: Annotated[list[Selector], Field(max_length=20)] = Field(default_factory=list)
+    #: the attributes an element's test id is read from, first found first (docs/config.md)
+    test_id_attribute: Optional[Annotated[list[Annotated[str, Field(min_length=1, max_length=100,
+                                                                    pattern=TEST_ID_ATTRIBUTE_PATTERN)]],
+                                          Field(min_length=1, max_length=TEST_ID_ATTRIBUTES_MAX)]] = None
     rule_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["rule_timeout_ms"][0], le=_RANGE["rule_timeout_ms"][1])]] = None
     guard_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["guard_timeout_ms"][0], le=_RANGE["guard_timeout_ms"][1])]] = None
     action_timeout_ms: Optional[Annotated[int, Field(ge=_RANGE["action_timeout_ms"][0], le=_RANGE["action_timeout_ms"][1])]] = None

@@ -219,13 +219,14 @@ def hidden_values(attempt: Attempt) -> list[str]:
 
 
 def _landing_text(entry: dict[str, Any]) -> str:
-    """`tag#id.class.class[data-testid="x"]`: how a recorded event target is named."""
+    """`tag#id.class.class[data-testid="x"]`: how a recorded event target is named (its test id
+    under the attribute it was found in, one of the run's `test_id_attribute`)."""
     out = str(entry.get("tag") or "?")
     if entry.get("id"):
         out += f"#{entry['id']}"
     out += "".join(f".{c}" for c in entry.get("classes") or () if isinstance(c, str) and c)
     if entry.get("testid"):
-        out += f'[data-testid="{entry["testid"]}"]'
+        out += f'[{entry.get("testid_attr") or "data-testid"}="{entry["testid"]}"]'
     return out
 
 

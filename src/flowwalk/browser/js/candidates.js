@@ -1,4 +1,4 @@
-/* global fw, fingerprint, cssPath, cssPosition, implicitRole */
+/* global fw, fingerprint, cssPath, cssPosition */
 /* flowwalk: the healer's read: every actionable element under root, the best by the target's words in full */
 (root, arg) => {
   const doc = root.ownerDocument || root;
@@ -11,7 +11,8 @@
   };
   const words = (s) => String(s || '').replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^0-9a-z\u00c0-\uffff]+/).filter(Boolean).map(stem);
   const wanted = new Set(arg.words || []);
-  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], [data-testid], [data-test-id], [data-test], [data-qa], [data-cy], li, tr, img[alt], [title]';
+  const base = 'a[href], button, input:not([type=hidden]), select, textarea, summary, [role], [tabindex], [onclick], [contenteditable=""], [contenteditable=true], '
+    + fw.testIdAttributes().map((a) => '[' + CSS.escape(a) + ']').join(', ') + ', li, tr, img[alt], [title]';
   let css = base;
   try { if (arg.tag) { root.querySelector(arg.tag); css = base + ', ' + arg.tag; } } catch { /* a tag that is not CSS adds nothing */ }
   const all = Array.from(root.querySelectorAll(css)).slice(0, arg.scanned);
@@ -31,30 +32,11 @@
     }
     if (added) all.sort((a, b) => (a.compareDocumentPosition(b) & Node.DOCUMENT_POSITION_FOLLOWING ? -1 : 1));
   }
-  // rows and list items are candidates too ("the first todo row"), and so is an editable element
-  const roleOf = (e) => implicitRole(e) || ({ li: 'listitem', tr: 'row' })[tagOf(e)] || (e.isContentEditable ? 'textbox' : '');
-  // text with images' alt words (a label that is an icon: Django's search label is an <img alt="Search">)
-  const textOf = (e, n) => {
-    let s = e.textContent || '';
-    if (s.trim().length < 3) for (const img of e.querySelectorAll('img[alt], svg[aria-label]')) s += ' ' + (img.getAttribute('alt') || img.getAttribute('aria-label') || '');
-    return cut(s, n);
-  };
+  // what an element shows: its text, or its images' alt text (Django's search label is an <img alt="Search">)
+  const shows = (e) => cut(fw.contentOf(e), 80);
   const isField = (e) => ['input', 'select', 'textarea'].includes(tagOf(e));
-  // a label's own words: a <label>Action: <select>...</select></label> is "Action:", not its options
-  const labelText = (l) => { const c = l.cloneNode(true); for (const x of c.querySelectorAll('input, select, textarea, button')) x.remove(); return textOf(c, 80); };
-  const labelOf = (e) => (e.labels && e.labels.length) ? cut(Array.from(e.labels).map(labelText).join(' '), 80) : '';
-  const nameOf = (e, role) => {
-    const by = e.getAttribute('aria-labelledby');
-    if (by) { const t = by.split(/\s+/).map((i) => { const l = doc.getElementById(i); return l ? l.textContent : ''; }).join(' '); if (t.trim()) return cut(t, 80); }
-    const aria = e.getAttribute('aria-label'); if (aria && aria.trim()) return cut(aria, 80);
-    const label = labelOf(e); if (label) return label;
-    if (tagOf(e) === 'input' && ['button', 'submit', 'reset'].includes((e.getAttribute('type') || '').toLowerCase())) return cut(e.value, 80);
-    if (tagOf(e) === 'img' || (tagOf(e) === 'input' && e.type === 'image')) return cut(e.getAttribute('alt'), 80);
-    if (['button', 'link', 'tab', 'menuitem', 'option', 'checkbox', 'radio', 'switch', 'heading', 'treeitem'].includes(role)) return textOf(e, 80);
-    return '';
-  };
-  const own = (e) => words([e.getAttribute('aria-label'), isField(e) ? labelOf(e) : textOf(e, 80), e.getAttribute('placeholder'),
-    e.getAttribute('title'), e.getAttribute('alt'), e.id, e.getAttribute('name'), e.getAttribute('data-testid'),
+  const own = (e) => words([e.getAttribute('aria-label'), isField(e) ? cut(fw.labelOf(e), 80) : shows(e), e.getAttribute('placeholder'),
+    e.getAttribute('title'), e.getAttribute('alt'), e.id, e.getAttribute('name'), fw.testIdOf(e),
     e.getAttribute('href'), typeof e.className === 'string' ? e.className : '',
     tagOf(e) === 'input' && ['button', 'submit', 'reset'].includes(e.type) ? e.value : ''].join(' '));
   const nearOf = (e) => {
@@ -65,7 +47,7 @@
     }
     return out;
   };
-  const isHeading = (e) => /^h[1-6]$/.test(tagOf(e)) || e.getAttribute('role') === 'heading';
+  const isHeading = (e) => fw.roleOf(e) === 'heading';
   const lastHeadingIn = (e) => {
     if (isHeading(e)) return e;
     const hs = e.querySelectorAll('h1, h2, h3, h4, h5, h6, [role=heading]');
@@ -103,7 +85,7 @@
     if (it.closest('thead') || (tagOf(it) === 'tr' && !it.querySelector('td'))) return null;   // a header row is no item
     const p = it.parentElement;
     const like = p ? Array.from(p.children).filter((c) => c.tagName === it.tagName && (!c.hasAttribute('role') || c.getAttribute('role') === it.getAttribute('role'))) : [it];
-    return { text: textOf(it, 80), index: like.indexOf(it) + 1, count: like.length };
+    return { text: shows(it), index: like.indexOf(it) + 1, count: like.length };
   };
   const page = doc.location ? doc.location.host : '';
   const scored = all.map((e, order) => {
@@ -114,18 +96,20 @@
   });
   scored.sort((a, b) => b.s - a.s || a.order - b.order);
   return { scanned: all.length, items: scored.slice(0, arg.limit).map(({ e, order }) => {
-    const role = roleOf(e);
+    // an editable element that has no role of its own is a text box to the person who types into it
+    const role = fw.roleOf(e) || (e.isContentEditable ? 'textbox' : '');
+    const named = fw.accessibleName(e);
     const tag = tagOf(e);
     const type = (e.getAttribute('type') || '').toLowerCase();
     const item = itemOf(e);
     let offsite = false;
     if (tag === 'a' && e.href) { try { const u = new URL(e.href, doc.baseURI); offsite = /^https?:$/.test(u.protocol) && u.host !== page; } catch { /* not a URL: not offsite */ } }
     return {
-      key: String(fw.idOf(e)), order, tag, role, name: nameOf(e, role), label: isField(e) ? labelOf(e) : '',
-      text: isField(e) ? '' : textOf(e, 80), placeholder: cut(e.getAttribute('placeholder'), 80),
+      key: String(fw.idOf(e)), order, tag, role, name: cut(named.name, 80), name_from: named.from, label: isField(e) ? cut(fw.labelOf(e), 80) : '',
+      text: isField(e) ? '' : shows(e), placeholder: cut(e.getAttribute('placeholder'), 80),
       title: cut(e.getAttribute('title'), 80), value: role === 'button' && tag === 'input' ? cut(e.value, 80) : (tag === 'button' ? cut(e.getAttribute('value'), 40) : ''),
       alt: cut(e.getAttribute('alt'), 80),
-      testid: cut(e.getAttribute('data-testid') || e.getAttribute('data-test-id') || e.getAttribute('data-test') || e.getAttribute('data-qa') || e.getAttribute('data-cy'), 80),
+      testid: cut(fw.testIdOf(e), 80),
       id: cut(e.id, 80), name_attr: cut(e.getAttribute('name'), 80),
       classes: Array.from(e.classList).slice(0, 8).map((c) => cut(c, 60)), href: cut(e.getAttribute('href'), 120), type,
       near: nearOf(e), around: aroundOf(e), item: item ? item.text : '', item_index: item ? item.index : 0,

@@ -1,4 +1,4 @@
-/* global generated */
+/* global fw, generated */
 /* flowwalk: an element -> a CSS selector that matches only it in its document; with a `scope` element,
    one that Playwright's `scope >> selector` finds only it by (every part inside the scope, `:scope > ...`
    when the path reaches it) */
@@ -14,7 +14,7 @@
     const tag = e.tagName.toLowerCase();
     const out = [];
     if (e.id && !generated(e.id)) out.push('#' + esc(e.id));
-    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+    for (const a of fw.testIdAttributes()) {
       const v = e.getAttribute(a); if (v) out.push(`[${a}=${str(v)}]`);
     }
     const name = e.getAttribute('name'); if (name) out.push(`${tag}[name=${str(name)}]`);

@@ -1,4 +1,4 @@
-/* global generated */
+/* global fw, generated */
 /* flowwalk: an element -> a positional CSS selector free of its row's data; with a `scope` element,
    as css_path.js: inside it */
 (el, last, scope) => {
@@ -21,7 +21,7 @@
   const classes = (e, inside) => Array.from(e.classList).filter((c) => clean(c, inside) && !state.test(c)).slice(0, 2).map((c) => '.' + esc(c)).join('');
   const role = (e) => { const r = (e.getAttribute('role') || '').trim(); return /^[a-z]+$/.test(r) ? `[role=${r}]` : ''; };
   const testid = (e, inside) => {
-    for (const a of ['data-testid', 'data-test-id', 'data-test', 'data-qa', 'data-cy']) {
+    for (const a of fw.testIdAttributes()) {
       const v = e.getAttribute(a); if (clean(v, inside)) return `[${a}=${str(v)}]`;
     }
     return '';

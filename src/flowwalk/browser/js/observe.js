@@ -7,8 +7,8 @@
   const count = (sel, within) => { try { return (within || document).querySelectorAll(sel).length; } catch { return -1; } };
   // listed hidden too (marked so): an element that appears after an action is an effect
   const isVisible = (el) => fw.visible(el);
-  const textOf = (el) => squash(el.innerText !== undefined && isVisible(el) ? el.innerText : el.textContent, 160);
-  const testidAttr = (el) => ['data-testid', 'data-test-id', 'data-test', 'data-cy'].find((a) => el.hasAttribute(a));
+  // the text it holds, shown or not (fw.heldText), as far as an observation keeps it
+  const held = (el) => fw.heldText(el).slice(0, 160);
   const classSel = (el, within) => {
     const classes = Array.from(el.classList || []).filter((c) => ident.test(c) && !/^(ng-|v-|css-|sc-|jsx-)/.test(c)).slice(0, 2);
     if (!classes.length) return '';
@@ -19,7 +19,7 @@
   const nameSel = (el, within) => {
     const scope = within || document;
     const tag = el.localName;
-    const attr = testidAttr(el);
+    const attr = fw.testIdAttr(el);
     const tries = [];
     if (attr) tries.push('[' + attr + '=' + quote(el.getAttribute(attr)) + ']');
     if (el.id && ident.test(el.id)) tries.push('#' + el.id);
@@ -61,12 +61,10 @@
     if (isField(el)) return 'field';
     return 'button';
   };
-  const labelText = (el) => (el.labels && el.labels.length ? el.labels[0].innerText || el.labels[0].textContent : '');
   const describeControl = (el, within) => ({
     sel: nameSel(el, within), kind: controlKind(el), tag: el.localName, type: (el.getAttribute('type') || '').toLowerCase(),
-    name: squash(el.getAttribute('aria-label') || labelText(el) || el.innerText || (el.type === 'checkbox' || el.type === 'radio' ? '' : el.value)
-                 || el.getAttribute('placeholder') || el.getAttribute('title') || '', 80),
-    words: squash([el.id, testidAttr(el) ? el.getAttribute(testidAttr(el)) : '', el.className && el.className.baseVal === undefined ? el.className : '',
+    name: fw.nameOf(el).slice(0, 80),
+    words: squash([el.id, fw.testIdOf(el), el.className && el.className.baseVal === undefined ? el.className : '',
                    el.getAttribute('name'), el.getAttribute('href'), el.getAttribute('title'), el.getAttribute('aria-label'),
                    el.getAttribute('value'), el.getAttribute('action'), el.innerText].filter(Boolean).join(' '), 300),
     href: el.localName === 'a' ? el.href : '', visible: isVisible(el),
@@ -97,7 +95,7 @@
       const short = items.length <= 8;
       controls.forEach((c) => { if (!short || !namedSel(c)) inList.add(c); });
       const label = row.querySelector('label, [class*=title i], [class*=name i]');
-      return { text: textOf(row), classes: Array.from(row.classList || []).slice(0, 8), visible: isVisible(row),
+      return { text: held(row), classes: Array.from(row.classList || []).slice(0, 8), visible: isVisible(row),
                controls: controls.map((c) => describeControl(c, row)),
                label: label && !label.querySelector('input, button') ? nameSel(label, row) : '' };
     });
@@ -107,11 +105,11 @@
   // elements a person can name: their text, visibility, classes and state
   const elements = [];
   const seen = new Set();
-  const named = document.querySelectorAll('[id], [data-testid], [data-test-id], [data-test], [data-cy], [aria-label], [role=status], [role=alert], [aria-live], a[href], button, input, select, textarea, [role=button], [role=tab]');
+  const named = document.querySelectorAll(['[id]', ...fw.testIdAttributes().map((a) => '[' + CSS.escape(a) + ']'), '[aria-label]', '[role=status]', '[role=alert]', '[aria-live]', 'a[href]', 'button', 'input', 'select', 'textarea', '[role=button]', '[role=tab]'].join(', '));
   for (const el of named) {
     if (elements.length >= limit) break;
     if (inList.has(el) || el.closest('script, style, template, head')) continue;
-    if (el.localName === 'a' && el.closest('ul, ol, table') && !el.closest('nav, [role=navigation]') && !el.id && !testidAttr(el)) {
+    if (el.localName === 'a' && el.closest('ul, ol, table') && !el.closest('nav, [role=navigation]') && !el.id && !fw.testIdAttr(el)) {
       // links inside a content list are its items; the list's rows say what changed
       const list = el.closest('ul, ol, table');
       if (!list.closest('#filters, [role=tablist], [role=toolbar]') && list.querySelectorAll('a').length > 8) continue;
@@ -121,7 +119,7 @@
     seen.add(sel);
     const big = /^(ul|ol|table|tbody|dl|form|section|main|nav|article)$/.test(el.localName)
       || el.querySelector('ul, ol, table, form, section, article, main, nav') !== null;
-    const text = big ? '' : textOf(el);
+    const text = big ? '' : held(el);
     elements.push({ sel, tag: el.localName, text: text.length <= 120 ? text : '', visible: isVisible(el),
                     classes: Array.from(el.classList || []).slice(0, 8), state: stateOf(el),
                     value: isField(el) && el.type !== 'password' ? squash(el.value, 160) : null,
@@ -149,7 +147,7 @@
     if (messages.length >= 10) break;
   }
   const h1 = Array.from(document.querySelectorAll('h1')).find(isVisible);
-  return { url: location.href, title: squash(document.title, 200), heading: h1 ? textOf(h1) : '',
+  return { url: location.href, title: squash(document.title, 200), heading: h1 ? held(h1) : '',
            local: storage('localStorage'), session: storage('sessionStorage'),
            lists, elements, messages };
 }

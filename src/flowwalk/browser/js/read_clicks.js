@@ -15,7 +15,7 @@
   const show = (entry) => {
     if (!entry) return null;
     const el = element(entry);
-    const out = { t: entry.t, tag: entry.tag, id: entry.id, classes: entry.classes.slice(), testid: entry.testid,
+    const out = { t: entry.t, tag: entry.tag, id: entry.id, classes: entry.classes.slice(), testid: entry.testid, testid_attr: entry.testid_attr || '',
                   text: entry.text, connected: !!(el && el.isConnected) };
     if (zones && zones.length && out.connected) out.inside = zones.some((z) => z === el || z.contains(el));
     return out;

@@ -6,44 +6,16 @@
   const quote = (v) => '"' + String(v).replace(/\\/g, '\\\\').replace(/"/g, '\\"') + '"';
   const count = (sel) => { try { return document.querySelectorAll(sel).length; } catch { return -1; } };
   const cssIdent = (v) => (window.CSS && CSS.escape ? CSS.escape(v) : v);
-  const textOf = (el) => squash(el.innerText || el.textContent || '', 120);
-  const labelOf = (el) => {
-    const aria = el.getAttribute('aria-label');
-    if (aria && aria.trim()) return squash(aria);
-    const by = el.getAttribute('aria-labelledby');
-    if (by) {
-      const text = by.split(/\s+/).map((id) => document.getElementById(id)).filter(Boolean)
-        .map((n) => n.innerText || n.textContent || '').join(' ');
-      if (text.trim()) return squash(text);
-    }
-    if (el.labels && el.labels.length) {
-      const label = el.labels[0].cloneNode(true);
-      for (const inner of label.querySelectorAll('input, select, textarea, button')) inner.remove();
-      const text = squash(label.innerText || label.textContent || '');
-      if (text) return text;
-    }
-    return squash(el.getAttribute('placeholder') || el.getAttribute('title') || '');
-  };
-  const nameOf = (el) => {
-    const aria = el.getAttribute('aria-label');
-    if (aria && aria.trim()) return squash(aria);
-    if (el.localName === 'input') return squash(el.value || el.getAttribute('value') || '');
-    const text = textOf(el);
-    if (text) return text;
-    const img = el.querySelector('img[alt]');
-    if (img) return squash(img.getAttribute('alt'));
-    return squash(el.getAttribute('title') || '');
-  };
-  const testidOf = (el) => el.getAttribute('data-testid') || el.getAttribute('data-test-id')
-    || el.getAttribute('data-test') || el.getAttribute('data-cy') || '';
-  const testidAttr = (el) => ['data-testid', 'data-test-id', 'data-test', 'data-cy'].find((a) => el.hasAttribute(a));
+  // an element's text (fw.textOf) and accessible name (fw.nameOf), cut to what the survey keeps
+  const textCut = (el) => fw.textOf(el).slice(0, 120);
+  const named = (el) => fw.nameOf(el).slice(0, 120);
+  const quoteTestId = (el) => { const a = fw.testIdAttr(el); return a ? '[' + a + '=' + quote(el.getAttribute(a)) + ']' : ''; };
   // a positional chain, the last resort: tag:nth-of-type steps up to an element with an id or test id
   const chain = (el) => {
     const steps = [];
     let node = el;
     while (node && node.nodeType === 1 && node.localName !== 'html') {
-      const attr = testidAttr(node);
-      if (node !== el && attr) { steps.unshift('[' + attr + '=' + quote(node.getAttribute(attr)) + ']'); break; }
+      if (node !== el && fw.testIdAttr(node)) { steps.unshift(quoteTestId(node)); break; }
       if (node !== el && node.id && count('#' + cssIdent(node.id)) === 1) { steps.unshift('#' + cssIdent(node.id)); break; }
       let step = node.localName;
       const parent = node.parentElement;
@@ -60,8 +32,7 @@
     const out = [];
     const add = (sel, how, n) => { if (sel && !out.some((c) => c.selector === sel)) out.push({ selector: sel, how, count: n === undefined ? count(sel) : n }); };
     const tag = el.localName;
-    const attr = testidAttr(el);
-    if (attr) add('[' + attr + '=' + quote(el.getAttribute(attr)) + ']', 'testid');
+    if (fw.testIdAttr(el)) add(quoteTestId(el), 'testid');
     if (el.id && /^[A-Za-z][\w-]*$/.test(el.id)) add('#' + el.id, 'id');
     const aria = el.getAttribute('aria-label');
     if (aria && aria.trim()) add(tag + '[aria-label=' + quote(aria) + ']', 'label');
@@ -78,11 +49,10 @@
       if (href) add('a[href=' + quote(href) + ']', 'role');
     }
     // within the nearest named ancestor (a labelled nav or section, an id, a test id): readable and stable
-    const anchor = el.parentElement && el.parentElement.closest('[data-testid], [id], [aria-label], [aria-labelledby]');
+    const anchor = el.parentElement && el.parentElement.closest([...fw.testIdAttributes().map((a) => '[' + CSS.escape(a) + ']'), '[id]', '[aria-label]', '[aria-labelledby]'].join(', '));
     if (anchor && anchor !== document.body) {
       let scope;
-      const aattr = testidAttr(anchor);
-      if (aattr) scope = '[' + aattr + '=' + quote(anchor.getAttribute(aattr)) + ']';
+      if (fw.testIdAttr(anchor)) scope = quoteTestId(anchor);
       else if (anchor.id && /^[A-Za-z][\w-]*$/.test(anchor.id)) scope = '#' + anchor.id;
       else if (anchor.getAttribute('aria-label')) scope = anchor.localName + '[aria-label=' + quote(anchor.getAttribute('aria-label')) + ']';
       else scope = anchor.localName + '[aria-labelledby=' + quote(anchor.getAttribute('aria-labelledby')) + ']';
@@ -92,15 +62,15 @@
       add(scope + ' ' + self, 'role');
     }
     if (kind === 'button' || kind === 'link') {
-      const text = textOf(el);
+      const text = textCut(el);
       if (text && text.length <= 60 && !/["\n]/.test(text)) add('text=' + quote(text), 'text', -1);
     }
     add(chain(el), 'position');
     return out;
   };
   const describe = (el, kind) => ({
-    tag: el.localName, kind, role: el.getAttribute('role') || '', id: el.id || '', testid: testidOf(el),
-    name: kind === 'field' ? labelOf(el) : nameOf(el), text: textOf(el).slice(0, 80),
+    tag: el.localName, kind, role: fw.roleOf(el), id: el.id || '', testid: fw.testIdOf(el),
+    name: named(el), text: textCut(el).slice(0, 80),
     classes: Array.from(el.classList || []).slice(0, 6),
     attrs: Object.fromEntries(Array.from(el.attributes).filter((a) => /^(href|type|name|title|aria-|data-|value|rel|download|target|action|method|autocomplete|placeholder|onclick)/.test(a.name))
       .slice(0, 24).map((a) => [a.name, String(a.value).slice(0, 200)])),
@@ -109,7 +79,7 @@
   const offeredAll = (sel) => Array.from(document.querySelectorAll(sel)).filter(fw.offered);
   const landmarkOf = (el) => {
     const nav = el.closest('nav, [role=navigation]');
-    if (nav) return 'navigation:' + labelOf(nav);
+    if (nav) return 'navigation:' + named(nav);
     if (el.closest('header, [role=banner]')) return 'banner';
     if (el.closest('footer, [role=contentinfo]')) return 'contentinfo';
     if (el.closest('aside, [role=complementary]')) return 'complementary';
@@ -117,10 +87,10 @@
   };
 
   const landmarks = offeredAll('header, nav, main, aside, footer, [role=banner], [role=navigation], [role=main], [role=search], [role=complementary], [role=contentinfo], [role=region], section[aria-label], section[aria-labelledby]')
-    .slice(0, limit).map((el) => ({ role: el.getAttribute('role') || ({ header: 'banner', nav: 'navigation', main: 'main', aside: 'complementary', footer: 'contentinfo', section: 'region' })[el.localName] || el.localName,
-                                    name: labelOf(el) }));
+    .slice(0, limit).map((el) => ({ role: fw.roleOf(el) || el.localName,
+                                    name: named(el) }));
   const headings = offeredAll('h1, h2, h3, h4, h5, h6, [role=heading]').slice(0, limit)
-    .map((el) => ({ level: Number(el.getAttribute('aria-level') || el.localName.slice(1)) || 2, text: textOf(el), selector: describe(el, 'heading').candidates }));
+    .map((el) => ({ level: Number(el.getAttribute('aria-level') || el.localName.slice(1)) || 2, text: textCut(el), selector: describe(el, 'heading').candidates }));
   const links = offeredAll('a[href], [role=link][href]').slice(0, limit).map((el) => Object.assign(describe(el, 'link'), {
     href: el.href, raw_href: el.getAttribute('href') || '', landmark: landmarkOf(el),
   }));
@@ -129,7 +99,7 @@
       type: el.localName === 'button' || el.localName === 'input' ? (el.getAttribute('type') || 'submit') : '',
       in_form: !!el.closest('form') || !!el.getAttribute('form'), disabled: !!el.disabled || el.getAttribute('aria-disabled') === 'true',
       expanded: el.getAttribute('aria-expanded'), pressed: el.getAttribute('aria-pressed'), selected: el.getAttribute('aria-selected'),
-      controls: el.getAttribute('aria-controls') || '', group: (() => { const g = el.closest('[role=group], [role=tablist], [role=toolbar], [role=radiogroup]'); return g ? labelOf(g) || g.getAttribute('role') : ''; })(),
+      controls: el.getAttribute('aria-controls') || '', group: (() => { const g = el.closest('[role=group], [role=tablist], [role=toolbar], [role=radiogroup]'); return g ? named(g) || g.getAttribute('role') : ''; })(),
       landmark: landmarkOf(el),
     }));
   const fieldOf = (el) => Object.assign(describe(el, 'field'), {
@@ -145,7 +115,7 @@
     const fields = Array.from(form.querySelectorAll(fieldSel)).filter(fw.offered).slice(0, 40).map(fieldOf);
     const submitEl = Array.from(form.querySelectorAll('button:not([type]), button[type=submit], input[type=submit]')).find(fw.offered);
     forms.push(Object.assign(describe(form, 'form'), {
-      name: labelOf(form) || (form.querySelector('legend, h2, h3') ? textOf(form.querySelector('legend, h2, h3')) : ''),
+      name: named(form) || (form.querySelector('legend, h2, h3') ? textCut(form.querySelector('legend, h2, h3')) : ''),
       action: form.getAttribute('action') || '', method: (form.getAttribute('method') || 'get').toLowerCase(),
       search: form.getAttribute('role') === 'search' || !!form.closest('[role=search]'),
       fields, submit: submitEl ? Object.assign(describe(submitEl, 'button'), { disabled: !!submitEl.disabled }) : null,
@@ -177,9 +147,9 @@
     const d = describe(el, 'list');
     const itemTag = el.localName === 'table' ? (el.tBodies.length ? 'tbody > tr' : 'tr') : (table ? '[role=row]' : (items.length && items[0].localName === 'li' ? 'li' : '[role=listitem]'));
     lists.push(Object.assign(d, { table, count: shown.length, total: items.length, item_tag: itemTag,
-                                  first_item: shown.length ? textOf(shown[0]).slice(0, 80) : '',
-                                  items: shown.slice(0, 5).map((i) => textOf(i).slice(0, 80)),
-                                  name: labelOf(el) || (el.previousElementSibling && /^h[1-6]$/.test(el.previousElementSibling.localName) ? textOf(el.previousElementSibling) : ''),
+                                  first_item: shown.length ? textCut(shown[0]).slice(0, 80) : '',
+                                  items: shown.slice(0, 5).map((i) => textCut(i).slice(0, 80)),
+                                  name: named(el) || (el.previousElementSibling && /^h[1-6]$/.test(el.previousElementSibling.localName) ? textCut(el.previousElementSibling) : ''),
                                   landmark: landmarkOf(el) }));
   }
   const dialogs = [];
@@ -194,7 +164,7 @@
     const d = describe(el, 'dialog');
     const btns = Array.from(el.querySelectorAll('button, [role=button], a[href]')).filter(fw.offered).slice(0, 8).map((b) => describe(b, 'button'));
     dialogs.push(Object.assign(d, { text, buttons: btns, modal: el.getAttribute('aria-modal') === 'true' || el.localName === 'dialog' || el.getAttribute('role') === 'alertdialog',
-                                    cookie: /cookie|consent|gdpr/i.test(text + ' ' + el.id + ' ' + el.className + ' ' + testidOf(el)) }));
+                                    cookie: /cookie|consent|gdpr/i.test(text + ' ' + el.id + ' ' + el.className + ' ' + fw.testIdOf(el)) }));
     if (dialogs.length >= 20) break;
   }
   return { url: location.href, title: squash(document.title, 200), lang: document.documentElement.lang || '',
