@@ -4,7 +4,7 @@ calls next.
 
 A call is a `ForeignCall`: its name as the tool spells it, its positional and named arguments as
 plain text (no file format's quoting or escaping left in them) and where it is written.
-`translate` gives the steps of the authoring tree (spec/models.py's step models) that do what it
+`translate` gives the steps of the authoring tree (spec/models/'s step models) that do what it
 does, or None when flowwalk has no equivalent or the arguments do not fit. Nothing here knows a
 file format: spec/robot_keywords.py writes a translation as aitester-bdd calls for the hint of a
 `.robot` line that calls one, an importer writes it into a spec.
