@@ -24,24 +24,24 @@ from robot.running.arguments.embedded import VARIABLE_PLACEHOLDER, EmbeddedArgum
 from robot.variables import VariableMatches
 
 from flowwalk.spec import models as sm
-from flowwalk.spec.robot_builders import (SETTING_BUILDERS, build_accessible, build_aria_snapshot, build_attribute,
-                                          build_class_check, build_click, build_click_answering, build_click_text,
+from flowwalk.spec.robot_builders import (build_attribute, build_class_check, build_click, build_click_text,
                                           build_click_to_popup, build_configure_interrupts,
                                           build_configure_state_setup, build_count, build_dblclick,
                                           build_declare_parents, build_declare_parents_cells, build_define_rule,
                                           build_dispatch, build_drag, build_emit, build_enter_frame, build_fill,
-                                          build_finalize, build_geolocation, build_guard_policy, build_history,
-                                          build_input_value, build_items_check, build_leave, build_open,
-                                          build_pause_interrupts, build_press_keys, build_rule_timeout,
-                                          build_rule_timeout_cells, build_save_session, build_scope_children,
-                                          build_scope_interrupts, build_screenshot, build_screenshot_on_enter,
-                                          build_screenshot_on_fail, build_scroll_down, build_select,
-                                          build_selector_check, build_set_retry, build_set_stepper,
-                                          build_simple_action, build_start_scenario, build_start_verification,
-                                          build_state_check, build_string_setting, build_table_headers,
-                                          build_text_check, build_type_keys, build_type_secret, build_upload,
-                                          build_url_check, build_use_session, build_viewport)
+                                          build_finalize, build_guard_policy, build_history, build_input_value,
+                                          build_leave, build_open, build_pause_interrupts, build_press_keys,
+                                          build_rule_timeout, build_rule_timeout_cells, build_scope_children,
+                                          build_scope_interrupts, build_screenshot_on_enter, build_screenshot_on_fail,
+                                          build_scroll_down, build_select, build_selector_check, build_set_retry,
+                                          build_set_stepper, build_simple_action, build_start_scenario,
+                                          build_start_verification, build_table_headers, build_text_check,
+                                          build_type_keys, build_type_secret, build_upload, build_url_check)
 from flowwalk.spec.robot_calls import Builder, Cell, Cells, Keyword, strip_outer_quotes
+from flowwalk.spec.robot_validated import (SETTING_BUILDERS, build_accessible, build_aria_snapshot,
+                                           build_click_answering, build_geolocation, build_items_check,
+                                           build_save_session, build_screenshot, build_state_check,
+                                           build_string_setting, build_use_session, build_viewport)
 
 G, W, T, A, B = "Given", "When", "Then", "And", "But"
 BDD_PREFIXES = (G, W, T, A, B)
@@ -75,8 +75,9 @@ _RESPONSE = ("aitester-bdd never records responses, so this check cannot pass th
 
 
 _ROLES: dict[Builder, Literal["", "scenario", "rule", "secret", "setup", "setting"]] = {
-    build_start_scenario: "scenario", build_define_rule: "rule", build_type_secret: "secret", build_configure_state_setup: "setup",
-    build_use_session: "setting", build_viewport: "setting", build_geolocation: "setting",
+    build_start_scenario: "scenario", build_define_rule: "rule", build_type_secret: "secret",
+    build_configure_state_setup: "setup", build_use_session: "setting", build_viewport: "setting",
+    build_geolocation: "setting",
 }
 
 
@@ -118,11 +119,13 @@ KEYWORDS: tuple[Keyword, ...] = (
     # 1.3 configuration, per rule
     _kw("I set retry ${max} times with ${delay} ms delay", (A,), "configuration",
         "Rule.retry = {max, delay_ms}", build_set_retry),
-    _kw('I set guard policy "${policy}"', (A,), "configuration", "Rule.guard_policy (skip | abort)", build_guard_policy),
+    _kw('I set guard policy "${policy}"', (A,), "configuration", "Rule.guard_policy (skip | abort)",
+        build_guard_policy),
     _kw("I pause interrupts", (A,), "configuration", "Rule.interrupts = paused", build_pause_interrupts),
     _kw('I scope interrupts to "${selectors}"', (A,), "configuration",
         "Rule.interrupts = override, Rule.interrupt_selectors (comma separated)", build_scope_interrupts),
-    _kw("I set rule timeout ${ms} ms", (A,), "configuration", "Rule.timeout_ms and guard_timeout_ms", build_rule_timeout),
+    _kw("I set rule timeout ${ms} ms", (A,), "configuration", "Rule.timeout_ms and guard_timeout_ms",
+        build_rule_timeout),
     _kw("I set rule timeout ${ms}", (A, W), "configuration",
         "Rule.timeout_ms and guard_timeout_ms (30000, 30000 ms, 30 s, 30s)", build_rule_timeout),
     _kw("I set rule timeout", (A, W), "configuration", "Rule.timeout_ms from the cells", build_rule_timeout_cells,
@@ -160,9 +163,11 @@ KEYWORDS: tuple[Keyword, ...] = (
         cells="options", options=("await",)),
     _kw('I fill locator "${css}" with "${value}"', (W, A), "action", "act fill", build_fill, cells="options",
         options=("await",)),
-    _kw('I fill "${css}" with "${value}"', (W, A), "action", "act fill", build_fill, cells="options", options=("await",)),
+    _kw('I fill "${css}" with "${value}"', (W, A), "action", "act fill", build_fill, cells="options",
+        options=("await",)),
     _kw('I type secret "${value}" into locator "${css}"', (W,), "action",
-        "act fill with `{{NAME}}`; NAME becomes a Scenario secret", build_type_secret, cells="options", options=("await",)),
+        "act fill with `{{NAME}}`; NAME becomes a Scenario secret", build_type_secret, cells="options",
+        options=("await",)),
     _kw('I select "${value}" from locator "${css}"', (W,), "action", "act select (by option value)", build_select),
     _kw('I check locator "${css}"', (W,), "action", "act check", build_simple_action("check")),
     _kw('I uncheck locator "${css}"', (W,), "action", "act uncheck", build_simple_action("uncheck")),
@@ -200,8 +205,10 @@ KEYWORDS: tuple[Keyword, ...] = (
     # 1.5 state checks
     _kw('url contains "${pattern}"', GAT, "state check", "expect url_contains", build_url_check("url_contains")),
     _kw('url matches "${pattern}"', GAT, "state check", "expect url_matches", build_url_check("url_matches")),
-    _kw('selector "${css}" exists', GAT, "state check", "expect selector_exists", build_selector_check("selector_exists")),
-    _kw('locator "${css}" exists', GAT, "state check", "expect selector_exists", build_selector_check("selector_exists")),
+    _kw('selector "${css}" exists', GAT, "state check", "expect selector_exists",
+        build_selector_check("selector_exists")),
+    _kw('locator "${css}" exists', GAT, "state check", "expect selector_exists",
+        build_selector_check("selector_exists")),
     _kw('count of locator "${css}" equals ${n}', GAT, "state check", "expect count eq", build_count("equals")),
     _kw('count of locator "${css}" is at least ${n}', GAT, "state check", "expect count gte", build_count("at_least")),
     _kw('count of locator "${css}" is at most ${n}', GAT, "state check", "expect count lte", build_count("at_most")),
@@ -267,10 +274,12 @@ KEYWORDS: tuple[Keyword, ...] = (
     _kw('I emit to artifact "${artifact}" flattened by "${field}"', (A,), "capture", "refused", refused=_CAPTURE),
     _kw('I merge into artifact "${artifact}" on key "${key}"', (A,), "capture", "refused", refused=_CAPTURE),
     # flowwalk's own: typing key by key, drag and drop, events, blur (docs/flow-spec.md), not in aitester-bdd
-    _kw('I type keys "${value}" into locator "${css}"', (W, A), "interaction", "act type (key by key)", build_type_keys),
+    _kw('I type keys "${value}" into locator "${css}"', (W, A), "interaction", "act type (key by key)",
+        build_type_keys),
     _kw('I drag locator "${css}" to locator "${to}"', (W, A), "interaction", "act drag", build_drag),
     _kw('I dispatch event "${event}" on locator "${css}"', (W, A), "interaction", "act dispatch", build_dispatch),
-    _kw('I blur locator "${css}"', (W, A), "interaction", "act blur (the focus moves away)", build_simple_action("blur")),
+    _kw('I blur locator "${css}"', (W, A), "interaction", "act blur (the focus moves away)",
+        build_simple_action("blur")),
     # flowwalk's own: lists item by item (docs/flow-spec.md, "Lists and exact text"), not in aitester-bdd
     _kw('locator "${css}" has texts', GAT, "list check", "expect texts (equals): a cell per element, in order",
         build_items_check("texts", "equals"), cells="items"),
@@ -312,8 +321,10 @@ KEYWORDS: tuple[Keyword, ...] = (
         "the steps up to `I leave the frame` are a frame block: they run inside the iframe", build_enter_frame),
     _kw("I leave the frame", (W, A), "frame and popup", "ends the innermost frame block", build_leave("frame")),
     _kw('I click locator "${css}" and switch to the popup', (W, A), "frame and popup",
-        "act click with `popup:`: the steps up to `I close the popup` run in the new tab or window", build_click_to_popup),
-    _kw("I close the popup", (W, A), "frame and popup", "ends the popup block; the popup is closed", build_leave("popup")),
+        "act click with `popup:`: the steps up to `I close the popup` run in the new tab or window",
+        build_click_to_popup),
+    _kw("I close the popup", (W, A), "frame and popup", "ends the popup block; the popup is closed",
+        build_leave("popup")),
     _kw("I switch back from the popup", (W, A), "frame and popup",
         "ends the popup block and leaves the popup open (`close: false`)", build_leave("popup", close=False)),
     # flowwalk's own: baselines and accessibility (docs/snapshots.md), not in aitester-bdd
@@ -323,13 +334,13 @@ KEYWORDS: tuple[Keyword, ...] = (
         "expect aria_snapshot of `css`, baseline `<suite>.robot.snapshots/<name>.yml`", build_aria_snapshot),
     _kw('page matches screenshot "${name}"', GAT, "baseline check",
         "expect screenshot of the viewport (or the whole page), baseline `<suite>.robot.snapshots/<name>.png`",
-        build_screenshot, cells="options", options=("threshold", "max_diff_pixels", "max_diff_ratio", "mask", "full_page"),
-        repeatable=("mask",)),
+        build_screenshot, cells="options",
+        options=("threshold", "max_diff_pixels", "max_diff_ratio", "mask", "full_page"), repeatable=("mask",)),
     _kw('locator "${css}" matches screenshot "${name}"', GAT, "baseline check",
         "expect screenshot of the element, baseline `<suite>.robot.snapshots/<name>.png`", build_screenshot,
         cells="options", options=("threshold", "max_diff_pixels", "max_diff_ratio", "mask"), repeatable=("mask",)),
-    _kw("page is accessible", GAT, "accessibility check", "expect accessible (axe-core) over the page", build_accessible,
-        cells="options", options=("impact", "include", "skip", "exclude"), repeatable=("exclude",)),
+    _kw("page is accessible", GAT, "accessibility check", "expect accessible (axe-core) over the page",
+        build_accessible, cells="options", options=("impact", "include", "skip", "exclude"), repeatable=("exclude",)),
     _kw('locator "${css}" is accessible', GAT, "accessibility check", "expect accessible (axe-core) within `css`",
         build_accessible, cells="options", options=("impact", "include", "skip", "exclude"), repeatable=("exclude",)),
     # flowwalk's own: saved sessions and the browser's environment (docs/sessions.md, environment.md)

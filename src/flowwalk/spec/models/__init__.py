@@ -3,10 +3,10 @@ flowwalk.yaml, the quarantine file): the authoring tree.
 
 These models are the single definition of the formats: `spec/schemas.py` generates the JSON
 Schemas from them; `spec/lower.py` (steps), `spec/flow.py` / `spec/rules.py` / `spec/config.py`
-convert validated models into the frozen `model.py` objects. Every model refuses unknown keys and validates strictly (a quoted "500" is not
-an integer), so that the models and the generated schemas accept the same documents. Rules that
-JSON Schema cannot express (cross-field rules, regex validity, trimmed lengths) are model-only and
-listed in `docs/flow-spec.md`.
+convert validated models into the frozen `model.py` objects. Every model refuses unknown keys and
+validates strictly (a quoted "500" is not an integer), so that the models and the generated schemas
+accept the same documents. Rules that JSON Schema cannot express (cross-field rules, regex
+validity, trimmed lengths) are model-only and listed in `docs/flow-spec.md`.
 
 Errors raised by our own validators (`fail`) are `PydanticCustomError("flowwalk", ...)` whose
 context carries a ready message and hint; `spec/problems.py` turns every validation error into
