@@ -218,17 +218,40 @@ def test_no_two_units_import_each_other_even_through_others() -> None:
                                       for u, v in zip(cycle, cycle[1:] + [""]))
 
 
+def package_modules(package: str) -> dict[str, Path]:
+    """{module of `package`, dotted below it: its file}: `lower` for spec/lower.py, `models` for
+    spec/models/__init__.py, `models.steps` for spec/models/steps.py. The package's own `__init__.py`
+    is left out: it only re-exports."""
+    root = PACKAGE / package
+    modules = {}
+    for path in root.rglob("*.py"):
+        parts = path.relative_to(root).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if parts:
+            modules[".".join(parts)] = path
+    return modules
+
+
 def module_graph(package: str) -> dict[str, set[str]]:
     """{module of `package`: the modules of `package` it imports}, every import counted: at the top of
     the module, inside a function, or for type checking only (a state module that imports its users
-    is a circle too). The package's `__init__.py` is left out: it only re-exports."""
-    modules = {p.stem: p for p in (PACKAGE / package).glob("*.py") if p.stem != "__init__"}
-    graph = {name: {n.split(".")[2] for n in imports_of(path) if n.startswith(f"flowwalk.{package}.")
-                    and n.split(".")[2] in modules} - {name}
-             for name, path in modules.items()}
-    for name, path in modules.items():   # `from flowwalk.walk import healing`
-        graph[name] |= {a.name for node in ast.walk(tree_of(path)) if isinstance(node, ast.ImportFrom)
-                        and node.module == f"flowwalk.{package}" for a in node.names if a.name in modules}
+    is a circle too). A module of a package inside `package` (spec/models/steps.py) is a module of
+    its own (`models.steps`); an import names the longest module its dotted name starts with."""
+    modules = package_modules(package)
+
+    def module_of(name: str) -> str | None:
+        parts = name.split(".")[2:] if name.startswith(f"flowwalk.{package}.") else []
+        return next((".".join(parts[:cut]) for cut in range(len(parts), 0, -1)
+                     if ".".join(parts[:cut]) in modules), None)
+
+    graph = {}
+    for name, path in modules.items():
+        imported = {module_of(n) for n in imports_of(path)}
+        for node in ast.walk(tree_of(path)):   # `from flowwalk.walk import healing`
+            if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+                imported |= {module_of(f"{node.module}.{a.name}") for a in node.names}
+        graph[name] = {m for m in imported if m is not None} - {name}
     return graph
 
 

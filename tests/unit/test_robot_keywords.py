@@ -8,9 +8,10 @@ from pathlib import Path
 import pytest
 
 from flowwalk.spec.foreign import KEYWORD_NAMES
+from flowwalk.spec.robot_builders import parse_rule_timeout
+from flowwalk.spec.robot_foreign import foreign_call
 from flowwalk.spec.robot_keywords import (
-    DOC_END, DOC_START, KEYWORDS, Match, Miss, foreign_call, match_keyword, parse_rule_timeout,
-    render_keyword_table, replace_doc_table,
+    DOC_END, DOC_START, KEYWORDS, Match, Miss, match_keyword, render_keyword_table, replace_doc_table,
 )
 
 DOC = Path(__file__).parent.parent.parent / "docs" / "robot.md"

@@ -84,7 +84,7 @@ class GeneratedSpec:
 
 
 def render_spec(data: SpecData, header: Sequence[str]) -> str:
-    """The spec's text: `data` validated into the flow spec's tree (spec/models.py, so discover
+    """The spec's text: `data` validated into the flow spec's tree (spec/models/, so discover
     never writes a spec the loader refuses the shape of) and written by the one writer."""
     return render_as(FlowSpecModel.model_validate(dict(data)), SETUP_PATH, header)
 

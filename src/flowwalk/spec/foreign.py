@@ -4,9 +4,9 @@ calls next.
 
 A call is a `ForeignCall`: its name as the tool spells it, its positional and named arguments as
 plain text (no file format's quoting or escaping left in them) and where it is written.
-`translate` gives the steps of the authoring tree (spec/models.py's step models) that do what it
+`translate` gives the steps of the authoring tree (spec/models/'s step models) that do what it
 does, or None when flowwalk has no equivalent or the arguments do not fit. Nothing here knows a
-file format: spec/robot_keywords.py writes a translation as aitester-bdd calls for the hint of a
+file format: spec/robot_foreign.py writes a translation as aitester-bdd calls for the hint of a
 `.robot` line that calls one, an importer writes it into a spec.
 
 The steps are built from the arguments as they are (`models.node`): what writes them out checks
@@ -194,7 +194,7 @@ def _get_element_count(args: Sequence[str]) -> Translation:
 
 #: keywords of SeleniumLibrary and of the Browser library that a suite moved from them is likely to
 #: call: (their names, whose they are, what they become). Their frame and window keywords are not
-#: here: they are lines of a suite around other calls, not steps (spec/robot_keywords.py `_SWITCHES`).
+#: here: they are lines of a suite around other calls, not steps (spec/robot_foreign.py `_SWITCHES`).
 _KEYWORDS: tuple[tuple[tuple[str, ...], tuple[str, ...], Make], ...] = (
     (("Go To",), (SL, BROWSER), _goto),
     (("Open Browser",), (SL,), _goto),

@@ -1,5 +1,6 @@
-"""The one lowering: the authoring tree's steps (spec/models.py) into the frozen `model.Step`s the
-walker runs, for every producer (flow specs, rule files, `.robot` keywords, steps files).
+"""The one lowering: the authoring tree's steps (spec/models/steps.py, spec/models/checks.py) into
+the frozen `model.Step`s the walker runs, for every producer (flow specs, rule files, `.robot`
+keywords, steps files).
 
 `StepBuilder` gives each step its location and its text for people (`act click 'the sign-up
 button'`), expands calls, groups, frame blocks and popups in place (through spec/calls.py's

@@ -31,10 +31,10 @@ from flowwalk.model import (SETTING_RANGES, Act, Goto, Rule, Scenario, Step, Sui
                             tag_problem)
 from flowwalk.settings import Settings
 from flowwalk.spec import models as sm
-from flowwalk.spec.robot_keywords import (
-    Call, CallError, Cell, Keyword, Match, Miss, OpenPlace, PlanDraft, RuleDraft, ScenarioDraft, SecretMode,
-    FOREIGN_LIBRARIES, foreign_call, match_keyword, typed_secrets,
-)
+from flowwalk.spec.robot_calls import (Call, CallError, Cell, Keyword, OpenPlace, PlanDraft, RuleDraft, ScenarioDraft,
+                                       SecretMode)
+from flowwalk.spec.robot_foreign import FOREIGN_LIBRARIES, foreign_call
+from flowwalk.spec.robot_keywords import Match, Miss, match_keyword, typed_secrets
 from flowwalk.spec.flow import environment_of
 from flowwalk.spec.lower import StepBuilder
 from flowwalk.spec.robot_user import Expansion, Group, UserKeyword, keyword_key, parse_argument
@@ -61,7 +61,8 @@ RULE_TIMEOUT_MS = tuple(int(v or 0) for v in SETTING_RANGES["rule_timeout_ms"])
 def _problem(loc: Location, message: str, hint: str) -> Problem:
     """A located problem, on one line: names and values in it come from cells Robot Framework has
     unescaped (`I define rule "a\\nb"` names a rule with a line break), so control characters are
-    escaped here, once for every message of this module and of robot_keywords.py."""
+    escaped here, once for every message of this module and of the keyword modules (robot_calls.py,
+    robot_builders.py, robot_keywords.py)."""
     return Problem(loc, escape(message), escape(hint))
 
 

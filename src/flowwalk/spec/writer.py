@@ -1,4 +1,4 @@
-"""The one writer of authoring trees: a flow spec, rule file or steps file (spec/models.py's
+"""The one writer of authoring trees: a flow spec, rule file or steps file (spec/models/'s
 pydantic models) rendered as the text a person would write.
 
 YAML, as docs/flow-spec.md writes it:
