@@ -223,12 +223,12 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
     waited_ms = 0.0
     if not selector and gate is not None:
         gate.clear(None)
+    target = attempt.bindings.subst(step.target) if step.target else None
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
         # a refactor's renames are mended at once (the run's heals, or on a quiet page the earlier
         # fingerprint): not after the grace or the action timeout
-        mend = healing.mender(attempt, state, step, selector, step.selector, action=step.action,
-                              target=attempt.bindings.subst(step.target) if step.target else None)
+        mend = healing.mender(attempt, state, step, selector, step.selector, action=step.action, target=target)
         # the element's fingerprint comes with the match count (one round trip), when it is due
         found = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
                          fingerprint=fingerprints.fingerprint_due(attempt, step, selector), gate=gate, mend=mend)
@@ -244,14 +244,15 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
                 result.detail["matches"] = found.count
             fingerprints.remember(attempt, step, selector, found.fingerprint, result)
             return found.element
-    return recover_target(attempt, state, step, selector, result, waited_ms)
+    return recover_target(attempt, state, step, selector, target, result, waited_ms)
 
 
-def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, result: StepResult,
-                   waited_ms: float) -> Element:
+def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, target: str | None,
+                   result: StepResult, waited_ms: float) -> Element:
     """The element for an act whose pinned `selector` matched nothing in `waited_ms` (None: the
     step has no pinned selector), found another way; or StepFailed saying why none could be
-    (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
+    (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it. `selector` and
+    `target` are the step's, placeholders substituted.
 
     Finding it is one job, with or without a pinned selector (walk/healing.py `act_on`): the
     `target` and the selector's last fingerprint ranked over one page read, then the model if
@@ -270,7 +271,6 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
             observed = f"{observed}; only inside the frame {frame}"
         raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
                          observed=observed)
-    target = attempt.bindings.subst(step.target) if step.target else None
     assert state.current_index is not None
     try:
         return healing.act_on(attempt, state, state.current_index, step, selector, target, result)
