@@ -21,6 +21,7 @@ OWNERS: dict[str, set[str]] = {
     "guard_rounds": {"rule.py"}, "guard_failure": {"rule.py"}, "failure": {"rule.py"},
     "findings": {"attempt.py"}, "screenshots": {"attempt.py"},
     "current_index": {"step.py"}, "current_step": {"step.py"}, "current_kind": {"step.py"}, "last_act": {"step.py"},
+    "current_hooks": {"step.py"},
     "clicked": {"actions.py"},
     "heals": {"healing.py"},
     "axe_scans": {"snapshots.py"},

@@ -22,6 +22,7 @@ from flowwalk.walk.boundary import Halt
 from flowwalk.walk.context import RunContext
 from flowwalk.walk.outcomes import StepFailed, StepResult
 from flowwalk.walk.rule import scope_of, split_guards
+from flowwalk.walk.hooks import STEP_HOOKS, StepCall, StepHook
 from flowwalk.walk.step import Handler, run_step
 
 SPEC = "specs/shop.rules.yaml"
@@ -98,9 +99,10 @@ class Walk:
         self.state = RuleState(rule=self.rule, scope=None, budget=self.attempt.budget.for_rule(rule_timeout_ms),
                                observe_ms=1000, guard_ms=200, dismiss=())
 
-    def run(self, index: int, step: Step, handler: Callable[..., None], *, role: str = "body") -> StepResult:
+    def run(self, index: int, step: Step, handler: Callable[..., None], *, role: str = "body",
+            hooks: tuple[type[StepHook], ...] = STEP_HOOKS) -> StepResult:
         handlers: dict[type[Step], Handler] = {type(step): handler}
-        return run_step(self.attempt, self.state, index, step, role=role, handlers=handlers)
+        return run_step(self.attempt, self.state, index, step, role=role, handlers=handlers, hooks=hooks)
 
     @property
     def finished(self) -> list[ev.StepFinished]:
@@ -207,6 +209,78 @@ def test_a_late_navigation_out_of_the_allowlist_is_blamed_on_the_act_that_caused
     assert failure is not None and failure.runtime_code == "NAVIGATION_BLOCKED"
     assert (failure.step_index, failure.line, failure.step_kind) == (1, 10, "action")
     assert failure.observed == "evil.example"
+
+
+# --- the hooks around a step -------------------------------------------------------------------
+
+
+def recorder(name: str, told: list[str]) -> type[StepHook]:
+    """A feature of its own: a row that notes each phase it is told, and what the step was then."""
+
+    class Noting(StepHook):
+        def __init__(self, call: StepCall) -> None:
+            super().__init__(call)
+            told.append(f"{name} made")
+
+        def before(self) -> None:
+            told.append(f"{name} before")
+
+        def arm(self) -> None:
+            told.append(f"{name} arm")
+
+        def acted(self) -> None:
+            told.append(f"{name} acted")
+
+        def awaited(self) -> None:
+            told.append(f"{name} awaited")
+
+        def after(self) -> None:
+            told.append(f"{name} after {self.call.result.status}")
+
+    return Noting
+
+
+def acts_through_its_hooks(told: list[str]) -> Callable[..., None]:
+    """An act's handler as actions.act tells its hooks: arm, the action, acted, awaited."""
+    def handler(attempt: Attempt, state: RuleState, step: Step, role: str, result: StepResult) -> None:
+        assert state.current_hooks is not None
+        state.current_hooks.arm()
+        told.append("action")
+        state.current_hooks.acted()
+        state.current_hooks.awaited()
+    return handler
+
+
+def test_a_new_feature_is_a_row_told_each_phase_in_the_order_of_the_rows(tmp_path: Path) -> None:
+    walk, told = Walk(tmp_path), []
+    rows = (*STEP_HOOKS, recorder("a", told), recorder("b", told))
+    walk.run(1, click(), acts_through_its_hooks(told), hooks=rows)
+    assert told == ["a made", "b made", "a before", "b before", "a arm", "b arm", "action", "a acted", "b acted",
+                    "a awaited", "b awaited", "a after passed", "b after passed"]
+
+
+def test_a_failed_step_tells_its_hooks_after_its_failure_and_a_halt_tells_them_nothing(tmp_path: Path) -> None:
+    walk, told = Walk(tmp_path), []
+    walk.run(1, expect(), fails_with("EXPECT_STATE_MISMATCH"), hooks=(recorder("a", told),))
+    assert told == ["a made", "a before", "a after failed"]
+    told.clear()
+    walk.run(2, click(optional=True), fails_with("ELEMENT_NOT_FOUND"), hooks=(recorder("a", told),))
+    assert told[-1] == "a after failed"   # an optional step's warning is decided after its hooks
+    told.clear()
+    with pytest.raises(Halt):
+        walk.run(3, click(), raises(BrowserCrashed("gone")), hooks=(recorder("a", told),))
+    assert told == ["a made", "a before"]
+
+
+def test_a_hook_that_fails_before_the_handler_fails_the_step(tmp_path: Path) -> None:
+    class Refuses(StepHook):
+        def before(self) -> None:
+            raise StepFailed("ACTION_REJECTED", "refused by a feature", expected="allowed", observed="refused")
+
+    walk = Walk(tmp_path)
+    result = walk.run(1, click(), raises(AssertionError("the handler must not run")), hooks=(Refuses,))
+    assert result.failure is not None and result.failure.runtime_code == "ACTION_REJECTED"
+    assert [r.status for r in walk.finished] == ["failed"]
 
 
 # --- guards and scopes --------------------------------------------------------------------------

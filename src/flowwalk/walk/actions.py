@@ -1,16 +1,16 @@
 """The steps that change the page: goto, act and wait, and the interrupts dismissed before acts.
 
-Contract of an act:
+Contract of an act (find, perform, await, verify; the features around it, its dialog, its popup
+and the allowlist, are told each phase through `RuleState.current_hooks`: walk/hooks.py):
 1. dismiss the rule's interrupts (only those already visible; `dismiss`);
 2. find its element (`act_target`): the pinned selector, waited for TARGET_GRACE_MS when the step
    also has a `target` (else the whole action timeout); when it matches nothing (or there is
    none), `recover_target` is the one place that finds the element another way (walk/healing.py:
    the `target` and the pinned selector's last fingerprint over one page read, with or without a
-   pinned selector) or fails the step saying why;
-3. do the action (a drag's drop target found first, the answer to the dialog it opens armed;
-   walk/interact.py); one that raises is retried once after dismissing interrupts, when the rule
-   has any (aitester-bdd); then wait for its dialog, when it says it opens one;
-4. honour `await_selector`, check that no navigation left the allowlist, run the step's verifiers.
+   pinned selector) or fails the step saying why; a drag's drop target is found next;
+3. the hooks' `arm`; do the action; one that raises is retried once after dismissing interrupts,
+   when the rule has any (aitester-bdd); the hooks' `acted`;
+4. honour `await_selector`; the hooks' `awaited`; run the step's verifiers.
 
 Every wait is cut by the rule's and the run's time (`Budget.cap_ms`).
 """
@@ -25,15 +25,15 @@ from flowwalk import events as ev
 from flowwalk.browser.errors import InvalidSelector, NavigationBlocked, PageError
 from flowwalk.browser.records import Element, Reader
 from flowwalk.heal.find import Lookup, find
-from flowwalk.model import Act, Expect, Goto, History, Wait
+from flowwalk.model import Act, Goto, History, Wait
 from flowwalk.walk.attempt import Attempt, Budget, Click, RuleState
 from flowwalk.walk.boundary import halt_if_gone, halting, runtime_code, short
 from flowwalk.spec.variables import SECRET_ACTIONS
-from flowwalk.walk import fingerprints, healing, interact, places
+from flowwalk.walk import fingerprints, healing, interact
 from flowwalk.walk.checks import FRAME_LOOK_MS, look_in_frames
 from flowwalk.walk.observations import verify
 from flowwalk.walk.outcomes import StepFailed, StepResult, only_in_frame
-from flowwalk.walk.waits import Gate, allowlist_text, check_navigation, sleep_ms, wait_for
+from flowwalk.walk.waits import Gate, allowlist_text, sleep_ms, wait_for
 
 __all__ = ["DISMISS_CLICK_MS", "DISMISS_MAX_MATCHES", "TARGET_GRACE_MS", "act", "act_target", "dismiss", "goto",
            "goto_step", "recover_target", "wait"]
@@ -165,13 +165,9 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
     # the interrupts are cleared in the target's first read (one round trip for both)
     target = act_target(attempt, state, step, result, gate=_interrupts(attempt, state, result))
     dest = interact.drop_target(attempt, state, step) if step.action == "drag" else None
-    dialogs = interact.dialogs_seen(attempt)
-    interact.arm_dialog(attempt, step)
-    places.arm_popup(attempt, step)
-    if state.last_act is not None:
-        # locating took a round trip that delivered any late navigation of the last action:
-        # blame that action before this one changes the page
-        check_navigation(attempt, caused_by=state.last_act, pump=False)
+    hooks = state.current_hooks
+    assert hooks is not None   # an act runs in the step envelope, which enters its hooks
+    hooks.arm()
     started = time.time() * 1000
     try:
         _perform(attempt, step, target, value, dest, state.budget.cap_ms(attempt.settings.action_timeout_ms))
@@ -194,8 +190,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
             raise _action_error(step, second, twice=True) from None
         recovery.record("dismiss_and_retry", "recovered",
                         f"first try: {short(first)}; dismissed {again} interrupt(s) and retried once")
-    interact.await_dialog(attempt, state, step, dialogs, result)
-    places.enter_popup(attempt, state, step, result)
+    hooks.acted()
     # the act was done (a later failure of this step or the next may come from where a click
     # landed): two clock reads, no round trip
     state.clicked = (Click(state.current_index or 0, step.action, result.detail.get("selector"), started,
@@ -211,9 +206,7 @@ def act(attempt: Attempt, state: RuleState, step: Act, role: ev.Role, result: St
             raise StepFailed("TIMEOUT", f"await: '{awaited}' was not attached within {int(wait_ms)} ms",
                              expected=f"'{awaited}' attached after the action", observed="not attached")
         result.detail["awaited"] = awaited
-    # An act or expect next checks again after its own first round trip (which delivers
-    # what this action set off, and more time than a pump gives): no pump needed here then
-    check_navigation(attempt, pump=not isinstance(state.ahead.next_step, (Act, Expect)))
+    hooks.awaited()
     if step.verify:
         verify(attempt, state, step, step.verify, value, target, result)
     if len(recovery):
@@ -230,12 +223,12 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
     waited_ms = 0.0
     if not selector and gate is not None:
         gate.clear(None)
+    target = attempt.bindings.subst(step.target) if step.target else None
     if selector:
         waited_ms = state.budget.cap_ms(TARGET_GRACE_MS if step.target else attempt.settings.action_timeout_ms)
         # a refactor's renames are mended at once (the run's heals, or on a quiet page the earlier
         # fingerprint): not after the grace or the action timeout
-        mend = healing.mender(attempt, state, step, selector, step.selector, action=step.action,
-                              target=attempt.bindings.subst(step.target) if step.target else None)
+        mend = healing.mender(attempt, state, step, selector, step.selector, action=step.action, target=target)
         # the element's fingerprint comes with the match count (one round trip), when it is due
         found = wait_for(attempt, selector, state.scope, waited_ms, visible=False,
                          fingerprint=fingerprints.fingerprint_due(attempt, step, selector), gate=gate, mend=mend)
@@ -251,14 +244,15 @@ def act_target(attempt: Attempt, state: RuleState, step: Act, result: StepResult
                 result.detail["matches"] = found.count
             fingerprints.remember(attempt, step, selector, found.fingerprint, result)
             return found.element
-    return recover_target(attempt, state, step, selector, result, waited_ms)
+    return recover_target(attempt, state, step, selector, target, result, waited_ms)
 
 
-def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, result: StepResult,
-                   waited_ms: float) -> Element:
+def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str | None, target: str | None,
+                   result: StepResult, waited_ms: float) -> Element:
     """The element for an act whose pinned `selector` matched nothing in `waited_ms` (None: the
     step has no pinned selector), found another way; or StepFailed saying why none could be
-    (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it.
+    (ELEMENT_NOT_FOUND, AMBIGUOUS_TARGET), naming a child frame that has it. `selector` and
+    `target` are the step's, placeholders substituted.
 
     Finding it is one job, with or without a pinned selector (walk/healing.py `act_on`): the
     `target` and the selector's last fingerprint ranked over one page read, then the model if
@@ -277,7 +271,6 @@ def recover_target(attempt: Attempt, state: RuleState, step: Act, selector: str 
             observed = f"{observed}; only inside the frame {frame}"
         raise StepFailed("ELEMENT_NOT_FOUND", missing, expected=f"an element matching '{selector}'",
                          observed=observed)
-    target = attempt.bindings.subst(step.target) if step.target else None
     assert state.current_index is not None
     try:
         return healing.act_on(attempt, state, state.current_index, step, selector, target, result)

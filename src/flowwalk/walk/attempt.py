@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Mapping, Protocol, Sequence
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk import events as ev
@@ -33,7 +33,7 @@ if TYPE_CHECKING:
     from flowwalk.browser.session import PageSession
     from flowwalk.walk.checks import EarlyRead
 
-__all__ = ["Attempt", "AttemptControl", "Bindings", "Budget", "Click", "Place", "RuleState"]
+__all__ = ["ActHooks", "Attempt", "AttemptControl", "Bindings", "Budget", "Click", "Place", "RuleState"]
 
 #: failure evidence is not started with less than this left of the run, or of the rule's time
 #: plus EVIDENCE_GRACE_MS (a rule that used up its time still gets the evidence of why)
@@ -396,6 +396,16 @@ class Place:
     scope: str | None
 
 
+class ActHooks(Protocol):
+    """What an act tells the features around its step (walk/hooks.py `Around`)."""
+
+    def arm(self) -> None: ...
+
+    def acted(self) -> None: ...
+
+    def awaited(self) -> None: ...
+
+
 @dataclass
 class RuleState:
     """What the rule in flight holds, for its steps and their evidence. Each field has one writer
@@ -422,6 +432,8 @@ class RuleState:
     current_kind: ev.FailureStepKind = "action"
     #: the last action of this rule that ran (index, step): blamed for a late blocked navigation
     last_act: tuple[int, Step] | None = None
+    #: the features around the step in flight, for the phases its act tells them (walk/hooks.py)
+    current_hooks: ActHooks | None = None
     # owner: actions.py
     #: the rule's most recent act that Playwright reported done, when it was a click or dblclick
     #: (None after any other act): a failure says where it landed (evidence.py)

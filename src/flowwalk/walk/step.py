@@ -1,35 +1,37 @@
 """The step envelope: every step runs through `run_step`, which times it, catches its failure and
 emits its one `StepFinished` (pytest's `call_and_report` in small). What a step does is its
-handler's, found in HANDLERS by the step's type.
+handler's, found in HANDLERS by the step's type; the features around it (dialogs, popups, the
+allowlist, where it runs, routes, screenshots) are the rows of walk/hooks.py's STEP_HOOKS, entered
+here once.
 
 Contract of `run_step`:
 - before the handler: a rule deadline or a run deadline already passed fails the step
-  (TIMEOUT / RUN_TIMEOUT), and a navigation that left the allowlist since the last action fails
-  it, blamed on that action;
+  (TIMEOUT / RUN_TIMEOUT), then the hooks' `before` (a navigation that left the allowlist since
+  the last action fails the step, blamed on that action; the step's frames are entered);
 - the handler raises StepFailed to fail the step; any other error is the page's (ACTION_REJECTED
   for an act or goto, else INTERNAL, TIMEOUT for Playwright's timeouts) unless the browser is
   gone (boundary.py): then the step is emitted failed and Halt is raised;
 - a body step's own verifiers run after its handler (an act runs them itself, with what it wrote);
-- a failed `optional: true` body step becomes a warning finding (status `warning`), unless the
-  failure is infrastructure's;
 - the run deadline cutting a step makes it RUN_TIMEOUT and stops the attempt; a step that failed
-  after the rule deadline says so; failure evidence (evidence.py) is gathered for body steps.
+  after the rule deadline says so; failure evidence (evidence.py) is gathered for body steps;
+- then the hooks' `after`; last, a failed `optional: true` body step becomes a warning finding
+  (status `warning`), unless the failure is infrastructure's.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Callable, Mapping, cast
+from typing import Any, Callable, Mapping, Sequence, cast
 
 from flowwalk import events as ev
 from flowwalk.model import Act, Emit, Expect, Extract, Goto, History, Step, Wait, titled
-from flowwalk.walk import actions, interact, observations, places
+from flowwalk.walk import actions, observations
 from flowwalk.walk.attempt import Attempt, RuleState
 from flowwalk.walk.boundary import Halt, call
-from flowwalk.walk.evidence import failure_context, screenshot
+from flowwalk.walk.evidence import failure_context
 from flowwalk.heal.mend import contradicted
+from flowwalk.walk.hooks import STEP_HOOKS, Around, StepCall, StepHook
 from flowwalk.walk.outcomes import StepFailed, StepResult, Unit
-from flowwalk.walk.waits import check_navigation
 
 __all__ = ["HANDLERS", "Handler", "failure_step_kind", "run_step", "step_finished", "step_kind"]
 
@@ -63,13 +65,15 @@ def failure_step_kind(step: Step, role: ev.Role) -> ev.FailureStepKind:
 
 
 def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role: ev.Role,
-             detail: dict[str, Any] | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS) -> StepResult:
-    """Run one step through its handler and emit its StepFinished. Raises Halt when the browser is gone."""
+             detail: dict[str, Any] | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS,
+             hooks: Sequence[type[StepHook]] = STEP_HOOKS) -> StepResult:
+    """Run one step through its handler, within its hooks, and emit its StepFinished. Raises Halt
+    when the browser is gone."""
     t0 = time.monotonic()
     state.current_index, state.current_step = index, step
     state.current_kind = failure_step_kind(step, role)
     result = StepResult(status="passed", detail=dict(detail or {}))
-    dialogs = interact.dialogs_seen(attempt)
+    around = state.current_hooks = Around(StepCall(attempt, state, index, step, role, result), hooks)
 
     def body() -> None:
         if state.budget.rule_over():
@@ -78,13 +82,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
                              observed="deadline passed")
         if state.budget.run_over():
             raise StepFailed("RUN_TIMEOUT", "the run timeout passed before this step")
-        if attempt.session is not None:
-            # an action's navigation may reach the network only after the action returned
-            # (a loaded machine), and a page script may leave on its own during a wait: catch
-            # either before this step runs, blaming the last action when there was one. No
-            # pump here: the action's own check pumped, and every call since delivered events
-            check_navigation(attempt, caused_by=state.last_act, pump=False)
-            places.place(attempt, state, step)
+        around.before()
         handler = handlers.get(type(step))
         if handler is None:  # pragma: no cover - the model has no other step types
             raise StepFailed("INTERNAL", f"unknown step type {type(step).__name__}")
@@ -104,10 +102,7 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
     if failed is not None:
         result.status = "failed"
         result.failure = _failure(attempt, state, index, step, role, failed, result)
-    interact.settle_dialogs(attempt, state, index, step, dialogs, result)
-    if isinstance(step, Act) and step.popup is not None and attempt.session is not None:
-        attempt.session.disarm_popup()   # the act failed before its popup opened
-    interact.report_routed(attempt, state, index)
+    around.after()
     if result.status == "failed" and step.optional and role == "body" and result.failure is not None \
             and result.failure.failure_class != "infrastructure_error":
         result.status = "warning"
@@ -115,11 +110,6 @@ def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role
                                          message=f"optional step {index} ({titled(step)}) failed: "
                                                  f"{result.failure.message}",
                                          step_index=index, kind=step_kind(step)))
-    if attempt.settings.screenshots == "on" and role == "body" and not attempt.control.crashed:
-        shot = screenshot(attempt, state.rule, index, "step")
-        if shot:
-            result.detail["screenshot"] = shot
-            state.add_screenshot(shot)
     attempt.emit(step_finished(attempt, state, index, step, role, result, t0))
     return result
 
