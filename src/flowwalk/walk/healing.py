@@ -107,10 +107,9 @@ def record(attempt: Attempt, state: RuleState, index: int, step: Step, selector:
            result: StepResult, *, key: str = "selector", target: str | None = None) -> None:
     """Every heal, written once (see the module docstring): `selector` as used, `written` as the spec
     has it at `key`. A retry-redo replay that healed the step the same way adds no second finding."""
-    broke = "is renamed in this run" if healed.first else "matched nothing"
+    broke = f"pinned selector '{selector}' " + ("is renamed in this run" if healed.first else "matched nothing")
     result.recovery.record("re_resolve_target", "recovered",
-                           f"pinned selector '{selector}' {broke}; healed to {healed.selector} ({healed.how}: "
-                           f"{healed.reason})")
+                           f"{broke}; healed to {healed.selector} ({healed.how}: {healed.reason})")
     carry_broken(attempt, step, selector, result, also=key != "selector")
     if any(f.heal is not None and f.step_index == index and (f.heal.old_selector, f.heal.selector_key,
            f.heal.new_selector) == (written, key, healed.written) for f in state.findings):
