@@ -3,11 +3,11 @@
 `split_pipe` and `scoped` are pure; `locate` finds a selector's matches on a Playwright page or
 frame for the browser layer (`Page.match` is what the rest of flowwalk asks).
 
-A selector is CSS or a Playwright `text=` selector (XPath is refused when specs load). A pipe
-fallback lists alternatives; the first alternative that matches anything wins. A `|` inside
-quotes, brackets or parentheses belongs to the selector (`[lang|=en]`, `text="a | b"`,
-`:is(a, b)`), so it is never a separator. A rule's child scope prefixes each alternative with
-`scope >> `, and `.` as a selector means the scope element itself.
+A selector is a Playwright selector: CSS, `text=`, `role=` and its other engines (XPath is
+refused when specs load). A pipe fallback lists alternatives; the first alternative that matches
+anything wins. A `|` inside quotes, brackets or parentheses belongs to the selector
+(`[lang|=en]`, `text="a | b"`, `:is(a, b)`), so it is never a separator. A rule's child scope
+prefixes each alternative with `scope >> `, and `.` as a selector means the scope element itself.
 """
 
 from __future__ import annotations

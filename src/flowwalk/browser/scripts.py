@@ -26,7 +26,7 @@ __all__ = ["CONSTANTS", "HELPERS", "compose", "context_script", "script"]
 
 #: the helpers a script can name in its `/* global */` comment: name -> file (without `.js`)
 HELPERS = {"fw": "prelude", "fingerprint": "fingerprint", "cssPath": "css_path", "cssPosition": "css_position",
-           "generated": "generated"}
+           "generated": "generated", "selectorsOf": "selector"}
 #: the values a script can name there: name -> its JavaScript text
 CONSTANTS = {"TEST_ID_ATTRIBUTES": json.dumps(list(TEST_ID_ATTRIBUTES))}
 

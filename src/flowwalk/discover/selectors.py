@@ -1,6 +1,7 @@
 """Choosing the selector a generated step pins, and the words its `target` says.
 
-The order is the one a person reviewing the spec would want: a test id, then an id, then a label
+The order is the one a person reviewing the spec would want: a test id, then an id that is not
+generated (the page's selector writer, browser/js/selector.js, answers these two), then a label
 or role (an `aria-label`, a field's `name` or placeholder, a link's `href`, a role with
 `aria-controls`), then the element's text as a `text="..."` selector, and a positional chain
 (`main > ul > li:nth-of-type(2) > a`) only when nothing better matches exactly one element.

@@ -1,4 +1,4 @@
-/* global fw, generated */
+/* global generated, selectorsOf */
 /* flowwalk: an element -> a CSS selector that matches only it in its document; with a `scope` element,
    one that Playwright's `scope >> selector` finds only it by (every part inside the scope, `:scope > ...`
    when the path reaches it) */
@@ -12,11 +12,8 @@
   };
   const own = (e) => {
     const tag = e.tagName.toLowerCase();
-    const out = [];
-    if (e.id && !generated(e.id)) out.push('#' + esc(e.id));
-    for (const a of fw.testIdAttributes()) {
-      const v = e.getAttribute(a); if (v) out.push(`[${a}=${str(v)}]`);
-    }
+    // the selector writer's answers first (selector.js): a test id, a stable id, each matching it alone
+    const out = selectorsOf(e, scope).map((s) => s.selector);
     const name = e.getAttribute('name'); if (name) out.push(`${tag}[name=${str(name)}]`);
     const label = e.getAttribute('aria-label'); if (label && label.length <= 60) out.push(`${tag}[aria-label=${str(label)}]`);
     const cls = Array.from(e.classList).filter((c) => !generated(c)).slice(0, 3).map((c) => '.' + esc(c)).join('');

@@ -1,4 +1,4 @@
-/* global fw */
+/* global fw, generated, selectorsOf */
 /* flowwalk: survey the page for discover */
 (root, limit) => {
   // only what a person can see and use is listed: fw.offered (js/prelude.js)
@@ -10,13 +10,14 @@
   const textCut = (el) => fw.textOf(el).slice(0, 120);
   const named = (el) => fw.nameOf(el).slice(0, 120);
   const quoteTestId = (el) => { const a = fw.testIdAttr(el); return a ? '[' + a + '=' + quote(el.getAttribute(a)) + ']' : ''; };
-  // a positional chain, the last resort: tag:nth-of-type steps up to an element with an id or test id
+  const stableId = (el) => !!el.id && !generated(el.id);
+  // a positional chain, the last resort: tag:nth-of-type steps up to an element with a stable id or a test id
   const chain = (el) => {
     const steps = [];
     let node = el;
     while (node && node.nodeType === 1 && node.localName !== 'html') {
       if (node !== el && fw.testIdAttr(node)) { steps.unshift(quoteTestId(node)); break; }
-      if (node !== el && node.id && count('#' + cssIdent(node.id)) === 1) { steps.unshift('#' + cssIdent(node.id)); break; }
+      if (node !== el && stableId(node) && count('#' + cssIdent(node.id)) === 1) { steps.unshift('#' + cssIdent(node.id)); break; }
       let step = node.localName;
       const parent = node.parentElement;
       if (parent) {
@@ -32,8 +33,8 @@
     const out = [];
     const add = (sel, how, n) => { if (sel && !out.some((c) => c.selector === sel)) out.push({ selector: sel, how, count: n === undefined ? count(sel) : n }); };
     const tag = el.localName;
-    if (fw.testIdAttr(el)) add(quoteTestId(el), 'testid');
-    if (el.id && /^[A-Za-z][\w-]*$/.test(el.id)) add('#' + el.id, 'id');
+    // the selector writer's answers first (selector.js): a test id, a stable id, each matching it alone
+    for (const s of selectorsOf(el)) add(s.selector, s.how, 1);
     const aria = el.getAttribute('aria-label');
     if (aria && aria.trim()) add(tag + '[aria-label=' + quote(aria) + ']', 'label');
     if (kind === 'field') {
@@ -49,11 +50,16 @@
       if (href) add('a[href=' + quote(href) + ']', 'role');
     }
     // within the nearest named ancestor (a labelled nav or section, an id, a test id): readable and stable
-    const anchor = el.parentElement && el.parentElement.closest([...fw.testIdAttributes().map((a) => '[' + CSS.escape(a) + ']'), '[id]', '[aria-label]', '[aria-labelledby]'].join(', '));
+    // (an ancestor named only by a generated id names nothing: the next one up)
+    const naming = [...fw.testIdAttributes().map((a) => '[' + CSS.escape(a) + ']'), '[id]', '[aria-label]', '[aria-labelledby]'].join(', ');
+    let anchor = el.parentElement && el.parentElement.closest(naming);
+    while (anchor && !fw.testIdAttr(anchor) && !stableId(anchor) && !anchor.getAttribute('aria-label') && !anchor.getAttribute('aria-labelledby')) {
+      anchor = anchor.parentElement && anchor.parentElement.closest(naming);
+    }
     if (anchor && anchor !== document.body) {
       let scope;
       if (fw.testIdAttr(anchor)) scope = quoteTestId(anchor);
-      else if (anchor.id && /^[A-Za-z][\w-]*$/.test(anchor.id)) scope = '#' + anchor.id;
+      else if (stableId(anchor) && /^[A-Za-z][\w-]*$/.test(anchor.id)) scope = '#' + anchor.id;
       else if (anchor.getAttribute('aria-label')) scope = anchor.localName + '[aria-label=' + quote(anchor.getAttribute('aria-label')) + ']';
       else scope = anchor.localName + '[aria-labelledby=' + quote(anchor.getAttribute('aria-labelledby')) + ']';
       let self = tag;
