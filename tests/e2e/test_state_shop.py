@@ -47,10 +47,11 @@ BROKEN: dict[str, tuple[str, int, str, str]] = {
     "no-request": ("tracks", 3, "no request to a URL containing '/track'",
                    "1 such request(s): POST 'http://127.0.0.1:"),
     # the shop's page was replaced: the only page before is the context's blank one, not a page to go back to
-    "history": ("replaces-history", 3, "a page to go back to", "none: the page stayed at 'http://127.0.0.1:"),
+    "history": ("replaces-history", 3, "a page to go back to ('http://127.0.0.1:", "none: 'http://127.0.0.1:"),
 }
-#: the failure class of a flow whose failing step is not a check (else assertion_failed)
-CLASS = {"history": "spec_step_unresolvable"}
+#: the failure class of a flow whose failing step is not a check (else assertion_failed); the
+#: history bug is the site's: it replaced the flow's first page (docs/flow-spec.md#history)
+CLASS: dict[str, str] = {}
 
 
 def _run(bugs: set[str], out: Path) -> tuple[int, str]:
@@ -94,7 +95,7 @@ def test_each_planted_bug_fails_its_check_and_the_reports_say_why(tmp_path: Path
     for name, (_, step, expected, observed) in BROKEN.items():
         failure = failures[name]
         assert failure["failure_class"] == CLASS.get(name, "assertion_failed"), (name, failure)
-        assert (failure["step_index"], failure["expected"]) == (step, expected), name
+        assert failure["step_index"] == step and failure["expected"].startswith(expected), (name, failure["expected"])
         assert failure["observed"].startswith(observed), (name, failure["observed"])
         case = next(c for n, c in cases.items() if n and n == next(
             t["test_id"] for t in result["tests"] if t["failure"] is failure).split("#", 1)[1])
