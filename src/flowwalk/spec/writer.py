@@ -188,7 +188,7 @@ def _flow_style(node: CommentedMap | CommentedSeq) -> CommentedMap | CommentedSe
         value = node[key]
         if isinstance(value, (CommentedMap, CommentedSeq)):
             _flow_style(value)
-        elif isinstance(value, str) and type(value) is str and not _plain_in_flow(value):
+        elif type(value) is str and not _plain_in_flow(value):   # a quoted ScalarString stays as it is
             node[key] = SingleQuotedScalarString(value) if value.isprintable() else DoubleQuotedScalarString(value)
     return node
 
