@@ -144,3 +144,32 @@ def test_a_tree_of_another_format_and_a_name_flowwalk_does_not_write_are_refused
         render_as(_flow(), "x.steps.yaml")
     with pytest.raises(ValueError):
         render_as(_flow(), "suite.robot")
+
+
+def _mappings(node: Any) -> Any:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _mappings(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _mappings(value)
+
+
+def test_a_steps_width_in_flow_style_is_its_length_as_the_yaml_library_writes_it() -> None:
+    # the writer sums its scalars' flow text instead of dumping each step to measure it
+    from ruamel.yaml.comments import CommentedMap
+
+    from flowwalk.spec import writer
+
+    seen = 0
+    for path in FILES:
+        for node in _mappings(load_source(path, path.name).data):
+            if writer._has_break(node):
+                continue
+            flowed = writer._flowed(writer._plain(node))
+            text = writer._dump(CommentedMap({"k": flowed})).rstrip("\n")
+            if "\n" not in text:
+                assert writer._flow_width(flowed) == len(text) - len("k: "), (path, node)
+                seen += 1
+    assert seen > 3000
