@@ -164,18 +164,18 @@ def _flow_width(node: Any) -> int:
     """The length of `node` (flow style set) as the writer writes it on one line: `{k: v, k: v}` and
     `[v, v]` around each scalar's own flow text (tests/unit/test_spec_writer.py holds it to the dump)."""
     if isinstance(node, dict):
-        parts = [len(_flow_scalar(str, key)) + 2 + _flow_width(value) for key, value in node.items()]
+        parts = [len(_flow_scalar("str", key)) + 2 + _flow_width(value) for key, value in node.items()]
     elif isinstance(node, list):
         # a one-key mapping in a flow list is written as its pair alone: `[kind: no_console_errors]`
         parts = [_flow_width(value) - (2 if isinstance(value, dict) and len(value) == 1 else 0) for value in node]
     else:
-        return len(_flow_scalar(type(node), node))
+        return len(_flow_scalar(type(node).__qualname__, node))
     return 2 + sum(parts) + 2 * max(len(parts) - 1, 0)
 
 
 @lru_cache(maxsize=8192)
-def _flow_scalar(kind: type, value: Any) -> str:
-    """`value` as the writer writes it inside a flow list (`kind`: its type, so that a quoted
+def _flow_scalar(kind: str, value: Any) -> str:
+    """`value` as the writer writes it inside a flow list (`kind`: its type's name, so that a quoted
     ScalarString and the plain string equal to it are cached apart)."""
     text = _dump(_flow_style(CommentedSeq([value]))).rstrip("\n")
     if not (text.startswith("[") and text.endswith("]")) or "\n" in text:
