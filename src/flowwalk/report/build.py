@@ -15,23 +15,26 @@ import sys
 import tempfile
 import traceback
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, Callable, Iterable, TextIO
 
 from flowwalk.report.html import render_html
 from flowwalk.report.junit import render_junit
-from flowwalk.report.records import read_run
+from flowwalk.report.records import RunRecords, read_run
 from flowwalk.report.summary import render_summary
 from flowwalk.report.verdict import build_verdict
 from flowwalk.reportfolder import ReportFolder
 
 
-def write_atomic(path: Path, text: str) -> Path:
-    """Write text to path through a temporary file in the same folder and a rename."""
+def write_atomic(path: Path, text: str | Iterable[str]) -> Path:
+    """Write text (or its pieces, in order) to path through a temporary file in the same folder and a rename."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            handle.write(text)
+            if isinstance(text, str):
+                handle.write(text)
+            else:
+                handle.writelines(text)
         os.chmod(tmp, 0o644)  # mkstemp makes it private; reports are read by CI uploads and teammates
         os.replace(tmp, path)
     except BaseException:
@@ -48,16 +51,17 @@ def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
 
 
 def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None,
-                  whole_run: bool | None = None) -> dict[str, Any]:
+                  whole_run: bool | None = None, records: RunRecords | None = None) -> dict[str, Any]:
     """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
 
     `warn=False` leaves the reading problems (truncated line, missing shard, ...) to the caller;
     they are in `verdict["warnings"]` either way. A shard job's folder reports that shard's own
-    scenarios; `whole_run=True` (merge) reports the whole plan (`records.read_run`).
+    scenarios; `whole_run=True` (merge) reports the whole plan (`records.read_run`). `records`:
+    the folder's emit.jsonl already read (merge has them in hand).
     """
     out = Path(out_dir)
     stream = stderr or sys.stderr
-    records = read_run(out, whole_run=whole_run)
+    records = records if records is not None else read_run(out, whole_run=whole_run)
     if warn:
         for problem in records.problems:
             print(f"flowwalk: warning: {problem}", file=stream)

@@ -3,7 +3,7 @@
 The shards' emit.jsonl sections are concatenated in shard order (a folder may itself be an
 earlier merge: sections are what count, not folders), screenshots, traces, baselines and failure context
 files are copied beside them, and `build_reports` rebuilds every report from the merged
-emit.jsonl. Because every report orders tests by the plan recorded in `run_started`, the result
+emit.jsonl's records (those just written, not read back). Because every report orders tests by the plan recorded in `run_started`, the result
 equals an unsharded run test by test. Each shard's own folder reports only its own scenarios; the
 merge reports the whole plan, so it is the one place where a missing shard (`2 of 3 reported`, its
 tests not run), a shard given twice (the later run counts) and shards that planned differently are
@@ -20,7 +20,7 @@ from typing import Any, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
-from flowwalk.report.records import RawSection, as_dict, split_sections
+from flowwalk.report.records import RawSection, as_dict, records_from_sections, split_sections
 from flowwalk.reportfolder import ReportFolder
 
 
@@ -58,10 +58,18 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     warnings: list[str] = []
     sections: list[tuple[RawSection, int]] = []
+    plans: list[Any] = []
     for n, folder in enumerate(folders):
         found, problems = split_sections(folder)
         warnings.extend(problems)
-        sections.extend((section, n) for section in found)
+        for section in found:
+            # every shard records the whole plan: equal plans share one copy (64 shards of a
+            # 10,000-test plan would otherwise hold 64 of them)
+            plan = section.start.get("plan")
+            section.start["plan"] = next((p for p in plans if p == plan), plan)
+            if section.start["plan"] is plan:
+                plans.append(plan)
+            sections.append((section, n))
 
     def shard_key(item: tuple[RawSection, int]) -> tuple[int, str, int]:
         index = as_dict(item[0].start.get("shard")).get("index")
@@ -72,7 +80,10 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     merged = ReportFolder(out)
     merged.clear()
-    write_atomic(merged.emit, "".join(line + "\n" for section, _ in sections for line in section.lines))
+    write_atomic(merged.emit, (line + "\n" for section, _ in sections for line in section.lines))
+    renumbered = _as_merged([section for section, _ in sections], merged.emit)
+    for section, _ in sections:
+        section.lines.clear()  # written; the records are what the reports are built from
 
     # artifacts, in the same order as the sections: a later run of a duplicated shard wins
     copied = 0
@@ -100,7 +111,9 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
         if ReportFolder(folder).pr_context.is_file() and not merged.pr_context.exists():
             shutil.copy2(ReportFolder(folder).pr_context, merged.pr_context)
 
-    verdict = build_reports(out, warn=False, whole_run=True)
+    # the records are those just written: built from them, not read back
+    verdict = build_reports(out, warn=False, whole_run=True,
+                            records=records_from_sections(renumbered, (), merged.emit, whole_run=True))
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
     # each sentence once, in a stable order
     for problem in verdict.get("warnings") or ():
@@ -108,3 +121,15 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
             warnings.append(problem)
     return MergeResult(out_dir=out, verdict=verdict, warnings=tuple(warnings), shards=dict(verdict["shards"]),
                        copied=copied)
+
+
+def _as_merged(sections: Sequence[RawSection], emit: Path) -> list[RawSection]:
+    """`sections` as they stand in the merged emit.jsonl: its path, its line numbers."""
+    out: list[RawSection] = []
+    number = 1
+    for section in sections:
+        start = number
+        records = [(start + 1 + i, record) for i, (_, record) in enumerate(section.records)]
+        number += 1 + len(section.records)
+        out.append(RawSection(start=section.start, line=start, source=str(emit), records=records))
+    return out
