@@ -68,7 +68,7 @@ def test_page_text_cannot_close_the_data_script_or_become_markup(tmp_path: Path)
     verdict = build_verdict(records)
     page = render_html(verdict, records)
     assert "<script>alert(1)" not in page and "<img src=x" not in page
-    assert page.count("</script>") == 2  # the data blob's and the code's, nothing else
+    assert page.count("</script>") == 3  # the data blob's, the left-out defaults' and the code's, nothing else
     data = json.loads(re.search(r'id="fw-data">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
     checkout = next(t for t in data["tests"] if t["id"] == CHECKOUT)
     assert evil in checkout["failure"]["observed"]  # the value survives intact, as text

@@ -47,13 +47,23 @@ def safe_relative(path: Any) -> str | None:
 
 
 def _step(step: StepFinished, source: str) -> list[Any]:
-    """A step as a compact array: [index, status, kind, text, ms, reads, line, role, detail, failure,
+    """A step as a compact array: [index, status, kind, text, ms, reads, line, role (null: body), detail, failure,
     path (when another file than the test's: a called steps file), frame ids (outermost first)]."""
     failure = None if step.failure is None else {"class": step.failure.failure_class, "code": step.failure.runtime_code,
                                                  "message": step.failure.message}
-    return [step.index, step.status, step.kind, step.text, round(step.duration_ms, 1), step.reads, step.line,
-            step.role, step.detail or None, failure, step.path if step.path != source else None,
-            [f.id for f in step.frames]]
+    out = [step.index, step.status, step.kind, step.text, _ms_number(step.duration_ms), step.reads, step.line,
+           step.role if step.role != "body" else None, step.detail or None, failure,
+           step.path if step.path != source else None,
+           [f.id for f in step.frames]]
+    while out[-1] is None or out[-1] == []:  # report.js reads a missing tail as null / no frames
+        out.pop()
+    return out
+
+
+def _ms_number(ms: float) -> float | int:
+    """Milliseconds to a tenth, written without `.0` when whole (the page reads either)."""
+    tenth = round(ms, 1)
+    return int(tenth) if tenth.is_integer() else tenth
 
 
 #: a block's status from its steps': the worst of them
@@ -111,7 +121,7 @@ def _test(test: TestRecord, traces: Mapping[str, tuple[ScenarioFinished, ...]]) 
     entry: dict[str, Any] = {
         "id": test.test_id, "name": test.name, "scenario": test.scenario_id, "kind": test.kind,
         "source": test.source, "line": test.line, "status": test.status, "reason": test.reason,
-        "ms": round(test.duration_ms, 1), "attempts": test.attempts, "shard": test.shard,
+        "ms": _ms_number(test.duration_ms), "attempts": test.attempts, "shard": test.shard,
         "class": failure_class(test) or "",
         "headline": (failure_message(failure) if test.status == "failed" else
                      skip_message(test) if test.status == "skipped" else ""),
@@ -133,6 +143,24 @@ def _test(test: TestRecord, traces: Mapping[str, tuple[ScenarioFinished, ...]]) 
         entry["trace"] = safe_relative(scenario.trace)
         entry["trace_withheld"] = scenario.trace_withheld
     return entry
+
+
+#: what report.js fills in for a key a test leaves out (`_compact`), in the page's `LEFT_OUT`
+LEFT_OUT: dict[str, Any] = {"kind": "flow", "attempts": 1, "reason": "", "class": "", "headline": "", "failure": None, "steps": [], "frames": {},
+                            "skipped_steps": [], "findings": [], "emits": [], "routed": [], "screenshots": [],
+                            "tags": [], "earlier": [], "change": "", "quarantine": None, "excused": ""}
+
+
+def _compact(entry: dict[str, Any]) -> dict[str, Any]:
+    """`entry` without what the page derives: keys at their `LEFT_OUT` value, a scenario id equal to
+    the test id, a source equal to the test id's file part. 10,000 tests are mostly passing ones
+    with nothing to say beyond their steps."""
+    out = {k: v for k, v in entry.items() if k not in LEFT_OUT or v != LEFT_OUT[k]}
+    if out.get("scenario") == out["id"]:
+        del out["scenario"]
+    if out.get("source") == out["id"].split("#", 1)[0]:
+        del out["source"]
+    return out
 
 
 def _trace_of(finished: ScenarioFinished | None) -> str | None:
@@ -157,7 +185,7 @@ def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, An
         entry = _test(test, traces)
         seen = judged.get(test.test_id) or {}
         entry.update(change=seen.get("change") or "", quarantine=seen.get("quarantine"), excused=seen.get("excused") or "")
-        tests.append(entry)
+        tests.append(_compact(entry))
     return {
         "run": {"run_id": verdict.get("run_id"), "started_at": verdict.get("started_at"),
                 "duration_ms": verdict.get("duration_ms"), "shards": verdict.get("shards")},
@@ -333,6 +361,7 @@ def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:
         "hold the same results.</p></noscript>\n",
         "<ol id=\"list\"></ol>\n<div id=\"more\"></div>\n</section>\n</main>\n",
         f"<script type=\"application/json\" id=\"fw-data\">{_embed(report_data(verdict, records))}</script>\n",
+        f"<script type=\"application/json\" id=\"fw-left-out\">{_embed(LEFT_OUT)}</script>\n",
         f"<script>\n{_asset('report.js')}\n</script>\n</body>\n</html>\n",
     ])
 

@@ -4,6 +4,16 @@
   "use strict";
   var DATA = JSON.parse(document.getElementById("fw-data").textContent);
   var TESTS = DATA.tests;
+  // a test leaves out what it holds at these values, its scenario id when it is the test id and its
+  // source when it is the test id's file part (report/html.py, _compact)
+  var LEFT_OUT = JSON.parse(document.getElementById("fw-left-out").textContent);
+  TESTS.forEach(function (t) {
+    Object.keys(LEFT_OUT).forEach(function (key) {
+      if (!(key in t)) t[key] = JSON.parse(JSON.stringify(LEFT_OUT[key]));
+    });
+    if (!("scenario" in t)) t.scenario = t.id;
+    if (!("source" in t)) t.source = t.id.split("#")[0];
+  });
   var PAGE = 100;          // rows added per step while scrolling
   var AUTO_OPEN = 20;      // failed tests opened on first render, so failures show at once
   var STATUSES = ["failed", "skipped", "flaky", "passed"];
