@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Optional
 
-__all__ = ["LEDGER_VERSION", "OUTCOMES", "Figures", "Ledger", "Outcome", "Row", "render_markdown", "summary_lines"]
+from pydantic import BaseModel, ConfigDict
+
+__all__ = ["LEDGER_SCHEMA", "LEDGER_VERSION", "LedgerRecord", "generate_schemas", "OUTCOMES", "Figures", "Ledger", "Outcome", "Row", "render_markdown", "summary_lines"]
 
 LEDGER_VERSION = "1"
+LEDGER_SCHEMA = "import-ledger.v1.schema.json"
 Outcome = Literal["converted", "approximated", "not_converted"]
 OUTCOMES: tuple[Outcome, ...] = ("converted", "approximated", "not_converted")
 
@@ -78,6 +81,12 @@ class Ledger:
         return {outcome: sum(r.outcome == outcome for r in self.rows) for outcome in OUTCOMES}
 
     def as_json(self) -> dict[str, Any]:
+        """The ledger as `ledger.json` holds it (checked against `LedgerRecord`, the schema's model)."""
+        data = self._data()
+        LedgerRecord.model_validate(data)
+        return data
+
+    def _data(self) -> dict[str, Any]:
         return {"ledger_version": LEDGER_VERSION, "figures": self.figures.as_json(), "counts": self.counts(),
                 "refused": list(self.refused), "tests": list(self.tests), "rows": [r.as_json() for r in self.rows]}
 
@@ -111,3 +120,72 @@ def render_markdown(ledger: Ledger) -> str:
     out += [f"| `{r.where}` | `{_cell(r.call)}` | {r.outcome.replace('_', ' ')} | {_cell(r.detail)} |"
             for r in ledger.rows]
     return "\n".join(out) + "\n"
+
+
+# --- ledger.json's model, which schemas/import-ledger.v1.schema.json is generated from ---------------------
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class RowRecord(_Model):
+    """One call (or statement) of the source and what it became."""
+
+    #: `path:line:col` of the call's start (line and column from 1)
+    at: str
+    path: str
+    line: int
+    col: int
+    kind: Literal["call", "statement"]
+    #: the call as written, on one line
+    call: str
+    outcome: Outcome
+    #: what it became, how it differs, or why it was not converted
+    detail: str
+
+
+class ImportedTestRecord(_Model):
+    """One test of the source: the file it was written to and whether it is whole."""
+
+    title: str
+    at: str
+    #: relative to the output folder; empty when nothing could be written (`why`)
+    file: str
+    whole: bool
+    checks: Optional[int] = None
+    kept: Optional[int] = None
+    why: Optional[str] = None
+
+
+class FiguresRecord(_Model):
+    files: int
+    files_refused: int
+    tests: int
+    tests_whole: int
+    #: upstream's checks (each expect; a hook's once per test it runs for; a helper's once per call)
+    checks: int
+    #: of them, kept in tests written whole
+    checks_kept: int
+
+
+class LedgerRecord(_Model):
+    """import/ledger.json"""
+
+    model_config = ConfigDict(extra="forbid", strict=True, title="flowwalk import ledger")
+    ledger_version: Literal["1"]
+    figures: FiguresRecord
+    counts: dict[Outcome, int]
+    #: `path:line:col: error: ...` (and a hint line) of each file not imported
+    refused: list[str]
+    tests: list[ImportedTestRecord]
+    rows: list[RowRecord]
+
+
+def generate_schemas() -> dict[str, dict[str, Any]]:
+    """The ledger's schema, in the form `spec.schemas` gives the input schemas."""
+    from flowwalk.spec.schemas import generate_schema
+
+    return {LEDGER_SCHEMA: generate_schema(LedgerRecord, LEDGER_SCHEMA, "flowwalk import ledger",
+                                           "import/ledger.json: every call of an imported suite and what it "
+                                           "became, the tests written and the figures (`flowwalk import`).")}
