@@ -94,12 +94,13 @@ class Ledger:
 def summary_lines(ledger: Ledger) -> list[str]:
     """The console's summary of an import."""
     f, c = ledger.figures, ledger.counts()
-    lines = [f"imported {f.files} file(s): {f.tests_whole} of {f.tests} test(s) written whole, "
+    lines = [f"imported {f.files - f.files_refused} of {f.files} file(s): {f.tests_whole} of {f.tests} test(s) written whole, "
              f"{f.checks_kept} of {f.checks} check(s) kept",
              f"ledger: {len(ledger.rows)} row(s): {c['converted']} converted, {c['approximated']} approximated, "
              f"{c['not_converted']} not converted"]
     lines += [f"  {r.where}: not converted: {r.call}\n    why: {r.detail}"
               for r in ledger.rows if r.outcome == "not_converted"][:20]
+    lines += [f"  {t['at']}: not written: {t['title']}\n    why: {t['why']}" for t in ledger.tests if not t["file"]]
     lines += ledger.refused
     return lines
 

@@ -115,7 +115,8 @@ class _Writer:
         steps = list(test.block.steps)
         url = self.url
         if not url and steps and isinstance(steps[0], dict) and steps[0].get("type") == "goto":
-            url = _mapped_url(steps.pop(0)["url"], self.urls)
+            url = _mapped_url(steps[0]["url"], self.urls)
+            steps = steps[1:] or steps
         data: dict[str, Any] = {"spec_version": "1.1", "name": test.title, "url": url or "/",
                                 "steps": self._resolve(steps, at)}
         if not whole:
@@ -130,11 +131,11 @@ class _Writer:
         if not whole:
             header += ["needs review: " + "; ".join(reasons) if reasons else "needs review: calls not converted"]
             header += [f"  {r.where}: {r.call} -- {r.detail}" for r in bad]
-        error = ""
+        error = "" if steps else "no call of the test became a step (see its rows in the ledger)"
         try:
             tree = FlowSpecModel.model_validate(data)
         except ValidationError as invalid:
-            error = f"the imported steps are not a valid flow spec: {invalid.errors()[0]['msg']}"
+            error = error or f"the imported steps are not a valid flow spec: {invalid.errors()[0]['msg']}"
         figures.tests += 1
         figures.checks += checks
         if error:
