@@ -33,3 +33,11 @@ def test_the_upstream_todomvc_suite_imports_whole_with_every_check_kept(tmp_path
             "with": {"expected": 1}} in spec["steps"]
     assert spec["steps"][spec["steps"].index({"type": "reload"}) + 1] == {
         "type": "expect", "kind": "texts", "selector": ".todo-list li", "equals": ["buy some cheese", "feed the cat"]}
+
+
+def test_docs_import_md_holds_the_table_the_code_maps_by() -> None:
+    from flowwalk.importer.playwright import render_table
+
+    page = (ROOT / "docs" / "import.md").read_text()
+    start, end = "<!-- import-table:start -->\n", "\n<!-- import-table:end -->"
+    assert page[page.index(start) + len(start):page.index(end)] == render_table().rstrip("\n")
