@@ -84,7 +84,7 @@ def parse(path: str, data: bytes) -> Source | SyntaxProblem:
             found = text_of(data, bad).splitlines()[0][:40] if text_of(data, bad).strip() else bad.type
             what = f"unexpected {found!r}"
         return SyntaxProblem(path, line + 1, col + 1, f"the file does not parse as {name}: {what}",
-                             "fix the syntax (the file must run under Playwright Test or Cypress as it is), "
+                             "fix the syntax (the file must run under its test runner as it is), "
                              "then import it again")
     return Source(path, data, root)
 
