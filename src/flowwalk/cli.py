@@ -486,6 +486,28 @@ def discover(**options: Any) -> int:
     return ExitCode.OK
 
 
+@main.command(name="import", epilog="What is mapped, the ledger and the figures: docs/import.md.")
+@click.argument("sources", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder for the specs; import/ inside it gets ledger.md and ledger.json, needs-review/ the "
+                   "tests not imported whole.")
+@click.option("--base-url", default="", metavar="URL",
+              help="The address the suite's URLs start with; they are written as paths against it.")
+@click.option("--test-id-attribute", default="data-testid", show_default=True,
+              help="The attribute getByTestId reads (the suite's testIdAttribute).")
+@guarded
+def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test_id_attribute: str) -> int:
+    """Import Playwright Test files into flow specs, with a ledger of what became of every call."""
+    from flowwalk.app.imports import ImportCommand, run_import
+
+    answer = run_import(ImportCommand(sources, out_dir, base_url, test_id_attribute))
+    refused = set(answer.result.ledger.refused)
+    for line in answer.lines:
+        print(line, file=sys.stderr if line in refused else sys.stdout)
+    print(f"next: flowwalk run {out_dir}/   (the ledger: {out_dir}/import/ledger.md)")
+    return answer.exit_code
+
+
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
 @guarded

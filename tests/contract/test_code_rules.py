@@ -48,6 +48,9 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
              "calls in another tool's language as tree steps (`foreign.translate`), variables, redaction, the input "
              "JSON Schemas; the writer of trees and in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
                                                    "vendor"})),
+    "importer": ("`flowwalk import`: foreign suites (Playwright Test) parsed with tree-sitter, mapped call by call "
+                 "through one table into the authoring tree, written by the one writer, with a ledger of every call",
+                 frozenset({"errors", "spec"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",
              frozenset({"dag", "environment", "errors", "model", "reportfolder", "settings", "spec"})),
     "browser": ("the only package importing playwright: launch, sessions, the typed page API (reads and actions), "
@@ -74,8 +77,8 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "reportfolder", "settings"})),
     "app": ("the commands, one typed function each (request in, result out), for the CLI and the MCP server",
-            frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "model", "plan",
-                       "readiness", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
+            frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "importer", "model",
+                       "plan", "readiness", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
             frozenset({"__init__", "agent", "app", "cooperative", "discover", "errors", "events", "heal", "report",
                        "reportfolder", "settings", "spec", "walk"})),
@@ -100,6 +103,9 @@ ONLY_IN = {
                  "readiness.py"},
     "click": {"cli"},
     "mcp": {"mcp"},
+    "tree_sitter": {"importer"},
+    "tree_sitter_typescript": {"importer"},
+    "tree_sitter_javascript": {"importer"},
 }
 
 

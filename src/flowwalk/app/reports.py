@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from flowwalk.discover.record import generate_schemas as crawl_schemas
+from flowwalk.importer.ledger import generate_schemas as ledger_schemas
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import MergeResult, merge_reports
 from flowwalk.spec.schemas import generate_schemas as input_schemas, render
@@ -25,8 +26,9 @@ def rebuild(report_dir: str | Path) -> dict[str, Any]:
 
 def schema_texts() -> dict[str, str]:
     """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/)
-    and discover's crawl.json, an output generated from its model the same way."""
-    return {name: render(schema) for name, schema in {**input_schemas(), **crawl_schemas()}.items()}
+    and the outputs generated from their models the same way: discover's crawl.json, import's ledger.json."""
+    return {name: render(schema) for name, schema in {**input_schemas(), **crawl_schemas(),
+                                                      **ledger_schemas()}.items()}
 
 
 def write_schemas(out_dir: str | Path) -> list[Path]:

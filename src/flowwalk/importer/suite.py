@@ -1,0 +1,103 @@
+"""`import_suite`: the one function behind `flowwalk import` and the MCP tool: files found, parsed,
+walked by their front end, written, and the ledger written beside them.
+
+A file that does not parse, or that no front end recognises as a test file, is refused with
+`path:line:col`, what and how to fix it; the other files are still imported.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Sequence
+
+from flowwalk.importer.core import Walk
+from flowwalk.importer.ledger import Ledger
+from flowwalk.importer.output import NEEDS_REVIEW, Written, write_file_import, write_ledger
+from flowwalk.importer.playwright import PlaywrightTest
+from flowwalk.importer.syntax import LANGUAGES, Source, SyntaxProblem, parse
+
+__all__ = ["ImportRequest", "ImportResult", "find_sources", "import_suite"]
+
+#: what a folder's test files are called (Playwright Test's default testMatch)
+_TEST_MARKS = (".spec.", ".test.")
+
+
+@dataclass(frozen=True)
+class ImportRequest:
+    sources: tuple[Path, ...]
+    out: Path
+    #: (prefix, replacement) of URLs: `https://demo.example.com` -> `` writes paths against --base-url
+    urls: tuple[tuple[str, str], ...] = ()
+    test_id_attribute: str = "data-testid"
+
+
+@dataclass
+class ImportResult:
+    ledger: Ledger
+    written: Written = field(default_factory=Written)
+
+
+def _display(path: Path) -> str:
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def find_sources(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
+    """The files to import (a folder's test files, recursively) and a refusal for each path that is none."""
+    found: list[Path] = []
+    refused: list[str] = []
+    for path in paths:
+        if path.is_dir():
+            inside = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in LANGUAGES
+                            and any(m in p.name for m in _TEST_MARKS) and "node_modules" not in p.parts)
+            if not inside:
+                refused.append(f"{_display(path)}:1:1: error: no test files in this folder\n"
+                               f"  hint: Playwright Test files are named *.spec.ts, *.test.ts (or .js, .mjs)")
+            found.extend(inside)
+        elif path.is_file():
+            found.append(path)
+        else:
+            refused.append(f"{_display(path)}:1:1: error: no such file or folder\n  hint: check the path")
+    return found, refused
+
+
+def import_suite(request: ImportRequest) -> ImportResult:
+    """Every source imported into `request.out` (its needs-review/ and import/ folders rewritten)."""
+    ledger = Ledger()
+    result = ImportResult(ledger)
+    files, ledger.refused = find_sources(request.sources)
+    request.out.mkdir(parents=True, exist_ok=True)
+    shutil.rmtree(request.out / NEEDS_REVIEW, ignore_errors=True)
+    frontend = PlaywrightTest(request.test_id_attribute)
+    for path in files:
+        ledger.figures.files += 1
+        shown = _display(path)
+        parsed = parse(shown, path.read_bytes())
+        if isinstance(parsed, SyntaxProblem):
+            ledger.refused.append(str(parsed))
+            ledger.figures.files_refused += 1
+            continue
+        if not frontend.recognises(parsed):
+            ledger.refused.append(f"{shown}:1:1: error: not a Playwright Test file (it neither imports "
+                                  "'@playwright/test' nor calls test(...) with a page)\n"
+                                  "  hint: pass the suite's test files, e.g. tests/*.spec.ts")
+            ledger.figures.files_refused += 1
+            continue
+        _import_one(parsed, frontend, request, result)
+    result.written.files += write_ledger(ledger, request.out)
+    return result
+
+
+def _import_one(source: Source, frontend: PlaywrightTest, request: ImportRequest, result: ImportResult) -> None:
+    walk = Walk(source, frontend)
+    imported = walk.run()
+    write_file_import(walk, imported, request.out, request.urls, result.written, result.ledger)
+
+
+def relative_specs(result: ImportResult, out: Path) -> list[str]:
+    return [os.path.join(str(out), rel) for rel in result.written.specs]

@@ -1,0 +1,123 @@
+"""Playwright's TodoMVC suite imported by `flowwalk import` and walked against a TodoMVC app that
+its own selectors fit, then against copies of that app with bugs planted.
+
+The suite (tests/corpus/import/playwright-todomvc) was written for the current TodoMVC markup:
+classes (`.new-todo`, `.todo-list`), filtered items removed from the list, the todos stored as
+`localStorage['react-todos']`. The offline app is todomvc@0.1.1's Backbone.js app
+(`scripts/fetch_thirdparty.sh`), which uses ids, hides filtered items and stores each todo under
+its own key; `fitted_app` gives its elements the classes as well, renders only the items the
+filter shows, drops the count from "Clear completed", and mirrors its store into `react-todos`.
+The specs are not touched: they are what the import wrote.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import pytest
+
+from flowwalk.serve import StaticServer
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
+from _cli import ROOT, flowwalk  # noqa: E402  (the e2e tests' helper: the CLI as a user runs it)
+
+pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("import_todomvc"), pytest.mark.long]
+
+BACKBONE = ROOT / ".cache" / "thirdparty" / "todomvc" / "package" / "examples" / "backbone"
+CORPUS = ROOT / "tests" / "corpus" / "import" / "playwright-todomvc"
+
+#: Backbone's todos written, after every change to the store, as the list the suite reads
+REACT_TODOS = """\
+(function () {
+  var set = Storage.prototype.setItem, remove = Storage.prototype.removeItem;
+  function mirror(store) {
+    var ids = (store.getItem('todos-backbone') || '').split(',').filter(Boolean);
+    var items = ids.map(function (id) { return JSON.parse(store.getItem('todos-backbone-' + id)); })
+      .filter(Boolean).map(function (t) { return { title: t.title, completed: t.completed }; });
+    set.call(store, 'react-todos', JSON.stringify(items));
+  }
+  Storage.prototype.setItem = function (key, value) {
+    set.call(this, key, value);
+    if (key !== 'react-todos') { mirror(this); }
+  };
+  Storage.prototype.removeItem = function (key) { remove.call(this, key); mirror(this); };
+})();
+"""
+_IDS = ("new-todo", "main", "toggle-all", "todo-list", "footer", "todo-count", "filters", "clear-completed")
+#: (file of the app, text, what replaces it): the app the suite's selectors fit
+FITTING = [
+    *(("index.html", f'id="{name}"', f'id="{name}" class="{name}"') for name in _IDS),
+    ("index.html", "Clear completed (<%= completed %>)", "Clear completed"),
+    ("index.html", '<script src="bower_components/todomvc-common/base.js"></script>',
+     '<script src="react-todos.js"></script><script src="bower_components/todomvc-common/base.js"></script>'),
+    ("js/views/app-view.js", "this.$list.append(view.render().el);",
+     "if (!view.render().isHidden()) { this.$list.append(view.el); }"),
+    ("js/views/app-view.js", "todo.trigger('visible');", "this.addAll();"),
+    ("js/views/app-view.js", "app.todos.each(this.filterOne, this);", "this.addAll();"),
+]
+#: bugs planted in the fitted app (the hand port's, tests/thirdparty/test_todomvc_port.py)
+NO_COMPLETED_CLASS_NO_TRIM = [
+    ("js/views/todo-view.js", "this.$el.toggleClass('completed', this.model.get('completed'));", ""),
+    ("js/views/todo-view.js", "var trimmedValue = value.trim();", "var trimmedValue = value;"),
+]
+
+
+def _app(root: Path, edits: Sequence[tuple[str, str, str]]) -> Path:
+    if not (BACKBONE / "index.html").is_file():
+        pytest.fail("no TodoMVC copy in .cache/thirdparty: run `scripts/fetch_thirdparty.sh`", pytrace=False)
+    shutil.copytree(BACKBONE, root)
+    (root / "react-todos.js").write_text(REACT_TODOS)
+    for name, old, new in edits:
+        path = root / name
+        text = path.read_text()
+        assert old in text, f"the app changed: {old!r} is not in {name}"
+        path.write_text(text.replace(old, new))
+    return root
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("imported")
+    done = flowwalk("import", str(CORPUS), "--out", str(out), "--base-url", "https://demo.playwright.dev/todomvc",
+                    timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "25 of 25 test(s) written whole, 86 of 86 check(s) kept" in done.stdout
+    return out
+
+
+def _walk(app_root: Path, specs: Path, out: Path, *files: str) -> tuple[int, dict[str, Any], str]:
+    targets = [str(specs / f) for f in files] or [str(specs)]
+    with StaticServer(app_root) as app:
+        done = flowwalk("run", *targets, "--base-url", app.url, "--out", str(out), "--workers", "2", timeout=300)
+    return done.returncode, json.loads((out / "verdict.json").read_text()), done.stdout + done.stderr
+
+
+def test_every_imported_spec_passes_against_the_app_with_every_check(imported: Path, tmp_path: Path) -> None:
+    out = tmp_path / "report"
+    code, verdict, console = _walk(_app(tmp_path / "app", FITTING), imported, out)
+    assert code == 0, console
+    assert verdict["counts"] == {"total": 25, "passed": 25, "failed": 0, "skipped": 0, "flaky": 0}
+    records = [json.loads(line) for line in (out / "emit.jsonl").read_text().splitlines() if line.strip()]
+    checks = [r for r in records if r["event"] == "step_finished" and r["kind"] == "expect"]
+    assert len(checks) == 86 and all(r["status"] == "passed" for r in checks)
+
+
+def test_planted_bugs_fail_the_imported_tests_written_for_them(imported: Path, tmp_path: Path) -> None:
+    app = _app(tmp_path / "app", [*FITTING, *NO_COMPLETED_CLASS_NO_TRIM])
+    caught = "integration/mark-all-as-completed/should-allow-me-to-mark-all-items-as-completed.flow.yaml", \
+        "integration/item/should-allow-me-to-mark-items-as-complete.flow.yaml", \
+        "integration/editing/should-trim-entered-text.flow.yaml"
+    spared = "integration/new-todo/should-allow-me-to-add-todo-items.flow.yaml"
+    code, verdict, console = _walk(app, imported, tmp_path / "report", *caught, spared)
+    assert code == 1, console   # assertion_failed: the site misbehaved
+    # a test's source is relative to the run's root, the folder the walked files share
+    status = {name: next(t for t in verdict["tests"] if name.endswith(t["source"])) for name in (*caught, spared)}
+    for name in caught:
+        assert status[name]["status"] == "failed", name
+        assert status[name]["failure"]["failure_class"] == "assertion_failed", status[name]["failure"]
+    assert status[spared]["status"] == "passed"
+    assert verdict["counts"]["total"] == 4
