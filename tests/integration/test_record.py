@@ -227,3 +227,23 @@ def test_dialogs_are_recorded_as_they_were_answered(playwright_instance: Any, se
                    answer=lambda kind, message, default: answers[kind])
     same_as_expected(got, served, "dialog")
     replayed(got, tmp_path)
+
+
+def test_a_password_is_a_placeholder_and_its_value_is_in_no_file_written(playwright_instance: Any, served: Any,
+                                                                        tmp_path: Path) -> None:
+    unique = "pw-7f3a9c1e-never-written"
+
+    def drive(page: Any, _: Any) -> None:
+        page.locator("[data-testid=name]").click()
+        page.keyboard.type("Ada")
+        page.locator("[data-testid=password]").click()
+        page.keyboard.type(unique)
+        page.keyboard.press("Enter")
+        page.wait_for_selector("[data-testid=result]", state="visible")
+
+    got = recorded(playwright_instance, served, tmp_path, "secret", drive)
+    same_as_expected(got, served, "secret")
+    assert got.result.secrets == ["PASSWORD"]
+    replayed(got, tmp_path, "--secret", "PASSWORD", env={"PASSWORD": unique})
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if unique.encode() in p.read_bytes()]
