@@ -247,3 +247,13 @@ def test_a_password_is_a_placeholder_and_its_value_is_in_no_file_written(playwri
     replayed(got, tmp_path, "--secret", "PASSWORD", env={"PASSWORD": unique})
     written = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert written and not [p for p in written if unique.encode() in p.read_bytes()]
+
+
+def test_without_a_display_it_says_how_to_get_one_and_writes_nothing(tmp_path: Path) -> None:
+    out = tmp_path / "new.flow.yaml"
+    env = {k: v for k, v in os.environ.items() if k not in ("DISPLAY", "WAYLAND_DISPLAY")}
+    done = subprocess.run([sys.executable, "-m", "flowwalk", "record", "http://127.0.0.1:9/", "--out", str(out)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=env)
+    assert done.returncode == 3
+    assert "xvfb-run flowwalk record" in done.stderr and "Traceback" not in done.stderr
+    assert list(tmp_path.iterdir()) == []
