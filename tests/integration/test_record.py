@@ -257,3 +257,42 @@ def test_without_a_display_it_says_how_to_get_one_and_writes_nothing(tmp_path: P
     assert done.returncode == 3
     assert "xvfb-run flowwalk record" in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_todomvc_recording_replays_after_a_refactor_with_heals(playwright_instance: Any, tmp_path: Path) -> None:
+    """Recorded on TodoMVC Backbone as published, replayed on the copy whose ids and a class were
+    renamed (tests/todomvc_refactor.py) with the recording's fingerprints: it passes, healed,
+    the list checks' selectors among the heals."""
+    sys.path.insert(0, str(HERE.parent))
+    from todomvc_refactor import original, refactored
+
+    package = HERE.parents[1] / ".cache" / "thirdparty" / "todomvc" / "package"
+    if not (package / "examples" / "backbone" / "index.html").is_file():
+        pytest.fail("no TodoMVC copy: run `scripts/install.sh --with-tests`", pytrace=False)
+    (tmp_path / ".git").mkdir()
+    plain, moved = original(package, tmp_path / "plain"), refactored(package, tmp_path / "moved")
+    out = tmp_path / "checks" / "adds.flow.yaml"
+    with StaticServer(plain) as server:
+        ask = RecordRequest(url=f"{server.url}/examples/backbone/index.html", out=out, headless=True,
+                            executable=default_executable(), browser_args=CHROMIUM_ARGS)
+        recording = start(ask, playwright=playwright_instance)
+        page = recording.pages[0]
+        page.locator("#new-todo").click()
+        for todo in ("Buy milk", "Walk the dog"):
+            page.keyboard.type(todo)
+            page.keyboard.press("Enter")
+        page.locator("#todo-list li").nth(1).wait_for()
+        pick(page, "List", page.locator("#todo-list li label").first)
+        pick(page, "Count", page.locator("#todo-list li label").nth(1))
+        result = finish(recording, ask)
+        recorded_at = server.url
+    assert result.fingerprints is not None
+    with StaticServer(moved) as server:
+        out.write_text(out.read_text().replace(recorded_at, server.url))
+        done = subprocess.run([sys.executable, "-m", "flowwalk", "run", "checks", "--out", str(tmp_path / "report"),
+                               "--fingerprints", str(result.fingerprints)], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=180, env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "healed '#new-todo' -> '#todo-input'" in done.stdout
+    healed = [line for line in (tmp_path / "report" / "emit.jsonl").read_text().splitlines() if '"healed"' in line]
+    assert healed and "#todo-list > li > div > label" in "".join(healed)
