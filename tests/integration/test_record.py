@@ -296,3 +296,26 @@ def test_a_todomvc_recording_replays_after_a_refactor_with_heals(playwright_inst
     assert "healed '#new-todo' -> '#todo-input'" in done.stdout
     healed = [line for line in (tmp_path / "report" / "emit.jsonl").read_text().splitlines() if '"healed"' in line]
     assert healed and "#todo-list > li > div > label" in "".join(healed)
+
+
+def test_steps_file_records_reusable_steps_a_flow_can_use(playwright_instance: Any, served: Any,
+                                                          tmp_path: Path) -> None:
+    def drive(page: Any, _: Any) -> None:
+        page.locator("[data-testid=name]").click()
+        page.keyboard.type("Ada")
+        page.keyboard.press("Enter")
+
+    got = recorded(playwright_instance, served, tmp_path, "sign-up", drive, steps_file=True)
+    assert got.text.splitlines()[1:] == [
+        "steps_version: '1'", "steps:",
+        "  - {type: act, action: fill, selector: '[data-testid=\"name\"]', value: Ada}",
+        "  - {type: act, action: press, selector: '[data-testid=\"name\"]', value: Enter}"]
+    flow = tmp_path / "checks" / "uses.flow.yaml"
+    flow.write_text(f"spec_version: '1.1'\nname: uses\nurl: {served.url}/form.html\nsteps:\n"
+                    "  - use: sign-up.steps.yaml\n"
+                    "  - {type: expect, kind: has_text, selector: '[data-testid=\"result\"]', value: 'Welcome, Ada'}\n")
+    report = tmp_path / "report"
+    done = subprocess.run([sys.executable, "-m", "flowwalk", "run", str(flow), "--out", str(report)], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=180,
+                          env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
+    assert done.returncode == 0, done.stdout[-3000:]
