@@ -508,6 +508,30 @@ def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test
     return answer.exit_code
 
 
+@main.command(epilog="What is recorded and how: docs/record.md.")
+@click.argument("url")
+@click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
+              help="The flow spec to write (a steps file's name with --steps-file).")
+@click.option("--device", metavar="NAME", help="Record as one of Playwright's devices (written into the spec).")
+@click.option("--steps-file", is_flag=True, help="Write a reusable steps file (*.steps.yaml) instead of a flow spec.")
+@click.option("--name", help="The flow's name [from the file's name].")
+@click.option("--chromium", "executable", type=click.Path(dir_okay=False),
+              help="Chromium executable [/usr/bin/chromium: a recording needs the full, headed browser].")
+@test_id_option
+@guarded
+def record(**options: Any) -> int:
+    """Open URL in a headed Chromium and write what you do there as a flow spec."""
+    from flowwalk.app import record as app_record   # the recorder's modules: record only
+    from flowwalk.settings import CHROMIUM_ARGS, test_id_attributes
+
+    request = app_record.RecordRequest(
+        url=options["url"], out=Path(options["out"]), device=options["device"], steps_file=options["steps_file"],
+        name=options["name"], executable=options["executable"] or None, browser_args=CHROMIUM_ARGS,
+        test_ids=test_id_attributes(options["test_id_attribute"], "--test-id-attribute")
+        if options["test_id_attribute"] else ())
+    return app_record.record(request, console=sys.stderr)
+
+
 @main.command()
 @click.option("--out", "out_dir", default="schemas", type=click.Path(file_okay=False), help="[schemas]")
 @guarded

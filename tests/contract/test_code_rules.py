@@ -76,9 +76,12 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
     "github": ("the GitHub and GitLab clients (the only `requests` users for either), the comment, the merge "
                "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "reportfolder", "settings"})),
+    "record": ("the recorder: what a person does in a browser (browser/recorder.py) as the authoring tree, "
+               "written by the one writer with its fingerprints",
+               frozenset({"browser", "environment", "errors", "heal", "model", "settings", "spec"})),
     "app": ("the commands, one typed function each (request in, result out), for the CLI and the MCP server",
             frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "importer", "model",
-                       "plan", "readiness", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
+                       "plan", "readiness", "record", "report", "reportfolder", "serve", "settings", "spec", "walk"})),
     "mcp": ("the MCP server (the only user of the `mcp` SDK): tools thin over `app`, answers bounded",
             frozenset({"__init__", "agent", "app", "cooperative", "discover", "errors", "events", "heal", "report",
                        "reportfolder", "settings", "spec", "walk"})),

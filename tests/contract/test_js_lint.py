@@ -66,7 +66,7 @@ def test_every_page_script_puts_together_into_javascript_that_parses() -> None:
              "  try { new Function(statements ? text : 'return (' + text + ');'); }\n"
              "  catch (e) { console.log(name + ': ' + e.message); process.exitCode = 1; }\n"
              "}\n")
-    init = {"context", "quiet", "record_clicks"}
+    init = {"context", "quiet", "record_clicks", "recorder"}
     payload = json.dumps({name: [text, name in init] for name, text in composed.items()})
     done = subprocess.run([shutil.which("node") or "node", "-e", check], input=payload, capture_output=True, text=True,
                           timeout=60)
