@@ -310,10 +310,17 @@ def validate(**options: Any) -> int:
 @click.option("--http-credentials", metavar="SECRET",
               help="HTTP credentials (username:password) from the environment variable SECRET, for the base URL's "
                    "origin only.")
+@click.option("--watch", is_flag=True,
+              help="Keep the browser started and walk again, on each save, what the save touched; "
+                   "Ctrl-C ends.")
 @guarded
-def run(**options: Any) -> int:
+def run(watch: bool, **options: Any) -> int:
     """Walk specs in headless Chromium and write the report folder."""
     with _readers_may_leave():
+        if watch:
+            from flowwalk.app.watch import execute_watch
+
+            return execute_watch(_run_request(options), console=sys.stdout)
         return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
 
 

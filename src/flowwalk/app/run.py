@@ -27,8 +27,9 @@ from flowwalk.walk.prelaunch import Prelaunch
 
 if TYPE_CHECKING:
     from flowwalk.plan.model import Plan
+    from flowwalk.walk.prelaunch import BrowserHost
 
-__all__ = ["Loaded", "RunRequest", "cancelled_by_signals", "execute_run", "load", "plan", "validate"]
+__all__ = ["Loaded", "RunRequest", "cancelled_by_signals", "execute_run", "load", "plan", "validate", "walk_suites"]
 
 
 @dataclass(frozen=True)
@@ -239,26 +240,43 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
         # imported after the prelaunch started: the walker imports Playwright, which the
         # launching thread is importing meanwhile
         from flowwalk.report.build import build_reports
-        from flowwalk.report.console import ConsoleReporter
         from flowwalk.report.emit import EmitWriter
-        from flowwalk.walk.run import run_plan
 
         if cancel is None:
             cancel = stack.enter_context(cancelled_by_signals(CancelToken()))
         writer = EmitWriter(out.path)
         stack.callback(writer.close)
-        reporter = ConsoleReporter(console, color=color, report_dir=str(out.path))
-        handlers: list[Callable[[Any], None]] = [writer, reporter]
-        if on_event is not None:
-            handlers.append(on_event)
         readiness = _wait_for_site(settings, wait_url, cancel) if wait_url else None
-        run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=prelaunch, gate=gate,
-                 readiness=readiness)
-        writer.close()
-        verdict: dict[str, Any] = build_reports(out.path)
-        reporter.finish(verdict)
-        return verdict
+
+        def report() -> dict[str, Any]:
+            writer.close()
+            return build_reports(out.path)
+
+        return walk_suites(settings, the_plan, host=prelaunch, sink=writer, report=report, console=console,
+                           cancel=cancel, gate=gate, readiness=readiness, on_event=on_event, color=color)
     raise AssertionError("unreachable: ExitStack does not swallow")  # pragma: no cover
+
+
+def walk_suites(settings: Settings, the_plan: Plan, *, host: BrowserHost, sink: Callable[[Any], None],
+                report: Callable[[], dict[str, Any]], console: TextIO, cancel: CancelToken,
+                gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None,
+                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> dict[str, Any]:
+    """Walk a plan of loaded suites on the browser `host` holds (started already): each event to
+    `sink` (what records the walk), to the console and to `on_event`; then `report()` writes the
+    report folder and returns verdict.json, whose verdict the console prints last. A one-shot run
+    (`execute_run`) and each walk of a watch (app/watch.py) go through here, so both print the
+    same lines."""
+    from flowwalk.report.console import ConsoleReporter
+    from flowwalk.walk.run import run_plan
+
+    reporter = ConsoleReporter(console, color=color, report_dir=str(Path(settings.out_dir)))
+    handlers: list[Callable[[Any], None]] = [sink, reporter]
+    if on_event is not None:
+        handlers.append(on_event)
+    run_plan(the_plan, settings, Handlers(handlers), cancel=cancel, prelaunched=host, gate=gate, readiness=readiness)
+    verdict = report()
+    reporter.finish(verdict)
+    return verdict
 
 
 def check_preview_settings(settings: Settings) -> str | None:

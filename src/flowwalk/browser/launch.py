@@ -82,6 +82,9 @@ class Browser:
         #: open the next context + page ahead after each new_session (set by the run loop while
         #: more scenarios wait for this worker; see the module doc)
         self.keep_spare = False
+        #: kept open across runs by the one who launched it (walk/resident.py, for `--watch`): a
+        #: run's workers walk on it and leave it open; its owner closes it
+        self.kept = False
         self._spare: "asyncio.Task[tuple[Any, Any, RouteForward | None]] | None" = None
         #: the hosts of the last plain session: the spare's route is made for them
         self._route_key: tuple[str | None, tuple[str, ...]] | None = None

@@ -123,12 +123,32 @@ def _load_file(path: Path, settings: Settings,
 
 def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
     """Every suite under `paths` (default: the settings' paths), or SpecError with every problem."""
+    suites, problems, _held = _load_all(paths, settings)
+    if problems:
+        raise SpecError(problems)
+    return with_projects(suites, settings)
+
+
+def load_apart(paths: Sequence[str | Path], settings: Settings) -> tuple[list[Suite], list[Problem]]:
+    """Every suite under `paths` that loads without a problem, and every problem of the others (in
+    one pass, each once): what `flowwalk run --watch` walks while a file it watches is broken. A
+    file is held back by the problems its own load found (a steps file's, at each file calling it)
+    and by a problem at one of its scenarios (a session's); a missing path is a problem too."""
+    suites, problems, held = _load_all(paths, settings)
+    bad = {p.loc.path for p in problems}
+    kept = [s for n, s in enumerate(suites) if n not in held and not any(sc.loc.path in bad for sc in s.scenarios)]
+    return with_projects(kept, settings), problems
+
+
+def _load_all(paths: Sequence[str | Path], settings: Settings) -> tuple[list[Suite], list[Problem], set[int]]:
+    """Every suite that loaded, every problem (each once), and the suites whose own load found one."""
     named = list(paths) or list(settings.paths)
     refused = outside_root(named, settings)
     if refused is not None:
         raise refused
     files, problems = _find(named, exclude=[settings.out_dir], root=settings.root)
     suites: list[Suite] = []
+    held: set[int] = set()
     unloaded: list[Source] = []
     secret_names = set(settings.secret_names)
     library = StepsLibrary(settings.root)
@@ -138,15 +158,15 @@ def load_suites(paths: Sequence[str | Path], settings: Settings) -> list[Suite]:
         if suite is None:
             unloaded += [source] if source is not None else []
             continue
-        for scenario in suite.scenarios:
-            problems.extend(secret_misuse(scenario, secret_names))
+        misused = [p for scenario in suite.scenarios for p in secret_misuse(scenario, secret_names)]
+        problems.extend(misused)
+        if found or misused:
+            held.add(len(suites))
         suites.append(suite)
     # which file saves a session is known once all of them loaded (those that did not, as written)
     problems.extend(session_problems(suites, unloaded))
-    if problems:
-        # a steps file's problem is found at each call of it (and when it is checked on its own): once
-        raise SpecError(list(dict.fromkeys(problems)))
-    return with_projects(suites, settings)
+    # a steps file's problem is found at each call of it (and when it is checked on its own): once
+    return suites, list(dict.fromkeys(problems)), held
 
 
 def project_id(project: str, scenario_id: str) -> str:

@@ -13,11 +13,23 @@ from __future__ import annotations
 
 import queue
 import threading
-from typing import Any, Callable
+from typing import Any, Callable, Protocol
 
 from flowwalk.settings import Settings
 
-__all__ = ["Prelaunch"]
+__all__ = ["BrowserHost", "Prelaunch"]
+
+
+class BrowserHost(Protocol):
+    """A thread holding a Playwright and a Chromium for a run's first workers (`Prelaunch` for one
+    run, walk/resident.py's `Resident` for many): `run_plan` hands it their job, or tells it there is
+    none, then waits for it."""
+
+    def hand(self, job: Callable[[Any], None]) -> None: ...
+
+    def close(self) -> None: ...
+
+    def join(self) -> None: ...
 
 
 class Prelaunch:

@@ -71,7 +71,7 @@ from flowwalk.settings import Settings
 from flowwalk.walk.context import RunContext, redact_event
 from flowwalk.walk.outcomes import ScenarioOutcome, StepFailed, Unit
 from flowwalk.walk.preflight import check_variables, not_run_events, refused_events
-from flowwalk.walk.prelaunch import Prelaunch
+from flowwalk.walk.prelaunch import BrowserHost, Prelaunch
 from flowwalk.walk.scenario import walk_scenario
 from flowwalk.walk.sessions import SessionBook, WorkQueue
 from flowwalk.walk.watchdog import Watchdog, kill_browsers
@@ -176,7 +176,7 @@ class _Shared:
 
 def run_plan(plan: PlanLike | Sequence[Scenario], settings: Settings, emit: Callable[[ev.Event], None], *,
              plan_record: dict[str, Any] | None = None, cancel: CancelToken | None = None,
-             run_id: str | None = None, prelaunched: Prelaunch | None = None,
+             run_id: str | None = None, prelaunched: BrowserHost | None = None,
              gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None) -> RunSummary:
     """Walk this shard's scenarios and emit every event (already redacted) through `emit`.
 
@@ -389,10 +389,10 @@ class _Seat:
 
     @classmethod
     def take(cls, settings: Settings, shared: _Shared, browser: Any) -> "_Seat | None":
-        """The seat of `browser` (prelaunched: its driver becomes the seat's), else a new
-        Playwright and Chromium; None when no Playwright can start in this thread."""
+        """The seat of `browser` (prelaunched: its driver becomes the seat's; a kept one keeps its
+        own), else a new Playwright and Chromium; None when no Playwright can start in this thread."""
         if browser is not None:
-            return cls(settings, browser.release_playwright(), browser.playwright, browser)
+            return cls(settings, None if browser.kept else browser.release_playwright(), browser.playwright, browser)
         from flowwalk.browser.launch import Browser, start_playwright
 
         try:
@@ -426,7 +426,7 @@ class _Seat:
     def close(self) -> None:
         from flowwalk.browser.launch import stop_playwright
 
-        if self.browser is not None:
+        if self.browser is not None and not self.browser.kept:
             self.browser.close()
         stop_playwright(self._manager)
         self._manager = None
@@ -472,8 +472,9 @@ def _worker(number: int, work: WorkQueue, settings: Settings, run: RunContext,
 
 
 def _let_go(browser: Any, seat: _Seat | None) -> None:
-    """A worker stops using `browser`: closed, unless it is its seat's shared one (`_Seat.close`)."""
-    if seat is None or browser is not seat.browser:
+    """A worker stops using `browser`: closed, unless it is its seat's shared one (`_Seat.close`) or
+    kept for later runs (`Browser.kept`: its owner closes it)."""
+    if (seat is None or browser is not seat.browser) and not browser.kept:
         browser.close()
 
 
