@@ -9,6 +9,7 @@ from typing import Any, Sequence
 from flowwalk.discover.record import generate_schemas as crawl_schemas
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import MergeResult, merge_reports
+from flowwalk.report.verdict_json import SCHEMA_FILE as VERDICT_SCHEMA_FILE, verdict_schema
 from flowwalk.spec.schemas import generate_schemas as input_schemas, render
 
 __all__ = ["merge", "rebuild", "schema_texts", "write_schemas"]
@@ -24,9 +25,10 @@ def rebuild(report_dir: str | Path) -> dict[str, Any]:
 
 
 def schema_texts() -> dict[str, str]:
-    """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/)
-    and discover's crawl.json, an output generated from its model the same way."""
-    return {name: render(schema) for name, schema in {**input_schemas(), **crawl_schemas()}.items()}
+    """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/),
+    and the outputs generated from their records the same way: discover's crawl.json and verdict.json."""
+    outputs = {**crawl_schemas(), VERDICT_SCHEMA_FILE: verdict_schema()}
+    return {name: render(schema) for name, schema in {**input_schemas(), **outputs}.items()}
 
 
 def write_schemas(out_dir: str | Path) -> list[Path]:
