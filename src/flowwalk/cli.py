@@ -153,6 +153,7 @@ def _run_request(options: dict[str, Any]) -> app_run.RunRequest:
     """The request of `validate`, `plan` and `run`: their options are named after its fields."""
     told = dict(options)
     config_path, serve_dir = told.pop("config_path", None), told.pop("serve_dir", None)
+    told.pop("watch", None)  # how `run` walks, not a setting
     told["variables"] = parse_assignments(told.get("variables") or ())
     if "http_headers" in told:
         told["http_headers"] = parse_assignments(told["http_headers"], "--http-header", "NAME=SECRET",

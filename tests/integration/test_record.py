@@ -1,6 +1,6 @@
 """The recorder, driven headless with Playwright's own mouse and keyboard on tests/site/pages/record:
 one test per recordable kind. Each compares the written spec with its expected file
-(tests/integration/recorded/, the served address written `{base}`), then walks the written spec
+(tests/integration/recorded/, the served address written as `BASE`), then walks the written spec
 with `flowwalk run`: it must pass with no edit."""
 
 from __future__ import annotations
@@ -22,6 +22,8 @@ pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("record")]
 HERE = Path(__file__).resolve().parent
 PAGES = HERE.parent / "site" / "pages" / "record"
 EXPECTED = HERE / "recorded"
+#: the served address as the expected files write it (a name that never resolves: text only)
+BASE = "http://base.test"
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +50,7 @@ def recorded(playwright_instance: Any, served: Any, tmp_path: Path, name: str, d
 
 
 def same_as_expected(got: Recorded, served: Any, name: str) -> None:
-    text = got.text.replace(served.url, "{base}")
+    text = got.text.replace(served.url, BASE)
     expected = EXPECTED / f"{name}.flow.yaml"
     if os.environ.get("FLOWWALK_WRITE_EXPECTED") == "1":
         expected.write_text(text, encoding="utf-8")

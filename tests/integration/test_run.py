@@ -73,7 +73,7 @@ def assert_exit_agrees(summary: RunSummary, recorder: Recorder, out: Path) -> No
         for event in recorder.events:
             write(event)
     assert isinstance(recorder.events[-1], ev.RunFinished)
-    assert recorder.events[-1].exit_code == summary.exit_code == build_verdict(read_run(out))["exit_code"]
+    assert recorder.events[-1].exit_code == summary.exit_code == build_verdict(read_run(out)).exit_code
 
 
 @pytest.fixture()

@@ -18,6 +18,7 @@ from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import NOT_RUN_REASONS, read_run
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data
 
 PASS, FLAKY = ("passed", "", None), ("flaky", "", None)
 
@@ -129,7 +130,7 @@ def test_the_run_and_verdict_json_agree(tmp_path: Path, name: str, results: list
                         cancelled=cancelled, flaky_policy=policy)
         write(ev.RunFinished(finished_at="2026-01-01T00:00:01Z", duration_ms=1000.0, exit_code=int(run_code),
                              counts={}, cancelled=cancelled))
-    verdict = build_verdict(read_run(tmp_path))
+    verdict = verdict_data(build_verdict(read_run(tmp_path)))
     assert verdict["exit_code"] == run_code, name
     if cancelled:
         assert run_code == ExitCode.CANCELLED

@@ -12,6 +12,7 @@ from flowwalk.report.console import ConsoleReporter
 from flowwalk.report.records import read_run
 from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data
 from flowwalk.settings import Settings
 
 
@@ -93,7 +94,7 @@ def test_a_healed_pass_says_so_and_finish_says_how_to_keep_it(tmp_path: Path) ->
     for event in events:
         console(event)
     write_sample_run(tmp_path, events)
-    console.finish(build_verdict(read_run(tmp_path)))
+    console.finish(verdict_data(build_verdict(read_run(tmp_path))))
     text = out.getvalue()
     assert "healed '#old' -> 'button.save'" in text and "warning" not in text
     assert "healed: 1 selector for this run only; `flowwalk heal --report out` shows the diff, `--apply` keeps it" \

@@ -24,6 +24,7 @@ from flowwalk.report.merge import merge_reports
 from flowwalk.report.records import read_run
 from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data
 from flowwalk.serve import StaticServer
 from flowwalk.settings import Settings
 
@@ -49,7 +50,7 @@ def _verdict_and_records(folder: Path) -> tuple[dict[str, Any], Any]:
     suites = sample_suites()
     write_sample_run(folder, sample_events(suites, plan_run(suites, Settings()).record()))
     records = read_run(folder)
-    return build_verdict(records), records
+    return verdict_data(build_verdict(records)), records
 
 
 def test_the_page_loads_nothing_from_the_network(tmp_path: Path) -> None:
@@ -65,7 +66,7 @@ def test_page_text_cannot_close_the_data_script_or_become_markup(tmp_path: Path)
     emit = tmp_path / "emit.jsonl"
     emit.write_text(emit.read_text().replace("Saving failed, try again", evil.replace('"', '\\"')))
     records = read_run(tmp_path)
-    verdict = build_verdict(records)
+    verdict = verdict_data(build_verdict(records))
     page = render_html(verdict, records)
     assert "<script>alert(1)" not in page and "<img src=x" not in page
     assert page.count("</script>") == 3  # the data blob's, the left-out defaults' and the code's, nothing else
@@ -101,7 +102,7 @@ def test_a_thousand_scenarios_build_into_a_modest_file(tmp_path: Path) -> None:
     # machine under load is no place for a time limit)
     folder = write(tmp_path, extra=1000)
     records = read_run(folder)
-    verdict = build_verdict(records)
+    verdict = verdict_data(build_verdict(records))
     began = time.perf_counter()
     page = render_html(verdict, records)
     elapsed = time.perf_counter() - began
@@ -219,7 +220,7 @@ def test_heals_show_old_and_new_selector_and_the_screenshot(tmp_path: Path) -> N
                                     step_index=3, path="a.flow.yaml", line=9, screenshot="javascript:alert(1)"))]
     write_sample_run(tmp_path, healed_events(heals))
     records = read_run(tmp_path)
-    page = render_html(build_verdict(records), records)
+    page = render_html(verdict_data(build_verdict(records)), records)
     section = page[page.index('<section class="heals">'):page.index("</section>", page.index('<section class="heals">'))]
     assert "2 steps passed only because flowwalk found the element again" in section
     assert "<del><code>#old</code></del><br><ins><code>text=&quot;&lt;b&gt;Go&lt;/b&gt;&quot;</code></ins>" in section

@@ -11,6 +11,7 @@ from flowwalk.report.records import RunRecords, read_run
 from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary, screenshot_missing
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data
 from flowwalk.settings import Settings
 
 
@@ -18,7 +19,7 @@ def sample(tmp_path: Path, extra: int = 0, **kw: Any) -> tuple[dict[str, Any], R
     suites = sample_suites(extra=extra)
     write_sample_run(tmp_path, sample_events(suites, plan_run(suites, Settings()).record(), **kw))
     records = read_run(tmp_path)
-    return build_verdict(records), records
+    return verdict_data(build_verdict(records)), records
 
 
 def test_failures_are_grouped_by_what_the_reader_should_do(tmp_path: Path) -> None:
@@ -94,7 +95,7 @@ def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:
                          ("fail", "they fail this run (heal policy: fail)")):
         write_sample_run(tmp_path / policy, healed_events(heals, heal_policy=policy))
         records = read_run(tmp_path / policy)
-        verdict = build_verdict(records)
+        verdict = verdict_data(build_verdict(records))
         text = render_summary(verdict, records)
         section = text[text.index("### Healed selectors: 1"):]
         assert note in section

@@ -13,13 +13,14 @@ from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import read_run
 from sample_run import healed_events, sample_events, sample_suites, write_sample_run
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data
 from flowwalk.settings import Settings
 
 
 def sample_verdict(tmp_path: Path, **kw: Any) -> dict[str, Any]:
     suites = sample_suites()
     write_sample_run(tmp_path, sample_events(suites, plan_run(suites, Settings()).record(), **kw))
-    return build_verdict(read_run(tmp_path))
+    return verdict_data(build_verdict(read_run(tmp_path)))
 
 
 def failure(cls: str, step: int = 2) -> Failure:
@@ -53,7 +54,7 @@ def mini_run(tmp_path: Path, outcomes: list[tuple[str, Failure | None]], *, flak
             write(RunCancelled(signal="SIGINT", t=1.0))
         write(RunFinished(finished_at="2024-05-01T12:00:01Z", duration_ms=1000.0, exit_code=0, counts={},
                           cancelled=cancelled))
-    return build_verdict(read_run(tmp_path))
+    return verdict_data(build_verdict(read_run(tmp_path)))
 
 
 def test_the_sample_run_has_the_documented_shape(tmp_path: Path) -> None:
@@ -151,7 +152,7 @@ def test_tests_skipped_because_their_scenario_could_not_start_are_dependents(tmp
                                line=3 + i, failure=setup if i == 0 else None, reason="" if i == 0 else "setup_failed"))
         write(ScenarioFinished(scenario_id=sid, attempt=1, status="failed", duration_ms=0.0))
         write(RunFinished(finished_at="2024-05-01T12:00:00Z", duration_ms=5.0, exit_code=2, counts={}))
-    verdict = build_verdict(read_run(tmp_path))
+    verdict = verdict_data(build_verdict(read_run(tmp_path)))
     assert [(c["test_id"], c["dependents"]) for c in verdict["root_causes"]] == \
         [(f"{sid}/open", [f"{sid}/login", f"{sid}/logout"])]
     assert (verdict["outcome"], verdict["exit_code"]) == ("spec_needs_review", 2)
@@ -164,7 +165,7 @@ def test_a_healed_pass_fails_only_under_heal_policy_fail(tmp_path: Path, policy:
     heal = Heal(old_selector="#old", new_selector="#new", method="deterministic", score=0.9, target="the button",
                 step_index=2, path="a.flow.yaml", line=5)
     write_sample_run(tmp_path, healed_events([("a.flow.yaml#a", heal)], heal_policy=policy, attempts=attempts))
-    verdict = build_verdict(read_run(tmp_path))
+    verdict = verdict_data(build_verdict(read_run(tmp_path)))
     assert (verdict["outcome"], verdict["exit_code"]) == expected
 
 
@@ -173,7 +174,7 @@ def test_only_tests_that_walked_are_among_the_slowest(tmp_path: Path) -> None:
 
     suites = [s for s in sample_suites() if s.path.endswith("shop.rules.yaml")]
     write_sample_run(tmp_path, sample_events(suites, plan_run(suites, Settings()).record()))
-    verdict = build_verdict(read_run(tmp_path))
+    verdict = verdict_data(build_verdict(read_run(tmp_path)))
     never = {t["test_id"] for t in verdict["tests"] if t.get("reason") == "parent_failed"}
     assert len(never) == 3
     slowest = [s["test_id"] for s in verdict["slowest"]]

@@ -10,6 +10,7 @@ from flowwalk.discover.record import generate_schemas as crawl_schemas
 from flowwalk.importer.ledger import generate_schemas as ledger_schemas
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import MergeResult, merge_reports
+from flowwalk.report.verdict_json import SCHEMA_FILE as VERDICT_SCHEMA_FILE, verdict_schema
 from flowwalk.spec.schemas import generate_schemas as input_schemas, render
 
 __all__ = ["merge", "rebuild", "schema_texts", "write_schemas"]
@@ -25,10 +26,11 @@ def rebuild(report_dir: str | Path) -> dict[str, Any]:
 
 
 def schema_texts() -> dict[str, str]:
-    """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/)
-    and the outputs generated from their models the same way: discover's crawl.json, import's ledger.json."""
-    return {name: render(schema) for name, schema in {**input_schemas(), **crawl_schemas(),
-                                                      **ledger_schemas()}.items()}
+    """Every schema `flowwalk schema` writes, as its file's text, by file name: the inputs' (spec/),
+    and the outputs generated from their models the same way: discover's crawl.json, verdict.json and
+    import's ledger.json."""
+    outputs = {**crawl_schemas(), VERDICT_SCHEMA_FILE: verdict_schema(), **ledger_schemas()}
+    return {name: render(schema) for name, schema in {**input_schemas(), **outputs}.items()}
 
 
 def write_schemas(out_dir: str | Path) -> list[Path]:

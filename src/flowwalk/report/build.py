@@ -9,38 +9,21 @@ cannot be built does this raise, after writing what it could: the exit code come
 
 from __future__ import annotations
 
-import json
-import os
 import sys
-import tempfile
 import traceback
 from pathlib import Path
-from typing import Any, Callable, Iterable, TextIO
+from typing import Any, Callable, TextIO
 
+from flowwalk.report.atomic import write_atomic
 from flowwalk.report.html import render_html
 from flowwalk.report.junit import render_junit
 from flowwalk.report.records import RunRecords, read_run
 from flowwalk.report.summary import render_summary
 from flowwalk.report.verdict import build_verdict
+from flowwalk.report.verdict_json import verdict_data, write_verdict
 from flowwalk.reportfolder import ReportFolder
 
-
-def write_atomic(path: Path, text: str | Iterable[str]) -> Path:
-    """Write text (or its pieces, in order) to path through a temporary file in the same folder and a rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-            if isinstance(text, str):
-                handle.write(text)
-            else:
-                handle.writelines(text)
-        os.chmod(tmp, 0o644)  # mkstemp makes it private; reports are read by CI uploads and teammates
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return path
+__all__ = ["build_reports", "write_atomic"]
 
 
 def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
@@ -69,8 +52,9 @@ def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | No
     verdict: dict[str, Any] | None = None
     verdict_error: BaseException | None = None
     try:
-        verdict = build_verdict(records)
-        write_atomic(out / ReportFolder.VERDICT, json.dumps(verdict, indent=2, ensure_ascii=False) + "\n")
+        typed = build_verdict(records)
+        write_verdict(out / ReportFolder.VERDICT, typed)
+        verdict = verdict_data(typed)
     except Exception as error:  # noqa: BLE001 - isolation is the point
         verdict_error = error
         _report_failure(ReportFolder.VERDICT, error, stream)

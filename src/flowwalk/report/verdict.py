@@ -23,14 +23,17 @@ not as thirty failures.
 from __future__ import annotations
 
 from collections import deque
-from typing import Any, Mapping
+from typing import Any, Mapping, cast
 
-from flowwalk.events import Failure, tally, to_json
+from flowwalk.events import Failure, Status, tally
 from flowwalk.exitcodes import JobGate, Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
+from flowwalk.report.verdict_model import (VERDICT_SCHEMA, ByClass, Counts, Gate, GateBase, GateChanges, GateQuarantine,
+                                           QuarantineEntry, QuarantineRef, ReadinessWait, RootCause, Shards, Slow,
+                                           TestKind, TestVerdict, Verdict)
 
-VERDICT_SCHEMA = "flowwalk.verdict/1"
+__all__ = ["VERDICT_SCHEMA", "build_verdict", "describe_test", "decide", "failure_class", "failure_message"]
 #: skip reasons that mean "another test of this scenario failed before anything could run"
 SETUP_REASONS = ("setup_failed", "credential_rejected", "browser_crashed")
 SLOWEST = 10
@@ -187,25 +190,24 @@ def blocking(test: TestRecord, gate: JobGate, flaky_policy: str) -> bool:
 
 
 def describe_test(test: TestRecord, gate: JobGate | None = None, entry: Mapping[str, Any] | None = None,
-                  flaky_policy: str = "pass") -> dict[str, Any]:
+                  flaky_policy: str = "pass") -> TestVerdict:
     gate = gate or JobGate()
     failure = test.failure if test.status in ("failed", "skipped") else None
-    return {
-        "test_id": test.test_id, "scenario_id": test.scenario_id, "rule": test.rule, "name": test.name,
-        "source": test.source, "line": test.line, "kind": test.kind, "tags": list(test.tags),
-        "status": test.status, "reason": test.reason,
-        "duration_ms": round(test.duration_ms, 1), "attempts": test.attempts,
-        "failure": to_json(failure) if failure else None,
-        "findings": to_json(test.findings),
-        "skipped_steps": test.skipped_steps,
-        "screenshots": test.screenshots,
-        "change": gate.change(test.test_id, test.status),
-        "quarantine": ({"id": entry.get("id"), "owner": entry.get("owner"), "reason": entry.get("reason"),
-                        "expires": entry.get("expires"), "expired": bool(entry.get("expired"))}
-                       if entry is not None else None),
-        "excused": gate.excuse(test.test_id, test.status),
-        "blocking": blocking(test, gate, flaky_policy),
-    }
+    return TestVerdict(
+        test_id=test.test_id, scenario_id=test.scenario_id, rule=test.rule, name=test.name,
+        source=test.source, line=test.line, kind=cast(TestKind, test.kind), tags=tuple(test.tags),
+        status=cast(Status, test.status), reason=test.reason,
+        duration_ms=round(test.duration_ms, 1), attempts=test.attempts,
+        failure=failure, findings=tuple(test.findings),
+        skipped_steps=tuple(test.skipped_steps), screenshots=tuple(test.screenshots),
+        change=gate.change(test.test_id, test.status),
+        quarantine=(QuarantineRef(id=str(entry.get("id", "")), owner=str(entry.get("owner", "")),
+                                  reason=str(entry.get("reason", "")), expires=str(entry.get("expires", "")),
+                                  expired=bool(entry.get("expired")))
+                    if entry is not None else None),
+        excused=gate.excuse(test.test_id, test.status),
+        blocking=blocking(test, gate, flaky_policy),
+    )
 
 
 def decide(records: RunRecords) -> tuple[Outcome, int]:
@@ -219,11 +221,10 @@ def decide(records: RunRecords) -> tuple[Outcome, int]:
     return outcome, int(code)
 
 
-def build_verdict(records: RunRecords) -> dict[str, Any]:
-    """The verdict.json dict of a run (see the module docstring and docs/architecture.md)."""
+def build_verdict(records: RunRecords) -> Verdict:
+    """The verdict of a run (see the module docstring and docs/architecture.md)."""
     tests = records.tests
     order = {t.test_id: t.order for t in tests}
-    counts = tally(test.status for test in tests)
     by_class: dict[str, int] = {cls: 0 for cls in FAILURE_CLASSES}
     for test in tests:
         cls = failure_class(test)
@@ -231,56 +232,64 @@ def build_verdict(records: RunRecords) -> dict[str, Any]:
             by_class[cls] = by_class.get(cls, 0) + 1
 
     children = _dependents(records)
-    root_causes: list[dict[str, Any]] = []
+    root_causes: list[RootCause] = []
     for test in tests:
         if test.status != "failed" or is_parent_failed(test):
             continue
         failure = test.failure
-        root_causes.append({
-            "test_id": test.test_id,
-            "failure_class": failure_class(test),
-            "message": (failure.message if failure else "") or "failed without a failure record (a flowwalk bug)",
-            "step_text": failure.step_text if failure else "",
-            "path": (failure.path if failure else None) or test.source,
-            "line": failure.line if failure and failure.line is not None else test.line,
-            "expected": failure.expected if failure else "",
-            "observed": failure.observed if failure else "",
-            "dependents": _transitive(test.test_id, children, order),
-        })
+        root_causes.append(RootCause(
+            test_id=test.test_id,
+            failure_class=failure_class(test) or "infrastructure_error",
+            message=(failure.message if failure else "") or "failed without a failure record (a flowwalk bug)",
+            step_text=failure.step_text if failure else "",
+            path=(failure.path if failure else None) or test.source,
+            line=failure.line if failure and failure.line is not None else test.line,
+            expected=failure.expected if failure else "",
+            observed=failure.observed if failure else "",
+            dependents=tuple(_transitive(test.test_id, children, order)),
+        ))
 
     outcome, exit_code = decide(records)
     gate = judge(records)
     flaky_policy = str(records.settings.get("flaky_policy", "pass"))
     entries = quarantine_entries(records)
-    described = [describe_test(t, gate, entries.get(t.test_id), flaky_policy) for t in tests]
+    described = tuple(describe_test(t, gate, entries.get(t.test_id), flaky_policy) for t in tests)
     # the walker gives a test it never walked (a parent failed, a missing variable, the site never
     # came up, a stop) 0 ms: only tests that walked can be slow
     ran = [t for t in tests if t.final is not None and t.duration_ms > 0]
     slowest = sorted(ran, key=lambda t: (-t.duration_ms, t.order))[:SLOWEST]
-    return {
-        "schema": VERDICT_SCHEMA,
-        "outcome": outcome,
-        "exit_code": exit_code,
-        "run_id": records.run_id,
-        "root": records.root,
-        "started_at": records.started_at,
-        "duration_ms": round(records.duration_ms, 1),
-        "shards": {"total": records.shard_total, "reported": list(records.reported), "missing": list(records.missing),
-                   "duplicated": list(records.duplicated), "mismatched": list(records.mismatched),
-                   **({"shard": records.shard} if records.shard is not None else {})},
-        "counts": counts,
-        "by_class": by_class,
-        "tests": described,
-        "root_causes": root_causes,
-        "flaky": [t.test_id for t in tests if t.status == "flaky"],
-        "slowest": [{"test_id": t.test_id, "duration_ms": round(t.duration_ms, 1)} for t in slowest],
-        "warnings": list(records.problems),
-        "gate": gate_summary(records, described),
-        "readiness": list(records.readiness),
-    }
+    return Verdict(
+        schema=VERDICT_SCHEMA,
+        outcome=outcome,
+        exit_code=exit_code,  # type: ignore[arg-type]
+        run_id=records.run_id,
+        root=records.root,
+        started_at=records.started_at,
+        duration_ms=round(records.duration_ms, 1),
+        shards=Shards(total=records.shard_total, reported=tuple(records.reported), missing=tuple(records.missing),
+                      duplicated=tuple(records.duplicated), mismatched=tuple(records.mismatched),
+                      shard=records.shard),
+        counts=Counts(**tally(test.status for test in tests)),
+        by_class=ByClass(**by_class),
+        tests=described,
+        root_causes=tuple(root_causes),
+        flaky=tuple(t.test_id for t in tests if t.status == "flaky"),
+        slowest=tuple(Slow(test_id=t.test_id, duration_ms=round(t.duration_ms, 1)) for t in slowest),
+        warnings=tuple(records.problems),
+        gate=gate_summary(records, described),
+        readiness=tuple(_readiness(wait) for wait in records.readiness),
+    )
 
 
-def gate_summary(records: RunRecords, described: list[dict[str, Any]]) -> dict[str, Any]:
+def _readiness(wait: Mapping[str, Any]) -> ReadinessWait:
+    """One shard's readiness record (`readiness.Readiness.record` with its `shard`), as written."""
+    return ReadinessWait(shard=wait["shard"], url=str(wait.get("url", "")), expected=str(wait.get("expected", "")),
+                         ready=bool(wait.get("ready")), attempts=wait.get("attempts", 0),
+                         waited_s=wait.get("waited_s", 0.0), last=str(wait.get("last", "")),
+                         timeout_s=wait.get("timeout_s", 0.0), cancelled=bool(wait.get("cancelled")))
+
+
+def gate_summary(records: RunRecords, described: tuple[TestVerdict, ...]) -> Gate:
     """verdict.json's `gate`: what this run was compared with and which failures were excused.
 
     `changes` (only with a base report) lists test ids by how they compare with the base: `new`
@@ -290,24 +299,30 @@ def gate_summary(records: RunRecords, described: list[dict[str, Any]]) -> dict[s
     """
     record = records.gate or {}
     base = record.get("base") if isinstance(record.get("base"), Mapping) else None
-    changes: dict[str, list[str]] | None = None
+    changes: GateChanges | None = None
     if base is not None:
-        changes = {key: [] for key in ("new", "still_failing", "newly_flaky", "still_flaky", "fixed")}
+        by_change: dict[str, list[str]] = {key: [] for key in ("new", "still_failing", "newly_flaky", "still_flaky",
+                                                               "fixed")}
         for test in described:
-            if test["change"]:
-                changes[test["change"]].append(test["test_id"])
+            if test.change:
+                by_change[test.change].append(test.test_id)
+        changes = GateChanges(**{key: tuple(ids) for key, ids in by_change.items()})
     quarantine = record.get("quarantine") if isinstance(record.get("quarantine"), Mapping) else None
-    q_out: dict[str, Any] | None = None
+    q_out: GateQuarantine | None = None
     if quarantine is not None:
-        failing = [t for t in described if t["quarantine"] and t["status"] in ("failed", "flaky")]
-        q_out = {"path": quarantine.get("path"), "today": quarantine.get("today"),
-                 "entries": [{k: e.get(k) for k in ("id", "owner", "reason", "expires", "expired", "line", "tests")}
-                             for e in quarantine.get("entries") or () if isinstance(e, Mapping)],
-                 "excused": [t["test_id"] for t in failing if t["excused"] == "quarantined"],
-                 "expired": [t["test_id"] for t in failing if t["quarantine"]["expired"]],
-                 "unknown": list(quarantine.get("unknown") or ())}
-    return {"fail_on": str(record.get("fail_on") or records.settings.get("fail_on") or "any"),
-            "base": ({"path": base.get("path"), "run_id": base.get("run_id"), "started_at": base.get("started_at"),
-                      "tests": len(base.get("tests") or {})} if base is not None else None),
-            "changes": changes, "quarantine": q_out,
-            "not_new": [t["test_id"] for t in described if t["excused"] == "not_new"]}
+        failing = [t for t in described if t.quarantine and t.status in ("failed", "flaky")]
+        q_out = GateQuarantine(
+            path=quarantine.get("path"), today=quarantine.get("today"),
+            entries=tuple(QuarantineEntry(id=str(e.get("id", "")), owner=str(e.get("owner", "")),
+                                          reason=str(e.get("reason", "")), expires=str(e.get("expires", "")),
+                                          expired=bool(e.get("expired")), line=int(e.get("line") or 0),
+                                          tests=tuple(str(t) for t in e.get("tests") or ()))
+                          for e in quarantine.get("entries") or () if isinstance(e, Mapping)),
+            excused=tuple(t.test_id for t in failing if t.excused == "quarantined"),
+            expired=tuple(t.test_id for t in failing if t.quarantine is not None and t.quarantine.expired),
+            unknown=tuple(quarantine.get("unknown") or ()))
+    return Gate(fail_on=str(record.get("fail_on") or records.settings.get("fail_on") or "any"),  # type: ignore[arg-type]
+                base=(GateBase(path=base.get("path"), run_id=base.get("run_id"), started_at=base.get("started_at"),
+                               tests=len(base.get("tests") or {})) if base is not None else None),
+                changes=changes, quarantine=q_out,
+                not_new=tuple(t.test_id for t in described if t.excused == "not_new"))

@@ -16,7 +16,7 @@ from pydantic import BaseModel
 from flowwalk.spec.models import ConfigModel, FlowSpecModel, QuarantineFileModel, RulesFileModel, StepsFileModel
 
 DRAFT = "https://json-schema.org/draft/2020-12/schema"
-#: the same base as the hand-written emit-event and verdict schemas in schemas/
+#: the same base as the other schemas in schemas/ (emit-event, verdict, crawl)
 ID_BASE = "https://flowwalk.dev/schemas/"
 
 #: file name -> (model, title, description)
@@ -100,7 +100,7 @@ def generate_schema(model: type[BaseModel], name: str, title: str, description: 
 
 def generate_schemas() -> dict[str, dict[str, Any]]:
     """The input schemas by file name. `app.reports.schema_texts` adds discover's crawl.json; the
-    emit-event and verdict schemas are hand-written."""
+    verdict schema comes from report/verdict_model.py; the emit-event schema is hand-written."""
     return {name: generate_schema(model, name, title, desc) for name, (model, title, desc) in INPUT_SCHEMAS.items()}
 
 
