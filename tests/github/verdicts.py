@@ -71,7 +71,7 @@ def failing_verdict() -> dict[str, Any]:
     ]
     return {
         "schema": "flowwalk.verdict/1", "outcome": "site_misbehaved", "exit_code": 1,
-        "run_id": "run-2026-11-22-abc", "started_at": "2026-11-22T04:00:00Z", "duration_ms": 48200.0,
+        "run_id": "run-2026-11-22-abc", "started_at": "2026-11-22T04:00:00Z", "duration_ms": 48200.0, "root": None,
         "shards": {"total": 3, "reported": [1, 2], "missing": [3], "duplicated": [], "mismatched": []},
         "counts": {"total": 8, "passed": 2, "failed": 3, "skipped": 2, "flaky": 1},
         "by_class": {**NO_FAILURES, "assertion_failed": 1, "spec_step_unresolvable": 1, "infrastructure_error": 1},
@@ -117,7 +117,10 @@ def gated_verdict() -> dict[str, Any]:
         "changes": {"new": [checkout, account], "still_failing": [login], "newly_flaky": [], "still_flaky": [],
                     "fixed": [signup]},
         "quarantine": {"path": "flowwalk-quarantine.yaml", "today": "2026-11-22",
-                       "entries": [{"id": checkout, "expired": True}, {"id": account, "expired": False}],
+                       "entries": [{"id": checkout, "owner": "@shop-team", "reason": "payment sandbox is down",
+                                    "expires": "2026-11-01", "expired": True, "line": 2, "tests": [checkout]},
+                                   {"id": account, "owner": "@accounts", "reason": "flaky login redirect",
+                                    "expires": "2099-12-31", "expired": False, "line": 6, "tests": [account]}],
                        "excused": [account], "expired": [checkout], "unknown": ["gone.flow.yaml#old"]},
         "not_new": []}
     return verdict

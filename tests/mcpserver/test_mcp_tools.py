@@ -279,6 +279,8 @@ NO_TOOL = {
     "plan": "run answers with what it selected; a plan of shards is a CI job's",
     "merge": "shards' report folders are a CI job's", "report": "a CI job's rebuild of its report folder",
     "publish": "posts to a pull request from a CI job", "mcp": "the server itself",
+    "record": "a person's hands in a headed browser, not an agent's",
+    "import": "a one-off conversion of a team's suite, run by the person who brings it",
 }
 #: the CLI's options a tool leaves out, and why
 LEFT_OUT = {
@@ -294,6 +296,7 @@ LEFT_OUT = {
         "full_page_screenshots": "kept in flowwalk.yaml",
         "executable": "the server's browser: FLOWWALK_CHROMIUM in its environment",
         "browser_endpoint": "the server's browser: FLOWWALK_BROWSER_ENDPOINT in its environment",
+        "watch": "a person's loop over saves; an agent's call walks once and answers",
     },
     "discover": {"config_path": "the server reads the flowwalk.yaml of its working directory",
                  "executable": "the server's browser: FLOWWALK_CHROMIUM in its environment"},
