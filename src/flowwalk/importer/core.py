@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Iterable, Mapping, Protocol
+from typing import Any, Mapping, Protocol
 
 from tree_sitter import Node
 
@@ -28,7 +28,7 @@ from flowwalk.importer.ledger import Outcome, Row, one_line
 from flowwalk.importer.syntax import Source, calls_in, children, text
 from flowwalk.importer.values import Param, Unevaluable, spelled, value_of
 
-__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Use", "Walk", "slug"]
+__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Use", "Walk", "kebab", "slug"]
 
 
 @dataclass(frozen=True)
@@ -137,7 +137,8 @@ def slug(title: str, limit: int = 60) -> str:
     return words[:limit].rstrip("-")
 
 
-def _kebab(name: str) -> str:
+def kebab(name: str) -> str:
+    """A helper's name as a steps file's stem: `addTodo` -> `add-todo`."""
     return slug(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name))
 
 
@@ -501,7 +502,7 @@ class Walk:
             return
         for pname, value in zip(names, values):
             args[pname] = spelled(value) if isinstance(value, Param) else value
-        self.record_calls(node, "converted", f"use: steps/{_kebab(name)}.steps.yaml", block, main=call)
+        self.record_calls(node, "converted", f"use: steps/{kebab(name)}.steps.yaml", block, main=call)
         block.steps.append(Use(name, args))
         block.absorb(inner)
         block.helpers.add(name)
@@ -533,6 +534,3 @@ def _call_of(node: Node) -> Node | None:
         node = inner[0]
     return node if node.type == "call_expression" else None
 
-
-def rows_in_order(rows: Iterable[Row]) -> list[Row]:
-    return sorted(rows, key=lambda r: (r.path, r.line, r.col, r.kind))

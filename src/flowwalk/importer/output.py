@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from pydantic import ValidationError
 
-from flowwalk.importer.core import FileImport, Folder, ImportedTest, Use, Walk, slug
+from flowwalk.importer.core import FileImport, Folder, ImportedTest, Use, Walk, kebab, slug
 from flowwalk.importer.ledger import Figures, Ledger, Row, render_markdown
 from flowwalk.spec.models import FlowSpecModel, StepsFileModel
 from flowwalk.spec.writer import render_as
@@ -80,7 +80,7 @@ class _Writer:
         for step in steps:
             if isinstance(step, Use):
                 self.helpers_used.add(step.helper)
-                target = posixpath.join(self.stem, "steps", f"{_kebab(step.helper)}.steps.yaml")
+                target = posixpath.join(self.stem, "steps", f"{kebab(step.helper)}.steps.yaml")
                 call: dict[str, Any] = {"use": posixpath.relpath(target, at)}
                 if step.args:
                     call["with"] = dict(step.args)
@@ -175,13 +175,8 @@ class _Writer:
                 "steps_version": "1", "description": f"{name}() of {self.imported.source.path}",
                 "params": {p: {"type": t} for p, t in helper.params.items()},
                 "steps": self._resolve(helper.block.steps, at)})
-            self._write(posixpath.join(at, f"{_kebab(name)}.steps.yaml"), tree,
+            self._write(posixpath.join(at, f"{kebab(name)}.steps.yaml"), tree,
                         [f"imported by flowwalk import from {self.imported.source.path}:{line + 1}:{col + 1}"])
-
-
-def _kebab(name: str) -> str:
-    import re
-    return slug(re.sub(r"(?<=[a-z0-9])(?=[A-Z])", "-", name))
 
 
 def write_file_import(walk: Walk, imported: FileImport, out: Path, urls: Sequence[tuple[str, str]],

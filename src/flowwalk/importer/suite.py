@@ -7,7 +7,6 @@ A file that does not parse, or that no front end recognises as a test file, is r
 
 from __future__ import annotations
 
-import os
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +97,3 @@ def _import_one(source: Source, frontend: PlaywrightTest, request: ImportRequest
     imported = walk.run()
     write_file_import(walk, imported, request.out, request.urls, result.written, result.ledger)
 
-
-def relative_specs(result: ImportResult, out: Path) -> list[str]:
-    return [os.path.join(str(out), rel) for rel in result.written.specs]
