@@ -23,8 +23,9 @@ _PLACEHOLDER = re.compile(r"\{\{\s*[A-Za-z_]\w*\s*\}\}\Z")
 
 def _tree_files() -> list[Path]:
     """Every file of a format with a tree under examples/, tests/ and bench/, as the loader finds
-    them, but those of the bad-input folders (`.../bad/...`) and those that are not YAML or JSON."""
-    found = discover([ROOT / "examples", ROOT / "tests", ROOT / "bench"])
+    them, but those of the bad-input folders (`.../bad/...`), those that are not YAML or JSON, and the
+    benchmarks' own output (bench/out, not in the repository)."""
+    found = discover([ROOT / "examples", ROOT / "tests", ROOT / "bench"], exclude=[str(ROOT / "bench" / "out")])
     return [p for p in found if (f := format_of(p.name)) is not None and f.model is not None
             and "bad" not in p.relative_to(ROOT).parts]
 
