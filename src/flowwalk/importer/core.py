@@ -476,7 +476,9 @@ class Walk:
             self.record_calls(node, "not_converted", "no row of the table maps this call", block, main=call)
             return
         self.record_calls(node, mapped.outcome, mapped.detail, block, main=call)
-        block.steps.extend(mapped.steps)
+        for step in mapped.steps:
+            if not (block.steps and step == block.steps[-1] and _existence(step)):
+                block.steps.append(step)
         block.checks += mapped.checks
         if mapped.outcome != "not_converted":
             block.kept += mapped.checks
@@ -603,6 +605,11 @@ class Walk:
                 rows |= block.rows
                 helpers |= block.helpers
         return rows
+
+
+def _existence(step: Any) -> bool:
+    """An existence check: the same one right after it checks nothing more (a query's implicit check)."""
+    return isinstance(step, dict) and step.get("type") == "expect" and step.get("kind") == "selector_exists"
 
 
 def _call_of(node: Node) -> Node | None:
