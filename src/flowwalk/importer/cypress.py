@@ -203,7 +203,11 @@ def _get(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not args:
         raise _Unfit("cy.get needs a selector")
     _options_of(chain, args, 1, ("withinSubject",))
-    value = chain.value(args[0])
+    try:
+        value = chain.value(args[0])
+    except Unevaluable as unknown:
+        raise _Unfit(f"a selector built from a value known only when the test runs ({unknown.why}): write the "
+                     "selector out, or alias the element with .as()") from None
     if isinstance(value, Param):
         raise _Unfit("a selector passed to a command: write it in the command")
     if not isinstance(value, str) or not value:
