@@ -207,3 +207,35 @@ def test_the_table_names_every_command_the_judged_suite_uses() -> None:
     for call in ("cy.visit(url)", "cy.get(selector | '@alias')", ".as(name), cy.get('@name')", ".type(text)",
                  "should('have.length', n)", "should('be.checked' | 'not.be.checked')", "cy.checkA11y"):
         assert call in table
+
+
+def test_intercepts_become_the_flows_routes(tmp_path: Path) -> None:
+    code = """\
+describe('Todos', () => {
+  beforeEach(() => {
+    cy.intercept('GET', '/api/todos', { fixture: 'todos.json' }).as('todos')
+    cy.visit('/')
+  })
+  it('lists them', () => {
+    cy.intercept('POST', '/api/todos', { statusCode: 500, body: 'down' })
+    cy.intercept('/api/stats', { forceNetworkError: true })
+    cy.wait('@todos')
+    cy.get('.todo').should('have.length', 2)
+  })
+  it('answers with code', () => {
+    cy.intercept('/api/todos', (req) => req.reply({}))
+  })
+})
+"""
+    result, out = _import(tmp_path, {"cypress/e2e/todos.cy.js": code,
+                                     "cypress/fixtures/todos.json": '[{"title": "a"}, {"title": "b"}]'})
+    spec = _load(out / "todos" / "todos" / "lists-them.flow.yaml")
+    assert spec["url"] == "/"
+    assert spec["routes"] == [
+        {"url": "/api/todos", "method": "GET", "json": [{"title": "a"}, {"title": "b"}]},
+        {"url": "/api/todos", "method": "POST", "status": 500, "body": "down"},
+        {"url": "/api/stats", "abort": True}]
+    assert spec["steps"] == [{"type": "expect", "kind": "count", "selector": ".todo", "equals": 2}]
+    assert not (out / "todos" / "todos" / "before_each.steps.yaml").exists()
+    row = next(r for r in result.ledger.rows if r.line == 13 and r.col == 5)
+    assert row.outcome == "not_converted" and "a function" in row.detail

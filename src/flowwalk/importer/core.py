@@ -28,7 +28,8 @@ from flowwalk.importer.ledger import Outcome, Row, one_line
 from flowwalk.importer.syntax import Source, calls_in, children, text
 from flowwalk.importer.values import Param, Unevaluable, spelled, value_of
 
-__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Noted", "RowKey", "Use",
+__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Noted", "Route", "RowKey",
+           "Use",
            "Walk", "kebab", "slug"]
 
 #: a row's key: the file's display path and the node's byte range
@@ -41,6 +42,14 @@ class Use:
 
     helper: str
     args: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class Route:
+    """An entry of the flow's `routes:` (a request the flow answers itself): installed before the
+    flow's first step, wherever the test set it up."""
+
+    route: Mapping[str, Any]
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,9 @@ from typing import Any, Callable, Mapping
 
 from tree_sitter import Node
 
-from flowwalk.importer.core import Block, Helper, Mapped, Noted, Use, Walk, kebab
+from pathlib import Path
+
+from flowwalk.importer.core import Block, Helper, Mapped, Noted, Route, Use, Walk, kebab
 from flowwalk.importer.ledger import Outcome
 from flowwalk.importer.playwright import Entry, Locator, Segment, chain_of
 from flowwalk.importer.syntax import Source, calls_in, children, text
@@ -385,6 +387,10 @@ def _go(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 def _wait(chain: _Chain, args: list[Node], seg: Segment) -> None:
     ms = chain.value(args[0]) if args else None
+    if isinstance(ms, str) and isinstance(chain.scope.get(_ALIAS + ms[1:]), Special) and ms.startswith(_ALIAS):
+        chain.note("cy.wait on a route's alias: a flow waits in its next check, which polls until the page "
+                   "shows what the answer changed")
+        return
     if not isinstance(ms, int) or isinstance(ms, bool) or ms < 1:
         raise _Unfit("cy.wait of an alias waits for a request: flowwalk's checks wait by themselves; cy.wait takes "
                      "a literal number of milliseconds here")
@@ -395,6 +401,87 @@ def _nothing(why: str) -> Link:
     def link(chain: _Chain, args: list[Node], seg: Segment) -> None:
         chain.note(why)
     return link
+
+
+_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+
+
+def _fixture(chain: _Chain, name: str) -> Any:
+    """A fixture file's content (cypress/fixtures/<name>, beside the nearest cypress/ above the test)."""
+    for folder in Path(chain.walk.source.path).resolve().parents:
+        for base in (folder / "fixtures", folder / "cypress" / "fixtures"):
+            path = base / name
+            if not path.suffix and not path.is_file():
+                path = path.with_suffix(".json")
+            if path.is_file():
+                raw = path.read_text(encoding="utf-8")
+                if path.suffix == ".json":
+                    try:
+                        return json.loads(raw)
+                    except ValueError:
+                        raise _Unfit(f"the fixture {path.name} is not JSON") from None
+                return raw
+    raise _Unfit(f"the fixture '{name}' is not in a fixtures folder above the test")
+
+
+def _intercept(chain: _Chain, args: list[Node], seg: Segment) -> None:
+    if chain.walk.role in ("helper", "after_each"):
+        raise _Unfit("cy.intercept in a command or an afterEach: a flow's routes are set up by the test or its "
+                     "beforeEach")
+    values = [chain.value(a) if a.type not in ("arrow_function", "function_expression") else None for a in args]
+    if any(v is None for v in values):
+        raise _Unfit("cy.intercept with a function answers the request with code when the test runs: give a "
+                     "static response (statusCode, body, fixture, forceNetworkError)")
+    method = None
+    if values and isinstance(values[0], str) and values[0].upper() in _METHODS and len(values) > 1:
+        method, values = values[0].upper(), values[1:]
+    matcher = values[0] if values else None
+    if isinstance(matcher, dict):
+        left = set(matcher) - {"url", "method", "pathname", "path"}
+        if left:
+            raise _Unfit(f"cy.intercept's matcher key(s) {', '.join(sorted(left))} have no route equivalent")
+        method = str(matcher.get("method", method or "")).upper() or None
+        matcher = matcher.get("url") or matcher.get("pathname") or matcher.get("path")
+    if isinstance(matcher, Regex):
+        raise _Unfit("a route is a path or a glob, not a regular expression")
+    if not isinstance(matcher, str) or not matcher:
+        raise _Unfit("cy.intercept needs the URL it matches")
+    url = matcher if matcher.startswith(("/", "http://", "https://", "**")) else "**/" + matcher.lstrip("*/")
+    route: dict[str, Any] = {"url": url}
+    if method:
+        route["method"] = method
+    response = values[1] if len(values) > 1 else None
+    if response is None:
+        chain.note("a spy: the request goes on to the server (no route); cy.wait on its alias waits for nothing")
+        chain.subject = Special("route")
+        return
+    if isinstance(response, str):
+        response = {"body": response}
+    if not isinstance(response, dict):
+        raise _Unfit("cy.intercept's response is not a static response")
+    response = dict(response)
+    if response.pop("forceNetworkError", False):
+        route["abort"] = True
+    if "statusCode" in response:
+        route["status"] = response.pop("statusCode")
+    if "fixture" in response:
+        body = _fixture(chain, str(response.pop("fixture")))
+        response["body"] = body
+    if "body" in response:
+        body = response.pop("body")
+        route["json" if isinstance(body, (dict, list)) else "body"] = body if isinstance(body, (dict, list)) \
+            else spelled(body)
+    if "headers" in response:
+        route["headers"] = response.pop("headers")
+    if "delay" in response:
+        route["delay_ms"] = response.pop("delay")
+    if response:
+        raise _Unfit(f"cy.intercept's response key(s) {', '.join(sorted(response))} have no route equivalent")
+    if len(route) == 1 + bool(method):
+        route["status"] = 200
+    chain.note("a route of the flow, in place before its first step, where Cypress's answers from this command on")
+    chain.steps.append(Route(route))
+    chain.subject = Special("route")
 
 
 def _window(chain: _Chain, args: list[Node], seg: Segment) -> None:
@@ -552,7 +639,8 @@ COMMANDS: dict[str, Command] = {
     "visit": Command(_goto, _e("navigation", "cy.visit(url)", "goto (the outermost beforeEach's: the flows' url)")),
     "reload": Command(_reload, _e("navigation", "cy.reload()", "reload")),
     "go": Command(_go, _e("navigation", "cy.go('back' | 'forward' | -1 | 1)", "go_back / go_forward")),
-    "wait": Command(_wait, _e("navigation", "cy.wait(ms)", "wait ms", note="cy.wait('@alias'): not converted")),
+    "wait": Command(_wait, _e("navigation", "cy.wait(ms) / cy.wait('@route')", "wait ms / nothing",
+                              note="a route's alias: the next check waits (approximated)")),
     "get": Command(_get, _e("query", "cy.get(selector | '@alias')", "the selector (an alias: its subject's)"),
                    query=True),
     "contains": Command(lambda c, a, s: _contains(c, a, s, True), _e(
@@ -585,6 +673,11 @@ COMMANDS: dict[str, Command] = {
     "then": Command(_then, _e("reuse", ".then(helper) / .then(() => { ... })", "use: the helper's steps file / "
                               "the function's steps", note="a function of the subject: not converted; a "
                               "Cypress.log entry's calls: nothing (approximated)")),
+    "intercept": Command(_intercept, _e("network", "cy.intercept([method,] url, { statusCode, body, fixture, "
+                                        "headers, delay, forceNetworkError })", "`routes:` of the flow (status, "
+                                        "json / body, headers, delay_ms, abort)", "approximated",
+                                        "in place before the flow's first step; a fixture's content written in; "
+                                        "no response: a spy, no route; a function: not converted")),
     "window": Command(_window, _e("state", "cy.window().its('localStorage').invoke('getItem', key)",
                                   "the subject of expect storage", note="cy.window().its('app.x'): expect js")),
     "its": Command(_its, _e("state", ".its(name)", "a storage area, a key of it, or a window property")),

@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from pydantic import ValidationError
 
-from flowwalk.importer.core import FileImport, Folder, ImportedTest, Use, Walk, kebab, slug
+from flowwalk.importer.core import FileImport, Folder, ImportedTest, Route, Use, Walk, kebab, slug
 from flowwalk.importer.ledger import Figures, Ledger, Row, render_markdown
 from flowwalk.spec.models import FlowSpecModel, StepsFileModel
 from flowwalk.spec.writer import render_as
@@ -72,13 +72,15 @@ class _Writer:
             if not folder.before.steps or any(f.before.steps for f in imported.folders
                                               if f is not folder and folder.titles[:len(f.titles)] == f.titles):
                 continue
-            first = folder.before.steps[0]
+            first = next((s for s in folder.before.steps if not isinstance(s, Route)), None)
             if isinstance(first, dict) and first.get("type") == "goto":
                 self.openers[id(folder)] = _mapped_url(first["url"], urls)
 
     def before_of(self, folder: Folder) -> list[Any]:
-        """The folder's before_each steps as written: its opening goto is the flows' url instead."""
-        return folder.before.steps[1:] if id(folder) in self.openers else folder.before.steps
+        """The folder's before_each steps as written: its opening goto is the flows' url instead, its
+        routes each flow's `routes:`."""
+        steps = [s for s in folder.before.steps if not isinstance(s, Route)]
+        return steps[1:] if id(folder) in self.openers else steps
 
     def url_of(self, test: ImportedTest) -> str:
         return next((self.openers[id(f)] for f in test.folders if id(f) in self.openers), "")
@@ -124,13 +126,17 @@ class _Writer:
         self.names.add(posixpath.join(folder, name))
         at = folder if whole else posixpath.join(NEEDS_REVIEW, folder)
         rel = posixpath.join(at, f"{name}.flow.yaml")
-        steps = list(test.block.steps)
+        steps = [s for s in test.block.steps if not isinstance(s, Route)]
+        routes = [s.route for f in test.folders for s in f.before.steps if isinstance(s, Route)] + \
+            [s.route for s in test.block.steps if isinstance(s, Route)]
         url = self.url_of(test)
         if not url and steps and isinstance(steps[0], dict) and steps[0].get("type") == "goto":
             url = _mapped_url(steps[0]["url"], self.urls)
             steps = steps[1:] or steps
         data: dict[str, Any] = {"spec_version": "1.1", "name": test.title, "url": url or "/",
                                 "steps": self._resolve(steps, at)}
+        if routes:
+            data["routes"] = routes
         if not whole:
             before = [s for f in test.folders for s in self.before_of(f)]
             after = [s for f in reversed(test.folders) for s in f.after.steps]
