@@ -239,3 +239,9 @@ describe('Todos', () => {
     assert not (out / "todos" / "todos" / "before_each.steps.yaml").exists()
     row = next(r for r in result.ledger.rows if r.line == 13 and r.col == 5)
     assert row.outcome == "not_converted" and "a function" in row.detail
+
+
+def test_docs_import_md_holds_the_cypress_table_the_code_maps_by() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "import.md").read_text()
+    start, end = "<!-- import-table-cypress:start -->\n", "<!-- import-table-cypress:end -->"
+    assert page[page.index(start) + len(start):page.index(end)] == render_table()

@@ -529,7 +529,8 @@ class Walk:
                 continue
             if isinstance(bound, Noted):
                 scope[label] = bound.value
-                self.record_calls(declarator, bound.outcome, bound.detail, block)
+                self.record_calls(declarator, bound.outcome, bound.detail, block,
+                                  main=value if value.type == "call_expression" else None)
                 continue
             scope[label] = bound
             self.record_calls(declarator, "converted", f"'{label}', written into each step that uses it", block)

@@ -635,6 +635,7 @@ def _e(group: str, call: str, becomes: str, outcome: Outcome = "converted", note
     return Entry(group, call, becomes, outcome, note)
 
 
+_NTH = _e("query", ".eq(i) / .first() / .last()", "`<subject> >> nth=i` (0, -1)")
 COMMANDS: dict[str, Command] = {
     "visit": Command(_goto, _e("navigation", "cy.visit(url)", "goto (the outermost beforeEach's: the flows' url)")),
     "reload": Command(_reload, _e("navigation", "cy.reload()", "reload")),
@@ -648,9 +649,9 @@ COMMANDS: dict[str, Command] = {
         "`selector:has-text(\"text\")`", note="with a selector: :has-text ignores case (approximated); ending a "
         "chain: expect text_contains, a check"), query=True),
     "find": Command(_narrow("find"), _e("query", ".find(selector)", "`<subject> >> selector`"), query=True),
-    "eq": Command(_narrow("eq"), _e("query", ".eq(i) / .first() / .last()", "`<subject> >> nth=i` (0, -1)"), query=True),
-    "first": Command(_narrow("first"), _e("query", ".first()", "`<subject> >> nth=0`"), query=True),
-    "last": Command(_narrow("last"), _e("query", ".last()", "`<subject> >> nth=-1`"), query=True),
+    "eq": Command(_narrow("eq"), _NTH, query=True),
+    "first": Command(_narrow("first"), _NTH, query=True),
+    "last": Command(_narrow("last"), _NTH, query=True),
     "focused": Command(_focused, _e("query", "cy.focused()", "`:focus`"), query=True),
     "as": Command(_alias, _e("query", ".as(name), cy.get('@name')", "the subject's selector, re-run where it is "
                              "used (as Cypress re-runs an aliased query); a beforeEach's aliases are its tests'")),
@@ -668,8 +669,7 @@ COMMANDS: dict[str, Command] = {
                                     note="mouse and key events are plain events (approximated)")),
     "focus": Command(_act("focus"), _e("action", ".focus()", "act focus")),
     "blur": Command(_act("blur"), _e("action", ".blur()", "act blur")),
-    "hover": Command(_act("hover"), _e("action", ".realHover() / .hover()", "act hover")),
-    "realHover": Command(_act("hover"), _e("action", ".realHover()", "act hover")),
+    "realHover": Command(_act("hover"), _e("action", ".realHover() (cypress-real-events)", "act hover")),
     "then": Command(_then, _e("reuse", ".then(helper) / .then(() => { ... })", "use: the helper's steps file / "
                               "the function's steps", note="a function of the subject: not converted; a "
                               "Cypress.log entry's calls: nothing (approximated)")),
