@@ -255,21 +255,21 @@ class Walk:
         """The file's constants (literal values) and functions, before anything uses them."""
         target = children(node)[0] if node.type == "export_statement" and children(node) else node
         if target.type == "function_declaration":
-            self._add_helper(target, target.child_by_field_name("name"), target)
+            self.add_helper(target, target.child_by_field_name("name"), target)
         elif target.type in ("lexical_declaration", "variable_declaration"):
             for declarator in children(target):
                 name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
                 if name is None or value is None or name.type != "identifier":
                     continue
                 if value.type in ("arrow_function", "function_expression", "function"):
-                    self._add_helper(value, name, declarator)
+                    self.add_helper(value, name, declarator)
                     continue
                 try:
                     self.scope[text(self.source, name)] = value_of(self.source, value, self.scope)
                 except Unevaluable:
                     pass
 
-    def _add_helper(self, function: Node, name: Node | None, node: Node, label: str = "",
+    def add_helper(self, function: Node, name: Node | None, node: Node, label: str = "",
                     scope: dict[str, Any] | None = None) -> None:
         """`function` as a helper named `label` (else the text of `name`), seeing `scope` (else the file's)."""
         if name is None and not label:
@@ -448,7 +448,7 @@ class Walk:
         as they are when it is first called (the live `scope`)."""
         name = node.child_by_field_name("name")
         if name is not None and text(self.source, name) not in self.helpers:
-            self._add_helper(node, name, node, scope=scope)
+            self.add_helper(node, name, node, scope=scope)
 
     def statement(self, node: Node, scope: dict[str, Any], block: Block) -> None:
         kind = node.type

@@ -378,7 +378,8 @@ def _reload(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 def _go(chain: _Chain, args: list[Node], seg: Segment) -> None:
     where = chain.value(args[0]) if args else None
-    move = {"back": "go_back", -1: "go_back", "forward": "go_forward", 1: "go_forward"}.get(where)  # type: ignore[arg-type]
+    moves: dict[Any, str] = {"back": "go_back", -1: "go_back", "forward": "go_forward", 1: "go_forward"}
+    move = moves.get(where) if isinstance(where, (str, int)) else None
     if move is None:
         raise _Unfit("cy.go takes 'back', 'forward', -1 or 1")
     chain.steps.append({"type": move})
@@ -916,8 +917,9 @@ class Cypress:
     def collect(self, walk: Walk, node: Node) -> None:
         """`Cypress.Commands.add(name, fn)` at the top of a file: a helper named after the command."""
         call = children(node)[0] if node.type == "expression_statement" and children(node) else None
-        if call is None or call.type != "call_expression" or \
-                text(walk.source, call.child_by_field_name("function")) != "Cypress.Commands.add":  # type: ignore[arg-type]
+        callee = call.child_by_field_name("function") if call is not None else None
+        if call is None or call.type != "call_expression" or callee is None or \
+                text(walk.source, callee) != "Cypress.Commands.add":
             return
         args = children(call.child_by_field_name("arguments"))
         fn = args[-1] if args and args[-1].type in ("arrow_function", "function_expression", "function") else None
@@ -926,11 +928,12 @@ class Cypress:
         if len(args) == 3:
             return  # a child command ({ prevSubject }): not a steps file (its row says why)
         name = value_of(walk.source, args[0], {})
-        walk._add_helper(fn, None, call, label=name)
+        walk.add_helper(fn, None, call, label=name)
         self.commands[name] = (walk, walk.helpers[name])
 
     def bound(self, walk: Walk, node: Node, scope: Mapping[str, Any]) -> Any:
-        if node.type == "call_expression" and text(walk.source, node.child_by_field_name("function")) == "Cypress.log":  # type: ignore[arg-type]
+        callee = node.child_by_field_name("function") if node.type == "call_expression" else None
+        if callee is not None and text(walk.source, callee) == "Cypress.log":
             return Noted(LogHandle(), "approximated", "Cypress's command log: flowwalk's report lists the steps "
                                                       "instead")
         raise Unevaluable(node, "a Cypress chain yields its subject only to .then(): alias it with .as() and "
