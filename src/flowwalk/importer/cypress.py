@@ -28,17 +28,11 @@ from pathlib import Path
 
 from flowwalk.importer.core import Block, Helper, Mapped, Noted, Route, Use, Walk, kebab
 from flowwalk.importer.ledger import Outcome
-from flowwalk.importer.playwright import Entry, Locator, Segment, chain_of
+from flowwalk.importer.playwright import Entry, Locator, Segment, Unfit, chain_of, quoted
 from flowwalk.importer.syntax import Source, calls_in, children, text
 from flowwalk.importer.values import Param, Regex, Unevaluable, spelled, value_of
 
 __all__ = ["CHAINERS", "COMMANDS", "Cypress", "render_table", "type_steps"]
-
-
-class _Unfit(Exception):
-    def __init__(self, why: str):
-        super().__init__(why)
-        self.why = why
 
 
 @dataclass(frozen=True)
@@ -57,10 +51,6 @@ class Special:
 #: the scope's key of a `within` block's subject
 WITHIN = "@@within"
 _ALIAS = "@"
-
-
-def _q(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
 
 
 def _text_regex(value: str) -> str:
@@ -98,7 +88,7 @@ def type_steps(selector: str, typed: str) -> list[dict[str, Any]]:
         elif token.startswith("{{") or not token.startswith("{") or token == "{":
             if held:
                 if len(token) != 1:
-                    raise _Unfit(f"a modifier before '{token}': hold it for one key only, e.g. '{{ctrl}}a'")
+                    raise Unfit(f"a modifier before '{token}': hold it for one key only, e.g. '{{ctrl}}a'")
                 flush()
                 steps.append({"type": "act", "action": "press", "selector": selector, "value": "+".join(
                     [*held, token])})
@@ -111,17 +101,17 @@ def type_steps(selector: str, typed: str) -> list[dict[str, Any]]:
                 held.append(_MODIFIERS[name])
                 continue
             if name not in KEYS:
-                raise _Unfit(f"cy.type's key '{token}' has no key here (the keys: "
+                raise Unfit(f"cy.type's key '{token}' has no key here (the keys: "
                              f"{', '.join('{' + k + '}' for k in KEYS)})")
             flush()
             steps.append({"type": "act", "action": "press", "selector": selector, "value": "+".join(
                 [*held, KEYS[name]])})
             held = []
     if held:
-        raise _Unfit("a modifier key at the end of the text presses nothing")
+        raise Unfit("a modifier key at the end of the text presses nothing")
     flush()
     if not steps:
-        raise _Unfit("cy.type of an empty text: Cypress refuses it too")
+        raise Unfit("cy.type of an empty text: Cypress refuses it too")
     return steps
 
 
@@ -162,12 +152,12 @@ class _Chain:
             return spelled(value)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return spelled(value)
-        raise _Unfit(f"'{text(self.walk.source, node)}' is not a text known before the test runs")
+        raise Unfit(f"'{text(self.walk.source, node)}' is not a text known before the test runs")
 
     @property
     def selector(self) -> str:
         if not isinstance(self.subject, Locator):
-            raise _Unfit("the command needs an element to act on: start the chain with cy.get(...) or cy.contains(...)")
+            raise Unfit("the command needs an element to act on: start the chain with cy.get(...) or cy.contains(...)")
         return self.subject.selector
 
 
@@ -194,30 +184,30 @@ def _options_of(chain: _Chain, args: list[Node], at: int, allowed: tuple[str, ..
         return {}
     options = chain.value(args[at])
     if not isinstance(options, dict):
-        raise _Unfit(f"'{text(chain.walk.source, args[at])}' is not an options object")
+        raise Unfit(f"'{text(chain.walk.source, args[at])}' is not an options object")
     left = {k: v for k, v in options.items() if k not in ("log", "timeout", *allowed)}
     if left:
-        raise _Unfit(f"the option(s) {', '.join(sorted(left))} have no equivalent here")
+        raise Unfit(f"the option(s) {', '.join(sorted(left))} have no equivalent here")
     return options
 
 
 def _get(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not args:
-        raise _Unfit("cy.get needs a selector")
+        raise Unfit("cy.get needs a selector")
     _options_of(chain, args, 1, ("withinSubject",))
     try:
         value = chain.value(args[0])
     except Unevaluable as unknown:
-        raise _Unfit(f"a selector built from a value known only when the test runs ({unknown.why}): write the "
+        raise Unfit(f"a selector built from a value known only when the test runs ({unknown.why}): write the "
                      "selector out, or alias the element with .as()") from None
     if isinstance(value, Param):
-        raise _Unfit("a selector passed to a command: write it in the command")
+        raise Unfit("a selector passed to a command: write it in the command")
     if not isinstance(value, str) or not value:
-        raise _Unfit("cy.get takes a selector")
+        raise Unfit("cy.get takes a selector")
     if value.startswith(_ALIAS):
         alias = chain.scope.get(_ALIAS + value[1:])
         if alias is None:
-            raise _Unfit(f"the alias '{value}' is not set before this (.as('{value[1:]}') in the test or a "
+            raise Unfit(f"the alias '{value}' is not set before this (.as('{value[1:]}') in the test or a "
                          "beforeEach)")
         chain.subject = alias
     else:
@@ -229,7 +219,7 @@ def _get(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -> None:
     if not args:
-        raise _Unfit("contains needs a text")
+        raise Unfit("contains needs a text")
     within = chain.scope.get(WITHIN)
     base = chain.subject.selector + " >> " if on_subject and isinstance(chain.subject, Locator) else \
         within.selector + " >> " if isinstance(within, Locator) else ""
@@ -239,13 +229,13 @@ def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -
     if selector_node is not None:
         css = chain.value(selector_node)
         if not isinstance(css, str):
-            raise _Unfit("contains' selector is not a text")
+            raise Unfit("contains' selector is not a text")
         if isinstance(found, Regex):
-            raise _Unfit("contains(selector, /re/) has no selector equivalent here")
+            raise Unfit("contains(selector, /re/) has no selector equivalent here")
         shown = spelled(found) if isinstance(found, (Param, int, float)) else found
         if not isinstance(shown, str):
-            raise _Unfit("contains' text is not a text")
-        chain.subject = Locator(f"{base}{css}:has-text({_q(shown)})",
+            raise Unfit("contains' text is not a text")
+        chain.subject = Locator(f"{base}{css}:has-text({quoted(shown)})",
                                 "contains(selector, text) as :has-text(), which ignores case")
         chain.contained = None
     else:
@@ -253,7 +243,7 @@ def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -
             selector = f"text=/{found.pattern}/{found.flags}"
             chain.contained = None
         elif isinstance(found, Param):
-            selector = f"text={_q(spelled(found))}"
+            selector = f"text={quoted(spelled(found))}"
             chain.subject = Locator(base + selector, "contains of a command's parameter as text=\"…\", which "
                                                      "matches the whole text")
             chain.queried = True
@@ -261,7 +251,7 @@ def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -
         else:
             shown = spelled(found) if isinstance(found, (int, float)) and not isinstance(found, bool) else found
             if not isinstance(shown, str) or not shown:
-                raise _Unfit("contains takes a text, a number or a regular expression")
+                raise Unfit("contains takes a text, a number or a regular expression")
             selector = _text_regex(shown)
             chain.contained = (base[:-4] if base else "body", shown)
         chain.subject = Locator(base + selector)
@@ -271,19 +261,19 @@ def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -
 def _narrow(kind: str) -> Link:
     def link(chain: _Chain, args: list[Node], seg: Segment) -> None:
         if not isinstance(chain.subject, Locator):
-            raise _Unfit(f".{kind}() needs elements: start the chain with cy.get(...)")
+            raise Unfit(f".{kind}() needs elements: start the chain with cy.get(...)")
         if kind == "find":
             if not args:
-                raise _Unfit("find needs a selector")
+                raise Unfit("find needs a selector")
             _options_of(chain, args, 1)
             css = chain.value(args[0])
             if not isinstance(css, str):
-                raise _Unfit("find takes a selector")
+                raise Unfit("find takes a selector")
             chain.subject = Locator(f"{chain.subject.selector} >> {css}", chain.subject.approx)
         else:
             index = 0 if kind == "first" else -1 if kind == "last" else chain.value(args[0]) if args else None
             if not isinstance(index, int) or isinstance(index, bool):
-                raise _Unfit(f".{kind}() takes a literal index")
+                raise Unfit(f".{kind}() takes a literal index")
             chain.subject = Locator(f"{chain.subject.selector} >> nth={index}", chain.subject.approx)
         chain.queried = True
         chain.contained = None
@@ -293,9 +283,9 @@ def _narrow(kind: str) -> Link:
 def _alias(chain: _Chain, args: list[Node], seg: Segment) -> None:
     name = chain.value(args[0]) if args else None
     if not isinstance(name, str) or not name:
-        raise _Unfit(".as() takes a literal name")
+        raise Unfit(".as() takes a literal name")
     if chain.subject is None:
-        raise _Unfit(f".as('{name}') of a command that yields nothing flowwalk follows")
+        raise Unfit(f".as('{name}') of a command that yields nothing flowwalk follows")
     chain.scope[_ALIAS + name] = chain.subject
 
 
@@ -310,10 +300,10 @@ def _act(action: str, value: bool = False) -> Link:
         rest = 0
         if value:
             if not args:
-                raise _Unfit(f".{seg.name}() needs a value")
+                raise Unfit(f".{seg.name}() needs a value")
             picked = chain.value(args[0])
             if isinstance(picked, list):
-                raise _Unfit("select of several options has no act here")
+                raise Unfit("select of several options has no act here")
             step["value"] = chain.text_of(args[0])
             rest = 1
         options = _options_of(chain, args, rest, ("force",))
@@ -325,7 +315,7 @@ def _act(action: str, value: bool = False) -> Link:
 
 def _type(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not args:
-        raise _Unfit("type needs a text")
+        raise Unfit("type needs a text")
     _options_of(chain, args, 1, ("force", "delay"))
     steps = type_steps(chain.selector, chain.text_of(args[0]))
     if any(s["value"].startswith("ControlOrMeta") for s in steps):
@@ -341,13 +331,13 @@ def _clear(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 def _trigger(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not args:
-        raise _Unfit("trigger needs an event type")
+        raise Unfit("trigger needs an event type")
     event = chain.text_of(args[0])
     step: dict[str, Any] = {"type": "act", "action": "dispatch", "selector": chain.selector, "event": event}
     if len(args) > 1:
         options = chain.value(args[1])
         if not isinstance(options, dict):
-            raise _Unfit("trigger's second argument is not an options object")
+            raise Unfit("trigger's second argument is not an options object")
         detail = {k: v for k, v in options.items() if k not in ("log", "timeout", "force", "bubbles", "cancelable")}
         if detail:
             step["detail"] = detail
@@ -360,10 +350,10 @@ def _trigger(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 def _goto(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not args:
-        raise _Unfit("cy.visit needs a URL")
+        raise Unfit("cy.visit needs a URL")
     url = chain.value(args[0])
     if isinstance(url, dict):
-        raise _Unfit("cy.visit with an options object: write the URL as its first argument")
+        raise Unfit("cy.visit with an options object: write the URL as its first argument")
     _options_of(chain, args, 1)
     chain.steps.append({"type": "goto", "url": chain.text_of(args[0])})
     chain.subject = None
@@ -381,7 +371,7 @@ def _go(chain: _Chain, args: list[Node], seg: Segment) -> None:
     moves: dict[Any, str] = {"back": "go_back", -1: "go_back", "forward": "go_forward", 1: "go_forward"}
     move = moves.get(where) if isinstance(where, (str, int)) else None
     if move is None:
-        raise _Unfit("cy.go takes 'back', 'forward', -1 or 1")
+        raise Unfit("cy.go takes 'back', 'forward', -1 or 1")
     chain.steps.append({"type": move})
     chain.subject = None
 
@@ -393,7 +383,7 @@ def _wait(chain: _Chain, args: list[Node], seg: Segment) -> None:
                    "shows what the answer changed")
         return
     if not isinstance(ms, int) or isinstance(ms, bool) or ms < 1:
-        raise _Unfit("cy.wait of an alias waits for a request: flowwalk's checks wait by themselves; cy.wait takes "
+        raise Unfit("cy.wait of an alias waits for a request: flowwalk's checks wait by themselves; cy.wait takes "
                      "a literal number of milliseconds here")
     chain.steps.append({"type": "wait", "ms": ms})
 
@@ -420,18 +410,18 @@ def _fixture(chain: _Chain, name: str) -> Any:
                     try:
                         return json.loads(raw)
                     except ValueError:
-                        raise _Unfit(f"the fixture {path.name} is not JSON") from None
+                        raise Unfit(f"the fixture {path.name} is not JSON") from None
                 return raw
-    raise _Unfit(f"the fixture '{name}' is not in a fixtures folder above the test")
+    raise Unfit(f"the fixture '{name}' is not in a fixtures folder above the test")
 
 
 def _intercept(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if chain.walk.role in ("helper", "after_each"):
-        raise _Unfit("cy.intercept in a command or an afterEach: a flow's routes are set up by the test or its "
+        raise Unfit("cy.intercept in a command or an afterEach: a flow's routes are set up by the test or its "
                      "beforeEach")
     values = [chain.value(a) if a.type not in ("arrow_function", "function_expression") else None for a in args]
     if any(v is None for v in values):
-        raise _Unfit("cy.intercept with a function answers the request with code when the test runs: give a "
+        raise Unfit("cy.intercept with a function answers the request with code when the test runs: give a "
                      "static response (statusCode, body, fixture, forceNetworkError)")
     method = None
     if values and isinstance(values[0], str) and values[0].upper() in _METHODS and len(values) > 1:
@@ -440,13 +430,13 @@ def _intercept(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if isinstance(matcher, dict):
         left = set(matcher) - {"url", "method", "pathname", "path"}
         if left:
-            raise _Unfit(f"cy.intercept's matcher key(s) {', '.join(sorted(left))} have no route equivalent")
+            raise Unfit(f"cy.intercept's matcher key(s) {', '.join(sorted(left))} have no route equivalent")
         method = str(matcher.get("method", method or "")).upper() or None
         matcher = matcher.get("url") or matcher.get("pathname") or matcher.get("path")
     if isinstance(matcher, Regex):
-        raise _Unfit("a route is a path or a glob, not a regular expression")
+        raise Unfit("a route is a path or a glob, not a regular expression")
     if not isinstance(matcher, str) or not matcher:
-        raise _Unfit("cy.intercept needs the URL it matches")
+        raise Unfit("cy.intercept needs the URL it matches")
     url = matcher if matcher.startswith(("/", "http://", "https://", "**")) else "**/" + matcher.lstrip("*/")
     route: dict[str, Any] = {"url": url}
     if method:
@@ -459,7 +449,7 @@ def _intercept(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if isinstance(response, str):
         response = {"body": response}
     if not isinstance(response, dict):
-        raise _Unfit("cy.intercept's response is not a static response")
+        raise Unfit("cy.intercept's response is not a static response")
     response = dict(response)
     if response.pop("forceNetworkError", False):
         route["abort"] = True
@@ -477,7 +467,7 @@ def _intercept(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if "delay" in response:
         route["delay_ms"] = response.pop("delay")
     if response:
-        raise _Unfit(f"cy.intercept's response key(s) {', '.join(sorted(response))} have no route equivalent")
+        raise Unfit(f"cy.intercept's response key(s) {', '.join(sorted(response))} have no route equivalent")
     if len(route) == 1 + bool(method):
         route["status"] = 200
     chain.note("a route of the flow, in place before its first step, where Cypress's answers from this command on")
@@ -494,7 +484,7 @@ def _special(what: str) -> Link:
     def link(chain: _Chain, args: list[Node], seg: Segment) -> None:
         key = chain.value(args[0]) if args and args[0].type != "object" else ""
         if what == "location" and key and not isinstance(key, str):
-            raise _Unfit("cy.location takes the name of a part (pathname, hash, search, href, ...)")
+            raise Unfit("cy.location takes the name of a part (pathname, hash, search, href, ...)")
         chain.subject = Special(what, key or "")
     return link
 
@@ -512,7 +502,7 @@ def _its(chain: _Chain, args: list[Node], seg: Segment) -> None:
             re.fullmatch(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)*", name):
         chain.subject = Special("js", f"window.{name}")
         return
-    raise _Unfit(f".its({text(chain.walk.source, args[0]) if args else ''}) of this subject has no check here")
+    raise Unfit(f".its({text(chain.walk.source, args[0]) if args else ''}) of this subject has no check here")
 
 
 def _invoke(chain: _Chain, args: list[Node], seg: Segment) -> None:
@@ -521,7 +511,7 @@ def _invoke(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if isinstance(subject, Special) and subject.what == "storage" and name == "getItem" and len(args) == 2:
         chain.subject = Special(f"storage:{subject.key}", chain.text_of(args[1]))
         return
-    raise _Unfit(".invoke() runs a function of the page when the test runs; check its effect instead")
+    raise Unfit(".invoke() runs a function of the page when the test runs; check its effect instead")
 
 
 def _check_a11y(chain: _Chain, args: list[Node], seg: Segment) -> None:
@@ -530,27 +520,27 @@ def _check_a11y(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if isinstance(context, str):
         step["selector"] = context
     elif context is not None:
-        raise _Unfit("checkA11y's context is a selector (or null for the page)")
+        raise Unfit("checkA11y's context is a selector (or null for the page)")
     options = chain.value(args[1]) if len(args) > 1 else {}
     if not isinstance(options, dict):
-        raise _Unfit("checkA11y's options are not an object")
+        raise Unfit("checkA11y's options are not an object")
     run_only = options.pop("runOnly", None)
     if isinstance(run_only, dict):
         run_only = run_only.get("values")
     if run_only is not None:
         if not isinstance(run_only, list) or not all(isinstance(r, str) for r in run_only):
-            raise _Unfit("checkA11y's runOnly is a list of rule ids or tags")
+            raise Unfit("checkA11y's runOnly is a list of rule ids or tags")
         step["rules"] = {"include": run_only}
     impacts = options.pop("includedImpacts", None)
     if isinstance(impacts, list) and impacts:
         order = ["minor", "moderate", "serious", "critical"]
         if not all(i in order for i in impacts):
-            raise _Unfit("checkA11y's includedImpacts names an impact axe-core does not have")
+            raise Unfit("checkA11y's includedImpacts names an impact axe-core does not have")
         step["impact"] = min(impacts, key=order.index)
         if set(impacts) != set(order[order.index(step["impact"]):]):
             chain.note("includedImpacts as its lowest impact and every higher one")
     if options:
-        raise _Unfit(f"checkA11y's option(s) {', '.join(sorted(options))} have no equivalent here")
+        raise Unfit(f"checkA11y's option(s) {', '.join(sorted(options))} have no equivalent here")
     chain.steps.append(step)
     chain.checks += 1
 
@@ -558,22 +548,22 @@ def _check_a11y(chain: _Chain, args: list[Node], seg: Segment) -> None:
 def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
     walk = chain.walk
     if len(args) != 1:
-        raise _Unfit(".then() takes one function")
+        raise Unfit(".then() takes one function")
     fn = args[0]
     if fn.type == "identifier" and text(walk.source, fn) in walk.helpers:
         name = text(walk.source, fn)
         helper = walk.helpers[name]
         if helper.params:
-            raise _Unfit(f".then({name}) passes the subject to a function with parameters: call it with cy inside")
+            raise Unfit(f".then({name}) passes the subject to a function with parameters: call it with cy inside")
         inner = walk.helper_block(name)
         if inner is None:
-            raise _Unfit("a helper that calls itself")
+            raise Unfit("a helper that calls itself")
         chain.blocks.append(inner)
         if inner.steps:
             chain.steps.append(Use(name, {}))
         return
     if fn.type not in ("arrow_function", "function_expression", "function"):
-        raise _Unfit(".then() of a value flowwalk does not know")
+        raise Unfit(".then() of a value flowwalk does not know")
     body = fn.child_by_field_name("body")
     source_text = text(walk.source, body) if body is not None else ""
     if re.search(r"createElement\(\s*['\"]script['\"]\s*\)", source_text) and "axe" in source_text:
@@ -594,7 +584,7 @@ def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
                    "each flow, so no blur handler reaches the next one")
         return
     if params:
-        raise _Unfit(".then() with a function of the subject runs code when the test runs: check the element with "
+        raise Unfit(".then() with a function of the subject runs code when the test runs: check the element with "
                      ".should() instead")
     inner = Block()
     walk.body(body, chain.scope, inner)
@@ -609,10 +599,10 @@ def _root_name(source: Source, call: Node) -> str:
 
 def _within(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if not isinstance(chain.subject, Locator):
-        raise _Unfit(".within() needs an element: start the chain with cy.get(...)")
+        raise Unfit(".within() needs an element: start the chain with cy.get(...)")
     fn = next((a for a in args if a.type in ("arrow_function", "function_expression", "function")), None)
     if fn is None:
-        raise _Unfit(".within() takes a function written in place")
+        raise Unfit(".within() takes a function written in place")
     scope = dict(chain.scope)
     scope[WITHIN] = chain.subject
     inner = Block()
@@ -705,7 +695,7 @@ Check = Callable[[_Chain, list[Node], bool], dict[str, Any]]
 def _element(kind: str, negated: str | None = None) -> Check:
     def make(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
         if neg and negated is None:
-            raise _Unfit("this chainer's 'not.' has no check here")
+            raise Unfit("this chainer's 'not.' has no check here")
         return {"type": "expect", "kind": negated if neg else kind, "selector": chain.selector}
     return make
 
@@ -713,7 +703,7 @@ def _element(kind: str, negated: str | None = None) -> Check:
 def _length(chain: _Chain, args: list[Node], neg: bool, how: str = "eq") -> dict[str, Any]:
     count = chain.value(args[0]) if args else None
     if neg or not isinstance(count, int) or isinstance(count, bool):
-        raise _Unfit("have.length takes a literal number (and no not.)")
+        raise Unfit("have.length takes a literal number (and no not.)")
     bound = {"eq": ("equals", count), "gt": ("at_least", count + 1), "gte": ("at_least", count),
              "lt": ("at_most", count - 1), "lte": ("at_most", count)}[how]
     return {"type": "expect", "kind": "count", "selector": chain.selector, bound[0]: bound[1]}
@@ -722,7 +712,7 @@ def _length(chain: _Chain, args: list[Node], neg: bool, how: str = "eq") -> dict
 def _contain(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     value = chain.text_of(args[0]) if args else None
     if value is None:
-        raise _Unfit("contain needs a text")
+        raise Unfit("contain needs a text")
     if neg:
         chain.note("not.contain as text_not_contains, which ignores case")
         return {"type": "expect", "kind": "text_not_contains", "selector": chain.selector, "value": value}
@@ -731,27 +721,27 @@ def _contain(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
 
 def _have_text(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     if neg or not args:
-        raise _Unfit("have.text takes a text (and no not.)")
+        raise Unfit("have.text takes a text (and no not.)")
     return {"type": "expect", "kind": "has_text", "selector": chain.selector, "value": chain.text_of(args[0]),
             "keep_whitespace": True}
 
 
 def _have_class(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     if not args:
-        raise _Unfit("have.class needs a class name")
+        raise Unfit("have.class needs a class name")
     return {"type": "expect", "kind": "lacks_class" if neg else "has_class", "selector": chain.selector,
             "value": chain.text_of(args[0])}
 
 
 def _have_value(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     if neg or not args:
-        raise _Unfit("have.value takes a text (and no not.)")
+        raise Unfit("have.value takes a text (and no not.)")
     return {"type": "expect", "kind": "input_value", "selector": chain.selector, "value": chain.text_of(args[0])}
 
 
 def _have_attr(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     if not args:
-        raise _Unfit("have.attr needs an attribute name")
+        raise Unfit("have.attr needs an attribute name")
     name = chain.text_of(args[0])
     if len(args) == 1:
         css = f"[{name}]"
@@ -759,14 +749,14 @@ def _have_attr(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
                 "selector": f"{chain.selector}{css}" if " >> " not in chain.selector.rsplit(" ", 1)[-1] else
                 f"{chain.selector} >> xpath=self::*[@{name}]"}
     if neg:
-        raise _Unfit("not.have.attr with a value has no check here")
+        raise Unfit("not.have.attr with a value has no check here")
     return {"type": "expect", "kind": "attribute", "selector": chain.selector, "name": name,
             "equals": chain.text_of(args[1])}
 
 
 def _empty(chain: _Chain, args: list[Node], neg: bool) -> dict[str, Any]:
     if neg:
-        raise _Unfit("not.be.empty has no check here")
+        raise Unfit("not.be.empty has no check here")
     chain.note("be.empty as an empty text, where Cypress asks for no child node at all")
     return {"type": "expect", "kind": "has_text", "selector": chain.selector, "value": "", "keep_whitespace": True}
 
@@ -814,39 +804,39 @@ def _state_check(chain: _Chain, chainer: str, args: list[Node], neg: bool) -> di
     how = {"eq": "equals", "equal": "equals", "contain": "contains", "include": "contains", "match": "matches"}.get(
         chainer)
     if how is None or not args:
-        raise _Unfit(f"should('{'not.' if neg else ''}{chainer}') of {subject.what} has no check here")
+        raise Unfit(f"should('{'not.' if neg else ''}{chainer}') of {subject.what} has no check here")
     raw = chain.value(args[0])
     value = raw.pattern if isinstance(raw, Regex) else chain.text_of(args[0])
     if how == "matches" and not isinstance(raw, Regex):
-        raise _Unfit("match takes a regular expression")
+        raise Unfit("match takes a regular expression")
     if subject.what == "url":
         if how == "contains":
             return {"type": "expect", "kind": "url_not_contains" if neg else "url_contains", "value": value}
         if neg:
-            raise _Unfit("not.eq / not.match of the URL has no check here")
+            raise Unfit("not.eq / not.match of the URL has no check here")
         pattern = value if how == "matches" else "^" + re.escape(value) + "$"
         return {"type": "expect", "kind": "url_matches", "value": pattern}
     if neg:
-        raise _Unfit(f"a negated check of {subject.what} has no check here")
+        raise Unfit(f"a negated check of {subject.what} has no check here")
     if subject.what.startswith("storage:"):
         return {"type": "expect", "kind": "storage", "area": subject.what.split(":", 1)[1], "key": subject.key,
                 how: value}
     expr = {"title": "document.title", "location": f"location.{subject.key or 'href'}"}.get(subject.what) or \
         (subject.key if subject.what == "js" else "")
     if not expr:
-        raise _Unfit(f"a check of {subject.what} has no check here")
+        raise Unfit(f"a check of {subject.what} has no check here")
     return {"type": "expect", "kind": "js", "expr": expr, how: value}
 
 
 def _should(chain: _Chain, args: list[Node], seg: Segment) -> None:
     chain.checks += 1
     if not args:
-        raise _Unfit("should needs a chainer")
+        raise Unfit("should needs a chainer")
     if args[0].type in ("arrow_function", "function_expression", "function"):
-        raise _Unfit("should(fn) runs code when the test runs: write each expectation as a chainer")
+        raise Unfit("should(fn) runs code when the test runs: write each expectation as a chainer")
     chainer = chain.value(args[0])
     if not isinstance(chainer, str):
-        raise _Unfit("the chainer is not a literal text")
+        raise Unfit("the chainer is not a literal text")
     neg = chainer.startswith("not.")
     name = chainer[4:] if neg else chainer
     name = _SYNONYMS.get(name, name)
@@ -855,7 +845,7 @@ def _should(chain: _Chain, args: list[Node], seg: Segment) -> None:
     elif name in CHAINERS:
         chain.steps.append(CHAINERS[name][0](chain, args[1:], neg))
     else:
-        raise _Unfit(f"no row of the table maps the chainer '{chainer}'")
+        raise Unfit(f"no row of the table maps the chainer '{chainer}'")
     chain.contained = None
     chain.queried = False
 
@@ -959,7 +949,7 @@ class Cypress:
         chain = _Chain(walk, scope if isinstance(scope, dict) else dict(scope))
         try:
             self._links(chain, segments)
-        except (_Unfit, Unevaluable) as unfit:
+        except (Unfit, Unevaluable) as unfit:
             checks = sum(1 for s in segments if s.name in ("should", "and", "checkA11y"))
             return Mapped((), "not_converted", unfit.why, checks=checks, blocks=tuple(chain.blocks))
         detail = "; ".join([*([_detail(chain.steps)] if chain.steps or not chain.notes else []), *chain.notes])
@@ -969,13 +959,13 @@ class Cypress:
         for i, seg in enumerate(segments):
             args = children(seg.args) if seg.args is not None else []
             if seg.args is None:
-                raise _Unfit(f"'.{seg.name}' is a property; Cypress chains call commands")
+                raise Unfit(f"'.{seg.name}' is a property; Cypress chains call commands")
             if seg.name in self.commands and seg.name not in COMMANDS:
                 self._command(chain, seg, args)
                 continue
             command = COMMANDS.get(seg.name)
             if command is None:
-                raise _Unfit(f"no row of the table maps the command '{seg.name}'")
+                raise Unfit(f"no row of the table maps the command '{seg.name}'")
             before = len(chain.steps), chain.subject
             if seg.name == "contains":
                 _contains(chain, args, seg, i > 0 and chain.queried)
@@ -1002,13 +992,13 @@ class Cypress:
         walk, helper = self.commands[seg.name]
         inner = walk.helper_block(seg.name)
         if inner is None:
-            raise _Unfit("a command that calls itself")
+            raise Unfit("a command that calls itself")
         if walk is not chain.walk and walk not in chain.walk.others:
             chain.walk.others.append(walk)
         values = [_textish(chain.walk.source, a, chain.scope) for a in args]
         names = list(helper.params)
         if len(values) > len(names):
-            raise _Unfit(f"cy.{seg.name} takes {len(names)} argument(s)")
+            raise Unfit(f"cy.{seg.name} takes {len(names)} argument(s)")
         given = {n: spelled(v) if isinstance(v, Param) else v for n, v in zip(names, values)}
         chain.blocks.append(inner)
         if inner.steps:
@@ -1039,7 +1029,7 @@ class Cypress:
                     _contains(chain, args, seg, chain.queried)
                 else:
                     command.link(chain, args, seg)
-        except (_Unfit, Unevaluable):
+        except (Unfit, Unevaluable):
             return None
         return chain.subject
 
