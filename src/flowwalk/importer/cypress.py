@@ -569,12 +569,11 @@ def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
     if re.search(r"createElement\(\s*['\"]script['\"]\s*\)", source_text) and "axe" in source_text:
         chain.note("loads axe-core into the page: flowwalk's accessibility checks bring their own")
         return
-    calls = [c for c in calls_in(body)] if body is not None else []
-    if calls and all(isinstance(chain.scope.get(_root_name(walk.source, c)), LogHandle) for c in calls
-                     if _root_name(walk.source, c)):
-        if all(_root_name(walk.source, c) for c in calls):
-            chain.note("Cypress's command log: flowwalk's report lists the steps instead")
-            return
+    calls = list(calls_in(body)) if body is not None else []
+    if calls and all(isinstance(chain.scope.get(_root_name(walk.source, c)), LogHandle) for c in calls):
+        # every call updates a Cypress.log entry (`cmd.set({ $el }).snapshot().end()`)
+        chain.note("Cypress's command log: flowwalk's report lists the steps instead")
+        return
     params = children(fn.child_by_field_name("parameters")) if fn.child_by_field_name("parameters") else []
     if isinstance(chain.subject, Special) and chain.subject.what == "window" and len(params) == 1 and \
             walk.role == "after_each" and re.fullmatch(
