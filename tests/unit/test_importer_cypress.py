@@ -247,3 +247,30 @@ def test_docs_import_md_holds_the_cypress_table_the_code_maps_by() -> None:
     page = (Path(__file__).resolve().parents[2] / "docs" / "import.md").read_text()
     start, end = "<!-- import-table-cypress:start -->\n", "<!-- import-table-cypress:end -->"
     assert page[page.index(start) + len(start):page.index(end)] == render_table()
+
+
+def test_a_describes_helper_function_and_its_returned_query(tmp_path: Path) -> None:
+    code = """\
+describe('List', () => {
+  function items() {
+    return cy.get('.list li')
+  }
+  function add(name) {
+    cy.get('#new').type(`${name}{enter}`)
+  }
+  it('adds', () => {
+    add('a')
+    items().should('have.length', 1).first().should('contain', 'a')
+  })
+})
+"""
+    result, out = _import(tmp_path, {"cypress/e2e/list.cy.js": code})
+    spec = _load(out / "list" / "list" / "adds.flow.yaml")
+    assert spec["steps"] == [
+        {"use": "../steps/add.steps.yaml", "with": {"name": "a"}},
+        {"use": "../steps/items.steps.yaml"},
+        {"type": "expect", "kind": "count", "selector": ".list li", "equals": 1},
+        {"type": "expect", "kind": "text_contains", "selector": ".list li >> nth=0", "value": "a",
+         "match_case": True}]
+    assert _load(out / "list" / "steps" / "add.steps.yaml")["params"] == {"name": {"type": "string"}}
+    assert result.ledger.counts()["not_converted"] == 0

@@ -591,6 +591,15 @@ def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
     chain.steps.extend(inner.steps)
 
 
+def _helper_call(walk: Walk, root: Node) -> str | None:
+    """The name of the function of the file that `root` calls (`todos()`), else None."""
+    if root.type != "call_expression":
+        return None
+    callee = root.child_by_field_name("function")
+    name = text(walk.source, callee) if callee is not None and callee.type == "identifier" else ""
+    return name if name in walk.helpers else None
+
+
 def _root_name(source: Source, call: Node) -> str:
     root, _ = chain_of(source, call)
     return text(source, root) if root.type == "identifier" else ""
@@ -943,10 +952,15 @@ class Cypress:
         name = text(walk.source, root) if root.type == "identifier" else ""
         if isinstance(scope.get(name), LogHandle):
             return Mapped((), "approximated", "Cypress's command log: flowwalk's report lists the steps instead")
-        if name != "cy" or not segments:
+        helper = _helper_call(walk, root)
+        if (name != "cy" and helper is None) or not segments:
             return None
         chain = _Chain(walk, scope if isinstance(scope, dict) else dict(scope))
         try:
+            if helper is not None:
+                # `todos().should(...)`: a function of the file whose returned query the chain goes on from
+                self._command(chain, helper, walk, walk.helpers[helper],
+                              children(root.child_by_field_name("arguments")))
             self._links(chain, segments)
         except (Unfit, Unevaluable) as unfit:
             checks = sum(1 for s in segments if s.name in ("should", "and", "checkA11y"))
@@ -960,7 +974,7 @@ class Cypress:
             if seg.args is None:
                 raise Unfit(f"'.{seg.name}' is a property; Cypress chains call commands")
             if seg.name in self.commands and seg.name not in COMMANDS:
-                self._command(chain, seg, args)
+                self._command(chain, seg.name, *self.commands[seg.name], args)
                 continue
             command = COMMANDS.get(seg.name)
             if command is None:
@@ -986,10 +1000,10 @@ class Cypress:
         if isinstance(chain.subject, Locator) and chain.subject.approx and chain.steps:
             chain.note(chain.subject.approx)
 
-    def _command(self, chain: _Chain, seg: Segment, args: list[Node]) -> None:
-        """`cy.<custom command>(args)`: use its steps file; its returned query is the chain's subject."""
-        walk, helper = self.commands[seg.name]
-        inner = walk.helper_block(seg.name)
+    def _command(self, chain: _Chain, name: str, walk: Walk, helper: Helper, args: list[Node]) -> None:
+        """`cy.<custom command>(args)` (or a function of the file): use its steps file; its returned
+        query is the chain's subject."""
+        inner = walk.helper_block(name)
         if inner is None:
             raise Unfit("a command that calls itself")
         if walk is not chain.walk and walk not in chain.walk.others:
@@ -997,13 +1011,13 @@ class Cypress:
         values = [_textish(chain.walk.source, a, chain.scope) for a in args]
         names = list(helper.params)
         if len(values) > len(names):
-            raise Unfit(f"cy.{seg.name} takes {len(names)} argument(s)")
+            raise Unfit(f"{name} takes {len(names)} argument(s)")
         given = {n: spelled(v) if isinstance(v, Param) else v for n, v in zip(names, values)}
         chain.blocks.append(inner)
         if inner.steps:
-            chain.steps.append(Use(seg.name, given))
+            chain.steps.append(Use(name, given))
         else:
-            chain.note(f"cy.{seg.name}() has no step of its own (its rows say why)")
+            chain.note(f"{name}() has no step of its own (its rows say why)")
         chain.subject = self._returned(walk, helper, dict(zip(names, values)))
         chain.queried = False
         chain.contained = None
@@ -1017,7 +1031,7 @@ class Cypress:
         root, segments = chain_of(walk.source, children(returned)[0])
         if root.type != "identifier" or text(walk.source, root) != "cy":
             return None
-        chain = _Chain(walk, {**walk.scope, **given})
+        chain = _Chain(walk, {**(walk.scope if helper.scope is None else helper.scope), **given})
         try:
             for seg in segments:
                 command = COMMANDS.get(seg.name)
