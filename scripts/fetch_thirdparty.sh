@@ -10,6 +10,13 @@
 # tests serve is kept, under .cache/thirdparty/todomvc/package/:
 #   examples/vanillajs/  examples/backbone/  (each with its own bower_components)
 #   learn.json           (todomvc-common's base.js loads it from the site root for its side bar)
+#
+# Cypress's TodoMVC app (cypress-io/cypress-example-todomvc, React in TypeScript) is built from its
+# sources in tests/corpus/import/cypress-todomvc/app/: `npm ci` installs the versions its
+# package-lock.json pins (each tarball checked against the lock's sha512 integrity), then tsc and
+# browserify build js/bundle.js as upstream's `npm run build` does. Only what the app serves is kept,
+# under .cache/thirdparty/cypress-todomvc/ (index.html, js/bundle.js, the three node_modules files
+# index.html loads); the marker is the lock's and the sources' sha256.
 set -euo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -32,11 +39,49 @@ say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'fetch_thirdparty.sh: error: %s\n  hint: %s\n' "$1" "$2" >&2; exit 1; }
 
 # The marker is written last, so a copy with the right marker is a complete copy of this version.
+fetch_cypress_todomvc() {
+  local src="$here/tests/corpus/import/cypress-todomvc/app" out="$here/.cache/thirdparty/cypress-todomvc"
+  local marker build
+  marker=$(cd "$src" && cat package-lock.json index.html js/* | sha256sum | cut -d' ' -f1)
+  if [ "$force" = 0 ] && [ "$(cat "$out/.integrity" 2>/dev/null || true)" = "$marker" ] && [ -f "$out/js/bundle.js" ]; then
+    say "Cypress's TodoMVC app already in ${out#"$here"/}"
+    return 0
+  fi
+  build=$(mktemp -d "${TMPDIR:-/tmp}/flowwalk-cypress-todomvc.XXXXXX")
+  cp -R "$src/." "$build/"
+  say "installing the packages Cypress's TodoMVC app is built from (its package-lock.json) from the npm registry"
+  if ! (cd "$build" && npm ci --ignore-scripts --no-audit --no-fund --silent >"$build/ci.out" 2>"$build/ci.err"); then
+    sed 's/^/  npm: /' "$build/ci.err" >&2
+    rm -rf "$build"
+    die "'npm ci' of Cypress's TodoMVC app failed" "check that the npm registry is reachable, then run again"
+  fi
+  # tsc exits 2 on the type errors React 16's types have under es5 (upstream's own build too), and
+  # writes the JavaScript all the same: what counts is that app.js was written
+  (cd "$build" && node node_modules/typescript/bin/tsc -p ./js/ >"$build/tsc.out" 2>&1 || true)
+  if [ ! -f "$build/js/app.js" ] || ! (cd "$build" && node node_modules/browserify/bin/cmd ./js/app.js -o ./js/bundle.js); then
+    sed 's/^/  tsc: /' "$build/tsc.out" >&2
+    rm -rf "$build"
+    die "could not build Cypress's TodoMVC app" "run again with --force; if it persists, report it"
+  fi
+  rm -rf "$out"
+  mkdir -p "$out/js"
+  cp "$build/index.html" "$out/"
+  cp "$build/js/bundle.js" "$out/js/"
+  for file in todomvc-common/base.css todomvc-app-css/index.css director/build/director.js; do
+    mkdir -p "$out/node_modules/$(dirname "$file")"
+    cp "$build/node_modules/$file" "$out/node_modules/$file"
+  done
+  rm -rf "$build"
+  printf '%s\n' "$marker" >"$out/.integrity"
+  say "Cypress's TodoMVC app ready in ${out#"$here"/}"
+}
+
 if [ "$force" = 0 ] && [ "$(cat "$dest/.integrity" 2>/dev/null || true)" = "$integrity" ]; then
   complete=1
   for path in "${keep[@]}"; do [ -e "$dest/$path" ] || complete=0; done
   if [ "$complete" = 1 ]; then
     say "third-party apps already in ${dest#"$here"/} ($pkg)"
+    fetch_cypress_todomvc
     exit 0
   fi
 fi
@@ -73,3 +118,4 @@ mkdir -p "$(dirname "$dest")"
 mv "$work/unpacked" "$dest"
 printf '%s\n' "$integrity" >"$dest/.integrity"
 say "third-party apps ready in ${dest#"$here"/} ($pkg)"
+fetch_cypress_todomvc

@@ -509,7 +509,7 @@ def discover(**options: Any) -> int:
 @guarded
 def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test_id_attribute: str,
                    walk: bool) -> int:
-    """Import Playwright Test files into flow specs, with a ledger of what became of every call."""
+    """Import Playwright Test and Cypress files into flow specs, with a ledger of what became of every call."""
     from flowwalk.app.imports import ImportCommand, run_import
 
     answer = run_import(ImportCommand(sources, out_dir, base_url, test_id_attribute, run=walk), console=sys.stdout)

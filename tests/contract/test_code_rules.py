@@ -48,7 +48,7 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
              "calls in another tool's language as tree steps (`foreign.translate`), variables, redaction, the input "
              "JSON Schemas; the writer of trees and in-place YAML edits (ruamel.yaml)", frozenset({"dag", "environment", "errors", "events", "model", "settings",
                                                    "vendor"})),
-    "importer": ("`flowwalk import`: foreign suites (Playwright Test) parsed with tree-sitter, mapped call by call "
+    "importer": ("`flowwalk import`: foreign suites (Playwright Test, Cypress) parsed with tree-sitter, mapped call by call "
                  "through one table into the authoring tree, written by the one writer, with a ledger of every call",
                  frozenset({"errors", "spec"})),
     "plan": ("the plan (pure), shards balanced by durations, never splitting a scenario",

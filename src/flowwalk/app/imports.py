@@ -1,4 +1,4 @@
-"""`flowwalk import`: foreign test files (Playwright Test) imported into flow specs, with the ledger
+"""`flowwalk import`: foreign test files (Playwright Test, Cypress) imported into flow specs, with the ledger
 of every call (importer/suite.py does the work; this is the command's request and answer, which the
 CLI prints and the MCP server returns).
 

@@ -28,7 +28,12 @@ from flowwalk.importer.ledger import Outcome, Row, one_line
 from flowwalk.importer.syntax import Source, calls_in, children, text
 from flowwalk.importer.values import Param, Unevaluable, spelled, value_of
 
-__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Use", "Walk", "kebab", "slug"]
+__all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Noted", "Route", "RowKey",
+           "Use",
+           "Walk", "kebab", "slug"]
+
+#: a row's key: the file's display path and the node's byte range
+RowKey = tuple[str, int, int]
 
 
 @dataclass(frozen=True)
@@ -40,6 +45,14 @@ class Use:
 
 
 @dataclass(frozen=True)
+class Route:
+    """An entry of the flow's `routes:` (a request the flow answers itself): installed before the
+    flow's first step, wherever the test set it up."""
+
+    route: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
 class Mapped:
     """What a front end makes of one statement's call: steps (plain step mappings, `Use`s, groups)
     and the ledger's word for it. `checks`: how many of upstream's checks the call is."""
@@ -48,6 +61,17 @@ class Mapped:
     outcome: Outcome
     detail: str
     checks: int = 0
+    #: the blocks the steps run (a helper's, a callback's): their rows, checks and helpers count for the test
+    blocks: tuple["Block", ...] = ()
+
+
+@dataclass(frozen=True)
+class Noted:
+    """A value a front end binds (`const x = <node>`) with the ledger's word for the binding."""
+
+    value: Any
+    outcome: Outcome
+    detail: str
 
 
 class Frontend(Protocol):
@@ -75,7 +99,7 @@ class Block:
     """Steps being gathered, the rows they depend on, the checks among them, the helpers they call."""
 
     steps: list[Any] = field(default_factory=list)
-    rows: set[tuple[int, int]] = field(default_factory=set)
+    rows: set[RowKey] = field(default_factory=set)
     checks: int = 0
     kept: int = 0
     helpers: set[str] = field(default_factory=set)
@@ -97,6 +121,10 @@ class Helper:
     #: which parameters stand for fixtures (`page`), by position
     fixtures: tuple[bool, ...]
     block: Block | None = None
+    #: the display path of the file it is written in
+    path: str = ""
+    #: the scope it sees, for a function declared in a test or a describe (None: the file's)
+    scope: dict[str, Any] | None = None
 
 
 @dataclass
@@ -107,6 +135,8 @@ class Folder:
     before: Block = field(default_factory=Block)
     after: Block = field(default_factory=Block)
     own: Block = field(default_factory=Block)
+    #: the names its tests and hooks see: the file's constants, the describe's own, what its hooks carry
+    scope: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass
@@ -128,7 +158,7 @@ class FileImport:
     folders: list[Folder]
     tests: list[ImportedTest]
     helpers: dict[str, Helper]
-    rows: dict[tuple[int, int], Row]
+    rows: dict[RowKey, Row]
 
 
 def slug(title: str, limit: int = 60) -> str:
@@ -153,19 +183,35 @@ class Walk:
     def __init__(self, source: Source, frontend: Frontend):
         self.source = source
         self.frontend = frontend
-        self.rows: dict[tuple[int, int], Row] = {}
+        self.rows: dict[RowKey, Row] = {}
         self.helpers: dict[str, Helper] = {}
         self.scope: dict[str, Any] = {}
-        self.folders: list[Folder] = [Folder(())]
+        self.folders: list[Folder] = [Folder((), scope=self.scope)]
         self.tests: list[ImportedTest] = []
+        #: walks of other files whose blocks this file's tests run (a Cypress suite's support commands)
+        self.others: list[Walk] = []
+        #: what is being walked: test, before_each, after_each, helper
+        self.role = "test"
         self._walking: set[str] = set()
+
+    def row(self, key: RowKey) -> Row:
+        """The row of `key`, this file's or another walk's whose blocks a test runs."""
+        if key in self.rows:
+            return self.rows[key]
+        return next(w.rows[key] for w in self.others if key in w.rows)
+
+    def helper_named(self, name: str) -> Helper:
+        """A helper of this file, or of another walk whose blocks a test runs."""
+        if name in self.helpers:
+            return self.helpers[name]
+        return next(w.helpers[name] for w in self.others if name in w.helpers)
 
     # --- rows ---
 
     def record(self, node: Node, outcome: Outcome, detail: str, block: Block | None,
                kind: str = "call") -> None:
         """The row of `node`; a node met twice (a loop's body) keeps its worst outcome."""
-        key = (node.start_byte, node.end_byte)
+        key = (self.source.path, node.start_byte, node.end_byte)
         line, col = node.start_point
         row = Row(self.source.path, line + 1, col + 1, one_line(text(self.source, node)), outcome, detail,
                   "statement" if kind == "statement" else "call")
@@ -194,8 +240,11 @@ class Walk:
 
     def run(self) -> FileImport:
         top = children(self.source.root)
+        collect = getattr(self.frontend, "collect", None)
         for node in top:
             self._collect(node)
+            if collect is not None:
+                collect(self, node)
         for helper in list(self.helpers.values()):
             self.helper_block(helper.name)
         for node in top:
@@ -206,23 +255,26 @@ class Walk:
         """The file's constants (literal values) and functions, before anything uses them."""
         target = children(node)[0] if node.type == "export_statement" and children(node) else node
         if target.type == "function_declaration":
-            self._add_helper(target, target.child_by_field_name("name"), target)
+            self.add_helper(target, target.child_by_field_name("name"), target)
         elif target.type in ("lexical_declaration", "variable_declaration"):
             for declarator in children(target):
                 name, value = declarator.child_by_field_name("name"), declarator.child_by_field_name("value")
                 if name is None or value is None or name.type != "identifier":
                     continue
                 if value.type in ("arrow_function", "function_expression", "function"):
-                    self._add_helper(value, name, declarator)
+                    self.add_helper(value, name, declarator)
                     continue
                 try:
                     self.scope[text(self.source, name)] = value_of(self.source, value, self.scope)
                 except Unevaluable:
                     pass
 
-    def _add_helper(self, function: Node, name: Node | None, node: Node) -> None:
-        if name is None:
+    def add_helper(self, function: Node, name: Node | None, node: Node, label: str = "",
+                    scope: dict[str, Any] | None = None) -> None:
+        """`function` as a helper named `label` (else the text of `name`), seeing `scope` (else the file's)."""
+        if name is None and not label:
             return
+        label = label or text(self.source, name)  # type: ignore[arg-type]
         params: dict[str, str] = {}
         fixtures: list[bool] = []
         for param in children(function.child_by_field_name("parameters")):
@@ -238,7 +290,7 @@ class Walk:
             fixtures.append(is_fixture)
             if not is_fixture:
                 params[pname] = {"number": "integer", "boolean": "boolean"}.get(typed, "string")
-        self.helpers[text(self.source, name)] = Helper(text(self.source, name), function, params, tuple(fixtures))
+        self.helpers[label] = Helper(label, function, params, tuple(fixtures), path=self.source.path, scope=scope)
 
     def helper_block(self, name: str) -> Block | None:
         """The helper's steps (walked once); None while it is being walked (a recursive helper)."""
@@ -246,7 +298,8 @@ class Walk:
         if helper.block is not None or name in self._walking:
             return helper.block
         self._walking.add(name)
-        scope = dict(self.scope)
+        scope = dict(self.scope if helper.scope is None else helper.scope)
+        role, self.role = self.role, "helper"
         params = [p for p in children(helper.node.child_by_field_name("parameters"))]
         for param, is_fixture in zip(params, helper.fixtures):
             pattern = param.child_by_field_name("pattern") or param
@@ -258,12 +311,17 @@ class Walk:
         block = Block()
         self.body(helper.node.child_by_field_name("body"), scope, block)
         helper.block = block
+        self.role = role
         self._walking.discard(name)
         return block
 
     def _top(self, node: Node, folder: Folder) -> None:
         """A statement at the top of the file or of a describe."""
-        if node.type in _QUIET or node.type == "function_declaration":
+        if node.type in _QUIET:
+            return
+        if node.type == "function_declaration":
+            if folder is not self.folders[0]:
+                self._nested_helper(node, folder.scope)
             return
         if node.type == "export_statement":
             inner = children(node)
@@ -271,8 +329,7 @@ class Walk:
                 self._top(inner[0], folder)
             return
         if node.type in ("lexical_declaration", "variable_declaration"):
-            self._declare(node, self.scope if folder is self.folders[0] else dict(self.scope), folder.own,
-                          top=True)
+            self._declare(node, folder.scope, folder.own, top=True)
             return
         call = _call_of(node)
         if call is not None:
@@ -308,14 +365,19 @@ class Walk:
         self._record_head(call, function, role, title, folder)
         body = function.child_by_field_name("body")
         if role == "describe":
-            inner = Folder((*folder.titles, title or "describe"))
+            inner = Folder((*folder.titles, title or "describe"), scope=dict(folder.scope))
             self.folders.append(inner)
             for node in children(body):
                 self._top(node, inner)
             return
-        scope = self._fixtures(function)
+        scope = self._fixtures(function, folder.scope)
         if role in ("before_each", "after_each"):
-            self.body(body, scope, folder.before if role == "before_each" else folder.after)
+            self.role = role
+            self.body(body, scope, folder.before if role == "before_each" else folder.after, shared=True)
+            self.role = "test"
+            carries = getattr(self.frontend, "carries", None)
+            if carries is not None:
+                folder.scope.update({k: v for k, v in scope.items() if carries(k)})
             return
         if role in ("test", "skip", "only", "fixme"):
             block = Block()
@@ -347,9 +409,9 @@ class Walk:
         except Unevaluable:
             return text(self.source, args[0]).strip("`'\"")
 
-    def _fixtures(self, function: Node) -> dict[str, Any]:
-        """The scope of a test's function: the file's constants and its destructured fixtures."""
-        scope = dict(self.scope)
+    def _fixtures(self, function: Node, base: Mapping[str, Any]) -> dict[str, Any]:
+        """The scope of a test's function: its folder's names and its destructured fixtures."""
+        scope = dict(base)
         for param in children(function.child_by_field_name("parameters")):
             pattern = param.child_by_field_name("pattern") or param
             names = [pattern] if pattern.type == "identifier" else [
@@ -362,21 +424,41 @@ class Walk:
 
     # --- bodies ---
 
-    def body(self, node: Node | None, scope: Mapping[str, Any], block: Block) -> None:
-        """A function's body (a block, or an arrow function's expression) into `block`."""
+    def body(self, node: Node | None, scope: Mapping[str, Any], block: Block, shared: bool = False) -> None:
+        """A function's body (a block, or an arrow function's expression) into `block`; `shared`: what
+        it binds is bound in `scope` itself (a hook's names, carried to its tests)."""
         if node is None:
             return
+        inner = scope if shared and isinstance(scope, dict) else dict(scope)
         if node.type != "statement_block":
-            self.statement(node, dict(scope), block)
+            self.statement(node, inner, block)
             return
-        inner = dict(scope)
+        declared = [s for s in children(node) if s.type == "function_declaration"]
+        for statement in declared:
+            self._nested_helper(statement, inner)
         for statement in children(node):
             self.statement(statement, inner, block)
+        for statement in declared:
+            name = statement.child_by_field_name("name")
+            if name is not None and text(self.source, name) in self.helpers:
+                self.helper_block(text(self.source, name))
+
+    def _nested_helper(self, node: Node, scope: dict[str, Any]) -> None:
+        """A function declared in a test, a hook or a describe: a helper that sees the names around it
+        as they are when it is first called (the live `scope`)."""
+        name = node.child_by_field_name("name")
+        if name is not None and text(self.source, name) not in self.helpers:
+            self.add_helper(node, name, node, scope=scope)
 
     def statement(self, node: Node, scope: dict[str, Any], block: Block) -> None:
         kind = node.type
-        if kind in _QUIET:
+        if kind in _QUIET or kind == "function_declaration":
             return
+        if kind == "return_statement" and self.role == "helper" and children(node) and \
+                _call_of(children(node)[0]) is not None:
+            # a helper's result (a Cypress command's query, which its caller chains on): its steps run
+            node = children(node)[0]
+            kind = node.type
         if kind in ("lexical_declaration", "variable_declaration"):
             self._declare(node, scope, block)
             return
@@ -403,10 +485,14 @@ class Walk:
             self.record_calls(node, "not_converted", "no row of the table maps this call", block, main=call)
             return
         self.record_calls(node, mapped.outcome, mapped.detail, block, main=call)
-        block.steps.extend(mapped.steps)
+        for step in mapped.steps:
+            if not (block.steps and step == block.steps[-1] and _existence(step)):
+                block.steps.append(step)
         block.checks += mapped.checks
         if mapped.outcome != "not_converted":
             block.kept += mapped.checks
+        for inner in mapped.blocks:
+            block.absorb(inner)
 
     def _unfollowed(self, node: Node, block: Block) -> None:
         what = {"if_statement": "a condition", "try_statement": "a try block", "return_statement": "a return",
@@ -433,7 +519,7 @@ class Walk:
             except Unevaluable:
                 pass
             try:
-                scope[label] = self.frontend.bound(self, value, scope)
+                bound = self.frontend.bound(self, value, scope)
             except Unevaluable as unknown:
                 scope.pop(label, None)
                 self.record_calls(declarator, "not_converted", f"'{label}' is not known before the test runs: "
@@ -441,6 +527,12 @@ class Walk:
                 if not any(True for _ in calls_in(declarator)):
                     self.record(declarator, "not_converted", unknown.why, block, "statement")
                 continue
+            if isinstance(bound, Noted):
+                scope[label] = bound.value
+                self.record_calls(declarator, bound.outcome, bound.detail, block,
+                                  main=value if value.type == "call_expression" else None)
+                continue
+            scope[label] = bound
             self.record_calls(declarator, "converted", f"'{label}', written into each step that uses it", block)
 
     def _loop(self, node: Node, scope: dict[str, Any], block: Block) -> None:
@@ -507,7 +599,7 @@ class Walk:
         block.absorb(inner)
         block.helpers.add(name)
 
-    def deps_of(self, test: ImportedTest) -> set[tuple[int, int]]:
+    def deps_of(self, test: ImportedTest) -> set[RowKey]:
         """Every row a test depends on: its body's, its folders' and hooks', its helpers' (and theirs)."""
         rows = set(test.block.rows)
         helpers = set(test.block.helpers)
@@ -518,11 +610,16 @@ class Walk:
         while helpers - seen:
             name = sorted(helpers - seen)[0]
             seen.add(name)
-            block = self.helpers[name].block
+            block = self.helper_named(name).block
             if block is not None:
                 rows |= block.rows
                 helpers |= block.helpers
         return rows
+
+
+def _existence(step: Any) -> bool:
+    """An existence check: the same one right after it checks nothing more (a query's implicit check)."""
+    return isinstance(step, dict) and step.get("type") == "expect" and step.get("kind") == "selector_exists"
 
 
 def _call_of(node: Node) -> Node | None:

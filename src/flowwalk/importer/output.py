@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
-from flowwalk.importer.core import FileImport, Folder, ImportedTest, Use, Walk, kebab, slug
+from flowwalk.importer.core import FileImport, Folder, ImportedTest, Route, Use, Walk, kebab, slug
 from flowwalk.importer.ledger import Figures, Ledger, Row, render_markdown
 from flowwalk.spec.models import FlowSpecModel, StepsFileModel
 from flowwalk.spec.writer import render_as
@@ -65,11 +65,25 @@ class _Writer:
         self.stem = stem_of(imported.source.path)
         self.names: set[str] = set()
         self.helpers_used: set[str] = set()
-        root = imported.folders[0]
-        first = root.before.steps[0] if root.before.steps else None
-        #: the goto every test starts with, as the flows' url
-        self.url = _mapped_url(first["url"], urls) if isinstance(first, dict) and first.get("type") == "goto" else ""
-        self.root_before = root.before.steps[1:] if self.url else root.before.steps
+        #: the folders whose hook opens every test under them (the outermost hooks with steps, whose
+        #: first step is a goto), by id, with that goto's URL: each of those flows' url
+        self.openers: dict[int, str] = {}
+        for folder in imported.folders:
+            if not folder.before.steps or any(f.before.steps for f in imported.folders
+                                              if f is not folder and folder.titles[:len(f.titles)] == f.titles):
+                continue
+            first = next((s for s in folder.before.steps if not isinstance(s, Route)), None)
+            if isinstance(first, dict) and first.get("type") == "goto":
+                self.openers[id(folder)] = _mapped_url(first["url"], urls)
+
+    def before_of(self, folder: Folder) -> list[Any]:
+        """The folder's before_each steps as written: its opening goto is the flows' url instead, its
+        routes each flow's `routes:`."""
+        steps = [s for s in folder.before.steps if not isinstance(s, Route)]
+        return steps[1:] if id(folder) in self.openers else steps
+
+    def url_of(self, test: ImportedTest) -> str:
+        return next((self.openers[id(f)] for f in test.folders if id(f) in self.openers), "")
 
     def folder_dir(self, folder: Folder) -> str:
         return posixpath.join(self.stem, *(slug(t) for t in folder.titles))
@@ -115,15 +129,19 @@ class _Writer:
         self.names.add(posixpath.join(folder, name))
         at = folder if whole else posixpath.join(NEEDS_REVIEW, folder)
         rel = posixpath.join(at, f"{name}.flow.yaml")
-        steps = list(test.block.steps)
-        url = self.url
+        steps = [s for s in test.block.steps if not isinstance(s, Route)]
+        routes = [s.route for f in test.folders for s in f.before.steps if isinstance(s, Route)] + \
+            [s.route for s in test.block.steps if isinstance(s, Route)]
+        url = self.url_of(test)
         if not url and steps and isinstance(steps[0], dict) and steps[0].get("type") == "goto":
             url = _mapped_url(steps[0]["url"], self.urls)
             steps = steps[1:] or steps
         data: dict[str, Any] = {"spec_version": "1.1", "name": test.title, "url": url or "/",
                                 "steps": self._resolve(steps, at)}
+        if routes:
+            data["routes"] = routes
         if not whole:
-            before = [*self.root_before, *(s for f in test.folders[1:] for s in f.before.steps)]
+            before = [s for f in test.folders for s in self.before_of(f)]
             after = [s for f in reversed(test.folders) for s in f.after.steps]
             if before:
                 data["before_each"] = self._resolve(before, at)
@@ -159,7 +177,7 @@ class _Writer:
             at = self.folder_dir(folder)
             if not any(d == at or d.startswith(at + "/") for d in whole_dirs):
                 continue
-            before = self.root_before if folder is self.imported.folders[0] else folder.before.steps
+            before = self.before_of(folder)
             for kind, steps in (("before_each", before), ("after_each", folder.after.steps)):
                 if steps:
                     tree = StepsFileModel.model_validate({"steps_version": "1", "steps": self._resolve(steps, at)})
@@ -171,17 +189,17 @@ class _Writer:
         while self.helpers_used - done:
             name = sorted(self.helpers_used - done)[0]
             done.add(name)
-            helper = self.imported.helpers[name]
+            helper = self.walk.helper_named(name)
             if helper.block is None:
                 continue
             at = posixpath.join(self.stem, "steps")
             line, col = helper.node.start_point
             tree = StepsFileModel.model_validate({
-                "steps_version": "1", "description": f"{name}() of {self.imported.source.path}",
+                "steps_version": "1", "description": f"{name}() of {helper.path}",
                 "params": {p: {"type": t} for p, t in helper.params.items()},
                 "steps": self._resolve(helper.block.steps, at)})
             self._write(posixpath.join(at, f"{kebab(name)}.steps.yaml"), tree,
-                        [f"imported by flowwalk import from {self.imported.source.path}:{line + 1}:{col + 1}"])
+                        [f"imported by flowwalk import from {helper.path}:{line + 1}:{col + 1}"])
 
 
 def write_file_import(walk: Walk, imported: FileImport, out: Path, urls: Sequence[tuple[str, str]],
@@ -191,7 +209,7 @@ def write_file_import(walk: Walk, imported: FileImport, out: Path, urls: Sequenc
     writer = _Writer(walk, imported, out, urls, written, ledger, held)
     whole_dirs: set[str] = set()
     for test in imported.tests:
-        rows = [imported.rows[key] for key in sorted(walk.deps_of(test))]
+        rows = [walk.row(key) for key in sorted(walk.deps_of(test))]
         before = len(written.specs)
         writer.test(test, rows, ledger.figures)
         if len(written.specs) > before:

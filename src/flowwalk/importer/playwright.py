@@ -25,7 +25,7 @@ from flowwalk.importer.ledger import Outcome
 from flowwalk.importer.syntax import Source, children, text
 from flowwalk.importer.values import Param, Regex, Unevaluable, spelled, value_of
 
-__all__ = ["TABLE", "Locator", "PageRef", "PlaywrightTest", "render_table"]
+__all__ = ["TABLE", "Locator", "PageRef", "PlaywrightTest", "Unfit", "quoted", "render_table"]
 
 
 @dataclass(frozen=True)
@@ -62,12 +62,12 @@ class Entry:
     note: str = ""
 
 
-def _q(value: str) -> str:
+def quoted(value: str) -> str:
     """A double-quoted string for a selector (`"a \\"b\\""`)."""
     return json.dumps(value, ensure_ascii=False)
 
 
-class _Unfit(Exception):
+class Unfit(Exception):
     def __init__(self, why: str):
         super().__init__(why)
         self.why = why
@@ -81,38 +81,38 @@ def _options(walk: Walk, args: list[Node], at: int, scope: Mapping[str, Any]) ->
         return {}
     value = value_of(walk.source, args[at], scope)
     if not isinstance(value, dict):
-        raise _Unfit(f"'{text(walk.source, args[at])}' is not an options object")
+        raise Unfit(f"'{text(walk.source, args[at])}' is not an options object")
     return value
 
 
 def _text_arg(walk: Walk, args: list[Node], scope: Mapping[str, Any], what: str) -> Any:
     if not args:
-        raise _Unfit(f"{what} needs an argument")
+        raise Unfit(f"{what} needs an argument")
     value = value_of(walk.source, args[0], scope)
     if isinstance(value, Param):
         return spelled(value)
     if not isinstance(value, (str, Regex)):
-        raise _Unfit(f"{what} takes a text or a regular expression")
+        raise Unfit(f"{what} takes a text or a regular expression")
     return value
 
 
 def _by_text(value: Any, exact: bool) -> str:
     if isinstance(value, Regex):
         return f"text=/{value.pattern}/{value.flags}"
-    return f"text={_q(value)}" if exact else f"text={value}" if re.fullmatch(r"[\w .,:;!?'-]+", value) and \
-        value == value.strip() else f"text={_q(value)}"
+    return f"text={quoted(value)}" if exact else f"text={value}" if re.fullmatch(r"[\w .,:;!?'-]+", value) and \
+        value == value.strip() else f"text={quoted(value)}"
 
 
 def _attribute(name: str, value: Any, exact: bool) -> str:
     if isinstance(value, Regex):
-        raise _Unfit(f"a regular expression for the {name} has no CSS equivalent")
-    return f"[{name}={_q(value)}]" if exact else f"[{name}*={_q(value)} i]"
+        raise Unfit(f"a regular expression for the {name} has no CSS equivalent")
+    return f"[{name}={quoted(value)}]" if exact else f"[{name}*={quoted(value)} i]"
 
 
 def _role(walk: Walk, args: list[Node], scope: Mapping[str, Any]) -> str:
     role = _text_arg(walk, args, scope, "getByRole")
     if not isinstance(role, str):
-        raise _Unfit("getByRole takes a role name")
+        raise Unfit("getByRole takes a role name")
     options = _options(walk, args, 1, scope)
     out = f"role={role}"
     exact = options.pop("exact", False) is True
@@ -120,14 +120,14 @@ def _role(walk: Walk, args: list[Node], scope: Mapping[str, Any]) -> str:
     if isinstance(name, Regex):
         out += f"[name=/{name.pattern}/{name.flags}]"
     elif isinstance(name, str):
-        out += f"[name={_q(name)}{'s' if exact else 'i'}]"
+        out += f"[name={quoted(name)}{'s' if exact else 'i'}]"
     for key in ("checked", "disabled", "expanded", "pressed", "selected", "level", "includeHidden"):
         if key in options:
             value = options.pop(key)
             attr = "include-hidden" if key == "includeHidden" else key
             out += f"[{attr}={str(value).lower() if isinstance(value, bool) else value}]"
     if options:
-        raise _Unfit(f"getByRole's option(s) {', '.join(sorted(options))} have no selector equivalent")
+        raise Unfit(f"getByRole's option(s) {', '.join(sorted(options))} have no selector equivalent")
     return out
 
 
@@ -145,18 +145,18 @@ class _Locators:
         if name == "locator":
             selector = _text_arg(walk, args, scope, "locator")
             if not isinstance(selector, str):
-                raise _Unfit("locator takes a selector")
+                raise Unfit("locator takes a selector")
             located = Locator(prefix + selector, approx)
             return self._filtered(walk, located, _options(walk, args, 1, scope)) if len(args) > 1 else located
         if name in ("first", "last", "nth"):
             index = 0 if name == "first" else -1 if name == "last" else value_of(walk.source, args[0], scope) \
                 if args else None
             if base is None or not isinstance(index, int):
-                raise _Unfit(f"{name} needs a locator and a literal index")
+                raise Unfit(f"{name} needs a locator and a literal index")
             return Locator(f"{base.selector} >> nth={index}", approx)
         if name == "filter":
             if base is None:
-                raise _Unfit("filter needs a locator")
+                raise Unfit("filter needs a locator")
             return self._filtered(walk, base, _options(walk, args, 0, scope))
         return Locator(prefix + self._get_by(walk, name, args, scope), approx)
 
@@ -164,7 +164,7 @@ class _Locators:
         if name == "getByRole":
             return _role(walk, args, scope)
         if not name.startswith("getBy"):
-            raise _Unfit(f"'{name}' reads the page when the test runs; a flow spec has no variables: check the "
+            raise Unfit(f"'{name}' reads the page when the test runs; a flow spec has no variables: check the "
                          "value with an expect instead")
         value = _text_arg(walk, args, scope, name)
         exact = _options(walk, args, 1, scope).get("exact") is True
@@ -172,29 +172,29 @@ class _Locators:
             return _by_text(value, exact)
         if name == "getByTestId":
             if isinstance(value, Regex):
-                raise _Unfit("a regular expression for a test id has no CSS equivalent")
-            return f"[{self.test_id}={_q(value)}]"
+                raise Unfit("a regular expression for a test id has no CSS equivalent")
+            return f"[{self.test_id}={quoted(value)}]"
         attributes = {"getByPlaceholder": "placeholder", "getByAltText": "alt", "getByTitle": "title"}
         if name in attributes:
             return _attribute(attributes[name], value, exact)
         if name == "getByLabel":
-            raise _Unfit("flowwalk has no selector for a control by its label's text (Playwright's own is "
+            raise Unfit("flowwalk has no selector for a control by its label's text (Playwright's own is "
                          "internal); give the control a test id, a placeholder or a role and name")
-        raise _Unfit(f"'{name}' is not a locator method the table maps")
+        raise Unfit(f"'{name}' is not a locator method the table maps")
 
     def _filtered(self, walk: Walk, base: Locator, options: dict[str, Any]) -> Locator:
         selector = base.selector
         last = selector.rsplit(" >> ", 1)[-1]
         if re.match(r"^(text|role|nth|visible|id|data-[\w-]+)=", last):
-            raise _Unfit("filter after a text, role or nth part has no CSS pseudo-class to add")
+            raise Unfit("filter after a text, role or nth part has no CSS pseudo-class to add")
         for key, value in options.items():
             if key in ("hasText", "hasNotText") and isinstance(value, (str, Regex)):
-                shown = f"/{value.pattern}/{value.flags}" if isinstance(value, Regex) else _q(value)
+                shown = f"/{value.pattern}/{value.flags}" if isinstance(value, Regex) else quoted(value)
                 selector += f":has-text({shown})" if key == "hasText" else f":not(:has-text({shown}))"
             elif key in ("has", "hasNot") and isinstance(value, Locator) and " >> " not in value.selector:
                 selector += f":has({value.selector})" if key == "has" else f":not(:has({value.selector}))"
             else:
-                raise _Unfit(f"filter's '{key}' has no selector equivalent here")
+                raise Unfit(f"filter's '{key}' has no selector equivalent here")
         return Locator(selector, base.approx)
 
 
@@ -243,7 +243,7 @@ class _Call:
 
     def value(self, i: int) -> Any:
         if i >= len(self.args):
-            raise _Unfit("an argument is missing")
+            raise Unfit("an argument is missing")
         return value_of(self.walk.source, self.args[i], self.scope)
 
     def text(self, i: int) -> str:
@@ -252,12 +252,12 @@ class _Call:
             return spelled(value)
         if isinstance(value, (str, int, float)) and not isinstance(value, bool):
             return spelled(value)
-        raise _Unfit(f"'{text(self.walk.source, self.args[i])}' is not a text")
+        raise Unfit(f"'{text(self.walk.source, self.args[i])}' is not a text")
 
     @property
     def selector(self) -> str:
         if self.on is None:
-            raise _Unfit("the call is not on a locator")
+            raise Unfit("the call is not on a locator")
         return self.on.selector
 
 
@@ -290,7 +290,7 @@ def _history(move: str) -> Make:
 def _wait_ms(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     ms = call.value(0)
     if not isinstance(ms, int) or ms < 1:
-        raise _Unfit("waitForTimeout takes a literal number of milliseconds")
+        raise Unfit("waitForTimeout takes a literal number of milliseconds")
     return [{"type": "wait", "ms": ms}], "converted", "wait ms"
 
 
@@ -300,7 +300,7 @@ def _check(kind: str, negated: str | None = None, **fields: Any) -> Make:
         chosen = kind
         if call.negated:
             if negated is None:
-                raise _Unfit("this matcher's .not has no check here")
+                raise Unfit("this matcher's .not has no check here")
             chosen = negated
         return [{"type": "expect", "kind": chosen, "selector": call.selector, **fields}], "converted", \
             f"expect {chosen}"
@@ -311,18 +311,18 @@ def _has_text(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     value = call.value(0)
     if isinstance(value, list):
         if call.negated or not all(isinstance(v, (str, Param)) for v in value):
-            raise _Unfit("a list of texts is compared as texts: each a literal text, no .not")
+            raise Unfit("a list of texts is compared as texts: each a literal text, no .not")
         items = [spelled(v) for v in value]
         return [{"type": "expect", "kind": "texts", "selector": call.selector, "equals": items}], "converted", \
             "expect texts equals"
     if isinstance(value, Regex):
         if call.negated or value.flags.replace("i", ""):
-            raise _Unfit("a regular expression with .not or flags other than i")
+            raise Unfit("a regular expression with .not or flags other than i")
         pattern = f"(?i){value.pattern}" if "i" in value.flags else value.pattern
         return [{"type": "expect", "kind": "text_matches", "selector": call.selector, "value": pattern}], \
             "converted", "expect text_matches"
     if call.negated:
-        raise _Unfit(".not.toHaveText has no check here")
+        raise Unfit(".not.toHaveText has no check here")
     return [{"type": "expect", "kind": "has_text", "selector": call.selector, "value": call.text(0)}], "converted", \
         "expect has_text"
 
@@ -340,7 +340,7 @@ def _has_class(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     value = call.value(0)
     if isinstance(value, list):
         if call.negated or not all(isinstance(v, str) for v in value):
-            raise _Unfit("a list of classes is compared as classes: each a literal text, no .not")
+            raise Unfit("a list of classes is compared as classes: each a literal text, no .not")
         how: Outcome = "approximated" if "" in value else "converted"
         return [{"type": "expect", "kind": "classes", "selector": call.selector, "equals": value}], how, \
             "expect classes equals" + ("; an empty entry asks nothing of its item, where Playwright asks for no "
@@ -356,14 +356,14 @@ def _has_class(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
 
 def _value(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     if call.negated:
-        raise _Unfit(".not.toHaveValue has no check here")
+        raise Unfit(".not.toHaveValue has no check here")
     return [{"type": "expect", "kind": "input_value", "selector": call.selector, "value": call.text(0)}], \
         "converted", "expect input_value"
 
 
 def _empty(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     if call.negated:
-        raise _Unfit(".not.toBeEmpty has no check here")
+        raise Unfit(".not.toBeEmpty has no check here")
     return [{"type": "expect", "kind": "input_value", "selector": call.selector, "value": ""}], "approximated", \
         "expect input_value '': the input's value is empty (Playwright's toBeEmpty also takes an element with no text)"
 
@@ -371,14 +371,14 @@ def _empty(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
 def _count(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     count = call.value(0)
     if call.negated or not isinstance(count, int):
-        raise _Unfit("toHaveCount takes a literal number (and no .not)")
+        raise Unfit("toHaveCount takes a literal number (and no .not)")
     return [{"type": "expect", "kind": "count", "selector": call.selector, "equals": count}], "converted", \
         "expect count equals"
 
 
 def _attribute_check(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     if call.negated or len(call.args) < 2:
-        raise _Unfit("toHaveAttribute with a name and a value (no .not)")
+        raise Unfit("toHaveAttribute with a name and a value (no .not)")
     return [{"type": "expect", "kind": "attribute", "selector": call.selector, "name": call.text(0),
              "equals": call.text(1)}], "converted", "expect attribute equals"
 
@@ -387,7 +387,7 @@ def _url(call: _Call) -> tuple[list[dict[str, Any]], Outcome, str]:
     value = call.value(0)
     if isinstance(value, Regex):
         if call.negated:
-            raise _Unfit(".not.toHaveURL of a regular expression has no check here")
+            raise Unfit(".not.toHaveURL of a regular expression has no check here")
         return [{"type": "expect", "kind": "url_matches", "value": value.pattern}], "converted", "expect url_matches"
     kind = "url_not_contains" if call.negated else "url_contains"
     return [{"type": "expect", "kind": kind, "value": call.text(0)}], "approximated", \
@@ -550,7 +550,7 @@ class PlaywrightTest:
     def bound(self, walk: Walk, node: Node, scope: Mapping[str, Any]) -> Any:
         try:
             located = self._locator(walk, node, scope)
-        except _Unfit as unfit:
+        except Unfit as unfit:
             raise Unevaluable(node, unfit.why) from None
         if located is None:
             raise Unevaluable(node, f"'{text(walk.source, node)[:60]}' is not a locator or a literal")
@@ -586,14 +586,14 @@ class PlaywrightTest:
             if not soft:
                 try:
                     return self._poll(walk, root, segments, scope)
-                except (_Unfit, Unevaluable) as unfit:
+                except (Unfit, Unevaluable) as unfit:
                     return Mapped((), "not_converted", unfit.why, checks=1)
         try:
             if root.type == "call_expression" and (soft or text(
                     walk.source, root.child_by_field_name("function")) == "expect"):  # type: ignore[arg-type]
                 return self._expect(walk, root, segments, scope, soft)
             return self._action(walk, root, segments, scope)
-        except (_Unfit, Unevaluable) as unfit:
+        except (Unfit, Unevaluable) as unfit:
             return Mapped((), "not_converted", unfit.why, checks=1 if _is_check(walk, root) else 0)
 
     def _action(self, walk: Walk, root: Node, segments: Sequence[Segment], scope: Mapping[str, Any]) -> Mapped | None:
@@ -610,7 +610,7 @@ class PlaywrightTest:
             for seg in segments[:-1]:
                 located = self.locators.link(walk, located, seg, scope)
             if located is None:
-                raise _Unfit(f"page.{last.name}(selector, ...) is the old form: write page.locator(selector).{last.name}()")
+                raise Unfit(f"page.{last.name}(selector, ...) is the old form: write page.locator(selector).{last.name}()")
         else:
             return None
         call = _Call(walk, scope, children(last.args) if last.args is not None else [], located)
@@ -625,7 +625,7 @@ class PlaywrightTest:
         matcher = segments[-1] if segments and segments[-1].args is not None else None
         if matcher is None or matcher.name not in MATCHERS or not args or \
                 any(n not in ("not", matcher.name) for n in names):
-            raise _Unfit(f"no row of the table maps the matcher '{'.'.join(names)}'")
+            raise Unfit(f"no row of the table maps the matcher '{'.'.join(names)}'")
         subject = self._subject(walk, args[0], scope)
         margs = children(matcher.args)
         timeout = None
@@ -633,7 +633,7 @@ class PlaywrightTest:
             options = _options(walk, margs, len(margs) - 1, scope)
             timeout = options.pop("timeout", None)
             if options or (timeout is not None and not isinstance(timeout, int)):
-                raise _Unfit(f"the matcher's options {sorted(options)} have no equivalent here")
+                raise Unfit(f"the matcher's options {sorted(options)} have no equivalent here")
             margs = margs[:-1]
         call = _Call(walk, scope, margs, subject if isinstance(subject, Locator) else None, negated)
         steps, outcome, detail = MATCHERS[matcher.name][0](call)
@@ -648,13 +648,13 @@ class PlaywrightTest:
             return PageRef()
         located = self._locator(walk, node, scope)
         if located is None:
-            raise _Unfit(f"'{text(walk.source, node)[:60]}' is not a locator known before the test runs")
+            raise Unfit(f"'{text(walk.source, node)[:60]}' is not a locator known before the test runs")
         return located
 
     def _poll(self, walk: Walk, root: Node, segments: Sequence[Segment], scope: Mapping[str, Any]) -> Mapped:
         matcher = segments[-1] if len(segments) == 1 and segments[0].args is not None else None
         if matcher is None or matcher.name not in POLLS:
-            raise _Unfit("expect.poll with a matcher the table does not map")
+            raise Unfit("expect.poll with a matcher the table does not map")
         expr = _evaluated_expression(walk, children(root.child_by_field_name("arguments")), scope)
         value = value_of(walk.source, children(matcher.args)[0], scope) if children(matcher.args) else None
         step: dict[str, Any] = {"type": "expect", "kind": "js", "expr": expr}
@@ -664,11 +664,11 @@ class PlaywrightTest:
             elif isinstance(value, str):
                 step["contains"] = json.dumps(value, ensure_ascii=False)
             else:
-                raise _Unfit("toContain of a value that is not a text")
+                raise Unfit("toContain of a value that is not a text")
             return Mapped((step,), "approximated", "expect js contains the item's JSON text", checks=1)
         if isinstance(value, (dict, list, Regex)) or value is None:
             if isinstance(value, Regex) or value is None:
-                raise _Unfit("toBe of a value flowwalk compares as no text")
+                raise Unfit("toBe of a value flowwalk compares as no text")
             step["equals"] = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
         else:
             step["equals"] = spelled(value)
@@ -678,26 +678,26 @@ class PlaywrightTest:
 def _evaluated_expression(walk: Walk, args: list[Node], scope: Mapping[str, Any]) -> str:
     """EXPR of `() => page.evaluate(() => EXPR)` (or a block that returns it)."""
     if not args or args[0].type != "arrow_function":
-        raise _Unfit("expect.poll takes a function written in place")
+        raise Unfit("expect.poll takes a function written in place")
     body = args[0].child_by_field_name("body")
     if body is not None and body.type == "statement_block":
         statements = children(body)
         if len(statements) != 1 or statements[0].type != "return_statement" or not children(statements[0]):
-            raise _Unfit("expect.poll's function must return page.evaluate(...) and do nothing else")
+            raise Unfit("expect.poll's function must return page.evaluate(...) and do nothing else")
         body = children(statements[0])[0]
     while body is not None and body.type in ("await_expression", "parenthesized_expression"):
         body = children(body)[0]
     if body is None or body.type != "call_expression":
-        raise _Unfit("expect.poll's function must return page.evaluate(() => expression)")
+        raise Unfit("expect.poll's function must return page.evaluate(() => expression)")
     root, segments = chain_of(walk.source, body)
     inner = children(segments[0].args) if len(segments) == 1 and segments[0].args is not None else []
     if root.type != "identifier" or not isinstance(scope.get(text(walk.source, root)), PageRef) or \
             segments[0].name != "evaluate" or len(inner) != 1 or inner[0].type != "arrow_function" or \
             children(inner[0].child_by_field_name("parameters")):
-        raise _Unfit("expect.poll's function must return page.evaluate(() => expression), with no arguments")
+        raise Unfit("expect.poll's function must return page.evaluate(() => expression), with no arguments")
     expression = inner[0].child_by_field_name("body")
     if expression is None or expression.type == "statement_block":
-        raise _Unfit("page.evaluate's function must be one expression")
+        raise Unfit("page.evaluate's function must be one expression")
     return text(walk.source, expression)
 
 

@@ -12,7 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
-from flowwalk.importer.core import Walk
+from flowwalk.importer.core import Frontend, Walk
+from flowwalk.importer.cypress import Cypress
 from flowwalk.importer.ledger import Ledger
 from flowwalk.importer.output import NEEDS_REVIEW, Written, write_file_import, write_ledger
 from flowwalk.importer.playwright import PlaywrightTest
@@ -20,8 +21,10 @@ from flowwalk.importer.syntax import LANGUAGES, Source, SyntaxProblem, parse
 
 __all__ = ["ImportRequest", "ImportResult", "find_sources", "import_suite"]
 
-#: what a folder's test files are called (Playwright Test's default testMatch)
-_TEST_MARKS = (".spec.", ".test.")
+#: what a folder's test files are called (Playwright Test's default testMatch, Cypress's specPattern)
+_TEST_MARKS = (".spec.", ".test.", ".cy.")
+#: where a Cypress project keeps its custom commands, beside its tests' folder
+_SUPPORT = ("support/commands.js", "support/commands.ts", "support/commands.mjs")
 
 
 @dataclass(frozen=True)
@@ -59,7 +62,8 @@ def find_sources(paths: Sequence[Path]) -> tuple[list[Path], list[str]]:
                             and any(m in p.name for m in _TEST_MARKS) and "node_modules" not in p.parts)
             if not inside:
                 refused.append(f"{_display(path)}:1:1: error: no test files in this folder\n"
-                               f"  hint: Playwright Test files are named *.spec.ts, *.test.ts (or .js, .mjs)")
+                               f"  hint: Playwright Test files are named *.spec.ts, *.test.ts (or .js, .mjs), "
+                               f"Cypress files *.cy.js, *.cy.ts")
             found.extend(inside)
         elif path.is_file():
             found.append(path)
@@ -75,27 +79,58 @@ def import_suite(request: ImportRequest) -> ImportResult:
     files, ledger.refused = find_sources(request.sources)
     request.out.mkdir(parents=True, exist_ok=True)
     shutil.rmtree(request.out / NEEDS_REVIEW, ignore_errors=True)
-    frontend = PlaywrightTest(request.test_id_attribute)
-    for path in files:
+    playwright = PlaywrightTest(request.test_id_attribute)
+    cypress = Cypress()
+    parsed_files: list[tuple[Path, Source]] = []
+    for path in [*_support_files(files), *files]:
+        if any(path.resolve() == p.resolve() for p, _ in parsed_files):
+            continue
         ledger.figures.files += 1
-        shown = _display(path)
-        parsed = parse(shown, path.read_bytes())
+        parsed = parse(_display(path), path.read_bytes())
         if isinstance(parsed, SyntaxProblem):
             ledger.refused.append(str(parsed))
             ledger.figures.files_refused += 1
             continue
-        if not frontend.recognises(parsed):
-            ledger.refused.append(f"{shown}:1:1: error: not a Playwright Test file (it neither imports "
-                                  "'@playwright/test' nor calls test(...) with a page)\n"
-                                  "  hint: pass the suite's test files, e.g. tests/*.spec.ts")
+        parsed_files.append((path, parsed))
+    # a suite's support files first: their commands are every test file's
+    for _, source in sorted(parsed_files, key=lambda item: not Cypress.is_support(item[1])):
+        if Cypress.is_support(source):
+            walk = Walk(source, cypress)
+            walk.run()
+            ledger.rows.extend(sorted(walk.rows.values(), key=lambda r: (r.line, r.col, r.kind)))
+            continue
+        frontend: Frontend | None = cypress if cypress.recognises(source) else \
+            playwright if playwright.recognises(source) else None
+        if frontend is None:
+            ledger.refused.append(f"{source.path}:1:1: error: not a Playwright Test file (it neither imports "
+                                  "'@playwright/test' nor calls test(...) with a page) nor a Cypress file (it calls "
+                                  "no cy command)\n"
+                                  "  hint: pass the suite's test files, e.g. tests/*.spec.ts or cypress/e2e/*.cy.js")
             ledger.figures.files_refused += 1
             continue
-        _import_one(parsed, frontend, request, result)
+        _import_one(source, frontend, request, result)
     result.written.files += write_ledger(ledger, request.out)
     return result
 
 
-def _import_one(source: Source, frontend: PlaywrightTest, request: ImportRequest, result: ImportResult) -> None:
+def _support_files(files: Sequence[Path]) -> list[Path]:
+    """The custom commands' files of the Cypress projects the files are in (`cypress/support/commands.js`
+    of the nearest folder above a file that has one)."""
+    found: list[Path] = []
+    for path in files:
+        if ".cy." not in path.name:
+            continue
+        for folder in path.resolve().parents:
+            candidates = [folder / s for s in _SUPPORT] + [folder / "cypress" / s for s in _SUPPORT]
+            hit = next((c for c in candidates if c.is_file()), None)
+            if hit is not None:
+                if hit not in found:
+                    found.append(hit)
+                break
+    return found
+
+
+def _import_one(source: Source, frontend: Frontend, request: ImportRequest, result: ImportResult) -> None:
     walk = Walk(source, frontend)
     imported = walk.run()
     write_file_import(walk, imported, request.out, request.urls, result.written, result.ledger, dict(request.held))

@@ -203,7 +203,7 @@ class FlowwalkServer:
                                         open_world_hint=True))
         add(self.propose_heal, name="propose_heal", title="Propose the healed selectors as a diff",
             annotations=_RO)
-        add(self.import_suite, name="import", title="Import a Playwright Test suite into flow specs",
+        add(self.import_suite, name="import", title="Import a Playwright Test or Cypress suite into flow specs",
             annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
                                         open_world_hint=False))
 
@@ -459,9 +459,9 @@ class FlowwalkServer:
         run: Annotated[bool, Field(description="walk each spec written whole once against base_url; those that "
                                                "fail go to needs-review/ with the failure")] = False,
     ) -> Annotated[CallToolResult, ImportAnswer]:
-        """Import Playwright Test files into flow specs as `flowwalk import` does: every call of the
-        suite gets a ledger row (converted, approximated with how, or not converted with why), and a
-        test with a call not converted goes to needs-review/, never written as whole. Replaces the
+        """Import Playwright Test or Cypress files into flow specs as `flowwalk import` does: every
+        call of the suite gets a ledger row (converted, approximated with how, or not converted with
+        why), and a test with a call not converted goes to needs-review/, never written as whole. Replaces the
         specs an earlier import wrote into out_dir's needs-review/."""
         job = _Job()
         if run:
