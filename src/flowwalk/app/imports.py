@@ -18,9 +18,10 @@ from flowwalk.cooperative import CancelToken
 from flowwalk.errors import UsageError
 from flowwalk.exitcodes import ExitCode
 from flowwalk.importer.ledger import summary_lines
+from flowwalk.importer.output import NEEDS_REVIEW
 from flowwalk.importer.suite import ImportRequest, ImportResult, import_suite
 
-__all__ = ["ImportAnswer", "ImportCommand", "run_import"]
+__all__ = ["NEEDS_REVIEW", "RUN_REPORT", "ImportAnswer", "ImportCommand", "run_import"]
 
 
 @dataclass(frozen=True)

@@ -563,8 +563,7 @@ def import_suite(ws: Workspace, limits: ServerLimits, *, sources: list[str], out
                  test_id_attribute: str, run: bool, cancel: CancelToken) -> ImportAnswer:
     """Import a suite's test files into flow specs as `flowwalk import` does (`app.imports.run_import`),
     within the working directory; with `run`, walked once against base_url first."""
-    from flowwalk.app.imports import ImportCommand, run_import
-    from flowwalk.importer.output import NEEDS_REVIEW
+    from flowwalk.app.imports import NEEDS_REVIEW, ImportCommand, run_import
 
     if not sources:
         raise ToolInputError("sources is empty\n  hint: name the suite's test files or folders, for example "
