@@ -42,6 +42,7 @@ class Step(TypedDict, total=False):
     value: str
     equals: int | str
     contains: str
+    keep_whitespace: bool
 
 
 # --- how a page was reached, and what was left alone ----------------------------------------------------
