@@ -205,3 +205,31 @@ def test_a_value_the_form_takes_is_no_refusal_and_untrimmed_text_is_not_held_to_
     assert [j.id for j in journeys] == ["books/journey-edges-add"]
     assert any("took isbn" in line for line in said)
     assert not any(e.kind == "trimmed" for effects in journeys[0].effects for e in effects)
+
+
+# --- the model's proposal, over the fake OpenAI-compatible server -------------------------------------------
+
+
+def test_the_configured_model_proposes_a_value_held_to_one_line(tmp_path: Any) -> None:
+    from fake_model import FakeModel, Reply
+    from flowwalk.agent import LLMConfig
+    from flowwalk.discover.refusals import model_proposer
+    from flowwalk.settings import Settings
+
+    assert model_proposer(Settings()) is None   # no model: nothing proposes
+    calls: list[Any] = []
+    with FakeModel() as fake:
+        propose = model_proposer(Settings(llm=LLMConfig(base_url=fake.base_url, model="fake-1")), calls.append)
+        assert propose is not None
+        field = _field("code")
+        fake.script(Reply({"value": "AB-12", "reason": "one digit short"}))
+        assert propose(field, ["Use the form XX-999."]) == "AB-12"
+        assert "Use the form XX-999." in fake.requests[-1].text
+        # an answer of two lines is refused by the validator (asked again once), then nothing is proposed
+        fake.script(Reply({"value": "a\nb"}), Reply({"value": "a\nb"}))
+        assert propose(field, ["Use the form XX-999."]) is None
+    assert calls and all(c.purpose == "discover" for c in calls)
+    # what it proposed is a refusal to try like any other: the walk keeps it only when the page refuses it
+    chosen = proposed(FormAsks(fields=(field,)), {"code": "XY-123"}, {"code": ("Use the form XX-999.",)}, [],
+                      lambda f, s: "AB-12")
+    assert [(r.field, r.value, r.why) for r in chosen] == [("code", "AB-12", "the value a model proposed from the message")]

@@ -44,6 +44,8 @@ from flowwalk.discover.values import CRAWL_TEXT, crawl_text, fillable
 
 if TYPE_CHECKING:
     from flowwalk.discover.journeys import JourneyPage
+    from flowwalk.agent import ModelCall
+    from flowwalk.settings import Settings
 
 __all__ = ["EDGE", "FormLimits", "Kept", "MAX_REFUSALS", "PROBE", "REFUSED", "Refusal", "Proposer", "kept_values",
            "probe_values", "refusals", "success_fragment", "trim_edge"]
@@ -222,6 +224,44 @@ def trim_edge(raw: Sequence[str], text: str) -> bool | None:
 
 #: a model's answer for a field: (field, the messages it showed) -> a value to try, or None
 Proposer = Callable[[FieldAsks, Sequence[str]], "str | None"]
+
+
+#: the model's answer: one value the field must refuse
+PROPOSE_FORMAT = '{"value": "<one value, at most 200 characters>", "reason": "<short>"}'
+
+
+def model_proposer(settings: "Settings", record: "Callable[[ModelCall], None] | None" = None) -> Proposer | None:
+    """The configured model (flowwalk.yaml `model:`) as a Proposer: one question per field, the
+    field's messages fenced as data; an answer that is not one line of at most 200 characters is
+    refused by the agent's validator, and a model that is unavailable, over its cap or never
+    answers usably proposes nothing. None without a model."""
+    config = settings.llm
+    if config is None:
+        return None
+    from flowwalk.agent import Agent, InvalidAnswer, ModelUnavailable, NoValidAnswer, Question, QuotaExceeded
+
+    secrets = {name: settings.secrets.get(name) or "" for name in settings.secrets.names()}
+    agent = Agent.open(config, secrets=secrets, record=record)
+
+    def validate(data: dict[str, object]) -> str:
+        value = data.get("value")
+        if not isinstance(value, str) or not value.strip() or len(value) > 200 or "\n" in value:
+            raise InvalidAnswer('"value" must be one line of text, at most 200 characters')
+        return value
+
+    def propose(f: FieldAsks, said: Sequence[str]) -> str | None:
+        question = Question(purpose="discover", task=(
+            "A web form's field showed the messages below about a value typed into it. Propose one value "
+            "the field must refuse under the rule the messages state, as close to the rule's edge as you can "
+            "(one character or one unit outside it)."), answer_format=PROPOSE_FORMAT,
+            facts={"field": _key(f), "type": f.type}, items=list(said))
+        try:
+            answer: str = agent.ask(question, validate, describe=lambda v: f"refuse {v!r}"[:200]).value
+        except (ModelUnavailable, QuotaExceeded, NoValidAnswer):
+            return None
+        return answer
+
+    return propose
 
 
 def proposed(asks: FormAsks, accepted: Mapping[str, str], said: Mapping[str, Sequence[str]],
