@@ -22,6 +22,9 @@ The journeys of a page, in this order:
   the way it asks (values.py) and save, correcting what the server refused from its messages (at
   most SAVES saves), see where it lands (the list shows the new row, the message), then search for
   the text there when the page has a search field;
+- **refusals and edges**, when that save was taken (refusals.py): values just outside each field's
+  rule, each refused alone, and a save at the form's edges (a bound itself, text with outer spaces
+  shown trimmed); a single field that adds with Enter gets the trimmed-text edge too;
 - **edit and delete**, when that save was taken: the same values under the journey's second text,
   then open the new row, edit it and save, continuing to edit, open its delete page, confirm;
 - **through a scene**: from a control of the page at rest that opens a scene with a creating form

@@ -40,15 +40,16 @@ from flowwalk.browser import InvalidSelector, PageError
 from flowwalk.browser.explored import FieldAsks, FormAsks, Observation
 from flowwalk.discover.effects import row_selector
 from flowwalk.discover.state import CrawledPage, Effect, Journey, Move, Step
-from flowwalk.discover.values import CRAWL_TEXT, crawl_text, fillable
+from flowwalk.discover.values import CRAWL_TEXT, crawl_text, fillable, from_pattern
 
 if TYPE_CHECKING:
     from flowwalk.discover.journeys import JourneyPage
     from flowwalk.agent import ModelCall
     from flowwalk.settings import Settings
 
-__all__ = ["EDGE", "FormLimits", "Kept", "MAX_REFUSALS", "PROBE", "REFUSED", "Refusal", "Proposer", "kept_values",
-           "probe_values", "refusals", "success_fragment", "trim_edge"]
+__all__ = ["EDGE", "FormAt", "FormLimits", "Kept", "MAX_REFUSALS", "PROBE", "Proposer", "REFUSED", "Refusal",
+           "kept_values", "model_proposer", "probe_values", "proposed", "refusals", "success_fragment", "trim_edge",
+           "upper_bound"]
 
 #: refusals written for one form
 MAX_REFUSALS = 3
@@ -140,8 +141,7 @@ def _candidates(f: FieldAsks, value: str, said: Sequence[str]) -> list[tuple[int
         out.append((0 if told else 1, Refusal(key, _show(high + _step(f)), f"one above the bound {_show(high)}"
                                               + (" the server gave" if told else " (its max)"))))
     if f.pattern and f.type in ("text", ""):
-        from flowwalk.discover.values import _from_pattern   # the one reading of a simple pattern
-        fits = _from_pattern(f.pattern)
+        fits = from_pattern(f.pattern)
         if fits and len(fits) > 1 and not re.fullmatch(f.pattern.strip("^$"), fits[:-1]):
             out.append((1, Refusal(key, fits[:-1], "one character short of its pattern")))
     low = _lower_bound(f, said)
