@@ -370,7 +370,7 @@ class FormLimits:
             return None   # the app keeps what was typed: nothing to hold it to
         journey = Journey(id=f"{page.slug}/journey-edges", page=page.id, name="add an item with outer spaces",
                           why="the app stores a new item's text trimmed: '  x  ' is shown as 'x'", moves=(move,),
-                          effects=(tuple(shown),))
+                          effects=(tuple(shown),), walks=1)
         self.progress(f"  journey {journey.name}: 1 move, {len(shown)} checks")
         return journey
 
@@ -582,7 +582,7 @@ class FormLimits:
                           name=f"values {target.path} must refuse",
                           why="each value just outside a field's rule, the rest of the form valid, must be refused "
                               "with the field's own message, on the form, with no success message and no new row",
-                          moves=tuple(moves), effects=tuple(tuple(e) for e in effects), through=target.id)
+                          moves=tuple(moves), effects=tuple(tuple(e) for e in effects), through=target.id, walks=1)
         self.progress(f"  journey {journey.name}: {len(moves)} moves, {sum(len(e) for e in effects)} checks")
         return journey
 
