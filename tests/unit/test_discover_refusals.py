@@ -194,7 +194,7 @@ def test_the_refusals_and_edges_of_a_form_as_it_answered() -> None:
     # the edges: 5000 pages and 13 digits taken, the title stored trimmed, exactly
     assert dict(s for s in ((x.get("selector"), x.get("value")) for x in edges.moves[0].steps) if s[0])["#id_pages"] == "5000"
     checks = [e.check for e in edges.effects[1]]
-    assert {"type": "expect", "kind": "has_text", "selector": f'#result_list > tbody > tr:has-text("{crawl_text(EDGE)}") a',
+    assert {"type": "expect", "kind": "has_text", "selector": f'#result_list > tbody > tr:has-text("{crawl_text(EDGE)}") a:has-text("{crawl_text(EDGE)}")',
             "value": crawl_text(EDGE), "keep_whitespace": True} in checks
     assert not any(crawl_text(REFUSED) in r["title"] for r in FakeForm.stored)
 

@@ -38,7 +38,7 @@ from urllib.parse import urlsplit
 
 from flowwalk.browser import InvalidSelector, PageError
 from flowwalk.browser.explored import FieldAsks, FormAsks, Observation
-from flowwalk.discover.effects import row_selector
+from flowwalk.discover.effects import quote_text, row_selector
 from flowwalk.discover.state import CrawledPage, Effect, Journey, Move, Step
 from flowwalk.discover.values import CRAWL_TEXT, crawl_text, fillable, from_pattern
 
@@ -507,8 +507,9 @@ class FormLimits:
                 if text not in row.text:
                     continue
                 row_sel = row_selector(entry.sel, entry.item, text)
-                holder = next((c.sel for c in row.controls if c.kind == "link" and c.sel and text in c.name),
-                              row.label)
+                # the link by what it says, not by its href: the row's id differs on every run
+                holder = (f"a:has-text({quote_text(text)})" if any(c.kind == "link" and text in c.name
+                                                                 for c in row.controls) else row.label)
                 out = [Effect("row_added", f"the list shows '{text}'",
                               {"type": "expect", "kind": "text_contains", "selector": entry.sel, "value": text}, 1)]
                 if holder:
