@@ -16,8 +16,8 @@ tries what the form must refuse and the edges it must keep. Pure choices first:
   value no integer column takes, submitted once so the server's message says the bound.
 
 `FormLimits` walks them (each walk from a fresh context, as journeys do): the probe, then the
-edge save (saved, found again, and how the list shows its text: trimmed or as typed, read from
-the DOM's textContent), then the refusals in one chain from a fresh form, each submitted alone
+edge save twice (saved, found again, and how the list shows its text: trimmed or as typed, read
+from the DOM's textContent; a save the second walk cannot repeat, a unique name, writes none), then the refusals in one chain from a fresh form, each submitted alone
 with everything else valid. What it observed becomes two journeys of the page: the refusals (each
 checks the field's own message as the page showed it, the URL still the form's, no success message;
 then a search finds no row with the refused text) and the edges (the save is taken, the row's
