@@ -9,9 +9,10 @@ tell what a crawl created, changed or deleted.
 
 The admin is configured as a team configures one: list columns (a computed one among them),
 filters, search over several fields, 10 rows a page, an ordering, a validator with its message,
-a field default, and a related object that protects its author from deletion. `MUTATIONS` are
-one-line bugs of that configuration, each in the site's own `admin.py` or `models.py`, of the
-eleven kinds bench/discover_mutations.py measures.
+an upper bound on the page count that only the server enforces (the number field shows no `max`),
+a book form whose title is stored trimmed, a field default, and a related object that protects its
+author from deletion. `MUTATIONS` are one-line bugs of that configuration, each in the site's own
+`admin.py` or `models.py`, of the thirteen kinds bench/discover_mutations.py measures.
 
 Django comes from PyPI (the `test` extra); nothing here is imported by flowwalk.
 """
@@ -41,7 +42,7 @@ PASSWORD = "admin-pass-1"
 LOGIN_FLOW_YAML = ADMINLIKE_LOGIN
 
 MODELS = '''\
-from django.core.validators import RegexValidator
+from django.core.validators import MaxValueValidator, RegexValidator
 from django.db import models
 
 
@@ -62,7 +63,7 @@ class Book(models.Model):
     isbn = models.CharField("ISBN", max_length=13, help_text="13 digits",
                             validators=[RegexValidator(r"^[0-9]{13}$", "An ISBN has 13 digits.")])
     published = models.DateField()
-    pages = models.PositiveIntegerField()
+    pages = models.PositiveIntegerField(validators=[MaxValueValidator(5000)])
     available = models.BooleanField(default=True)
 
     def __str__(self):
@@ -70,9 +71,18 @@ class Book(models.Model):
 '''
 
 ADMIN = '''\
+from django import forms
 from django.contrib import admin
 
 from .models import Author, Book
+
+
+class BookForm(forms.ModelForm):
+    title = forms.CharField(max_length=200, strip=True)
+
+    class Meta:
+        model = Book
+        fields = "__all__"
 
 
 @admin.register(Author)
@@ -87,6 +97,7 @@ class AuthorAdmin(admin.ModelAdmin):
 
 @admin.register(Book)
 class BookAdmin(admin.ModelAdmin):
+    form = BookForm
     list_display = ["title", "author", "published", "pages", "available", "century"]
     list_filter = ["available", "author"]
     search_fields = ["title", "author__name"]
@@ -135,7 +146,7 @@ class Mutation:
     path: str
     old: str
     new: str
-    #: which of the eleven kinds of configuration bug it is
+    #: which of the thirteen kinds of configuration bug it is
     kind: str
     what: str
 
@@ -173,6 +184,12 @@ MUTATIONS = (
              "a new book is not available unless ticked"),
     Mutation("isbn-validator-loosened", M, 'validators=[RegexValidator(r"^[0-9]{13}$", "An ISBN has 13 digits.")]',
              "validators=[]", "a validator loosened", "any text is accepted as an ISBN"),
+    Mutation("isbn-validator-10-to-13", M, 'RegexValidator(r"^[0-9]{13}$"', 'RegexValidator(r"^[0-9]{10,13}$"',
+             "a validator loosened", "an ISBN of 10 to 13 digits is accepted"),
+    Mutation("pages-bound-raised", M, "MaxValueValidator(5000)", "MaxValueValidator(50000)", "a bound raised",
+             "a book of up to 50,000 pages is accepted (the bound is 5,000)"),
+    Mutation("title-not-trimmed", A, "max_length=200, strip=True", "max_length=200, strip=False",
+             "a value no longer trimmed", "a title's outer spaces are stored"),
     Mutation("delete-rule-cascade", M, "on_delete=models.PROTECT", "on_delete=models.CASCADE", "a delete rule changed",
              "deleting an author deletes their books instead of being refused"),
 )

@@ -150,6 +150,14 @@ class ExplorePage:
         """The page body's visible text ('' when it cannot be read)."""
         return self._page.text()
 
+    def raw_texts(self, selector: str) -> tuple[str, ...]:
+        """The textContent of each element `selector` (one alternative) matches, as the DOM holds it:
+        outer spaces kept (() when nothing matches or it cannot be read)."""
+        try:
+            return self._page.items(selector, raw_text=True).texts
+        except (PageError, InvalidSelector):
+            return ()
+
     def messages(self) -> list[str]:
         """The visible alerts, live regions and error messages ([] when none can be read)."""
         return self._page.messages()

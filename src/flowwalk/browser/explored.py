@@ -296,6 +296,9 @@ class FieldAsks:
     value: str = ""
     checked: bool = False
     errors: tuple[str, ...] = ()
+    #: the wrapper that holds the field with its label and errors ('.form-row', 'p', ...; '' when
+    #: none of the usual ones does): `row:has(field)` is the field's own row
+    row: str = ""
 
 
 @dataclass(frozen=True)

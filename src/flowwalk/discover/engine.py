@@ -38,6 +38,7 @@ from flowwalk.discover.journeys import JourneyExplorer, MoveFailed
 from flowwalk.discover.login import LoginFailed, LoginFlow, load_login, play_login
 from flowwalk.discover.markdown import render_index
 from flowwalk.discover.options import DISCOVER_DIR, DiscoverOptions, DiscoverResult, JourneySummary, StopReason
+from flowwalk.discover.refusals import Proposer, model_proposer
 from flowwalk.discover.record import CrawlRecord, Limits, ModelCallRecord, ModelDrop, SpecRecord, build_record
 from flowwalk.discover.safety import destructive, url_key
 from flowwalk.discover.selectors import choose_selector
@@ -161,8 +162,14 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
             reason: StopReason = crawler.run()
         finally:
             page.close()
+        #: a model, when configured, may propose a refusal the crawl cannot read from a message (refusals.py)
+        refusal_calls: list[ModelCallRecord] = []
+        propose = model_proposer(settings, lambda call: refusal_calls.append(ModelCallRecord(
+            purpose=call.purpose, outcome=call.outcome, decision=call.decision[:300],
+            latency_ms=round(call.latency_ms, 1)))) if options.use_model and options.advice is None else None
         if options.submit_forms and not cancel.is_set() and state.pages:
-            state.journeys = _explore_journeys(options, settings, running, state, login, crawler, say, signed_in)
+            state.journeys = _explore_journeys(options, settings, running, state, login, crawler, say, signed_in,
+                                               propose)
     crawl_s = time.monotonic() - started
     say(f"crawl {reason}: {len(state.pages)} pages, {state.actions} actions in {crawl_s:.1f} s")
 
@@ -178,6 +185,7 @@ def discover(options: DiscoverOptions, *, progress: Callable[[str], None] | None
         specs, drops, calls = advise_specs(specs, state, features, settings, options, say)
     elif options.use_model and specs:
         question = advice_question(specs, state)   # what a model would have been asked
+    calls = refusal_calls + calls
     say(f"{len(features)} features, {len(specs)} specs to check")
 
     # --no-verify writes every spec in place, marked not_verified in crawl.json and index.md
@@ -306,7 +314,7 @@ def _in_page_login(login: LoginFlow, page: ExplorePage, settings: Settings, brow
 
 def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Browser, state: CrawlState,
                       login: LoginFlow | None, crawler: Crawler, say: Callable[[str], None],
-                      signed_in: dict[str, Any] | None) -> list[Journey]:
+                      signed_in: dict[str, Any] | None, propose: Proposer | None = None) -> list[Journey]:
     """With --submit-forms: the journeys of every page, each walked twice in fresh contexts (each
     from the crawl's signed-in cookies; a login that lives in the page is played again in each)."""
 
@@ -332,7 +340,7 @@ def _explore_journeys(options: DiscoverOptions, settings: Settings, browser: Bro
         return page
 
     explorer = JourneyExplorer(open_state, words=options.destructive_words(), take_action=crawler.take_action,
-                               progress=say)
+                               progress=say, propose=propose)
     pages = {p.id: p for p in state.pages}
     links = _links(state, options.destructive_words())
     out: list[Journey] = []

@@ -547,7 +547,8 @@ def journey_spec(writer: _Writer, journey: Journey, page: CrawledPage) -> Genera
     header = [f"journey on {page.path}: {journey.name}",
               f"Why: {journey.why}"[:300],
               *[f"  {line}"[:300] for line in journey.covers()[:len(covers)]],
-              "Each check asserts what the move before it changed, as the crawl observed it twice.",
+              "Each check asserts what the move before it changed, as the crawl observed it"
+              + (" twice." if journey.walks > 1 else "."),
               "Written by `flowwalk discover`; edit it as you like."]
     return _spec(writer, f"{journey.id}.flow.yaml", journey.id, f"{_title(page)}: {journey.name}",
                  f"{journey.why}: " + "; then ".join(covers), entry, steps, prefix, header, _clean(page))

@@ -22,6 +22,9 @@ The journeys of a page, in this order:
   the way it asks (values.py) and save, correcting what the server refused from its messages (at
   most SAVES saves), see where it lands (the list shows the new row, the message), then search for
   the text there when the page has a search field;
+- **refusals and edges**, when that save was taken (refusals.py): values just outside each field's
+  rule, each refused alone, and a save at the form's edges (a bound itself, text with outer spaces
+  shown trimmed); a single field that adds with Enter gets the trimmed-text edge too;
 - **edit and delete**, when that save was taken: the same values under the journey's second text,
   then open the new row, edit it and save, continuing to edit, open its delete page, confirm;
 - **through a scene**: from a control of the page at rest that opens a scene with a creating form
@@ -51,6 +54,7 @@ from flowwalk.browser.explored import (Acted, Control, Form, FormAsks, Named, Ob
 from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
                                        quote_text, removal_checks, row_selector, state_checks)
 from flowwalk.discover.features import form_kind
+from flowwalk.discover.refusals import FormAt, FormLimits, Proposer
 from flowwalk.discover.safety import destructive, destructive_control
 from flowwalk.discover.selectors import choose_selector, target_of
 from flowwalk.discover.state import CrawledPage, Edge, Effect, Journey, Move, Step
@@ -62,7 +66,7 @@ __all__ = ["CRAWL_TEXT", "JourneyExplorer", "MoveFailed", "crawl_text"]
 MAX_MOVES = 9
 _ROW_ID = re.compile(r"/\d+(/|$|\?)")
 #: journeys per page
-MAX_JOURNEYS = 6
+MAX_JOURNEYS = 8
 #: steps a flow spec may have (flow-spec v1)
 SPEC_STEPS = 30
 #: the step actions a journey's move plays
@@ -90,6 +94,8 @@ class JourneyPage(Protocol):
 
     def text(self) -> str: ...
 
+    def raw_texts(self, selector: str) -> tuple[str, ...]: ...
+
     def mark(self) -> Mark: ...
 
     def requests(self, since: Mark = ...) -> tuple[Request, ...]: ...
@@ -111,11 +117,13 @@ class JourneyExplorer:
     """Explores one page's journeys in fresh sessions from `open_state(page)`."""
 
     def __init__(self, open_state: Opener, *, words: tuple[str, ...], take_action: Callable[[], bool],
-                 progress: Callable[[str], None]):
+                 progress: Callable[[str], None], propose: Proposer | None = None):
         self.open_state = open_state
         self.words = words
         self.take_action = take_action
         self.progress = progress
+        #: what a saved form refuses and what its fields keep (refusals.py)
+        self.limits = FormLimits(open_state, self._play, take_action, progress, propose)
         #: the create moves already explored (a form shown on several pages is explored once)
         self._explored: set[str] = set()
         #: the form pages a journey across pages already creates through (one journey each)
@@ -333,6 +341,10 @@ class JourneyExplorer:
             journey = self.journey(page, f"{slug}/journey-{kind}", name, why, [create(1), own])
             if journey is not None:
                 yield journey
+        field_step = create(1).steps[0]
+        kept = self.limits.kept_in_place(page, field_step.get("selector", ""), field_step.get("target", ""))
+        if kept is not None:
+            yield kept
         if storing:
             # reload after the add, then after changing the item: each change must have been saved
             reload = Move(name="load the page again", key="reload", reload=True, steps=({"type": "goto", "url": path},))
@@ -449,6 +461,11 @@ class JourneyExplorer:
             yield journey
             if not saving.saved:
                 continue
+            # what the saved form refuses and the edges it keeps (refusals.py)
+            yield from self.limits.explore(page, FormAt(
+                form=plan.form, fields=plan.fields, submit=plan.submit, path=urlsplit(target.url).path,
+                accepted=saving.values, typed=typed, said=saving.said, landing=saving.landing,
+                search=saving.search), target)
             # the same form with the values it took, under the journey's own text: open the new row,
             # edit it, delete it (the one destructive exception: the journey's own item)
             text = crawl_text(2)
@@ -803,6 +820,11 @@ class _Saving:
         self.searched = False
         #: the last save was taken (the values are ones the form accepts)
         self.saved = False
+        #: field -> what the page said of it while refusing a save
+        self.said: dict[str, tuple[str, ...]] = {}
+        #: where the save landed (its path) and that page's search field, once searched
+        self.landing = ""
+        self.search = ""
 
     def _save_move(self, values: dict[str, str]) -> Move:
         steps = self.plan.fill({name: value for name, value in values.items() if self.values.get(name) != value})
@@ -823,6 +845,10 @@ class _Saving:
         if not self.saves:
             return self._save_move(first_values(asks, 1)) if asks is not None else None
         if asks is not None and (asks.errors or any(f.errors for f in asks.fields)):
+            for f in asks.fields:
+                if f.errors:
+                    key = f.name or f.id
+                    self.said[key] = tuple(dict.fromkeys(self.said.get(key, ()) + f.errors))
             fixed = corrected(asks, self.values, 1) if self.saves < SAVES else None
             return self._save_move(fixed) if fixed is not None else None
         self.saved = True
@@ -832,6 +858,7 @@ class _Saving:
         if field_sel is None:
             return None
         self.searched = True
+        self.landing, self.search = _path(page.url), field_sel
         return Move(name=f"search for '{self.typed}'", key=f"search|{field_sel}", typed=self.typed, field=field_sel,
                     steps=({"type": "act", "action": "fill", "target": "the search field", "selector": field_sel,
                             "value": self.typed},

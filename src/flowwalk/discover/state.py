@@ -42,6 +42,7 @@ class Step(TypedDict, total=False):
     value: str
     equals: int | str
     contains: str
+    keep_whitespace: bool
 
 
 # --- how a page was reached, and what was left alone ----------------------------------------------------
@@ -305,6 +306,9 @@ class Journey:
     noted: tuple[str, ...] = ()
     #: the page id of the form a journey across pages created its item through
     through: str = ""
+    #: how many walks saw every check (a refusal chain is walked once: its spec's two verification
+    #: runs are the others)
+    walks: int = 2
 
     def covers(self) -> list[str]:
         """One line per move: what it did and what its checks assert."""

@@ -18,7 +18,7 @@ from typing import Mapping
 
 from flowwalk.browser.explored import FieldAsks, FormAsks
 
-__all__ = ["CRAWL_TEXT", "DATE_FORMATS", "corrected", "crawl_text", "fillable", "first_values"]
+__all__ = ["CRAWL_TEXT", "DATE_FORMATS", "corrected", "crawl_text", "fillable", "first_values", "from_pattern"]
 
 #: what the crawl types: every item it creates carries it, so its own rows are recognisable
 CRAWL_TEXT = "Written by flowwalk discover"
@@ -65,7 +65,7 @@ def _float(text: str) -> float | None:
         return None
 
 
-def _from_pattern(pattern: str) -> str | None:
+def from_pattern(pattern: str) -> str | None:
     """A value for a simple pattern (character classes with counts: `[0-9]{13}`, `\\d{5}`, `[A-Z]{2}\\d{4}`)."""
     out = ""
     for piece, count in re.findall(r"(\\d|\[0-9\]|\[A-Z\]|\[a-z\]|\[A-Za-z\]|[A-Za-z0-9-])(?:\{(\d+)\})?", pattern.strip("^$")):
@@ -108,8 +108,8 @@ def first_values(form: FormAsks, n: int) -> dict[str, str]:
             out[key] = f"https://example.com/flowwalk-discover-{n}"
         elif field.type == "tel":
             out[key] = "+1 555 0100"
-        elif field.pattern and _from_pattern(field.pattern):
-            out[key] = str(_from_pattern(field.pattern))
+        elif field.pattern and from_pattern(field.pattern):
+            out[key] = str(from_pattern(field.pattern))
         elif field.type in _TEXT:
             value = text if first_text else f"{text} {re.sub(r'[^a-z0-9]+', ' ', key.lower()).strip()}"
             first_text = False

@@ -6,7 +6,10 @@
   // options, its value and checked state; and the error messages shown beside it or for the whole form
   const form = root.matches('form') ? root : (root.closest('form') || root);
   // the field's own row: the widest of the usual wrappers first (a date widget wraps its input in a <p>)
-  const rowOf = (el) => ['.form-row', '.form-group', '.field', 'fieldset > div', 'li', 'p'].map((s) => el.closest(s)).find(Boolean) || el.parentElement;
+  const ROWS = ['.form-row', '.form-group', '.field', 'fieldset > div', 'li', 'p'];
+  const rowOf = (el) => ROWS.map((s) => el.closest(s)).find(Boolean) || el.parentElement;
+  // which of ROWS the row is ('' for the field's parent): `row:has(field)` finds it again
+  const rowKind = (el) => ROWS.find((s) => el.closest(s)) || '';
   const texts = (els) => Array.from(els).filter(fw.offered).map((e) => fw.textOf(e)).filter(Boolean);
   const fields = Array.from(form.querySelectorAll('input, select, textarea'))
     .filter((el) => !['hidden', 'submit', 'button', 'reset', 'image'].includes((el.getAttribute('type') || '').toLowerCase()) && fw.offered(el))
@@ -24,7 +27,7 @@
                placeholder: el.getAttribute('placeholder') || '', help: help.join(' ').slice(0, 300),
                options: el.localName === 'select' ? Array.from(el.options).slice(0, 50).map((o) => ({ value: o.value, text: fw.norm(o.text) })) : [],
                value: el.type === 'password' ? '' : String(el.value || '').slice(0, 200), checked: !!el.checked,
-               errors };
+               errors, row: rowKind(el) };
     });
   return { fields, errors: texts(document.querySelectorAll('.errornote, .alert-danger, .form-errors, form [role=alert], .errorlist.nonfield li')) };
 }
