@@ -5,6 +5,7 @@ with `flowwalk run`: it must pass with no edit."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any, Callable
 
 import pytest
 
+from flowwalk.errors import UsageError
 from flowwalk.record import RecordRequest, RecordResult, finish, start
 from flowwalk.serve import StaticServer
 from flowwalk.settings import CHROMIUM_ARGS, default_executable
@@ -321,3 +323,65 @@ def test_steps_file_records_reusable_steps_a_flow_can_use(playwright_instance: A
                           capture_output=True, text=True, timeout=180,
                           env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+CONTINUED = """\
+# A person's spec: its comments and layout stay as written.
+spec_version: "1.1"
+name: sign up, continued
+url: BASE/form.html
+steps:
+    # the name first
+    - type: act          # in block style, kept so
+      action: fill
+      selector: "[data-testid=name]"
+      value: Ada
+    - {type: act, action: press, selector: "[data-testid=name]", value: Enter}
+# the steps end here
+"""
+
+
+def test_append_walks_the_spec_then_adds_only_the_new_steps_to_its_text(playwright_instance: Any, served: Any,
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "checks" / "continued.flow.yaml"
+    out.parent.mkdir()
+    out.write_text(CONTINUED.replace("BASE", served.url))
+
+    def drive(page: Any, _: Any) -> None:
+        # the walk left the page where the spec does: submitted, the greeting shown
+        assert page.locator("[data-testid=result]").inner_text() == "Welcome, Ada"
+        pick(page, "Text", page.locator("[data-testid=result]"))
+        page.locator("[data-testid=more]").click()
+        pick(page, "Visible", page.locator("[data-testid=extra]"))
+
+    ask = RecordRequest(url=None, out=out, headless=True, executable=default_executable(),
+                        browser_args=CHROMIUM_ARGS, append=True)
+    recording = start(ask, playwright=playwright_instance)
+    drive(recording.pages[0], recording)
+    result = finish(recording, ask)
+    text = out.read_text()
+    assert result.steps == 3
+    head, tail = CONTINUED.replace("BASE", served.url).split("# the steps end here\n")
+    assert text == head + (
+        "    - {type: expect, kind: has_text, selector: '[data-testid=\"result\"]', value: 'Welcome, Ada'}\n"
+        "    - {type: act, action: click, selector: '[data-testid=\"more\"]'}\n"
+        "    - {type: expect, kind: visible, selector: '[data-testid=\"extra\"]'}\n"
+        "# the steps end here\n")
+    kept = [line for line in (result.fingerprints.read_text() if result.fingerprints else "").splitlines()]
+    assert [json.loads(line)["line"] for line in kept] == [12, 13, 14]
+    replayed(Recorded(result, text, out), tmp_path)
+
+
+def test_append_refuses_a_spec_whose_walk_fails_at_its_step(playwright_instance: Any, served: Any,
+                                                           tmp_path: Path) -> None:
+    out = tmp_path / "checks" / "broken.flow.yaml"
+    out.parent.mkdir()
+    out.write_text(f"spec_version: '1.1'\nname: broken\nurl: {served.url}/form.html\nsteps:\n"
+                   "  - {type: expect, kind: has_text, selector: '[data-testid=\"title\"]', value: Sign in}\n")
+    before = out.read_text()
+    ask = RecordRequest(url=None, out=out, headless=True, executable=default_executable(),
+                        browser_args=CHROMIUM_ARGS, append=True)
+    with pytest.raises(UsageError) as refused:
+        start(ask, playwright=playwright_instance)
+    assert "broken.flow.yaml:5" in str(refused.value) and "nothing was recorded" in str(refused.value)
+    assert out.read_text() == before

@@ -10,7 +10,8 @@ would write the steps:
   clicks of a double click;
 - a dialog belongs to the act before it (`dialog: {accept, message, answer}`), a popup too
   (`popup: {steps, close}`, its pages's steps inside);
-- a top document's new address is a `goto` only when no act on that page came within
+- a top document's new address is a `goto` only when it is not where a walk before recording
+  left the page (`--append`, `--session`), and no act on that page came within
   `CAUSED_S` before it (a click on a link navigates by itself);
 - the steps inside an iframe are a `frame:` block (nested iframes, nested blocks);
 - a check picked in the toolbar is its expect step (`visible`, `has_text`, `input_value`,
@@ -96,6 +97,10 @@ class _Reader:
         elif kind == "secret":
             page, frames = _where(item)
             self.secrets[(page, frames, str(record["selector"]))] = str(record.get("name") or "SECRET")
+        elif kind == "navigated" and record.get("start"):
+            # where a walk before recording left the page: its address, not a step
+            self.seen_nav.add(item.page)
+            self.last_url[item.page] = str(record.get("url") or "")
         elif kind == "navigated":
             self.navigated(item, str(record.get("url") or ""))
         elif kind == "dialog":
