@@ -385,3 +385,51 @@ def test_append_refuses_a_spec_whose_walk_fails_at_its_step(playwright_instance:
         start(ask, playwright=playwright_instance)
     assert "broken.flow.yaml:5" in str(refused.value) and "nothing was recorded" in str(refused.value)
     assert out.read_text() == before
+
+
+SETUP = """\
+spec_version: '1.1'
+name: sign in
+saves_session: demo
+url: BASE/signin.html
+steps:
+  - {type: act, action: fill, selector: '[data-testid="user"]', value: '{{DEMO_USER}}'}
+  - {type: act, action: fill, selector: '[data-testid="password"]', value: '{{DEMO_PASSWORD}}'}
+  - {type: act, action: press, selector: '[data-testid="password"]', value: Enter}
+  - {type: expect, kind: has_text, selector: '[data-testid="who"]', value: 'Signed in as {{DEMO_USER}}'}
+"""
+
+
+def test_session_starts_signed_in_from_the_setup_and_its_secret_is_in_no_file(playwright_instance: Any, served: Any,
+                                                                             tmp_path: Path,
+                                                                             monkeypatch: Any) -> None:
+    unique = "pw-5d1e0b7a-session-secret"
+    monkeypatch.setenv("DEMO_PASSWORD", unique)
+    (tmp_path / ".git").mkdir()
+    setup = tmp_path / "checks" / "sign-in.flow.yaml"
+    setup.parent.mkdir()
+    setup.write_text(SETUP.replace("BASE", served.url))
+
+    def drive(page: Any, _: Any) -> None:
+        assert page.locator("[data-testid=who]").inner_text() == "Signed in as ada"
+        pick(page, "Text", page.locator("[data-testid=who]"))
+        page.locator("[data-testid=plan]").click()
+        pick(page, "Text", page.locator("[data-testid=plan-shown]"))
+
+    got = recorded(playwright_instance, served, tmp_path, "account", drive, page="account.html", session="demo",
+                   variables={"DEMO_USER": "ada"}, secret_names=("DEMO_PASSWORD",))
+    same_as_expected(got, served, "session")
+    assert got.result.setup is not None and got.result.setup.resolve() == setup.resolve()
+    replayed(got, tmp_path, str(setup), "--var", "DEMO_USER=ada", "--secret", "DEMO_PASSWORD",
+             env={"DEMO_PASSWORD": unique})
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if unique.encode() in p.read_bytes()]
+
+
+def test_session_with_no_setup_saving_it_is_refused_before_a_browser(served: Any, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    ask = RecordRequest(url=f"{served.url}/account.html", out=tmp_path / "checks" / "a.flow.yaml", headless=True,
+                        session="nobody")
+    with pytest.raises(UsageError) as refused:
+        start(ask)
+    assert "--session 'nobody': no flow spec" in str(refused.value) and "saves_session: nobody" in str(refused.value)
