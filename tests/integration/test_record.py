@@ -433,3 +433,33 @@ def test_session_with_no_setup_saving_it_is_refused_before_a_browser(served: Any
     with pytest.raises(UsageError) as refused:
         start(ask)
     assert "--session 'nobody': no flow spec" in str(refused.value) and "saves_session: nobody" in str(refused.value)
+
+
+def test_the_hover_a_click_needed_is_a_hover_step_before_it(playwright_instance: Any, served: Any,
+                                                            tmp_path: Path) -> None:
+    """A style sheet's menu (:hover) and a script's (mouseenter) each get their hover; a plain
+    button, reached over both menus, gets none."""
+    def over(page: Any, selector: str) -> None:
+        box = page.locator(selector).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=4)
+
+    def drive(page: Any, _: Any) -> None:
+        over(page, "[data-testid=account-menu] > span")
+        page.locator("[data-testid=settings]").wait_for(state="visible")
+        over(page, "[data-testid=settings]")
+        page.mouse.down()
+        page.mouse.up()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+        over(page, "[data-testid=help-trigger]")
+        page.locator("[data-testid=docs]").wait_for(state="visible")
+        over(page, "[data-testid=docs]")
+        page.mouse.down()
+        page.mouse.up()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+        over(page, "[data-testid=account-menu] > span")
+        page.locator("[data-testid=plain]").click()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+
+    got = recorded(playwright_instance, served, tmp_path, "hover", drive, page="menu.html")
+    same_as_expected(got, served, "hover")
+    replayed(got, tmp_path)

@@ -4,7 +4,8 @@
    records: each element as the selector the one selector writer gives it (selector.js, then
    css_path.js) and its fingerprint (fingerprint.js), so that a later run can heal it.
 
-   - clicks and double clicks (a click on a checkbox, a radio or the label of one is its change);
+   - clicks and double clicks (a click on a checkbox, a radio or the label of one is its change),
+     each after the hover it needed, when a menu opened on hover showed what was clicked;
    - fills: the field's value after each input; a password field's value, or a field's marked
      secret in the toolbar, is never sent (`value: null, secret: true`);
    - the keys that matter: Enter, Escape, Tab, and any key with Control, Alt or Meta; outside a
@@ -164,6 +165,74 @@
   if (document.documentElement) toolbar();
   document.addEventListener('DOMContentLoaded', toolbar);
 
+  // --- the hover a click needed --------------------------------------------------------------------
+  // Two ways a menu opens on hover. A style sheet's: the clicked element (or an element around it)
+  // is hidden by a rule without :hover and shown by one with it, whose hovered element is around
+  // it: that element is hovered first. A script's: an element the pointer came onto (and not
+  // clicked or typed at since) changed the page within a second, and the change holds the clicked
+  // element but the pointer's element does not: that element is hovered first.
+  const hides = (style) => style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0';
+  const shows = (style) => (!!style.display && style.display !== 'none') || style.visibility === 'visible'
+    || (!!style.opacity && style.opacity !== '0');
+  const matches = (el, sel) => { try { return el.matches(sel); } catch { return false; } };
+  const styleRules = () => {
+    const out = [];
+    const walk = (rules) => {
+      for (const rule of Array.from(rules)) {
+        if (rule.selectorText) out.push(rule);
+        else if (rule.cssRules) { try { walk(rule.cssRules); } catch { /* unreadable */ } }
+      }
+    };
+    for (const sheet of Array.from(document.styleSheets)) { try { walk(sheet.cssRules); } catch { /* another origin's */ } }
+    return out;
+  };
+  const cssHover = (el) => {
+    const rules = styleRules();
+    const hovering = rules.filter((r) => r.selectorText.includes(':hover') && shows(r.style));
+    if (!hovering.length) return null;
+    const hiding = rules.filter((r) => !r.selectorText.includes(':hover') && hides(r.style));
+    for (let shown = el; shown && shown !== document.body; shown = shown.parentElement) {
+      for (const rule of hovering) {
+        for (const part of rule.selectorText.split(',')) {
+          const at = part.lastIndexOf(':hover');
+          if (at < 0 || !matches(shown, part)) continue;
+          const tail = part.slice(at + 6).match(/^[^\s>+~]*/)[0];
+          if (!part.slice(at + 6 + tail.length).trim()) continue;   // it styles the hovered element itself
+          if (!hiding.some((r) => matches(shown, r.selectorText))) continue;
+          const own = (part.slice(0, at) + tail).replace(/:hover/g, '').trim() || '*';
+          for (let h = shown.parentElement; h && h !== document.documentElement; h = h.parentElement) {
+            if (matches(h, own) && matches(h, ':hover')) return h;
+          }
+        }
+      }
+    }
+    return null;
+  };
+  let over = null;
+  const revealed = [];
+  const REVEAL_MS = 1000;
+  const observer = new MutationObserver((changes) => {
+    if (!over || mode || Date.now() - over.t > REVEAL_MS) return;
+    for (const change of changes) {
+      const nodes = change.type === 'childList' ? Array.from(change.addedNodes) : [change.target];
+      for (const node of nodes) {
+        if (node.nodeType !== 1 || node === host) continue;
+        revealed.push({ by: over.el, node });
+        if (revealed.length > 50) revealed.shift();
+      }
+    }
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true,
+    attributeFilter: ['class', 'style', 'hidden', 'open', 'aria-expanded', 'aria-hidden'] });
+  const scriptHover = (el) => {
+    for (let i = revealed.length - 1; i >= 0; i -= 1) {
+      const { by, node } = revealed[i];
+      if (by.isConnected && node.contains(el) && !by.contains(el)) return by;
+    }
+    return null;
+  };
+  const hoverNeeded = (el) => cssHover(el) || scriptHover(el);
+
   // --- what the person does -----------------------------------------------------------------------
   // a select's and a file input's change is also taken when a script fired it (Playwright's
   // select_option and set_input_files do, as the tests drive the page): no page fires its own
@@ -176,6 +245,10 @@
   for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup']) {
     listen(type, (e) => { if (mode) { e.preventDefault(); e.stopImmediatePropagation(); } });
   }
+  // what a press or a key changes is theirs, not the hover's
+  listen('pointerdown', () => { over = null; });
+  listen('keydown', () => { over = null; });
+  listen('pointerover', (e) => { if (!mode) over = { el: actionable(elementOf(e)), t: Date.now() }; });
   listen('mousemove', (e) => { if (mode) light(elementOf(e)); });
   listen('click', (e) => {
     const target = elementOf(e);
@@ -187,6 +260,8 @@
       return;
     }
     const el = actionable(target);
+    const needed = e.detail > 1 ? null : hoverNeeded(el);
+    if (needed) send({ kind: 'hover', ...described(needed) });
     const control = el.tagName === 'LABEL' ? el.control : null;
     if (isToggle(el) || isToggle(control)) return;   // its change is the record
     if (e.detail > 1) return;                       // a double click's second click: dblclick is the record
