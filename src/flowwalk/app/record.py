@@ -56,7 +56,7 @@ def record(request: RecordRequest, *, console: TextIO, ask: Callable[[str], str]
         raise UsageError(problem)
     recording = start(request, answer_dialog=_asker(ask, console))
     print(f"record: recording {request.url or 'where the spec leaves the page'} into {request.out}\n"
-          "record: use the page; pick checks from the toolbar at its top right; press Stop there (or close "
+          "record: use the page; pick checks from the toolbar at its bottom right; press Stop there (or close "
           "the browser, or Ctrl+C here) to write the file", file=console, flush=True)
     try:
         recording.wait_until_done()

@@ -16,6 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping, Sequence
+from urllib.parse import urlsplit
 
 from flowwalk.browser.recorder import DialogAnswer, Recording
 from flowwalk.environment import context_options, device_names
@@ -152,7 +153,9 @@ def _walk_first(recording: Recording, request: RecordRequest, paths: Sequence[Pa
     from flowwalk.record.walked import WalkRequest, walk_first
     from flowwalk.spec.loader import load_suites
 
-    settings = WalkRequest(request.variables, request.secret_names, request.test_ids).settings(paths)
+    origin = urlsplit(request.url) if request.url else None
+    base_url = f"{origin.scheme}://{origin.netloc}" if origin is not None and origin.netloc else None
+    settings = WalkRequest(request.variables, request.secret_names, request.test_ids, base_url).settings(paths)
     scenarios: list[Scenario] = [sc for suite in load_suites([str(p) for p in paths], settings)
                                  for sc in suite.scenarios]
     if request.append and sum(1 for sc in scenarios if Path(sc.source).resolve() == request.out.resolve()) > 1:

@@ -29,10 +29,12 @@ __all__ = ["WalkRequest", "walk_first"]
 
 class WalkRequest:
     """What the walk is told: the variables (`--var NAME=VALUE`) and the secrets' names (`--secret`,
-    their values in the environment), as a run is."""
+    their values in the environment), as a run is, and the base URL a setup's relative `url`
+    resolves against (the recording URL's origin)."""
 
     def __init__(self, variables: Mapping[str, str] | None = None, secret_names: Sequence[str] = (),
-                 test_ids: Sequence[str] = ()):
+                 test_ids: Sequence[str] = (), base_url: str | None = None):
+        self.base_url = base_url
         self.variables = dict(variables or {})
         self.secret_names = tuple(secret_names)
         self.test_ids = tuple(test_ids)
@@ -40,7 +42,7 @@ class WalkRequest:
     def settings(self, paths: Sequence[Path]) -> Settings:
         overrides = Overrides(paths=tuple(str(p) for p in paths), variables=self.variables,
                               secret_names=self.secret_names, test_id_attribute=self.test_ids, workers=1,
-                              retries=0, screenshots="off", trace="off", offline=False)
+                              retries=0, screenshots="off", trace="off", offline=False, base_url=self.base_url)
         return settings_for(overrides, os.environ, None)
 
 

@@ -13,7 +13,8 @@
    - selects, checks and unchecks, file inputs (the files' names), HTML drag and drop;
    - in the top document, a toolbar in a shadow root: the check picked next (visible, text,
      value, texts or count of a list, checked) is the element clicked next, which the page never
-     sees; URL checks the address; Secret marks the field clicked next; Stop ends the recording. */
+     sees; URL checks the address; Secret marks the field clicked next; the arrows (Move) take the bar to the
+     other edge (top, bottom) when it lies over the page's own; Stop ends the recording. */
 (() => {
   const BINDING = '__flowwalk_record';
   const FLAG = '__flowwalk_recorder_f31a2c';
@@ -55,6 +56,8 @@
 
   // --- the toolbar: picking a check ---------------------------------------------------------------
   let mode = null;
+  // the element a press in a picking mode went down on, and whether it was checked then
+  let pressed = null;
   let lit = null;
   let status = null;
   const light = (el) => {
@@ -107,8 +110,9 @@
       if (isSecret(el)) { say('a secret field\'s value is never written'); send({ kind: 'refused', what: 'value' }); return; }
       send({ kind: 'expect', check: 'value', ...described(el), value: String(el.value) });
     } else if (picked === 'checked') {
-      // the click being picked has already flipped a checkbox, and its prevented default flips it back
-      const checked = isToggle(el) ? !el.checked : !!el.checked;
+      // read as the press found it: by the click, a checkbox has flipped and a radio is checked
+      // (their prevented default puts them back after)
+      const checked = pressed && pressed.el === el ? pressed.checked : isToggle(el) ? !el.checked : !!el.checked;
       send({ kind: 'expect', check: checked ? 'checked' : 'unchecked', ...described(el) });
     } else if (picked === 'text') {
       const text = fw.textOf(el);
@@ -125,6 +129,7 @@
     const root = host.attachShadow({ mode: 'open' });
     const style = document.createElement('style');
     style.textContent = ':host{all:initial;position:fixed;z-index:2147483647;bottom:8px;right:8px}'
+      + ':host(.top){bottom:auto;top:8px}'
       + '.bar{display:flex;gap:4px;align-items:center;font:12px system-ui,sans-serif;background:#1f2933;'
       + 'color:#f5f7fa;padding:6px 8px;border-radius:6px;box-shadow:0 2px 8px #0006}'
       + 'button{font:inherit;border:0;border-radius:4px;padding:3px 7px;background:#3e4c59;color:inherit;cursor:pointer}'
@@ -150,13 +155,18 @@
     const url = document.createElement('button');
     url.textContent = 'URL';
     url.addEventListener('click', () => { send({ kind: 'expect', check: 'url', url: location.href }); say('checked: URL'); });
+    // the bar may lie over what the person wants to click: it moves to the other edge and back
+    const move = document.createElement('button');
+    move.textContent = '\u21c5';
+    move.title = 'Move the toolbar';
+    move.addEventListener('click', () => host.classList.toggle('top'));
     const stop = document.createElement('button');
     stop.textContent = 'Stop';
     stop.className = 'stop';
     stop.addEventListener('click', () => { send({ kind: 'stop' }); say('stopped'); });
     status = document.createElement('span');
     status.className = 'status';
-    bar.append(url, stop, status);
+    bar.append(url, move, stop, status);
     root.append(style, bar);
     document.documentElement.append(host);
     const unpress = () => { for (const o of buttons) o.classList.remove('on'); };
@@ -209,6 +219,8 @@
     return null;
   };
   let over = null;
+  // the checkbox or radio just clicked, until its change comes
+  let toggling = null;
   const revealed = [];
   const REVEAL_MS = 1000;
   const observer = new MutationObserver((changes) => {
@@ -243,7 +255,12 @@
     try { handler(e); } catch { /* a record lost is better than a page broken */ }
   }, true);
   for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup']) {
-    listen(type, (e) => { if (mode) { e.preventDefault(); e.stopImmediatePropagation(); } });
+    listen(type, (e) => {
+      if (!mode) return;
+      if (type === 'pointerdown') pressed = { el: elementOf(e), checked: !!elementOf(e).checked };
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    });
   }
   // what a press or a key changes is theirs, not the hover's
   listen('pointerdown', () => { over = null; });
@@ -263,7 +280,19 @@
     const needed = e.detail > 1 ? null : hoverNeeded(el);
     if (needed) send({ kind: 'hover', ...described(needed) });
     const control = el.tagName === 'LABEL' ? el.control : null;
-    if (isToggle(el) || isToggle(control)) return;   // its change is the record
+    if (isToggle(el)) {
+      // its change is the record; a page that replaces the box in its click handler (TodoMVC)
+      // leaves the change on a detached box, which reaches no listener: then this click says it
+      const toggled = { el, kind: el.checked ? 'check' : 'uncheck', ...described(el) };
+      toggling = toggled;
+      setTimeout(() => {
+        if (toggling !== toggled) return;
+        toggling = null;
+        if (!el.isConnected) send({ kind: toggled.kind, selector: toggled.selector, fp: toggled.fp });
+      }, 0);
+      return;
+    }
+    if (isToggle(control)) return;   // the box's own click follows
     if (e.detail > 1) return;                       // a double click's second click: dblclick is the record
     send({ kind: 'click', ...described(el), detail: e.detail, field: isTextField(el) || isTextField(control) || el.tagName === 'SELECT',
       control: control ? selectorOf(control) : null });
@@ -278,7 +307,10 @@
   });
   listen('change', (e) => {
     const el = elementOf(e);
-    if (isToggle(el)) send({ kind: el.checked ? 'check' : 'uncheck', ...described(el) });
+    if (isToggle(el)) {
+      if (toggling && toggling.el === el) toggling = null;
+      send({ kind: el.checked ? 'check' : 'uncheck', ...described(el) });
+    }
     else if (el.tagName === 'SELECT' && !el.multiple) send({ kind: 'select', ...described(el), value: String(el.value) });
     else if (el.tagName === 'INPUT' && typeOf(el) === 'file') {
       send({ kind: 'upload', ...described(el), files: Array.from(el.files || []).map((f) => f.name) });
