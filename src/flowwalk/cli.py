@@ -521,9 +521,16 @@ def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test
 
 
 @main.command(epilog="What is recorded and how: docs/record.md.")
-@click.argument("url")
+@click.argument("url", required=False)
 @click.option("--out", "out", required=True, type=click.Path(dir_okay=False),
-              help="The flow spec to write (a steps file's name with --steps-file).")
+              help="The flow spec to write (a steps file's name with --steps-file; with --append, the spec to "
+                   "continue).")
+@click.option("--append", is_flag=True,
+              help="Continue the spec at --out: walk it first, then add what you do to its steps (no URL needed).")
+@click.option("--session", metavar="NAME",
+              help="Start signed in: walk the project's setup that saves NAME first (docs/sessions.md).")
+@var_option
+@secret_option
 @click.option("--device", metavar="NAME", help="Record as one of Playwright's devices (written into the spec).")
 @click.option("--steps-file", is_flag=True, help="Write a reusable steps file (*.steps.yaml) instead of a flow spec.")
 @click.option("--name", help="The flow's name [from the file's name].")
@@ -532,13 +539,15 @@ def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test
 @test_id_option
 @guarded
 def record(**options: Any) -> int:
-    """Open URL in a headed Chromium and write what you do there as a flow spec."""
+    """Open URL in a headed Chromium and write what you do there as a flow spec (or continue one)."""
     from flowwalk.app import record as app_record   # the recorder's modules: record only
     from flowwalk.settings import CHROMIUM_ARGS, test_id_attributes
 
     request = app_record.RecordRequest(
         url=options["url"], out=Path(options["out"]), device=options["device"], steps_file=options["steps_file"],
         name=options["name"], executable=options["executable"] or None, browser_args=CHROMIUM_ARGS,
+        append=options["append"], session=options["session"], variables=parse_assignments(options["variables"]),
+        secret_names=tuple(options["secret_names"]),
         test_ids=test_id_attributes(options["test_id_attribute"], "--test-id-attribute")
         if options["test_id_attribute"] else ())
     return app_record.record(request, console=sys.stderr)

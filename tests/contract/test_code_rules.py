@@ -77,8 +77,10 @@ UNITS: dict[str, tuple[str, frozenset[str]]] = {
                "request note, outputs, publish",
                frozenset({"__init__", "errors", "exitcodes", "report", "reportfolder", "settings"})),
     "record": ("the recorder: what a person does in a browser (browser/recorder.py) as the authoring tree, "
-               "written by the one writer with its fingerprints",
-               frozenset({"browser", "environment", "errors", "heal", "model", "settings", "spec"})),
+               "written by the one writer with its fingerprints; a setup or the continued spec walked first "
+               "by the walker in the recording's browser",
+               frozenset({"browser", "environment", "errors", "events", "heal", "model", "settings", "spec",
+                          "walk"})),
     "app": ("the commands, one typed function each (request in, result out), for the CLI and the MCP server",
             frozenset({"cooperative", "discover", "errors", "events", "exitcodes", "github", "heal", "importer", "model",
                        "plan", "readiness", "record", "report", "reportfolder", "serve", "settings", "spec", "walk"})),

@@ -5,6 +5,7 @@ with `flowwalk run`: it must pass with no edit."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -13,6 +14,7 @@ from typing import Any, Callable
 
 import pytest
 
+from flowwalk.errors import UsageError
 from flowwalk.record import RecordRequest, RecordResult, finish, start
 from flowwalk.serve import StaticServer
 from flowwalk.settings import CHROMIUM_ARGS, default_executable
@@ -321,3 +323,143 @@ def test_steps_file_records_reusable_steps_a_flow_can_use(playwright_instance: A
                           capture_output=True, text=True, timeout=180,
                           env={k: v for k, v in os.environ.items() if k != "GITHUB_ACTIONS"})
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+CONTINUED = """\
+# A person's spec: its comments and layout stay as written.
+spec_version: "1.1"
+name: sign up, continued
+url: BASE/form.html
+steps:
+    # the name first
+    - type: act          # in block style, kept so
+      action: fill
+      selector: "[data-testid=name]"
+      value: Ada
+    - {type: act, action: press, selector: "[data-testid=name]", value: Enter}
+# the steps end here
+"""
+
+
+def test_append_walks_the_spec_then_adds_only_the_new_steps_to_its_text(playwright_instance: Any, served: Any,
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "checks" / "continued.flow.yaml"
+    out.parent.mkdir()
+    out.write_text(CONTINUED.replace("BASE", served.url))
+
+    def drive(page: Any, _: Any) -> None:
+        # the walk left the page where the spec does: submitted, the greeting shown
+        assert page.locator("[data-testid=result]").inner_text() == "Welcome, Ada"
+        pick(page, "Text", page.locator("[data-testid=result]"))
+        page.locator("[data-testid=more]").click()
+        pick(page, "Visible", page.locator("[data-testid=extra]"))
+
+    ask = RecordRequest(url=None, out=out, headless=True, executable=default_executable(),
+                        browser_args=CHROMIUM_ARGS, append=True)
+    recording = start(ask, playwright=playwright_instance)
+    drive(recording.pages[0], recording)
+    result = finish(recording, ask)
+    text = out.read_text()
+    assert result.steps == 3
+    head, tail = CONTINUED.replace("BASE", served.url).split("# the steps end here\n")
+    assert text == head + (
+        "    - {type: expect, kind: has_text, selector: '[data-testid=\"result\"]', value: 'Welcome, Ada'}\n"
+        "    - {type: act, action: click, selector: '[data-testid=\"more\"]'}\n"
+        "    - {type: expect, kind: visible, selector: '[data-testid=\"extra\"]'}\n"
+        "# the steps end here\n")
+    kept = [line for line in (result.fingerprints.read_text() if result.fingerprints else "").splitlines()]
+    assert [json.loads(line)["line"] for line in kept] == [12, 13, 14]
+    replayed(Recorded(result, text, out), tmp_path)
+
+
+def test_append_refuses_a_spec_whose_walk_fails_at_its_step(playwright_instance: Any, served: Any,
+                                                           tmp_path: Path) -> None:
+    out = tmp_path / "checks" / "broken.flow.yaml"
+    out.parent.mkdir()
+    out.write_text(f"spec_version: '1.1'\nname: broken\nurl: {served.url}/form.html\nsteps:\n"
+                   "  - {type: expect, kind: has_text, selector: '[data-testid=\"title\"]', value: Sign in}\n")
+    before = out.read_text()
+    ask = RecordRequest(url=None, out=out, headless=True, executable=default_executable(),
+                        browser_args=CHROMIUM_ARGS, append=True)
+    with pytest.raises(UsageError) as refused:
+        start(ask, playwright=playwright_instance)
+    assert "broken.flow.yaml:5" in str(refused.value) and "nothing was recorded" in str(refused.value)
+    assert out.read_text() == before
+
+
+SETUP = """\
+spec_version: '1.1'
+name: sign in
+saves_session: demo
+url: BASE/signin.html
+steps:
+  - {type: act, action: fill, selector: '[data-testid="user"]', value: '{{DEMO_USER}}'}
+  - {type: act, action: fill, selector: '[data-testid="password"]', value: '{{DEMO_PASSWORD}}'}
+  - {type: act, action: press, selector: '[data-testid="password"]', value: Enter}
+  - {type: expect, kind: has_text, selector: '[data-testid="who"]', value: 'Signed in as {{DEMO_USER}}'}
+"""
+
+
+def test_session_starts_signed_in_from_the_setup_and_its_secret_is_in_no_file(playwright_instance: Any, served: Any,
+                                                                             tmp_path: Path,
+                                                                             monkeypatch: Any) -> None:
+    unique = "pw-5d1e0b7a-session-secret"
+    monkeypatch.setenv("DEMO_PASSWORD", unique)
+    (tmp_path / ".git").mkdir()
+    setup = tmp_path / "checks" / "sign-in.flow.yaml"
+    setup.parent.mkdir()
+    setup.write_text(SETUP.replace("BASE", served.url))
+
+    def drive(page: Any, _: Any) -> None:
+        assert page.locator("[data-testid=who]").inner_text() == "Signed in as ada"
+        pick(page, "Text", page.locator("[data-testid=who]"))
+        page.locator("[data-testid=plan]").click()
+        pick(page, "Text", page.locator("[data-testid=plan-shown]"))
+
+    got = recorded(playwright_instance, served, tmp_path, "account", drive, page="account.html", session="demo",
+                   variables={"DEMO_USER": "ada"}, secret_names=("DEMO_PASSWORD",))
+    same_as_expected(got, served, "session")
+    assert got.result.setup is not None and got.result.setup.resolve() == setup.resolve()
+    replayed(got, tmp_path, str(setup), "--var", "DEMO_USER=ada", "--secret", "DEMO_PASSWORD",
+             env={"DEMO_PASSWORD": unique})
+    written = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert written and not [p for p in written if unique.encode() in p.read_bytes()]
+
+
+def test_session_with_no_setup_saving_it_is_refused_before_a_browser(served: Any, tmp_path: Path) -> None:
+    (tmp_path / ".git").mkdir()
+    ask = RecordRequest(url=f"{served.url}/account.html", out=tmp_path / "checks" / "a.flow.yaml", headless=True,
+                        session="nobody")
+    with pytest.raises(UsageError) as refused:
+        start(ask)
+    assert "--session 'nobody': no flow spec" in str(refused.value) and "saves_session: nobody" in str(refused.value)
+
+
+def test_the_hover_a_click_needed_is_a_hover_step_before_it(playwright_instance: Any, served: Any,
+                                                            tmp_path: Path) -> None:
+    """A style sheet's menu (:hover) and a script's (mouseenter) each get their hover; a plain
+    button, reached over both menus, gets none."""
+    def over(page: Any, selector: str) -> None:
+        box = page.locator(selector).bounding_box()
+        page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2, steps=4)
+
+    def drive(page: Any, _: Any) -> None:
+        over(page, "[data-testid=account-menu] > span")
+        page.locator("[data-testid=settings]").wait_for(state="visible")
+        over(page, "[data-testid=settings]")
+        page.mouse.down()
+        page.mouse.up()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+        over(page, "[data-testid=help-trigger]")
+        page.locator("[data-testid=docs]").wait_for(state="visible")
+        over(page, "[data-testid=docs]")
+        page.mouse.down()
+        page.mouse.up()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+        over(page, "[data-testid=account-menu] > span")
+        page.locator("[data-testid=plain]").click()
+        pick(page, "Text", page.locator("[data-testid=chosen]"))
+
+    got = recorded(playwright_instance, served, tmp_path, "hover", drive, page="menu.html")
+    same_as_expected(got, served, "hover")
+    replayed(got, tmp_path)

@@ -40,9 +40,13 @@ def say_result(result: RecordResult, console: TextIO) -> None:
               f"heals from them with --fingerprints {result.fingerprints}", file=console)
     for note in result.notes:
         print(f"record: note: {note}", file=console)
+    setup = f"{result.setup} " if result.setup is not None else ""
     if result.secrets:
         flags = " ".join(f"--secret {name}" for name in result.secrets)
-        print(f"record: the spec reads secrets from the environment: flowwalk run {result.out} {flags}", file=console)
+        print(f"record: the spec reads secrets from the environment: flowwalk run {setup}{result.out} {flags}",
+              file=console)
+    elif setup:
+        print(f"record: the spec starts from its setup's session: flowwalk run {setup}{result.out}", file=console)
 
 
 def record(request: RecordRequest, *, console: TextIO, ask: Callable[[str], str] = input) -> int:
@@ -51,8 +55,8 @@ def record(request: RecordRequest, *, console: TextIO, ask: Callable[[str], str]
     if problem is not None:
         raise UsageError(problem)
     recording = start(request, answer_dialog=_asker(ask, console))
-    print(f"record: recording {request.url} into {request.out}\n"
-          "record: use the page; pick checks from the toolbar at its top right; press Stop there (or close "
+    print(f"record: recording {request.url or 'where the spec leaves the page'} into {request.out}\n"
+          "record: use the page; pick checks from the toolbar at its bottom right; press Stop there (or close "
           "the browser, or Ctrl+C here) to write the file", file=console, flush=True)
     try:
         recording.wait_until_done()

@@ -16,21 +16,27 @@ A secret's value never reaches Python: the page sends a secret field's fill with
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Iterator
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import sync_playwright
 
+from flowwalk.browser.launch import Browser
 from flowwalk.browser.scripts import context_script, script
+from flowwalk.browser.session import PageSession
 from flowwalk.errors import BrowserLaunchError
+from flowwalk.settings import Settings
 
 if TYPE_CHECKING:
     from playwright.sync_api import BrowserContext, Dialog, Frame, Page, Playwright
 
-__all__ = ["BINDING", "DialogAnswer", "Recorded", "Recording"]
+__all__ = ["BINDING", "DialogAnswer", "LentBrowser", "Recorded", "Recording"]
 
 BINDING = "__flowwalk_record"
+#: Playwright's own default wait for an act and a navigation, which a person's recording keeps
+PLAYWRIGHT_TIMEOUT_MS = 30_000
 #: (accepted, the prompt's answer or None)
 DialogAnswer = tuple[bool, "str | None"]
 
@@ -59,6 +65,8 @@ class Recording:
         """`playwright`: the caller's, when it has one (two sync Playwrights cannot share a thread)."""
         self.records: list[Recorded] = []
         self.stopped = False
+        #: while set, nothing is recorded and dialogs are left to whoever acts (`quiet`)
+        self._quiet = False
         self._answer = answer_dialog
         self._pages: list[Page] = []
         self._frames: dict[int, tuple[dict[str, Any], ...]] = {}
@@ -69,6 +77,7 @@ class Recording:
             except Exception as exc:
                 raise BrowserLaunchError(f"could not start Playwright's driver: {exc}") from exc
         assert playwright is not None
+        self.playwright = playwright
         try:
             self._browser = playwright.chromium.launch(executable_path=executable, headless=headless, args=list(args))
             options = dict(context_options or {})
@@ -85,11 +94,39 @@ class Recording:
 
     # --- the pages ---------------------------------------------------------------------------------
 
-    def open(self, url: str) -> Page:
-        """The first page, at `url` (its load is no step: it is the spec's `url`)."""
+    def open(self, url: str | None) -> Page:
+        """The first page, at `url` (its load is no step: it is the spec's `url`); blank with None."""
         page = self.context.new_page()
-        page.goto(url)
+        if url is not None:
+            page.goto(url)
         return page
+
+    def goto(self, url: str) -> None:
+        """The first page to `url`."""
+        self._pages[0].goto(url)
+
+    @property
+    def browser(self) -> Any:
+        """The Chromium of the recording (Playwright's `Browser`)."""
+        return self._browser
+
+    @contextmanager
+    def quiet(self) -> Iterator[None]:
+        """While inside, what happens on the pages is not recorded and dialogs are answered by
+        whoever acts (a spec walked before the person records: record/walked.py). At the end the
+        reports still on their way are let in and dropped, and each open page's address is taken
+        as where it is, so the first step recorded after is not its load."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            try:
+                self.settle()
+            finally:
+                self._quiet = False
+            for index, page in enumerate(self._pages):
+                if not page.is_closed():
+                    self._add({"kind": "navigated", "url": page.url, "start": True}, index)
 
     @property
     def pages(self) -> list[Page]:
@@ -110,6 +147,8 @@ class Recording:
             self._add({"kind": "navigated", "url": frame.url}, index)
 
     def _on_dialog(self, index: int, dialog: Dialog) -> None:
+        if self._quiet:
+            return
         kind, message, default = dialog.type, dialog.message, dialog.default_value
         accept, answer = self._answer(kind, message, default)
         try:
@@ -146,6 +185,8 @@ class Recording:
         return self._frames[key]
 
     def _add(self, record: dict[str, Any], page: int, frames: tuple[dict[str, Any], ...] = ()) -> None:
+        if self._quiet:
+            return
         self.records.append(Recorded(record, page, frames))
 
     # --- waiting and ending ------------------------------------------------------------------------
@@ -178,3 +219,43 @@ class Recording:
         if self._manager is not None:
             self._manager.__exit__(None, None, None)
             self._manager = None
+
+
+class LentBrowser(Browser):
+    """The recording's Chromium as a run's browser (record/walked.py walks specs on it before the
+    person records): every session is over the recording's context and first page, and nothing a
+    run closes is closed; `release` gives both back to the recording."""
+
+    def __init__(self, settings: Settings, recording: Recording):
+        super().__init__(settings, recording.playwright, recording.browser, None)
+        self.kept = True
+        self._recording = recording
+        self._sessions: list[PageSession] = []
+
+    def new_session(self, *, entry_url: str | None, allowed_hosts: tuple[str, ...], trace: bool = False,
+                    screencast: bool = True, offline: bool = True, storage_state: dict[str, Any] | None = None,
+                    context_options: dict[str, Any] | None = None) -> PageSession:
+        # the context is the recording's: a dependant's session is already in it, from its setup
+        self.release()
+        context = self._recording.context
+        context.set_default_timeout(self.settings.action_timeout_ms)
+        context.set_default_navigation_timeout(self.settings.navigation_timeout_ms)
+        session = PageSession(context=context, page=self._recording.pages[0], entry_url=entry_url,
+                              allowed_hosts=tuple(allowed_hosts), offline=False, browser_alive=self.is_alive,
+                              scripted=True, close_context=lambda _context: None)
+        self._sessions.append(session)
+        return session
+
+    def release(self) -> None:
+        """Give the context back to the recording: no session listens to it or routes it."""
+        for session in self._sessions:
+            session.release()
+        self._sessions.clear()
+        self._recording.context.set_default_timeout(PLAYWRIGHT_TIMEOUT_MS)
+        self._recording.context.set_default_navigation_timeout(PLAYWRIGHT_TIMEOUT_MS)
+
+    def prepare_spare(self, *, wait: bool = False) -> None:
+        return None
+
+    def close(self) -> None:
+        return None

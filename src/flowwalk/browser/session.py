@@ -93,6 +93,8 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
         self._init_windows()
         #: closes the context without waiting for it (Browser.new_session), else close() waits
         self._close_context = close_context
+        #: the pages this session listens to (`_wire_page`), which `release` leaves
+        self._wired: list["PlaywrightPage"] = []
         self._install(scripted, routed, init_script or context_script())
 
     # --- wiring -----------------------------------------------------------------------------------
@@ -118,6 +120,7 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
 
     def _wire_page(self, page: "PlaywrightPage") -> None:
         """The listeners of a page: the session's, and a popup's an act kept (browser/windows.py)."""
+        self._wired.append(page)
         page.on("console", self._on_console)
         page.on("pageerror", self._on_page_error)
         page.on("framenavigated", self._on_frame_navigated)
@@ -320,6 +323,32 @@ class PageSession(NetworkPolicy, Recorder, PageEvidence, Windows):
         return None
 
     # --- the context ------------------------------------------------------------------------------
+
+    def release(self) -> None:
+        """Stop listening to the context and its pages and stop routing its requests, leaving both
+        open to whoever owns them (a recording walks a spec in its own context, then takes it back:
+        record/walked.py). The session is closed from here on; closing the context is the owner's."""
+        self._closed = True
+        context = self.playwright_context
+        handlers: tuple[tuple[str, Callable[..., None]], ...]
+        handlers = (("console", self._on_console), ("pageerror", self._on_page_error),
+                    ("framenavigated", self._on_frame_navigated), ("dialog", self._on_dialog),
+                    ("popup", self._on_popup))
+        for event, handler in (("request", self._on_request), ("response", self._on_response),
+                               ("requestfailed", self._on_request_failed)):
+            context.remove_listener(event, handler)
+        for page in self._wired:
+            for event, handler in handlers:
+                page.remove_listener(event, handler)
+        if self._wired:
+            self._wired[0].remove_listener("crash", self._on_crash)   # the first page's (`_install`)
+        self._wired.clear()
+        if self._route is not None:
+            try:
+                context.unroute(*self._route)
+            except Exception:  # noqa: BLE001 - a closed context has no route left to take off
+                pass
+            self._route = None
 
     def storage_state(self) -> dict[str, Any]:
         """The context's cookies and local storage (Playwright's storage state), as data: never

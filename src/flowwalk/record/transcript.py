@@ -10,9 +10,11 @@ would write the steps:
   clicks of a double click;
 - a dialog belongs to the act before it (`dialog: {accept, message, answer}`), a popup too
   (`popup: {steps, close}`, its pages's steps inside);
-- a top document's new address is a `goto` only when no act on that page came within
+- a top document's new address is a `goto` only when it is not where a walk before recording
+  left the page (`--append`, `--session`), and no act on that page came within
   `CAUSED_S` before it (a click on a link navigates by itself);
 - the steps inside an iframe are a `frame:` block (nested iframes, nested blocks);
+- the hover a click needed (a menu that opens on hover) is a `hover` before it, once;
 - a check picked in the toolbar is its expect step (`visible`, `has_text`, `input_value`,
   `checked`/`unchecked`, `texts` and `count` of a list, `url_contains`).
 
@@ -32,7 +34,7 @@ __all__ = ["CAUSED_S", "Node", "Transcript", "transcribe"]
 
 #: a navigation this soon after an act on its page is that act's doing
 CAUSED_S = 2.0
-_ACTS = ("click", "dblclick", "fill", "press", "select", "check", "uncheck", "upload", "drag")
+_ACTS = ("hover", "click", "dblclick", "fill", "press", "select", "check", "uncheck", "upload", "drag")
 _TYPED = ("fill", "press", "select", "upload")
 
 
@@ -96,6 +98,10 @@ class _Reader:
         elif kind == "secret":
             page, frames = _where(item)
             self.secrets[(page, frames, str(record["selector"]))] = str(record.get("name") or "SECRET")
+        elif kind == "navigated" and record.get("start"):
+            # where a walk before recording left the page: its address, not a step
+            self.seen_nav.add(item.page)
+            self.last_url[item.page] = str(record.get("url") or "")
         elif kind == "navigated":
             self.navigated(item, str(record.get("url") or ""))
         elif kind == "dialog":
@@ -214,6 +220,10 @@ def _tidy(nodes: list[Node], secrets: dict[tuple[int, tuple[str, ...], str], str
             before = next((n for n in reversed(out) if n.page == node.page), None)
             if keyed and before is not None and before.step.get("action") == "press":
                 continue
+        elif action == "hover":
+            before = next((n for n in reversed(out) if n.page == node.page), None)
+            if before is not None and before.step == step and before.frames == node.frames:
+                continue   # the pointer is still there
         elif action == "dblclick":
             for _ in range(2):
                 before = next((n for n in reversed(out) if n.page == node.page), None)

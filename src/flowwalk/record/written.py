@@ -85,8 +85,9 @@ def fingerprint_records(nodes: Sequence[Node], text: str, path: str, skip: int =
     return records
 
 
-def merge_fingerprints(file: Path, path: str, records: Sequence[Mapping[str, Any]]) -> None:
-    """`records` into `file`, replacing the ones an earlier recording of `path` left there."""
+def merge_fingerprints(file: Path, path: str, records: Sequence[Mapping[str, Any]], *, replace: bool = True) -> None:
+    """`records` into `file`, replacing the ones an earlier recording of `path` left there (with
+    `replace`; without, as `--append` does, beside them: the steps they name did not move)."""
     kept: list[str] = []
     if file.is_file():
         for line in file.read_text(encoding="utf-8").splitlines():
@@ -94,7 +95,7 @@ def merge_fingerprints(file: Path, path: str, records: Sequence[Mapping[str, Any
                 old = json.loads(line)
             except ValueError:
                 continue
-            if isinstance(old, dict) and old.get("path") != path:
+            if isinstance(old, dict) and (old.get("path") != path or not replace):
                 kept.append(line)
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text("".join(f"{line}\n" for line in [*kept, *(json.dumps(r) for r in records)]), encoding="utf-8")

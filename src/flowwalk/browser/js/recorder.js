@@ -4,7 +4,8 @@
    records: each element as the selector the one selector writer gives it (selector.js, then
    css_path.js) and its fingerprint (fingerprint.js), so that a later run can heal it.
 
-   - clicks and double clicks (a click on a checkbox, a radio or the label of one is its change);
+   - clicks and double clicks (a click on a checkbox, a radio or the label of one is its change),
+     each after the hover it needed, when a menu opened on hover showed what was clicked;
    - fills: the field's value after each input; a password field's value, or a field's marked
      secret in the toolbar, is never sent (`value: null, secret: true`);
    - the keys that matter: Enter, Escape, Tab, and any key with Control, Alt or Meta; outside a
@@ -12,7 +13,8 @@
    - selects, checks and unchecks, file inputs (the files' names), HTML drag and drop;
    - in the top document, a toolbar in a shadow root: the check picked next (visible, text,
      value, texts or count of a list, checked) is the element clicked next, which the page never
-     sees; URL checks the address; Secret marks the field clicked next; Stop ends the recording. */
+     sees; URL checks the address; Secret marks the field clicked next; the arrows (Move) take the bar to the
+     other edge (top, bottom) when it lies over the page's own; Stop ends the recording. */
 (() => {
   const BINDING = '__flowwalk_record';
   const FLAG = '__flowwalk_recorder_f31a2c';
@@ -54,6 +56,8 @@
 
   // --- the toolbar: picking a check ---------------------------------------------------------------
   let mode = null;
+  // the element a press in a picking mode went down on, and whether it was checked then
+  let pressed = null;
   let lit = null;
   let status = null;
   const light = (el) => {
@@ -106,8 +110,9 @@
       if (isSecret(el)) { say('a secret field\'s value is never written'); send({ kind: 'refused', what: 'value' }); return; }
       send({ kind: 'expect', check: 'value', ...described(el), value: String(el.value) });
     } else if (picked === 'checked') {
-      // the click being picked has already flipped a checkbox, and its prevented default flips it back
-      const checked = isToggle(el) ? !el.checked : !!el.checked;
+      // read as the press found it: by the click, a checkbox has flipped and a radio is checked
+      // (their prevented default puts them back after)
+      const checked = pressed && pressed.el === el ? pressed.checked : isToggle(el) ? !el.checked : !!el.checked;
       send({ kind: 'expect', check: checked ? 'checked' : 'unchecked', ...described(el) });
     } else if (picked === 'text') {
       const text = fw.textOf(el);
@@ -124,6 +129,7 @@
     const root = host.attachShadow({ mode: 'open' });
     const style = document.createElement('style');
     style.textContent = ':host{all:initial;position:fixed;z-index:2147483647;bottom:8px;right:8px}'
+      + ':host(.top){bottom:auto;top:8px}'
       + '.bar{display:flex;gap:4px;align-items:center;font:12px system-ui,sans-serif;background:#1f2933;'
       + 'color:#f5f7fa;padding:6px 8px;border-radius:6px;box-shadow:0 2px 8px #0006}'
       + 'button{font:inherit;border:0;border-radius:4px;padding:3px 7px;background:#3e4c59;color:inherit;cursor:pointer}'
@@ -149,13 +155,18 @@
     const url = document.createElement('button');
     url.textContent = 'URL';
     url.addEventListener('click', () => { send({ kind: 'expect', check: 'url', url: location.href }); say('checked: URL'); });
+    // the bar may lie over what the person wants to click: it moves to the other edge and back
+    const move = document.createElement('button');
+    move.textContent = '\u21c5';
+    move.title = 'Move the toolbar';
+    move.addEventListener('click', () => host.classList.toggle('top'));
     const stop = document.createElement('button');
     stop.textContent = 'Stop';
     stop.className = 'stop';
     stop.addEventListener('click', () => { send({ kind: 'stop' }); say('stopped'); });
     status = document.createElement('span');
     status.className = 'status';
-    bar.append(url, stop, status);
+    bar.append(url, move, stop, status);
     root.append(style, bar);
     document.documentElement.append(host);
     const unpress = () => { for (const o of buttons) o.classList.remove('on'); };
@@ -163,6 +174,76 @@
   };
   if (document.documentElement) toolbar();
   document.addEventListener('DOMContentLoaded', toolbar);
+
+  // --- the hover a click needed --------------------------------------------------------------------
+  // Two ways a menu opens on hover. A style sheet's: the clicked element (or an element around it)
+  // is hidden by a rule without :hover and shown by one with it, whose hovered element is around
+  // it: that element is hovered first. A script's: an element the pointer came onto (and not
+  // clicked or typed at since) changed the page within a second, and the change holds the clicked
+  // element but the pointer's element does not: that element is hovered first.
+  const hides = (style) => style.display === 'none' || style.visibility === 'hidden' || style.opacity === '0';
+  const shows = (style) => (!!style.display && style.display !== 'none') || style.visibility === 'visible'
+    || (!!style.opacity && style.opacity !== '0');
+  const matches = (el, sel) => { try { return el.matches(sel); } catch { return false; } };
+  const styleRules = () => {
+    const out = [];
+    const walk = (rules) => {
+      for (const rule of Array.from(rules)) {
+        if (rule.selectorText) out.push(rule);
+        else if (rule.cssRules) { try { walk(rule.cssRules); } catch { /* unreadable */ } }
+      }
+    };
+    for (const sheet of Array.from(document.styleSheets)) { try { walk(sheet.cssRules); } catch { /* another origin's */ } }
+    return out;
+  };
+  const cssHover = (el) => {
+    const rules = styleRules();
+    const hovering = rules.filter((r) => r.selectorText.includes(':hover') && shows(r.style));
+    if (!hovering.length) return null;
+    const hiding = rules.filter((r) => !r.selectorText.includes(':hover') && hides(r.style));
+    for (let shown = el; shown && shown !== document.body; shown = shown.parentElement) {
+      for (const rule of hovering) {
+        for (const part of rule.selectorText.split(',')) {
+          const at = part.lastIndexOf(':hover');
+          if (at < 0 || !matches(shown, part)) continue;
+          const tail = part.slice(at + 6).match(/^[^\s>+~]*/)[0];
+          if (!part.slice(at + 6 + tail.length).trim()) continue;   // it styles the hovered element itself
+          if (!hiding.some((r) => matches(shown, r.selectorText))) continue;
+          const own = (part.slice(0, at) + tail).replace(/:hover/g, '').trim() || '*';
+          for (let h = shown.parentElement; h && h !== document.documentElement; h = h.parentElement) {
+            if (matches(h, own) && matches(h, ':hover')) return h;
+          }
+        }
+      }
+    }
+    return null;
+  };
+  let over = null;
+  // the checkbox or radio just clicked, until its change comes
+  let toggling = null;
+  const revealed = [];
+  const REVEAL_MS = 1000;
+  const observer = new MutationObserver((changes) => {
+    if (!over || mode || Date.now() - over.t > REVEAL_MS) return;
+    for (const change of changes) {
+      const nodes = change.type === 'childList' ? Array.from(change.addedNodes) : [change.target];
+      for (const node of nodes) {
+        if (node.nodeType !== 1 || node === host) continue;
+        revealed.push({ by: over.el, node });
+        if (revealed.length > 50) revealed.shift();
+      }
+    }
+  });
+  observer.observe(document, { subtree: true, childList: true, attributes: true,
+    attributeFilter: ['class', 'style', 'hidden', 'open', 'aria-expanded', 'aria-hidden'] });
+  const scriptHover = (el) => {
+    for (let i = revealed.length - 1; i >= 0; i -= 1) {
+      const { by, node } = revealed[i];
+      if (by.isConnected && node.contains(el) && !by.contains(el)) return by;
+    }
+    return null;
+  };
+  const hoverNeeded = (el) => cssHover(el) || scriptHover(el);
 
   // --- what the person does -----------------------------------------------------------------------
   // a select's and a file input's change is also taken when a script fired it (Playwright's
@@ -174,8 +255,17 @@
     try { handler(e); } catch { /* a record lost is better than a page broken */ }
   }, true);
   for (const type of ['pointerdown', 'mousedown', 'pointerup', 'mouseup']) {
-    listen(type, (e) => { if (mode) { e.preventDefault(); e.stopImmediatePropagation(); } });
+    listen(type, (e) => {
+      if (!mode) return;
+      if (type === 'pointerdown') pressed = { el: elementOf(e), checked: !!elementOf(e).checked };
+      e.preventDefault();
+      e.stopImmediatePropagation();
+    });
   }
+  // what a press or a key changes is theirs, not the hover's
+  listen('pointerdown', () => { over = null; });
+  listen('keydown', () => { over = null; });
+  listen('pointerover', (e) => { if (!mode) over = { el: actionable(elementOf(e)), t: Date.now() }; });
   listen('mousemove', (e) => { if (mode) light(elementOf(e)); });
   listen('click', (e) => {
     const target = elementOf(e);
@@ -187,8 +277,22 @@
       return;
     }
     const el = actionable(target);
+    const needed = e.detail > 1 ? null : hoverNeeded(el);
+    if (needed) send({ kind: 'hover', ...described(needed) });
     const control = el.tagName === 'LABEL' ? el.control : null;
-    if (isToggle(el) || isToggle(control)) return;   // its change is the record
+    if (isToggle(el)) {
+      // its change is the record; a page that replaces the box in its click handler (TodoMVC)
+      // leaves the change on a detached box, which reaches no listener: then this click says it
+      const toggled = { el, kind: el.checked ? 'check' : 'uncheck', ...described(el) };
+      toggling = toggled;
+      setTimeout(() => {
+        if (toggling !== toggled) return;
+        toggling = null;
+        if (!el.isConnected) send({ kind: toggled.kind, selector: toggled.selector, fp: toggled.fp });
+      }, 0);
+      return;
+    }
+    if (isToggle(control)) return;   // the box's own click follows
     if (e.detail > 1) return;                       // a double click's second click: dblclick is the record
     send({ kind: 'click', ...described(el), detail: e.detail, field: isTextField(el) || isTextField(control) || el.tagName === 'SELECT',
       control: control ? selectorOf(control) : null });
@@ -203,7 +307,10 @@
   });
   listen('change', (e) => {
     const el = elementOf(e);
-    if (isToggle(el)) send({ kind: el.checked ? 'check' : 'uncheck', ...described(el) });
+    if (isToggle(el)) {
+      if (toggling && toggling.el === el) toggling = null;
+      send({ kind: el.checked ? 'check' : 'uncheck', ...described(el) });
+    }
     else if (el.tagName === 'SELECT' && !el.multiple) send({ kind: 'select', ...described(el), value: String(el.value) });
     else if (el.tagName === 'INPUT' && typeOf(el) === 'file') {
       send({ kind: 'upload', ...described(el), files: Array.from(el.files || []).map((f) => f.name) });
