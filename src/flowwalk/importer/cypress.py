@@ -592,7 +592,7 @@ def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 
 def _helper_call(walk: Walk, root: Node) -> str | None:
-    """The name of the function of the file that `root` calls (`todos()`), else None."""
+    """The name of the function of the file that `root` calls (as in items().should(...)), else None."""
     if root.type != "call_expression":
         return None
     callee = root.child_by_field_name("function")
@@ -958,7 +958,7 @@ class Cypress:
         chain = _Chain(walk, scope if isinstance(scope, dict) else dict(scope))
         try:
             if helper is not None:
-                # `todos().should(...)`: a function of the file whose returned query the chain goes on from
+                # items().should(...): a function of the file whose returned query the chain goes on from
                 self._command(chain, helper, walk, walk.helpers[helper],
                               children(root.child_by_field_name("arguments")))
             self._links(chain, segments)
