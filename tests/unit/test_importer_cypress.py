@@ -274,3 +274,22 @@ describe('List', () => {
          "match_case": True}]
     assert _load(out / "list" / "steps" / "add.steps.yaml")["params"] == {"name": {"type": "string"}}
     assert result.ledger.counts()["not_converted"] == 0
+
+
+def test_cookies_length_bounds_and_a_contains_that_ignores_case(tmp_path: Path) -> None:
+    code = """\
+it('signs in', () => {
+  cy.visit('/login')
+  cy.getCookie('session').should('have.property', 'value', 'abc')
+  cy.getCookie('tracking').should('not.exist')
+  cy.get('.row').should('have.length.greaterThan', 2)
+  cy.contains('a.b (c)', { matchCase: false }).click()
+})
+"""
+    _, out = _import(tmp_path, {"cypress/e2e/login.cy.js": code})
+    spec = _load(out / "login" / "signs-in.flow.yaml")
+    assert spec["url"] == "/login" and spec["steps"] == [
+        {"type": "expect", "kind": "cookie", "name": "session", "equals": "abc"},
+        {"type": "expect", "kind": "cookie", "name": "tracking", "absent": True},
+        {"type": "expect", "kind": "count", "selector": ".row", "at_least": 3},
+        {"type": "act", "action": "click", "selector": r"text=/a\.b \(c\)/i"}]
