@@ -293,3 +293,11 @@ it('signs in', () => {
         {"type": "expect", "kind": "cookie", "name": "tracking", "absent": True},
         {"type": "expect", "kind": "count", "selector": ".row", "at_least": 3},
         {"type": "act", "action": "click", "selector": r"text=/a\.b \(c\)/i"}]
+
+
+def test_a_query_up_the_dom_is_not_converted_with_why(tmp_path: Path) -> None:
+    code = "it('completes', () => {\n  cy.visit('/')\n  cy.contains('Pay bill').parent().find('input').check()\n})\n"
+    result, out = _import(tmp_path, {"cypress/e2e/todo.cy.js": code})
+    row = next(r for r in result.ledger.rows if (r.line, r.col) == (3, 3) and r.call.endswith(".check()"))
+    assert row.outcome == "not_converted" and "never up or across" in row.detail
+    assert result.written.review == ["needs-review/todo/completes.flow.yaml"]

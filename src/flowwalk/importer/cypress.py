@@ -287,6 +287,16 @@ def _narrow(kind: str) -> Link:
     return link
 
 
+def _refused(why: str) -> Link:
+    def link(chain: _Chain, args: list[Node], seg: Segment) -> None:
+        raise Unfit(why)
+    return link
+
+
+_UPWARD = _refused("flowwalk's selectors go down the page, never up or across (no XPath): select the element "
+                   "itself, e.g. by its class, a test id or li:has(label)")
+
+
 def _alias(chain: _Chain, args: list[Node], seg: Segment) -> None:
     name = chain.value(args[0]) if args else None
     if not isinstance(name, str) or not name:
@@ -641,6 +651,8 @@ def _e(group: str, call: str, becomes: str, outcome: Outcome = "converted", note
     return Entry(group, call, becomes, outcome, note)
 
 
+_UPWARD_ENTRY = _e("query", ".parent() / .parents() / .closest() / .siblings() / .prev() / .next()", "nothing",
+                   "not_converted", "flowwalk's selectors go down the page (no XPath)")
 _NTH = _e("query", ".eq(i) / .first() / .last()", "`<subject> >> nth=i` (0, -1)")
 COMMANDS: dict[str, Command] = {
     "visit": Command(_goto, _e("navigation", "cy.visit(url)", "goto (the outermost beforeEach's: the flows' url)")),
@@ -658,6 +670,8 @@ COMMANDS: dict[str, Command] = {
     "eq": Command(_narrow("eq"), _NTH, query=True),
     "first": Command(_narrow("first"), _NTH, query=True),
     "last": Command(_narrow("last"), _NTH, query=True),
+    **{name: Command(_UPWARD, _UPWARD_ENTRY, query=True) for name in ("parent", "parents", "closest", "siblings",
+                                                                     "prev", "next", "prevAll", "nextAll")},
     "focused": Command(_focused, _e("query", "cy.focused()", "`:focus`"), query=True),
     "as": Command(_alias, _e("query", ".as(name), cy.get('@name')", "the subject's selector, re-run where it is "
                              "used (as Cypress re-runs an aliased query); a beforeEach's aliases are its tests'")),
