@@ -503,12 +503,16 @@ def discover(**options: Any) -> int:
               help="The address the suite's URLs start with; they are written as paths against it.")
 @click.option("--test-id-attribute", default="data-testid", show_default=True,
               help="The attribute getByTestId reads (the suite's testIdAttribute).")
+@click.option("--run", "walk", is_flag=True,
+              help="Walk each spec written whole once against --base-url; those that fail go to needs-review/ "
+                   "with the failure, so the folder that comes out is green.")
 @guarded
-def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test_id_attribute: str) -> int:
+def import_command(sources: tuple[Path, ...], out_dir: Path, base_url: str, test_id_attribute: str,
+                   walk: bool) -> int:
     """Import Playwright Test and Cypress files into flow specs, with a ledger of what became of every call."""
     from flowwalk.app.imports import ImportCommand, run_import
 
-    answer = run_import(ImportCommand(sources, out_dir, base_url, test_id_attribute))
+    answer = run_import(ImportCommand(sources, out_dir, base_url, test_id_attribute, run=walk), console=sys.stdout)
     refused = set(answer.result.ledger.refused)
     for line in answer.lines:
         print(line, file=sys.stderr if line in refused else sys.stdout)

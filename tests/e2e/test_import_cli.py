@@ -55,3 +55,13 @@ def test_import_writes_the_good_files_refuses_the_bad_one_and_sums_up(tmp_path: 
     # the written specs are valid flow specs: `flowwalk validate` takes the folder
     checked = flowwalk("validate", str(out / "integration"), timeout=120)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+def test_import_run_with_no_base_url_is_refused_before_anything_is_written(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    done = flowwalk("import", str(CORPUS), "--out", str(out), "--run", timeout=120)
+    assert done.returncode == 3, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "--run walks the imported specs against the app, and no --base-url names it" in done.stderr
+    assert "hint: flowwalk import ... --base-url" in done.stderr
+    assert not out.exists()

@@ -274,13 +274,13 @@ def test_run_takes_projects_and_refuses_one_flowwalk_yaml_does_not_name(workdir:
 
 
 #: each command of the CLI and the tool that offers it; the commands without one, and why
-TOOL_OF = {"validate": "validate", "run": "run", "discover": "discover", "heal": "propose_heal", "schema": "schema"}
+TOOL_OF = {"validate": "validate", "run": "run", "discover": "discover", "heal": "propose_heal", "schema": "schema",
+           "import": "import"}
 NO_TOOL = {
     "plan": "run answers with what it selected; a plan of shards is a CI job's",
     "merge": "shards' report folders are a CI job's", "report": "a CI job's rebuild of its report folder",
     "publish": "posts to a pull request from a CI job", "mcp": "the server itself",
     "record": "a person's hands in a headed browser, not an agent's",
-    "import": "a one-off conversion of a team's suite, run by the person who brings it",
 }
 #: the CLI's options a tool leaves out, and why
 LEFT_OUT = {
@@ -305,7 +305,7 @@ LEFT_OUT = {
     "schema": {"out_dir": "the tool answers with a schema's text; every file is a flowwalk://schemas/ resource"},
 }
 #: the CLI's option name -> the tool's argument, where they differ
-RENAMED = {"serve_dir": "serve", "quarantine_file": "quarantine", "fingerprints_file": "fingerprints",
+RENAMED = {"walk": "run", "serve_dir": "serve", "quarantine_file": "quarantine", "fingerprints_file": "fingerprints",
            "budget_min": "budget_s", "no_verify": "verify", "no_model": "use_model"}
 
 
@@ -323,3 +323,59 @@ def test_each_tool_takes_every_option_of_its_command_that_fits(workdir: Path) ->
         assert set(left_out) <= options and not {RENAMED.get(o, o) for o in left_out} & tools[tool], command
         missing = sorted(o for o in options - set(left_out) if RENAMED.get(o, o) not in tools[tool])
         assert missing == [], f"the {tool} tool lacks {command}'s {missing}"
+
+
+SUITE = """\
+import { test, expect } from '@playwright/test';
+
+test.beforeEach(async ({ page }) => {
+  await page.goto('%s/index.html');
+});
+
+test('the headline is shown', async ({ page }) => {
+  await expect(page.locator('h1')).toBeVisible();
+});
+
+test('a missing banner', async ({ page }) => {
+  await expect(page.locator('#no-such-banner')).toBeVisible();
+});
+
+test('reads the total', async ({ page }) => {
+  await page.locator('h1').click();
+  const total = await page.locator('.total').textContent();
+  await expect(page.locator('.sum')).toHaveText(total);
+});
+"""
+
+
+def test_import_writes_specs_and_the_ledger_and_run_holds_back_what_fails(workdir: Path) -> None:
+    """The import tool is `flowwalk import`: a spec per test, a test with a call not converted in
+    needs-review/ with the call named, and with run, a spec that fails on the site held back too."""
+    from flowwalk.serve import StaticServer
+
+    (workdir / "suite").mkdir()
+    with StaticServer(workdir / "examples" / "site") as site:
+        (workdir / "suite" / "shop.spec.ts").write_text(SUITE % site.url)
+
+        async def body(client: Client) -> Any:
+            told = {"sources": ["suite"], "base_url": site.url}
+            plain = await client.call_tool("import", {**told, "out_dir": "imported"})
+            walked = await client.call_tool("import", {**told, "out_dir": "walked", "run": True})
+            outside = await client.call_tool("import", {"sources": ["../elsewhere"], "out_dir": "x"})
+            return plain, walked, outside
+
+        plain, walked, outside = with_client(workdir, body)
+    data = plain.structured_content
+    assert plain.is_error is False and data["exit_code"] == 0
+    assert (data["tests"], data["tests_whole"]) == (3, 2)
+    assert data["specs_written"] == ["imported/shop/the-headline-is-shown.flow.yaml",
+                                     "imported/shop/a-missing-banner.flow.yaml"]
+    assert data["needs_review"] == ["imported/needs-review/shop/reads-the-total.flow.yaml"]
+    assert data["not_converted"][0]["at"].startswith("suite/shop.spec.ts:17:")
+    assert (workdir / "imported" / "import" / "ledger.md").is_file() and data["ledger"] == "imported/import/ledger.md"
+    run = walked.structured_content
+    assert walked.is_error is False
+    assert run["walked"].startswith(f"walked 2 spec(s) against {site.url}: 1 passed, 1 moved"), run
+    assert run["specs_written"] == ["walked/shop/the-headline-is-shown.flow.yaml"]
+    assert "walked/needs-review/shop/a-missing-banner.flow.yaml" in run["needs_review"]
+    assert outside.is_error and "outside" in outside.content[0].text

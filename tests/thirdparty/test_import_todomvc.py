@@ -121,3 +121,39 @@ def test_planted_bugs_fail_the_imported_tests_written_for_them(imported: Path, t
         assert status[name]["failure"]["failure_class"] == "assertion_failed", status[name]["failure"]
     assert status[spared]["status"] == "passed"
     assert verdict["counts"]["total"] == 4
+
+
+def test_import_run_sends_the_specs_a_planted_bug_fails_to_needs_review(tmp_path: Path) -> None:
+    """`--run` walks what was written whole against the app at --base-url: on the app with two bugs
+    planted, the five specs they fail (each reads the `completed` class or the trimmed title) move
+    to needs-review/ with the failure on top and in the ledger, and what stays out of it is green."""
+    app = _app(tmp_path / "app", [*FITTING, *NO_COMPLETED_CLASS_NO_TRIM])
+    caught = ("integration/mark-all-as-completed/should-allow-me-to-mark-all-items-as-completed.flow.yaml",
+              "integration/item/should-allow-me-to-mark-items-as-complete.flow.yaml",
+              "integration/item/should-allow-me-to-un-mark-items-as-complete.flow.yaml",
+              "integration/persistence/should-persist-its-data.flow.yaml",
+              "integration/editing/should-trim-entered-text.flow.yaml")
+    out = tmp_path / "out"
+    with StaticServer(app) as served:
+        # the suite as a team keeps it against its own dev server: its gotos name the app's address
+        suite = tmp_path / "suite"
+        suite.mkdir()
+        text = (CORPUS / "integration.spec.ts").read_text()
+        (suite / "integration.spec.ts").write_text(text.replace("https://demo.playwright.dev/todomvc", served.url))
+        done = flowwalk("import", str(suite), "--out", str(out), "--base-url", served.url, "--run", timeout=300)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert f"walked 25 spec(s) against {served.url}: 20 passed, 5 moved to needs-review/" in done.stdout
+        assert "20 of 25 test(s) written whole" in done.stdout
+        for name in caught:
+            assert not (out / name).exists(), name
+            header = (out / "needs-review" / name).read_text().split("\nspec_version")[0]
+            assert f"did not pass when walked against {served.url}" in header and "at step" in header, header
+        ledger = json.loads((out / "import" / "ledger.json").read_text())
+        held = {t["file"]: t for t in ledger["tests"] if not t["whole"]}
+        assert set(held) == {f"needs-review/{name}" for name in caught}
+        assert all("flowwalk import --run" in t["why"] for t in held.values())
+        assert (out / "import" / "run" / "report.html").is_file()
+        again = flowwalk("run", str(out / "integration"), "--base-url", served.url, "--out", str(tmp_path / "again"),
+                         "--workers", "2", timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert json.loads((tmp_path / "again" / "verdict.json").read_text())["counts"]["passed"] == 20

@@ -109,13 +109,17 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+def _not_whole(test: dict[str, Any]) -> str:
+    return f"no: needs review ({_cell(test['why'])})" if test.get("why") else "no: needs review"
+
+
 def render_markdown(ledger: Ledger) -> str:
     """`ledger.md`: the figures, then a table of every row."""
     out = ["# Import ledger", "", *summary_lines(ledger)[:2], ""]
     if ledger.refused:
         out += ["## Files not imported", "", *[f"- `{line.splitlines()[0]}`" for line in ledger.refused], ""]
     out += ["## Tests", "", "| test | written to | whole |", "|---|---|---|"]
-    out += [f"| {_cell(t['title'])} | `{t['file']}` | {'yes' if t['whole'] else 'no: needs review'} |"
+    out += [f"| {_cell(t['title'])} | `{t['file']}` | {'yes' if t['whole'] else _not_whole(t)} |"
             for t in ledger.tests]
     out += ["", "## Calls", "", "| at | call | outcome | detail |", "|---|---|---|---|"]
     out += [f"| `{r.where}` | `{_cell(r.call)}` | {r.outcome.replace('_', ' ')} | {_cell(r.detail)} |"

@@ -15,7 +15,7 @@ import os
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
@@ -59,9 +59,9 @@ class _Writer:
     """One file's import written under `out`."""
 
     def __init__(self, walk: Walk, imported: FileImport, out: Path, urls: Sequence[tuple[str, str]],
-                 written: Written, ledger: Ledger):
+                 written: Written, ledger: Ledger, held: Mapping[str, str]):
         self.walk, self.imported, self.out, self.urls = walk, imported, out, urls
-        self.written, self.ledger = written, ledger
+        self.written, self.ledger, self.held = written, ledger, held
         self.stem = stem_of(imported.source.path)
         self.names: set[str] = set()
         self.helpers_used: set[str] = set()
@@ -114,8 +114,11 @@ class _Writer:
         self.written.files.append(rel)
 
     def test(self, test: ImportedTest, rows: list[Row], figures: Figures) -> None:
+        where = f"{self.imported.source.path}:{test.line}:{test.col}"
         bad = [r for r in rows if r.outcome == "not_converted"]
         reasons = [f"marked {m} upstream" for m in test.marks if m in ("skip", "fixme")]
+        if where in self.held:
+            reasons.append(self.held[where])
         whole = not bad and not reasons
         checks = test.block.checks + sum(f.before.checks + f.after.checks for f in test.folders)
         kept = test.block.kept + sum(f.before.kept + f.after.kept for f in test.folders)
@@ -144,7 +147,6 @@ class _Writer:
                 data["before_each"] = self._resolve(before, at)
             if after:
                 data["after_each"] = self._resolve(after, at)
-        where = f"{self.imported.source.path}:{test.line}:{test.col}"
         header = [f"imported by flowwalk import from {where}"]
         if not whole:
             header += ["needs review: " + "; ".join(reasons) if reasons else "needs review: calls not converted"]
@@ -164,8 +166,11 @@ class _Writer:
         if whole:
             figures.tests_whole += 1
             figures.checks_kept += kept
-        self.ledger.tests.append({"title": test.title, "at": where, "file": rel, "whole": whole,
-                                  "checks": checks, "kept": kept if whole else 0})
+        record: dict[str, Any] = {"title": test.title, "at": where, "file": rel, "whole": whole,
+                                  "checks": checks, "kept": kept if whole else 0}
+        if reasons:
+            record["why"] = "; ".join(reasons)
+        self.ledger.tests.append(record)
 
     def hooks(self, whole_dirs: set[str]) -> None:
         for folder in self.imported.folders:
@@ -198,9 +203,10 @@ class _Writer:
 
 
 def write_file_import(walk: Walk, imported: FileImport, out: Path, urls: Sequence[tuple[str, str]],
-                      written: Written, ledger: Ledger) -> None:
-    """One file's tests, hooks and helpers written under `out`; its rows and figures into `ledger`."""
-    writer = _Writer(walk, imported, out, urls, written, ledger)
+                      written: Written, ledger: Ledger, held: Mapping[str, str]) -> None:
+    """One file's tests, hooks and helpers written under `out`; its rows and figures into `ledger`.
+    `held`: why a test (by its `path:line:col`) goes to needs-review/ though it converted whole."""
+    writer = _Writer(walk, imported, out, urls, written, ledger, held)
     whole_dirs: set[str] = set()
     for test in imported.tests:
         rows = [walk.row(key) for key in sorted(deps_of(walk, test))]

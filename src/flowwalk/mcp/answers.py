@@ -185,6 +185,35 @@ class ModelQuestionOut(BaseModel):
                                                        "(page text fenced as data)")
 
 
+class NotConvertedOut(BaseModel):
+    """A call of the imported suite that became no step."""
+
+    at: str = Field(description="path:line:col of the call in the source")
+    call: str
+    why: str
+
+
+class ImportAnswer(Bounded):
+    out_dir: str = Field(description="where the specs went, relative to the working directory")
+    files: int = Field(description="source files read")
+    files_refused: int
+    tests: int
+    tests_whole: int = Field(description="tests written whole (outside needs-review/)")
+    checks: int = Field(description="upstream's explicit checks")
+    checks_kept: int = Field(description="of them, kept in tests written whole")
+    counts: dict[str, int] = Field(description="ledger rows by outcome: converted, approximated, not_converted")
+    specs_written: list[str] = Field(default_factory=list, description="specs written whole (run them)")
+    needs_review: list[str] = Field(default_factory=list, description="tests not imported whole: each starts with "
+                                                                      "why")
+    not_converted: list[NotConvertedOut] = Field(default_factory=list, description="each call that became no step")
+    refused: list[str] = Field(default_factory=list, description="files not imported, each at path:line:col with "
+                                                                 "a hint")
+    ledger: str = Field(description="import/ledger.md: every call and what it became")
+    walked: str = Field(default="", description="with run: how many specs passed against base_url and how many "
+                                                "went to needs-review/")
+    exit_code: int = Field(description="0: every file imported; 3: a file was refused (the others were imported)")
+
+
 class DiscoverAnswer(Bounded):
     out_dir: str = Field(description="where the specs went, relative to the working directory")
     pages: int

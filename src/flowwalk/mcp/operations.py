@@ -39,8 +39,10 @@ from flowwalk.mcp.answers import (
     DiscoverAnswer,
     HealAnswer,
     HealQuestionOut,
+    ImportAnswer,
     JourneyOut,
     ModelQuestionOut,
+    NotConvertedOut,
     ProblemOut,
     ReportOut,
     ReportsAnswer,
@@ -552,6 +554,53 @@ def discover(ws: Workspace, limits: ServerLimits, options: DiscoverOptions, *, c
         index=shown(Path(result.discover_dir) / "index.md"), crawl=shown(Path(result.discover_dir) / "crawl.json"),
         dropped=list(result.dropped), note=note,
         model_question=_question_out(result.model_question, secret_values(list(options.secret_names))))
+
+
+# --- import ----------------------------------------------------------------------------------------
+
+
+def import_suite(ws: Workspace, limits: ServerLimits, *, sources: list[str], out_dir: str, base_url: str,
+                 test_id_attribute: str, run: bool, cancel: CancelToken) -> ImportAnswer:
+    """Import a suite's test files into flow specs as `flowwalk import` does (`app.imports.run_import`),
+    within the working directory; with `run`, walked once against base_url first."""
+    from flowwalk.app.imports import ImportCommand, run_import
+    from flowwalk.importer.output import NEEDS_REVIEW
+
+    if not sources:
+        raise ToolInputError("sources is empty\n  hint: name the suite's test files or folders, for example "
+                             "[\"tests/\"]")
+    paths = tuple(ws.confine(p, "source") for p in sources)
+    out = ws.confine(out_dir, "out_dir")
+    if out == ws.root:
+        raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the specs, "
+                             "for example checks")
+    with limits.lock:
+        if out in limits.busy:
+            raise ToolInputError(f"'{ws.relative(out)}' is busy with another call\n  hint: wait for it, or give "
+                                 f"this one another out_dir")
+        limits.busy.add(out)
+    try:
+        answer = run_import(ImportCommand(paths, out, base_url, test_id_attribute, run=run),
+                            console=io.StringIO(), cancel=cancel)
+    except UsageError as error:
+        raise ToolInputError(str(error)) from None
+    finally:
+        with limits.lock:
+            limits.busy.discard(out)
+    ledger, written = answer.result.ledger, answer.result.written
+    figures = ledger.figures
+    name = ws.relative(out)
+    return ImportAnswer(
+        out_dir=name, files=figures.files, files_refused=figures.files_refused, tests=figures.tests,
+        tests_whole=figures.tests_whole, checks=figures.checks, checks_kept=figures.checks_kept,
+        counts=ledger.counts(), specs_written=[f"{name}/{rel}" for rel in written.specs],
+        needs_review=[f"{name}/{rel}" for rel in written.review],
+        not_converted=[NotConvertedOut(at=r.where, call=r.call, why=r.detail)
+                       for r in ledger.rows if r.outcome == "not_converted"],
+        refused=list(ledger.refused), ledger=f"{name}/import/ledger.md",
+        walked=next((line for line in answer.lines if line.startswith("walked ")), ""),
+        exit_code=answer.exit_code,
+        note=f"tests not imported whole are in {name}/{NEEDS_REVIEW}/" if written.review else "")
 
 
 def _question_out(question: Any, secrets: list[str]) -> ModelQuestionOut | None:

@@ -46,6 +46,7 @@ from flowwalk.mcp.answers import (
     DiscoverAnswer,
     ExplainAnswer,
     HealAnswer,
+    ImportAnswer,
     ReportsAnswer,
     RunAnswer,
     SchemaAnswer,
@@ -202,6 +203,9 @@ class FlowwalkServer:
                                         open_world_hint=True))
         add(self.propose_heal, name="propose_heal", title="Propose the healed selectors as a diff",
             annotations=_RO)
+        add(self.import_suite, name="import", title="Import a Playwright Test or Cypress suite into flow specs",
+            annotations=ToolAnnotations(read_only_hint=False, destructive_hint=True, idempotent_hint=True,
+                                        open_world_hint=False))
 
     async def validate(
         self,
@@ -440,6 +444,35 @@ class FlowwalkServer:
         return _answer(result, artifacts=f"{result.index} and {result.crawl}",
                        secrets=operations.secret_values(list(final.secret_names)))
 
+
+    async def import_suite(
+        self,
+        ctx: Context[None, Any],
+        sources: Annotated[list[str], Field(description="the suite's test files or folders, relative to the "
+                                                        "working directory")],
+        out_dir: Annotated[str, Field(description="where the specs go, relative to the working directory; "
+                                                  "import/ inside it gets the ledger")] = "checks",
+        base_url: Annotated[str, Field(description="the address the suite's URLs start with; they are written "
+                                                   "as paths against it (run walks against it)")] = "",
+        test_id_attribute: Annotated[str, Field(description="the attribute getByTestId reads (the suite's "
+                                                            "testIdAttribute)")] = "data-testid",
+        run: Annotated[bool, Field(description="walk each spec written whole once against base_url; those that "
+                                               "fail go to needs-review/ with the failure")] = False,
+    ) -> Annotated[CallToolResult, ImportAnswer]:
+        """Import Playwright Test or Cypress files into flow specs as `flowwalk import` does: every
+        call of the suite gets a ledger row (converted, approximated with how, or not converted with
+        why), and a test with a call not converted goes to needs-review/, never written as whole. Replaces the
+        specs an earlier import wrote into out_dir's needs-review/."""
+        job = _Job()
+        if run:
+            try:
+                job.folders.append(self.ws.confine(out_dir, "out_dir") / "import" / "run")
+            except OutsideRootError as error:
+                raise _refuse(error) from None
+        result = await self._in_thread(ctx, job, lambda: operations.import_suite(
+            self.ws, self.limits, sources=list(sources), out_dir=out_dir, base_url=base_url,
+            test_id_attribute=test_id_attribute, run=run, cancel=job.cancel))
+        return _answer(result, artifacts=result.ledger)
 
     async def explain_failure(
         self,
