@@ -274,3 +274,30 @@ describe('List', () => {
          "match_case": True}]
     assert _load(out / "list" / "steps" / "add.steps.yaml")["params"] == {"name": {"type": "string"}}
     assert result.ledger.counts()["not_converted"] == 0
+
+
+def test_cookies_length_bounds_and_a_contains_that_ignores_case(tmp_path: Path) -> None:
+    code = """\
+it('signs in', () => {
+  cy.visit('/login')
+  cy.getCookie('session').should('have.property', 'value', 'abc')
+  cy.getCookie('tracking').should('not.exist')
+  cy.get('.row').should('have.length.greaterThan', 2)
+  cy.contains('a.b (c)', { matchCase: false }).click()
+})
+"""
+    _, out = _import(tmp_path, {"cypress/e2e/login.cy.js": code})
+    spec = _load(out / "login" / "signs-in.flow.yaml")
+    assert spec["url"] == "/login" and spec["steps"] == [
+        {"type": "expect", "kind": "cookie", "name": "session", "equals": "abc"},
+        {"type": "expect", "kind": "cookie", "name": "tracking", "absent": True},
+        {"type": "expect", "kind": "count", "selector": ".row", "at_least": 3},
+        {"type": "act", "action": "click", "selector": r"text=/a\.b \(c\)/i"}]
+
+
+def test_a_query_up_the_dom_is_not_converted_with_why(tmp_path: Path) -> None:
+    code = "it('completes', () => {\n  cy.visit('/')\n  cy.contains('Pay bill').parent().find('input').check()\n})\n"
+    result, out = _import(tmp_path, {"cypress/e2e/todo.cy.js": code})
+    row = next(r for r in result.ledger.rows if (r.line, r.col) == (3, 3) and r.call.endswith(".check()"))
+    assert row.outcome == "not_converted" and "never up or across" in row.detail
+    assert result.written.review == ["needs-review/todo/completes.flow.yaml"]

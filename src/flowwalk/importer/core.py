@@ -29,8 +29,7 @@ from flowwalk.importer.syntax import Source, calls_in, children, text
 from flowwalk.importer.values import Param, Unevaluable, spelled, value_of
 
 __all__ = ["Block", "FileImport", "Folder", "Frontend", "Helper", "Mapped", "ImportedTest", "Noted", "Route", "RowKey",
-           "Use",
-           "Walk", "kebab", "slug"]
+           "Use", "Walk", "deps_of", "kebab", "slug"]
 
 #: a row's key: the file's display path and the node's byte range
 RowKey = tuple[str, int, int]
@@ -463,7 +462,7 @@ class Walk:
             self._declare(node, scope, block)
             return
         if kind == "for_in_statement":
-            self._loop(node, scope, block)
+            _loop(self, node, scope, block)
             return
         if kind == "statement_block":
             self.body(node, scope, block)
@@ -535,30 +534,6 @@ class Walk:
             scope[label] = bound
             self.record_calls(declarator, "converted", f"'{label}', written into each step that uses it", block)
 
-    def _loop(self, node: Node, scope: dict[str, Any], block: Block) -> None:
-        left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
-        body = node.child_by_field_name("body")
-        is_of = any(c.type == "of" for c in node.children)
-        try:
-            items = value_of(self.source, right, scope) if is_of and left is not None else None
-        except Unevaluable:
-            items = None
-        name = left.child_by_field_name("name") if left is not None and left.type != "identifier" else left
-        if not isinstance(items, list) or name is None or name.type != "identifier" or body is None:
-            why = ("a loop over values known only when the test runs: write its steps once per case, or an "
-                   "examples: table")
-            self.record_calls(node, "not_converted", why, block)
-            self.record(node, "not_converted", why, block, "statement")
-            return
-        self.record(node, "converted", f"a loop over literal data, unrolled ({len(items)} times)", block,
-                    "statement")
-        if right is not None:
-            self.record_calls(right, "converted", "the loop's literal data", block)
-        for item in items:
-            inner = dict(scope)
-            inner[text(self.source, name)] = item
-            self.body(body, inner, block)
-
     def _group(self, call: Node, scope: Mapping[str, Any], block: Block) -> None:
         args = children(call.child_by_field_name("arguments"))
         function = next((a for a in args if a.type in ("arrow_function", "function_expression")), None)
@@ -599,22 +574,48 @@ class Walk:
         block.absorb(inner)
         block.helpers.add(name)
 
-    def deps_of(self, test: ImportedTest) -> set[RowKey]:
-        """Every row a test depends on: its body's, its folders' and hooks', its helpers' (and theirs)."""
-        rows = set(test.block.rows)
-        helpers = set(test.block.helpers)
-        for folder in test.folders:
-            rows |= folder.own.rows | folder.before.rows | folder.after.rows
-            helpers |= folder.before.helpers | folder.after.helpers
-        seen: set[str] = set()
-        while helpers - seen:
-            name = sorted(helpers - seen)[0]
-            seen.add(name)
-            block = self.helper_named(name).block
-            if block is not None:
-                rows |= block.rows
-                helpers |= block.helpers
-        return rows
+def deps_of(walk: Walk, test: ImportedTest) -> set[RowKey]:
+    """Every row a test depends on: its body's, its folders' and hooks', its helpers' (and theirs)."""
+    rows = set(test.block.rows)
+    helpers = set(test.block.helpers)
+    for folder in test.folders:
+        rows |= folder.own.rows | folder.before.rows | folder.after.rows
+        helpers |= folder.before.helpers | folder.after.helpers
+    seen: set[str] = set()
+    while helpers - seen:
+        name = sorted(helpers - seen)[0]
+        seen.add(name)
+        block = walk.helper_named(name).block
+        if block is not None:
+            rows |= block.rows
+            helpers |= block.helpers
+    return rows
+
+
+def _loop(walk: Walk, node: Node, scope: dict[str, Any], block: Block) -> None:
+    """`for (const x of <literal list>)`: the body once per item; over anything else, not converted."""
+    left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+    body = node.child_by_field_name("body")
+    is_of = any(c.type == "of" for c in node.children)
+    try:
+        items = value_of(walk.source, right, scope) if is_of and left is not None else None
+    except Unevaluable:
+        items = None
+    name = left.child_by_field_name("name") if left is not None and left.type != "identifier" else left
+    if not isinstance(items, list) or name is None or name.type != "identifier" or body is None:
+        why = ("a loop over values known only when the test runs: write its steps once per case, or an "
+               "examples: table")
+        walk.record_calls(node, "not_converted", why, block)
+        walk.record(node, "not_converted", why, block, "statement")
+        return
+    walk.record(node, "converted", f"a loop over literal data, unrolled ({len(items)} times)", block,
+                "statement")
+    if right is not None:
+        walk.record_calls(right, "converted", "the loop's literal data", block)
+    for item in items:
+        inner = dict(scope)
+        inner[text(walk.source, name)] = item
+        walk.body(body, inner, block)
 
 
 def _existence(step: Any) -> bool:
@@ -630,4 +631,3 @@ def _call_of(node: Node) -> Node | None:
             return None
         node = inner[0]
     return node if node.type == "call_expression" else None
-

@@ -53,9 +53,14 @@ WITHIN = "@@within"
 _ALIAS = "@"
 
 
+def _escaped(value: str) -> str:
+    """A text as a regular expression that matches it (inside `/.../`)."""
+    return re.sub(r"([\\^$.|?*+()\[\]{}/])", r"\\\1", value)
+
+
 def _text_regex(value: str) -> str:
     """A text as a case-kept substring match: Cypress's `contains`, as Playwright's `text=/.../`."""
-    return "text=/" + re.sub(r"([\\^$.|?*+()\[\]{}/])", r"\\\1", value) + "/"
+    return "text=/" + _escaped(value) + "/"
 
 
 # --- Cypress's type keys -----------------------------------------------------------------------------------
@@ -224,8 +229,10 @@ def _contains(chain: _Chain, args: list[Node], seg: Segment, on_subject: bool) -
     base = chain.subject.selector + " >> " if on_subject and isinstance(chain.subject, Locator) else \
         within.selector + " >> " if isinstance(within, Locator) else ""
     selector_node, text_node = (args[0], args[1]) if len(args) > 1 and args[1].type != "object" else (None, args[0])
-    _options_of(chain, args, 2 if selector_node is not None else 1, ("matchCase",))
+    options = _options_of(chain, args, 2 if selector_node is not None else 1, ("matchCase",))
     found = _textish(chain.walk.source, text_node, chain.scope)
+    if options.get("matchCase") is False and isinstance(found, str):
+        found = Regex(_escaped(found), "i")
     if selector_node is not None:
         css = chain.value(selector_node)
         if not isinstance(css, str):
@@ -278,6 +285,16 @@ def _narrow(kind: str) -> Link:
         chain.queried = True
         chain.contained = None
     return link
+
+
+def _refused(why: str) -> Link:
+    def link(chain: _Chain, args: list[Node], seg: Segment) -> None:
+        raise Unfit(why)
+    return link
+
+
+_UPWARD = _refused("flowwalk's selectors go down the page, never up or across (no XPath): select the element "
+                   "itself, e.g. by its class, a test id or li:has(label)")
 
 
 def _alias(chain: _Chain, args: list[Node], seg: Segment) -> None:
@@ -592,7 +609,7 @@ def _then(chain: _Chain, args: list[Node], seg: Segment) -> None:
 
 
 def _helper_call(walk: Walk, root: Node) -> str | None:
-    """The name of the function of the file that `root` calls (`todos()`), else None."""
+    """The name of the function of the file that `root` calls (as in items().should(...)), else None."""
     if root.type != "call_expression":
         return None
     callee = root.child_by_field_name("function")
@@ -634,6 +651,8 @@ def _e(group: str, call: str, becomes: str, outcome: Outcome = "converted", note
     return Entry(group, call, becomes, outcome, note)
 
 
+_UPWARD_ENTRY = _e("query", ".parent() / .parents() / .closest() / .siblings() / .prev() / .next()", "nothing",
+                   "not_converted", "flowwalk's selectors go down the page (no XPath)")
 _NTH = _e("query", ".eq(i) / .first() / .last()", "`<subject> >> nth=i` (0, -1)")
 COMMANDS: dict[str, Command] = {
     "visit": Command(_goto, _e("navigation", "cy.visit(url)", "goto (the outermost beforeEach's: the flows' url)")),
@@ -651,6 +670,8 @@ COMMANDS: dict[str, Command] = {
     "eq": Command(_narrow("eq"), _NTH, query=True),
     "first": Command(_narrow("first"), _NTH, query=True),
     "last": Command(_narrow("last"), _NTH, query=True),
+    **{name: Command(_UPWARD, _UPWARD_ENTRY, query=True) for name in ("parent", "parents", "closest", "siblings",
+                                                                     "prev", "next", "prevAll", "nextAll")},
     "focused": Command(_focused, _e("query", "cy.focused()", "`:focus`"), query=True),
     "as": Command(_alias, _e("query", ".as(name), cy.get('@name')", "the subject's selector, re-run where it is "
                              "used (as Cypress re-runs an aliased query); a beforeEach's aliases are its tests'")),
@@ -681,6 +702,10 @@ COMMANDS: dict[str, Command] = {
                                   "the subject of expect storage", note="cy.window().its('app.x'): expect js")),
     "its": Command(_its, _e("state", ".its(name)", "a storage area, a key of it, or a window property")),
     "invoke": Command(_invoke, _e("state", ".invoke('getItem', key)", "the storage key checked")),
+    "getCookie": Command(_special("cookie"), _e("state", "cy.getCookie(name).should('have.property', 'value', v)",
+                                                "expect cookie equals", note="'exist': matches '^'; 'not.exist', "
+                                                "'be.null': absent; have.property httpOnly / secure: http_only / "
+                                                "secure")),
     "url": Command(_special("url"), _e("state", "cy.url().should(...)", "expect url_contains / url_matches")),
     "title": Command(_special("title"), _e("state", "cy.title().should(...)", "expect js document.title")),
     "location": Command(_special("location"), _e("state", "cy.location(part).should(...)", "expect js "
@@ -802,13 +827,36 @@ CHAINERS: dict[str, tuple[Check, Entry]] = {
                             "an element with only whitespace text or comments is empty here")),
 }
 _SYNONYMS = {"contain.text": "contain", "include.text": "contain", "include": "contain", "contains": "contain",
-             "have.descendants": "", "have.lengthOf": "have.length", "be.selected": "be.checked"}
+             "have.lengthOf": "have.length", "have.length.greaterThan": "have.length.gt",
+             "have.length.above": "have.length.gt", "have.length.at.least": "have.length.gte",
+             "have.length.lessThan": "have.length.lt", "have.length.below": "have.length.lt",
+             "have.length.at.most": "have.length.lte", "be.selected": "be.checked"}
+
+
+def _cookie_check(chain: _Chain, chainer: str, args: list[Node], neg: bool) -> dict[str, Any]:
+    """A check of `cy.getCookie(name)`: there or not, its value, its httpOnly and secure flags."""
+    subject = chain.subject
+    assert isinstance(subject, Special)
+    step: dict[str, Any] = {"type": "expect", "kind": "cookie", "name": subject.key}
+    if (chainer == "exist" and neg) or (chainer == "be.null" and not neg):
+        return {**step, "absent": True}
+    if chainer in ("exist", "be.null"):
+        return {**step, "matches": "^"}
+    if chainer == "have.property" and not neg and len(args) == 2:
+        prop, value = chain.text_of(args[0]), chain.value(args[1])
+        if prop == "value":
+            return {**step, "equals": chain.text_of(args[1])}
+        if prop in ("httpOnly", "secure") and isinstance(value, bool):
+            return {**step, "matches": "^", "http_only" if prop == "httpOnly" else "secure": value}
+    raise Unfit(f"should('{'not.' if neg else ''}{chainer}') of a cookie has no check here")
 
 
 def _state_check(chain: _Chain, chainer: str, args: list[Node], neg: bool) -> dict[str, Any]:
-    """A check of the URL, the title, the location, a storage key or a window property."""
+    """A check of the URL, the title, the location, a storage key, a window property or a cookie."""
     subject = chain.subject
     assert isinstance(subject, Special)
+    if subject.what == "cookie":
+        return _cookie_check(chain, chainer, args, neg)
     how = {"eq": "equals", "equal": "equals", "contain": "contains", "include": "contains", "match": "matches"}.get(
         chainer)
     if how is None or not args:
@@ -958,7 +1006,7 @@ class Cypress:
         chain = _Chain(walk, scope if isinstance(scope, dict) else dict(scope))
         try:
             if helper is not None:
-                # `todos().should(...)`: a function of the file whose returned query the chain goes on from
+                # items().should(...): a function of the file whose returned query the chain goes on from
                 self._command(chain, helper, walk, walk.helpers[helper],
                               children(root.child_by_field_name("arguments")))
             self._links(chain, segments)

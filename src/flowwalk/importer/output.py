@@ -19,7 +19,7 @@ from typing import Any, Mapping, Sequence
 
 from pydantic import ValidationError
 
-from flowwalk.importer.core import FileImport, Folder, ImportedTest, Route, Use, Walk, kebab, slug
+from flowwalk.importer.core import FileImport, Folder, ImportedTest, Route, Use, Walk, deps_of, kebab, slug
 from flowwalk.importer.ledger import Figures, Ledger, Row, render_markdown
 from flowwalk.spec.models import FlowSpecModel, StepsFileModel
 from flowwalk.spec.writer import render_as
@@ -209,7 +209,7 @@ def write_file_import(walk: Walk, imported: FileImport, out: Path, urls: Sequenc
     writer = _Writer(walk, imported, out, urls, written, ledger, held)
     whole_dirs: set[str] = set()
     for test in imported.tests:
-        rows = [walk.row(key) for key in sorted(walk.deps_of(test))]
+        rows = [walk.row(key) for key in sorted(deps_of(walk, test))]
         before = len(written.specs)
         writer.test(test, rows, ledger.figures)
         if len(written.specs) > before:
