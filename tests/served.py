@@ -1,4 +1,5 @@
-"""A server the tests start as a child process on 127.0.0.1, in its own process group, stopped by its pid."""
+"""A server the tests start on 127.0.0.1: a child process in its own process group, stopped by its
+pid (`ServedProcess`), or a request handler served on a thread of the test's own process (`serving`)."""
 
 from __future__ import annotations
 
@@ -6,11 +7,29 @@ import os
 import signal
 import socket
 import subprocess
+import threading
 import time
 import urllib.request
+from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any, Callable, Iterator
 
-__all__ = ["ServedProcess", "free_port"]
+__all__ = ["ServedProcess", "free_port", "serving"]
+
+
+@contextmanager
+def serving(handler: "Callable[..., BaseHTTPRequestHandler] | Any") -> Iterator[str]:
+    """`handler` served on 127.0.0.1 (port 0) from a thread while the block runs; yields its URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)
 
 
 def free_port() -> int:

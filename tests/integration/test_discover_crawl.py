@@ -9,9 +9,8 @@ resumes, and two crawls of an unchanged site write identical specs.
 from __future__ import annotations
 
 import json
-import threading
 from functools import partial
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from http.server import SimpleHTTPRequestHandler
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -23,6 +22,7 @@ from flowwalk.discover import DiscoverOptions, DiscoverResult, discover
 from flowwalk.discover.record import CRAWL_SCHEMA, generate_schemas
 from flowwalk.settings import Settings
 from flowwalk.spec.loader import load_suites
+from served import serving
 
 pytestmark = pytest.mark.browser
 
@@ -46,15 +46,8 @@ class _Recording(SimpleHTTPRequestHandler):
 def recording_site() -> Iterator[tuple[str, list[str]]]:
     requested: list[str] = []
     handler = type("Handler", (_Recording,), {"requested": requested})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), partial(handler, directory=str(PAGES)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", requested
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join(5)
+    with serving(partial(handler, directory=str(PAGES))) as url:
+        yield url, requested
 
 
 def run(url: str, out: Path, browser: Browser, **options: Any) -> DiscoverResult:

@@ -8,9 +8,8 @@ rule loosened: a 7-digit code taken, the bound raised, a title kept with its out
 from __future__ import annotations
 
 import html
-import threading
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from typing import Iterator
 from urllib.parse import parse_qs, quote, unquote, urlsplit
@@ -26,6 +25,7 @@ from flowwalk.discover.refusals import EDGE, REFUSED
 from flowwalk.discover.values import crawl_text
 from flowwalk.discover.verify import verify_specs
 from flowwalk.settings import Settings
+from served import serving
 
 pytestmark = pytest.mark.browser
 
@@ -123,14 +123,8 @@ def rows_of(rules: Rules) -> list[dict[str, str]]:
 @pytest.fixture()
 def served() -> Iterator[tuple[str, Rules]]:
     rules = Rules()
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(rules))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}", rules
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(_handler(rules)) as url:
+        yield url, rules
 
 
 def _spec(path: Path) -> GeneratedSpec:
