@@ -44,16 +44,16 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from typing import Callable, Iterator, Mapping, Protocol, Sequence, cast
+from typing import Callable, Iterator, Mapping, Sequence, cast
 from urllib.parse import urljoin, urlsplit
 
 from flowwalk.browser import InvalidSelector, NavigationBlocked, PageError
-from flowwalk.browser.explore import Action, Mark
-from flowwalk.browser.explored import (Acted, Control, Form, FormAsks, Named, ObservedList, Observation, Request,
-                                       Row, Survey)
+from flowwalk.browser.explore import Action
+from flowwalk.browser.explored import Control, Form, Named, ObservedList, Observation, Row, Survey
 from flowwalk.discover.effects import (LONG_CHECKS, agree, by_novelty, checks_per_move, diff_states, own_text,
                                        quote_text, removal_checks, row_selector, state_checks)
 from flowwalk.discover.features import form_kind
+from flowwalk.discover.page import JourneyPage, MoveFailed
 from flowwalk.discover.refusals import FormAt, FormLimits, Proposer
 from flowwalk.discover.safety import destructive, destructive_control
 from flowwalk.discover.selectors import choose_selector, target_of
@@ -74,43 +74,10 @@ _PLAYED: dict[str, Action] = {"click": "click", "dblclick": "dblclick", "hover":
                               "press": "press", "select": "select", "check": "check"}
 
 
-class JourneyPage(Protocol):
-    """The page a journey walks (`browser.explore.ExplorePage`), opened fresh for each walk."""
-
-    @property
-    def url(self) -> str: ...
-
-    def goto(self, url: str) -> None: ...
-
-    def act(self, action: Action, selector: str, value: str = "", *, then_ms: float = 0) -> Acted: ...
-
-    def settle_quiet(self, max_ms: int = ..., quiet_ms: int = ...) -> None: ...
-
-    def observe(self) -> Observation: ...
-
-    def form(self, selector: str) -> FormAsks | None: ...
-
-    def survey(self) -> Survey: ...
-
-    def text(self) -> str: ...
-
-    def raw_texts(self, selector: str) -> tuple[str, ...]: ...
-
-    def mark(self) -> Mark: ...
-
-    def requests(self, since: Mark = ...) -> tuple[Request, ...]: ...
-
-    def close(self) -> None: ...
-
-
 Opener = Callable[[CrawledPage], JourneyPage]
 #: picks a journey's next move from its start state, the state now, the texts typed so far, the
 #: effects so far and the page (None: the journey ends)
 Extend = Callable[[Observation, Observation, list[str], list[list[Effect]], JourneyPage], "Move | None"]
-
-
-class MoveFailed(Exception):
-    """A move could not be made (its element is gone, the page would not answer)."""
 
 
 class JourneyExplorer:

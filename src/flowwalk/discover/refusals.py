@@ -39,11 +39,11 @@ from urllib.parse import urlsplit
 from flowwalk.browser import InvalidSelector, PageError
 from flowwalk.browser.explored import FieldAsks, FormAsks, Observation
 from flowwalk.discover.effects import quote_text, row_selector
+from flowwalk.discover.page import JourneyPage, MoveFailed
 from flowwalk.discover.state import CrawledPage, Effect, Journey, Move, Step
 from flowwalk.discover.values import CRAWL_TEXT, crawl_text, fillable, from_pattern
 
 if TYPE_CHECKING:
-    from flowwalk.discover.journeys import JourneyPage
     from flowwalk.agent import ModelCall
     from flowwalk.settings import Settings
 
@@ -318,7 +318,7 @@ class FormLimits:
     """Walks a saved form's probe, edge save and refusals (see the module docstring) with the
     journey explorer's opener and player, and writes what held as journeys of `page`."""
 
-    def __init__(self, open_state: Callable[[CrawledPage], "JourneyPage"], play: Callable[["JourneyPage", Step], None],
+    def __init__(self, open_state: Callable[[CrawledPage], JourneyPage], play: Callable[[JourneyPage, Step], None],
                  take_action: Callable[[], bool], progress: Callable[[str], None], propose: Proposer | None = None):
         self.open_state = open_state
         self.play = play
@@ -328,8 +328,7 @@ class FormLimits:
 
     # --- one walk: steps, then what the page shows ---------------------------------------------
 
-    def _steps(self, page: "JourneyPage", steps: Sequence[Step]) -> Observation:
-        from flowwalk.discover.journeys import MoveFailed
+    def _steps(self, page: JourneyPage, steps: Sequence[Step]) -> Observation:
 
         for step in steps:
             self.play(page, step)
@@ -342,7 +341,6 @@ class FormLimits:
     def kept_in_place(self, page: CrawledPage, selector: str, target: str) -> Journey | None:
         """A single field that adds an item with Enter (TodoMVC's new todo): `  text  ` typed, and
         the item's text as the list shows it, read from the DOM: exactly `text` where the app trims."""
-        from flowwalk.discover.journeys import MoveFailed
 
         text = crawl_text(EDGE)
         if not self.take_action():
@@ -374,7 +372,7 @@ class FormLimits:
         self.progress(f"  journey {journey.name}: 1 move, {len(shown)} checks")
         return journey
 
-    def _asks(self, page: "JourneyPage", at: FormAt) -> FormAsks | None:
+    def _asks(self, page: JourneyPage, at: FormAt) -> FormAsks | None:
         if urlsplit(page.url).path != at.path:
             return None   # the save was taken: the page left the form
         try:
@@ -382,7 +380,7 @@ class FormLimits:
         except (PageError, InvalidSelector):
             return None
 
-    def _opened(self, page: CrawledPage, at: FormAt) -> "JourneyPage":
+    def _opened(self, page: CrawledPage, at: FormAt) -> JourneyPage:
         opened = self.open_state(page)
         self.play(opened, {"type": "goto", "url": at.path})
         opened.settle_quiet()
@@ -390,7 +388,6 @@ class FormLimits:
 
     def explore(self, page: CrawledPage, at: FormAt, target: CrawledPage) -> list[Journey]:
         """The refusal and edge journeys of the form `at` (reached from `page`, on `target`)."""
-        from flowwalk.discover.journeys import MoveFailed
 
         out: list[Journey] = []
         try:
@@ -500,7 +497,7 @@ class FormLimits:
             opened.close()
         return moves, effects, fragment, list_sel
 
-    def _trimmed(self, opened: "JourneyPage", now: Observation, text: str) -> tuple[list[Effect], str]:
+    def _trimmed(self, opened: JourneyPage, now: Observation, text: str) -> tuple[list[Effect], str]:
         """The row that shows `text` after the edge save, and whether its text is exactly `text`."""
         for entry in now.lists:
             for row in entry.rows:

@@ -171,7 +171,7 @@ class FlowwalkServer:
         #: the report and crawl resources: the templates, the concrete list, subscriptions
         self.resources = Resources(self.ws, self.watch)
         self.resources.register(self.mcp)
-        self._register_prompts()
+        _register_prompts(self.mcp, self.ws)
 
     @asynccontextmanager
     async def _lifespan(self, _server: MCPServer[None]) -> AsyncIterator[None]:
@@ -547,44 +547,45 @@ class FlowwalkServer:
             raise _refuse(error) from None
         return _answer(answer, artifacts=f"the output of `flowwalk heal --report {report_dir}`")
 
-    # --- prompts ---------------------------------------------------------------------------------
+# --- prompts -----------------------------------------------------------------------------------------
 
-    def _register_prompts(self) -> None:
-        prompt = self.mcp.prompt
 
-        async def render(make: Callable[[], prompts.PromptText]) -> list[Message]:
-            try:
-                text = await anyio.to_thread.run_sync(make)
-            except _EXPECTED as error:
-                # a protocol error with the message itself: the SDK would hide a plain exception's text
-                raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
-            return [UserMessage(body) if role == "user" else AssistantMessage(body) for role, body in text.messages]
+def _register_prompts(mcp: MCPServer[None], ws: Workspace) -> None:
+    prompt = mcp.prompt
 
-        @prompt("check-my-app", title="Check my app", description=prompts.PROMPTS["check-my-app"])
-        async def check_my_app(
-            url: Annotated[str, Field(description="the site to check, e.g. https://staging.example.com")],
-        ) -> list[Message]:
-            return await render(lambda: prompts.check_my_app(url))
+    async def render(make: Callable[[], prompts.PromptText]) -> list[Message]:
+        try:
+            text = await anyio.to_thread.run_sync(make)
+        except _EXPECTED as error:
+            # a protocol error with the message itself: the SDK would hide a plain exception's text
+            raise MCPError(code=INVALID_PARAMS, message=str(error)) from None
+        return [UserMessage(body) if role == "user" else AssistantMessage(body) for role, body in text.messages]
 
-        @prompt("fix-failing-check", title="Fix a failing check", description=prompts.PROMPTS["fix-failing-check"])
-        async def fix_failing_check(
-            report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
-            test_id: Annotated[str, Field(description="the failed test, e.g. checks/login.flow.yaml#log in")],
-        ) -> list[Message]:
-            return await render(lambda: prompts.fix_failing_check(self.ws, report_dir, test_id))
+    @prompt("check-my-app", title="Check my app", description=prompts.PROMPTS["check-my-app"])
+    async def check_my_app(
+        url: Annotated[str, Field(description="the site to check, e.g. https://staging.example.com")],
+    ) -> list[Message]:
+        return await render(lambda: prompts.check_my_app(url))
 
-        @prompt("review-heals", title="Review the heals of a run", description=prompts.PROMPTS["review-heals"])
-        async def review_heals(
-            report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
-        ) -> list[Message]:
-            return await render(lambda: prompts.review_heals(self.ws, report_dir))
+    @prompt("fix-failing-check", title="Fix a failing check", description=prompts.PROMPTS["fix-failing-check"])
+    async def fix_failing_check(
+        report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+        test_id: Annotated[str, Field(description="the failed test, e.g. checks/login.flow.yaml#log in")],
+    ) -> list[Message]:
+        return await render(lambda: prompts.fix_failing_check(ws, report_dir, test_id))
 
-        @prompt("write-a-check", title="Write a check", description=prompts.PROMPTS["write-a-check"])
-        async def write_a_check(
-            what: Annotated[str, Field(description="what the site should do, e.g. 'a visitor can sign up'")],
-            url: Annotated[str, Field(description="the site, e.g. http://127.0.0.1:8000")],
-        ) -> list[Message]:
-            return await render(lambda: prompts.write_a_check(self.ws, what, url))
+    @prompt("review-heals", title="Review the heals of a run", description=prompts.PROMPTS["review-heals"])
+    async def review_heals(
+        report_dir: Annotated[str, Field(description="the report folder, as list_reports names it")],
+    ) -> list[Message]:
+        return await render(lambda: prompts.review_heals(ws, report_dir))
+
+    @prompt("write-a-check", title="Write a check", description=prompts.PROMPTS["write-a-check"])
+    async def write_a_check(
+        what: Annotated[str, Field(description="what the site should do, e.g. 'a visitor can sign up'")],
+        url: Annotated[str, Field(description="the site, e.g. http://127.0.0.1:8000")],
+    ) -> list[Message]:
+        return await render(lambda: prompts.write_a_check(ws, what, url))
 
 
 _Update = tuple[float, float | None, str]
