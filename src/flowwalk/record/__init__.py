@@ -118,8 +118,9 @@ def _setup_of(name: str, request: RecordRequest) -> Path:
             text = path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             continue
-        if any(line.split(":", 1)[1].strip().strip("'\"") == name
-               for line in text.splitlines() if line.startswith(("saves_session:", '"saves_session":'))):
+        # a flow spec's top-level key: at the line's start in YAML, indented in JSON
+        if any(line.split(":", 1)[1].strip().strip(",").strip("'\"") == name for line in text.splitlines()
+               if line.startswith("saves_session:") or line.lstrip().startswith('"saves_session":')):
             found.append(path)
     if len(found) != 1:
         said = "no flow spec" if not found else f"{len(found)} flow specs ({', '.join(map(str, found))})"
