@@ -240,6 +240,56 @@ class Violation:
 
 
 @dataclass(frozen=True)
+class EvidenceSkipped:
+    """Evidence a failure's rule wanted and did not get, each with why ("" when it was not skipped)."""
+
+    a11y_snapshot: str = ""
+    screenshot: str = ""
+
+
+@dataclass(frozen=True)
+class FailureContext:
+    """What `Failure.context` holds, as a record (`Failure.evidence()`): the page at the failure
+    (walk/evidence.py `failure_context`, the session's `evidence`), or what a failure before the page
+    names (a session's setup, a readiness wait, a traceback). A key not written reads as its default."""
+
+    url: str = ""
+    title: str = ""
+    #: console messages, most recent last: objects with `type` and `text` (older records: strings)
+    console: tuple[Any, ...] = ()
+    page_errors: tuple[Any, ...] = ()
+    #: requests: objects with `url`, `method`, `status` (no status: it never answered)
+    network: tuple[Any, ...] = ()
+    #: requests the allowlist refused
+    blocked: tuple[Any, ...] = ()
+    a11y_snapshot: str = ""
+    #: the whole snapshot's file in the report folder, when the record keeps only its head
+    a11y_snapshot_file: str = ""
+    #: the selector the snapshot was scoped to
+    scope: str = ""
+    #: where the rule's last click landed
+    last_click: dict[str, Any] | None = None
+    evidence_skipped: EvidenceSkipped = field(default_factory=EvidenceSkipped)
+    #: the secrets painted over in the failure screenshot
+    screenshot_masked: Any = None
+    #: the saved session a scenario used, and the setup test that saves it
+    session: str = ""
+    setup: str | None = None
+    #: the readiness wait that ran out (`readiness.Readiness.record`)
+    readiness: dict[str, Any] | None = None
+    traceback: str = ""
+
+    def requests(self, limit: int) -> list[dict[str, Any]]:
+        """At most `limit` of `network`: the failed requests (no status, or 400 and above) first, then
+        the most recent others."""
+        rows = [e for e in self.network if isinstance(e, dict)]
+        bad = [e for e in rows if not isinstance(e.get("status"), int) or e["status"] >= 400]
+        good = [e for e in rows if e not in bad]
+        kept = bad[:limit]
+        return kept + good[-(limit - len(kept)):] if len(kept) < limit else kept
+
+
+@dataclass(frozen=True)
 class Failure:
     failure_class: FailureClass
     runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
@@ -264,6 +314,10 @@ class Failure:
     #: texts, classes: the expected items against the observed ones, a line each (`- ` expected
     #: only, `+ ` observed only, `  ` both)
     diff: str = ""
+
+    def evidence(self) -> FailureContext:
+        """`context` as its record (`FailureContext`)."""
+        return from_json(FailureContext, self.context)
 
 
 @dataclass(frozen=True)
