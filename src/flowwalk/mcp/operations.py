@@ -442,7 +442,7 @@ def heal_questions(folder: Path) -> list[OpenHeal]:
         failure = test.final.failure if test.final is not None else None
         snapshot = failure.evidence().a11y_snapshot if failure is not None else ""
         for step in test.steps:
-            recorded = step.detail.get("heal_question") if isinstance(step.detail, dict) else None
+            recorded = step.detail["heal_question"] if "heal_question" in step.detail else None
             pinned = _PINNED.search(step.failure.message if step.failure is not None else "")
             if not isinstance(recorded, dict) or not recorded.get("candidates") or pinned is None:
                 continue
