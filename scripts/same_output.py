@@ -16,7 +16,13 @@ It runs, into OUT_DIR/raw (kept for inspection) and writes the normalised copies
 - the healing corpus (tests/integration/test_heal_corpus.py's steps and pages): each heal's
   outcome (selector, method, score, reason, candidates);
 - the bad-input corpus: `flowwalk validate` on every input under tests/corpus, its message and
-  exit code.
+  exit code;
+- the presenters (part `presenters`) over tests/sample_run.py's synthetic runs (failing, passing
+  on retry, cancelled, excused by a gate, healed, a shard of two, generated flows): verdict.json,
+  summary.md, report.html, junit.xml, the console's last lines, the PR comment (GitHub and GitLab
+  links, a tight limit), the job summary, the Action's outputs, annotations and check-run
+  headline, and the MCP server's answers (list_reports, explain_failure for every test,
+  heal questions). Each presenter takes what `build_reports` returns in the tree recorded.
 
 Normalised away: times and durations, ports, the temporary paths, run ids. Everything runs with
 one worker so the events come in one order.
@@ -188,6 +194,154 @@ def bad_input(norm: Path, tmp: Path) -> None:
     (norm / "bad-input.txt").write_text("".join(out))
 
 
+def _sample_runs(base: Path) -> dict[str, Path]:
+    """tests/sample_run.py's runs, each written to its own folder under `base`."""
+    import dataclasses
+
+    sys.path.insert(0, str(ROOT / "tests"))
+    from sample_run import healed_events, sample_events, sample_suites, write_sample_run  # type: ignore[import-not-found]
+
+    from flowwalk.events import Heal, RunStarted
+    from flowwalk.plan.shard import plan_run
+    from flowwalk.settings import Settings
+
+    suites = sample_suites()
+    record = plan_run(suites, Settings()).record()
+    checkout = "examples/flows/checkout.flow.yaml#Checkout saves the order"
+    gate = {"fail_on": "new",
+            "base": {"path": "base", "run_id": "base-1",
+                     "tests": {"examples/flows/account.flow.yaml#Account settings": "failed",
+                               "examples/rules/shop.rules.yaml#shop/login": "failed"}},
+            "quarantine": {"path": "flowwalk-quarantine.yaml", "today": "2026-01-01", "unknown": ["gone#x"],
+                           "entries": [{"id": checkout, "owner": "@ada", "reason": "slow_ci [tracked]",
+                                        "expires": "2099-12-31", "expired": False, "line": 3, "tests": [checkout]}]}}
+    excused = sample_events(suites, record)
+    assert isinstance(excused[0], RunStarted)
+    excused[0] = dataclasses.replace(excused[0], gate=gate)
+    heal = Heal(old_selector="#old", new_selector="#new", method="deterministic", score=0.9, target="the button",
+                step_index=2, path="examples/flows/a.flow.yaml", line=5, screenshot="screenshots/heal.png",
+                candidates=({"selector": "#new", "score": 0.9},), renames={"#old": "#new"})
+    other = dataclasses.replace(heal, old_selector="button.buy", new_selector="role=button[name='Buy']",
+                                method="model", score=0.7, step_index=3, line=9, screenshot=None, renames={})
+    # a failure with every kind of evidence, and a readiness wait that ran out
+    from flowwalk.events import Baseline, Failure, RuleFinished, Violation
+    evidence = sample_events(suites, record)
+    assert isinstance(evidence[0], RunStarted)
+    evidence[0] = dataclasses.replace(evidence[0], readiness={
+        "url": "http://127.0.0.1:9/health", "expected": "200", "ready": False, "attempts": 3, "waited_s": 1.5,
+        "last": "connection refused", "timeout_s": 1.5, "cancelled": False})
+    first = next(i for i, e in enumerate(evidence) if isinstance(e, RuleFinished) and e.status == "failed"
+                 and e.failure is not None and e.failure.step_kind != "parent_failed")
+    failed = evidence[first]
+    assert isinstance(failed, RuleFinished) and failed.failure is not None
+    evidence[first] = dataclasses.replace(failed, screenshots=(), failure=dataclasses.replace(
+        failed.failure, screenshot=None, runtime_code="AMBIGUOUS_TARGET", message="3 candidates tied",
+        diff="- Apples\n+ Pears\n  Plums",
+        violations=(Violation(rule="image-alt", impact="critical", help="Images must have alternative text",
+                              help_url="https://dequeuniversity.com/rules/axe/4.9/image-alt",
+                              targets=("img.hero", "img.logo"), count=3, url="http://127.0.0.1:1/"),
+                    Violation(rule="label", impact="serious", help="Form elements must have labels",
+                              help_url="http://elsewhere/label", count=1)),
+        baseline=Baseline(kind="screenshot", name="home", path="baselines/home.png", status="mismatch",
+                          observed="baselines/home.observed.png", expected="baselines/home.expected.png",
+                          diff="baselines/home.diff.png", text_diff="- a\n+ b", diff_pixels=120, diff_ratio=0.0123),
+        recovery=(), candidates=({"selector": "#a", "score": 0.5}, "not a dict"),
+        context={"url": "http://127.0.0.1:1/cart", "title": "Cart", "a11y_snapshot": "- button \"Save\"",
+                 "console": [{"type": "error", "text": "boom"}, "old string"], "page_errors": ["TypeError: x"],
+                 "network": [{"url": "/a", "status": 200}, {"url": "/b", "status": 500}, {"url": "/c"}],
+                 "blocked": ["http://tracker/"], "last_click": {"x": 1, "y": 2},
+                 "evidence_skipped": {"screenshot": "the page did not answer"}, "setup": "x#setup"}))
+    bigger = sample_suites(extra=12)
+    sharded = plan_run(suites, Settings(shard_index=1, shard_total=2)).record()
+    runs = {
+        "failing": sample_events(suites, record),
+        "no-retries": sample_events(suites, record, retries=0, arrival="reversed"),
+        "cancelled": sample_events(suites, record, cancel_after=3),
+        "flaky-fails": sample_events(suites, record, flaky_policy="fail"),
+        "excused": excused,
+        "healed": healed_events([("examples/flows/a.flow.yaml#A", heal), ("examples/flows/a.flow.yaml#A", other),
+                                 ("examples/flows/b.flow.yaml#B", heal)]),
+        "healed-flaky-fail": healed_events([("examples/flows/a.flow.yaml#A", heal)], attempts=2, heal_policy="fail"),
+        "shard-1-of-2": sample_events(suites, sharded),
+        "generated": sample_events(bigger, plan_run(bigger, Settings()).record()),
+        "evidence": evidence,
+    }
+    folders = {}
+    for name, events in runs.items():
+        folders[name] = base / name
+        write_sample_run(folders[name], events)
+    return folders
+
+
+def presenters(raw: Path, norm: Path) -> None:
+    """Every presenter over the sample runs; each file of norm/presenters/RUN is one presenter's text."""
+    import contextlib
+    import io
+
+    from flowwalk.github import actions, render
+    from flowwalk.github.gitlab import GitLabSettings, gitlab_links
+    from flowwalk.github.publish import _summary_markdown, load_verdict
+    from flowwalk.mcp import explain, operations
+    from flowwalk.mcp.workspace import Workspace
+    from flowwalk.report.build import build_reports
+    from flowwalk.report.console import ConsoleReporter
+    from flowwalk.report.records import read_run
+    from flowwalk.report.summary import render_summary
+    from flowwalk.report.html import render_html
+
+    links = render.RunLinks(repository="acme/shop", sha="0123456789abcdef0123", run_url="https://ci/run/1",
+                            artifact_url="https://ci/run/1#artifacts", base_url="http://127.0.0.1:8000")
+    lab = gitlab_links(GitLabSettings(server_url="https://gitlab.example", project_path="acme/shop",
+                                      sha="0123456789abcdef0123", job_url="https://gitlab.example/job/1"))
+    for name, folder in _sample_runs(raw / "samples").items():
+        dest = norm / "presenters" / name
+        dest.mkdir(parents=True)
+        stderr = io.StringIO()
+        verdict = build_reports(folder, stderr=stderr)
+        records = read_run(folder)
+        loaded = load_verdict(folder)
+        files = {
+            "build.stderr": stderr.getvalue(),
+            "summary-again.md": render_summary(verdict, records),
+            "summary-small.md": render_summary(verdict, records, limit=3_000),
+            "report-again.html": render_html(verdict, records),
+            "comment.md": render.render_comment(verdict, links, name="e2e"),
+            "comment-loaded.md": render.render_comment(loaded, links),
+            "comment-plain.md": render.render_comment(loaded, render.RunLinks()),
+            "comment-gitlab.md": render.render_comment(loaded, lab, name="lab"),
+            "comment-tight.md": render.render_comment(loaded, links, limit=2_500),
+            "comment-tighter.md": render.render_comment(loaded, links, limit=900),
+            "job-summary.md": _summary_markdown(folder, loaded, links),
+            "markdown.md": render.render_markdown(loaded, links),
+            "headline.txt": f"{render.headline(loaded)}\n{actions.headline(loaded)}\n{actions.conclusion_of(loaded)}\n"
+                            f"{actions.status_state_of(loaded)}\n{render.verdict_digest(loaded)}\n",
+            "outputs.txt": actions.format_outputs(actions.verdict_outputs(loaded, str(folder), "https://c/1")),
+            "annotations.txt": "\n".join(actions.annotation_commands(
+                actions.collect_annotations(loaded, str(raw / "samples")))) + "\n",
+        }
+        for nocolor in (True, False):
+            stream = io.StringIO()
+            ConsoleReporter(stream, color=not nocolor, report_dir=str(folder)).finish(verdict)
+            files[f"console-{'plain' if nocolor else 'color'}.txt"] = stream.getvalue()
+        ws = Workspace.at(raw / "samples")
+        files["mcp-report.json"] = operations.report_entry(ws, folder).model_dump_json(indent=1)
+        files["mcp-heal-questions.txt"] = "".join(f"{q.out().model_dump_json(indent=1)}\n"
+                                                  for q in operations.heal_questions(folder))
+        explained = []
+        for test in json.loads((folder / "verdict.json").read_text())["tests"] + [{"test_id": "no/such#test"}]:
+            try:
+                explained.append(explain.explain(folder, name, test["test_id"]).model_dump_json(indent=1))
+            except Exception as error:  # noqa: BLE001 - what it says is the output
+                explained.append(f"{type(error).__name__}: {error}")
+        files["mcp-explain.txt"] = "\n".join(explained) + "\n"
+        with contextlib.suppress(FileNotFoundError):
+            for f in sorted(folder.iterdir()):
+                if f.is_file() and f.suffix in (".xml", ".json", ".md", ".html"):
+                    files[f"written-{f.name}"] = f.read_text()
+        for fname, text in files.items():
+            (dest / fname).write_text(re.sub(r"ghadelimiter_[0-9a-f-]+", "ghadelimiter_<ID>", normalise(text, raw)))
+
+
 def _zero_times(data: object) -> object:
     """The report page's data with step times and read counts (the 5th and 6th items of a step row) and `ms` zeroed."""
     if isinstance(data, dict):
@@ -256,7 +410,7 @@ def main() -> int:
     for d in (raw, norm):
         shutil.rmtree(d, ignore_errors=True)
         d.mkdir(parents=True)
-    parts = sys.argv[1:] and os.environ.get("SAME_OUTPUT_PARTS", "examples,discover,heal,bad").split(",")
+    parts = sys.argv[1:] and os.environ.get("SAME_OUTPUT_PARTS", "examples,discover,heal,bad,presenters").split(",")
     if "bad" in parts:
         bad_input(norm, raw)
     if "examples" in parts:
@@ -265,6 +419,8 @@ def main() -> int:
         discover(raw, norm)
     if "heal" in parts:
         heal_corpus(norm)
+    if "presenters" in parts:
+        presenters(raw, norm)
     print(f"recorded in {norm}")
     return 0
 

@@ -23,7 +23,7 @@ from typing import Any, Mapping, Sequence, cast
 from flowwalk.errors import Location
 from flowwalk.events import (EmitRecorded, Event, Failure, FailureClass, FailureStepKind, Finding, Heal, ModelCalled,
                              RecoveryAttempt, RequestRouted, RuleFinished, RunCancelled, RunFinished, RunStarted,
-                             ScenarioFinished, ScenarioStarted, Status, StepFinished, StepKind, StepStatus)
+                             ScenarioFinished, ScenarioStarted, Status, StepFinished, StepKind, StepStatus, tally)
 from flowwalk.exitcodes import decide_outcome
 from flowwalk.model import Act, Assertion, Emit, EmitField, Expect, Goto, Rule, Scenario, Step, Suite, Wait
 
@@ -557,3 +557,38 @@ def write_sample_run(out_dir: str | Path, events: Sequence[Event]) -> Path:
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(png_bytes())
     return out / "emit.jsonl"
+
+
+def typed(verdict: Any) -> Any:
+    """A verdict as the records every presenter takes: a dict (a hand-edited verdict.json) read through
+    `verdict_json.parse_verdict`, which checks it against the schema; a `Verdict` as it is."""
+    from flowwalk.report.verdict_json import parse_verdict
+    from flowwalk.report.verdict_model import Verdict
+
+    return verdict if isinstance(verdict, Verdict) else parse_verdict(verdict)
+
+
+def whole_test(test_id: str, **fields: Any) -> dict[str, Any]:
+    """A verdict's test as verdict.json holds it: a flow test of `test_id` that passed, `fields` changed."""
+    source, _, name = test_id.partition("#")
+    return {"test_id": test_id, "scenario_id": test_id, "rule": name, "name": name, "source": source, "line": 1,
+            "kind": "flow", "tags": [], "status": "passed", "reason": "", "duration_ms": 10.0, "attempts": 1,
+            "failure": None, "findings": [], "skipped_steps": [], "screenshots": [], "change": "",
+            "quarantine": None, "excused": "", "blocking": False, **fields}
+
+
+def whole_verdict(**fields: Any) -> Any:
+    """A `Verdict` of a run with no tests that passed, `fields` changed (JSON values, as verdict.json holds
+    them); `counts` follows `tests` unless given."""
+    tests = fields.get("tests") or []
+    counts = tally(t["status"] for t in tests)
+    data = {"schema": "flowwalk.verdict/1", "outcome": "passed", "exit_code": 0, "run_id": "run-1", "root": None,
+            "started_at": "2024-05-01T12:00:00Z", "duration_ms": 0.0,
+            "shards": {"total": 1, "reported": [1], "missing": [], "duplicated": [], "mismatched": []},
+            "counts": counts,
+            "by_class": {name: 0 for name in ("assertion_failed", "spec_step_unresolvable", "credential_rejected",
+                                              "agent_uncertain", "quota_exceeded", "infrastructure_error")},
+            "tests": [], "root_causes": [], "flaky": [], "slowest": [], "warnings": [],
+            "gate": {"fail_on": "any", "base": None, "changes": None, "quarantine": None, "not_new": []},
+            "readiness": [], **fields}
+    return typed(data)

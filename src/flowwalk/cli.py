@@ -322,7 +322,7 @@ def run(watch: bool, **options: Any) -> int:
             from flowwalk.app.watch import execute_watch
 
             return execute_watch(_run_request(options), console=sys.stdout)
-        return int(app_run.execute_run(_run_request(options), console=sys.stdout)["exit_code"])
+        return int(app_run.execute_run(_run_request(options), console=sys.stdout).exit_code)
 
 
 @main.command()
@@ -358,10 +358,10 @@ def merge(dirs: tuple[str, ...], out_dir: str) -> int:
     result = reports.merge(dirs, out_dir)
     for warning in result.warnings:
         print(f"flowwalk: warning: {warning}", file=sys.stderr)
-    counts = result.verdict["counts"]
-    print(f"merged {len(dirs)} report folders into {out_dir}: {counts['total']} tests, {counts['passed']} passed, "
-          f"{counts['failed']} failed, {counts['skipped']} skipped, {counts['flaky']} flaky")
-    return int(result.verdict["exit_code"])
+    counts = result.verdict.counts
+    print(f"merged {len(dirs)} report folders into {out_dir}: {counts.total} tests, {counts.passed} passed, "
+          f"{counts.failed} failed, {counts.skipped} skipped, {counts.flaky} flaky")
+    return result.verdict.exit_code
 
 
 @main.command()
@@ -372,8 +372,8 @@ def report(report_dir: str) -> int:
     from flowwalk.app import reports
 
     verdict = reports.rebuild(report_dir)
-    print(f"rebuilt the reports in {report_dir}: {verdict['outcome']}")
-    return int(verdict["exit_code"])
+    print(f"rebuilt the reports in {report_dir}: {verdict.outcome}")
+    return verdict.exit_code
 
 
 @main.command()

@@ -13,7 +13,8 @@ from __future__ import annotations
 import dataclasses
 import types
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Literal, Mapping, TypeVar, Union, get_args, get_origin, get_type_hints
+from typing import (Any, Callable, Iterable, Literal, Mapping, TypedDict, TypeVar, Union, get_args, get_origin,
+                    get_type_hints, is_typeddict)
 
 EMIT_SCHEMA = "flowwalk.emit/1"
 
@@ -145,7 +146,7 @@ def _exact(hint: Any) -> tuple[type, ...]:
     """The JSON value types that are already a valid value of `hint` (bool is never an int here)."""
     if hint in (str, int, float, bool):
         return (hint,)
-    if get_origin(hint) is dict or hint is dict:
+    if get_origin(hint) is dict or hint is dict or is_typeddict(hint):
         return (dict,)
     if get_origin(hint) in (Union, types.UnionType):
         return tuple(t for a in get_args(hint) for t in ((a,) if a is type(None) else _exact(a)))
@@ -175,7 +176,7 @@ def _reader(hint: Any) -> Callable[[Any], Any]:
         item = _reader(args[0])
         # an item that does not read is left out, like a damaged line
         return lambda v: tuple(x for x in map(item, v) if x is not _MISSING) if isinstance(v, list) else _MISSING
-    if origin is dict or hint is dict:
+    if origin is dict or hint is dict or is_typeddict(hint):
         return lambda v: v if isinstance(v, dict) else _MISSING
     if hint is bool:
         return lambda v: v if isinstance(v, bool) else _MISSING
@@ -240,6 +241,56 @@ class Violation:
 
 
 @dataclass(frozen=True)
+class EvidenceSkipped:
+    """Evidence a failure's rule wanted and did not get, each with why ("" when it was not skipped)."""
+
+    a11y_snapshot: str = ""
+    screenshot: str = ""
+
+
+@dataclass(frozen=True)
+class FailureContext:
+    """What `Failure.context` holds, as a record (`Failure.evidence()`): the page at the failure
+    (walk/evidence.py `failure_context`, the session's `evidence`), or what a failure before the page
+    names (a session's setup, a readiness wait, a traceback). A key not written reads as its default."""
+
+    url: str = ""
+    title: str = ""
+    #: console messages, most recent last: objects with `type` and `text` (older records: strings)
+    console: tuple[Any, ...] = ()
+    page_errors: tuple[Any, ...] = ()
+    #: requests: objects with `url`, `method`, `status` (no status: it never answered)
+    network: tuple[Any, ...] = ()
+    #: requests the allowlist refused
+    blocked: tuple[Any, ...] = ()
+    a11y_snapshot: str = ""
+    #: the whole snapshot's file in the report folder, when the record keeps only its head
+    a11y_snapshot_file: str = ""
+    #: the selector the snapshot was scoped to
+    scope: str = ""
+    #: where the rule's last click landed
+    last_click: dict[str, Any] | None = None
+    evidence_skipped: EvidenceSkipped = field(default_factory=EvidenceSkipped)
+    #: the secrets painted over in the failure screenshot
+    screenshot_masked: Any = None
+    #: the saved session a scenario used, and the setup test that saves it
+    session: str = ""
+    setup: str | None = None
+    #: the readiness wait that ran out (`readiness.Readiness.record`)
+    readiness: dict[str, Any] | None = None
+    traceback: str = ""
+
+    def requests(self, limit: int) -> list[dict[str, Any]]:
+        """At most `limit` of `network`: the failed requests (no status, or 400 and above) first, then
+        the most recent others."""
+        rows = [e for e in self.network if isinstance(e, dict)]
+        bad = [e for e in rows if not isinstance(e.get("status"), int) or e["status"] >= 400]
+        good = [e for e in rows if e not in bad]
+        kept = bad[:limit]
+        return kept + good[-(limit - len(kept)):] if len(kept) < limit else kept
+
+
+@dataclass(frozen=True)
 class Failure:
     failure_class: FailureClass
     runtime_code: str             # ELEMENT_NOT_FOUND, TIMEOUT, EXPECT_STATE_MISMATCH, ...
@@ -264,6 +315,10 @@ class Failure:
     #: texts, classes: the expected items against the observed ones, a line each (`- ` expected
     #: only, `+ ` observed only, `  ` both)
     diff: str = ""
+
+    def evidence(self) -> FailureContext:
+        """`context` as its record (`FailureContext`)."""
+        return from_json(FailureContext, self.context)
 
 
 @dataclass(frozen=True)
@@ -371,6 +426,38 @@ class StepFrame:
     selector: str = ""
 
 
+class StepEvidence(TypedDict, total=False):
+    """What a step's `StepFinished.detail` may hold: the one declaration of its keys, each written by
+    walk/ only when it applies (a dict, so emit.jsonl keeps the order the walker wrote them in; the
+    emit schema documents each key)."""
+
+    round: int                   # a guard step: the guard round it ran in
+    replay: int                  # a body step replayed after a guard redo: the round
+    selector: str                # the selector the step used (the healed one when it healed)
+    matches: int                 # how many elements the selector matched (more than one: the first taken)
+    awaited: str                 # an act's await: the selector that arrived
+    dismissed: int               # interrupts (consent banners, ...) clicked away before the act
+    recovery: list[dict[str, Any]]  # the recovery attempts that made the step pass (strategy, outcome, detail)
+    candidates: list[dict[str, Any]]  # a heal's candidates, best first, with their scores
+    heal_ms: float               # time spent healing the step's selectors
+    heal_question: dict[str, Any]  # the question a model would have been asked (no model configured)
+    fingerprint: dict[str, Any]  # the element the step's selector found, to heal it on a later run
+    fingerprints: list[dict[str, Any]]  # the same for the step's further selectors (await, emit fields)
+    stability: dict[str, Any]    # a check: how the page was judged still (`by` quiet or reads)
+    duration_check_ms: float     # a check: how long it read the page
+    into: str                    # an extract: the variable written
+    value: str                   # an extract: the value read (its first 200 characters)
+    fields: list[str]            # an emit: the fields recorded
+    errors: dict[str, str]       # an emit: the fields that could not be read, with why
+    verifiers: list[dict[str, Any]]  # the verifiers run (`VerifierOutcome.record()`)
+    baseline: str                # a snapshot check: the baseline file compared with
+    axe_version: str             # an accessibility check: the axe-core version that ran
+    dialog: dict[str, Any]       # the dialog the step expected (type, message, action)
+    dialogs: list[dict[str, Any]]  # dialogs the page opened that no step expected
+    popup: dict[str, str]        # the popup the step opened (its url)
+    screenshot: str              # the step's screenshot, relative to the report folder
+
+
 @dataclass(frozen=True)
 class StepFinished(Event):
     scenario_id: str
@@ -387,7 +474,7 @@ class StepFinished(Event):
     line: int
     reads: int | None = None  # stabilized checks: fresh reads taken
     failure: Failure | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: StepEvidence = field(default_factory=lambda: StepEvidence())
     #: the blocks the step runs inside, outermost first (a called steps file, a group, a hook);
     #: `path` and `line` are then where the step itself is written, in the steps file
     frames: tuple[StepFrame, ...] = ()

@@ -113,10 +113,11 @@ def test_action_inputs_are_the_table_in_code(path: str) -> None:
 @pytest.mark.parametrize("path", ["action.yml", "composite/action.yml"])
 def test_action_outputs_are_the_table_in_code_and_what_publish_writes(path: str) -> None:
     from flowwalk.github.actions import verdict_outputs
+    from sample_run import whole_verdict
 
     outputs = _action(path)["outputs"]
     assert {name: value["description"] for name, value in outputs.items()} == dict(ACTION_OUTPUTS)
-    written = verdict_outputs({"outcome": "passed", "exit_code": 0, "counts": {}}, "flowwalk-report")
+    written = verdict_outputs(whole_verdict(), "flowwalk-report")
     assert set(written) == set(ACTION_OUTPUTS)
 
 

@@ -398,6 +398,42 @@ def test_the_private_member_rule_sees_a_reach_into_another_class_and_nothing_els
     assert private_reaches(trees, {("inpage.py", "_click")}) == []
 
 
+#: the modules that present a verdict (summary.md, report.html, the console, the PR comment, the Action,
+#: GitLab, publish, the MCP answers, the commands): they read the typed records (report/verdict_model.py,
+#: events.FailureContext, events.StepEvidence), never verdict.json's or an evidence dict's keys
+PRESENTERS = ("report/summary.py", "report/html.py", "report/console.py", "report/junit.py", "github/render.py",
+              "github/actions.py", "github/comment.py", "github/gitlab.py", "github/publish.py", "mcp/explain.py",
+              "mcp/operations.py", "mcp/server.py", "mcp/resources.py", "app/run.py", "app/reports.py",
+              "app/publish.py", "app/latest.py", "app/watch.py", "cli.py")
+#: what a verdict, a part of one, or a step's or failure's evidence is called where it is read
+VERDICT_NAMES = {"verdict", "test", "cause", "failure", "context", "evidence", "detail", "finding", "heal",
+                 "shards", "counts", "gate", "changes", "wait"}
+
+
+def verdict_dict_reads(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, receiver) of each `X.get("key")` whose X names a verdict or evidence dict (`VERDICT_NAMES`,
+    or an attribute `.detail`, `.context`)."""
+    found = []
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get"
+                and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+            receiver = node.func.value
+            name = receiver.id if isinstance(receiver, ast.Name) else (
+                receiver.attr if isinstance(receiver, ast.Attribute) else None)
+            if name in VERDICT_NAMES:
+                found.append((node.lineno, name))
+    return found
+
+
+def test_no_presenter_reads_a_verdict_or_evidence_dict_by_key() -> None:
+    # verdict.json is read in one place (report/verdict_json.py) into records; a presenter reads fields
+    bad = [f"src/flowwalk/{rel}:{line}: {name}.get(...)" for rel in PRESENTERS
+           for line, name in verdict_dict_reads(ast.parse((PACKAGE / rel).read_text()))]
+    assert bad == [], "read the typed record's field instead:\n" + "\n".join(bad)
+    assert verdict_dict_reads(ast.parse('verdict.get("outcome"); step.detail.get("selector"); env.get("X")')) == \
+        [(1, "verdict"), (1, "detail")]
+
+
 def test_mypy_strict_is_clean_on_src() -> None:
     result = subprocess.run([sys.executable, "-m", "mypy", "--no-error-summary"], cwd=ROOT,
                             capture_output=True, text=True, timeout=600)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import typing
 from pathlib import Path
 from typing import Any, get_args
 
@@ -91,6 +92,15 @@ def test_each_result_schema_matches_its_dataclass(cls: type, name: str) -> None:
     every, required = _fields(cls)
     assert set(EMIT["$defs"][name]["properties"]) == every
     assert set(EMIT["$defs"][name]["required"]) == required
+
+
+def test_a_steps_evidence_and_a_failures_context_are_documented_key_by_key() -> None:
+    # declared once (events.StepEvidence, events.FailureContext); the schema documents each key
+    detail = EMIT["$defs"]["step_finished"]["properties"]["detail"]["properties"]
+    assert list(detail) == list(typing.get_type_hints(events.StepEvidence))
+    assert all(entry.get("description") for entry in detail.values())
+    context = EMIT["$defs"]["failure"]["properties"]["context"]["properties"]
+    assert list(context) == [f.name for f in dataclasses.fields(events.FailureContext)]
 
 
 @pytest.mark.parametrize("where, vocabulary", [

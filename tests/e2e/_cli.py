@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from flowwalk.github.render import RunLinks, render_comment
+from flowwalk.report.verdict_json import parse_verdict
 
 ROOT = Path(__file__).resolve().parents[2]
 FLOWWALK = [sys.executable, "-m", "flowwalk"]  # the console script's entry (entry.py)
@@ -43,5 +44,5 @@ def reports_say_what_was_expected_and_observed(out: Path, result: dict[str, Any]
     assert f"expected: {failure['expected']}" in text and f"observed: {failure['observed']}" in text, text
     html = (out / "report.html").read_text()
     assert json.dumps(failure["observed"])[1:-1] in html
-    comment = render_comment(result, RunLinks())
+    comment = render_comment(parse_verdict(result), RunLinks())
     assert failure["expected"] in comment and failure["observed"] in comment

@@ -14,6 +14,7 @@ import pytest
 from _cli import flowwalk, verdict
 
 from flowwalk.github.render import RunLinks, render_comment
+from flowwalk.report.verdict_json import parse_verdict
 
 # one worker takes the module, so the base branch's run (`base`) is walked once a suite run
 pytestmark = [pytest.mark.browser, pytest.mark.xdist_group("gate")]
@@ -60,7 +61,7 @@ def test_failures_are_new_or_still_failing_and_fail_on_new_counts_only_the_new(b
     assert "change: still failing: failed on the base branch too" in (out / "junit.xml").read_text()
     assert "still_failing" in (out / "report.html").read_text()
     # the PR comment leads with the new failure; the one failing on the base comes after
-    comment = render_comment(seen, RunLinks())
+    comment = render_comment(parse_verdict(seen), RunLinks())
     assert "**1 new failure**" in comment
     assert comment.index(NEW) < comment.index("#### Still failing: failed on the base branch too (1)")
 
@@ -92,7 +93,7 @@ def test_a_quarantined_failure_is_reported_and_does_not_fail_the_job_until_it_ex
     assert "expired on 2020-01-31 (owner @acme/notes-team): its failures fail the job again" in result.stderr
     seen = verdict(out)
     assert seen["gate"]["quarantine"]["expired"] == [STILL]
-    comment = render_comment(seen, RunLinks())
+    comment = render_comment(parse_verdict(seen), RunLinks())
     assert "**1 quarantine expired**: it fails the job again" in comment
     assert "#### Quarantine expired: fails the job again (1)" in comment
 

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from flowwalk.github.render import RunLinks, render_comment
+from flowwalk.report.verdict_json import parse_verdict
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -91,7 +92,7 @@ def test_each_planted_bug_fails_its_check_and_the_reports_say_why(tmp_path: Path
         failures[name] = test["failure"]
     cases = {c.get("name"): c for c in ET.parse(tmp_path / "junit.xml").iter("testcase")}
     html = (tmp_path / "report.html").read_text()
-    comment = render_comment(result, RunLinks())
+    comment = render_comment(parse_verdict(result), RunLinks())
     for name, (_, step, expected, observed) in BROKEN.items():
         failure = failures[name]
         assert failure["failure_class"] == CLASS.get(name, "assertion_failed"), (name, failure)

@@ -6,7 +6,7 @@ import io
 import re
 from pathlib import Path
 
-from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures
+from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, typed
 
 from flowwalk.github.actions import (
     SUMMARY_LIMIT, Annotation, annotation_commands, append_job_summary, collect_annotations, format_outputs,
@@ -47,7 +47,7 @@ def test_outputs_use_a_random_delimiter_and_survive_multiline_values(tmp_path: P
 
 
 def test_verdict_outputs_carry_counts_report_dir_and_comment_url() -> None:
-    outputs = verdict_outputs(failing_verdict(), "flowwalk-report", "https://github.example/c/1")
+    outputs = verdict_outputs(typed(failing_verdict()), "flowwalk-report", "https://github.example/c/1")
     assert outputs == {"verdict": "site_misbehaved", "exit-code": 1, "total": 8, "passed": 2, "failed": 3,
                        "skipped": 2, "flaky": 1, "report-dir": "flowwalk-report",
                        "comment-url": "https://github.example/c/1", "check-run-url": ""}
@@ -74,7 +74,7 @@ def test_job_summary_is_cut_below_one_mebibyte_with_a_note(tmp_path: Path) -> No
 
 
 def test_annotations_put_the_site_first_then_specs_then_infrastructure_then_dependents_and_flaky() -> None:
-    annotations = collect_annotations(failing_verdict())
+    annotations = collect_annotations(typed(failing_verdict()))
     assert [(a.level, a.title.split(":")[0]) for a in annotations] == [
         ("error", "assertion_failed"), ("error", "spec_step_unresolvable"), ("error", "infrastructure_error"),
         ("warning", "skipped"), ("warning", "skipped"), ("warning", "flaky")]
@@ -93,7 +93,7 @@ def test_workflow_commands_escape_data_and_properties() -> None:
 
 
 def test_annotations_are_capped_per_step_with_a_notice_for_the_rest() -> None:
-    annotations = collect_annotations(many_failures(25))  # 25 errors, 750 dependents, 200 flaky
+    annotations = collect_annotations(typed(many_failures(25)))  # 25 errors, 750 dependents, 200 flaky
     lines = annotation_commands(annotations)
     assert [line.split(" ", 1)[0] for line in lines] == ["::error"] * 10 + ["::warning"] * 10 + ["::notice"]
     assert f"{len(annotations) - 20} more annotation(s) not shown" in lines[-1]
@@ -116,11 +116,11 @@ def test_paths_relative_to_a_project_root_in_a_subfolder_name_the_repository_fil
     # a root this checkout does not hold (a report from another machine) leaves the path alone
     assert repo_relative("specs/a.flow.yaml", "/work/repo", "/elsewhere/e2e") == "specs/a.flow.yaml"
     verdict = dict(gated_verdict(), root="/github/workspace/e2e")
-    assert {a.path.split("/", 1)[0] for a in collect_annotations(verdict)} == {"e2e"}
+    assert {a.path.split("/", 1)[0] for a in collect_annotations(typed(verdict))} == {"e2e"}
 
 
 def test_excused_failures_are_warnings_and_new_failures_come_first() -> None:
-    notes = collect_annotations(gated_verdict())
+    notes = collect_annotations(typed(gated_verdict()))
     errors = [a.title for a in notes if a.level == "error"]
     assert errors[0] == f"new assertion_failed: {CHECKOUT}#Checkout saves the order"
     assert errors[1] == f"spec_step_unresolvable: {SHOP}#shop/login"

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Iterator
 
 import pytest
-from verdicts import failing_verdict, passing_verdict, write_report
+from verdicts import failing_verdict, passing_verdict, typed, write_report
 
 from fake_gitlab import PROJECT_PATH, READ_ONLY_TOKEN, FakeGitLab, merge_request_env
 from flowwalk.github.gitlab import NoteResult, gitlab_settings_from_env, publish_to_gitlab
@@ -35,7 +35,7 @@ def publish(gitlab: FakeGitLab, clock, verdict: dict, **env_changes: str | None)
     settings = gitlab_settings_from_env(env)
     err = io.StringIO()
     client = GitLabClient(settings.api_url, settings.token, clock=clock, jitter=lambda: 0.5)
-    return publish_to_gitlab(verdict, settings, client=client, err=err, base_url="https://preview.example"), \
+    return publish_to_gitlab(typed(verdict), settings, client=client, err=err, base_url="https://preview.example"), \
         err.getvalue()
 
 

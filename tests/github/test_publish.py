@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 from test_actions import parse_output_file
-from verdicts import failing_verdict, many_failures, passing_verdict, write_report
+from verdicts import failing_verdict, many_failures, passing_verdict, typed, write_report
 
 from fake_github import HEAD_SHA, REPOSITORY, TOKEN, FakeGitHub, refused_url
 from flowwalk.errors import UsageError
@@ -421,13 +421,14 @@ def test_a_verdict_built_by_the_report_builder_publishes_with_its_root_causes(
     """Not a hand-written verdict: the sample run's emit.jsonl through the real build_reports."""
     from flowwalk.plan.shard import plan_run
     from flowwalk.report.build import build_reports
+    from flowwalk.report.verdict_json import verdict_data
     from sample_run import sample_events, sample_suites, write_sample_run
     from flowwalk.settings import Settings
 
     suites = sample_suites()
     report = tmp_path / "sample"
     write_sample_run(report, sample_events(suites, plan_run(suites, Settings()).record()))
-    verdict = build_reports(report)
+    verdict = verdict_data(build_reports(report))
     github.add_pull(PR)
     result, stdout, _ = run_publish(github, clock, report, settings_for(github.url, tmp_path, check_run=True))
     assert result.ok and result.exit_code == verdict["exit_code"]
@@ -448,7 +449,7 @@ def test_a_verdict_built_by_the_report_builder_publishes_with_its_root_causes(
 def collect(verdict: dict[str, Any]) -> list[Any]:
     from flowwalk.github.actions import collect_annotations
 
-    return collect_annotations(verdict)
+    return collect_annotations(typed(verdict))
 
 
 def test_a_shard_jobs_own_verdict_speaks_for_that_shard_and_never_replaces_the_merged_one(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, passing_verdict
+from verdicts import (ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, passing_verdict,
+                      typed)
 
 from flowwalk.github.render import (
     CLASS_GROUPS, COMMENT_LIMIT, RunLinks, code, failure_group, links_from_settings, marker, parse_marker,
@@ -28,7 +29,7 @@ def _section(body: str, title: str) -> str:
 
 
 def test_the_comment_starts_with_the_hidden_marker_and_says_the_verdict() -> None:
-    body = render_comment(failing_verdict(), LINKS)
+    body = render_comment(typed(failing_verdict()), LINKS)
     first, second = body.splitlines()[:2]
     assert first.startswith("<!-- flowwalk:verdict ") and first.endswith(" -->")
     assert second == "### ❌ flowwalk: the site misbehaved"
@@ -38,7 +39,7 @@ def test_the_comment_starts_with_the_hidden_marker_and_says_the_verdict() -> Non
 
 
 def test_failures_are_grouped_by_class_with_step_expected_observed_and_a_linked_line() -> None:
-    body = render_comment(failing_verdict(), LINKS)
+    body = render_comment(typed(failing_verdict()), LINKS)
     site = _section(body, "The site misbehaved (1)")
     assert f"[{CHECKOUT}:12](https://github.com/octo-org/shop/blob/{SHA}/{CHECKOUT}#L12)" in site
     assert "step: `expect text_contains 'Saved'`" in site
@@ -56,7 +57,7 @@ def test_failures_are_grouped_by_class_with_step_expected_observed_and_a_linked_
 
 
 def test_flaky_slowest_links_and_the_reproduce_command() -> None:
-    body = render_comment(failing_verdict(), LINKS)
+    body = render_comment(typed(failing_verdict()), LINKS)
     assert "Flaky: passed on a retry (1)" in body and "`examples/flows/about.flow.yaml#About page` (attempt 2)" in body
     assert f"| `{ACCOUNT}#Account settings` | 30.0 s |" in body
     assert "[the run](https://github.com/octo-org/shop/actions/runs/42)" in body
@@ -66,11 +67,11 @@ def test_flaky_slowest_links_and_the_reproduce_command() -> None:
 
 def test_a_loopback_base_url_becomes_a_placeholder_in_the_reproduce_command() -> None:
     links = RunLinks(repository="octo-org/shop", sha=SHA, base_url="http://127.0.0.1:41234")
-    assert f"flowwalk run {CHECKOUT} --base-url <URL>" in render_comment(failing_verdict(), links)
+    assert f"flowwalk run {CHECKOUT} --base-url <URL>" in render_comment(typed(failing_verdict()), links)
 
 
 def test_text_from_the_site_only_appears_inside_code_spans() -> None:
-    body = render_comment(failing_verdict(), LINKS)
+    body = render_comment(typed(failing_verdict()), LINKS)
     (observed,) = [line for line in body.splitlines() if "observed:" in line]
     # `rm -rf` holds backticks, so the span's fence is longer; @octocat cannot mention anyone
     assert observed.strip() == "- observed: ``'#status' reads 'Saving failed, try again' @octocat `rm -rf` <script>``"
@@ -79,14 +80,14 @@ def test_text_from_the_site_only_appears_inside_code_spans() -> None:
 
 
 def test_a_passing_verdict_is_short_and_has_no_failure_sections() -> None:
-    body = render_comment(passing_verdict(), LINKS)
+    body = render_comment(typed(passing_verdict()), LINKS)
     assert "### ✅ flowwalk: all checks passed" in body
     assert "####" not in body and "Reproduce" not in body and "shards reported" not in body
 
 
 def test_a_huge_verdict_is_cut_to_githubs_limit_and_says_what_was_cut() -> None:
     verdict = many_failures(300)
-    body = render_comment(verdict, LINKS)
+    body = render_comment(typed(verdict), LINKS)
     assert len(body) <= COMMENT_LIMIT
     assert body.startswith("<!-- flowwalk:verdict")
     assert "Cut to fit GitHub's comment limit (65,536 characters)" in body
@@ -94,7 +95,7 @@ def test_a_huge_verdict_is_cut_to_githubs_limit_and_says_what_was_cut() -> None:
 
 
 def test_a_smaller_limit_drops_failures_and_says_how_many() -> None:
-    body = render_comment(many_failures(60), LINKS, limit=12_000)
+    body = render_comment(typed(many_failures(60)), LINKS, limit=12_000)
     assert len(body) <= 12_000
     cut = re.search(r"Cut to fit GitHub's comment limit \(12,000 characters\): (\d+) failures", body)
     assert cut is not None and int(cut.group(1)) > 0
@@ -112,10 +113,10 @@ def test_marker_round_trip_and_the_digest_ignores_timings() -> None:
     slower["duration_ms"] = 99_999
     slower["run_id"] = "another"
     slower["tests"][0]["duration_ms"] = 1
-    assert verdict_digest(verdict) == verdict_digest(slower)
+    assert verdict_digest(typed(verdict)) == verdict_digest(typed(slower))
     changed = failing_verdict()
     changed["tests"][1]["status"] = "passed"
-    assert verdict_digest(changed) != verdict_digest(verdict)
+    assert verdict_digest(typed(changed)) != verdict_digest(typed(verdict))
 
 
 def test_links_come_from_the_settings() -> None:
@@ -148,7 +149,7 @@ def test_shard_and_report_warnings_are_shown() -> None:
     verdict = failing_verdict()
     verdict["shards"]["mismatched"] = [2]
     verdict["warnings"].append("emit.jsonl:7: not an event record ('<html>'); it was ignored")
-    body = render_comment(verdict, LINKS)
+    body = render_comment(typed(verdict), LINKS)
     assert "Shard(s) 2 planned other files than the rest" in body
     assert "- `emit.jsonl:7: not an event record ('<html>'); it was ignored`" in body
     assert "shard 3 of 3 is missing" not in body  # already said above, in the reviewer's words
@@ -161,7 +162,7 @@ def test_the_comment_groups_failures_as_the_job_summary_does_covering_every_clas
 
 
 def test_the_comment_leads_with_new_failures_and_lists_the_rest_after() -> None:
-    body = render_comment(gated_verdict(), RunLinks())
+    body = render_comment(typed(gated_verdict()), RunLinks())
     checkout, login = f"{CHECKOUT}#Checkout saves the order", f"{SHOP}#shop/login"
     assert ("**2 new failures** against the base branch's last report (run `base-run-1`) · 1 still failing · "
             "1 fixed · 1 quarantined failure did not fail the job · **1 quarantine expired**: it fails the job again"

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+from flowwalk.report.verdict_json import parse_verdict
+from flowwalk.report.verdict_model import Verdict
+
 CHECKOUT = "examples/flows/checkout.flow.yaml"
 SHOP = "examples/rules/shop.rules.yaml"
 ACCOUNT = "examples/flows/account.flow.yaml"
@@ -179,3 +182,8 @@ def write_report(folder: Path, verdict: dict[str, Any], *, summary: str | None =
              "plan": {}, "settings": {"base_url": base_url}}
     (folder / "emit.jsonl").write_text(json.dumps(first) + "\n", encoding="utf-8")
     return folder
+
+
+def typed(verdict: dict[str, Any]) -> Verdict:
+    """A hand-written verdict as the records every presenter takes (checked against the schema)."""
+    return parse_verdict(verdict)

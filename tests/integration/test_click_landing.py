@@ -28,7 +28,6 @@ from flowwalk.report.emit import EmitWriter
 from flowwalk.report.html import report_data
 from flowwalk.report.records import read_run
 from flowwalk.report.verdict import build_verdict
-from flowwalk.report.verdict_json import verdict_data
 from flowwalk.serve import StaticServer
 from flowwalk.settings import Secrets
 from flowwalk.walk.context import RunContext
@@ -92,7 +91,7 @@ def test_the_landing_reaches_emit_jsonl_and_the_html_report_data(tmp_path: Path,
     assert len(finished) == 1 and finished[0]["failure"]["context"]["last_click"]["note"] == MISSED
     build_reports(out, warn=False)
     records = read_run(out)
-    data = report_data(verdict_data(build_verdict(records)), records)
+    data = report_data(build_verdict(records), records)
     # report.js shows every context key it does not know under its own heading: this one included
     assert data["tests"][0]["failure"]["context"]["last_click"]["note"] == MISSED
     assert (out / "report.html").is_file()

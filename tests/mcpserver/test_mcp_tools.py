@@ -13,6 +13,8 @@ from mcp import Client
 from mcp_types import ResourceUpdatedNotification
 
 from flowwalk.mcp.bounds import ANSWER_LIMIT
+from flowwalk.report.verdict_json import verdict_text
+from sample_run import whole_test, whole_verdict
 from flowwalk.mcp.server import build_server
 
 
@@ -161,8 +163,7 @@ def test_every_answer_stays_within_the_limit(workdir: Path) -> None:
 def test_list_reports_names_the_report_folders_and_their_resources(workdir: Path) -> None:
     report = workdir / "runs" / "one"
     (report / "screenshots").mkdir(parents=True)
-    (report / "verdict.json").write_text(json.dumps({"outcome": "passed", "exit_code": 0, "started_at": "t",
-                                                     "counts": {"total": 1, "passed": 1}, "tests": []}))
+    (report / "verdict.json").write_text(verdict_text(whole_verdict(started_at="t", tests=[whole_test("a.flow.yaml#a")])))
     (report / "summary.md").write_text("## all good\n")
     (report / "screenshots" / "a.png").write_bytes(b"\x89PNG\r\n\x1a\n")
 
@@ -225,7 +226,7 @@ def test_subscribers_hear_when_a_report_changes_outside_the_server(workdir: Path
     # a `flowwalk run` in a terminal rewrites the report: both subscription styles hear of it
     report = workdir / "flowwalk-report"
     report.mkdir()
-    (report / "verdict.json").write_text(json.dumps({"outcome": "passed", "tests": []}))
+    (report / "verdict.json").write_text(verdict_text(whole_verdict()))
     (report / "summary.md").write_text("## old\n")
     verdict_uri = "flowwalk://reports/flowwalk-report/verdict.json"
     summary_uri = "flowwalk://reports/flowwalk-report/summary.md"
@@ -234,7 +235,7 @@ def test_subscribers_hear_when_a_report_changes_outside_the_server(workdir: Path
         heard: list[str] = []
         async with Client(build_server(workdir)) as client:
             async with client.listen(resource_subscriptions=[verdict_uri]) as subscription:
-                (report / "verdict.json").write_text(json.dumps({"outcome": "site_misbehaved", "tests": []}))
+                (report / "verdict.json").write_text(verdict_text(whole_verdict(outcome="site_misbehaved", exit_code=1)))
                 with anyio.move_on_after(10):
                     async for event in subscription:
                         heard.append(event.uri)

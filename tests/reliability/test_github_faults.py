@@ -62,7 +62,8 @@ def infra_verdict() -> dict[str, Any]:
     for test in verdict["tests"]:
         if test.get("failure"):
             test["failure"]["failure_class"] = "infrastructure_error"
-    verdict["by_class"] = {"infrastructure_error": sum(1 for t in verdict["tests"] if t.get("failure"))}
+    verdict["by_class"] = {**dict.fromkeys(verdict["by_class"], 0),
+                           "infrastructure_error": sum(1 for t in verdict["tests"] if t.get("failure"))}
     for cause in verdict["root_causes"]:
         cause["failure_class"] = "infrastructure_error"
     return verdict

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 import pytest
 
 from flowwalk.github.render import RunLinks, render_comment
+from flowwalk.report.verdict_json import parse_verdict
 from flowwalk.serve import StaticServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "e2e"))
@@ -211,7 +212,7 @@ def test_a_state_the_app_does_not_store_fails_its_storage_check(buggy: StaticSer
     assert body is not None and f"expected: {marked['expected']}" in (body.text or "")
     assert f"observed: {marked['observed']}" in (body.text or "")
     assert json.dumps(marked["observed"])[1:-1] in (out / "report.html").read_text()
-    comment = render_comment(verdict, RunLinks())
+    comment = render_comment(parse_verdict(verdict), RunLinks())
     assert marked["expected"] in comment and marked["observed"] in comment
 
 
@@ -234,7 +235,7 @@ def _reports_say_what_was_expected_and_observed(out: Path, verdict: dict[str, An
         in text
     html = (out / "report.html").read_text()
     assert json.dumps(failure["diff"])[1:-1] in html and json.dumps(failure["observed"])[1:-1] in html
-    comment = render_comment(verdict, RunLinks())
+    comment = render_comment(parse_verdict(verdict), RunLinks())
     assert failure["expected"] in comment and failure["observed"] in comment
     assert "```diff\n" in comment
     assert all(f"  {line}" in comment for line in failure["diff"].splitlines()[2:])

@@ -95,17 +95,16 @@ def test_a_refactor_is_one_finding_with_its_diff() -> None:
 
 def test_the_pull_request_comment_shows_a_refactor_as_one_finding() -> None:
     from flowwalk.github.render import RunLinks, render_markdown
+    from sample_run import whole_test, whole_verdict
 
     def heal(line: int, old: str, new: str, renames: dict[str, str]) -> dict[str, object]:
         return {"kind": "healed", "severity": "warning", "source": "step", "message": "healed",
                 "heal": {"old_selector": old, "new_selector": new, "method": "run", "score": 1.0, "target": "",
                          "step_index": 1, "path": "steps/add.steps.yaml", "line": line, "renames": renames}}
 
-    tests = [{"test_id": f"t{i}.flow.yaml#t", "source": f"t{i}.flow.yaml", "status": "passed",
-              "findings": [heal(6, "#new-todo", "#todo-input", {"#new-todo": "#todo-input"})]} for i in range(25)]
-    verdict = {"outcome": "passed", "counts": {"total": 25, "passed": 25, "failed": 0, "skipped": 0, "flaky": 0},
-               "tests": tests}
-    text = render_markdown(verdict, RunLinks())
+    tests = [whole_test(f"t{i}.flow.yaml#t", findings=[heal(6, "#new-todo", "#todo-input", {"#new-todo": "#todo-input"})])
+             for i in range(25)]
+    text = render_markdown(whole_verdict(tests=tests), RunLinks())
     assert "#### A refactor: One selector changed: `#new-todo` → `#todo-input` (used in 25 specs)" in text
     assert "-#new-todo\n+#todo-input" in text
     assert "Healed selectors" not in text   # no line per healed step

@@ -13,6 +13,7 @@ import pytest
 from flowwalk.errors import UsageError
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
+from flowwalk.report.verdict_json import verdict_data
 from flowwalk.report.merge import merge_reports
 from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
@@ -52,7 +53,7 @@ def test_a_merged_sharded_run_equals_the_unsharded_run_test_by_test(tmp_path: Pa
                              "duplicated": [], "mismatched": []}
     one = json.loads((whole / "verdict.json").read_text())
     both = json.loads((merged / "verdict.json").read_text())
-    assert both == result.verdict
+    assert both == verdict_data(result.verdict)
     for key in set(one) - set(RUN_FIELDS):
         assert both[key] == one[key], key
     assert junit_without_timestamps(merged) == junit_without_timestamps(whole)
@@ -61,12 +62,12 @@ def test_a_merged_sharded_run_equals_the_unsharded_run_test_by_test(tmp_path: Pa
     shots = [s for t in both["tests"] for s in t["screenshots"]]
     assert shots and all((merged / s).is_file() for s in shots)
     # each shard's own verdict holds its own tests, and together they are the whole run's
-    owns = [build_reports(s, warn=False) for s in shards]
+    owns = [verdict_data(build_reports(s, warn=False)) for s in shards]
     assert [v["shards"]["shard"] for v in owns] == list(range(1, total + 1))
     assert sorted(t["test_id"] for v in owns for t in v["tests"]) == sorted(t["test_id"] for t in one["tests"])
     assert sum(v["counts"]["total"] for v in owns) == one["counts"]["total"]
     # `flowwalk report` on the merged folder rebuilds the merged verdict, not a shard's
-    assert {k: v for k, v in build_reports(merged, warn=False).items() if k != "warnings"} == \
+    assert {k: v for k, v in verdict_data(build_reports(merged, warn=False)).items() if k != "warnings"} == \
         {k: v for k, v in both.items() if k != "warnings"}
 
 
@@ -84,7 +85,7 @@ def test_a_missing_shard_is_said_plainly_and_never_reads_as_a_pass(tmp_path: Pat
     result = merge_reports([write(tmp_path / "s1", 1, 3), write(tmp_path / "s3", 3, 3)], tmp_path / "m")
     assert "shard 2 of 3 is missing: its scenarios are reported as not run" in result.warnings
     assert result.shards["missing"] == [2] and result.shards["reported"] == [1, 3]
-    not_run = [t for t in result.verdict["tests"] if t["reason"] == "shard_missing"]
+    not_run = [t for t in verdict_data(result.verdict)["tests"] if t["reason"] == "shard_missing"]
     assert not_run and all(t["status"] == "skipped" for t in not_run)
     summary = (tmp_path / "m" / "summary.md").read_text()
     assert f"### Did not run: {len(not_run)} test" in summary
@@ -100,8 +101,8 @@ def test_a_missing_shard_turns_an_all_passed_run_into_infrastructure_failed(tmp_
     write_sample_run(tmp_path / "s1", sample_events(suites, plan.record(), retries=3))
     folders = [tmp_path / "s1"]
     result = merge_reports(folders, tmp_path / "m")
-    assert result.verdict["counts"]["failed"] == 0
-    assert (result.verdict["outcome"], result.verdict["exit_code"]) == ("infrastructure_failed", 6)
+    assert result.verdict.counts.failed == 0
+    assert (result.verdict.outcome, result.verdict.exit_code) == ("infrastructure_failed", 6)
 
 
 def test_a_shard_given_twice_is_counted_once_and_reported(tmp_path: Path) -> None:
@@ -112,8 +113,8 @@ def test_a_shard_given_twice_is_counted_once_and_reported(tmp_path: Path) -> Non
     assert result.shards["duplicated"] == [1]
     assert any(w.startswith("shard 1 of 2 was reported 2 times") for w in result.warnings)
     whole = write(tmp_path / "whole")
-    one = build_reports(whole)
-    assert result.verdict["counts"] == one["counts"]
+    one = verdict_data(build_reports(whole))
+    assert verdict_data(result.verdict)["counts"] == one["counts"]
 
 
 def test_shards_that_planned_differently_are_flagged(tmp_path: Path) -> None:
@@ -157,4 +158,4 @@ def test_merging_a_merge_with_the_last_shard_completes_it(tmp_path: Path) -> Non
     assert result.shards["missing"] == [] and result.shards["reported"] == [1, 2, 3]
     direct = merge_reports(s, tmp_path / "direct")
     assert junit_without_timestamps(tmp_path / "full") == junit_without_timestamps(tmp_path / "direct")
-    assert direct.verdict["tests"] == result.verdict["tests"]
+    assert verdict_data(direct.verdict)["tests"] == verdict_data(result.verdict)["tests"]

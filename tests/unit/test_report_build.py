@@ -8,6 +8,7 @@ from pathlib import Path
 
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
+from flowwalk.report.verdict_json import verdict_data
 from sample_run import sample_events, sample_suites, write_sample_run
 from flowwalk.settings import Settings
 
@@ -32,7 +33,7 @@ def test_every_report_is_rebuilt_from_emit_jsonl_alone(tmp_path: Path) -> None:
     assert again == first
     for name in REPORTS:
         assert (alone / name).read_text() == texts[name], name
-    assert json.loads(texts["verdict.json"]) == first
+    assert json.loads(texts["verdict.json"]) == verdict_data(first)
 
 
 def test_a_broken_reporter_is_reported_and_the_others_are_written(tmp_path: Path) -> None:
@@ -40,7 +41,7 @@ def test_a_broken_reporter_is_reported_and_the_others_are_written(tmp_path: Path
     (folder / "junit.xml").mkdir()  # junit.xml cannot be written: a folder is in the way
     err = io.StringIO()
     verdict = build_reports(folder, stderr=err)
-    assert verdict["exit_code"] == 1
+    assert verdict.exit_code == 1
     assert "flowwalk: error: could not write junit.xml: IsADirectoryError" in err.getvalue()
     assert "the other reports were written" in err.getvalue()
     for name in ("verdict.json", "summary.md", "report.html"):
@@ -55,4 +56,4 @@ def test_reading_problems_are_warned_about(tmp_path: Path) -> None:
     err = io.StringIO()
     verdict = build_reports(folder, stderr=err)
     assert err.getvalue().startswith(f"flowwalk: warning: {folder / 'emit.jsonl'}:")
-    assert "the last line is truncated or corrupt" in verdict["warnings"][0]
+    assert "the last line is truncated or corrupt" in verdict.warnings[0]

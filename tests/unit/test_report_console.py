@@ -10,9 +10,8 @@ from flowwalk.events import Heal, tally
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.console import ConsoleReporter
 from flowwalk.report.records import read_run
-from sample_run import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, whole_verdict, write_sample_run
 from flowwalk.report.verdict import build_verdict
-from flowwalk.report.verdict_json import verdict_data
 from flowwalk.settings import Settings
 
 
@@ -58,7 +57,7 @@ def test_finish_prints_the_verdict_and_where_the_reports_are(tmp_path: Path) -> 
     (tmp_path / "summary.md").write_text("x")
     (tmp_path / "junit.xml").write_text("x")
     out = io.StringIO()
-    ConsoleReporter(out, color=False, report_dir=str(tmp_path)).finish({"outcome": "site_misbehaved", "exit_code": 1})
+    ConsoleReporter(out, color=False, report_dir=str(tmp_path)).finish(whole_verdict(outcome="site_misbehaved", exit_code=1))
     assert out.getvalue().splitlines() == ["verdict: the site misbehaved (exit 1)",
                                            f"report: {tmp_path}/ (summary.md, junit.xml)"]
 
@@ -94,7 +93,7 @@ def test_a_healed_pass_says_so_and_finish_says_how_to_keep_it(tmp_path: Path) ->
     for event in events:
         console(event)
     write_sample_run(tmp_path, events)
-    console.finish(verdict_data(build_verdict(read_run(tmp_path))))
+    console.finish(build_verdict(read_run(tmp_path)))
     text = out.getvalue()
     assert "healed '#old' -> 'button.save'" in text and "warning" not in text
     assert "healed: 1 selector for this run only; `flowwalk heal --report out` shows the diff, `--apply` keeps it" \

@@ -14,6 +14,7 @@ from flowwalk.github.render import RunLinks, render_comment
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.build import build_reports
 from flowwalk.report.console import ConsoleReporter
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.settings import Settings
 from sample_run import sample_events, sample_suites, write_sample_run
 
@@ -22,7 +23,7 @@ ACCOUNT = "examples/flows/account.flow.yaml#Account settings"
 LOGIN = "examples/rules/shop.rules.yaml#shop/login"
 
 
-def excused_run(folder: Path) -> dict[str, Any]:
+def excused_run(folder: Path) -> Verdict:
     """The sample run, its checkout failure quarantined and the other two failing on the base too,
     under fail-on new: nothing fails the job."""
     suites = sample_suites()
@@ -39,7 +40,7 @@ def excused_run(folder: Path) -> dict[str, Any]:
 
 def test_every_headline_says_what_was_excused_not_all_checks_passed(tmp_path: Path) -> None:
     verdict = excused_run(tmp_path)
-    assert (verdict["outcome"], verdict["exit_code"], verdict["counts"]["failed"]) == ("passed", 0, 3)
+    assert (verdict.outcome, verdict.exit_code, verdict.counts.failed) == ("passed", 0, 3)
     words = "passed, 3 failures excused (1 quarantined, 2 not new)"
     summary = (tmp_path / "summary.md").read_text()
     assert summary.startswith(f"## ✅ flowwalk: {words}: 3 of 14 tests failed (exit 0)\n")

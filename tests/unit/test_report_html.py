@@ -22,7 +22,7 @@ from flowwalk.report.build import build_reports
 from flowwalk.report.html import render_html, safe_relative
 from flowwalk.report.merge import merge_reports
 from flowwalk.report.records import read_run
-from sample_run import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, typed, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.report.verdict_json import verdict_data
 from flowwalk.serve import StaticServer
@@ -54,7 +54,8 @@ def _verdict_and_records(folder: Path) -> tuple[dict[str, Any], Any]:
 
 
 def test_the_page_loads_nothing_from_the_network(tmp_path: Path) -> None:
-    page = render_html(*_verdict_and_records(tmp_path))
+    verdict, records = _verdict_and_records(tmp_path)
+    page = render_html(typed(verdict), records)
     assert not re.search(r'(src|href)="(https?:)?//', page)
     assert "default-src 'none'" in page  # and the browser is told so
     assert "<link" not in page and "@import" not in page
@@ -67,7 +68,7 @@ def test_page_text_cannot_close_the_data_script_or_become_markup(tmp_path: Path)
     emit.write_text(emit.read_text().replace("Saving failed, try again", evil.replace('"', '\\"')))
     records = read_run(tmp_path)
     verdict = verdict_data(build_verdict(records))
-    page = render_html(verdict, records)
+    page = render_html(typed(verdict), records)
     assert "<script>alert(1)" not in page and "<img src=x" not in page
     assert page.count("</script>") == 3  # the data blob's, the left-out defaults' and the code's, nothing else
     data = json.loads(re.search(r'id="fw-data">(.*?)</script>', page, re.S).group(1))  # type: ignore[union-attr]
@@ -104,7 +105,7 @@ def test_a_thousand_scenarios_build_into_a_modest_file(tmp_path: Path) -> None:
     records = read_run(folder)
     verdict = verdict_data(build_verdict(records))
     began = time.perf_counter()
-    page = render_html(verdict, records)
+    page = render_html(typed(verdict), records)
     elapsed = time.perf_counter() - began
     size = len(page.encode("utf-8"))
     print(f"\nreport.html for {len(records.scenarios)} scenarios / {len(records.tests)} tests: "
@@ -220,7 +221,7 @@ def test_heals_show_old_and_new_selector_and_the_screenshot(tmp_path: Path) -> N
                                     step_index=3, path="a.flow.yaml", line=9, screenshot="javascript:alert(1)"))]
     write_sample_run(tmp_path, healed_events(heals))
     records = read_run(tmp_path)
-    page = render_html(verdict_data(build_verdict(records)), records)
+    page = render_html(build_verdict(records), records)
     section = page[page.index('<section class="heals">'):page.index("</section>", page.index('<section class="heals">'))]
     assert "2 steps passed only because flowwalk found the element again" in section
     assert "<del><code>#old</code></del><br><ins><code>text=&quot;&lt;b&gt;Go&lt;/b&gt;&quot;</code></ins>" in section

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flowwalk.events import Heal
+from flowwalk.events import Failure, Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import RunRecords, read_run
-from sample_run import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, typed, write_sample_run
 from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary, screenshot_missing
 from flowwalk.report.verdict import build_verdict
 from flowwalk.report.verdict_json import verdict_data
@@ -24,7 +24,7 @@ def sample(tmp_path: Path, extra: int = 0, **kw: Any) -> tuple[dict[str, Any], R
 
 def test_failures_are_grouped_by_what_the_reader_should_do(tmp_path: Path) -> None:
     verdict, _ = sample(tmp_path)
-    groups = group_failures(verdict)
+    groups = group_failures(typed(verdict))
     assert [g.key for g in groups] == ["site", "spec"]
     site, spec = groups
     assert [i.test_id for i in site.items] == ["examples/flows/checkout.flow.yaml#Checkout saves the order"]
@@ -40,7 +40,7 @@ def test_failures_are_grouped_by_what_the_reader_should_do(tmp_path: Path) -> No
 
 def test_the_summary_reads_as_a_verdict_then_each_root_cause(tmp_path: Path) -> None:
     verdict, records = sample(tmp_path)
-    text = render_summary(verdict, records)
+    text = render_summary(typed(verdict), records)
     assert text.startswith("## ❌ flowwalk: the site misbehaved: 3 of 14 tests failed (exit 1)\n")
     assert "| 14 | 6 | 3 | 4 | 1 |" in text
     assert text.index("### The site misbehaved: 1 root cause") < text.index("### A spec needs review: 2 root causes, "
@@ -59,7 +59,7 @@ def test_a_passing_run_says_so_in_one_line(tmp_path: Path) -> None:
     verdict, records = sample(tmp_path)
     verdict = {**verdict, "outcome": "passed", "exit_code": 0, "root_causes": [], "flaky": [],
                "counts": {"total": 14, "passed": 14, "failed": 0, "skipped": 0, "flaky": 0}}
-    text = render_summary(verdict, records)
+    text = render_summary(typed(verdict), records)
     assert text.startswith("## ✅ flowwalk: all checks passed: 14 tests (exit 0)")
     assert "root cause" not in text
 
@@ -69,7 +69,7 @@ def test_page_text_cannot_break_the_markdown(tmp_path: Path) -> None:
     cause = verdict["root_causes"][0]
     cause["message"] = "<img src=x onerror=alert(1)> **bold** [link](http://evil)"
     cause["observed"] = "text with `backticks` and\nnewlines"
-    text = render_summary(verdict, records)
+    text = render_summary(typed(verdict), records)
     assert "<img" not in text and "&lt;img src=x onerror=alert(1)&gt; \\*\\*bold\\*\\* \\[link\\](http://evil)" in text
     assert "- observed: `` text with `backticks` and newlines ``" in text
     assert code("`x`") == "`` `x` ``"
@@ -80,7 +80,7 @@ def test_the_summary_stays_under_the_job_summary_cap_and_says_what_it_cut(tmp_pa
     cause = verdict["root_causes"][0]
     many = [{**cause, "test_id": f"{cause['test_id']} #{i}", "message": "m" * 400} for i in range(6000)]
     verdict = {**verdict, "root_causes": many}
-    text = render_summary(verdict, records)
+    text = render_summary(typed(verdict), records)
     assert len(text.encode("utf-8")) <= SUMMARY_LIMIT
     assert "more sections cut to stay under 1024 KiB: see junit.xml and report.html" in text
     assert text.rstrip().endswith("</sub>")
@@ -96,7 +96,7 @@ def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:
         write_sample_run(tmp_path / policy, healed_events(heals, heal_policy=policy))
         records = read_run(tmp_path / policy)
         verdict = verdict_data(build_verdict(records))
-        text = render_summary(verdict, records)
+        text = render_summary(typed(verdict), records)
         section = text[text.index("### Healed selectors: 1"):]
         assert note in section
         row = next(line for line in section.splitlines() if line.startswith("| `a.flow.yaml#a`"))
@@ -109,9 +109,13 @@ def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:
 
 def test_a_failure_without_its_screenshot_says_why_and_one_with_it_says_nothing() -> None:
     why = "the full-page screenshot did not finish within its 10.0 s: the page was still drawing"
-    assert screenshot_missing({"context": {"evidence_skipped": {"screenshot": why}}}) == why
-    assert screenshot_missing({"screenshot": "screenshots/a.png",
-                               "context": {"evidence_skipped": {"screenshot": why}}}) == ""
-    assert screenshot_missing({"context": {"evidence_skipped": {"a11y_snapshot": "no time left"}}}) == ""
-    assert screenshot_missing({"context": {"evidence_skipped": "not a mapping"}}) == ""
-    assert screenshot_missing({}) == ""
+    def failure(**fields: Any) -> Failure:
+        return Failure(failure_class="assertion_failed", runtime_code="TIMEOUT", retryable=False,
+                       step_kind="observation_or_assertion", message="", **fields)
+
+    assert screenshot_missing(failure(context={"evidence_skipped": {"screenshot": why}})) == why
+    assert screenshot_missing(failure(screenshot="screenshots/a.png",
+                                      context={"evidence_skipped": {"screenshot": why}})) == ""
+    assert screenshot_missing(failure(context={"evidence_skipped": {"a11y_snapshot": "no time left"}})) == ""
+    assert screenshot_missing(failure(context={"evidence_skipped": "not a mapping"})) == ""
+    assert screenshot_missing(failure()) == ""

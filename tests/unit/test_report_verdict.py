@@ -11,7 +11,7 @@ from flowwalk.events import Failure, Heal, RuleFinished, RunCancelled, RunFinish
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.emit import EmitWriter
 from flowwalk.report.records import read_run
-from sample_run import healed_events, sample_events, sample_suites, write_sample_run
+from sample_run import healed_events, sample_events, sample_suites, typed, write_sample_run
 from flowwalk.report.verdict import build_verdict
 from flowwalk.report.verdict_json import verdict_data
 from flowwalk.settings import Settings
@@ -180,5 +180,5 @@ def test_only_tests_that_walked_are_among_the_slowest(tmp_path: Path) -> None:
     slowest = [s["test_id"] for s in verdict["slowest"]]
     assert slowest and not never & set(slowest)
     assert all(s["duration_ms"] > 0 for s in verdict["slowest"])
-    section = render_summary(verdict).split("### Slowest", 1)[1]
+    section = render_summary(typed(verdict)).split("### Slowest", 1)[1]
     assert not any(tid in section for tid in never)

@@ -13,9 +13,12 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flowwalk import events as ev
+
+if TYPE_CHECKING:
+    from flowwalk.report.verdict_model import Verdict
 
 __all__ = ["Latest"]
 
@@ -49,9 +52,9 @@ class Latest:
         """The scenarios the report holds a walk of."""
         return tuple(self._kept)
 
-    def write(self, plan: dict[str, Any]) -> dict[str, Any]:
+    def write(self, plan: dict[str, Any]) -> Verdict:
         """Keep the last walk's scenarios, write emit.jsonl for the whole `plan` (a `Plan.record()`)
-        and every report; returns verdict.json."""
+        and every report; returns the verdict."""
         from flowwalk.report.build import build_reports, write_atomic
         from flowwalk.report.emit import dump_record
         from flowwalk.report.records import read_run

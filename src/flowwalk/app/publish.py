@@ -49,7 +49,7 @@ def _publish_to_gitlab(report_dir: Path, given: dict[str, object]) -> PublishRes
     verdict = load_verdict(report_dir)
     settings = gitlab_settings_from_env(os.environ, {k: given[k] for k in ("token", "comment_mode", "comment_name")})
     publish_to_gitlab(verdict, settings, base_url=run_base_url(report_dir))
-    return PublishResult(exit_code=int(verdict["exit_code"]), outcome=str(verdict["outcome"]))
+    return PublishResult(exit_code=verdict.exit_code, outcome=verdict.outcome)
 
 
 def _heal_suggestions(report_dir: Path) -> list[Suggestion]:

@@ -11,6 +11,7 @@ from flowwalk.importer.ledger import generate_schemas as ledger_schemas
 from flowwalk.report.build import build_reports
 from flowwalk.report.merge import MergeResult, merge_reports
 from flowwalk.report.verdict_json import SCHEMA_FILE as VERDICT_SCHEMA_FILE, verdict_schema
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.spec.schemas import generate_schemas as input_schemas, render
 
 __all__ = ["merge", "rebuild", "schema_texts", "write_schemas"]
@@ -20,7 +21,7 @@ def merge(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResult:
     return merge_reports(dirs, out_dir)
 
 
-def rebuild(report_dir: str | Path) -> dict[str, Any]:
+def rebuild(report_dir: str | Path) -> Verdict:
     """`flowwalk report DIR`: every report rebuilt from the folder's emit.jsonl; the verdict."""
     return build_reports(Path(report_dir))
 

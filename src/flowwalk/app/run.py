@@ -27,6 +27,7 @@ from flowwalk.walk.prelaunch import Prelaunch
 
 if TYPE_CHECKING:
     from flowwalk.plan.model import Plan
+    from flowwalk.report.verdict_model import Verdict
     from flowwalk.walk.prelaunch import BrowserHost
 
 __all__ = ["Loaded", "RunRequest", "cancelled_by_signals", "execute_run", "load", "plan", "validate", "walk_suites"]
@@ -196,8 +197,8 @@ def cancelled_by_signals(cancel: CancelToken) -> Iterator[CancelToken]:
 
 
 def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | None = None,
-                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> dict[str, Any]:
-    """One run, end to end: serve, load, plan, walk, write the report folder; returns verdict.json.
+                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> Verdict:
+    """One run, end to end: serve, load, plan, walk, write the report folder; returns its verdict.
 
     `flowwalk run` calls it with the terminal, and SIGINT/SIGTERM cancel it (`cancel` None). The MCP
     server's `run` tool calls it from a worker thread with its own `cancel` (only the main thread may
@@ -248,7 +249,7 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
         stack.callback(writer.close)
         readiness = _wait_for_site(settings, wait_url, cancel) if wait_url else None
 
-        def report() -> dict[str, Any]:
+        def report() -> Verdict:
             writer.close()
             return build_reports(out.path)
 
@@ -258,12 +259,12 @@ def execute_run(request: RunRequest, *, console: TextIO, cancel: CancelToken | N
 
 
 def walk_suites(settings: Settings, the_plan: Plan, *, host: BrowserHost, sink: Callable[[Any], None],
-                report: Callable[[], dict[str, Any]], console: TextIO, cancel: CancelToken,
+                report: Callable[[], Verdict], console: TextIO, cancel: CancelToken,
                 gate: dict[str, Any] | None = None, readiness: dict[str, Any] | None = None,
-                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> dict[str, Any]:
+                on_event: Callable[[Any], None] | None = None, color: bool | str = "auto") -> Verdict:
     """Walk a plan of loaded suites on the browser `host` holds (started already): each event to
     `sink` (what records the walk), to the console and to `on_event`; then `report()` writes the
-    report folder and returns verdict.json, whose verdict the console prints last. A one-shot run
+    report folder and returns its verdict, which the console prints last. A one-shot run
     (`execute_run`) and each walk of a watch (app/watch.py) go through here, so both print the
     same lines."""
     from flowwalk.report.console import ConsoleReporter

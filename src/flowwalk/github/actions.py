@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence, TextIO
 from flowwalk.github.client import GitHubClient, repo_path
 from flowwalk.github.render import CLASS_GROUPS, RunLinks, failure_group, root_causes
 from flowwalk.github.render import headline as render_headline
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.settings import GitHubSettings
 
 SUMMARY_LIMIT = 1024 * 1024            # bytes per step
@@ -86,14 +87,14 @@ def write_outputs(path: str | Path, outputs: Mapping[str, Any]) -> None:
         handle.write(format_outputs(outputs))
 
 
-def verdict_outputs(verdict: Mapping[str, Any], report_dir: str, comment_url: str | None = None,
+def verdict_outputs(verdict: Verdict, report_dir: str, comment_url: str | None = None,
                     check_run_url: str | None = None) -> dict[str, Any]:
     """The step outputs the Action declares (flowwalk.github.inputs.ACTION_OUTPUTS)."""
-    counts = verdict.get("counts") or {}
+    counts = verdict.counts
     return {
-        "verdict": verdict.get("outcome"), "exit-code": verdict.get("exit_code"),
-        "total": counts.get("total", 0), "passed": counts.get("passed", 0), "failed": counts.get("failed", 0),
-        "skipped": counts.get("skipped", 0), "flaky": counts.get("flaky", 0),
+        "verdict": verdict.outcome, "exit-code": verdict.exit_code,
+        "total": counts.total, "passed": counts.passed, "failed": counts.failed,
+        "skipped": counts.skipped, "flaky": counts.flaky,
         "report-dir": report_dir, "comment-url": comment_url or "", "check-run-url": check_run_url or "",
     }
 
@@ -131,56 +132,62 @@ def _cap(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def collect_annotations(verdict: Mapping[str, Any], workspace: str | None = None) -> list[Annotation]:
+def collect_annotations(verdict: Verdict, workspace: str | None = None) -> list[Annotation]:
     """Every annotation for the verdict, most important first."""
-    tests = {str(t.get("test_id")): t for t in verdict.get("tests") or ()}
-    root = verdict.get("root") if isinstance(verdict.get("root"), str) else None
+    tests = {t.test_id: t for t in verdict.tests}
+    root = verdict.root
     causes = root_causes(verdict)
     order = [key for key, _t, _c in CLASS_GROUPS]
+
+    def excused(test_id: str) -> str:
+        return tests[test_id].excused if test_id in tests else ""
+
+    def change(test_id: str) -> str:
+        return tests[test_id].change if test_id in tests else ""
+
     # the failures that fail the job first, the new ones before those failing on the base; then by class
-    causes.sort(key=lambda c: (bool((tests.get(str(c.get("test_id"))) or {}).get("excused")),
-                               (tests.get(str(c.get("test_id"))) or {}).get("change") == "still_failing",
-                               order.index(failure_group(c.get("failure_class")))))
+    causes.sort(key=lambda c: (bool(excused(c.test_id)), change(c.test_id) == "still_failing",
+                               order.index(failure_group(c.failure_class))))
     out: list[Annotation] = []
     dependents: list[tuple[str, str]] = []
     for cause in causes:
-        test_id = str(cause.get("test_id"))
-        test = tests.get(test_id) or {}
-        path = cause.get("path") or test.get("source")
-        line = cause.get("line") or test.get("line") or 1
+        test_id = cause.test_id
+        test = tests.get(test_id)
+        path = cause.path or (test.source if test is not None else "")
+        line = cause.line or (test.line if test is not None else 0) or 1
         if not path:
             continue
         parts = []
-        if cause.get("step_text"):
-            parts.append(f"step: {cause['step_text']}")
-        if cause.get("expected"):
-            parts.append(f"expected: {cause['expected']}")
-        if cause.get("observed"):
-            parts.append(f"observed: {cause['observed']}")
-        if cause.get("message"):
-            parts.append(str(cause["message"]))
-        if cause.get("dependents"):
-            parts.append(f"{len(cause['dependents'])} dependent test(s) skipped because of it")
-        failure_class = cause.get("failure_class") or "failed"
+        if cause.step_text:
+            parts.append(f"step: {cause.step_text}")
+        if cause.expected:
+            parts.append(f"expected: {cause.expected}")
+        if cause.observed:
+            parts.append(f"observed: {cause.observed}")
+        if cause.message:
+            parts.append(cause.message)
+        if cause.dependents:
+            parts.append(f"{len(cause.dependents)} dependent test(s) skipped because of it")
+        failure_class = cause.failure_class or "failed"
         # a failure the gate excuses (quarantined, or not new under fail-on new) did not fail the job
-        excused = {"quarantined": "quarantined, did not fail the job: ",
-                   "not_new": "failing on the base too, did not fail the job: "}.get(str(test.get("excused") or ""), "")
-        if test.get("change") == "new":
+        why = {"quarantined": "quarantined, did not fail the job: ",
+               "not_new": "failing on the base too, did not fail the job: "}.get(excused(test_id), "")
+        if change(test_id) == "new":
             failure_class = f"new {failure_class}"
-        out.append(Annotation("warning" if excused else "error", repo_relative(str(path), workspace, root), int(line),
-                              _cap(f"{excused}{failure_class}: {test_id}", 255), _cap("\n".join(parts), 4000)))
-        dependents += [(str(d), test_id) for d in cause.get("dependents") or ()]
+        out.append(Annotation("warning" if why else "error", repo_relative(path, workspace, root), line,
+                              _cap(f"{why}{failure_class}: {test_id}", 255), _cap("\n".join(parts), 4000)))
+        dependents += [(d, test_id) for d in cause.dependents]
     for dependent, cause_id in dependents:
-        test = tests.get(dependent) or {}
-        if test.get("source"):
-            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace, root), int(test.get("line") or 1),
+        skipped = tests.get(dependent)
+        if skipped is not None and skipped.source:
+            out.append(Annotation("warning", repo_relative(skipped.source, workspace, root), skipped.line or 1,
                                   _cap(f"skipped: {dependent}", 255), f"not run because {cause_id} failed"))
-    for test_id in verdict.get("flaky") or ():
-        test = tests.get(str(test_id)) or {}
-        if test.get("source"):
-            out.append(Annotation("warning", repo_relative(str(test["source"]), workspace, root), int(test.get("line") or 1),
+    for test_id in verdict.flaky:
+        flaky = tests.get(test_id)
+        if flaky is not None and flaky.source:
+            out.append(Annotation("warning", repo_relative(flaky.source, workspace, root), flaky.line or 1,
                                   _cap(f"flaky: {test_id}", 255),
-                                  f"failed, then passed on attempt {test.get('attempts') or 2}"))
+                                  f"failed, then passed on attempt {flaky.attempts or 2}"))
     return out
 
 
@@ -238,8 +245,8 @@ def _utc(text: Any = None) -> str:
     return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def conclusion_of(verdict: Mapping[str, Any]) -> str:
-    code = int(verdict.get("exit_code") or 0)
+def conclusion_of(verdict: Verdict) -> str:
+    code = verdict.exit_code
     if code == 0:
         return "success"
     if code == 5:
@@ -247,8 +254,8 @@ def conclusion_of(verdict: Mapping[str, Any]) -> str:
     return "failure"
 
 
-def status_state_of(verdict: Mapping[str, Any]) -> str:
-    code = int(verdict.get("exit_code") or 0)
+def status_state_of(verdict: Verdict) -> str:
+    code = verdict.exit_code
     if code == 0:
         return "success"
     if code in (1, 2):
@@ -256,14 +263,14 @@ def status_state_of(verdict: Mapping[str, Any]) -> str:
     return "error"  # infrastructure, cancelled, internal: the checks did not get to judge the site
 
 
-def headline(verdict: Mapping[str, Any]) -> str:
-    counts = verdict.get("counts") or {}
+def headline(verdict: Verdict) -> str:
+    counts = verdict.counts
     _icon, text = render_headline(verdict)
-    numbers = f"{counts.get('failed', 0)} failed, {counts.get('passed', 0)} passed"
-    if counts.get("skipped"):
-        numbers += f", {counts['skipped']} skipped"
-    if counts.get("flaky"):
-        numbers += f", {counts['flaky']} flaky"
+    numbers = f"{counts.failed} failed, {counts.passed} passed"
+    if counts.skipped:
+        numbers += f", {counts.skipped} skipped"
+    if counts.flaky:
+        numbers += f", {counts.flaky} flaky"
     return f"{numbers}: {text}"
 
 
@@ -286,7 +293,7 @@ class CheckRunResult:
     conclusion: str
 
 
-def publish_check_run(client: GitHubClient, settings: GitHubSettings, verdict: Mapping[str, Any],
+def publish_check_run(client: GitHubClient, settings: GitHubSettings, verdict: Verdict,
                       annotations: Sequence[Annotation], summary_markdown: str, links: RunLinks) -> CheckRunResult:
     """Create the check run, add the annotations 50 at a time, conclude it from the verdict."""
     assert settings.repository and settings.sha, "publish checks these first"
@@ -298,13 +305,13 @@ def publish_check_run(client: GitHubClient, settings: GitHubSettings, verdict: M
     items = [_check_annotation(a) for a in annotations[:CHECK_ANNOTATIONS_MAX]]
     batches = [items[i:i + CHECK_ANNOTATIONS_PER_REQUEST] for i in range(0, len(items), CHECK_ANNOTATIONS_PER_REQUEST)]
     create: dict[str, Any] = {"name": name, "head_sha": settings.sha, "status": "in_progress",
-                              "started_at": _utc(verdict.get("started_at")),
+                              "started_at": _utc(verdict.started_at),
                               "output": {"title": title, "summary": summary,
                                          "annotations": batches[0] if batches else []}}
     if links.run_url:
         create["details_url"] = links.run_url
-    if verdict.get("run_id"):
-        create["external_id"] = str(verdict["run_id"])
+    if verdict.run_id:
+        create["external_id"] = verdict.run_id
     created = client.post(base, create)
     run_id = int(created.data["id"])
     requests = 1
@@ -326,7 +333,7 @@ class StatusResult:
     context: str
 
 
-def publish_commit_status(client: GitHubClient, settings: GitHubSettings, verdict: Mapping[str, Any],
+def publish_commit_status(client: GitHubClient, settings: GitHubSettings, verdict: Verdict,
                           links: RunLinks) -> StatusResult:
     assert settings.repository and settings.sha, "publish checks these first"
     state = status_state_of(verdict)

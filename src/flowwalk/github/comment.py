@@ -17,6 +17,7 @@ from flowwalk.github.client import GitHubClient, UnprocessableError, repo_path
 from flowwalk.github.render import (
     COMMENT_LIMIT, CUT_MARK, HealStatus, RunLinks, links_from_settings, parse_marker, render_comment, verdict_digest,
 )
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.settings import GitHubSettings
 
 
@@ -47,11 +48,11 @@ def find_comments(client: GitHubClient, repository: str, pr_number: int,
     return sorted(found, key=lambda c: int(c.get("id") or 0))
 
 
-def _is_passing(verdict: Mapping[str, Any]) -> bool:
-    return int(verdict.get("exit_code") or 0) == 0
+def _is_passing(verdict: Verdict) -> bool:
+    return verdict.exit_code == 0
 
 
-def upsert_comment(client: GitHubClient, settings: GitHubSettings, verdict: Mapping[str, Any],
+def upsert_comment(client: GitHubClient, settings: GitHubSettings, verdict: Verdict,
                    links: RunLinks | None = None, *, mode: str | None = None,
                    heal_status: HealStatus | None = None) -> CommentResult:
     """Create or edit the one flowwalk comment on `settings.pr_number` according to the mode.

@@ -16,6 +16,7 @@ from typing import Any, Mapping, TextIO
 
 from flowwalk.github.gitlab_client import GitLabClient, GitLabError, project_path
 from flowwalk.github.render import RunLinks, parse_marker, render_comment, verdict_digest
+from flowwalk.report.verdict_model import Verdict
 
 #: GitLab's limit for a note's body (characters)
 NOTE_LIMIT = 1_000_000
@@ -79,7 +80,7 @@ class NoteResult:
     note_id: int | None = None
 
 
-def upsert_note(client: GitLabClient, settings: GitLabSettings, verdict: Mapping[str, Any],
+def upsert_note(client: GitLabClient, settings: GitLabSettings, verdict: Verdict,
                 links: RunLinks) -> NoteResult:
     """Create or edit the one flowwalk note on the merge request, by the comment mode. Raises
     GitLabError when GitLab refuses."""
@@ -97,7 +98,7 @@ def upsert_note(client: GitLabClient, settings: GitLabSettings, verdict: Mapping
                    and (parse_marker(str(n.get("body") or "")) or ("", ""))[0] == (name or None)),
                   key=lambda n: int(n.get("id") or 0))
     newest = ours[-1] if ours else None
-    passing = int(verdict.get("exit_code") or 0) == 0
+    passing = verdict.exit_code == 0
     if mode == "on-failure" and passing and newest is None:
         return NoteResult("skipped", "comment-mode on-failure and every test passed")
     if mode == "on-change" and newest is not None and \
@@ -122,7 +123,7 @@ def _note_url(settings: GitLabSettings, note_id: Any) -> str | None:
     return f"{settings.server_url}/{settings.project_path}/-/merge_requests/{settings.merge_request_iid}#note_{note_id}"
 
 
-def publish_to_gitlab(verdict: Mapping[str, Any], settings: GitLabSettings, *, base_url: str | None = None,
+def publish_to_gitlab(verdict: Verdict, settings: GitLabSettings, *, base_url: str | None = None,
                       client: GitLabClient | None = None, err: TextIO | None = None) -> NoteResult | None:
     """The merge request note, said on `err`; never raises for GitLab's answers (the verdict stands).
     None when there was nothing to try (no token, not a merge request pipeline: both said)."""

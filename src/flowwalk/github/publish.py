@@ -43,6 +43,8 @@ from flowwalk.github.comment import CommentResult, upsert_comment
 from flowwalk.github.env import PR_EVENTS, github_settings_from_env, read_event
 from flowwalk.github.render import RunLinks, links_from_settings, render_markdown
 from flowwalk.github.review import Suggestion, SuggestionResult, post_suggestions, suggestion_status
+from flowwalk.report.verdict_json import read_verdict
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
 from flowwalk.settings import GitHubSettings
 
@@ -106,48 +108,27 @@ def read_pr_context(report_dir: str | Path) -> PrContext | None:
 # --- the verdict ----------------------------------------------------------------------------------------
 
 
-class _VerdictHead(BaseModel):
-    """The fields publish relies on; the rest of verdict.json is read as-is."""
-
-    model_config = ConfigDict(extra="allow")
-
-    schema_: str = Field(alias="schema")
-    outcome: str
-    exit_code: int = Field(ge=0, le=7)
-    counts: dict[str, int]
-
-
-def load_verdict(report_dir: str | Path) -> dict[str, Any]:
+def load_verdict(report_dir: str | Path) -> Verdict:
+    """The report folder's verdict.json (`verdict_json.read_verdict`); UsageError when there is none."""
     path = ReportFolder(Path(report_dir)).verdict
     if not path.is_file():
         raise UsageError(f"{path}: no verdict to publish\n  hint: run `flowwalk run --out {report_dir}` first, or "
                          f"point --report at the folder `flowwalk merge --out` wrote")
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        _VerdictHead.model_validate(data)
-    except ValueError as error:
-        first = str(error).splitlines()[0]
-        raise UsageError(f"{path}:1:1: error: not a flowwalk.verdict/1 file ({first})\n"
-                         f"  hint: rebuild it with `flowwalk report {report_dir}`") from None
-    if not str(data.get("schema", "")).startswith("flowwalk.verdict/"):
-        raise UsageError(f"{path}:1:1: error: schema '{data.get('schema')}' is not flowwalk.verdict/1\n"
-                         f"  hint: rebuild it with `flowwalk report {report_dir}`")
-    return dict(data)
+    return read_verdict(path)
 
 
-def shard_name(verdict: Mapping[str, Any], name: str | None) -> str | None:
+def shard_name(verdict: Verdict, name: str | None) -> str | None:
     """The comment name a verdict publishes under: a shard job's own verdict (`shards.shard`, see
     records.read_run) speaks for that shard alone, so its comment, check run and status are named
     `shard-K-of-N` (after --comment-name) and never replace the merged verdict's or another shard's."""
-    shards = verdict.get("shards") or {}
-    shard, total = shards.get("shard"), shards.get("total")
-    if not isinstance(shard, int) or not isinstance(total, int):
+    shard, total = verdict.shards.shard, verdict.shards.total
+    if shard is None:
         return name
     own = f"shard-{shard}-of-{total}"
     return f"{name}/{own}" if name else own
 
 
-def for_shard(verdict: Mapping[str, Any], settings: GitHubSettings) -> GitHubSettings:
+def for_shard(verdict: Verdict, settings: GitHubSettings) -> GitHubSettings:
     named = shard_name(verdict, settings.comment_name)
     return settings if named == settings.comment_name else replace(settings, comment_name=named)
 
@@ -300,7 +281,7 @@ def publish(report_dir: str | Path, settings: GitHubSettings, *, client: GitHubC
         outputs_written = _guard(progress, "step outputs", write) or False
 
     result = PublishResult(
-        exit_code=int(verdict["exit_code"]), outcome=str(verdict["outcome"]), comment=comment, check_run=check,
+        exit_code=verdict.exit_code, outcome=verdict.outcome, comment=comment, check_run=check,
         commit_status=status, suggestions=suggested, summary_bytes=summary_bytes, outputs_written=outputs_written,
         annotations_printed=printed, errors=tuple(progress.errors), notices=tuple(progress.notices),
         pr_number=settings.pr_number)
@@ -320,7 +301,7 @@ def _suggestion_notes(result: SuggestionResult) -> list[str]:
     return notes
 
 
-def _summary_markdown(report: Path, verdict: Mapping[str, Any], links: RunLinks) -> str:
+def _summary_markdown(report: Path, verdict: Verdict, links: RunLinks) -> str:
     summary = ReportFolder(report).summary
     try:
         text = summary.read_text(encoding="utf-8")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Mapping, Sequence
 from urllib.parse import quote
 
@@ -28,6 +28,7 @@ from flowwalk.report.summary import (CATEGORIES, HEAL_MEANING, OUTCOME_ICONS, ev
                                      gate_sections, healed_items, leads, outcome_words, refactor_of,
                                      render_written_baselines,
                                      written_baselines)
+from flowwalk.report.verdict_model import RootCause, TestVerdict, Verdict
 from flowwalk.settings import GitHubSettings
 
 COMMENT_LIMIT = 65_536
@@ -43,10 +44,10 @@ CLASS_GROUPS: tuple[tuple[str, str, tuple[str, ...]], ...] = tuple(
 _COMMENT_ADVICE = {"infrastructure_failed": " (rerunning may pass)", "cancelled": "; this covers what ran"}
 
 
-def headline(verdict: Mapping[str, Any]) -> tuple[str, str]:
+def headline(verdict: Verdict) -> tuple[str, str]:
     """(icon, words) of the comment's and the check run's headline: the outcome in words
     (`summary.outcome_words`) and what a reviewer can do about it."""
-    outcome = str(verdict.get("outcome") or "passed")
+    outcome = verdict.outcome
     words = outcome_words(verdict) if outcome in OUTCOME_ICONS else outcome.replace("_", " ")
     return OUTCOME_ICONS.get(outcome, "❔"), words + _COMMENT_ADVICE.get(outcome, "")
 
@@ -89,17 +90,16 @@ def links_from_settings(settings: GitHubSettings, *, base_url: str | None = None
 # --- digest and marker ------------------------------------------------------------------------------
 
 
-def verdict_digest(verdict: Mapping[str, Any]) -> str:
+def verdict_digest(verdict: Verdict) -> str:
     """What a reviewer would call "the result": outcome, counts, shards and each test's status and
     failure. Timings, run ids and observed page text are left out, so a rerun with the same
     result has the same digest (on-change mode keeps quiet)."""
     tests = sorted(
-        (str(t.get("test_id")), str(t.get("status")),
-         str((t.get("failure") or {}).get("failure_class") or ""), str((t.get("failure") or {}).get("line") or ""))
-        for t in verdict.get("tests") or ())
-    shards = verdict.get("shards") or {}
-    key = {"outcome": verdict.get("outcome"), "counts": verdict.get("counts"),
-           "shards": [shards.get("total"), sorted(shards.get("reported") or [])], "tests": tests}
+        (t.test_id, t.status, t.failure.failure_class if t.failure else "", str((t.failure.line if t.failure else None)
+                                                                                 or ""))
+        for t in verdict.tests)
+    key = {"outcome": verdict.outcome, "counts": asdict(verdict.counts),
+           "shards": [verdict.shards.total, sorted(verdict.shards.reported)], "tests": tests}
     return hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -170,20 +170,21 @@ def failure_group(failure_class: str | None) -> str:
     return "spec"  # an unknown class needs a human look, not an alert
 
 
-def root_causes(verdict: Mapping[str, Any]) -> list[dict[str, Any]]:
+def root_causes(verdict: Verdict) -> list[RootCause]:
     """The verdict's root causes, or (for a verdict without them) every failed test's failure."""
-    causes = [dict(c) for c in verdict.get("root_causes") or ()]
-    if causes:
-        return causes
+    if verdict.root_causes:
+        return list(verdict.root_causes)
     out = []
-    for test in verdict.get("tests") or ():
-        failure = test.get("failure") or {}
-        if test.get("status") == "failed" and failure.get("step_kind") != "parent_failed":
-            out.append({"test_id": test.get("test_id"), "failure_class": failure.get("failure_class"),
-                        "message": failure.get("message", ""), "step_text": failure.get("step_text", ""),
-                        "path": failure.get("path") or test.get("source"), "line": failure.get("line") or test.get("line"),
-                        "expected": failure.get("expected", ""), "observed": failure.get("observed", ""),
-                        "dependents": []})
+    for test in verdict.tests:
+        failure = test.failure
+        if test.status == "failed" and (failure is None or failure.step_kind != "parent_failed"):
+            out.append(RootCause(
+                test_id=test.test_id, failure_class=failure.failure_class if failure else "",
+                message=failure.message if failure else "", step_text=failure.step_text if failure else "",
+                path=(failure.path if failure else None) or test.source,
+                line=(failure.line if failure else None) or test.line,
+                expected=failure.expected if failure else "", observed=failure.observed if failure else "",
+                dependents=()))
     return out
 
 
@@ -216,19 +217,20 @@ class _Cuts:
                 f"The job summary and `report.html` in the report artifact have everything.")
 
 
-def _test_index(verdict: Mapping[str, Any]) -> dict[str, Mapping[str, Any]]:
-    return {str(t.get("test_id")): t for t in verdict.get("tests") or ()}
+def _test_index(verdict: Verdict) -> dict[str, TestVerdict]:
+    return {t.test_id: t for t in verdict.tests}
 
 
-def _failure_lines(cause: Mapping[str, Any], test: Mapping[str, Any] | None, links: RunLinks,
+def _failure_lines(cause: RootCause, test: TestVerdict | None, links: RunLinks,
                    detail: _Detail, cuts: _Cuts) -> list[str]:
-    test_id = str(cause.get("test_id"))
-    path, line = cause.get("path") or (test or {}).get("source"), cause.get("line") or (test or {}).get("line")
+    test_id = cause.test_id
+    path = cause.path or (test.source if test is not None else None)
+    line = cause.line or (test.line if test is not None else None)
     where = f"{path}:{line}" if path and line else str(path or "")
     url = links.blob(path, line)
     location = f"[{_link_text(where)}]({url})" if url else (code(where) if where else "")
     lines = [f"- **{code(test_id, 200)}**" + (f" at {location}" if location else "")
-             + f" · `{cause.get('failure_class') or 'failed'}`"]
+             + f" · `{cause.failure_class or 'failed'}`"]
     full = detail.field_cap >= _LEVELS[0].field_cap
 
     def field_line(label: str, value: Any) -> None:
@@ -237,25 +239,25 @@ def _failure_lines(cause: Mapping[str, Any], test: Mapping[str, Any] | None, lin
                 cuts.fields = True
             lines.append(f"  - {label}: {code(str(value), detail.field_cap)}")
 
-    field_line("step", cause.get("step_text"))
-    field_line("expected", cause.get("expected"))
-    field_line("observed", cause.get("observed"))
-    field_line("message", cause.get("message"))
-    shots = [s for s in ((test or {}).get("screenshots") or ()) if s]
-    failure = (test or {}).get("failure") or {}
-    if failure.get("screenshot") and failure["screenshot"] not in shots:
-        shots.insert(0, failure["screenshot"])
+    field_line("step", cause.step_text)
+    field_line("expected", cause.expected)
+    field_line("observed", cause.observed)
+    field_line("message", cause.message)
+    shots = [s for s in (test.screenshots if test is not None else ()) if s]
+    failure = test.failure if test is not None else None
+    if failure is not None and failure.screenshot and failure.screenshot not in shots:
+        shots.insert(0, failure.screenshot)
     if shots:
         lines.append("  - screenshot: " + ", ".join(code(s, 200) for s in shots[:3])
                      + (" (in the report artifact)" if links.artifact_url else ""))
-    evidence = evidence_markdown(failure, indent="  ", diff_lines=20 if full else 8)
-    if evidence:
+    evidence = evidence_markdown(failure, indent="  ", diff_lines=20 if full else 8) if failure is not None else []
+    if evidence and failure is not None:
         lines.extend(evidence)
-        if failure.get("baseline"):
+        if failure.baseline is not None:
             where = f"[the report artifact]({links.artifact_url})" if links.artifact_url else "the report artifact"
             lines.append(f"  - the diff is in `report.html` in {where}; `flowwalk heal --report <it>` shows "
                          "and writes the new baseline for review")
-    dependents = [str(d) for d in cause.get("dependents") or ()]
+    dependents = list(cause.dependents)
     if dependents:
         shown = dependents[: detail.max_dependents]
         cuts.dependents += len(dependents) - len(shown)
@@ -265,14 +267,13 @@ def _failure_lines(cause: Mapping[str, Any], test: Mapping[str, Any] | None, lin
     return lines
 
 
-def _reproduce(causes: Sequence[Mapping[str, Any]], verdict: Mapping[str, Any], links: RunLinks,
-               detail: _Detail) -> list[str]:
+def _reproduce(causes: Sequence[RootCause], verdict: Verdict, links: RunLinks, detail: _Detail) -> list[str]:
     files: list[str] = []
     tests = _test_index(verdict)
     for cause in causes:
-        source = (tests.get(str(cause.get("test_id"))) or {}).get("source") or cause.get("path")
+        source = (tests[cause.test_id].source if cause.test_id in tests else "") or cause.path
         if source and source not in files:
-            files.append(str(source))
+            files.append(source)
     if not files:
         return []
     base = links.base_url
@@ -294,7 +295,7 @@ def _shell_word(text: str) -> str:
 HealStatus = Mapping[tuple[str, str, str], str]
 
 
-def _heal_lines(verdict: Mapping[str, Any], links: RunLinks, detail: _Detail, status: HealStatus) -> list[str]:
+def _heal_lines(verdict: Verdict, links: RunLinks, detail: _Detail, status: HealStatus) -> list[str]:
     """The healed selectors: where, old -> new, how found, and whether a suggestion is on the diff."""
     items = healed_items(verdict)
     if not items:
@@ -337,30 +338,29 @@ def _heal_lines(verdict: Mapping[str, Any], links: RunLinks, detail: _Detail, st
     return out
 
 
-def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Detail | None = None,
+def render_markdown(verdict: Verdict, links: RunLinks, *, detail: _Detail | None = None,
                     shown_failures: int | None = None, limit: int = COMMENT_LIMIT,
                     cuts: _Cuts | None = None, heal_status: HealStatus | None = None) -> str:
     """The verdict as Markdown (no marker): the comment's body, also the job summary's fallback."""
     detail = detail or _LEVELS[0]
     cuts = cuts if cuts is not None else _Cuts()
     icon, words = headline(verdict)
-    counts = verdict.get("counts") or {}
-    total = counts.get("total", 0)
+    counts = verdict.counts
+    total = counts.total
     out: list[str] = [f"### {icon} flowwalk: {words}", ""]
 
-    parts = [f"**{counts.get('failed', 0)} failed**" if counts.get("failed") else "0 failed",
-             f"{counts.get('passed', 0)} passed", f"{counts.get('skipped', 0)} skipped"]
-    if counts.get("flaky"):
-        parts.append(f"{counts['flaky']} flaky")
+    parts = [f"**{counts.failed} failed**" if counts.failed else "0 failed",
+             f"{counts.passed} passed", f"{counts.skipped} skipped"]
+    if counts.flaky:
+        parts.append(f"{counts.flaky} flaky")
     summary = f"{total} tests: " + ", ".join(parts)
-    shards = verdict.get("shards") or {}
-    shard_total = int(shards.get("total") or 1)
-    reported = list(shards.get("reported") or ())
-    if shards.get("shard"):  # a shard job's own verdict, published from that job
-        summary += f" · shard {shards['shard']} of {shard_total} only"
-    elif shard_total > 1 or shards.get("missing"):
-        summary += f" · shards reported: {len(set(reported))} of {shard_total}"
-    summary += f" · {_seconds(verdict.get('duration_ms'))}"
+    shards = verdict.shards
+    shard_total = shards.total or 1
+    if shards.shard:  # a shard job's own verdict, published from that job
+        summary += f" · shard {shards.shard} of {shard_total} only"
+    elif shard_total > 1 or shards.missing:
+        summary += f" · shards reported: {len(set(shards.reported))} of {shard_total}"
+    summary += f" · {_seconds(verdict.duration_ms)}"
     out.append(summary)
     lead = gate_lead(verdict)
     if lead:
@@ -372,17 +372,17 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
         link_parts.append(f"[report.html and screenshots (artifact)]({links.artifact_url})")
     if link_parts:
         out += ["", " · ".join(link_parts)]
-    if shards.get("missing"):
-        missing = ", ".join(str(m) for m in shards["missing"])
-        out += ["", f"> [!WARNING]\n> Shard{'s' if len(shards['missing']) > 1 else ''} {missing} of {shard_total} "
-                    f"did not report: the tests assigned to {'them' if len(shards['missing']) > 1 else 'it'} are not in this verdict."]
-    if shards.get("duplicated"):
-        out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(d) for d in shards['duplicated'])} reported twice; "
+    if shards.missing:
+        missing = ", ".join(str(m) for m in shards.missing)
+        out += ["", f"> [!WARNING]\n> Shard{'s' if len(shards.missing) > 1 else ''} {missing} of {shard_total} "
+                    f"did not report: the tests assigned to {'them' if len(shards.missing) > 1 else 'it'} are not in this verdict."]
+    if shards.duplicated:
+        out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(d) for d in shards.duplicated)} reported twice; "
                     "the last report of each test was kept."]
-    if shards.get("mismatched"):
-        out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(m) for m in shards['mismatched'])} planned other "
+    if shards.mismatched:
+        out += ["", f"> [!WARNING]\n> Shard(s) {', '.join(str(m) for m in shards.mismatched)} planned other "
                     "files than the rest: were all jobs given the same paths and the same commit?"]
-    others = [str(w) for w in verdict.get("warnings") or () if not str(w).startswith("shard ")]
+    others = [w for w in verdict.warnings if not w.startswith("shard ")]
     if others:
         out += ["", "<details><summary>Report warnings</summary>", ""]
         out += [f"- {code(w, detail.field_cap)}" for w in others[:10]]
@@ -390,22 +390,22 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
 
     tests = _test_index(verdict)
     # the new failures lead; what was failing on the base, or is excused, follows compactly
-    causes = [c for c in root_causes(verdict) if leads(tests.get(str(c.get("test_id"))))]
+    causes = [c for c in root_causes(verdict) if leads(tests.get(c.test_id))]
     if causes:
-        ordered = [c for key, _t, _c in CLASS_GROUPS for c in causes if failure_group(c.get("failure_class")) == key]
+        ordered = [c for key, _t, _c in CLASS_GROUPS for c in causes if failure_group(c.failure_class) == key]
         budget = min(len(ordered), detail.max_failures)
         if shown_failures is not None and shown_failures < budget:
             cuts.failures = budget - shown_failures
             budget = shown_failures
         shown_ids = {id(c) for c in ordered[:budget]}
         for key, title, _classes in CLASS_GROUPS:
-            group = [c for c in ordered if failure_group(c.get("failure_class")) == key]
+            group = [c for c in ordered if failure_group(c.failure_class) == key]
             if not group:
                 continue
             out += ["", f"#### {title} ({len(group)})", ""]
             for cause in group:
                 if id(cause) in shown_ids:
-                    out += _failure_lines(cause, tests.get(str(cause.get("test_id"))), links, detail, cuts)
+                    out += _failure_lines(cause, tests.get(cause.test_id), links, detail, cuts)
             hidden = sum(1 for c in group if id(c) not in shown_ids)
             if hidden:
                 out.append(f"- … and {hidden} more (see report.html)")
@@ -418,23 +418,23 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
     if written:
         out += ["", render_written_baselines(written, limit=detail.max_flaky).replace("### ", "#### ", 1).rstrip()]
 
-    flaky = [str(t) for t in verdict.get("flaky") or ()]
+    flaky = list(verdict.flaky)
     if flaky:
         show = flaky[: detail.max_flaky]
         cuts.flaky += len(flaky) - len(show)
         out += ["", f"#### Flaky: passed on a retry ({len(flaky)})", ""]
         for test_id in show:
-            attempts = (tests.get(test_id) or {}).get("attempts")
+            attempts = tests[test_id].attempts if test_id in tests else None
             out.append(f"- {code(test_id, 200)}" + (f" (attempt {attempts})" if attempts else ""))
         if len(show) < len(flaky):
             out.append(f"- … and {len(flaky) - len(show)} more")
 
-    slowest = list(verdict.get("slowest") or ())
+    slowest = verdict.slowest
     if slowest and detail.max_slowest:
         out += ["", "<details><summary>Slowest tests</summary>", "", "| test | time |", "|---|---:|"]
         for item in slowest[: detail.max_slowest]:
-            name = code(str(item.get("test_id")), 150).replace("|", "\\|")
-            out.append(f"| {name} | {_seconds(item.get('duration_ms'))} |")
+            name = code(item.test_id, 150).replace("|", "\\|")
+            out.append(f"| {name} | {_seconds(item.duration_ms)} |")
         out += ["", "</details>"]
     elif slowest:
         cuts.slowest = True
@@ -446,12 +446,12 @@ def render_markdown(verdict: Mapping[str, Any], links: RunLinks, *, detail: _Det
     if note:
         out += ["", note]
     out += ["", f"<sub>flowwalk {__version__}"
-            + (f" · run `{_clip(str(verdict.get('run_id')), 40)}`" if verdict.get("run_id") else "")
+            + (f" · run `{_clip(verdict.run_id, 40)}`" if verdict.run_id else "")
             + (f" · commit {links.sha[:7]}" if links.sha else "") + "</sub>"]
     return "\n".join(out) + "\n"
 
 
-def render_comment(verdict: Mapping[str, Any], links: RunLinks, *, name: str | None = None,
+def render_comment(verdict: Verdict, links: RunLinks, *, name: str | None = None,
                    limit: int = COMMENT_LIMIT, heal_status: HealStatus | None = None) -> str:
     """The whole comment body, marker first, at most `limit` characters."""
     head = marker(name, verdict_digest(verdict)) + "\n"

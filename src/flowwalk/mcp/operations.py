@@ -32,7 +32,7 @@ from flowwalk.cooperative import CancelToken
 from flowwalk.discover import DISCOVER_DIR, DiscoverOptions, discover as crawl
 from flowwalk.discover.wall import LoginWall, login_flow, probe_login
 from flowwalk.errors import Problem, SpecError, UsageError
-from flowwalk.events import Heal
+from flowwalk.events import Heal, to_json
 from flowwalk.heal.decide import choose_recorded
 from flowwalk.heal.patch import describe
 from flowwalk.mcp.answers import (
@@ -55,6 +55,7 @@ from flowwalk.mcp.bounds import clip
 from flowwalk.mcp.explain import failure_label, read_verdict
 from flowwalk.mcp.workspace import Workspace, discover_uri, report_uri, spec_leaf
 from flowwalk.report.records import read_run
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
 from flowwalk.settings import Overrides
 from flowwalk.spec.loader import display_path
@@ -254,25 +255,24 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
         with limits.lock:
             limits.busy.discard(out)
     name = ws.relative(out)
-    tests = {str(t.get("test_id")): t for t in verdict.get("tests") or () if isinstance(t, dict)}
+    tests = {t.test_id: t for t in verdict.tests}
     causes = []
-    for cause in verdict.get("root_causes") or ():
-        failure = tests.get(str(cause.get("test_id")), {}).get("failure") or {}
-        index = failure.get("step_index")
-        step = str(cause.get("step_text") or "")
+    for cause in verdict.root_causes:
+        test = tests.get(cause.test_id)
+        failure = test.failure if test is not None else None
+        index = failure.step_index if failure is not None else None
+        step = cause.step_text
         causes.append(RootCause(
-            test_id=str(cause.get("test_id")), failure_class=cause.get("failure_class"),
-            label=failure_label(failure), runtime_code=str(failure.get("runtime_code") or ""),
-            step=f"step {index} ({step})" if isinstance(index, int) and step else step,
-            step_index=index if isinstance(index, int) else None,
-            path=str(cause.get("path") or ""), line=cause.get("line"),
-            expected=str(cause.get("expected") or ""), observed=str(cause.get("observed") or ""),
-            message=str(cause.get("message") or ""), screenshot=failure.get("screenshot"),
-            dependents=list(cause.get("dependents") or [])))
+            test_id=cause.test_id, failure_class=cause.failure_class,
+            label=failure_label(failure), runtime_code=failure.runtime_code if failure is not None else "",
+            step=f"step {index} ({step})" if index is not None and step else step,
+            step_index=index, path=cause.path, line=cause.line,
+            expected=cause.expected, observed=cause.observed, message=cause.message,
+            screenshot=failure.screenshot if failure is not None else None, dependents=list(cause.dependents)))
     printed = console.getvalue()
     return RunAnswer(
-        outcome=str(verdict.get("outcome")), exit_code=int(verdict.get("exit_code", 4)),
-        counts=dict(verdict.get("counts") or {}), duration_ms=float(verdict.get("duration_ms") or 0.0),
+        outcome=verdict.outcome, exit_code=verdict.exit_code, counts=to_json(verdict.counts),
+        duration_ms=verdict.duration_ms,
         report_dir=name, summary_uri=report_uri(name, ReportFolder.SUMMARY),
         verdict_uri=report_uri(name, ReportFolder.VERDICT),
         root_causes=causes,
@@ -288,13 +288,12 @@ def report_entry(ws: Workspace, folder: Path) -> ReportOut:
     entry = ReportOut(dir=name, summary_uri=report_uri(name, ReportFolder.SUMMARY),
                       verdict_uri=report_uri(name, ReportFolder.VERDICT))
     try:
-        verdict = read_verdict(folder)
-    except (OSError, ValueError):
-        verdict = {}
-    entry.outcome = verdict.get("outcome")
-    entry.exit_code = verdict.get("exit_code") if isinstance(verdict.get("exit_code"), int) else None
-    entry.counts = {k: v for k, v in (verdict.get("counts") or {}).items() if isinstance(v, int)}
-    entry.started_at = verdict.get("started_at")
+        verdict: Verdict | None = read_verdict(folder)
+    except (OSError, ValueError, UsageError):
+        verdict = None
+    if verdict is not None:
+        entry.outcome, entry.exit_code = verdict.outcome, verdict.exit_code
+        entry.counts, entry.started_at = to_json(verdict.counts), verdict.started_at
     shots = folder / ReportFolder.SCREENSHOTS
     if shots.is_dir():
         entry.screenshots = sorted(p.name for p in shots.iterdir() if p.is_file())[:50]
@@ -443,9 +442,9 @@ def heal_questions(folder: Path) -> list[OpenHeal]:
     found: dict[str, OpenHeal] = {}
     for test in run.tests:
         failure = test.final.failure if test.final is not None else None
-        context = failure.context if failure is not None and isinstance(failure.context, dict) else {}
+        snapshot = failure.evidence().a11y_snapshot if failure is not None else ""
         for step in test.steps:
-            recorded = step.detail.get("heal_question") if isinstance(step.detail, dict) else None
+            recorded = step.detail["heal_question"] if "heal_question" in step.detail else None
             pinned = _PINNED.search(step.failure.message if step.failure is not None else "")
             if not isinstance(recorded, dict) or not recorded.get("candidates") or pinned is None:
                 continue
@@ -453,7 +452,7 @@ def heal_questions(folder: Path) -> list[OpenHeal]:
             found.setdefault(qid, OpenHeal(
                 id=qid, test_id=test.test_id, path=step.path, line=step.line, step_index=step.index,
                 step=f"step {step.index} ({step.text})", old_selector=pinned.group(1), recorded=dict(recorded),
-                context=str(context.get("a11y_snapshot") or "")))
+                context=snapshot))
     return list(found.values())
 
 

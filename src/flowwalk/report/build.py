@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 import traceback
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Callable, TextIO
 
 from flowwalk.report.atomic import write_atomic
 from flowwalk.report.html import render_html
@@ -20,7 +20,8 @@ from flowwalk.report.junit import render_junit
 from flowwalk.report.records import RunRecords, read_run
 from flowwalk.report.summary import render_summary
 from flowwalk.report.verdict import build_verdict
-from flowwalk.report.verdict_json import verdict_data, write_verdict
+from flowwalk.report.verdict_json import write_verdict
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
 
 __all__ = ["build_reports", "write_atomic"]
@@ -34,11 +35,11 @@ def _report_failure(name: str, error: BaseException, stream: TextIO) -> None:
 
 
 def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | None = None,
-                  whole_run: bool | None = None, records: RunRecords | None = None) -> dict[str, Any]:
-    """Rebuild the folder's reports from its emit.jsonl; returns the verdict dict.
+                  whole_run: bool | None = None, records: RunRecords | None = None) -> Verdict:
+    """Rebuild the folder's reports from its emit.jsonl; returns the verdict.
 
     `warn=False` leaves the reading problems (truncated line, missing shard, ...) to the caller;
-    they are in `verdict["warnings"]` either way. A shard job's folder reports that shard's own
+    they are in `verdict.warnings` either way. A shard job's folder reports that shard's own
     scenarios; `whole_run=True` (merge) reports the whole plan (`records.read_run`). `records`:
     the folder's emit.jsonl already read (merge has them in hand).
     """
@@ -49,12 +50,11 @@ def build_reports(out_dir: str | Path, *, warn: bool = True, stderr: TextIO | No
         for problem in records.problems:
             print(f"flowwalk: warning: {problem}", file=stream)
 
-    verdict: dict[str, Any] | None = None
+    verdict: Verdict | None = None
     verdict_error: BaseException | None = None
     try:
-        typed = build_verdict(records)
-        write_verdict(out / ReportFolder.VERDICT, typed)
-        verdict = verdict_data(typed)
+        verdict = build_verdict(records)
+        write_verdict(out / ReportFolder.VERDICT, verdict)
     except Exception as error:  # noqa: BLE001 - isolation is the point
         verdict_error = error
         _report_failure(ReportFolder.VERDICT, error, stream)

@@ -17,6 +17,7 @@ from typing import Any, Mapping, TextIO
 from flowwalk.events import Event, RuleFinished, RunFinished, RunStarted, ScenarioFinished, tally
 from flowwalk.report.summary import gate_lead, healed_items, outcome_words, written_baselines
 from flowwalk.report.verdict import failure_message
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
 
 _SYMBOLS = {"passed": "✓", "failed": "✗", "skipped": "-", "flaky": "~"}
@@ -157,8 +158,8 @@ class ConsoleReporter:
             reason: str = rule.reason or "skipped"
             if rule.reason == "parent_failed" and rule.failure and rule.failure.parent:
                 reason += f": {rule.failure.parent}"
-            elif rule.reason == "session_failed" and rule.failure and rule.failure.context.get("setup"):
-                reason += f": setup {rule.failure.context['setup']}"
+            elif rule.reason == "session_failed" and rule.failure and rule.failure.evidence().setup:
+                reason += f": setup {rule.failure.evidence().setup}"
             return f"{head}  {self._paint(_one_line(reason), 'skipped')}"
         line = f"{head}  {self._paint(_seconds(rule.duration_ms), 'dim')}"
         if status == "flaky":
@@ -197,11 +198,11 @@ class ConsoleReporter:
         self._print(f"{t['total']} test{'s' * (t['total'] != 1)}: {', '.join(parts)} in "
                     f"{_seconds(event.duration_ms)}{cancelled}")
 
-    def finish(self, verdict: Mapping[str, Any]) -> None:
+    def finish(self, verdict: Verdict) -> None:
         """After the reports are built: the verdict and where to look."""
         with self._lock:
-            outcome = str(verdict.get("outcome"))
-            text = f"verdict: {outcome_words(verdict)} (exit {verdict.get('exit_code')})"
+            outcome = verdict.outcome
+            text = f"verdict: {outcome_words(verdict)} (exit {verdict.exit_code})"
             self._print(self._paint(text, "passed" if outcome == "passed" else "failed"))
             lead = gate_lead(verdict).replace("**", "").replace("`", "")
             if lead:

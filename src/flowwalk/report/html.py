@@ -30,6 +30,8 @@ from flowwalk.report.summary import (
     heal_policy_text, healed_items, refactor_of, shards_line, verdict_headline, written_baselines,
 )
 from flowwalk.report.verdict import failure_class, failure_message, help_link, skip_message
+from flowwalk.report.verdict_json import shards_data
+from flowwalk.report.verdict_model import Verdict
 
 
 def _asset(name: str) -> str:
@@ -176,20 +178,21 @@ def _finding(finding: Finding) -> dict[str, Any]:
     return out
 
 
-def report_data(verdict: Mapping[str, Any], records: RunRecords) -> dict[str, Any]:
+def report_data(verdict: Verdict, records: RunRecords) -> dict[str, Any]:
     """The JSON the page embeds: `run` (what differs between runs) and `tests` (plan order)."""
     traces = {sc.scenario_id: sc.attempts for sc in records.scenarios}
-    judged = {t.get("test_id"): t for t in verdict.get("tests") or ()}
+    judged = {t.test_id: t for t in verdict.tests}
     tests = []
     for test in records.tests:
         entry = _test(test, traces)
-        seen = judged.get(test.test_id) or {}
-        entry.update(change=seen.get("change") or "", quarantine=seen.get("quarantine"), excused=seen.get("excused") or "")
+        seen = judged.get(test.test_id)
+        entry.update(change=seen.change if seen else "", quarantine=to_json(seen.quarantine) if seen else None,
+                     excused=seen.excused if seen else "")
         tests.append(_compact(entry))
     return {
-        "run": {"run_id": verdict.get("run_id"), "started_at": verdict.get("started_at"),
-                "duration_ms": verdict.get("duration_ms"), "shards": verdict.get("shards")},
-        "outcome": verdict.get("outcome"), "exit_code": verdict.get("exit_code"), "counts": verdict.get("counts"),
+        "run": {"run_id": verdict.run_id, "started_at": verdict.started_at, "duration_ms": verdict.duration_ms,
+                "shards": shards_data(verdict.shards)},
+        "outcome": verdict.outcome, "exit_code": verdict.exit_code, "counts": to_json(verdict.counts),
         "tests": tests,
     }
 
@@ -210,21 +213,21 @@ def _ms(ms: Any) -> str:
     return f"{seconds:.1f} s" if seconds < 60 else f"{int(seconds // 60)} min {int(round(seconds % 60)):02d} s"
 
 
-def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
-    outcome = str(verdict.get("outcome"))
-    counts = verdict.get("counts") or {}
+def _overview(verdict: Verdict, records: RunRecords) -> str:
+    outcome = verdict.outcome
+    counts = verdict.counts
     parts = [f'<header class="verdict {_e(outcome)}"><h1>{_e(verdict_headline(verdict))}</h1>']
-    facts = [f"run <code>{_e(verdict.get('run_id') or '?')}</code>",
-             f"started {_e(verdict.get('started_at') or '?')}", f"took {_ms(verdict.get('duration_ms'))}"]
+    facts = [f"run <code>{_e(verdict.run_id or '?')}</code>",
+             f"started {_e(verdict.started_at or '?')}", f"took {_ms(verdict.duration_ms)}"]
     shard_text = shards_line(verdict)
     if shard_text:
         facts.append(_e(shard_text))
     parts.append(f'<p class="facts">{" · ".join(facts)}</p></header>')
     parts.append('<section class="counts" aria-label="counts">')
     for key in ("total", "passed", "failed", "skipped", "flaky"):
-        parts.append(f'<div class="count {key}"><b>{int(counts.get(key, 0))}</b><span>{key}</span></div>')
+        parts.append(f'<div class="count {key}"><b>{getattr(counts, key)}</b><span>{key}</span></div>')
     parts.append("</section>")
-    warnings = list(verdict.get("warnings") or ())
+    warnings = verdict.warnings
     if warnings:
         parts.append('<section class="warnings"><h2>Warnings</h2><ul>'
                      + "".join(f"<li>{_e(w)}</li>" for w in warnings) + "</ul></section>")
@@ -251,8 +254,8 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
                      "</small></h2><ul>" + "".join(
                          f'<li><code>{_e(path)}</code> <a href="#test={_e(test_id)}" data-test="{_e(test_id)}">'
                          f"<code>{_e(test_id)}</code></a></li>" for path, test_id in written) + "</ul></section>")
-    flaky = list(verdict.get("flaky") or ())
-    slowest = list(verdict.get("slowest") or ())[:10]
+    flaky = verdict.flaky
+    slowest = verdict.slowest[:10]
     if flaky or slowest:
         parts.append('<section class="side">')
         if flaky:
@@ -261,14 +264,14 @@ def _overview(verdict: Mapping[str, Any], records: RunRecords) -> str:
                 + "</ul></div>")
         if slowest:
             parts.append("<div><h2>Slowest</h2><table>" + "".join(
-                f'<tr><td><a href="#test={_e(s["test_id"])}" data-test="{_e(s["test_id"])}"><code>'
-                f'{_e(s["test_id"])}</code></a></td><td class="num">{_ms(s["duration_ms"])}</td></tr>'
+                f'<tr><td><a href="#test={_e(s.test_id)}" data-test="{_e(s.test_id)}"><code>'
+                f'{_e(s.test_id)}</code></a></td><td class="num">{_ms(s.duration_ms)}</td></tr>'
                 for s in slowest) + "</table></div>")
         parts.append("</section>")
     return "\n".join(parts)
 
 
-def _gate(verdict: Mapping[str, Any]) -> str:
+def _gate(verdict: Verdict) -> str:
     """What the run was compared with and what did not fail the job, as summary.md says it
     (`gate_lead`, `gate_sections`), each test id a link to its row."""
     lead = gate_lead(verdict)
@@ -338,9 +341,9 @@ def _heals(items: list[HealItem], policy: str) -> str:
             + "".join(rows) + "</tbody></table></section>")
 
 
-def render_html(verdict: Mapping[str, Any], records: RunRecords) -> str:
+def render_html(verdict: Verdict, records: RunRecords) -> str:
     """The report.html page for a run."""
-    icon = OUTCOME_ICONS.get(str(verdict.get("outcome")), "")
+    icon = OUTCOME_ICONS.get(verdict.outcome, "")
     title = f"{icon} {verdict_headline(verdict).split(' ', 1)[1]}" if icon else verdict_headline(verdict)
     return "".join([
         "<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n",

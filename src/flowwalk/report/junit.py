@@ -19,7 +19,7 @@ from typing import Any, Sequence
 
 from junit_xml import TestCase, TestSuite, to_xml_report_string
 
-from flowwalk.events import Failure, StepFinished, to_json
+from flowwalk.events import Failure, StepFinished
 from flowwalk.exitcodes import JobGate
 from flowwalk.report.records import RunRecords, TestRecord
 from flowwalk.report.verdict import (baseline_lines, failure_class, failure_message, help_link, quarantine_entries,
@@ -46,8 +46,9 @@ def _lines_for_failure(failure: Failure) -> list[str]:
         lines.append(f"runtime code: {failure.runtime_code} (retryable: {'yes' if failure.retryable else 'no'})")
     if failure.parent:
         lines.append(f"parent: {failure.parent}")
-    if failure.context.get("url"):
-        lines.append(f"url: {failure.context['url']}")
+    url = failure.evidence().url
+    if url:
+        lines.append(f"url: {url}")
     if failure.recovery:
         lines.append("recovery:")
         lines.extend(f"  - {r.strategy}: {r.outcome}" + (f" ({r.detail})" if r.detail else "")
@@ -58,11 +59,10 @@ def _lines_for_failure(failure: Failure) -> list[str]:
     if failure.violations:
         lines.append(f"accessibility violations ({len(failure.violations)}):")
         for v in failure.violations:
-            data = to_json(v)
             link = help_link(v.help_url)
-            lines.append(f"  - {violation_text(data)}" + (f" ({link})" if link else ""))
+            lines.append(f"  - {violation_text(v)}" + (f" ({link})" if link else ""))
     if failure.baseline is not None:
-        lines.extend(baseline_lines(to_json(failure.baseline)))
+        lines.extend(baseline_lines(failure.baseline))
         if failure.baseline.text_diff:
             lines.append("aria snapshot diff (baseline -> page):")
             lines.extend(f"  {line}" for line in failure.baseline.text_diff.splitlines()[:80])

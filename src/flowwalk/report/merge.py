@@ -21,16 +21,18 @@ from typing import Any, Sequence
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
 from flowwalk.report.records import RawSection, as_dict, records_from_sections, split_sections
+from flowwalk.report.verdict_json import shards_data
+from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
 
 
 @dataclass(frozen=True)
 class MergeResult:
     out_dir: Path
-    verdict: dict[str, Any]
+    verdict: Verdict
     #: everything a person should know about the merge, one sentence each
     warnings: tuple[str, ...]
-    #: verdict["shards"]: total, reported, missing, duplicated, mismatched
+    #: verdict.json's shards: total, reported, missing, duplicated, mismatched
     shards: dict[str, Any]
     #: artifact files copied
     copied: int
@@ -116,10 +118,10 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
                             records=records_from_sections(renumbered, (), merged.emit, whole_run=True))
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
     # each sentence once, in a stable order
-    for problem in verdict.get("warnings") or ():
+    for problem in verdict.warnings:
         if problem not in warnings:
             warnings.append(problem)
-    return MergeResult(out_dir=out, verdict=verdict, warnings=tuple(warnings), shards=dict(verdict["shards"]),
+    return MergeResult(out_dir=out, verdict=verdict, warnings=tuple(warnings), shards=shards_data(verdict.shards),
                        copied=copied)
 
 

@@ -19,9 +19,11 @@ import html
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
+from flowwalk.events import Failure
 from flowwalk.exitcodes import INCOMPLETE_REASONS, OUTCOME_WORDS
 from flowwalk.report.records import RunRecords
 from flowwalk.report.verdict import baseline_lines, help_link
+from flowwalk.report.verdict_model import ReadinessWait, RootCause, TestVerdict, Verdict
 
 #: GitHub's job summary limit per step (bytes)
 SUMMARY_LIMIT = 1024 * 1024
@@ -85,43 +87,43 @@ def _category(cls: str) -> str:
     return "spec"  # a class this version does not know needs a person, not an alert
 
 
-def leads(test: Mapping[str, Any] | None) -> bool:
+def leads(test: TestVerdict | None) -> bool:
     """Does this failed test's root cause lead the report? Yes unless it is excused (quarantined,
     or not new under fail-on: new) or it was failing on the base branch too: those are listed
     after, compactly (`gate_sections`), so the reader sees first what this change broke."""
     if test is None:
         return True
-    return not test.get("excused") and test.get("change") != "still_failing"
+    return not test.excused and test.change != "still_failing"
 
 
-def leading_causes(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def leading_causes(verdict: Verdict) -> list[RootCause]:
     """The root causes that lead the report (`leads`), in verdict order."""
-    tests = {t.get("test_id"): t for t in verdict.get("tests") or ()}
-    return [c for c in verdict.get("root_causes") or () if leads(tests.get(c.get("test_id")))]
+    tests = {t.test_id: t for t in verdict.tests}
+    return [c for c in verdict.root_causes if leads(tests.get(c.test_id))]
 
 
-def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
+def group_failures(verdict: Verdict) -> list[FailureGroup]:
     """The verdict's leading root causes grouped by category (only non-empty groups, most urgent
     first). Within a group: by failure class (contract order), then the cause that took most tests
     down first, then plan order.
     """
-    tests = {t["test_id"]: (n, t) for n, t in enumerate(verdict.get("tests") or ())}
+    tests: dict[str, tuple[int, TestVerdict | None]] = {t.test_id: (n, t) for n, t in enumerate(verdict.tests)}
     class_rank = {cls: n for n, (_k, _t, _m, classes) in enumerate(CATEGORIES) for cls in classes}
     items: dict[str, list[tuple[tuple[int, int, int], FailureItem]]] = {}
     for cause in leading_causes(verdict):
-        position, test = tests.get(cause["test_id"], (1 << 30, {}))
-        failure = test.get("failure") or {}
-        index = failure.get("step_index")
-        step_text = str(cause.get("step_text") or failure.get("step_text") or "")
+        position, test = tests.get(cause.test_id, (1 << 30, None))
+        failure = test.failure if test is not None else None
+        index = failure.step_index if failure is not None else None
+        step_text = cause.step_text or (failure.step_text if failure is not None else "")
         step = f"step {index} ({step_text})" if isinstance(index, int) and step_text else step_text
-        cls = str(cause.get("failure_class") or "infrastructure_error")
-        item = FailureItem(test_id=cause["test_id"], name=str(test.get("name") or cause["test_id"]), failure_class=cls,
-                           step=step, step_text=step_text, message=str(cause.get("message") or ""),
-                           expected=str(cause.get("expected") or ""), observed=str(cause.get("observed") or ""),
-                           path=str(cause.get("path") or test.get("source") or ""),
-                           line=cause.get("line") if isinstance(cause.get("line"), int) else None,
-                           screenshot=failure.get("screenshot") or next(iter(test.get("screenshots") or ()), None),
-                           dependents=tuple(cause.get("dependents") or ()))
+        cls = cause.failure_class or "infrastructure_error"
+        item = FailureItem(test_id=cause.test_id, name=(test.name if test is not None else "") or cause.test_id,
+                           failure_class=cls, step=step, step_text=step_text, message=cause.message,
+                           expected=cause.expected, observed=cause.observed,
+                           path=cause.path or (test.source if test is not None else ""), line=cause.line,
+                           screenshot=(failure.screenshot if failure is not None else None)
+                           or next(iter(test.screenshots if test is not None else ()), None),
+                           dependents=cause.dependents)
         rank = (class_rank.get(cls, len(class_rank)), -len(item.dependents), position)
         items.setdefault(_category(cls), []).append((rank, item))
     groups = []
@@ -132,43 +134,41 @@ def group_failures(verdict: Mapping[str, Any]) -> list[FailureGroup]:
     return groups
 
 
-def site_lead(wait: Mapping[str, Any]) -> str:
+def site_lead(wait: ReadinessWait) -> str:
     """What a readiness wait that ran out saw (verdict.json `readiness`), in one sentence."""
-    tries = int(wait.get("attempts") or 0)
-    shard = f"shard {wait['shard']}: " if wait.get("shard") and wait.get("shard") != 1 else ""
-    return (f"**{shard}{code(wait.get('url') or '', 200)} never came up**: it answered {plain(wait.get('last'), 200)} "
-            f"for {plain(wait.get('waited_s'))} s ({tries} tr{'ies' if tries != 1 else 'y'}; expected "
-            f"{plain(wait.get('expected'), 200)}); no flow was walked")
+    tries = wait.attempts
+    shard = f"shard {wait.shard}: " if wait.shard and wait.shard != 1 else ""
+    return (f"**{shard}{code(wait.url, 200)} never came up**: it answered {plain(wait.last, 200)} "
+            f"for {plain(wait.waited_s)} s ({tries} tr{'ies' if tries != 1 else 'y'}; expected "
+            f"{plain(wait.expected, 200)}); no flow was walked")
 
 
-def gate_lead(verdict: Mapping[str, Any]) -> str:
+def gate_lead(verdict: Verdict) -> str:
     """One line under the headline: a site that never came up, what the run was compared with, and
     what did not count. "" when the site came up (or the run did not wait), and the run had no base
     report, no quarantine and fail-on any."""
-    gate = verdict.get("gate") or {}
-    parts: list[str] = [site_lead(wait) for wait in verdict.get("readiness") or () if not wait.get("ready")
-                        and not wait.get("cancelled")]
-    changes = gate.get("changes")
-    base = gate.get("base") or {}
+    gate = verdict.gate
+    parts: list[str] = [site_lead(wait) for wait in verdict.readiness if not wait.ready and not wait.cancelled]
+    changes = gate.changes
     if changes is not None:
-        new = len(changes.get("new") or ())
+        new = len(changes.new)
         parts.append(f"**{new} new failure{'s' * (new != 1)}** against the base branch's last report"
-                     f" (run {code(base.get('run_id') or '?', 40)})")
+                     f" (run {code((gate.base.run_id if gate.base else None) or '?', 40)})")
         for key, label in (("still_failing", "still failing"), ("newly_flaky", "newly flaky"), ("fixed", "fixed")):
-            if changes.get(key):
-                parts.append(f"{len(changes[key])} {label}")
-    quarantine = gate.get("quarantine") or {}
-    if quarantine.get("excused"):
-        n = len(quarantine["excused"])
+            if changes.of(key):
+                parts.append(f"{len(changes.of(key))} {label}")
+    quarantine = gate.quarantine
+    if quarantine is not None and quarantine.excused:
+        n = len(quarantine.excused)
         parts.append(f"{n} quarantined failure{'s' * (n != 1)} did not fail the job")
-    if quarantine.get("expired"):
-        n = len(quarantine["expired"])
+    if quarantine is not None and quarantine.expired:
+        n = len(quarantine.expired)
         parts.append(f"**{n} quarantine{'s' * (n != 1)} expired**: {'they fail' if n != 1 else 'it fails'} the job again")
-    if gate.get("not_new"):
-        n = len(gate["not_new"])
+    if gate.not_new:
+        n = len(gate.not_new)
         parts.append(f"fail-on new: {n} failure{'s' * (n != 1)} that {'are' if n != 1 else 'is'} not new did not "
                      f"fail the job")
-    elif gate.get("fail_on") == "new" and changes is None:
+    elif gate.fail_on == "new" and changes is None:
         parts.append("fail-on new without a base report: every failure counts as new")
     return " · ".join(parts)
 
@@ -199,13 +199,13 @@ class GateSection:
         return "\n".join(lines) + "\n"
 
 
-def gate_sections(verdict: Mapping[str, Any], limit: int = 50) -> list[GateSection]:
+def gate_sections(verdict: Verdict, limit: int = 50) -> list[GateSection]:
     """What does not lead: failures still failing on the base, quarantined failures (with owner,
     reason, expiry), expired quarantines, newly flaky and fixed tests. The job summary, the PR
     comment and report.html all show them, after the new failures."""
-    tests = {t.get("test_id"): t for t in verdict.get("tests") or ()}
-    gate = verdict.get("gate") or {}
-    causes = {c.get("test_id"): c for c in verdict.get("root_causes") or ()}
+    tests = {t.test_id: t for t in verdict.tests}
+    gate = verdict.gate
+    causes = {c.test_id: c for c in verdict.root_causes}
     out: list[GateSection] = []
 
     def listing(title: str, note: str, ids: Sequence[str], detail: Any = lambda tid: "", sep: str = ": ") -> None:
@@ -214,42 +214,45 @@ def gate_sections(verdict: Mapping[str, Any], limit: int = 50) -> list[GateSecti
                                    max(0, len(ids) - limit), sep))
 
     def why(tid: str) -> str:
-        cause = causes.get(tid) or {}
-        failure = (tests.get(tid) or {}).get("failure") or {}
-        message = cause.get("message") or failure.get("message") or ""
-        return str(cause.get("failure_class") or failure.get("failure_class") or "failed") + (
+        cause, test = causes.get(tid), tests.get(tid)
+        failure = test.failure if test is not None else None
+        message = (cause.message if cause else "") or (failure.message if failure else "")
+        return ((cause.failure_class if cause else "") or (failure.failure_class if failure else "") or "failed") + (
             f": {clipped(message, 200)}" if message else "")
 
     def entry(tid: str) -> str:
-        q = (tests.get(tid) or {}).get("quarantine") or {}
-        return (f"({(tests.get(tid) or {}).get('status')}): owner {clipped(q.get('owner'), 100)}, "
-                f"{'expired' if q.get('expired') else 'expires'} {clipped(q.get('expires'), 20)}: "
-                f"{clipped(q.get('reason'), 200)}")
+        test = tests.get(tid)
+        q = test.quarantine if test is not None else None
+        return (f"({test.status if test is not None else None}): owner {clipped(q.owner if q else None, 100)}, "
+                f"{'expired' if q and q.expired else 'expires'} {clipped(q.expires if q else None, 20)}: "
+                f"{clipped(q.reason if q else None, 200)}")
 
-    quarantine = gate.get("quarantine") or {}
+    quarantine, changes = gate.quarantine, gate.changes
     listing("Quarantine expired: fails the job again", "the quarantine file lists these tests, but their expiry "
-            "date has passed: fix them, or renew the entry with a new date", quarantine.get("expired") or (), entry,
-            " ")
-    changes = gate.get("changes") or {}
-    still = [t for t in changes.get("still_failing") or () if (tests.get(t) or {}).get("excused") != "quarantined"]
+            "date has passed: fix them, or renew the entry with a new date", quarantine.expired if quarantine else (),
+            entry, " ")
+    still = [t for t in (changes.still_failing if changes else ())
+             if (tests[t].excused if t in tests else "") != "quarantined"]
     listing("Still failing: failed on the base branch too",
             "not caused by this change" + ("; with fail-on new they do not fail the job"
-                                            if gate.get("fail_on") == "new" else "; they still fail the job"),
+                                            if gate.fail_on == "new" else "; they still fail the job"),
             still, why)
-    listing("Quarantined: did not fail the job", "known flaky, listed in " + clipped(quarantine.get("path") or
-            "the quarantine file", 200) + "; they ran and are reported", quarantine.get("excused") or (), entry, " ")
-    listing("Newly flaky", "passed only on a retry here, not flaky on the base branch", changes.get("newly_flaky") or ())
-    listing("Fixed", "failed on the base branch, pass now", changes.get("fixed") or ())
+    listing("Quarantined: did not fail the job", "known flaky, listed in " + clipped(
+            (quarantine.path if quarantine else None) or "the quarantine file", 200) + "; they ran and are reported",
+            quarantine.excused if quarantine else (), entry, " ")
+    listing("Newly flaky", "passed only on a retry here, not flaky on the base branch",
+            changes.newly_flaky if changes else ())
+    listing("Fixed", "failed on the base branch, pass now", changes.fixed if changes else ())
     listing("Quarantine entries that match no test", "renamed or removed tests? these entries quarantine nothing",
-            quarantine.get("unknown") or ())
+            quarantine.unknown if quarantine else ())
     return out
 
 
-def not_run(verdict: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+def not_run(verdict: Verdict) -> list[TestVerdict]:
     """Tests the plan had but the run did not finish (missing shard, cancelled, timed out, stopped
     by --max-failures)."""
-    return [t for t in verdict.get("tests") or ()
-            if t.get("status") == "skipped" and t.get("reason") in (*INCOMPLETE_REASONS, "cancelled", "max_failures")]
+    return [t for t in verdict.tests
+            if t.status == "skipped" and t.reason in (*INCOMPLETE_REASONS, "cancelled", "max_failures")]
 
 
 @dataclass(frozen=True)
@@ -279,23 +282,19 @@ HEAL_MEANING = ("passed only because flowwalk found the element again from the s
                 "pins the old selector, so every run heals it again until the spec changes")
 
 
-def healed_items(verdict: Mapping[str, Any]) -> list[HealItem]:
+def healed_items(verdict: Verdict) -> list[HealItem]:
     """Every `healed` finding of the verdict's tests (their final attempts), in test order."""
     items: list[HealItem] = []
-    for test in verdict.get("tests") or ():
-        for finding in test.get("findings") or ():
-            heal = finding.get("heal") if isinstance(finding, Mapping) and finding.get("kind") == "healed" else None
-            if not isinstance(heal, Mapping) or not isinstance(heal.get("old_selector"), str) \
-                    or not isinstance(heal.get("new_selector"), str):
+    for test in verdict.tests:
+        for finding in test.findings:
+            heal = finding.heal if finding.kind == "healed" else None
+            if heal is None:
                 continue
-            shot = heal.get("screenshot")
             items.append(HealItem(
-                test_id=str(test.get("test_id")), old_selector=heal["old_selector"],
-                new_selector=heal["new_selector"], method=str(heal.get("method") or "deterministic"),
-                score=float(heal.get("score") or 0.0), target=str(heal.get("target") or ""),
-                path=str(heal.get("path") or test.get("source") or ""), line=int(heal.get("line") or 0),
-                step_index=int(heal.get("step_index") or 0), screenshot=shot if isinstance(shot, str) else None,
-                renames=tuple(sorted((str(k), str(v)) for k, v in (heal.get("renames") or {}).items()))))
+                test_id=test.test_id, old_selector=heal.old_selector, new_selector=heal.new_selector,
+                method=heal.method or "deterministic", score=float(heal.score), target=heal.target,
+                path=heal.path or test.source, line=heal.line, step_index=heal.step_index,
+                screenshot=heal.screenshot, renames=tuple(sorted(heal.renames.items()))))
     return items
 
 
@@ -407,52 +406,50 @@ def _duration(ms: float) -> str:
 EXCUSE_WORDS: Mapping[str, str] = {"quarantined": "quarantined", "not_new": "not new"}
 
 
-def outcome_words(verdict: Mapping[str, Any]) -> str:
+def outcome_words(verdict: Verdict) -> str:
     """The outcome in words (exitcodes.OUTCOME_WORDS); a pass over failures that did not fail the job
     says how many and why (`passed, 3 failures excused (2 quarantined, 1 not new)`): every report's
     headline, so none says "all checks passed" above a table of failures."""
-    outcome = str(verdict.get("outcome"))
-    excused = [str(t.get("excused")) for t in verdict.get("tests") or ()
-               if t.get("status") == "failed" and t.get("excused")]
+    outcome = verdict.outcome
+    excused = [t.excused for t in verdict.tests if t.status == "failed" and t.excused]
     if outcome != "passed" or not excused:
         return OUTCOME_WORDS.get(outcome, outcome)
     why = ", ".join(f"{excused.count(reason)} {words}" for reason, words in EXCUSE_WORDS.items() if reason in excused)
     return f"passed, {len(excused)} failure{'s' * (len(excused) != 1)} excused ({why})"
 
 
-def verdict_headline(verdict: Mapping[str, Any]) -> str:
+def verdict_headline(verdict: Verdict) -> str:
     """`❌ flowwalk: the site misbehaved: 3 of 14 tests failed (exit 1)`."""
-    icon = OUTCOME_ICONS.get(str(verdict.get("outcome")), "❔")
-    counts = verdict.get("counts") or {}
-    total, failed = counts.get("total", 0), counts.get("failed", 0)
+    icon = OUTCOME_ICONS.get(verdict.outcome, "❔")
+    total, failed = verdict.counts.total, verdict.counts.failed
     detail = f"{failed} of {total} test{'s' * (total != 1)} failed" if failed else f"{total} test{'s' * (total != 1)}"
-    return f"{icon} flowwalk: {outcome_words(verdict)}: {detail} (exit {verdict.get('exit_code')})"
+    return f"{icon} flowwalk: {outcome_words(verdict)}: {detail} (exit {verdict.exit_code})"
 
 
-def counts_line(verdict: Mapping[str, Any]) -> str:
-    counts = verdict.get("counts") or {}
-    parts = [f"{counts.get(k, 0)} {k}" for k in ("passed", "failed", "skipped", "flaky")]
-    return f"{counts.get('total', 0)} tests: " + " · ".join(parts)
+def counts_line(verdict: Verdict) -> str:
+    counts = verdict.counts
+    parts = [f"{getattr(counts, k)} {k}" for k in ("passed", "failed", "skipped", "flaky")]
+    return f"{counts.total} tests: " + " · ".join(parts)
 
 
-def shards_line(verdict: Mapping[str, Any]) -> str:
+def shards_line(verdict: Verdict) -> str:
     """`2 of 3 shards reported (missing: 3)`, or `shard 2 of 3: ...` for a shard job's own report;
     "" for an unsharded run."""
-    shards = verdict.get("shards") or {}
-    total = int(shards.get("total") or 1)
-    reported = list(shards.get("reported") or ())
-    if shards.get("shard"):
-        return f"shard {shards['shard']} of {total}: this job's tests only (`flowwalk merge` reports the whole run)"
-    if total <= 1 and not shards.get("duplicated") and not shards.get("missing"):
+    shards = verdict.shards
+    total = shards.total or 1
+    reported = shards.reported
+    if shards.shard:
+        return f"shard {shards.shard} of {total}: this job's tests only (`flowwalk merge` reports the whole run)"
+    if total <= 1 and not shards.duplicated and not shards.missing:
         return ""
     line = f"{len(reported)} of {total} shards reported"
     notes = []
-    if shards.get("missing"):
-        notes.append("missing: " + ", ".join(str(k) for k in shards["missing"]))
-    if shards.get("duplicated"):
-        notes.append("reported twice: " + ", ".join(str(k) for k in shards["duplicated"]))
-    if shards.get("mismatched"):
-        notes.append("different plan: " + ", ".join(str(k) for k in shards["mismatched"]))
+    if shards.missing:
+        notes.append("missing: " + ", ".join(str(k) for k in shards.missing))
+    if shards.duplicated:
+        notes.append("reported twice: " + ", ".join(str(k) for k in shards.duplicated))
+    if shards.mismatched:
+        notes.append("different plan: " + ", ".join(str(k) for k in shards.mismatched))
     return line + (f" ({'; '.join(notes)})" if notes else "")
 
 
@@ -461,14 +458,14 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|")
 
 
-def written_baselines(verdict: Mapping[str, Any]) -> list[tuple[str, str]]:
+def written_baselines(verdict: Verdict) -> list[tuple[str, str]]:
     """(baseline path, test id) of every baseline --update-snapshots wrote in the run, once each."""
     out: list[tuple[str, str]] = []
-    for test in verdict.get("tests") or ():
-        for finding in test.get("findings") or ():
-            baseline = finding.get("baseline") or {}
-            if finding.get("kind") == "baseline_written" and baseline.get("path"):
-                item = (str(baseline["path"]), str(test.get("test_id")))
+    for test in verdict.tests:
+        for finding in test.findings:
+            baseline = finding.baseline
+            if finding.kind == "baseline_written" and baseline is not None and baseline.path:
+                item = (baseline.path, test.test_id)
                 if all(item[0] != seen for seen, _ in out):
                     out.append(item)
     return out
@@ -521,38 +518,37 @@ def render_heals(items: Sequence[HealItem], policy: str = "pass") -> str:
     return head + "\n".join(lines) + "\n"
 
 
-def screenshot_missing(failure: Mapping[str, Any]) -> str:
+def screenshot_missing(failure: Failure) -> str:
     """Why a failure has no screenshot, when its rule wanted one and none was saved (the failure
     context's `evidence_skipped`: skipped, or tried and not finished in time); '' otherwise."""
-    if failure.get("screenshot"):
+    if failure.screenshot:
         return ""
-    skipped = (failure.get("context") or {}).get("evidence_skipped") or {}
-    return str(skipped.get("screenshot") or "") if isinstance(skipped, Mapping) else ""
+    return failure.evidence().evidence_skipped.screenshot
 
 
-def evidence_markdown(failure: Mapping[str, Any], *, indent: str = "", diff_lines: int = 40) -> list[str]:
+def evidence_markdown(failure: Failure, *, indent: str = "", diff_lines: int = 40) -> list[str]:
     """A failure's list diff (expected items against observed ones), accessibility violations (rule
     linked to its help, impact, elements) and baseline (file, status, the report's copies, the aria
     diff) as Markdown list items."""
     lines: list[str] = []
-    items = str(failure.get("diff") or "")
+    items = failure.diff
     if items:
         lines.append(f"{indent}- items (`-` expected, `+` observed):")
         lines.extend(_fenced(items, indent, diff_lines))
-    for v in failure.get("violations") or ():
-        link = help_link(v.get("help_url"))
-        rule = f"[{code(v.get('rule'), 60)}]({link})" if link else code(v.get("rule"), 60)
-        targets = [str(t) for t in v.get("targets") or ()][:5]
-        count = int(v.get("count") or 0)
+    for v in failure.violations:
+        link = help_link(v.help_url)
+        rule = f"[{code(v.rule, 60)}]({link})" if link else code(v.rule, 60)
+        targets = [str(t) for t in v.targets][:5]
+        count = v.count
         where = ", ".join(code(t, 120) for t in targets) + (", …" if count > len(targets) else "")
-        lines.append(f"{indent}- {rule} **{plain(v.get('impact'), 20)}**, {count} element{'s' * (count != 1)}"
-                     + (f": {where}" if where else "") + f" · {plain(v.get('help'), 200)}")
-    baseline = failure.get("baseline")
-    if baseline:
+        lines.append(f"{indent}- {rule} **{plain(v.impact, 20)}**, {count} element{'s' * (count != 1)}"
+                     + (f": {where}" if where else "") + f" · {plain(v.help, 200)}")
+    baseline = failure.baseline
+    if baseline is not None:
         head, *rest = baseline_lines(baseline)
         lines.append(f"{indent}- {code(head, 300)}")
         lines.extend(f"{indent}  - {code(line, 300)}" for line in rest)
-        text_diff = str(baseline.get("text_diff") or "")
+        text_diff = baseline.text_diff
         if text_diff:
             lines.extend(_fenced(text_diff, indent, diff_lines))
     return lines
@@ -567,7 +563,7 @@ def _fenced(diff: str, indent: str, limit: int) -> list[str]:
     return [f"{indent}  {fence}diff", *(f"{indent}  {line}" for line in shown), f"{indent}  {fence}"]
 
 
-def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> str:
+def render_item(item: FailureItem, tests: Mapping[str, TestVerdict]) -> str:
     """One root cause as Markdown (the failing step as written, expected vs observed, file:line)."""
     lines = [f"#### {code(item.test_id, 200)}", ""]
     head = f"**{item.failure_class}**"
@@ -582,15 +578,17 @@ def render_item(item: FailureItem, tests: Mapping[str, Mapping[str, Any]]) -> st
     if item.expected or item.observed:
         lines.append(f"- expected: {code(item.expected) if item.expected else '—'}")
         lines.append(f"- observed: {code(item.observed) if item.observed else '—'}")
-    failure = tests.get(item.test_id, {}).get("failure") or {}
+    test = tests.get(item.test_id)
+    failure = test.failure if test is not None else None
     if item.screenshot:
         lines.append(f"- screenshot: {code(item.screenshot, 200)}")
-    missing = screenshot_missing(failure)
+    missing = screenshot_missing(failure) if failure is not None else ""
     if missing:
         lines.append(f"- no screenshot at the failure: {plain(missing, 300)}")
-    lines.extend(evidence_markdown(failure))
+    if failure is not None:
+        lines.extend(evidence_markdown(failure))
     if item.dependents:
-        names = [code(tests.get(d, {}).get("name") or d, 80) for d in item.dependents[:20]]
+        names = [code((tests[d].name if d in tests else "") or d, 80) for d in item.dependents[:20]]
         more = f" and {len(item.dependents) - 20} more" if len(item.dependents) > 20 else ""
         lines.append(f"- skipped because of it ({len(item.dependents)}): {', '.join(names)}{more}")
     lines.append("")
@@ -616,12 +614,11 @@ class _Budget:
         return True
 
 
-def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None,
-                   limit: int = SUMMARY_LIMIT) -> str:
+def render_summary(verdict: Verdict, records: RunRecords | None = None, limit: int = SUMMARY_LIMIT) -> str:
     """summary.md for a verdict (records add the flaky history; everything else is in the verdict)."""
-    tests = {t["test_id"]: t for t in verdict.get("tests") or ()}
-    footer_parts = [f"run {verdict.get('run_id') or '?'}", f"started {verdict.get('started_at') or '?'}",
-                    _duration(float(verdict.get("duration_ms") or 0.0))]
+    tests = {t.test_id: t for t in verdict.tests}
+    footer_parts = [f"run {verdict.run_id or '?'}", f"started {verdict.started_at or '?'}",
+                    _duration(verdict.duration_ms)]
     shard_text = shards_line(verdict)
     if shard_text:
         footer_parts.append(shard_text)
@@ -633,11 +630,10 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
     lead = gate_lead(verdict)
     if lead:
         budget.add(lead + "\n")
-    counts = verdict.get("counts") or {}
+    counts = verdict.counts
     budget.add("| total | passed | failed | skipped | flaky |\n|---:|---:|---:|---:|---:|\n"
-               f"| {counts.get('total', 0)} | {counts.get('passed', 0)} | {counts.get('failed', 0)} | "
-               f"{counts.get('skipped', 0)} | {counts.get('flaky', 0)} |\n")
-    warnings = list(verdict.get("warnings") or ())
+               f"| {counts.total} | {counts.passed} | {counts.failed} | {counts.skipped} | {counts.flaky} |\n")
+    warnings = verdict.warnings
     if warnings:
         budget.add("> [!WARNING]\n" + "\n".join(f"> {plain(w)}  " for w in warnings[:20]) + "\n")
 
@@ -664,15 +660,15 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
     if missing:
         reasons: dict[str, int] = {}
         for t in missing:
-            reasons[str(t.get("reason"))] = reasons.get(str(t.get("reason")), 0) + 1
+            reasons[t.reason] = reasons.get(t.reason, 0) + 1
         explained = ", ".join(f"{n} {reason}" for reason, n in sorted(reasons.items()))
         lines = [f"### Did not run: {len(missing)} test{'s' * (len(missing) != 1)} ({explained})", ""]
-        lines.extend(f"- {code(t['test_id'], 200)}: {plain(t.get('reason'))}" for t in missing[:50])
+        lines.extend(f"- {code(t.test_id, 200)}: {plain(t.reason)}" for t in missing[:50])
         if len(missing) > 50:
             lines.append(f"- … and {len(missing) - 50} more")
         budget.add("\n".join(lines) + "\n")
 
-    flaky = list(verdict.get("flaky") or ())
+    flaky = verdict.flaky
     if flaky:
         policy = str((records.settings if records else {}).get("flaky_policy", "pass"))
         lines = [f"### Flaky: {len(flaky)}", "",
@@ -690,10 +686,10 @@ def render_summary(verdict: Mapping[str, Any], records: RunRecords | None = None
             lines.append(f"- {code(tid, 200)}{note}")
         budget.add("\n".join(lines) + "\n")
 
-    slowest = list(verdict.get("slowest") or ())[:5]
+    slowest = verdict.slowest[:5]
     if slowest:
         lines = ["### Slowest", "", "| test | duration |", "|---|---:|"]
-        lines.extend(f"| {code(s['test_id'], 150)} | {_duration(float(s['duration_ms']))} |" for s in slowest)
+        lines.extend(f"| {code(s.test_id, 150)} | {_duration(s.duration_ms)} |" for s in slowest)
         budget.add("\n".join(lines) + "\n")
 
     text = "\n".join(budget.parts)

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections import deque
 from typing import Any, Mapping, cast
 
-from flowwalk.events import Failure, Status, tally
+from flowwalk.events import Baseline, Failure, Status, Violation, tally
 from flowwalk.exitcodes import JobGate, Outcome, decide_outcome
 from flowwalk.model import FAILURE_CLASSES
 from flowwalk.report.records import RunRecords, TestRecord
@@ -84,27 +84,27 @@ def help_link(url: Any) -> str | None:
     return url if isinstance(url, str) and url.startswith(HELP_PREFIX) and " " not in url else None
 
 
-def violation_text(v: Mapping[str, Any], targets: int = 5) -> str:
+def violation_text(v: Violation, targets: int = 5) -> str:
     """`image-alt (critical, 2 elements: img.hero, img.logo): Images must have alternative text`"""
-    count = int(v.get("count") or 0)
-    shown = [str(t) for t in (v.get("targets") or ())][:targets]
+    count = v.count
+    shown = [str(t) for t in v.targets][:targets]
     more = ", …" if count > len(shown) else ""
     where = f", {count} element{'s' * (count != 1)}" + (f": {', '.join(shown)}{more}" if shown else "")
-    page = f" on {v['url']}" if v.get("url") else ""
-    return f"{v.get('rule')} ({v.get('impact')}{where}){page}: {v.get('help') or ''}".rstrip(": ")
+    page = f" on {v.url}" if v.url else ""
+    return f"{v.rule} ({v.impact}{where}){page}: {v.help}".rstrip(": ")
 
 
-def baseline_lines(b: Mapping[str, Any]) -> list[str]:
+def baseline_lines(b: Baseline) -> list[str]:
     """A baseline's evidence as plain lines: which file, what happened, where the copies are."""
     status = {"missing": "missing", "mismatch": "differs from the page", "written": "written by --update-snapshots",
-              "invalid": "unreadable"}.get(str(b.get("status")), str(b.get("status")))
-    lines = [f"baseline: {b.get('path')} ({status})"]
-    if b.get("diff_pixels") is not None:
-        ratio = b.get("diff_ratio")
-        lines.append(f"pixels differing: {b['diff_pixels']}" + (f" ({float(ratio):.2%})" if ratio is not None else ""))
-    for key, label in (("expected", "expected image"), ("observed", "observed"), ("diff", "difference image")):
-        if b.get(key):
-            lines.append(f"{label}: {b[key]} (in the report folder)")
+              "invalid": "unreadable"}.get(b.status, b.status)
+    lines = [f"baseline: {b.path} ({status})"]
+    if b.diff_pixels is not None:
+        ratio = b.diff_ratio
+        lines.append(f"pixels differing: {b.diff_pixels}" + (f" ({float(ratio):.2%})" if ratio is not None else ""))
+    for label, value in (("expected image", b.expected), ("observed", b.observed), ("difference image", b.diff)):
+        if value:
+            lines.append(f"{label}: {value} (in the report folder)")
     return lines
 
 
@@ -133,7 +133,7 @@ def _dependents(records: RunRecords) -> dict[str, list[str]]:
             if test.scenario_id not in setup_cause or kind in ("setup", "run_timeout"):
                 setup_cause[test.scenario_id] = test.test_id
     for test in records.tests:
-        setup = test.failure.context.get("setup") if test.failure is not None else None
+        setup = test.failure.evidence().setup if test.failure is not None else None
         if test.status == "skipped" and test.reason == "session_failed" and isinstance(setup, str):
             # not run because the setup of its session did not pass: blamed on that setup
             children.setdefault(setup, []).append(test.test_id)

@@ -21,9 +21,9 @@ from pydantic import TypeAdapter, ValidationError
 from flowwalk.errors import UsageError
 from flowwalk.events import to_json
 from flowwalk.report.atomic import write_atomic
-from flowwalk.report.verdict_model import VERDICT_SCHEMA, Verdict
+from flowwalk.report.verdict_model import VERDICT_SCHEMA, Shards, Verdict
 
-__all__ = ["parse_verdict", "read_verdict", "verdict_data", "verdict_schema", "verdict_text", "write_verdict"]
+__all__ = ["parse_verdict", "read_verdict", "shards_data", "verdict_data", "verdict_schema", "verdict_text", "write_verdict"]
 
 SCHEMA_FILE = "verdict.v1.schema.json"
 _ID = "https://flowwalk.dev/schemas/" + SCHEMA_FILE
@@ -35,8 +35,15 @@ _ADAPTER: TypeAdapter[Verdict] = TypeAdapter(Verdict)
 def verdict_data(verdict: Verdict) -> dict[str, Any]:
     """The verdict as the JSON object verdict.json holds."""
     data: dict[str, Any] = to_json(verdict)
-    if data["shards"]["shard"] is None:
-        del data["shards"]["shard"]
+    data["shards"] = shards_data(verdict.shards)
+    return data
+
+
+def shards_data(shards: Shards) -> dict[str, Any]:
+    """`shards` as verdict.json holds it: `shard` left out when the verdict covers the whole run."""
+    data: dict[str, Any] = to_json(shards)
+    if data["shard"] is None:
+        del data["shard"]
     return data
 
 

@@ -88,7 +88,7 @@ class StepResult:
     status: ev.StepStatus
     failure: ev.Failure | None = None
     reads: int | None = None
-    detail: dict[str, Any] = field(default_factory=dict)
+    detail: ev.StepEvidence = field(default_factory=lambda: ev.StepEvidence())
     recovery: RecoveryLog = field(default_factory=RecoveryLog)
 
 

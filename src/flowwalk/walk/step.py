@@ -65,14 +65,14 @@ def failure_step_kind(step: Step, role: ev.Role) -> ev.FailureStepKind:
 
 
 def run_step(attempt: Attempt, state: RuleState, index: int, step: Step, *, role: ev.Role,
-             detail: dict[str, Any] | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS,
+             detail: ev.StepEvidence | None = None, handlers: Mapping[type[Step], Handler] = HANDLERS,
              hooks: Sequence[type[StepHook]] = STEP_HOOKS) -> StepResult:
     """Run one step through its handler, within its hooks, and emit its StepFinished. Raises Halt
     when the browser is gone."""
     t0 = time.monotonic()
     state.current_index, state.current_step = index, step
     state.current_kind = failure_step_kind(step, role)
-    result = StepResult(status="passed", detail=dict(detail or {}))
+    result = StepResult(status="passed", detail=ev.StepEvidence(**(detail or {})))
     around = state.current_hooks = Around(StepCall(attempt, state, index, step, role, result), hooks)
 
     def body() -> None:
