@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from flowwalk.events import Failure
 from flowwalk.mcp.bounds import compact, fit, trim_snapshot
 from flowwalk.mcp.explain import failure_label
 from flowwalk.mcp.workspace import OutsideRootError, Workspace, report_uri
@@ -47,22 +48,27 @@ def test_a_long_snapshot_is_trimmed_around_the_line_the_failure_is_about() -> No
     assert trim_snapshot(short, "anything") == (short, False)
 
 
+def failed(code: str, *, message: str = "", candidates: int = 0) -> Failure:
+    """A failure record as the walker writes it, with the runtime code under test."""
+    return Failure(failure_class="spec_step_unresolvable", runtime_code=code, retryable=False, step_kind="action",
+                   message=message, candidates=tuple({"s": n} for n in range(candidates)))
+
+
 @pytest.mark.parametrize(("failure", "label"), [
-    ({"runtime_code": "ELEMENT_NOT_FOUND"}, "not_found"),
-    ({"runtime_code": "STALE_REFERENCE"}, "not_found"),
-    ({"runtime_code": "AMBIGUOUS_TARGET", "candidates": [{"s": 1}, {"s": 2}, {"s": 3}]}, "ambiguous(3)"),
-    ({"runtime_code": "AMBIGUOUS_TARGET", "message": "ambiguous: 7 elements match the best candidate"},
-     "ambiguous(7)"),
-    ({"runtime_code": "TIMEOUT"}, "timeout"),
-    ({"runtime_code": "RUN_TIMEOUT"}, "timeout"),
-    ({"runtime_code": "EXPECT_STATE_MISMATCH"}, "assertion_mismatch"),
-    ({"runtime_code": "VERIFICATION_FAILED"}, "assertion_mismatch"),
-    ({"runtime_code": "NAVIGATION_BLOCKED"}, "off_allowlist"),
-    ({"runtime_code": "VARIABLE_MISSING"}, None),
-    ({"runtime_code": "BROWSER_CRASHED"}, None),
+    (failed("ELEMENT_NOT_FOUND"), "not_found"),
+    (failed("STALE_REFERENCE"), "not_found"),
+    (failed("AMBIGUOUS_TARGET", candidates=3), "ambiguous(3)"),
+    (failed("AMBIGUOUS_TARGET", message="ambiguous: 7 elements match the best candidate"), "ambiguous(7)"),
+    (failed("TIMEOUT"), "timeout"),
+    (failed("RUN_TIMEOUT"), "timeout"),
+    (failed("EXPECT_STATE_MISMATCH"), "assertion_mismatch"),
+    (failed("VERIFICATION_FAILED"), "assertion_mismatch"),
+    (failed("NAVIGATION_BLOCKED"), "off_allowlist"),
+    (failed("VARIABLE_MISSING"), None),
+    (failed("BROWSER_CRASHED"), None),
     (None, None),
 ])
-def test_failure_labels_come_from_the_runtime_code(failure: dict[str, object] | None, label: str | None) -> None:
+def test_failure_labels_come_from_the_runtime_code(failure: Failure | None, label: str | None) -> None:
     assert failure_label(failure) == label
 
 
