@@ -5,7 +5,7 @@ from; the book list's spec holds its columns, its first rows, how many rows a pa
 header's sort and page 2; its filters and search each must show a row and leave one out (never
 the typed text alone); the journeys create the crawl's own rows with values the form takes,
 corrected where the server refused them, and delete only what they created. The whole site, with
-the 16 seeded bugs, is bench/discover_mutations.py's (too long for the suite).
+the 19 seeded bugs, is bench/discover_mutations.py's (too long for the suite).
 """
 
 from __future__ import annotations
