@@ -26,6 +26,7 @@ import pytest
 from _cli import FLOWWALK
 
 from leakscan import blobs, leaks
+from served import serving
 
 pytestmark = pytest.mark.browser
 
@@ -53,14 +54,8 @@ def site(tmp_path: Path) -> Iterator[str]:
         (folder / name).write_text(text)
     handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
     handler.log_message = lambda *args: None  # type: ignore[attr-defined]
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with serving(handler) as url:
+        yield url
 
 
 class Watching:

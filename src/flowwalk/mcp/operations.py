@@ -16,9 +16,10 @@ import os
 import re
 import tempfile
 import threading
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any, Callable, Literal, Mapping, Sequence
+from typing import Any, Callable, Iterator, Literal, Mapping, Sequence
 
 import yaml
 from pydantic import BaseModel, Field, create_model
@@ -92,6 +93,21 @@ class ServerLimits:
     #: report folders with a run in progress (a second run into the same folder is refused)
     busy: set[Path] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    @contextmanager
+    def holding(self, folder: Path, shown: str) -> Iterator[None]:
+        """`folder` (a report or output folder, `shown` to the client) is this call's while the block
+        runs; ToolInputError when another call's run, crawl or import writes there now."""
+        with self.lock:
+            if folder in self.busy:
+                raise ToolInputError(f"'{shown}' is busy with another run, crawl or import\n  hint: wait for "
+                                     f"it, or give this call another out_dir")
+            self.busy.add(folder)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.busy.discard(folder)
 
 
 # --- validate ----------------------------------------------------------------------------------
@@ -238,22 +254,14 @@ def run(ws: Workspace, limits: ServerLimits, request: app_run.RunRequest, *, can
         raise ToolInputError(f"serve '{request.serve_dir}' is not a folder\n  hint: name the folder of the site "
                              f"to serve on 127.0.0.1")
     request = replace(request, overrides=told, serve_dir=os.path.relpath(served) if served else None)
-    with limits.lock:
-        if out in limits.busy:
-            raise ToolInputError(f"a run into '{ws.relative(out)}' is already going\n  hint: wait for it, or give "
-                                 f"this run another out_dir")
-        limits.busy.add(out)
     console = io.StringIO()
-    try:
+    with limits.holding(out, ws.relative(out)):
         if on_start is not None:
             on_start(out)
         try:
             verdict = app_run.execute_run(request, console=console, cancel=cancel, on_event=on_event, color=False)
         except UsageError as error:
             raise ToolInputError(str(error)) from None
-    finally:
-        with limits.lock:
-            limits.busy.discard(out)
     name = ws.relative(out)
     tests = {t.test_id: t for t in verdict.tests}
     causes = []
@@ -527,18 +535,11 @@ def discover(ws: Workspace, limits: ServerLimits, options: DiscoverOptions, *, c
     options = replace(options, out_dir=out, budget_s=budget,
                       login=ws.confine(options.login, "login") if options.login else None,
                       secret_names=_names(options.secret_names))
-    with limits.lock:
-        if out in limits.busy:
-            raise ToolInputError(f"'{ws.relative(out)}' is busy with another run or crawl\n  hint: wait for it, "
-                                 f"or give this one another out_dir")
-        limits.busy.add(out)
-    try:
-        result = crawl(options, progress=progress, cancel=cancel)
-    except UsageError as error:
-        raise ToolInputError(str(error)) from None
-    finally:
-        with limits.lock:
-            limits.busy.discard(out)
+    with limits.holding(out, ws.relative(out)):
+        try:
+            result = crawl(options, progress=progress, cancel=cancel)
+        except UsageError as error:
+            raise ToolInputError(str(error)) from None
 
     def shown(path: str | Path) -> str:
         return ws.relative(Path(os.path.realpath(path)))
@@ -572,19 +573,12 @@ def import_suite(ws: Workspace, limits: ServerLimits, *, sources: list[str], out
     if out == ws.root:
         raise ToolInputError("out_dir is the working directory itself\n  hint: name a folder for the specs, "
                              "for example checks")
-    with limits.lock:
-        if out in limits.busy:
-            raise ToolInputError(f"'{ws.relative(out)}' is busy with another call\n  hint: wait for it, or give "
-                                 f"this one another out_dir")
-        limits.busy.add(out)
-    try:
-        answer = run_import(ImportCommand(paths, out, base_url, test_id_attribute, run=run),
-                            console=io.StringIO(), cancel=cancel)
-    except UsageError as error:
-        raise ToolInputError(str(error)) from None
-    finally:
-        with limits.lock:
-            limits.busy.discard(out)
+    with limits.holding(out, ws.relative(out)):
+        try:
+            answer = run_import(ImportCommand(paths, out, base_url, test_id_attribute, run=run),
+                                console=io.StringIO(), cancel=cancel)
+        except UsageError as error:
+            raise ToolInputError(str(error)) from None
     ledger, written = answer.result.ledger, answer.result.written
     figures = ledger.figures
     name = ws.relative(out)
