@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import pytest
+import yaml
 
 from flowwalk.errors import UsageError
 from flowwalk.record import RecordRequest, RecordResult, finish, start
@@ -462,4 +463,21 @@ def test_the_hover_a_click_needed_is_a_hover_step_before_it(playwright_instance:
 
     got = recorded(playwright_instance, served, tmp_path, "hover", drive, page="menu.html")
     same_as_expected(got, served, "hover")
+    replayed(got, tmp_path)
+
+
+def test_a_page_that_went_to_another_host_names_it_in_allowed_hosts(playwright_instance: Any, served: Any,
+                                                                    tmp_path: Path) -> None:
+    """A replay walks only the entry's host and `allowed_hosts`: a recording that went to another
+    host (here `localhost`, the same server under another name) lists it, so it replays green."""
+    other = served.url.replace("127.0.0.1", "localhost")
+
+    def drive(page: Any, _: Any) -> None:
+        page.goto(f"{other}/next.html")
+        pick(page, "Visible", page.locator("[data-testid=heading]"))
+
+    got = recorded(playwright_instance, served, tmp_path, "elsewhere", drive)
+    spec = yaml.safe_load(got.text)
+    assert spec["allowed_hosts"] == ["localhost"]
+    assert spec["steps"][0] == {"type": "goto", "url": f"{other}/next.html"}
     replayed(got, tmp_path)

@@ -212,9 +212,11 @@ def finish(recording: Recording, request: RecordRequest) -> RecordResult:
     if spec is not None:
         text = with_steps(spec, transcript.steps)
     else:
-        top = {"device": request.device} if request.device else {}
+        top: dict[str, Any] = {"device": request.device} if request.device else {}
         if request.session:
             top["session"] = request.session
+        if transcript.hosts:
+            top["allowed_hosts"] = transcript.hosts
         tree = build_tree(transcript.steps, name=_name(request), url=str(request.url),
                           steps_file=request.steps_file, top=top)
         text = render_as(tree, request.out.name)

@@ -13,6 +13,8 @@ would write the steps:
 - a top document's new address is a `goto` only when it is not where a walk before recording
   left the page (`--append`, `--session`), and no act on that page came within
   `CAUSED_S` before it (a click on a link navigates by itself);
+- a page (a popup's too) that went to a host other than the entry's names it in `hosts`, which
+  the spec lists as `allowed_hosts`, so that its replay may go there;
 - the steps inside an iframe are a `frame:` block (nested iframes, nested blocks);
 - the hover a click needed (a menu that opens on hover) is a `hover` before it, once;
 - a check picked in the toolbar is its expect step (`visible`, `has_text`, `input_value`,
@@ -58,6 +60,8 @@ class Transcript:
     steps: list[Node]
     secrets: list[str]
     notes: list[str]
+    #: the hosts besides the entry's that a page of the recording went to, in order
+    hosts: list[str] = field(default_factory=list)
 
 
 def _where(item: Recorded) -> tuple[int, tuple[str, ...]]:
@@ -78,6 +82,7 @@ class _Reader:
         self.secrets: dict[tuple[int, tuple[str, ...], str], str] = {}
         self.notes: list[str] = []
         self.seen_nav: set[int] = set()
+        self.hosts: list[str] = []
         self.last_url: dict[int, str] = {}
         self.popups: dict[int, Node] = {}
         self.closed: set[int] = set()
@@ -169,6 +174,11 @@ class _Reader:
 
     def navigated(self, item: Recorded, url: str) -> None:
         page = item.page
+        parts = urlsplit(url)
+        host = parts.hostname or ""
+        if (not item.frames and parts.scheme in ("http", "https") and host and host != self.entry.hostname
+                and not host.endswith(f".{self.entry.hostname}") and host not in self.hosts):
+            self.hosts.append(host)
         first = page not in self.seen_nav
         self.seen_nav.add(page)
         before, self.last_url[page] = self.last_url.get(page), url
@@ -279,4 +289,4 @@ def transcribe(items: Sequence[Recorded], entry_url: str) -> Transcript:
     for page, opener in reader.popups.items():
         # a popup left open says so; one closed (or only checked to open) is what `popup:` does by default
         opener.step["popup"] = {} if page in reader.closed or page not in by_page else {"close": False}
-    return Transcript(_framed(by_page.get(0, [])), sorted(names), reader.notes)
+    return Transcript(_framed(by_page.get(0, [])), sorted(names), reader.notes, reader.hosts)
