@@ -545,7 +545,8 @@ class Blocks:
         known = list(self.builder.settings.variables) + ["BASE_URL"]
         bound = self.library.bound(display, loaded, args, known)
         self.builder.problems.extend(bound.binding)
-        self.builder.problems.extend(_naming_the_caller(list(bound.validation), loaded.source, passed))
+        if bound.validation:
+            self.builder.problems.extend(_naming_the_caller(list(bound.validation), loaded.source, passed))
         return bound
 
     def _flat_steps(self, bound: BoundSteps) -> tuple[m.Step, ...]:
