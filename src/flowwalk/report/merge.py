@@ -87,7 +87,7 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     merged = ReportFolder(out)
     merged.clear()
-    problems: list[str] = []
+    read_problems: list[str] = []
     reads: list[SectionRead] = []
 
     def merged_lines() -> Iterator[str]:
@@ -105,7 +105,7 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
             for line in own:
                 yield line + "\n"
             reads.append(read_section(RawSection(start=section.start, line=start, source=str(merged.emit),
-                                                 records=records), problems))
+                                                 records=records), read_problems))
 
     write_atomic(merged.emit, merged_lines())
 
@@ -137,7 +137,7 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     # the records are those just written: built from them, not read back
     verdict = build_reports(out, warn=False, whole_run=True,
-                            records=records_from_reads(reads, problems, merged.emit, whole_run=True))
+                            records=records_from_reads(reads, read_problems, merged.emit, whole_run=True))
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
     # each sentence once, in a stable order
     for problem in verdict.get("warnings") or ():

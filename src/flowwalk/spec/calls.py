@@ -318,6 +318,8 @@ class Builder(Protocol):
     source: Source
     settings: Settings
     problems: list[Problem]
+    stabilize: m.Stabilize
+    stabilize_overridden: bool
 
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]: ...
 
