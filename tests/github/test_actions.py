@@ -6,6 +6,7 @@ import io
 import re
 from pathlib import Path
 
+from markdown_tables import broken_tables
 from verdicts import ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, typed
 
 from flowwalk.github.actions import (
@@ -71,6 +72,17 @@ def test_job_summary_is_cut_below_one_mebibyte_with_a_note(tmp_path: Path) -> No
     text = data.decode("utf-8")  # never a broken character
     assert text.rstrip().endswith("report.html in the report artifact has everything.")
     assert "Cut to fit GitHub's 1024 KiB job-summary limit" in text
+
+
+def test_a_job_summary_cut_ends_on_a_whole_block_so_no_table_is_cut(tmp_path: Path) -> None:
+    path = tmp_path / "summary.md"
+    path.write_text("x" * (SUMMARY_LIMIT - 2000) + "\n")
+    table = "### Slowest\n\n| test | duration |\n|---|---:|\n" + "".join(f"| t{i} | 1 s |\n" for i in range(200))
+    append_job_summary(path, "## flowwalk\n\nfirst block\n\n" + table + "\nlast block\n")
+    text = path.read_text()
+    assert len(text.encode()) <= SUMMARY_LIMIT and "first block" in text
+    assert "| test | duration |" not in text and broken_tables(text) == []
+    assert text.rstrip().endswith("report.html in the report artifact has everything.")
 
 
 def test_annotations_put_the_site_first_then_specs_then_infrastructure_then_dependents_and_flaky() -> None:

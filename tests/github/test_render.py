@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+from markdown_tables import broken_tables
 from verdicts import (ACCOUNT, CHECKOUT, SHOP, failing_verdict, gated_verdict, many_failures, passing_verdict,
                       typed)
 
@@ -91,7 +92,32 @@ def test_a_huge_verdict_is_cut_to_githubs_limit_and_says_what_was_cut() -> None:
     assert len(body) <= COMMENT_LIMIT
     assert body.startswith("<!-- flowwalk:verdict")
     assert "Cut to fit GitHub's comment limit (65,536 characters)" in body
-    assert "… and 250 more (see report.html)" in body  # beyond 50 failures the rest is in report.html
+    # beyond 50 failures the rest is in report.html, linked
+    assert f"… and 250 more (see [report.html]({LINKS.artifact_url}))" in body
+
+
+def test_two_hundred_failures_fit_with_what_is_cut_linked_and_no_table_cut() -> None:
+    artifact = f"[`report.html` in the report artifact]({LINKS.artifact_url}) have everything"
+    for limit in (COMMENT_LIMIT, 20_000, 6_000):
+        body = render_comment(typed(many_failures(200)), LINKS, limit=limit)
+        assert len(body) <= limit
+        hidden = re.search(r"… and (\d+) more \(see \[report\.html\]\((.+?)\)\)", body)
+        assert hidden is not None and int(hidden[1]) >= 150 and hidden[2] == LINKS.artifact_url
+        assert "Cut to fit GitHub's comment limit" in body and artifact in body
+        assert broken_tables(body) == []
+    # with no artifact to link, the note still says where everything is
+    bare = render_comment(typed(many_failures(200)), RunLinks(repository="octo-org/shop", sha=SHA))
+    assert "The job summary and `report.html` in the report artifact have everything." in bare
+    assert "… and 150 more (see report.html)" in bare
+
+
+def test_a_header_too_long_for_any_comment_is_cut_on_a_whole_block() -> None:
+    verdict = many_failures(3)
+    verdict["warnings"] = [f"warning {i}: " + "w" * 300 for i in range(10)]
+    verdict["slowest"] = [{"test_id": f"generated/slow-{i}.flow.yaml#s", "duration_ms": 1000} for i in range(10)]
+    body = render_comment(typed(verdict), LINKS, limit=2_500)
+    assert len(body) <= 2_500 and body.endswith("see the job summary and report.html.\n")
+    assert broken_tables(body) == []
 
 
 def test_a_smaller_limit_drops_failures_and_says_how_many() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from flowwalk.events import Failure, Heal
 from flowwalk.plan.shard import plan_run
 from flowwalk.report.records import RunRecords, read_run
+from markdown_tables import broken_tables
 from sample_run import healed_events, sample_events, sample_suites, typed, write_sample_run
 from flowwalk.report.summary import SUMMARY_LIMIT, code, group_failures, render_summary, screenshot_missing
 from flowwalk.report.verdict import build_verdict
@@ -84,6 +85,18 @@ def test_the_summary_stays_under_the_job_summary_cap_and_says_what_it_cut(tmp_pa
     assert len(text.encode("utf-8")) <= SUMMARY_LIMIT
     assert "more sections cut to stay under 1024 KiB: see junit.xml and report.html" in text
     assert text.rstrip().endswith("</sub>")
+
+
+def test_two_hundred_failures_fit_the_job_summary_with_every_table_whole(tmp_path: Path) -> None:
+    verdict, records = sample(tmp_path, extra=300)
+    cause = verdict["root_causes"][0]
+    many = [{**cause, "test_id": f"{cause['test_id']} #{i}", "message": "m" * 400} for i in range(200)]
+    text = render_summary(typed({**verdict, "root_causes": many}), records)
+    assert len(text.encode("utf-8")) <= SUMMARY_LIMIT and "cut to stay under" not in text
+    assert text.count(" #199") >= 1 and broken_tables(text) == []
+    # a summary that must be cut drops whole sections, never part of a table
+    small = render_summary(typed({**verdict, "root_causes": many}), records, limit=60_000)
+    assert len(small.encode("utf-8")) <= 60_000 and "cut to stay under" in small and broken_tables(small) == []
 
 
 def test_heals_are_listed_with_the_way_to_keep_them(tmp_path: Path) -> None:

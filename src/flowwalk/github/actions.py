@@ -54,7 +54,9 @@ def append_job_summary(path: str | Path, markdown: str, *, limit: int = SUMMARY_
         if room <= len(note):
             return 0
         cut = data[: room - len(note)]
-        cut = cut[: cut.rfind(b"\n") + 1] or cut  # end on a whole line when there is one
+        # end on a whole block (a table whole, not cut mid-way) when there is one, else on a whole line
+        block = cut.rfind(b"\n\n")
+        cut = cut[: block + 1] if block > 0 else cut[: cut.rfind(b"\n") + 1] or cut
         data = cut.decode("utf-8", errors="ignore").encode("utf-8") + note
     with target.open("ab") as handle:
         handle.write(data)

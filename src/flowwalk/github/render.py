@@ -199,7 +199,8 @@ class _Cuts:
     slowest: bool = False
     fields: bool = False
 
-    def note(self, limit: int) -> str:
+    def note(self, limit: int, artifact_url: str | None = None) -> str:
+        """What was cut, said once at the end, with the link to where all of it is."""
         parts = []
         if self.failures:
             parts.append(f"{self.failures} failure{'s' if self.failures != 1 else ''}")
@@ -214,7 +215,13 @@ class _Cuts:
         if not parts:
             return ""
         return (f"{CUT_MARK} Cut to fit GitHub's comment limit ({limit:,} characters): {', '.join(parts)}. "
-                f"The job summary and `report.html` in the report artifact have everything.")
+                f"The job summary and {_report_link(artifact_url, '`report.html` in the report artifact')} "
+                "have everything.")
+
+
+def _report_link(artifact_url: str | None, text: str = "report.html") -> str:
+    """`text` linked to the report artifact, when the run has one."""
+    return f"[{text}]({artifact_url})" if artifact_url else text
 
 
 def _test_index(verdict: Verdict) -> dict[str, TestVerdict]:
@@ -408,7 +415,7 @@ def render_markdown(verdict: Verdict, links: RunLinks, *, detail: _Detail | None
                     out += _failure_lines(cause, tests.get(cause.test_id), links, detail, cuts)
             hidden = sum(1 for c in group if id(c) not in shown_ids)
             if hidden:
-                out.append(f"- … and {hidden} more (see report.html)")
+                out.append(f"- … and {hidden} more (see {_report_link(links.artifact_url)})")
 
     for section in gate_sections(verdict, limit=detail.max_flaky):
         out += ["", section.markdown("####").rstrip("\n")]
@@ -442,7 +449,7 @@ def render_markdown(verdict: Verdict, links: RunLinks, *, detail: _Detail | None
     reproduce = _reproduce(causes, verdict, links, detail)
     if reproduce:
         out += [""] + reproduce
-    note = cuts.note(limit)
+    note = cuts.note(limit, links.artifact_url)
     if note:
         out += ["", note]
     out += ["", f"<sub>flowwalk {__version__}"
@@ -479,7 +486,9 @@ def render_comment(verdict: Verdict, links: RunLinks, *, name: str | None = None
         return best
     # only a pathological verdict (a huge header) gets here: a hard cut that keeps the marker
     tail = "\n\n✂️ Cut to fit GitHub's comment limit; see the job summary and report.html.\n"
-    return best[: max(len(head), limit - len(tail))] + tail
+    cut = best[: max(len(head), limit - len(tail))]
+    block = cut.rfind("\n\n")   # end on a whole block, so that no table is cut mid-way
+    return (cut[:block] if block >= len(head) else cut) + tail
 
 
 __all__ = ["COMMENT_LIMIT", "CLASS_GROUPS", "CUT_MARK", "HealStatus", "RunLinks", "code",

@@ -3,7 +3,10 @@
 The shards' emit.jsonl sections are concatenated in shard order (a folder may itself be an
 earlier merge: sections are what count, not folders), screenshots, traces, baselines and failure context
 files are copied beside them, and `build_reports` rebuilds every report from the merged
-emit.jsonl's records (those just written, not read back). Because every report orders tests by the plan recorded in `run_started`, the result
+emit.jsonl's records (those just written, not read back). A shard's file is read twice: first for
+its sections' run_started records and where their lines are, then, in shard order, one section at a
+time, written out and grouped into events, so that the raw records of one shard are held at a time,
+not of all. Because every report orders tests by the plan recorded in `run_started`, the result
 equals an unsharded run test by test. Each shard's own folder reports only its own scenarios; the
 merge reports the whole plan, so it is the one place where a missing shard (`2 of 3 reported`, its
 tests not run), a shard given twice (the later run counts) and shards that planned differently are
@@ -13,14 +16,17 @@ said plainly: in the result's warnings, in `verdict.shards`, and in the reports.
 from __future__ import annotations
 
 import filecmp
+import json
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from flowwalk.errors import UsageError
 from flowwalk.report.build import build_reports, write_atomic
-from flowwalk.report.records import RawSection, as_dict, records_from_sections, split_sections
+from flowwalk.report.records import (
+    RawSection, SectionRead, as_dict, read_lines_text, read_section, records_from_reads, section_lines, split_sections,
+)
 from flowwalk.report.verdict_json import shards_data
 from flowwalk.report.verdict_model import Verdict
 from flowwalk.reportfolder import ReportFolder
@@ -62,7 +68,8 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
     sections: list[tuple[RawSection, int]] = []
     plans: list[Any] = []
     for n, folder in enumerate(folders):
-        found, problems = split_sections(folder)
+        # each section's run_started and where its lines are: its records are read when it is merged
+        found, problems = split_sections(folder, keep=False)
         warnings.extend(problems)
         for section in found:
             # every shard records the whole plan: equal plans share one copy (64 shards of a
@@ -82,10 +89,27 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     merged = ReportFolder(out)
     merged.clear()
-    write_atomic(merged.emit, (line + "\n" for section, _ in sections for line in section.lines))
-    renumbered = _as_merged([section for section, _ in sections], merged.emit)
-    for section, _ in sections:
-        section.lines.clear()  # written; the records are what the reports are built from
+    read_problems: list[str] = []
+    reads: list[SectionRead] = []
+
+    def merged_lines() -> Iterator[str]:
+        """The merged emit.jsonl's lines, section by section; each section's records grouped into
+        `reads` once its lines are out, so that one shard's records are held at a time."""
+        number = 1
+        source, lines = "", []
+        for section, _ in sections:
+            if section.source != source:
+                source, lines = section.source, read_lines_text(Path(section.source)).split("\n")
+            own = section_lines(section, lines)
+            start = number
+            number += len(own)
+            records = [(start + i, json.loads(line)) for i, line in enumerate(own[1:], 1)]
+            for line in own:
+                yield line + "\n"
+            reads.append(read_section(RawSection(start=section.start, line=start, source=str(merged.emit),
+                                                 records=records), read_problems))
+
+    write_atomic(merged.emit, merged_lines())
 
     # artifacts, in the same order as the sections: a later run of a duplicated shard wins
     copied = 0
@@ -115,7 +139,7 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
 
     # the records are those just written: built from them, not read back
     verdict = build_reports(out, warn=False, whole_run=True,
-                            records=records_from_sections(renumbered, (), merged.emit, whole_run=True))
+                            records=records_from_reads(reads, read_problems, merged.emit, whole_run=True))
     # the reading problems (missing/duplicated shards, damaged lines) are in the verdict; keep
     # each sentence once, in a stable order
     for problem in verdict.warnings:
@@ -124,14 +148,3 @@ def merge_reports(dirs: Sequence[str | Path], out_dir: str | Path) -> MergeResul
     return MergeResult(out_dir=out, verdict=verdict, warnings=tuple(warnings), shards=shards_data(verdict.shards),
                        copied=copied)
 
-
-def _as_merged(sections: Sequence[RawSection], emit: Path) -> list[RawSection]:
-    """`sections` as they stand in the merged emit.jsonl: its path, its line numbers."""
-    out: list[RawSection] = []
-    number = 1
-    for section in sections:
-        start = number
-        records = [(start + 1 + i, record) for i, (_, record) in enumerate(section.records)]
-        number += 1 + len(section.records)
-        out.append(RawSection(start=section.start, line=start, source=str(emit), records=records))
-    return out

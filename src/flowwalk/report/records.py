@@ -26,7 +26,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from functools import cached_property
 from pathlib import Path
-from typing import Any, Iterable, Literal, Mapping, TypeVar
+from typing import Any, Iterable, Literal, Mapping, Sequence, TypeVar
 
 from flowwalk import events as ev
 from flowwalk.errors import UsageError
@@ -267,13 +267,16 @@ def read_heal(finding: ev.Finding) -> ev.Heal | None:
 
 @dataclass
 class RawSection:
-    """A section as read: its run_started, its lines (for merge) and its parsed records."""
+    """A section as read: its run_started, its lines and its parsed records, or (read to be merged)
+    only where its lines are in its file."""
 
     start: dict[str, Any]
     line: int
     source: str
     lines: list[str] = field(default_factory=list)
     records: list[tuple[int, dict[str, Any]]] = field(default_factory=list)
+    #: the 0-based indexes of its lines (run_started first) among its file's lines
+    at: list[int] = field(default_factory=list)
 
 
 def emit_path(path: str | Path) -> Path:
@@ -282,14 +285,16 @@ def emit_path(path: str | Path) -> Path:
     return ReportFolder(p).emit if p.is_dir() else p
 
 
-def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
+def split_sections(path: str | Path, *, keep: bool = True) -> tuple[list[RawSection], list[str]]:
     """Parse an emit.jsonl into its sections (one per run_started). Returns (sections, problems).
+    `keep=False` keeps of each section its run_started and where its lines are (`RawSection.at`),
+    not its lines or records: merge reads them again one section at a time (`section_lines`).
 
     Raises ReportError only when the file is missing or holds no run at all.
     """
     p = emit_path(path)
     try:
-        text = p.read_text(encoding="utf-8", errors="replace")
+        text = read_lines_text(p)
     except FileNotFoundError:
         what = f"'{path}' has no {ReportFolder.EMIT}" if Path(path).is_dir() else f"'{path}': no such file or folder"
         raise ReportError(f"{what}\n  hint: pass a report folder written by `flowwalk run` "
@@ -298,6 +303,7 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
         raise ReportError(f"'{p}': cannot read it ({error})") from None
     name = str(p)
     lines = text.split("\n")
+    del text
     last = max((i for i, line in enumerate(lines) if line.strip()), default=-1)
     problems: list[str] = []
     sections: list[RawSection] = []
@@ -318,7 +324,7 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
             continue
         event = record["event"]
         if event == "run_started":
-            sections.append(RawSection(start=record, line=number, source=name, lines=[line]))
+            sections.append(RawSection(start=record, line=number, source=name, lines=[line] if keep else [], at=[i]))
             continue
         if not sections:
             orphans += 1
@@ -326,14 +332,26 @@ def split_sections(path: str | Path) -> tuple[list[RawSection], list[str]]:
         if event not in KNOWN_EVENTS and event not in unknown:
             unknown.add(event)
             problems.append(f"{name}:{number}: unknown event '{event}' (a newer flowwalk?); such records were ignored")
-        sections[-1].lines.append(line)
-        sections[-1].records.append((number, record))
+        if keep:
+            sections[-1].lines.append(line)
+            sections[-1].records.append((number, record))
+        sections[-1].at.append(i)
     if orphans:
         problems.append(f"{name}: {orphans} record{'s' * (orphans != 1)} before the first run_started were ignored")
     if not sections:
         raise ReportError(f"'{p}': no run_started record, so there is no run to report\n"
                           f"  hint: emit.jsonl is written by `flowwalk run`; was the run stopped before it began?")
     return sections, problems
+
+
+def read_lines_text(path: Path) -> str:
+    """An emit.jsonl's text as `split_sections` splits it into lines."""
+    return path.read_text(encoding="utf-8", errors="replace")
+
+
+def section_lines(section: RawSection, lines: Sequence[str]) -> list[str]:
+    """The lines of a section read with `keep=False`, from its file's `lines` (read again)."""
+    return [lines[i] for i in section.at]
 
 
 def _preview(line: str) -> str:
@@ -389,7 +407,7 @@ _STATUS_RANK = {"passed": 0, "flaky": 1, "skipped": 2, "failed": 3}
 
 
 @dataclass
-class _Read:
+class SectionRead:
     """One section's events, grouped (mutable while reading)."""
 
     section: ShardSection
@@ -410,11 +428,12 @@ def _read(cls: type[_E], number: int, record: dict[str, Any], raw: RawSection, p
         return None
 
 
-def _section(raw: RawSection, problems: list[str]) -> _Read:
+def read_section(raw: RawSection, problems: list[str]) -> SectionRead:
+    """One section's events, grouped; what is wrong with its records goes to `problems`."""
     start = raw.start
     shard = as_dict(start.get("shard"))
     index, total = _int(shard.get("index"), 1), _int(shard.get("total"), 1)
-    read = _Read(section=None,  # type: ignore[arg-type]  # set below, once the end of the section is known
+    read = SectionRead(section=None,  # type: ignore[arg-type]  # set below, once the end of the section is known
                  results={}, emits={}, scenario_attempts={}, all_emits=[])
     current: dict[str, int] = {}
     finished: ev.RunFinished | None = None
@@ -508,7 +527,13 @@ def records_from_sections(raws: Iterable[RawSection], problems: Iterable[str], p
                           whole_run: bool | None = None) -> RunRecords:
     """RunRecords from parsed sections (merge hands in sections from several files)."""
     problems = list(problems)
-    parsed = [_section(raw, problems) for raw in raws]
+    return records_from_reads([read_section(raw, problems) for raw in raws], problems, path, whole_run=whole_run)
+
+
+def records_from_reads(parsed: list[SectionRead], problems: list[str], path: Path, *,
+                       whole_run: bool | None = None) -> RunRecords:
+    """RunRecords from sections already grouped (`read_section`), in the order they were read;
+    `problems`: what reading found so far, added to."""
     # shard order; a shard given twice keeps file order, so the later run comes last and wins
     parsed.sort(key=lambda p: (p.section.index, p.section.started_at))
     sections = tuple(p.section for p in parsed)

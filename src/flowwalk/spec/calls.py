@@ -39,7 +39,7 @@ from flowwalk.spec.variables import LITERAL_KINDS
 if TYPE_CHECKING:
     from flowwalk.settings import Settings
 
-__all__ = ["CALL_DEPTH_MAX", "EXPANDED_MAX", "HOOK_NAMES", "Blocks", "Builder", "StepsFile", "StepsLibrary", "bind",
+__all__ = ["CALL_DEPTH_MAX", "EXPANDED_MAX", "HOOK_NAMES", "Blocks", "BoundSteps", "Builder", "StepsFile", "StepsLibrary", "bind",
            "steps_display", "unknown_placeholders"]
 
 #: how deep calls may nest (a call in a steps file a call runs, ...)
@@ -175,14 +175,52 @@ class StepsFile:
     problems: list[Problem] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class BoundSteps:
+    """A steps file with one call's arguments bound and validated: the model (None: refused), the
+    bound source the steps are built from, and the problems binding and validating found, those of
+    validation before `_naming_the_caller` names the call that passed a value (each call its own)."""
+
+    model: sm.StepsFileModel | None
+    source: Source
+    binding: tuple[Problem, ...]
+    validation: tuple[Problem, ...]
+    #: whether every step is a plain step: no block, popup or baseline (whose building depends on
+    #: the test calling: frame ids, step numbers, the spec a baseline sits beside)
+    flat: bool = False
+    #: its steps as built, by the stabilize settings of the builder (see `Blocks._flat_steps`)
+    built: dict[tuple[Any, ...], tuple[tuple[m.Step, ...], tuple[Problem, ...]]] = field(
+        default_factory=dict, compare=False)
+
+
+def _frozen(value: Any) -> Any:
+    """An argument as a key: its type with it, since `True == 1 == 1.0` bind to different text."""
+    return (type(value).__name__, tuple(value) if isinstance(value, list) else value)
+
+
 class StepsLibrary:
-    """The steps files one load reads, each parsed once, and the hook files each folder holds;
-    their paths are relative to the project root `root`."""
+    """The steps files one load reads, each parsed once, the hook files each folder holds, and each
+    steps file bound to the arguments of its calls, once per distinct arguments: a folder's hook is
+    bound and validated once for all the specs of the folder. Their paths are relative to the
+    project root `root`. A library belongs to one load, so what it holds is what that load read
+    (`run --watch` loads with a new one after each change)."""
 
     def __init__(self, root: str | Path = ".") -> None:
         self.root = root
         self._files: dict[str, StepsFile | Problem] = {}
         self._hooks: dict[tuple[str, FrameKind], str | None] = {}
+        self._bound: dict[tuple[Any, ...], BoundSteps] = {}
+
+    def bound(self, display: str, loaded: StepsFile, args: Mapping[str, Any], known: Sequence[str]) -> BoundSteps:
+        """`loaded` (the steps file at `display`) with `args` bound and validated; `known`: the run
+        variables a placeholder may name besides the parameters."""
+        if self._files.get(display) is not loaded:
+            return _bind_steps(loaded, args, known)   # not this load's reading of the file: not kept
+        key = (display, tuple((name, _frozen(value)) for name, value in args.items()), tuple(known))
+        found = self._bound.get(key)
+        if found is None:
+            found = self._bound[key] = _bind_steps(loaded, args, known)
+        return found
 
     def load(self, display: str) -> StepsFile | Problem:
         """The steps file at `display` (relative to the root), or the problem reading it."""
@@ -280,6 +318,8 @@ class Builder(Protocol):
     source: Source
     settings: Settings
     problems: list[Problem]
+    stabilize: m.Stabilize
+    stabilize_overridden: bool
 
     def steps(self, steps: Sequence[Any], path: PathKey) -> tuple[m.Step, ...]: ...
 
@@ -288,6 +328,8 @@ class Builder(Protocol):
     def salvage(self, steps: Any, path: PathKey) -> tuple[m.Step, ...]: ...
 
     def reading(self, source: Source) -> ContextManager[None]: ...
+
+    def counted(self, steps: int) -> None: ...
 
 
 class Blocks:
@@ -400,16 +442,17 @@ class Blocks:
         if args is None:
             return ()
         passed = {name: caller.loc(path + ("with", name)) for name in given} if path is not None else {}
-        model, bound = self._bound(loaded, args, passed)
+        bound = self._bound(display, loaded, args, passed)
         frame = self.frame(kind, title or f"use {written}", loc, file=display, args=args)
         self.calling.append((display, use_loc))
         try:
-            with self.inside(frame), builder.reading(bound):
-                if model is None:
+            with self.inside(frame), builder.reading(bound.source):
+                if bound.model is None:
                     # refused: what else is wrong in its steps is reported with it
-                    builder.salvage(bound.data.get("steps"), ("steps",))
+                    builder.salvage(bound.source.data.get("steps"), ("steps",))
                     return ()
-                steps = builder.steps(model.steps, ("steps",))
+                steps = (self._flat_steps(bound) if bound.flat else
+                         builder.steps(bound.model.steps, ("steps",)))
         finally:
             self.calling.pop()
         if self.expanded > EXPANDED_MAX and not self.calling:
@@ -497,26 +540,34 @@ class Blocks:
                                     "name one of the same type, or write it inside text"))
         return value
 
-    def _bound(self, loaded: StepsFile, args: Mapping[str, Any],
-               passed: Mapping[str, Location]) -> tuple[sm.StepsFileModel | None, Source]:
-        """The steps file with `args` bound, validated; (None, source) after reporting its problems.
+    def _bound(self, display: str, loaded: StepsFile, args: Mapping[str, Any],
+               passed: Mapping[str, Location]) -> BoundSteps:
+        """The steps file with `args` bound, validated; its model is None after reporting its problems.
         `passed`: where the call wrote each argument it gave, named by a problem with a value it filled in."""
-        problems = self.builder.problems
-        source = loaded.source
-        data = dict(source.data)
-        before = len(problems)
-        if "steps" in data:
-            # what the file itself writes, not what the arguments brought in
-            known = list(self.builder.settings.variables) + ["BASE_URL"]
-            unknown_placeholders(data["steps"], list(args), known, source, ("steps",), problems, "parameter")
-            data["steps"] = bind(data["steps"], args, source, ("steps",), problems, "parameter")
-        bound = replace(source, data=data)
-        try:
-            model = sm.StepsFileModel.model_validate(data)
-        except ValidationError as exc:
-            problems.extend(_naming_the_caller(errors_to_problems(exc, bound, sm.StepsFileModel), source, passed))
-            return None, bound
-        return (model if len(problems) == before else None), bound
+        known = list(self.builder.settings.variables) + ["BASE_URL"]
+        bound = self.library.bound(display, loaded, args, known)
+        self.builder.problems.extend(bound.binding)
+        if bound.validation:
+            self.builder.problems.extend(_naming_the_caller(list(bound.validation), loaded.source, passed))
+        return bound
+
+    def _flat_steps(self, bound: BoundSteps) -> tuple[m.Step, ...]:
+        """The steps of a flat steps file (`BoundSteps.flat`), built once per stabilize settings and
+        then only framed: a plain step's building depends on nothing of the test but those settings;
+        the frames open now, the step count and the problems building found are the caller's."""
+        builder = self.builder
+        assert bound.model is not None
+        key = (builder.stabilize_overridden, builder.stabilize)
+        found = bound.built.get(key)
+        if found is None:
+            before = len(builder.problems)
+            steps = builder.steps(bound.model.steps, ("steps",))
+            bound.built[key] = (tuple(replace(step, frames=()) for step in steps), tuple(builder.problems[before:]))
+            return steps
+        built, problems = found
+        builder.problems.extend(problems)
+        builder.counted(len(built))
+        return tuple(self.framed(step) for step in built)
 
     # --- hooks --------------------------------------------------------------------------------------------
 
@@ -532,6 +583,38 @@ class Blocks:
         """The steps of a spec's own `before_each` / `after_each` list at `path`."""
         with self.inside(self.frame(kind, kind.replace("_", " "), self.builder.source.key_loc(path))):
             return self.builder.steps(steps, path)
+
+
+def _bind_steps(loaded: StepsFile, args: Mapping[str, Any], known: Sequence[str]) -> BoundSteps:
+    """`loaded` with `args` bound and validated (see `StepsLibrary.bound`)."""
+    source = loaded.source
+    data = dict(source.data)
+    binding: list[Problem] = []
+    if "steps" in data:
+        # what the file itself writes, not what the arguments brought in
+        unknown_placeholders(data["steps"], list(args), known, source, ("steps",), binding, "parameter")
+        data["steps"] = bind(data["steps"], args, source, ("steps",), binding, "parameter")
+    bound = replace(source, data=data)
+    try:
+        model = sm.StepsFileModel.model_validate(data)
+    except ValidationError as exc:
+        return BoundSteps(None, bound, tuple(binding), tuple(errors_to_problems(exc, bound, sm.StepsFileModel)))
+    return BoundSteps(None if binding else model, bound, tuple(binding), (), flat=_flat(data.get("steps")))
+
+
+#: the keys that make a step a block, or open one (a popup)
+_BLOCK_KEYS = frozenset((*sm.BLOCK_STEPS, "popup"))
+
+
+def _flat(node: Any) -> bool:
+    """Whether the steps as written hold no block, popup or baseline check, at any depth."""
+    if isinstance(node, dict):
+        if _BLOCK_KEYS.intersection(node) or node.get("kind") in m.SNAPSHOT_EXPECTS:
+            return False
+        return all(_flat(value) for value in node.values())
+    if isinstance(node, list):
+        return all(_flat(value) for value in node)
+    return True
 
 
 def _type_hint(name: str, value: Any, wanted: str) -> str:

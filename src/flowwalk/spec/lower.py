@@ -194,6 +194,10 @@ class StepBuilder:
             return self.blocks.popup(step, path)
         return (self.blocks.framed(self.step(step, path)),)
 
+    def counted(self, steps: int) -> None:
+        """`steps` plain steps of the test, built before (a flat steps file's), are built here too."""
+        self._index += steps
+
     def salvage(self, steps: Any, path: PathKey) -> tuple[m.Step, ...]:
         """The steps at `path` as written, in a file that did not validate: each step that validates
         on its own is built (its calls, frame blocks and verifiers checked, its problems collected),
