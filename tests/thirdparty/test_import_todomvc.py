@@ -13,6 +13,7 @@ The specs are not touched: they are what the import wrote.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -157,3 +158,73 @@ def test_import_run_sends_the_specs_a_planted_bug_fails_to_needs_review(tmp_path
                          "--workers", "2", timeout=300)
     assert again.returncode == 0, again.stdout + again.stderr
     assert json.loads((tmp_path / "again" / "verdict.json").read_text())["counts"]["passed"] == 20
+
+
+#: one-line bugs planted one at a time in the fitted app: (name, file, the fitted text, what replaces it)
+ONE_LINE_BUGS = [
+    ("no completed class", "js/views/todo-view.js",
+     "this.$el.toggleClass('completed', this.model.get('completed'));", ""),
+    ("edit not trimmed", "js/views/todo-view.js", "var trimmedValue = value.trim();", "var trimmedValue = value;"),
+    ("new items on top", "js/views/app-view.js", "this.$list.append(view.el);", "this.$list.prepend(view.el);"),
+    ("the counter counts completed items", "js/views/app-view.js",
+     "var remaining = app.todos.remaining().length;", "var remaining = app.todos.length;"),
+]
+PLAYWRIGHT = ROOT / "node_modules" / ".bin" / "playwright"
+PW_CONFIG = """\
+import { defineConfig } from '@playwright/test';
+export default defineConfig({
+  testDir: '.', retries: 0, workers: 2, reporter: [['json', { outputFile: 'results.json' }]],
+  outputDir: 'out',
+  use: { headless: true, trace: 'off', screenshot: 'off', video: 'off',
+         launchOptions: { executablePath: '%s', args: ['--no-sandbox', '--disable-gpu',
+           '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'] } },
+});
+"""
+
+
+def _playwright_failures(url: str, where: Path) -> set[str]:
+    """Upstream's suite run by Playwright Test against the app at `url`: the titles of the tests that
+    did not pass. The suite sits under the checkout's .cache, so that `@playwright/test` resolves to
+    node_modules/ (npm ci of package.json)."""
+    import subprocess
+
+    from flowwalk.settings import default_executable
+
+    if not PLAYWRIGHT.is_file():
+        pytest.fail("no Playwright Test in node_modules: run `scripts/install.sh --with-tests`", pytrace=False)
+    where.mkdir(parents=True)
+    text = (CORPUS / "integration.spec.ts").read_text()
+    (where / "integration.spec.ts").write_text(text.replace("https://demo.playwright.dev/todomvc", url))
+    (where / "playwright.config.ts").write_text(PW_CONFIG % default_executable())
+    done = subprocess.run([str(PLAYWRIGHT), "test", "--config", str(where / "playwright.config.ts")], cwd=where,
+                          capture_output=True, text=True, timeout=600, env={**os.environ, "CI": "1"})
+    results = json.loads((where / "results.json").read_text())
+    assert results["stats"]["expected"] + results["stats"]["unexpected"] == 25, done.stdout[-2000:] + done.stderr
+
+    def specs(suite: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        yield from suite.get("specs", [])
+        for inner in suite.get("suites", []):
+            yield from specs(inner)
+
+    return {spec["title"] for top in results["suites"] for spec in specs(top) if not spec["ok"]}
+
+
+@pytest.mark.parametrize(("bug", "name", "old", "new"), ONE_LINE_BUGS, ids=[b[0] for b in ONE_LINE_BUGS])
+def test_with_a_planted_bug_the_import_fails_exactly_the_tests_playwright_test_fails(
+        imported: Path, tmp_path: Path, bug: str, name: str, old: str, new: str) -> None:
+    """Behaviour, not only shape: upstream's suite under Playwright Test and its import under
+    flowwalk, against the same app with the same one-line bug, fail the same tests."""
+    app = _app(tmp_path / "app", [*FITTING, (name, old, new)])
+    where = ROOT / ".cache" / "pw-parity" / tmp_path.name
+    shutil.rmtree(where, ignore_errors=True)
+    try:
+        with StaticServer(app) as served:
+            upstream = _playwright_failures(served.url, where)
+            done = flowwalk("run", str(imported), "--base-url", served.url, "--out", str(tmp_path / "report"),
+                            "--workers", "2", timeout=600)
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
+    verdict = json.loads((tmp_path / "report" / "verdict.json").read_text())
+    ours = {t["name"] for t in verdict["tests"] if t["status"] != "passed"}   # a spec's name is its test's title
+    assert upstream, f"{bug}: Playwright Test caught nothing, so the bug plants nothing"
+    assert ours == upstream, done.stdout[-3000:]
