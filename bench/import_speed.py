@@ -13,14 +13,15 @@ means something only on a quiet machine.
 from __future__ import annotations
 
 import argparse
+import json
 import os
-import resource
 import shutil
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
+
+from spec_scale import timed  # bench/: one way a command is timed
 
 ROOT = Path(__file__).resolve().parents[1]
 CORPUS = ROOT / "tests" / "corpus" / "import"
@@ -43,19 +44,6 @@ def make_suites(files: int) -> dict[str, Path]:
     for n in range(files):
         (cypress / "cypress" / "e2e" / f"app-{n:03d}.cy.js").write_text(text)
     return {"Playwright Test": OUT / "playwright", "Cypress": cypress}
-
-
-def timed(args: list[str], cwd: Path) -> tuple[dict[str, float], str]:
-    """One import: wall and CPU seconds, peak RSS in MB; and its console's first line."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(args, cwd=cwd, capture_output=True, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"{' '.join(args)} exited {done.returncode}:\n{done.stderr[-2000:]}")
-    return ({"wall_s": wall, "cpu_s": (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime),
-             "peak_rss_mb": after.ru_maxrss / 1024}, done.stdout.splitlines()[0])
 
 
 def main() -> int:
@@ -81,9 +69,11 @@ def main() -> int:
                     return 2
                 time.sleep(5)
             loads.append(os.getloadavg()[0])
-            run, summary = timed([str(FLOWWALK), "import", ".", "--out", str(folder.parent / f"{folder.name}-out")],
-                                 folder)
-            runs.append(run)
+            out = folder.parent / f"{folder.name}-out"
+            runs.append(timed([str(FLOWWALK), "import", ".", "--out", str(out)], folder))
+            f = json.loads((out / "import" / "ledger.json").read_text())["figures"]
+            summary = (f"{f['tests_whole']} of {f['tests']} test(s) written whole, "
+                       f"{f['checks_kept']} of {f['checks']} check(s) kept")
         wall = statistics.median(r["wall_s"] for r in runs)
         cpu = statistics.median(r["cpu_s"] for r in runs)
         rss = max(r["peak_rss_mb"] for r in runs)
